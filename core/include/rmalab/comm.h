@@ -1,0 +1,43 @@
+/* Communicators with hints.
+ *
+ * An rmalab_comm wraps an MPI communicator and remembers the hints the user
+ * requested, so that the report can set them against what MPICH has in
+ * effect. Duplicates are created with MPI_ERRORS_RETURN. Calls marked
+ * collective must be made by every rank of the communicator.
+ */
+#ifndef RMALAB_COMM_H
+#define RMALAB_COMM_H
+
+#include <mpi.h>
+
+#include <rmalab/export.h>
+#include <rmalab/hints.h>
+#include <rmalab/info.h>
+
+typedef struct rmalab_comm rmalab_comm;
+
+/* Wrap a communicator the caller keeps owning (MPI_COMM_WORLD). */
+RMALAB_API int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out);
+/* Collective: MPI_Comm_dup_with_info with the validated hints. `info` may
+ * be NULL; `diags` (may be NULL) receives the validation diagnostics. */
+RMALAB_API int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
+                               rmalab_diags *diags);
+/* Collective: updates only the keys `info` names. */
+RMALAB_API int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info,
+                                    rmalab_diags *diags);
+/* A new info holding the hints in effect, as MPICH reports them. */
+RMALAB_API int rmalab_comm_get_info(rmalab_comm *comm, rmalab_info **out);
+/* The hints the user requested so far (owned by comm). */
+RMALAB_API const rmalab_info *rmalab_comm_requested(const rmalab_comm *comm);
+RMALAB_API int rmalab_comm_hints(rmalab_comm *comm, rmalab_hints_report **out);
+/* Collective: which must-agree keys differ across ranks. */
+RMALAB_API int rmalab_comm_check_hints(rmalab_comm *comm, rmalab_agreement **out);
+/* Collective for communicators rmalab created; a wrapped communicator is
+ * only forgotten. Sets *comm to NULL; accepts NULL and *comm == NULL. */
+RMALAB_API int rmalab_comm_free(rmalab_comm **comm);
+
+RMALAB_API MPI_Comm rmalab_comm_mpi(const rmalab_comm *comm);
+RMALAB_API int rmalab_comm_rank(const rmalab_comm *comm);
+RMALAB_API int rmalab_comm_size(const rmalab_comm *comm);
+
+#endif

@@ -1,0 +1,54 @@
+/* Status codes of the rmalab core.
+ *
+ * Every core call returns one of these codes and never aborts. Each code is
+ * named after the MPI error class it corresponds to (without "MPI_"), so the
+ * Lua binding and the REPL can show users the vocabulary of the standard.
+ * The detailed message of the last failure on the calling thread, which
+ * names the broken rule and the fix, is kept by rmalab_errmsg().
+ */
+#ifndef RMALAB_ERROR_H
+#define RMALAB_ERROR_H
+
+#include <rmalab/export.h>
+
+/* X(code suffix, message) -- the class name is "ERR_" #suffix. */
+#define RMALAB_ERRNO_MAP(X)                                                    \
+    X(ARG, "invalid argument")                                                 \
+    X(INFO_KEY, "invalid info key")                                            \
+    X(INFO_VALUE, "invalid info value")                                        \
+    X(INFO_NOKEY, "info key not defined")                                      \
+    X(INFO, "invalid info object")                                             \
+    X(RMA_SYNC, "wrong synchronisation of RMA calls")                          \
+    X(RMA_RANGE, "target memory is outside the window")                        \
+    X(RMA_ATTACH, "memory cannot be attached")                                 \
+    X(RMA_FLAVOR, "wrong window flavour for this call")                        \
+    X(RANK, "invalid rank")                                                    \
+    X(GROUP, "invalid group")                                                  \
+    X(KEYVAL, "invalid keyval")                                                \
+    X(COMM, "invalid communicator")                                            \
+    X(WIN, "invalid window")                                                   \
+    X(TYPE, "invalid datatype")                                                \
+    X(OP, "invalid reduction operation")                                       \
+    X(NO_MEM, "out of memory")                                                 \
+    X(CALLBACK, "a user callback failed")                                      \
+    X(PENDING, "the operation has not completed yet")                          \
+    X(OTHER, "MPI reported an error")
+
+enum rmalab_status {
+    RMALAB_OK = 0,
+#define RMALAB__ENUM(name, msg) RMALAB_ERR_##name,
+    RMALAB_ERRNO_MAP(RMALAB__ENUM)
+#undef RMALAB__ENUM
+    RMALAB_ERR_LASTCODE
+};
+
+/* "ERR_ARG" and so on; "SUCCESS" for RMALAB_OK, "ERR_UNKNOWN" otherwise. */
+RMALAB_API const char *rmalab_err_name(int code);
+/* A short generic message for the code. */
+RMALAB_API const char *rmalab_strerror(int code);
+/* The detailed message of the last failure on this thread: what rule was
+ * broken and how to fix it. Valid until the next failing call on this
+ * thread; never NULL. */
+RMALAB_API const char *rmalab_errmsg(void);
+
+#endif

@@ -1,0 +1,189 @@
+/* Communicators with hints: validation before MPICH, the requested hints
+ * remembered for the report. */
+#include "private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rmalab-version.h"
+
+struct rmalab_comm {
+    MPI_Comm comm;
+    int owned;
+    int rank, size;
+    rmalab_info *requested; /* raw values, as the user gave them */
+};
+
+const char *rmalab_version(void)
+{
+    return RMALAB_VERSION;
+}
+
+static int comm_new(MPI_Comm c, int owned, rmalab_comm **out)
+{
+    rmalab_comm *r = calloc(1, sizeof *r);
+    int rc;
+    if (!r)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a communicator");
+    if ((rc = rmalab_info_create(&r->requested))) {
+        free(r);
+        return rc;
+    }
+    r->comm = c;
+    r->owned = owned;
+    MPI_Comm_rank(c, &r->rank);
+    MPI_Comm_size(c, &r->size);
+    *out = r;
+    return RMALAB_OK;
+}
+
+int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
+{
+    if (comm == MPI_COMM_NULL)
+        return rmalab__fail(RMALAB_ERR_COMM, "cannot wrap MPI_COMM_NULL");
+    return comm_new(comm, 0, out);
+}
+
+/* Copy every pair of `from` into `into`, overriding. */
+static int merge(rmalab_info *into, const rmalab_info *from)
+{
+    int n = 0, rc = RMALAB_OK;
+    if (from)
+        rmalab_info_get_nkeys(from, &n);
+    for (int i = 0; i < n && !rc; i++) {
+        const char *k, *v;
+        size_t kl, vl;
+        rmalab_info_nth((rmalab_info *)from, i, &k, &kl, &v, &vl);
+        rc = rmalab_info_set_n(into, k, kl, v, vl);
+    }
+    return rc;
+}
+
+int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
+                    rmalab_diags *diags)
+{
+    if (!parent)
+        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+    rmalab_info *hints = NULL;
+    MPI_Info mi = MPI_INFO_NULL;
+    MPI_Comm nc = MPI_COMM_NULL;
+    rmalab_comm *r = NULL;
+    int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
+    if (rc)
+        return rc;
+    if ((rc = rmalab_info_to_mpi(hints, &mi)))
+        goto out;
+    int e = MPI_Comm_dup_with_info(parent->comm, mi, &nc);
+    if (e != MPI_SUCCESS) {
+        rc = rmalab__mpi_fail(e, "MPI_Comm_dup_with_info");
+        goto out;
+    }
+    MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+    if ((rc = comm_new(nc, 1, &r)))
+        goto out;
+    if ((rc = merge(r->requested, info)))
+        goto out;
+    *out = r;
+    r = NULL;
+    nc = MPI_COMM_NULL;
+out:
+    if (r) {
+        rmalab_info_destroy(r->requested);
+        free(r);
+    }
+    if (nc != MPI_COMM_NULL)
+        MPI_Comm_free(&nc);
+    if (mi != MPI_INFO_NULL)
+        MPI_Info_free(&mi);
+    rmalab_info_destroy(hints);
+    return rc;
+}
+
+int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diags *diags)
+{
+    if (!comm)
+        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+    rmalab_info *hints = NULL;
+    MPI_Info mi = MPI_INFO_NULL;
+    int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
+    if (rc)
+        return rc;
+    if (!(rc = rmalab_info_to_mpi(hints, &mi))) {
+        int e = MPI_Comm_set_info(comm->comm, mi);
+        if (e != MPI_SUCCESS)
+            rc = rmalab__mpi_fail(e, "MPI_Comm_set_info");
+        else
+            rc = merge(comm->requested, info);
+        MPI_Info_free(&mi);
+    }
+    rmalab_info_destroy(hints);
+    return rc;
+}
+
+int rmalab_comm_get_info(rmalab_comm *comm, rmalab_info **out)
+{
+    if (!comm)
+        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+    MPI_Info mi = MPI_INFO_NULL;
+    int e = MPI_Comm_get_info(comm->comm, &mi);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Comm_get_info");
+    int rc = rmalab_info_from_mpi(mi, out);
+    MPI_Info_free(&mi);
+    return rc;
+}
+
+const rmalab_info *rmalab_comm_requested(const rmalab_comm *comm)
+{
+    return comm ? comm->requested : NULL;
+}
+
+int rmalab_comm_hints(rmalab_comm *comm, rmalab_hints_report **out)
+{
+    rmalab_info *eff;
+    int rc = rmalab_comm_get_info(comm, &eff);
+    if (rc)
+        return rc;
+    rc = rmalab_hints_report_build(RMALAB_SCOPE_COMM, comm->requested, eff, out);
+    rmalab_info_destroy(eff);
+    return rc;
+}
+
+int rmalab_comm_check_hints(rmalab_comm *comm, rmalab_agreement **out)
+{
+    if (!comm)
+        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+    return rmalab_hints_check_agreement(comm->comm, RMALAB_SCOPE_COMM, comm->requested, out);
+}
+
+int rmalab_comm_free(rmalab_comm **comm)
+{
+    int rc = RMALAB_OK;
+    if (!comm || !*comm)
+        return RMALAB_OK;
+    rmalab_comm *c = *comm;
+    *comm = NULL;
+    if (c->owned) {
+        int e = MPI_Comm_free(&c->comm);
+        if (e != MPI_SUCCESS)
+            rc = rmalab__mpi_fail(e, "MPI_Comm_free");
+    }
+    rmalab_info_destroy(c->requested);
+    free(c);
+    return rc;
+}
+
+MPI_Comm rmalab_comm_mpi(const rmalab_comm *comm)
+{
+    return comm ? comm->comm : MPI_COMM_NULL;
+}
+
+int rmalab_comm_rank(const rmalab_comm *comm)
+{
+    return comm ? comm->rank : -1;
+}
+
+int rmalab_comm_size(const rmalab_comm *comm)
+{
+    return comm ? comm->size : 0;
+}

@@ -1,0 +1,98 @@
+/* The status table of the core and the per-thread detail of the last
+ * failure. Internal code fails through rmalab__fail(), which records a
+ * formatted message and returns the code, so that every error path is one
+ * expression: `return rmalab__fail(RMALAB_ERR_ARG, "...", ...);`. */
+#include "private.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    const char *msg;
+} err_table[] = {
+    {"SUCCESS", "no error"},
+#define RMALAB__ROW(name, msg) {"ERR_" #name, msg},
+    RMALAB_ERRNO_MAP(RMALAB__ROW)
+#undef RMALAB__ROW
+};
+
+static _Thread_local char last_msg[2048];
+
+const char *rmalab_err_name(int code)
+{
+    if (code < 0 || code >= RMALAB_ERR_LASTCODE)
+        return "ERR_UNKNOWN";
+    return err_table[code].name;
+}
+
+const char *rmalab_strerror(int code)
+{
+    if (code < 0 || code >= RMALAB_ERR_LASTCODE)
+        return "unknown error code";
+    return err_table[code].msg;
+}
+
+const char *rmalab_errmsg(void)
+{
+    return last_msg;
+}
+
+int rmalab__vfail(int code, const char *fmt, va_list ap)
+{
+    if (fmt)
+        vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    else
+        snprintf(last_msg, sizeof last_msg, "%s", rmalab_strerror(code));
+    return code;
+}
+
+int rmalab__fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rmalab__vfail(code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int rmalab__prefix(int code, const char *fmt, ...)
+{
+    char head[512], tail[sizeof last_msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    snprintf(tail, sizeof tail, "%s", last_msg);
+    snprintf(last_msg, sizeof last_msg, "%s: %s", head, tail);
+    return code;
+}
+
+/* Map an MPI error code onto the core's codes, keeping MPI's own text. */
+int rmalab__mpi_fail(int mpierr, const char *what)
+{
+    int cls = MPI_ERR_OTHER, code, len = 0;
+    char text[MPI_MAX_ERROR_STRING + 1] = "";
+    MPI_Error_class(mpierr, &cls);
+    MPI_Error_string(mpierr, text, &len);
+    switch (cls) {
+    case MPI_ERR_ARG: code = RMALAB_ERR_ARG; break;
+    case MPI_ERR_INFO_KEY: code = RMALAB_ERR_INFO_KEY; break;
+    case MPI_ERR_INFO_VALUE: code = RMALAB_ERR_INFO_VALUE; break;
+    case MPI_ERR_INFO_NOKEY: code = RMALAB_ERR_INFO_NOKEY; break;
+    case MPI_ERR_INFO: code = RMALAB_ERR_INFO; break;
+    case MPI_ERR_RMA_SYNC: code = RMALAB_ERR_RMA_SYNC; break;
+    case MPI_ERR_RMA_RANGE: code = RMALAB_ERR_RMA_RANGE; break;
+    case MPI_ERR_RMA_ATTACH: code = RMALAB_ERR_RMA_ATTACH; break;
+    case MPI_ERR_RMA_FLAVOR: code = RMALAB_ERR_RMA_FLAVOR; break;
+    case MPI_ERR_RANK: code = RMALAB_ERR_RANK; break;
+    case MPI_ERR_GROUP: code = RMALAB_ERR_GROUP; break;
+    case MPI_ERR_KEYVAL: code = RMALAB_ERR_KEYVAL; break;
+    case MPI_ERR_COMM: code = RMALAB_ERR_COMM; break;
+    case MPI_ERR_WIN: code = RMALAB_ERR_WIN; break;
+    case MPI_ERR_NO_MEM: code = RMALAB_ERR_NO_MEM; break;
+    default: code = RMALAB_ERR_OTHER; break;
+    }
+    return rmalab__fail(code, "%s failed in MPI: %s", what, text);
+}

@@ -1,0 +1,154 @@
+/* Conversion between rmalab info objects and MPI_Info, written around the
+ * quirks of MPICH 4.0.2 measured here:
+ *  - MPI_Info_get_nthkey copies at most 254 characters of a 255-character
+ *    key, so a key read back that long may be a prefix; we find the real key
+ *    by probing the candidates for its last character;
+ *  - MPI_Info_get with a buffer shorter than the value fails with
+ *    MPI_ERR_INFO_VALUE instead of truncating, so we ask for the length
+ *    first and read with an exact buffer;
+ *  - info errors go to MPI_COMM_WORLD's error handler, so the calls run
+ *    under MPI_ERRORS_RETURN;
+ *  - MPICH rewrites an info it parses, so we always hand it a fresh copy. */
+#include "private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rmalab__errguard_enter(rmalab__errguard *g)
+{
+    int init = 0, fini = 0;
+    g->active = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fini);
+    if (!init || fini)
+        return;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &g->world);
+    MPI_Comm_get_errhandler(MPI_COMM_SELF, &g->self);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    g->active = 1;
+}
+
+void rmalab__errguard_leave(rmalab__errguard *g)
+{
+    if (!g->active)
+        return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, g->world);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, g->self);
+    MPI_Errhandler_free(&g->world);
+    MPI_Errhandler_free(&g->self);
+    g->active = 0;
+}
+
+static int need_mpi(const char *what)
+{
+    int init = 0, fini = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fini);
+    if (!init || fini)
+        return rmalab__fail(RMALAB_ERR_OTHER, "%s needs MPI to be initialised and not yet "
+                                              "finalised", what);
+    return RMALAB_OK;
+}
+
+int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
+{
+    int rc = need_mpi("converting an info object to MPI_Info");
+    if (rc)
+        return rc;
+    if (!info)
+        return rmalab__fail(RMALAB_ERR_INFO, "info object is NULL");
+    rmalab__errguard g;
+    rmalab__errguard_enter(&g);
+    MPI_Info mi = MPI_INFO_NULL;
+    int e = MPI_Info_create(&mi);
+    /* nth may compact, which changes no pairs: the const is about content. */
+    rmalab_info *src = (rmalab_info *)info;
+    int n = 0;
+    rmalab_info_get_nkeys(src, &n);
+    for (int i = 0; e == MPI_SUCCESS && i < n; i++) {
+        const char *k, *v;
+        rmalab_info_nth(src, i, &k, NULL, &v, NULL);
+        e = MPI_Info_set(mi, k, v);
+    }
+    if (e != MPI_SUCCESS) {
+        rc = rmalab__mpi_fail(e, "MPI_Info_set");
+        if (mi != MPI_INFO_NULL)
+            MPI_Info_free(&mi);
+    } else {
+        *out = mi;
+    }
+    rmalab__errguard_leave(&g);
+    return rc;
+}
+
+/* MPICH hands back at most 254 characters of a 255-character key: find the
+ * key in `in` whose first 254 characters are `key`. */
+static int recover_long_key(MPI_Info in, char *key)
+{
+    int vlen, flag = 0;
+    size_t n = strlen(key);
+    if (n != RMALAB_MAX_INFO_KEY - 1)
+        return 0;
+    MPI_Info_get_valuelen(in, key, &vlen, &flag);
+    if (flag)
+        return 0; /* the 254-character key itself exists */
+    for (int c = 1; c < 256; c++) {
+        key[n] = (char)c;
+        key[n + 1] = '\0';
+        MPI_Info_get_valuelen(in, key, &vlen, &flag);
+        if (flag)
+            return 1;
+    }
+    key[n] = '\0';
+    return 0;
+}
+
+int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
+{
+    int rc = need_mpi("reading an MPI_Info");
+    if (rc)
+        return rc;
+    rmalab_info *info;
+    if ((rc = rmalab_info_create(&info)))
+        return rc;
+    if (in == MPI_INFO_NULL) {
+        *out = info;
+        return RMALAB_OK;
+    }
+    rmalab__errguard g;
+    rmalab__errguard_enter(&g);
+    int n = 0, e = MPI_Info_get_nkeys(in, &n);
+    char key[RMALAB_MAX_INFO_KEY + 2];
+    char *val = malloc(RMALAB_MAX_INFO_VAL + 1);
+    if (!val)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory reading an MPI_Info");
+    for (int i = 0; !rc && e == MPI_SUCCESS && i < n; i++) {
+        int vlen = 0, flag = 0;
+        if ((e = MPI_Info_get_nthkey(in, i, key)) != MPI_SUCCESS)
+            break;
+        recover_long_key(in, key);
+        if ((e = MPI_Info_get_valuelen(in, key, &vlen, &flag)) != MPI_SUCCESS || !flag)
+            continue;
+        if (vlen > RMALAB_MAX_INFO_VAL)
+            vlen = RMALAB_MAX_INFO_VAL;
+        if ((e = MPI_Info_get(in, key, vlen, val, &flag)) != MPI_SUCCESS)
+            break;
+        rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
+    }
+    free(val);
+    rmalab__errguard_leave(&g);
+    if (!rc && e != MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "reading an MPI_Info");
+    if (rc) {
+        rmalab_info_destroy(info);
+        return rc;
+    }
+    *out = info;
+    return RMALAB_OK;
+}
+
+int rmalab_info_env(rmalab_info **out)
+{
+    return rmalab_info_from_mpi(MPI_INFO_ENV, out);
+}

@@ -1,0 +1,593 @@
+/* Info objects: an insertion-ordered array of entries with an open-addressing
+ * hash index over it.
+ *
+ * Entries are appended in order; a delete frees the strings and leaves a dead
+ * entry behind, so that indexes held by the hash stay valid. Dead entries are
+ * squeezed out (and the index rebuilt) when they outnumber the live ones, or
+ * when nthkey needs positions to be dense. Sets, gets and deletes are O(1) on
+ * average whatever the number of keys. */
+#include "private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+    char *key;
+    char *val;
+    size_t klen, vlen;
+    uint32_t hash;
+    int live;
+};
+
+struct rmalab_info {
+    struct entry *ents; /* in insertion order, dead ones included */
+    size_t nents, cap;  /* used and allocated entries */
+    size_t nlive;
+    uint32_t *slots;    /* 0 empty, SLOT_DEAD deleted, else entry index + 1 */
+    size_t nslots;      /* a power of two, or 0 */
+    size_t nused;       /* slots that are not empty (live or dead) */
+};
+
+#define SLOT_DEAD UINT32_MAX
+
+/* ------------------------------------------------------------------------ */
+/* Strings                                                                  */
+
+char *rmalab__strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        if (n)
+            memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static int check_key(const char *key, size_t klen)
+{
+    if (!key)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+    if (klen == 0)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info keys may not be empty");
+    if (klen > RMALAB_MAX_INFO_KEY)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY,
+                            "info key of %zu characters is longer than MPI_MAX_INFO_KEY "
+                            "(%d); use a shorter key",
+                            klen, RMALAB_MAX_INFO_KEY);
+    if (memchr(key, '\0', klen))
+        return rmalab__fail(RMALAB_ERR_INFO_KEY,
+                            "info key holds a NUL byte at position %zu; keys are C "
+                            "strings and would be cut there",
+                            (size_t)((const char *)memchr(key, '\0', klen) - key) + 1);
+    return RMALAB_OK;
+}
+
+static int check_value(const char *val, size_t vlen)
+{
+    if (!val)
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
+    if (vlen > RMALAB_MAX_INFO_VAL)
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
+                            "info value of %zu characters is longer than MPI_MAX_INFO_VAL "
+                            "(%d)",
+                            vlen, RMALAB_MAX_INFO_VAL);
+    if (memchr(val, '\0', vlen))
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
+                            "info value holds a NUL byte at position %zu; values are C "
+                            "strings and would be cut there",
+                            (size_t)((const char *)memchr(val, '\0', vlen) - val) + 1);
+    return RMALAB_OK;
+}
+
+#define CHECK_INFO(info)                                                       \
+    do {                                                                       \
+        if (!(info))                                                           \
+            return rmalab__fail(RMALAB_ERR_INFO, "info object is NULL");       \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* The index                                                                */
+
+/* Slot holding the key, or the first free slot of its probe sequence when
+ * absent (*found = 0). Requires nslots > nused. */
+static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint32_t h,
+                    int *found)
+{
+    size_t mask = info->nslots - 1, i = h & mask, first_dead = SIZE_MAX;
+    for (;;) {
+        uint32_t s = info->slots[i];
+        if (s == 0) {
+            *found = 0;
+            return first_dead != SIZE_MAX ? first_dead : i;
+        }
+        if (s == SLOT_DEAD) {
+            if (first_dead == SIZE_MAX)
+                first_dead = i;
+        } else {
+            const struct entry *e = &info->ents[s - 1];
+            if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0) {
+                *found = 1;
+                return i;
+            }
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+static int find(const rmalab_info *info, const char *key, size_t klen, size_t *slot)
+{
+    int found = 0;
+    if (info->nslots == 0)
+        return 0;
+    size_t i = probe(info, key, klen, hash_bytes(key, klen), &found);
+    if (found && slot)
+        *slot = i;
+    return found;
+}
+
+/* Squeeze out dead entries and rebuild the index with room for `want` live
+ * entries at a load below one half. */
+static int rebuild(rmalab_info *info, size_t want)
+{
+    size_t nslots = 16;
+    while (nslots < 2 * (want + 1))
+        nslots <<= 1;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
+    size_t j = 0;
+    for (size_t i = 0; i < info->nents; i++)
+        if (info->ents[i].live)
+            info->ents[j++] = info->ents[i];
+    info->nents = j;
+    free(info->slots);
+    info->slots = slots;
+    info->nslots = nslots;
+    info->nused = j;
+    for (size_t i = 0; i < j; i++) {
+        size_t k = info->ents[i].hash & (nslots - 1);
+        while (slots[k])
+            k = (k + 1) & (nslots - 1);
+        slots[k] = (uint32_t)(i + 1);
+    }
+    return RMALAB_OK;
+}
+
+static int compact(rmalab_info *info)
+{
+    return info->nents == info->nlive ? RMALAB_OK : rebuild(info, info->nlive);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                               */
+
+int rmalab_info_create(rmalab_info **out)
+{
+    if (!out)
+        return rmalab__fail(RMALAB_ERR_ARG, "rmalab_info_create: out is NULL");
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating an info object");
+    return RMALAB_OK;
+}
+
+void rmalab_info_destroy(rmalab_info *info)
+{
+    if (!info)
+        return;
+    for (size_t i = 0; i < info->nents; i++) {
+        free(info->ents[i].key);
+        free(info->ents[i].val);
+    }
+    free(info->ents);
+    free(info->slots);
+    free(info);
+}
+
+int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
+{
+    CHECK_INFO(info);
+    rmalab_info *copy;
+    int rc = rmalab_info_create(&copy);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < info->nents && rc == RMALAB_OK; i++) {
+        const struct entry *e = &info->ents[i];
+        if (e->live)
+            rc = rmalab_info_set_n(copy, e->key, e->klen, e->val, e->vlen);
+    }
+    if (rc) {
+        rmalab_info_destroy(copy);
+        return rc;
+    }
+    *out = copy;
+    return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set and delete                                                           */
+
+int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const char *value,
+                      size_t vlen)
+{
+    CHECK_INFO(info);
+    int rc = check_key(key, klen);
+    if (rc)
+        return rc;
+    if ((rc = check_value(value, vlen)))
+        return rc;
+    char *v = rmalab__strndup(value, vlen);
+    if (!v)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
+
+    size_t slot;
+    if (find(info, key, klen, &slot)) {
+        struct entry *e = &info->ents[info->slots[slot] - 1];
+        free(e->val);
+        e->val = v;
+        e->vlen = vlen;
+        return RMALAB_OK;
+    }
+    /* Room for one more entry and a load factor below one half. */
+    if (2 * (info->nused + 1) >= info->nslots) {
+        if ((rc = rebuild(info, info->nlive + 1))) {
+            free(v);
+            return rc;
+        }
+    }
+    if (info->nents == info->cap) {
+        size_t cap = info->cap ? 2 * info->cap : 8;
+        struct entry *ents = realloc(info->ents, cap * sizeof *ents);
+        if (!ents) {
+            free(v);
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
+        }
+        info->ents = ents;
+        info->cap = cap;
+    }
+    char *k = rmalab__strndup(key, klen);
+    if (!k) {
+        free(v);
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
+    }
+    uint32_t h = hash_bytes(key, klen);
+    int found;
+    size_t i = probe(info, key, klen, h, &found);
+    if (info->slots[i] == 0)
+        info->nused++;
+    info->ents[info->nents] = (struct entry){k, v, klen, vlen, h, 1};
+    info->slots[i] = (uint32_t)(++info->nents);
+    info->nlive++;
+    return RMALAB_OK;
+}
+
+int rmalab_info_set(rmalab_info *info, const char *key, const char *value)
+{
+    if (!key)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+    if (!value)
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
+    return rmalab_info_set_n(info, key, strlen(key), value, strlen(value));
+}
+
+int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
+{
+    CHECK_INFO(info);
+    int rc = check_key(key, klen);
+    if (rc)
+        return rc;
+    size_t slot;
+    if (!find(info, key, klen, &slot))
+        return rmalab__fail(RMALAB_ERR_INFO_NOKEY,
+                            "cannot delete info key \"%.*s\": it is not set (check with get "
+                            "first)",
+                            (int)klen, key);
+    struct entry *e = &info->ents[info->slots[slot] - 1];
+    free(e->key);
+    free(e->val);
+    e->key = e->val = NULL;
+    e->live = 0;
+    info->slots[slot] = SLOT_DEAD;
+    info->nlive--;
+    if (info->nents - info->nlive > info->nlive + 16)
+        return compact(info);
+    return RMALAB_OK;
+}
+
+int rmalab_info_delete(rmalab_info *info, const char *key)
+{
+    if (!key)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+    return rmalab_info_delete_n(info, key, strlen(key));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Readers                                                                  */
+
+const char *rmalab_info_lookup(const rmalab_info *info, const char *key, size_t klen,
+                               size_t *vlen)
+{
+    size_t slot;
+    if (!info || !key || !find(info, key, klen, &slot))
+        return NULL;
+    const struct entry *e = &info->ents[info->slots[slot] - 1];
+    if (vlen)
+        *vlen = e->vlen;
+    return e->val;
+}
+
+/* The common front of the C readers: validate, then look up. */
+static int lookup_c(const rmalab_info *info, const char *key, const char **val, size_t *vlen)
+{
+    CHECK_INFO(info);
+    if (!key)
+        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+    size_t klen = strlen(key);
+    int rc = check_key(key, klen);
+    if (rc)
+        return rc;
+    *val = rmalab_info_lookup(info, key, klen, vlen);
+    return RMALAB_OK;
+}
+
+int rmalab_info_get(const rmalab_info *info, const char *key, int valuelen, char *value,
+                    int *flag)
+{
+    const char *v;
+    size_t vlen;
+    int rc = lookup_c(info, key, &v, &vlen);
+    if (rc)
+        return rc;
+    if (valuelen < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "valuelen is negative (%d)", valuelen);
+    *flag = v != NULL;
+    if (v) {
+        size_t n = vlen < (size_t)valuelen ? vlen : (size_t)valuelen;
+        memcpy(value, v, n);
+        value[n] = '\0';
+    }
+    return RMALAB_OK;
+}
+
+int rmalab_info_get_valuelen(const rmalab_info *info, const char *key, int *valuelen,
+                             int *flag)
+{
+    const char *v;
+    size_t vlen;
+    int rc = lookup_c(info, key, &v, &vlen);
+    if (rc)
+        return rc;
+    *flag = v != NULL;
+    if (v)
+        *valuelen = (int)vlen;
+    return RMALAB_OK;
+}
+
+int rmalab_info_get_string(const rmalab_info *info, const char *key, int *buflen, char *value,
+                           int *flag)
+{
+    const char *v;
+    size_t vlen;
+    int rc = lookup_c(info, key, &v, &vlen);
+    if (rc)
+        return rc;
+    if (!buflen || *buflen < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "buflen must point to a size of 0 or more");
+    *flag = v != NULL;
+    if (!v)
+        return RMALAB_OK;
+    if (*buflen > 0) {
+        size_t n = vlen < (size_t)*buflen - 1 ? vlen : (size_t)*buflen - 1;
+        memcpy(value, v, n);
+        value[n] = '\0';
+    }
+    *buflen = (int)vlen + 1;
+    return RMALAB_OK;
+}
+
+int rmalab_info_get_nkeys(const rmalab_info *info, int *nkeys)
+{
+    CHECK_INFO(info);
+    *nkeys = (int)info->nlive;
+    return RMALAB_OK;
+}
+
+int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
+                    const char **value, size_t *vlen)
+{
+    CHECK_INFO(info);
+    if (n < 0 || (size_t)n >= info->nlive)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "key number %d is out of range: this info has %zu keys, "
+                            "numbered 0 to %zd",
+                            n, info->nlive, (ssize_t)info->nlive - 1);
+    int rc = compact(info);
+    if (rc)
+        return rc;
+    const struct entry *e = &info->ents[n];
+    if (key)
+        *key = e->key;
+    if (klen)
+        *klen = e->klen;
+    if (value)
+        *value = e->val;
+    if (vlen)
+        *vlen = e->vlen;
+    return RMALAB_OK;
+}
+
+int rmalab_info_get_nthkey(rmalab_info *info, int n, char *key)
+{
+    const char *k;
+    size_t klen;
+    int rc = rmalab_info_nth(info, n, &k, &klen, NULL, NULL);
+    if (rc)
+        return rc;
+    memcpy(key, k, klen + 1);
+    return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Typed representations                                                    */
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && isspace((unsigned char)**s)) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && isspace((unsigned char)(*s)[*n - 1]))
+        (*n)--;
+}
+
+int rmalab_parse_bool(const char *s, size_t n, bool *out)
+{
+    const char *t = s;
+    size_t m = n;
+    trim(&t, &m);
+    if (m == 4 && memcmp(t, "true", 4) == 0) {
+        *out = true;
+        return RMALAB_OK;
+    }
+    if (m == 5 && memcmp(t, "false", 5) == 0) {
+        *out = false;
+        return RMALAB_OK;
+    }
+    return rmalab__fail(RMALAB_ERR_ARG,
+                        "\"%.*s\" is not a boolean: the standard's representations are "
+                        "\"true\" and \"false\" (lowercase)",
+                        (int)n, s);
+}
+
+int rmalab_parse_int(const char *s, size_t n, int *out)
+{
+    const char *t = s;
+    size_t m = n, i = 0;
+    trim(&t, &m);
+    int neg = 0;
+    if (m && (t[0] == '+' || t[0] == '-')) {
+        neg = t[0] == '-';
+        i = 1;
+    }
+    if (i == m || !isdigit((unsigned char)t[i]))
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "\"%.*s\" is not an integer: write decimal digits with an "
+                            "optional sign and no space after it",
+                            (int)n, s);
+    long long v = 0;
+    for (; i < m; i++) {
+        if (!isdigit((unsigned char)t[i]))
+            return rmalab__fail(RMALAB_ERR_ARG,
+                                "\"%.*s\" is not an integer: unexpected '%c'", (int)n, s,
+                                t[i]);
+        v = v * 10 + (t[i] - '0');
+        if (v > (long long)INT_MAX + 1)
+            break;
+    }
+    if (neg)
+        v = -v;
+    if (v > INT_MAX || v < INT_MIN)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "\"%.*s\" does not fit a C int (%d to %d)", (int)n, s, INT_MIN,
+                            INT_MAX);
+    *out = (int)v;
+    return RMALAB_OK;
+}
+
+void rmalab_list_free(char **items, int count)
+{
+    if (!items)
+        return;
+    for (int i = 0; i < count; i++)
+        free(items[i]);
+    free(items);
+}
+
+int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
+{
+    const char *t = s;
+    size_t m = n;
+    trim(&t, &m);
+    *items = NULL;
+    *count = 0;
+    if (m == 0)
+        return RMALAB_OK;
+    int cap = 1;
+    for (size_t i = 0; i < m; i++)
+        cap += t[i] == ',';
+    char **out = calloc((size_t)cap, sizeof *out);
+    if (!out)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
+    int k = 0;
+    const char *p = t, *end = t + m;
+    while (k < cap) {
+        const char *q = memchr(p, ',', (size_t)(end - p));
+        if (!q)
+            q = end;
+        const char *e = p;
+        size_t el = (size_t)(q - p);
+        trim(&e, &el);
+        if (el == 0) {
+            rmalab_list_free(out, k);
+            return rmalab__fail(RMALAB_ERR_ARG,
+                                "\"%.*s\" is not a list: element %d is empty (write "
+                                "elements separated by single commas)",
+                                (int)n, s, k + 1);
+        }
+        if (!(out[k] = rmalab__strndup(e, el))) {
+            rmalab_list_free(out, k);
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
+        }
+        k++;
+        p = q + 1;
+    }
+    *items = out;
+    *count = k;
+    return RMALAB_OK;
+}
+
+/* Look up the text behind a typed reader; prefixes parse errors with the key. */
+#define TYPED_READER(info, key, flag, parse)                                   \
+    const char *v;                                                             \
+    size_t vlen;                                                               \
+    int rc = lookup_c(info, key, &v, &vlen);                                   \
+    if (rc)                                                                    \
+        return rc;                                                             \
+    *flag = 0;                                                                 \
+    if (!v)                                                                    \
+        return RMALAB_OK;                                                      \
+    if ((rc = (parse)))                                                        \
+        return rmalab__prefix(rc, "info key \"%s\"", key);                     \
+    *flag = 1;                                                                 \
+    return RMALAB_OK
+
+int rmalab_info_get_bool(const rmalab_info *info, const char *key, bool *value, int *flag)
+{
+    TYPED_READER(info, key, flag, rmalab_parse_bool(v, vlen, value));
+}
+
+int rmalab_info_get_int(const rmalab_info *info, const char *key, int *value, int *flag)
+{
+    TYPED_READER(info, key, flag, rmalab_parse_int(v, vlen, value));
+}
+
+int rmalab_info_get_list(const rmalab_info *info, const char *key, char ***items, int *count,
+                         int *flag)
+{
+    TYPED_READER(info, key, flag, rmalab_parse_list(v, vlen, items, count));
+}
