@@ -57,6 +57,15 @@ int rmalab__fail(int code, const char *fmt, ...)
     return code;
 }
 
+int rmalab_set_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rmalab__vfail(code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 int rmalab__prefix(int code, const char *fmt, ...)
 {
     char head[512], tail[sizeof last_msg];

@@ -9,6 +9,7 @@
  * coll_attach, perf_preference. */
 #include "private.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,8 +180,7 @@ void rmalab_diags_clear(rmalab_diags *d)
     rmalab_diags_init(d);
 }
 
-__attribute__((format(printf, 4, 5))) static void diag(rmalab_diags *d, const char *key,
-                                                        size_t klen, const char *fmt, ...)
+static void vdiag(rmalab_diags *d, const char *key, size_t klen, const char *fmt, va_list ap)
 {
     if (!d)
         return;
@@ -193,10 +193,7 @@ __attribute__((format(printf, 4, 5))) static void diag(rmalab_diags *d, const ch
         d->cap = cap;
     }
     char msg[1536];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     char *k = rmalab__strndup(key, klen), *m = rmalab__strndup(msg, strlen(msg));
     if (!k || !m) {
         free(k);
@@ -204,6 +201,23 @@ __attribute__((format(printf, 4, 5))) static void diag(rmalab_diags *d, const ch
         return;
     }
     d->items[d->count++] = (rmalab_diag){k, m};
+}
+
+__attribute__((format(printf, 4, 5))) static void diag(rmalab_diags *d, const char *key,
+                                                        size_t klen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(d, key, klen, fmt, ap);
+    va_end(ap);
+}
+
+void rmalab__diag_add(rmalab_diags *d, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(d, key, strlen(key), fmt, ap);
+    va_end(ap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -224,6 +238,16 @@ static void values_text(const char *const *values, char *buf, size_t size)
     buf[0] = '\0';
     for (int i = 0; values && values[i] && off < size; i++)
         off += (size_t)snprintf(buf + off, size - off, "%s%s", i ? ", " : "", values[i]);
+}
+
+/* Leading and trailing white space, as the standard strips it from typed
+ * values (the same rule as rmalab_parse_bool/int/list). */
+static void trim_space(const char **s, size_t *n)
+{
+    while (*n && isspace((unsigned char)**s))
+        (*s)++, (*n)--;
+    while (*n && isspace((unsigned char)(*s)[*n - 1]))
+        (*n)--;
 }
 
 static int append(char *buf, size_t *off, const char *s, size_t n)
@@ -257,10 +281,7 @@ int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value, size_t 
         int v;
         const char *t = value;
         size_t m = vlen;
-        while (m && (*t == ' ' || *t == '\t'))
-            t++, m--;
-        while (m && (t[m - 1] == ' ' || t[m - 1] == '\t'))
-            m--;
+        trim_space(&t, &m);
         if (def->unlimited && strlen(def->unlimited) == m && memcmp(t, def->unlimited, m) == 0) {
             strcpy(buf, def->unlimited);
             return RMALAB_OK;
@@ -283,10 +304,7 @@ int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value, size_t 
     case RMALAB_HINT_ENUM: {
         const char *t = value;
         size_t m = vlen;
-        while (m && (*t == ' ' || *t == '\t'))
-            t++, m--;
-        while (m && (t[m - 1] == ' ' || t[m - 1] == '\t'))
-            m--;
+        trim_space(&t, &m);
         if (!in_values(def->values, t, m)) {
             values_text(def->values, allowed, sizeof allowed);
             return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",
@@ -297,9 +315,12 @@ int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value, size_t 
     case RMALAB_HINT_LIST: {
         char **items;
         int count;
-        if (rmalab_parse_list(value, vlen, &items, &count))
+        if (rmalab_parse_list(value, vlen, &items, &count)) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", rmalab_errmsg());
             return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s",
-                                def->key, rmalab_errmsg());
+                                def->key, why);
+        }
         if (count == 0) {
             rmalab_list_free(items, count);
             return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: the list is empty", def->key);
@@ -378,6 +399,25 @@ static const rmalab_hint_def *suggest(rmalab_hint_scope scope, const char *key, 
 int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
                           rmalab_info **to_mpi, rmalab_diags *diags)
 {
+    return rmalab__hints_validate(scope, requested, to_mpi, diags, 0);
+}
+
+int rmalab__hints_strip_own(rmalab_hint_scope scope, rmalab_info *info)
+{
+    for (int i = 0; i < rmalab_hints_count(scope); i++) {
+        const rmalab_hint_def *d = rmalab_hints_at(scope, i);
+        if (d->rmalab_own && rmalab_info_lookup(info, d->key, strlen(d->key), NULL)) {
+            int rc = rmalab_info_delete(info, d->key);
+            if (rc)
+                return rc;
+        }
+    }
+    return RMALAB_OK;
+}
+
+int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
+                           rmalab_info **to_mpi, rmalab_diags *diags, int keep_own)
+{
     rmalab_info *out = NULL;
     int rc, n = 0;
     char *buf = malloc(RMALAB_MAX_INFO_VAL + 1);
@@ -398,7 +438,8 @@ int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
             const rmalab_hint_def *s = suggest(scope, k, kl);
             if (find_n(other, k, kl))
                 diag(diags, k, kl, "%s: a %s hint, not a %s hint; it has no effect here", k,
-                     rmalab_hint_scope_name(other), rmalab_hint_scope_name(scope));
+                     other == RMALAB_SCOPE_WIN ? "window" : "communicator",
+                     scope == RMALAB_SCOPE_WIN ? "window" : "communicator");
             else if (s)
                 diag(diags, k, kl, "%s: unknown hint; did you mean %s?", k, s->key);
             if ((rc = rmalab_info_set_n(out, k, kl, v, vl)))
@@ -409,7 +450,7 @@ int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
             diag(diags, k, kl, "%s; the hint is not passed on", rmalab_errmsg());
             continue;
         }
-        if (!d->rmalab_own && (rc = rmalab_info_set(out, d->key, buf)))
+        if ((keep_own || !d->rmalab_own) && (rc = rmalab_info_set(out, d->key, buf)))
             goto fail;
     }
     free(buf);

@@ -11,8 +11,11 @@
  *  - MPICH rewrites an info it parses, so we always hand it a fresh copy. */
 #include "private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 void rmalab__errguard_enter(rmalab__errguard *g)
 {
@@ -82,26 +85,31 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
     return rc;
 }
 
-/* MPICH hands back at most 254 characters of a 255-character key: find the
- * key in `in` whose first 254 characters are `key`. */
-static int recover_long_key(MPI_Info in, char *key)
+/* MPICH hands back at most 254 characters of a 255-character key, so a
+ * 254-character key from nthkey stands for the key itself and/or any
+ * 255-character keys that extend it. On its first appearance, add every real
+ * key behind it (probing the 255 possible last characters); later
+ * appearances of the same prefix are then skipped. */
+static int add_truncated(MPI_Info in, rmalab_info *info, char *key, char *val)
 {
-    int vlen, flag = 0;
     size_t n = strlen(key);
-    if (n != RMALAB_MAX_INFO_KEY - 1)
-        return 0;
-    MPI_Info_get_valuelen(in, key, &vlen, &flag);
-    if (flag)
-        return 0; /* the 254-character key itself exists */
-    for (int c = 1; c < 256; c++) {
-        key[n] = (char)c;
+    int vlen, flag = 0, rc = RMALAB_OK;
+    for (int c = 0; c < 256 && !rc; c++) {
+        key[n] = (char)c; /* c == 0: the 254-character key itself */
         key[n + 1] = '\0';
+        if (rmalab_info_lookup(info, key, strlen(key), NULL))
+            continue;
         MPI_Info_get_valuelen(in, key, &vlen, &flag);
-        if (flag)
-            return 1;
+        if (!flag)
+            continue;
+        if (vlen > RMALAB_MAX_INFO_VAL)
+            vlen = RMALAB_MAX_INFO_VAL;
+        if (MPI_Info_get(in, key, vlen, val, &flag) != MPI_SUCCESS || !flag)
+            continue;
+        rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
     }
     key[n] = '\0';
-    return 0;
+    return rc;
 }
 
 int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
@@ -127,7 +135,10 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
         int vlen = 0, flag = 0;
         if ((e = MPI_Info_get_nthkey(in, i, key)) != MPI_SUCCESS)
             break;
-        recover_long_key(in, key);
+        if (strlen(key) == RMALAB_MAX_INFO_KEY - 1) {
+            rc = add_truncated(in, info, key, val);
+            continue;
+        }
         if ((e = MPI_Info_get_valuelen(in, key, &vlen, &flag)) != MPI_SUCCESS || !flag)
             continue;
         if (vlen > RMALAB_MAX_INFO_VAL)
@@ -148,7 +159,61 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
     return RMALAB_OK;
 }
 
+/* Set `key` unless MPI already reported it. */
+static int env_default(rmalab_info *info, const char *key, const char *value)
+{
+    if (!value || rmalab_info_lookup(info, key, strlen(key), NULL))
+        return RMALAB_OK;
+    return rmalab_info_set_n(info, key, strlen(key), value,
+                             strnlen(value, RMALAB_MAX_INFO_VAL));
+}
+
+/* MPICH 4.0.2 leaves MPI_INFO_ENV empty, so the standard's keys that the
+ * process can tell about itself are filled in: command, argv, maxprocs,
+ * host, arch, wdir and thread_level. Keys MPI does report win. */
 int rmalab_info_env(rmalab_info **out)
 {
-    return rmalab_info_from_mpi(MPI_INFO_ENV, out);
+    rmalab_info *info;
+    int rc = rmalab_info_from_mpi(MPI_INFO_ENV, &info);
+    if (rc)
+        return rc;
+    char buf[RMALAB_MAX_INFO_VAL + 1], cmd[RMALAB_MAX_INFO_VAL + 1] = "", args[RMALAB_MAX_INFO_VAL + 1] = "";
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        snprintf(cmd, sizeof cmd, "%s", buf);
+        size_t off = 0;
+        for (size_t i = strlen(buf) + 1; i < n && off < sizeof args - 1; i += strlen(buf + i) + 1)
+            off += (size_t)snprintf(args + off, sizeof args - off, "%s%s", off ? " " : "", buf + i);
+    }
+    int size = 0, level = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Query_thread(&level);
+    static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                         "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+    char procs[32];
+    snprintf(procs, sizeof procs, "%d", size);
+    struct utsname u;
+    int have_uname = uname(&u) == 0;
+    rc = env_default(info, "command", cmd[0] ? cmd : NULL);
+    if (!rc)
+        rc = env_default(info, "argv", args[0] ? args : NULL);
+    if (!rc)
+        rc = env_default(info, "maxprocs", procs);
+    if (!rc)
+        rc = env_default(info, "host", have_uname ? u.nodename : NULL);
+    if (!rc)
+        rc = env_default(info, "arch", have_uname ? u.machine : NULL);
+    if (!rc)
+        rc = env_default(info, "wdir", getcwd(buf, sizeof buf));
+    if (!rc)
+        rc = env_default(info, "thread_level", level >= 0 && level < 4 ? levels[level] : NULL);
+    if (rc) {
+        rmalab_info_destroy(info);
+        return rc;
+    }
+    *out = info;
+    return RMALAB_OK;
 }

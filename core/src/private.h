@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include <rmalab/rmalab.h>
+#include <rmalab/win.h>
 
 /* Record a detailed message for `code` on this thread and return `code`. */
 int rmalab__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -36,5 +37,35 @@ typedef struct {
 } rmalab__errguard;
 void rmalab__errguard_enter(rmalab__errguard *g);
 void rmalab__errguard_leave(rmalab__errguard *g);
+
+/* Hints (hints.c): validation that may keep rmalab's own keys, removing
+ * them afterwards, and adding a diagnostic (d may be NULL). */
+int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
+                           rmalab_info **to_mpi, rmalab_diags *diags, int keep_own);
+int rmalab__hints_strip_own(rmalab_hint_scope scope, rmalab_info *info);
+void rmalab__diag_add(rmalab_diags *d, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------------ */
+/* Attribute lists (attr.c), embedded in every window (win.c)               */
+
+typedef struct rmalab__attr {
+    rmalab_keyval *kv;
+    void *value;
+    struct rmalab__attr *prev, *next; /* in order of first setting */
+} rmalab__attr;
+
+typedef struct {
+    rmalab__attr *head, *tail;
+} rmalab__attr_list;
+
+/* The window's list (win.c). */
+rmalab__attr_list *rmalab__win_attrs(rmalab_win *win);
+/* Run the delete callback of every attribute of `win`, most recently set
+ * first, removing each from the list before its callback runs (so callbacks
+ * may delete other attributes or free their keyval). Every attribute is
+ * removed whatever the callbacks return; the first error is returned with
+ * its message. */
+int rmalab__attrs_delete_all(rmalab_win *win);
 
 #endif

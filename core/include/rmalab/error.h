@@ -50,5 +50,9 @@ RMALAB_API const char *rmalab_strerror(int code);
  * broken and how to fix it. Valid until the next failing call on this
  * thread; never NULL. */
 RMALAB_API const char *rmalab_errmsg(void);
+/* Record a detailed message for `code` on this thread and return `code`:
+ * for user callbacks (attribute copy/delete) that fail with a reason. */
+RMALAB_API int rmalab_set_error(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

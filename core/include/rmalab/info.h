@@ -93,7 +93,8 @@ RMALAB_API int rmalab_parse_list(const char *s, size_t n, char ***items, int *co
  * the caller's handlers. MPI_INFO_NULL converts to an empty object. */
 RMALAB_API int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out);
 RMALAB_API int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out);
-/* The keys of MPI_INFO_ENV. */
+/* The keys of MPI_INFO_ENV, completed with the standard keys the process
+ * can tell about itself (MPICH 4.0.2 reports none). */
 RMALAB_API int rmalab_info_env(rmalab_info **out);
 
 #endif

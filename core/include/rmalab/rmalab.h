@@ -8,6 +8,7 @@
 #include <rmalab/info.h>
 #include <rmalab/hints.h>
 #include <rmalab/comm.h>
+#include <rmalab/win.h>
 
 RMALAB_API const char *rmalab_version(void);
 

@@ -1,0 +1,303 @@
+/* Windows: the four flavours of MPI-3, typed RMA operations, and the epoch
+ * state machine that checks every call before MPI sees it.
+ *
+ * MPICH 4.0.2 with UCX 1.13 records every window base rounded down to 16
+ * bytes, so unaligned memory or a per-rank size that is not a multiple of 16
+ * makes puts land in the wrong bytes or on the wrong rank with no error.
+ * rmalab never hands out such a window: memory the core allocates is
+ * 64-byte aligned, sizes are rounded up to 16 internally (the window reports
+ * the size the user asked for), user memory that is not 16-byte aligned is
+ * rejected, and every window checks that MPI_WIN_BASE equals its base.
+ *
+ * At creation every rank's size and disp_unit are exchanged, so the origin
+ * rejects a displacement outside the target's window (ERR_RMA_RANGE) and a
+ * rank outside the group (ERR_RANK) before calling MPI. Dynamic windows can
+ * only check the rank: remote attachments are not known locally.
+ *
+ * Windows use MPI_ERRORS_RETURN. Calls marked collective must be made by
+ * every rank of the window's group. One thread drives a window; any thread
+ * may read its state (rmalab_win_state, rmalab_win_describe) at any time,
+ * including while the owning thread is blocked inside MPI.
+ */
+#ifndef RMALAB_WIN_H
+#define RMALAB_WIN_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rmalab/comm.h>
+#include <rmalab/export.h>
+#include <rmalab/hints.h>
+#include <rmalab/info.h>
+
+typedef struct rmalab_win rmalab_win;
+
+typedef enum {
+    RMALAB_FLAVOR_CREATE,
+    RMALAB_FLAVOR_ALLOCATE,
+    RMALAB_FLAVOR_SHARED,
+    RMALAB_FLAVOR_DYNAMIC,
+} rmalab_flavor;
+
+typedef enum {
+    RMALAB_INT8, RMALAB_UINT8, RMALAB_INT16, RMALAB_UINT16,
+    RMALAB_INT32, RMALAB_UINT32, RMALAB_INT64, RMALAB_UINT64,
+    RMALAB_FLOAT, RMALAB_DOUBLE, RMALAB_BYTE,
+    RMALAB_NTYPES
+} rmalab_type;
+
+typedef enum {
+    RMALAB_OP_SUM, RMALAB_OP_PROD, RMALAB_OP_MAX, RMALAB_OP_MIN,
+    RMALAB_OP_BAND, RMALAB_OP_BOR, RMALAB_OP_BXOR,
+    RMALAB_OP_LAND, RMALAB_OP_LOR, RMALAB_OP_LXOR,
+    RMALAB_OP_REPLACE, RMALAB_OP_NO_OP,
+    RMALAB_NOPS
+} rmalab_op;
+
+/* Assertions, combinable with |. */
+enum {
+    RMALAB_MODE_NOCHECK = 1 << 0,
+    RMALAB_MODE_NOSTORE = 1 << 1,
+    RMALAB_MODE_NOPUT = 1 << 2,
+    RMALAB_MODE_NOPRECEDE = 1 << 3,
+    RMALAB_MODE_NOSUCCEED = 1 << 4,
+};
+
+/* "int8" ... "byte"; sizes in bytes; -1 / NULL when unknown. */
+RMALAB_API const char *rmalab_type_name(rmalab_type type);
+RMALAB_API int rmalab_type_size(rmalab_type type);
+RMALAB_API int rmalab_type_from_name(const char *name, rmalab_type *out);
+RMALAB_API const char *rmalab_op_name(rmalab_op op);
+RMALAB_API int rmalab_op_from_name(const char *name, rmalab_op *out);
+RMALAB_API const char *rmalab_flavor_name(rmalab_flavor flavor);
+/* "nocheck" ... "nosucceed" -> RMALAB_MODE_*; ERR_ARG for others. */
+RMALAB_API int rmalab_mode_from_name(const char *name, int *out);
+
+/* ------------------------------------------------------------------------ */
+/* Creation and destruction                                                 */
+
+typedef struct {
+    MPI_Aint size;            /* bytes on this rank (ignored for dynamic) */
+    int disp_unit;            /* 0 means 1 */
+    const rmalab_info *info;  /* hints; may be NULL */
+    rmalab_comm *comm;        /* NULL means MPI_COMM_WORLD */
+    void *base;               /* create only: user memory, 16-byte aligned,
+                                 or NULL for core-allocated memory */
+    const char *name;         /* may be NULL */
+} rmalab_win_opts;
+
+/* Collective. `diags` (may be NULL) receives the hint diagnostics. Memory
+ * the core allocates is zeroed. */
+RMALAB_API int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out,
+                                 rmalab_diags *diags);
+RMALAB_API int rmalab_win_allocate(const rmalab_win_opts *opts, rmalab_win **out,
+                                   rmalab_diags *diags);
+RMALAB_API int rmalab_win_allocate_shared(const rmalab_win_opts *opts, rmalab_win **out,
+                                          rmalab_diags *diags);
+RMALAB_API int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
+                                         rmalab_diags *diags);
+
+/* Collective. ERR_RMA_SYNC, leaving the window usable, when an epoch is
+ * open. Runs the delete callback of every attribute still set, most
+ * recently set first; the first callback error is returned after the
+ * window has been freed all the same. Sets *win to NULL on success (and
+ * after a callback error). Accepts NULL. */
+RMALAB_API int rmalab_win_free(rmalab_win **win);
+
+/* Dynamic windows: attach `size` bytes of zeroed, core-allocated memory;
+ * *addr is its address for use as a displacement. detach takes it back. */
+RMALAB_API int rmalab_win_attach(rmalab_win *win, MPI_Aint size, MPI_Aint *addr);
+RMALAB_API int rmalab_win_detach(rmalab_win *win, MPI_Aint addr);
+
+/* ------------------------------------------------------------------------ */
+/* Properties                                                               */
+
+RMALAB_API MPI_Win rmalab_win_mpi(const rmalab_win *win);
+RMALAB_API void *rmalab_win_base(const rmalab_win *win);
+RMALAB_API MPI_Aint rmalab_win_size(const rmalab_win *win);      /* as requested */
+RMALAB_API int rmalab_win_disp_unit(const rmalab_win *win);
+RMALAB_API rmalab_flavor rmalab_win_flavor(const rmalab_win *win);
+RMALAB_API int rmalab_win_model(const rmalab_win *win);          /* MPI_WIN_UNIFIED... */
+RMALAB_API int rmalab_win_rank(const rmalab_win *win);
+RMALAB_API int rmalab_win_group_size(const rmalab_win *win);
+/* The size and disp_unit every rank gave at creation. */
+RMALAB_API MPI_Aint rmalab_win_size_of(const rmalab_win *win, int rank);
+RMALAB_API int rmalab_win_disp_unit_of(const rmalab_win *win, int rank);
+/* Ranks of the window's group in MPI_COMM_WORLD (array of group_size). */
+RMALAB_API const int *rmalab_win_world_ranks(const rmalab_win *win);
+RMALAB_API int rmalab_win_set_name(rmalab_win *win, const char *name);
+RMALAB_API const char *rmalab_win_get_name(const rmalab_win *win);
+
+/* Local memory. Bounds are checked against the local window (for dynamic
+ * windows, against the attached region holding disp). */
+RMALAB_API int rmalab_win_read(rmalab_win *win, MPI_Aint disp, rmalab_type type, int count,
+                               void *out);
+RMALAB_API int rmalab_win_write(rmalab_win *win, MPI_Aint disp, rmalab_type type, int count,
+                                const void *in);
+
+/* ------------------------------------------------------------------------ */
+/* Hints                                                                    */
+
+/* Collective: updates only the keys `info` names. */
+RMALAB_API int rmalab_win_set_info(rmalab_win *win, const rmalab_info *info,
+                                   rmalab_diags *diags);
+/* A new info: every hint in effect, rmalab's own included. */
+RMALAB_API int rmalab_win_get_info(rmalab_win *win, rmalab_info **out);
+RMALAB_API int rmalab_win_hints(rmalab_win *win, rmalab_hints_report **out);
+/* Collective: which must-agree keys differ across ranks. */
+RMALAB_API int rmalab_win_check_hints(rmalab_win *win, rmalab_agreement **out);
+
+/* ------------------------------------------------------------------------ */
+/* RMA operations                                                           */
+
+/* Operations that return data fill a result. The data may be read once the
+ * epoch that carries the operation has completed at the origin (fence,
+ * complete, unlock, unlock_all, flush, flush_all); earlier reads are
+ * ERR_RMA_SYNC. Results are reference counted: the window keeps one until
+ * the operation completes, so the caller may release its own at any time. */
+typedef struct rmalab_result rmalab_result;
+
+RMALAB_API int rmalab_win_put(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                              int count, const void *origin);
+RMALAB_API int rmalab_win_get(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                              int count, rmalab_result **out);
+RMALAB_API int rmalab_win_accumulate(rmalab_win *win, int target, MPI_Aint disp,
+                                     rmalab_type type, int count, const void *origin,
+                                     rmalab_op op);
+RMALAB_API int rmalab_win_get_accumulate(rmalab_win *win, int target, MPI_Aint disp,
+                                         rmalab_type type, int count, const void *origin,
+                                         rmalab_op op, rmalab_result **out);
+RMALAB_API int rmalab_win_fetch_and_op(rmalab_win *win, int target, MPI_Aint disp,
+                                       rmalab_type type, const void *origin, rmalab_op op,
+                                       rmalab_result **out);
+RMALAB_API int rmalab_win_compare_and_swap(rmalab_win *win, int target, MPI_Aint disp,
+                                           rmalab_type type, const void *compare,
+                                           const void *origin, rmalab_result **out);
+
+RMALAB_API bool rmalab_result_ready(const rmalab_result *r);
+/* The data (count elements of type); ERR_RMA_SYNC, saying which call will
+ * complete it, while not ready. */
+RMALAB_API int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *type,
+                                  int *count);
+/* Accepts NULL. */
+RMALAB_API void rmalab_result_release(rmalab_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Synchronisation                                                          */
+
+/* Groups are arrays of ranks of the window's group: a rank out of range is
+ * ERR_RANK and a duplicate ERR_GROUP, checked before MPI sees the group.
+ * An empty group is valid. */
+RMALAB_API int rmalab_win_post(rmalab_win *win, const int *ranks, int n, int assert_);
+RMALAB_API int rmalab_win_start(rmalab_win *win, const int *ranks, int n, int assert_);
+RMALAB_API int rmalab_win_complete(rmalab_win *win);
+RMALAB_API int rmalab_win_wait(rmalab_win *win);
+/* *done = true once the exposure epoch is over (then it is closed). */
+RMALAB_API int rmalab_win_test(rmalab_win *win, bool *done);
+RMALAB_API int rmalab_win_fence(rmalab_win *win, int assert_);
+/* exclusive: true for MPI_LOCK_EXCLUSIVE. */
+RMALAB_API int rmalab_win_lock(rmalab_win *win, int target, bool exclusive, int assert_);
+RMALAB_API int rmalab_win_unlock(rmalab_win *win, int target);
+RMALAB_API int rmalab_win_lock_all(rmalab_win *win, int assert_);
+RMALAB_API int rmalab_win_unlock_all(rmalab_win *win);
+RMALAB_API int rmalab_win_flush(rmalab_win *win, int target);
+RMALAB_API int rmalab_win_flush_all(rmalab_win *win);
+
+/* ------------------------------------------------------------------------ */
+/* Observable state                                                         */
+
+typedef enum {
+    RMALAB_ACCESS_NONE,
+    RMALAB_ACCESS_FENCE,
+    RMALAB_ACCESS_START,
+    RMALAB_ACCESS_LOCK,
+    RMALAB_ACCESS_LOCK_ALL,
+} rmalab_access;
+
+typedef enum {
+    RMALAB_EXPOSURE_NONE,
+    RMALAB_EXPOSURE_FENCE,
+    RMALAB_EXPOSURE_POST,
+} rmalab_exposure;
+
+#define RMALAB_STATE_MAX_RANKS 64
+
+/* A consistent snapshot, safe to take from any thread. Groups longer than
+ * RMALAB_STATE_MAX_RANKS are cut (n_* still counts them all). */
+typedef struct {
+    rmalab_access access;
+    rmalab_exposure exposure;
+    int n_access, n_exposure;             /* ranks in the start/lock and post groups */
+    int access_ranks[RMALAB_STATE_MAX_RANKS];
+    int lock_exclusive[RMALAB_STATE_MAX_RANKS]; /* per access_ranks entry, for locks */
+    int exposure_ranks[RMALAB_STATE_MAX_RANKS];
+    uint64_t ops_in_epoch;                /* RMA calls since the access epoch opened */
+    uint64_t epochs;                      /* access epochs closed so far */
+    const char *blocked_in;               /* NULL, or "complete", "wait", "fence", ... */
+    double blocked_since;                 /* MPI_Wtime() when it started */
+    const char *engine;                   /* "native" */
+} rmalab_epoch_state;
+
+RMALAB_API const char *rmalab_access_name(rmalab_access a);
+RMALAB_API const char *rmalab_exposure_name(rmalab_exposure e);
+RMALAB_API void rmalab_win_state(rmalab_win *win, rmalab_epoch_state *out);
+/* One line for people: "blocked 3.2 s in complete(); access epoch to {1}". */
+RMALAB_API void rmalab_win_describe(rmalab_win *win, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Attribute caching                                                        */
+
+/* The core caches attributes itself rather than through MPICH's keyvals
+ * (whose list double-stores, loses callback errors, and aborts when a
+ * delete callback deletes another attribute). A keyval lives while the user
+ * holds it or any window holds an attribute of it. MPI has no window
+ * duplication, so copy callbacks are kept for fidelity but never run. */
+typedef struct rmalab_keyval rmalab_keyval;
+
+/* Return RMALAB_OK, or an error code (use rmalab_set_error to attach a
+ * message). */
+typedef int (*rmalab_copy_attr_fn)(rmalab_win *oldwin, rmalab_keyval *kv, void *extra_state,
+                                   void *attr_in, void **attr_out, int *flag);
+typedef int (*rmalab_delete_attr_fn)(rmalab_win *win, rmalab_keyval *kv, void *attr,
+                                     void *extra_state);
+/* Called once when the keyval is finally destroyed, to release extra_state. */
+typedef void (*rmalab_keyval_free_fn)(void *extra_state);
+
+RMALAB_API int rmalab_win_null_copy_fn(rmalab_win *, rmalab_keyval *, void *, void *, void **,
+                                       int *);
+RMALAB_API int rmalab_win_dup_fn(rmalab_win *, rmalab_keyval *, void *, void *, void **, int *);
+RMALAB_API int rmalab_win_null_delete_fn(rmalab_win *, rmalab_keyval *, void *, void *);
+#define RMALAB_WIN_NULL_COPY_FN rmalab_win_null_copy_fn
+#define RMALAB_WIN_DUP_FN rmalab_win_dup_fn
+#define RMALAB_WIN_NULL_DELETE_FN rmalab_win_null_delete_fn
+
+/* copy/delete may be NULL (null functions). */
+RMALAB_API int rmalab_keyval_create(rmalab_copy_attr_fn copy, rmalab_delete_attr_fn del,
+                                    void *extra_state, rmalab_keyval_free_fn free_fn,
+                                    rmalab_keyval **out);
+/* The user's reference; the keyval keeps working for attributes still set.
+ * Sets *kv to NULL. ERR_KEYVAL for predefined keyvals. */
+RMALAB_API int rmalab_keyval_free(rmalab_keyval **kv);
+RMALAB_API void *rmalab_keyval_extra(const rmalab_keyval *kv);
+
+/* Predefined keyvals: MPI_WIN_BASE (the attribute is the base pointer),
+ * MPI_WIN_SIZE (pointer to MPI_Aint), MPI_WIN_DISP_UNIT,
+ * MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL (pointers to int). Setting or
+ * deleting them is ERR_KEYVAL. */
+RMALAB_API extern rmalab_keyval *const RMALAB_WIN_BASE;
+RMALAB_API extern rmalab_keyval *const RMALAB_WIN_SIZE;
+RMALAB_API extern rmalab_keyval *const RMALAB_WIN_DISP_UNIT;
+RMALAB_API extern rmalab_keyval *const RMALAB_WIN_CREATE_FLAVOR;
+RMALAB_API extern rmalab_keyval *const RMALAB_WIN_MODEL;
+
+/* Replacing a value runs delete on the old one first; if that fails the
+ * new value is stored all the same and the error returned. */
+RMALAB_API int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value);
+RMALAB_API int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value,
+                                   int *flag);
+/* Not set: no error, no callback. The attribute is removed even when its
+ * delete callback fails (the error is returned). */
+RMALAB_API int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv);
+
+#endif

@@ -1,0 +1,688 @@
+/* Windows: creation in the four flavours around MPICH 4.0.2's alignment
+ * defect, destruction, dynamic attachment, properties, local memory and
+ * window hints. RMA operations live in rma.c and synchronisation in sync.c.
+ *
+ * Creation is the same for every flavour: validate the hints, duplicate the
+ * communicator, get aligned memory and the MPI window, check MPI_WIN_BASE
+ * against the base, then exchange every rank's size and disp_unit (which
+ * doubles as the barrier that orders the zeroing of the memory before any
+ * rank can reach it). */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Types, ops, flavours, assertions                                         */
+
+static const struct {
+    const char *name;
+    int size;
+} type_table[RMALAB_NTYPES] = {
+    {"int8", 1},   {"uint8", 1},  {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"uint32", 4},
+    {"int64", 8},  {"uint64", 8}, {"float", 4}, {"double", 8}, {"byte", 1},
+};
+
+static const char *const op_names[RMALAB_NOPS] = {
+    "sum", "prod", "max", "min", "band", "bor", "bxor", "land", "lor", "lxor", "replace", "no_op",
+};
+
+const char *rmalab_type_name(rmalab_type type)
+{
+    return (unsigned)type < RMALAB_NTYPES ? type_table[type].name : NULL;
+}
+
+int rmalab_type_size(rmalab_type type)
+{
+    return (unsigned)type < RMALAB_NTYPES ? type_table[type].size : -1;
+}
+
+int rmalab_type_from_name(const char *name, rmalab_type *out)
+{
+    for (int i = 0; name && i < RMALAB_NTYPES; i++)
+        if (strcmp(name, type_table[i].name) == 0) {
+            *out = (rmalab_type)i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_TYPE,
+                        "unknown type \"%s\"; use int8, uint8, int16, uint16, int32, uint32, "
+                        "int64, uint64, float, double or byte",
+                        name ? name : "(null)");
+}
+
+const char *rmalab_op_name(rmalab_op op)
+{
+    return (unsigned)op < RMALAB_NOPS ? op_names[op] : NULL;
+}
+
+int rmalab_op_from_name(const char *name, rmalab_op *out)
+{
+    for (int i = 0; name && i < RMALAB_NOPS; i++)
+        if (strcmp(name, op_names[i]) == 0) {
+            *out = (rmalab_op)i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_OP,
+                        "unknown op \"%s\"; use sum, prod, max, min, band, bor, bxor, land, lor, "
+                        "lxor, replace or no_op",
+                        name ? name : "(null)");
+}
+
+const char *rmalab_flavor_name(rmalab_flavor flavor)
+{
+    static const char *const names[] = {"create", "allocate", "allocate_shared", "dynamic"};
+    return (unsigned)flavor < 4 ? names[flavor] : "?";
+}
+
+int rmalab_mode_from_name(const char *name, int *out)
+{
+    static const char *const names[] = {"nocheck", "nostore", "noput", "noprecede",
+                                        "nosucceed"};
+    for (int i = 0; name && i < 5; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = 1 << i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_ARG,
+                        "unknown assertion \"%s\"; use nocheck, nostore, noput, noprecede or "
+                        "nosucceed",
+                        name ? name : "(null)");
+}
+
+MPI_Datatype rmalab__mpi_type(rmalab_type t)
+{
+    switch (t) {
+    case RMALAB_INT8: return MPI_INT8_T;
+    case RMALAB_UINT8: return MPI_UINT8_T;
+    case RMALAB_INT16: return MPI_INT16_T;
+    case RMALAB_UINT16: return MPI_UINT16_T;
+    case RMALAB_INT32: return MPI_INT32_T;
+    case RMALAB_UINT32: return MPI_UINT32_T;
+    case RMALAB_INT64: return MPI_INT64_T;
+    case RMALAB_UINT64: return MPI_UINT64_T;
+    case RMALAB_FLOAT: return MPI_FLOAT;
+    case RMALAB_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_BYTE;
+    }
+}
+
+MPI_Op rmalab__mpi_op(rmalab_op op)
+{
+    static const MPI_Op ops[RMALAB_NOPS] = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN,
+                                           MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_LAND,
+                                           MPI_LOR,  MPI_LXOR, MPI_REPLACE, MPI_NO_OP};
+    return ops[op];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+
+static MPI_Aint round16(MPI_Aint n)
+{
+    return (n + RMALAB__WIN_ALIGN - 1) / RMALAB__WIN_ALIGN * RMALAB__WIN_ALIGN;
+}
+
+static void win_destroy_struct(rmalab_win *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->nregions; i++)
+        free(w->regions[i].mem);
+    free(w->regions);
+    if (w->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&w->comm);
+    free(w->owned_mem);
+    free(w->sizes);
+    free(w->disp_units);
+    free(w->world_ranks);
+    free(w->group);
+    free(w->in_group);
+    free(w->locked);
+    free(w->xgroup);
+    free(w->done);
+    free(w->pending);
+    rmalab_info_destroy(w->requested);
+    rmalab_info_destroy(w->at_create);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+/* Select the PSCW engine from the requested hints. */
+static void select_engine(rmalab_win *w, const rmalab_info *valid, rmalab_diags *diags)
+{
+    const char *v = rmalab_info_lookup(valid, "rmalab_pscw", 11, NULL);
+    w->engine = "native";
+    if (v && strcmp(v, "rma") == 0)
+        rmalab__diag_add(diags, "rmalab_pscw",
+                         "rmalab_pscw: the rma engine is not available in this version; the "
+                         "window uses native");
+}
+
+static int exchange_layout(rmalab_win *w)
+{
+    struct {
+        MPI_Aint size;
+        MPI_Aint disp_unit;
+        MPI_Aint world_rank;
+    } mine, *all;
+    int wr;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    mine.size = w->size_req;
+    mine.disp_unit = w->disp_unit;
+    mine.world_rank = wr;
+    all = calloc((size_t)w->size, sizeof *all);
+    w->sizes = calloc((size_t)w->size, sizeof *w->sizes);
+    w->disp_units = calloc((size_t)w->size, sizeof *w->disp_units);
+    w->world_ranks = calloc((size_t)w->size, sizeof *w->world_ranks);
+    w->in_group = calloc((size_t)w->size, 1);
+    w->locked = calloc((size_t)w->size, 1);
+    w->done = calloc((size_t)w->size, sizeof *w->done);
+    int e = MPI_Allgather(&mine, 3, MPI_AINT, all ? (void *)all : (void *)&mine, 3, MPI_AINT,
+                          w->comm);
+    if (!all || !w->sizes || !w->disp_units || !w->world_ranks || !w->in_group || !w->locked ||
+        !w->done) {
+        free(all);
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+    }
+    if (e != MPI_SUCCESS) {
+        free(all);
+        return rmalab__mpi_fail(e, "exchanging window sizes");
+    }
+    for (int r = 0; r < w->size; r++) {
+        w->sizes[r] = all[r].size;
+        w->disp_units[r] = (int)all[r].disp_unit;
+        w->world_ranks[r] = (int)all[r].world_rank;
+    }
+    free(all);
+    return RMALAB_OK;
+}
+
+static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
+                   rmalab_diags *diags)
+{
+    static const rmalab_win_opts defaults = {0};
+    if (!out)
+        return rmalab__fail(RMALAB_ERR_ARG, "window creation: out is NULL");
+    if (!opts)
+        opts = &defaults;
+    const char *what = rmalab_flavor_name(flavor);
+    if (flavor != RMALAB_FLAVOR_DYNAMIC && opts->size < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: size %ld is negative", what,
+                            (long)opts->size);
+    if (opts->disp_unit < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: disp_unit %d is negative", what,
+                            opts->disp_unit);
+    if (opts->base && flavor != RMALAB_FLAVOR_CREATE)
+        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: only win_create takes user memory", what);
+    if (opts->base && (uintptr_t)opts->base % RMALAB__WIN_ALIGN)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "win_create: memory at %p is not %d-byte aligned; MPICH 4.0.2 with "
+                            "UCX records window bases rounded down to %d bytes, so puts would "
+                            "land in the wrong bytes. Allocate it with aligned_alloc(%d, ...) "
+                            "or let rmalab allocate it (base = NULL)",
+                            opts->base, RMALAB__WIN_ALIGN, RMALAB__WIN_ALIGN,
+                            RMALAB__WIN_ALIGN);
+    MPI_Comm parent = opts->comm ? rmalab_comm_mpi(opts->comm) : MPI_COMM_WORLD;
+    if (parent == MPI_COMM_NULL)
+        return rmalab__fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
+
+    rmalab_win *w = calloc(1, sizeof *w);
+    rmalab_info *valid = NULL;
+    MPI_Info mi = MPI_INFO_NULL;
+    int rc, e;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+    pthread_mutex_init(&w->lock, NULL);
+    w->win = MPI_WIN_NULL;
+    w->comm = MPI_COMM_NULL;
+    w->flavor = flavor;
+    w->size_req = flavor == RMALAB_FLAVOR_DYNAMIC ? 0 : opts->size;
+    w->disp_unit = opts->disp_unit ? opts->disp_unit : 1;
+    snprintf(w->name, sizeof w->name, "%s", opts->name ? opts->name : "");
+
+    if ((rc = rmalab__hints_validate(RMALAB_SCOPE_WIN, opts->info, &valid, diags, 1)))
+        goto fail;
+    rc = opts->info ? rmalab_info_dup(opts->info, &w->requested)
+                    : rmalab_info_create(&w->requested);
+    if (rc || (rc = rmalab_info_dup(valid, &w->at_create)))
+        goto fail;
+    select_engine(w, valid, diags);
+    if ((rc = rmalab__hints_strip_own(RMALAB_SCOPE_WIN, valid)))
+        goto fail;
+    if ((rc = rmalab_info_to_mpi(valid, &mi)))
+        goto fail;
+    if ((e = MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) {
+        rc = rmalab__mpi_fail(e, "MPI_Comm_dup");
+        goto fail;
+    }
+    MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(w->comm, &w->rank);
+    MPI_Comm_size(w->comm, &w->size);
+
+    MPI_Aint alloc = round16(w->size_req);
+    switch (flavor) {
+    case RMALAB_FLAVOR_CREATE:
+        if (opts->base) {
+            w->base = opts->base;
+        } else {
+            if (posix_memalign(&w->owned_mem, RMALAB__MEM_ALIGN, (size_t)(alloc ? alloc : 16))) {
+                rc = rmalab__fail(RMALAB_ERR_NO_MEM, "win_create: cannot allocate %ld bytes",
+                                  (long)alloc);
+                goto fail;
+            }
+            memset(w->owned_mem, 0, (size_t)(alloc ? alloc : 16));
+            w->base = w->owned_mem;
+        }
+        e = MPI_Win_create(w->base, w->size_req, w->disp_unit, mi, w->comm, &w->win);
+        break;
+    case RMALAB_FLAVOR_ALLOCATE:
+        e = MPI_Win_allocate(alloc, w->disp_unit, mi, w->comm, &w->base, &w->win);
+        break;
+    case RMALAB_FLAVOR_SHARED:
+        e = MPI_Win_allocate_shared(alloc, w->disp_unit, mi, w->comm, &w->base, &w->win);
+        break;
+    default:
+        e = MPI_Win_create_dynamic(mi, w->comm, &w->win);
+        break;
+    }
+    if (e != MPI_SUCCESS) {
+        w->win = MPI_WIN_NULL;
+        rc = rmalab__mpi_fail(e, "creating the MPI window");
+        goto fail;
+    }
+    MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    if (flavor == RMALAB_FLAVOR_ALLOCATE || flavor == RMALAB_FLAVOR_SHARED)
+        memset(w->base, 0, (size_t)alloc);
+
+    int flag = 0, *model = NULL;
+    void *attr_base = NULL;
+    MPI_Win_get_attr(w->win, MPI_WIN_MODEL, &model, &flag);
+    w->model = flag && model ? *model : MPI_WIN_SEPARATE;
+    MPI_Win_get_attr(w->win, MPI_WIN_BASE, &attr_base, &flag);
+    int base_ok = flavor == RMALAB_FLAVOR_DYNAMIC || (flag && attr_base == w->base);
+    if (flavor != RMALAB_FLAVOR_DYNAMIC && (uintptr_t)w->base % RMALAB__WIN_ALIGN)
+        base_ok = 0;
+    /* Everyone learns whether everyone's window is sound. */
+    int all_ok = 0;
+    if ((e = MPI_Allreduce(&base_ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm)) != MPI_SUCCESS) {
+        rc = rmalab__mpi_fail(e, "checking window bases");
+        goto fail;
+    }
+    if (!all_ok) {
+        rc = rmalab__fail(RMALAB_ERR_WIN,
+                          "win_%s: MPI_WIN_BASE does not match the memory on %s; this MPI "
+                          "would put data into the wrong bytes, so the window was not created",
+                          what, base_ok ? "another rank" : "this rank");
+        goto fail;
+    }
+    if ((rc = exchange_layout(w)))
+        goto fail;
+    if (w->name[0])
+        MPI_Win_set_name(w->win, w->name);
+    MPI_Info_free(&mi);
+    rmalab_info_destroy(valid);
+    *out = w;
+    return RMALAB_OK;
+
+fail:
+    if (w->win != MPI_WIN_NULL)
+        MPI_Win_free(&w->win);
+    if (mi != MPI_INFO_NULL)
+        MPI_Info_free(&mi);
+    rmalab_info_destroy(valid);
+    if (flavor == RMALAB_FLAVOR_CREATE && opts->base)
+        w->base = NULL;
+    win_destroy_struct(w);
+    return rc;
+}
+
+int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
+{
+    return win_new(RMALAB_FLAVOR_CREATE, opts, out, diags);
+}
+
+int rmalab_win_allocate(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
+{
+    return win_new(RMALAB_FLAVOR_ALLOCATE, opts, out, diags);
+}
+
+int rmalab_win_allocate_shared(const rmalab_win_opts *opts, rmalab_win **out,
+                               rmalab_diags *diags)
+{
+    return win_new(RMALAB_FLAVOR_SHARED, opts, out, diags);
+}
+
+int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
+                              rmalab_diags *diags)
+{
+    return win_new(RMALAB_FLAVOR_DYNAMIC, opts, out, diags);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Destruction                                                              */
+
+/* Can the window be freed in its current state? A fence with no RMA call
+ * after it opens no epoch. */
+static int check_free(rmalab_win *w)
+{
+    int open_access = w->access == RMALAB_ACCESS_START || w->access == RMALAB_ACCESS_LOCK ||
+                      w->access == RMALAB_ACCESS_LOCK_ALL ||
+                      (w->access == RMALAB_ACCESS_FENCE && w->ops_in_epoch > 0);
+    if (open_access || w->exposure == RMALAB_EXPOSURE_POST) {
+        char state[256];
+        rmalab_win_describe(w, state, sizeof state);
+        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                            "free: a window may only be freed outside of any epoch, and this "
+                            "one has %s; close it first (%s)",
+                            state,
+                            w->access == RMALAB_ACCESS_START       ? "win:complete()"
+                            : w->access == RMALAB_ACCESS_LOCK      ? "win:unlock(target)"
+                            : w->access == RMALAB_ACCESS_LOCK_ALL  ? "win:unlock_all()"
+                            : w->exposure == RMALAB_EXPOSURE_POST  ? "win:wait()"
+                                                                   : "win:fence()");
+    }
+    return RMALAB_OK;
+}
+
+int rmalab_win_free(rmalab_win **win)
+{
+    if (!win || !*win)
+        return RMALAB_OK;
+    rmalab_win *w = *win;
+    int rc = check_free(w);
+    if (rc)
+        return rc;
+    char saved[2048] = "";
+    int cb_rc = rmalab__attrs_delete_all(w);
+    if (cb_rc)
+        snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
+    rmalab__set_blocked(w, "free");
+    int e = MPI_Win_free(&w->win);
+    rmalab__set_blocked(w, NULL);
+    for (int i = 0; i < w->npending; i++) {
+        w->pending[i]->win = NULL;
+        rmalab_result_release(w->pending[i]);
+    }
+    w->npending = 0;
+    *win = NULL;
+    if (w->flavor == RMALAB_FLAVOR_CREATE && !w->owned_mem)
+        w->base = NULL;
+    win_destroy_struct(w);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_free");
+    if (cb_rc)
+        return rmalab__fail(cb_rc, "%s", saved);
+    return RMALAB_OK;
+}
+
+rmalab__attr_list *rmalab__win_attrs(rmalab_win *win)
+{
+    return &win->attrs;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dynamic windows                                                          */
+
+int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
+        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR,
+                            "attach: only dynamic windows (win_create_dynamic) take attached "
+                            "memory; this one is a %s window", rmalab_flavor_name(w->flavor));
+    if (size <= 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
+                            (long)size);
+    if (w->nregions == w->capregions) {
+        int cap = w->capregions ? 2 * w->capregions : 4;
+        struct rmalab__region *r = realloc(w->regions, (size_t)cap * sizeof *r);
+        if (!r)
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: out of memory");
+        w->regions = r;
+        w->capregions = cap;
+    }
+    void *mem;
+    if (posix_memalign(&mem, RMALAB__MEM_ALIGN, (size_t)round16(size)))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
+    memset(mem, 0, (size_t)round16(size));
+    int e = MPI_Win_attach(w->win, mem, size);
+    if (e != MPI_SUCCESS) {
+        free(mem);
+        return rmalab__mpi_fail(e, "MPI_Win_attach");
+    }
+    MPI_Aint a;
+    MPI_Get_address(mem, &a);
+    w->regions[w->nregions++] = (struct rmalab__region){mem, a, size};
+    *addr = a;
+    return RMALAB_OK;
+}
+
+int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
+        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR, "detach: this is a %s window, not dynamic",
+                            rmalab_flavor_name(w->flavor));
+    for (int i = 0; i < w->nregions; i++) {
+        if (w->regions[i].addr != addr)
+            continue;
+        int e = MPI_Win_detach(w->win, w->regions[i].mem);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Win_detach");
+        free(w->regions[i].mem);
+        w->regions[i] = w->regions[--w->nregions];
+        return RMALAB_OK;
+    }
+    return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
+                        "detach: no memory of this window is attached at address %ld; use the "
+                        "address win:attach returned",
+                        (long)addr);
+}
+
+/* The local bytes [off, off + n) of a displacement: for dynamic windows the
+ * displacement is an address inside an attached region. */
+static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
+                       unsigned char **p)
+{
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
+        for (int i = 0; i < w->nregions; i++) {
+            const struct rmalab__region *r = &w->regions[i];
+            if (disp >= r->addr && disp + n <= r->addr + r->size) {
+                *p = (unsigned char *)r->mem + (disp - r->addr);
+                return RMALAB_OK;
+            }
+        }
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: address %ld (+%ld bytes) is not inside memory attached to "
+                            "this dynamic window",
+                            what, (long)disp, (long)n);
+    }
+    MPI_Aint off = disp * w->disp_unit;
+    if (disp < 0 || off + n > w->size_req)
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: displacement %ld (byte %ld) + %ld bytes is outside this "
+                            "rank's window of %ld bytes",
+                            what, (long)disp, (long)off, (long)n, (long)w->size_req);
+    *p = (unsigned char *)w->base + off;
+    return RMALAB_OK;
+}
+
+static int check_count(rmalab_type type, int count, const char *what)
+{
+    if ((unsigned)type >= RMALAB_NTYPES)
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type", what);
+    if (count < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", what, count);
+    return RMALAB_OK;
+}
+
+int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    int rc = check_count(type, count, "read");
+    if (!rc)
+        rc = local_bytes(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc)
+        return rc;
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
+    return RMALAB_OK;
+}
+
+int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    int rc = check_count(type, count, "write");
+    if (!rc)
+        rc = local_bytes(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc)
+        return rc;
+    memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Properties                                                               */
+
+MPI_Win rmalab_win_mpi(const rmalab_win *w) { return w ? w->win : MPI_WIN_NULL; }
+void *rmalab_win_base(const rmalab_win *w) { return w ? w->base : NULL; }
+MPI_Aint rmalab_win_size(const rmalab_win *w) { return w ? w->size_req : 0; }
+int rmalab_win_disp_unit(const rmalab_win *w) { return w ? w->disp_unit : 0; }
+rmalab_flavor rmalab_win_flavor(const rmalab_win *w) { return w ? w->flavor : RMALAB_FLAVOR_CREATE; }
+int rmalab_win_model(const rmalab_win *w) { return w ? w->model : MPI_WIN_SEPARATE; }
+int rmalab_win_rank(const rmalab_win *w) { return w ? w->rank : -1; }
+int rmalab_win_group_size(const rmalab_win *w) { return w ? w->size : 0; }
+const int *rmalab_win_world_ranks(const rmalab_win *w) { return w ? w->world_ranks : NULL; }
+
+MPI_Aint rmalab_win_size_of(const rmalab_win *w, int rank)
+{
+    return w && rank >= 0 && rank < w->size ? w->sizes[rank] : -1;
+}
+
+int rmalab_win_disp_unit_of(const rmalab_win *w, int rank)
+{
+    return w && rank >= 0 && rank < w->size ? w->disp_units[rank] : -1;
+}
+
+int rmalab_win_set_name(rmalab_win *w, const char *name)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (!name)
+        return rmalab__fail(RMALAB_ERR_ARG, "set_name: name is NULL");
+    if (strlen(name) >= sizeof w->name)
+        return rmalab__fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
+                            sizeof w->name - 1);
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    pthread_mutex_unlock(&w->lock);
+    MPI_Win_set_name(w->win, name);
+    return RMALAB_OK;
+}
+
+const char *rmalab_win_get_name(const rmalab_win *w)
+{
+    return w ? w->name : "";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hints                                                                    */
+
+int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    rmalab_info *valid = NULL;
+    MPI_Info mi = MPI_INFO_NULL;
+    int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags), n = 0;
+    if (rc)
+        return rc;
+    if (info)
+        rmalab_info_get_nkeys(info, &n);
+    for (int i = 0; i < n; i++) {
+        const char *k;
+        rmalab_info_nth((rmalab_info *)info, i, &k, NULL, NULL, NULL);
+        const rmalab_hint_def *d = rmalab_hints_find(RMALAB_SCOPE_WIN, k);
+        if (d && !d->after_create)
+            rmalab__diag_add(diags, k,
+                             "%s is read only when the window is created; %s ignores it in "
+                             "set_info. Give it at creation instead",
+                             k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
+    }
+    if (!(rc = rmalab_info_to_mpi(valid, &mi))) {
+        rmalab__set_blocked(w, "set_info");
+        int e = MPI_Win_set_info(w->win, mi);
+        rmalab__set_blocked(w, NULL);
+        if (e != MPI_SUCCESS)
+            rc = rmalab__mpi_fail(e, "MPI_Win_set_info");
+        for (int i = 0; i < n && !rc; i++) {
+            const char *k, *v;
+            size_t kl, vl;
+            rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
+            rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
+        }
+        MPI_Info_free(&mi);
+    }
+    rmalab_info_destroy(valid);
+    return rc;
+}
+
+int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    MPI_Info mi = MPI_INFO_NULL;
+    int e = MPI_Win_get_info(w->win, &mi);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_get_info");
+    rmalab_info *info;
+    int rc = rmalab_info_from_mpi(mi, &info);
+    MPI_Info_free(&mi);
+    if (rc)
+        return rc;
+    /* MPICH 4.0.2 reports unrelated text for some keys: show what was in
+     * force from creation, or the default. */
+    for (int i = 0; i < rmalab_hints_count(RMALAB_SCOPE_WIN) && !rc; i++) {
+        const rmalab_hint_def *d = rmalab_hints_at(RMALAB_SCOPE_WIN, i);
+        if (!d->report_unreliable || !rmalab_info_lookup(info, d->key, strlen(d->key), NULL))
+            continue;
+        const char *v = rmalab_info_lookup(w->at_create, d->key, strlen(d->key), NULL);
+        rc = rmalab_info_set(info, d->key, v ? v : d->default_value);
+    }
+    if (!rc)
+        rc = rmalab_info_set(info, "rmalab_pscw", w->engine);
+    if (rc) {
+        rmalab_info_destroy(info);
+        return rc;
+    }
+    *out = info;
+    return RMALAB_OK;
+}
+
+int rmalab_win_hints(rmalab_win *w, rmalab_hints_report **out)
+{
+    rmalab_info *eff;
+    int rc = rmalab_win_get_info(w, &eff);
+    if (rc)
+        return rc;
+    rc = rmalab_hints_report_build(RMALAB_SCOPE_WIN, w->requested, eff, out);
+    rmalab_info_destroy(eff);
+    return rc;
+}
+
+int rmalab_win_check_hints(rmalab_win *w, rmalab_agreement **out)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    return rmalab_hints_check_agreement(w->comm, RMALAB_SCOPE_WIN, w->requested, out);
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# rmalab's one entry point for people and CI. Each command installs what is
+# missing (Debian 12, as root or with sudo), configures and builds first.
+#
+#   ./do start        build, then run the main job on 2 ranks
+#   ./do test         build, then run every test; ends with "N passed, N failed"
+#   ./do asan         build the core with ASan+UBSan and run its unit tests
+#   ./do bench        build, then run the benchmarks
+#   ./do deps         only install the packages
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config
+          libedit-dev gcc)
+
+deps() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "installing: ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+build() { # build DIR [meson options...]
+    local dir=$1; shift
+    deps
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@" >/dev/null
+    fi
+    ninja -C "$dir" >/dev/null
+}
+
+# Run meson test in DIR and print its counts as "N passed, N failed".
+run_tests() { # run_tests DIR [meson test args...]
+    local dir=$1; shift
+    local status=0
+    meson test -C "$dir" --print-errorlogs "$@" || status=$?
+    summarize "$dir/meson-logs/testlog.txt"
+    return $status
+}
+
+summarize() {
+    awk '/^Ok:/{ok+=$2} /^Expected Fail:/{ok+=$3} /^Fail:/{bad+=$2} /^Unexpected Pass:/{bad+=$3}
+         /^Timeout:/{bad+=$2} END{printf "%d passed, %d failed\n", ok, bad}' "$1"
+}
+
+cmd=${1:-start}
+case "$cmd" in
+deps) deps ;;
+start)
+    build build
+    exec mpiexec -n 2 env LUA_CPATH="$PWD/build/lua/?.so;;" lua5.4 scripts/hints-tour.lua
+    ;;
+test)
+    build build
+    run_tests build
+    ;;
+asan)
+    build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        run_tests build-asan --suite core
+    ;;
+bench)
+    build build
+    meson test -C build --benchmark --verbose
+    ;;
+*)
+    echo "usage: ./do [start|test|asan|bench|deps]" >&2
+    exit 2
+    ;;
+esac

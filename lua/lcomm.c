@@ -1,0 +1,199 @@
+/* Communicators in Lua: rl.world and the communicators made from it with
+ * hints. MPI_Comm_free is collective, so __gc never frees a communicator:
+ * it warns about one that was never freed, and MPI_Finalize reclaims it. */
+#include <stdio.h>
+
+#include "lrmalab.h"
+
+typedef struct {
+    rmalab_comm *comm;
+    int is_world;
+} lcomm;
+
+static lcomm *newcomm(lua_State *L)
+{
+    lcomm *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->comm = NULL;
+    u->is_world = 0;
+    luaL_setmetatable(L, LRM_COMM_T);
+    lrm_stats.comms++;
+    return u;
+}
+
+rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+{
+    lcomm *u = luaL_testudata(L, arg, LRM_COMM_T);
+    if (!u)
+        lrm_argerror(L, arg, RMALAB_ERR_COMM, "communicator expected");
+    if (!u->comm)
+        lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
+    return u->comm;
+}
+
+void lrm_pushworld(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.world") != LUA_TNIL)
+        return;
+    lua_pop(L, 1);
+    lcomm *u = newcomm(L);
+    int rc = rmalab_comm_wrap(MPI_COMM_WORLD, &u->comm);
+    if (rc)
+        lrm_raise(L, rc, "rl.world");
+    u->is_world = 1;
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.world");
+}
+
+static int comm_rank(lua_State *L)
+{
+    lua_pushinteger(L, rmalab_comm_rank(lrm_checkcomm(L, 1)));
+    return 1;
+}
+
+static int comm_size(lua_State *L)
+{
+    lua_pushinteger(L, rmalab_comm_size(lrm_checkcomm(L, 1)));
+    return 1;
+}
+
+static int comm_barrier(lua_State *L)
+{
+    int e = MPI_Barrier(rmalab_comm_mpi(lrm_checkcomm(L, 1)));
+    if (e != MPI_SUCCESS)
+        return lrm_raisef(L, RMALAB_ERR_OTHER, "comm:barrier: MPI_Barrier failed");
+    return 0;
+}
+
+/* c:dup([hints]) -> new communicator, diagnostics (collective) */
+static int comm_dup(lua_State *L)
+{
+    rmalab_comm *parent = lrm_checkcomm(L, 1);
+    rmalab_info *info = lrm_toinfo(L, 2, 1);
+    lcomm *u = newcomm(L);
+    rmalab_diags d;
+    rmalab_diags_init(&d);
+    int rc = rmalab_comm_dup(parent, info, &u->comm, &d);
+    if (rc) {
+        rmalab_diags_clear(&d);
+        return lrm_raise(L, rc, "comm:dup");
+    }
+    lrm_pushdiags(L, &d);
+    return 2;
+}
+
+/* c:set_info(hints) -> diagnostics (collective) */
+static int comm_set_info(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_info *info = lrm_toinfo(L, 2, 0);
+    rmalab_diags d;
+    rmalab_diags_init(&d);
+    int rc = rmalab_comm_set_info(c, info, &d);
+    if (rc) {
+        rmalab_diags_clear(&d);
+        return lrm_raise(L, rc, "comm:set_info");
+    }
+    lrm_pushdiags(L, &d);
+    return 1;
+}
+
+static int comm_get_info(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_info *info;
+    int rc = rmalab_comm_get_info(c, &info);
+    if (rc)
+        return lrm_raise(L, rc, "comm:get_info");
+    lrm_pushinfo(L, info);
+    return 1;
+}
+
+static int comm_hints(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_hints_report *r;
+    int rc = rmalab_comm_hints(c, &r);
+    if (rc)
+        return lrm_raise(L, rc, "comm:hints");
+    lrm_pushreport(L, r);
+    return 1;
+}
+
+/* c:check_hints() -> array of disagreements (collective) */
+static int comm_check_hints(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_agreement *a;
+    int rc = rmalab_comm_check_hints(c, &a);
+    if (rc)
+        return lrm_raise(L, rc, "comm:check_hints");
+    lrm_pushagreement(L, a);
+    return 1;
+}
+
+static int comm_free(lua_State *L)
+{
+    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    if (u->is_world)
+        return lrm_raisef(L, RMALAB_ERR_COMM, "comm:free: rl.world is MPI_COMM_WORLD and "
+                                              "cannot be freed");
+    int rc = rmalab_comm_free(&u->comm);
+    if (rc)
+        return lrm_raise(L, rc, "comm:free");
+    return 0;
+}
+
+static int comm_gc(lua_State *L)
+{
+    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    lrm_stats.comms--;
+    if (u->comm && !u->is_world) {
+        lua_warning(L, "rmalab: a communicator was never freed; call c:free() (collective) "
+                       "or declare it <close>", 0);
+    }
+    return 0;
+}
+
+static int comm_close(lua_State *L)
+{
+    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    if (u->comm && !u->is_world)
+        return comm_free(L);
+    return 0;
+}
+
+static int comm_tostring(lua_State *L)
+{
+    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    if (!u->comm)
+        lua_pushstring(L, "rmalab.comm (freed)");
+    else
+        lua_pushfstring(L, "rmalab.comm (%s, rank %d of %d)", u->is_world ? "world" : "dup",
+                        rmalab_comm_rank(u->comm), rmalab_comm_size(u->comm));
+    return 1;
+}
+
+static const luaL_Reg comm_methods[] = {
+    {"rank", comm_rank},         {"size", comm_size},
+    {"barrier", comm_barrier},   {"dup", comm_dup},
+    {"set_info", comm_set_info}, {"get_info", comm_get_info},
+    {"hints", comm_hints},       {"check_hints", comm_check_hints},
+    {"free", comm_free},         {NULL, NULL},
+};
+
+static const luaL_Reg comm_meta[] = {
+    {"__gc", comm_gc},
+    {"__close", comm_close},
+    {"__tostring", comm_tostring},
+    {"__index", NULL},
+    {NULL, NULL},
+};
+
+void lrm_open_comm(lua_State *L)
+{
+    luaL_newmetatable(L, LRM_COMM_T);
+    luaL_setfuncs(L, comm_meta, 0);
+    luaL_newlib(L, comm_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,97 @@
+/* Error objects: every failure at the Lua boundary raises a table
+ * {class = "ERR_...", message = "...", code = n} whose __tostring gives
+ * "ERR_CLASS: message", so scripts can test err.class and people can read
+ * tostring(err). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lrmalab.h"
+
+static int error_tostring(lua_State *L)
+{
+    lua_getfield(L, 1, "class");
+    lua_getfield(L, 1, "message");
+    lua_pushfstring(L, "%s: %s", luaL_optstring(L, -2, "ERR_UNKNOWN"),
+                    luaL_optstring(L, -1, "(no message)"));
+    return 1;
+}
+
+static void push_error(lua_State *L, int code, const char *msg)
+{
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, rmalab_err_name(code));
+    lua_setfield(L, -2, "class");
+    lua_pushstring(L, msg);
+    lua_setfield(L, -2, "message");
+    lua_pushinteger(L, code);
+    lua_setfield(L, -2, "code");
+    luaL_where(L, 1);
+    lua_setfield(L, -2, "where");
+    if (luaL_newmetatable(L, LRM_ERROR_T)) {
+        lua_pushcfunction(L, error_tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+    lua_setmetatable(L, -2);
+}
+
+int lrm_raise(lua_State *L, int code, const char *what)
+{
+    char msg[2600];
+    snprintf(msg, sizeof msg, "%s: %s", what, rmalab_errmsg());
+    push_error(L, code, msg);
+    return lua_error(L);
+}
+
+int lrm_raisef(lua_State *L, int code, const char *fmt, ...)
+{
+    char msg[2600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    push_error(L, code, msg);
+    return lua_error(L);
+}
+
+int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
+{
+    lua_Debug ar;
+    const char *name = "?";
+    if (lua_getstack(L, 0, &ar)) {
+        lua_getinfo(L, "n", &ar);
+        if (ar.name)
+            name = ar.name;
+        if (ar.namewhat && strcmp(ar.namewhat, "method") == 0) {
+            arg--;
+            if (arg == 0)
+                return lrm_raisef(L, code, "calling '%s' on bad self (%s)", name, msg);
+        }
+    }
+    return lrm_raisef(L, code, "bad argument #%d to '%s' (%s)", arg, name, msg);
+}
+
+const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len)
+{
+    if (lua_type(L, arg) != LUA_TSTRING) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "string expected, got %s", luaL_typename(L, arg));
+        lrm_argerror(L, arg, code, msg);
+    }
+    return lua_tolstring(L, arg, len);
+}
+
+int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[])
+{
+    const char *name = def && lua_isnoneornil(L, arg) ? def : NULL;
+    if (!name)
+        name = lrm_checkstring(L, arg, RMALAB_ERR_ARG, NULL);
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return i;
+    char msg[512];
+    int off = snprintf(msg, sizeof msg, "invalid option '%s'; expected one of", name);
+    for (int i = 0; list[i] && off < (int)sizeof msg; i++)
+        off += snprintf(msg + off, sizeof msg - (size_t)off, "%s '%s'", i ? "," : "", list[i]);
+    return lrm_argerror(L, arg, RMALAB_ERR_ARG, msg);
+}

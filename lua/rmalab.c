@@ -1,0 +1,237 @@
+/* The `rmalab` Lua module: `local rl = require "rmalab"`.
+ *
+ * Loading it starts MPI if nobody has (asking for MPI_THREAD_MULTIPLE, which
+ * the REPL needs), with MPI_ERRORS_RETURN on the predefined communicators so
+ * that no user mistake aborts the job. MPI is finalised when the Lua state
+ * closes, also after a Lua error, through a runtime object created before
+ * any other rmalab object and so finalised after all of them; an atexit
+ * handler covers os.exit() without closing the state. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "lrmalab.h"
+
+typedef struct {
+    int owns_mpi; /* this module called MPI_Init_thread */
+} lruntime;
+
+static int runtime_owns_mpi, runtime_done;
+static MPI_Comm exit_comm = MPI_COMM_NULL;
+
+/* Windows whose userdata was collected without win:free(). */
+static struct {
+    rmalab_win **w;
+    int n, cap;
+} leaked;
+
+void lrm_leaked_win(rmalab_win *w)
+{
+    if (leaked.n == leaked.cap) {
+        int cap = leaked.cap ? 2 * leaked.cap : 8;
+        rmalab_win **p = realloc(leaked.w, (size_t)cap * sizeof *p);
+        if (!p)
+            return;
+        leaked.w = p;
+        leaked.cap = cap;
+    }
+    leaked.w[leaked.n++] = w;
+}
+
+/* Wait for every rank to reach exit, sleeping between polls; false after
+ * `seconds` (some rank is still running, blocked, or gone). */
+static int all_ranks_exiting(double seconds)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(exit_comm, &req) != MPI_SUCCESS)
+        return 0;
+    double until = MPI_Wtime() + seconds;
+    int done = 0;
+    while (!done && MPI_Wtime() < until) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return done;
+}
+
+/* MPICH 4.0.2 with UCX aborts in MPI_Finalize while any window is alive, so
+ * windows that were never freed must be freed first; MPI_Win_free is
+ * collective, which is only safe when every rank is exiting and leaked the
+ * same windows. Passive-target epochs are closed locally first and fence
+ * epochs with a closing fence; an open PSCW epoch could block, so then (and
+ * whenever ranks disagree) the process exits without MPI_Finalize, which
+ * never aborts or hangs. Returns whether MPI_Finalize is safe. */
+static int release_leaked_windows(void)
+{
+    int size, rank, ok = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *t = getenv("RMALAB_EXIT_TIMEOUT");
+    double timeout = t ? atof(t) : 5.0;
+    if (!all_ranks_exiting(timeout > 0 ? timeout : 5.0)) {
+        if (leaked.n)
+            fprintf(stderr,
+                    "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
+                    "within %.0f s; exiting without MPI_Finalize\n",
+                    rank, leaked.n, leaked.n == 1 ? " was" : "s were", timeout);
+        return leaked.n == 0;
+    }
+    int mine[2] = {leaked.n, 0}, lo[2], hi[2];
+    for (int i = 0; i < leaked.n; i++) {
+        rmalab_epoch_state s;
+        rmalab_win_state(leaked.w[i], &s);
+        if (rmalab_win_group_size(leaked.w[i]) != size || s.access == RMALAB_ACCESS_START ||
+            s.exposure == RMALAB_EXPOSURE_POST)
+            mine[1] = 1;
+    }
+    MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, exit_comm);
+    MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, exit_comm);
+    if (hi[0] == 0)
+        return 1;
+    if (lo[0] != hi[0] || hi[1]) {
+        if (leaked.n)
+            fprintf(stderr,
+                    "rmalab: rank %d: %d window%s never freed and cannot be freed safely at "
+                    "exit (ranks differ, or a PSCW epoch is open); exiting without "
+                    "MPI_Finalize\n",
+                    rank, leaked.n, leaked.n == 1 ? " was" : "s were");
+        return 0;
+    }
+    for (int i = 0; i < leaked.n; i++) {
+        rmalab_win *w = leaked.w[i];
+        MPI_Win mw = rmalab_win_mpi(w);
+        rmalab_epoch_state s;
+        rmalab_win_state(w, &s);
+        if (s.access == RMALAB_ACCESS_LOCK_ALL)
+            MPI_Win_unlock_all(mw);
+        for (int r = 0; s.access == RMALAB_ACCESS_LOCK && r < s.n_access; r++)
+            MPI_Win_unlock(s.access_ranks[r], mw);
+        int fence = s.access == RMALAB_ACCESS_FENCE, any = 0;
+        MPI_Allreduce(&fence, &any, 1, MPI_INT, MPI_MAX, exit_comm);
+        if (any)
+            MPI_Win_fence(MPI_MODE_NOSUCCEED, mw);
+        if (MPI_Win_free(&mw) != MPI_SUCCESS)
+            ok = 0;
+    }
+    leaked.n = 0;
+    return ok;
+}
+
+static void finalize_mpi(void)
+{
+    int init = 0, fini = 0;
+    if (runtime_done || !runtime_owns_mpi)
+        return;
+    runtime_done = 1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fini);
+    if (!init || fini)
+        return;
+    fflush(stdout);
+    if (release_leaked_windows()) {
+        MPI_Comm_free(&exit_comm);
+        MPI_Finalize();
+    }
+    fflush(stderr);
+}
+
+static int runtime_gc(lua_State *L)
+{
+    (void)L;
+    finalize_mpi();
+    return 0;
+}
+
+static void start_runtime(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.runtime") != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lruntime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
+    rt->owns_mpi = 0;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, runtime_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.runtime");
+
+    int init = 0, fini = 0, provided = 0;
+    MPI_Finalized(&fini);
+    if (fini)
+        lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI was already finalised");
+    MPI_Initialized(&init);
+    if (!init) {
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+            lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
+        rt->owns_mpi = runtime_owns_mpi = 1;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm);
+        atexit(finalize_mpi);
+    }
+}
+
+lrm_stats_t lrm_stats;
+
+/* rl.debug.stats() -> { infos, comms, wins, keyvals, refs }: live binding
+ * objects (userdata not yet collected) and registry references held. */
+static int l_stats(lua_State *L)
+{
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, lrm_stats.infos);
+    lua_setfield(L, -2, "infos");
+    lua_pushinteger(L, lrm_stats.comms - 1); /* rl.world lives as long as the module */
+    lua_setfield(L, -2, "comms");
+    lua_pushinteger(L, lrm_stats.wins);
+    lua_setfield(L, -2, "wins");
+    lua_pushinteger(L, lrm_stats.keyvals);
+    lua_setfield(L, -2, "keyvals");
+    lua_pushinteger(L, lrm_stats.refs);
+    lua_setfield(L, -2, "refs");
+    return 1;
+}
+
+static int l_wtime(lua_State *L)
+{
+    lua_pushnumber(L, MPI_Wtime());
+    return 1;
+}
+
+static const luaL_Reg module_funcs[] = {
+    {"info", lrm_info_new},
+    {"info_env", lrm_info_env},
+    {"wtime", l_wtime},
+    {NULL, NULL},
+};
+
+/* The one symbol the module exports. */
+__attribute__((visibility("default"))) int luaopen_rmalab(lua_State *L);
+
+int luaopen_rmalab(lua_State *L)
+{
+    start_runtime(L);
+    lrm_open_info(L);
+    lrm_open_comm(L);
+
+    luaL_newlib(L, module_funcs);
+    lrm_open_win(L);
+    lrm_open_attr(L);
+    lua_pushstring(L, rmalab_version());
+    lua_setfield(L, -2, "version");
+    lua_pushinteger(L, RMALAB_MAX_INFO_KEY);
+    lua_setfield(L, -2, "MAX_INFO_KEY");
+    lua_pushinteger(L, RMALAB_MAX_INFO_VAL);
+    lua_setfield(L, -2, "MAX_INFO_VAL");
+    lrm_open_hints(L);
+    lua_setfield(L, -2, "hints");
+    lrm_pushworld(L);
+    lua_setfield(L, -2, "world");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_stats);
+    lua_setfield(L, -2, "stats");
+    lua_setfield(L, -2, "debug");
+    return 1;
+}

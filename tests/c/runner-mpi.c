@@ -1,0 +1,60 @@
+/* test-core-mpi: the suites of the core that need MPI (info conversion and
+ * communicators), run under `mpiexec -n 2`. check runs in no-fork mode so
+ * that every test shares this process's MPI state; every rank runs the same
+ * tests in the same order. Each rank prints its own failures, and rank 0
+ * reports the failures of all ranks combined. Exit status: 0 on every rank
+ * when no test failed on any rank. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static void print_failures(SRunner *sr, int rank)
+{
+    int n = srunner_ntests_failed(sr);
+    TestResult **failures = srunner_failures(sr);
+    for (int i = 0; i < n; i++)
+        printf("rank %d: %s:%d: %s: %s\n", rank, tr_lfile(failures[i]), tr_lno(failures[i]),
+               tr_tcname(failures[i]), tr_msg(failures[i]));
+    free(failures);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2 && rank == 0)
+        fprintf(stderr, "test-core-mpi: run under mpiexec -n 2 (or more); the agreement "
+                        "tests need a second rank\n");
+
+    SRunner *sr = srunner_create(info_mpi_suite());
+    srunner_add_suite(sr, comm_suite());
+    srunner_add_suite(sr, attr_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, rank == 0 ? CK_ENV : CK_SILENT);
+
+    /* Failures rank by rank, then the verdict of all ranks. */
+    for (int r = 0; r < size; r++) {
+        if (r == rank && r != 0)
+            print_failures(sr, rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    int counts[2] = {srunner_ntests_failed(sr), srunner_ntests_run(sr)}, total[2], runs[2];
+    MPI_Allreduce(counts, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&counts[1], &runs[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&counts[1], &runs[1], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    srunner_free(sr);
+    if (rank == 0) {
+        if (runs[0] != runs[1])
+            printf("test-core-mpi: ranks ran different numbers of tests (%d to %d)\n", runs[0],
+                   runs[1]);
+        printf("test-core-mpi: %d ranks, %d tests each, %d failures in all\n", size, runs[1],
+               total[0]);
+    }
+    int failed = total[0] != 0 || runs[0] != runs[1];
+    MPI_Finalize();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
