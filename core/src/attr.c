@@ -17,7 +17,7 @@
  * private keyval `values_kv`, created on the first read and freed with the
  * other attributes when the window goes. It has no callback and no reference
  * count, and lookups never match it. */
-#include "private.h"
+#include "win-private.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -197,7 +197,9 @@ static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value)
     if (!kv->del)
         return RMALAB_OK;
     rmalab__fail(RMALAB_OK, "%s", ""); /* to tell whether the callback said why */
+    win->in_callback++;
     int rc = kv->del(win, kv, value, kv->extra);
+    win->in_callback--;
     if (rc == RMALAB_OK)
         return RMALAB_OK;
     if (rc < 0 || rc >= RMALAB_ERR_LASTCODE)

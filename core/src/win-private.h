@@ -38,6 +38,7 @@ struct rmalab_win {
     rmalab_info *at_create; /* canonical hints in force from creation */
     const char *engine;     /* "native" */
     rmalab__attr_list attrs;
+    int in_callback;        /* attribute callbacks running on this window */
 
     struct rmalab__region *regions; /* dynamic windows */
     int nregions, capregions;

@@ -390,6 +390,10 @@ int rmalab_win_free(rmalab_win **win)
     if (!win || !*win)
         return RMALAB_OK;
     rmalab_win *w = *win;
+    if (w->in_callback)
+        return rmalab__fail(RMALAB_ERR_WIN,
+                            "free: a window cannot be freed from one of its own attribute "
+                            "delete callbacks; free it after the call that ran the callback");
     int rc = check_free(w);
     if (rc)
         return rc;
