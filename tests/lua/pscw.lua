@@ -1,0 +1,332 @@
+-- Post/start/complete/wait from Lua, on 2 ranks: exchanges with wait and
+-- with test, empty groups, assertions, every misuse the epoch state machine
+-- catches (each followed by a successful epoch on the same window), bad
+-- groups, and what win:epochs() shows in each state. Checks are soft
+-- (soft.lua): a failed check never makes one rank skip a synchronisation
+-- call the other is waiting in.
+local rl = require "rmalab"
+local S = require "soft"
+
+assert(S.size == 2, "pscw.lua runs on 2 ranks")
+local rank = S.rank
+local other = 1 - rank
+
+local function window()
+  return (rl.win_allocate(16, { disp_unit = 8, name = "pscw" }))
+end
+
+-- One symmetric epoch: put `v` into the other rank's slot 0; returns what
+-- arrived here.
+local function exchange(w, v, post_assert, start_assert)
+  w:post({ other }, post_assert)
+  w:start({ other }, start_assert)
+  w:put(other, 0, "int64", v)
+  w:complete()
+  w:wait()
+  return w:read(0, "int64")
+end
+
+-- Poll win:test() until it returns true; returns the number of calls (or
+-- nil after 20 s).
+local function poll(w)
+  local n, deadline = 0, rl.wtime() + 20
+  repeat
+    n = n + 1
+    if w:test() then return n end
+  until rl.wtime() > deadline
+  return nil
+end
+
+S.test("post, start, complete, wait", function()
+  local w <close> = window()
+  for i = 1, 3 do
+    S.eq(exchange(w, 100 * i + rank), 100 * i + other, "epoch " .. i)
+  end
+  -- one-sided roles: rank 0 only accesses, rank 1 only exposes
+  if rank == 0 then
+    w:start({ 1 })
+    w:put(1, 1, "int64", 77)
+    local r = w:get(1, 0, "int64")
+    w:complete()
+    S.eq(r:value(), 300, "get in the same epoch")
+  else
+    w:post({ 0 })
+    w:wait()
+    S.eq(w:read(1, "int64"), 77, "rank 0's put arrived")
+  end
+  S.eq(w:epochs().epochs, rank == 0 and 4 or 3, "access epochs closed")
+  w:free()
+end)
+
+S.test("test polls until the exposure epoch is over", function()
+  local w <close> = window()
+  w:post({ other })
+  w:start({ other })
+  w:put(other, 0, "int64", 40 + rank)
+  w:complete()
+  local n = poll(w)
+  S.ok(n, "test returned true within 20 s")
+  S.eq(w:read(0, "int64"), 40 + other, "data arrived when test said so")
+  S.eq(w:epochs().exposure, "none", "test closed the exposure epoch")
+  -- the epoch after a test-ended one is normal
+  S.eq(exchange(w, 50 + rank), 50 + other, "next epoch")
+  w:free()
+end)
+
+S.test("test is false until the origin completes", function()
+  local w <close> = window()
+  if rank == 0 then
+    w:post({ 1 })
+    -- rank 1 cannot have started: it waits in the barrier below
+    S.eq(w:test(), false, "test before the origin started")
+    S.eq(w:epochs().exposure, "post", "a false test leaves the epoch open")
+    S.same(w:epochs().exposure_group, { 1 }, "and its group")
+    rl.world:barrier()
+    S.ok(poll(w), "true once rank 1 completed")
+    S.eq(w:read(0, "int64"), 71, "rank 1's put")
+  else
+    rl.world:barrier()
+    w:start({ 0 })
+    w:put(0, 0, "int64", 71)
+    w:complete()
+  end
+  w:free()
+end)
+
+S.test("empty groups", function()
+  local w <close> = window()
+  w:post({})
+  w:start({})
+  S.same(w:epochs().access_group, {}, "empty access group")
+  S.same(w:epochs().exposure_group, {}, "empty exposure group")
+  S.checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, other, 0, "int64", 1)
+  S.checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, rank, 0, "int64", 1)
+  w:complete()
+  S.ok(poll(w), "test on an empty exposure epoch turns true")
+  w:post({}); w:wait()
+  S.eq(exchange(w, 60 + rank), 60 + other, "an epoch after the empty ones")
+  w:free()
+end)
+
+S.test("assertions", function()
+  local w <close> = window()
+  S.eq(exchange(w, 2 + rank, "nostore", nil), 2 + other, "post nostore")
+  S.eq(exchange(w, 4 + rank, {}, nil), 4 + other, "empty array")
+  -- nocheck must be given to post and start alike, and promises that each
+  -- post comes before its start: a barrier orders them
+  w:post({ other }, { "nostore", "nocheck" })
+  rl.world:barrier()
+  w:start({ other }, "nocheck")
+  w:put(other, 0, "int64", 3 + rank)
+  w:complete(); w:wait()
+  S.eq(w:read(0, "int64"), 3 + other, "post and start nocheck")
+  -- noput: the window is not updated by puts; only read it
+  w:write(0, "int64", 90 + rank)
+  w:post({ other }, "noput")
+  w:start({ other })
+  local r = w:get(other, 0, "int64")
+  w:complete(); w:wait()
+  S.eq(r:value(), 90 + other, "get under noput")
+  -- what does not apply, or does not exist
+  S.checkerr("ERR_ARG", "start: the assertion \"nostore\" does not apply to start; it takes "
+    .. "nocheck", w.start, w, { other }, "nostore")
+  S.checkerr("ERR_ARG", "the assertion \"noput\" does not apply to start", w.start, w, { other },
+    { "nocheck", "noput" })
+  S.checkerr("ERR_ARG", "post: the assertion \"noprecede\" does not apply to post; it takes "
+    .. "nocheck, nostore, noput", w.post, w, { other }, "noprecede")
+  S.checkerr("ERR_ARG", "the assertion \"nosucceed\" does not apply to post", w.post, w,
+    { other }, "nosucceed")
+  S.checkerr("ERR_ARG", "unknown assertion \"fast\"; use nocheck, nostore, noput, noprecede or "
+    .. "nosucceed", w.post, w, { other }, "fast")
+  S.checkerr("ERR_ARG", "unknown assertion \"NOCHECK\"", w.start, w, { other }, { "NOCHECK" })
+  S.checkerr("ERR_ARG", "assertions are strings", w.start, w, { other }, { true })
+  S.checkerr("ERR_ARG", "unknown assertion \"1\"", w.start, w, { other }, { 1 })
+  S.checkerr("ERR_ARG", "assertion name or array of names expected", w.post, w, { other }, 1)
+  S.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
+  S.eq(w:epochs().exposure, "none", "no exposure opened by the refused calls")
+  S.eq(exchange(w, 8 + rank), 8 + other, "an epoch after the refused assertions")
+  w:free()
+end)
+
+S.test("completing what was never opened", function()
+  local w <close> = window()
+  S.checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+    .. "none is open", w.complete, w)
+  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+    .. "none is open", w.wait, w)
+  S.checkerr("ERR_RMA_SYNC", "test: it ends an exposure epoch opened by win:post(group)", w.test,
+    w)
+  S.eq(exchange(w, 10 + rank), 10 + other, "an epoch after the misuse")
+  -- after test returned true
+  w:post({ other }); w:start({ other })
+  w:put(other, 0, "int64", 11 + rank)
+  w:complete()
+  S.ok(poll(w), "test turned true")
+  S.checkerr("ERR_RMA_SYNC", "test: win:test() already returned true, which ended the exposure "
+    .. "epoch; post again to open a new one", w.test, w)
+  S.checkerr("ERR_RMA_SYNC", "wait: win:test() already returned true", w.wait, w)
+  S.eq(w:read(0, "int64"), 11 + other, "the data of that epoch")
+  S.eq(exchange(w, 12 + rank), 12 + other, "post again works")
+  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+    .. "none is open", w.wait, w) -- closed by wait: the plain message again
+  -- complete inside a fence epoch with RMA calls names the fence
+  w:fence()
+  w:put(other, 1, "int64", 1)
+  S.checkerr("ERR_RMA_SYNC", "(this is a fence epoch: end it with win:fence())", w.complete, w)
+  w:fence("nosucceed")
+  S.eq(exchange(w, 13 + rank), 13 + other, "an epoch after the fence")
+  w:free()
+end)
+
+S.test("opening an epoch twice, locks and fences inside PSCW", function()
+  local w <close> = window()
+  w:post({ other })
+  S.checkerr("ERR_RMA_SYNC", "post: an exposure epoch (posted to {" .. other .. "}) is already "
+    .. "open; end it with win:wait() or win:test() before posting again", w.post, w, { other })
+  S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
+    .. "not be taken inside it, so end it with win:wait() first", w.lock, w, other)
+  S.checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (exposure, from win:post)",
+    w.lock_all, w)
+  S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
+    .. "not be called inside it, so end it with win:wait() first", w.fence, w)
+  w:start({ other })
+  S.checkerr("ERR_RMA_SYNC", "start: an access epoch (started to {" .. other .. "}) is already "
+    .. "open; end it with win:complete() before starting another", w.start, w, { other })
+  S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
+    other)
+  S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start); fences may "
+    .. "not be called inside it, so end it with win:complete() first", w.fence, w)
+  S.checkerr("ERR_RMA_SYNC", "end it with win:complete() first", w.fence, w, "nosucceed")
+  S.checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (access, from win:start)",
+    w.lock_all, w)
+  w:put(other, 0, "int64", 20 + rank)
+  w:complete()
+  w:wait()
+  S.eq(w:read(0, "int64"), 20 + other, "the epoch went on after the misuse")
+  -- start inside a passive-target epoch
+  w:lock(other, "shared")
+  S.checkerr("ERR_RMA_SYNC", "start: a passive-target epoch (lock) is open; only one access "
+    .. "epoch may be open at a time, so unlock first", w.start, w, { other })
+  S.checkerr("ERR_RMA_SYNC", "post: a passive-target epoch is open on this window", w.post, w,
+    { other })
+  w:unlock(other)
+  w:lock_all()
+  S.checkerr("ERR_RMA_SYNC", "start: a passive-target epoch (lock_all) is open", w.start, w,
+    { other })
+  w:unlock_all()
+  rl.world:barrier()
+  S.eq(exchange(w, 21 + rank), 21 + other, "an epoch after the locks")
+  w:free()
+end)
+
+S.test("RMA calls to a rank outside the start group", function()
+  local w <close> = window()
+  w:post({ rank })
+  w:start({ rank }) -- an epoch to oneself
+  for _, call in ipairs{
+    { "put", function() w:put(other, 0, "int64", 1) end },
+    { "get", function() return w:get(other, 0, "int64") end },
+    { "accumulate", function() w:accumulate(other, 0, "int64", 1, "sum") end },
+    { "fetch_and_op", function() return w:fetch_and_op(other, 0, "int64", 1, "sum") end },
+  } do
+    S.checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other .. ": RMA calls in an "
+      .. "access epoch may only target processes in its group; win:start was given {" .. rank
+      .. "} [window \"pscw\"]", call[2])
+  end
+  w:put(rank, 0, "int64", 30 + rank)
+  S.eq(w:epochs().ops, 1, "refused calls are not counted")
+  w:complete(); w:wait()
+  S.eq(w:read(0, "int64"), 30 + rank, "put to oneself")
+  S.eq(exchange(w, 31 + rank), 31 + other, "an epoch to the other rank")
+  w:free()
+end)
+
+S.test("freeing inside an epoch", function()
+  local w <close> = window()
+  w:post({ other })
+  w:start({ other })
+  local err = S.checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, "
+    .. "and this one has access epoch to {" .. other .. "}; exposure epoch to {" .. other
+    .. "}; close it first (win:complete())", w.free, w)
+  S.has(err, "[window \"pscw\"]")
+  w:put(other, 0, "int64", 40 + rank)
+  w:complete()
+  S.checkerr("ERR_RMA_SYNC", "close it first (win:wait())", w.free, w)
+  w:wait()
+  S.eq(w:read(0, "int64"), 40 + other, "the window still worked")
+  w:free()
+  S.eq(tostring(w), "rmalab.win (freed)", "and was freed afterwards")
+end)
+
+S.test("bad groups", function()
+  local w <close> = window()
+  S.checkerr("ERR_RANK", "post: rank 2 is not in the window's group (ranks 0 to 1)", w.post, w,
+    { 2 })
+  S.checkerr("ERR_RANK", "start: rank -1 is not in the window's group (ranks 0 to 1)", w.start,
+    w, { other, -1 })
+  S.checkerr("ERR_GROUP", "start: rank " .. other .. " appears twice in the group; list each "
+    .. "rank once", w.start, w, { other, other })
+  S.checkerr("ERR_GROUP", "post: rank 0 appears twice", w.post, w, { 0, 1, 0 })
+  S.checkerr("ERR_GROUP", "group element 1 is string; groups hold integer ranks", w.post, w,
+    { "1" })
+  S.checkerr("ERR_GROUP", "group element 2 is number; groups hold integer ranks", w.start, w,
+    { 0, 1.5 })
+  S.checkerr("ERR_GROUP", "group element 1 is boolean", w.start, w, { true })
+  S.checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.post, w, 1)
+  S.checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.start, w)
+  local e = w:epochs()
+  S.eq(e.access, "none", "nothing opened"); S.eq(e.exposure, "none", "nothing posted")
+  S.eq(exchange(w, 50 + rank), 50 + other, "an epoch after the bad groups")
+  w:free()
+end)
+
+S.test("win:epochs() in every state", function()
+  local w <close> = window()
+  local e = w:epochs()
+  S.eq(e.access, "none", "access"); S.eq(e.exposure, "none", "exposure")
+  S.eq(e.access_group, nil, "no access group"); S.eq(e.exposure_group, nil, "no exposure group")
+  S.eq(e.ops, 0, "ops"); S.eq(e.epochs, 0, "epochs"); S.eq(e.engine, "native", "engine")
+  S.eq(e.blocked_in, nil, "not blocked"); S.eq(e.locks, nil, "no locks")
+  S.eq(e.text, "no access epoch", "text")
+
+  w:post({ other })
+  e = w:epochs()
+  S.eq(e.exposure, "post", "exposure after post")
+  S.same(e.exposure_group, { other }, "exposure group")
+  S.eq(e.access, "none", "no access epoch yet")
+  S.eq(e.text, "no access epoch; exposure epoch to {" .. other .. "}", "text after post")
+
+  w:start({ other })
+  w:put(other, 0, "int64", 1)
+  local r = w:get(other, 1, "int64")
+  e = w:epochs()
+  S.eq(e.access, "start", "access after start")
+  S.same(e.access_group, { other }, "access group")
+  S.eq(e.ops, 2, "two RMA calls")
+  S.eq(e.epochs, 0, "none closed yet")
+  S.eq(e.text, "access epoch to {" .. other .. "}; exposure epoch to {" .. other .. "}",
+    "text in both epochs")
+  S.ok(tostring(w):find(e.text, 1, true), "tostring shows the state")
+
+  w:complete()
+  e = w:epochs()
+  S.eq(e.access, "none", "access after complete"); S.eq(e.ops, 0, "ops reset")
+  S.eq(e.epochs, 1, "one epoch closed"); S.eq(e.access_group, nil, "group gone")
+  S.eq(e.exposure, "post", "still exposed")
+  S.eq(r:ready(), true, "the get completed with the epoch")
+  w:wait()
+  e = w:epochs()
+  S.eq(e.exposure, "none", "exposure after wait"); S.eq(e.text, "no access epoch", "text")
+
+  -- a group of both ranks, in the order given
+  w:post({ 1, 0 }); w:start({ 1, 0 })
+  e = w:epochs()
+  S.same(e.access_group, { 1, 0 }, "access group as given")
+  S.same(e.exposure_group, { 1, 0 }, "exposure group as given")
+  S.eq(e.text, "access epoch to {1, 0}; exposure epoch to {1, 0}", "text of two ranks")
+  w:complete(); w:wait()
+  S.eq(w:epochs().epochs, 2, "two epochs closed")
+  w:free()
+end)
+
+S.done()

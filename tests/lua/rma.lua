@@ -1,0 +1,374 @@
+-- RMA operations from Lua, on 2 ranks: put and get of every type, every
+-- accumulate op on a type it is defined on, get_accumulate, fetch_and_op,
+-- compare_and_swap, result handles and when they may be read, and the
+-- origin-side errors (rank, range against the TARGET's size, epoch, op,
+-- type), each followed by a successful use of the same window. The two
+-- ranks give windows of different sizes so that the range checks must use
+-- the target's. Checks are soft (soft.lua) so no rank skips a collective.
+local rl = require "rmalab"
+local S = require "soft"
+
+assert(S.size == 2, "rma.lua runs on 2 ranks")
+local rank = S.rank
+local other = 1 - rank
+
+local TYPES = { "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+  "float", "double", "byte" }
+local LIMITS = {
+  int8 = { -128, 127 }, uint8 = { 0, 255 }, int16 = { -32768, 32767 }, uint16 = { 0, 65535 },
+  int32 = { -2147483648, 2147483647 }, uint32 = { 0, 4294967295 },
+  int64 = { math.mininteger, math.maxinteger }, uint64 = { 0, math.maxinteger },
+}
+
+-- Values rank r puts: different on each rank, extremes included.
+local function pattern(t, r)
+  if t == "byte" then return "r" .. r .. "\0\255x" end
+  if t == "float" then return { 1.5 + r, -0.25, 1024.0 * (r + 1) } end
+  if t == "double" then return { 0.1 * (r + 1), -1e300, math.huge } end
+  local lim = LIMITS[t]
+  return { lim[1] + r, lim[2] - r, 17 + r }
+end
+
+local function count(v) return type(v) == "string" and #v or #v end
+
+S.test("put and get every type in fence epochs", function()
+  local w <close> = rl.win_allocate(64, { disp_unit = 1 })
+  for _, t in ipairs(TYPES) do
+    local mine, theirs = pattern(t, rank), pattern(t, other)
+    local n = count(mine)
+    w:fence()
+    w:put(other, 8, t, mine)
+    w:fence()
+    local got = w:read(8, t, n)
+    if t == "byte" then S.eq(got, theirs, "put " .. t)
+    else S.same(got, theirs, "put " .. t) end
+    local r = w:get(other, 8, t, n)
+    local one = w:get(other, 8, t)
+    w:fence()
+    S.eq(r:ready(), true, t .. ": ready after the fence")
+    if t == "byte" then
+      S.eq(r:values(), mine, "get " .. t)
+      S.eq(one:value(), "r", "one byte")
+    else
+      S.same(r:values(), mine, "get " .. t)
+      S.eq(r:value(), mine[1], "value() is the first element")
+      S.eq(one:value(), mine[1], "get of one " .. t)
+      S.same(one:values(), { mine[1] }, "values() of one " .. t)
+    end
+    S.eq(w:read(0, "int64"), 0, t .. ": bytes before disp 8 untouched")
+  end
+  -- a put of a single value, and a put to oneself
+  w:fence()
+  w:put(rank, 0, "int32", 1000 + rank)
+  w:put(other, 4, "int32", 2000 + rank)
+  w:fence("nosucceed")
+  S.same(w:read(0, "int32", 2), { 1000 + rank, 2000 + other }, "put to self and to other")
+  w:free()
+end)
+
+S.test("result handles: reading before the epoch completes", function()
+  local w <close> = rl.win_allocate(16, { disp_unit = 8 })
+  w:write(0, "int64", { 100 + rank, 200 + rank })
+  w:fence()
+  local r = w:get(other, 0, "int64", 2)
+  S.eq(r:ready(), false, "not ready inside the fence epoch")
+  local err = S.checkerr("ERR_RMA_SYNC", "here at the next win:fence()", r.value, r)
+  S.has(err, "from rank " .. other, "has not arrived yet")
+  S.checkerr("ERR_RMA_SYNC", "the next win:fence()", r.values, r)
+  local dropped = w:get(other, 1, "int64")
+  dropped = nil -- the window keeps what MPI writes into alive
+  collectgarbage()
+  w:fence()
+  S.eq(r:ready(), true, "ready after the fence")
+  S.same(r:values(), { 100 + other, 200 + other }, "values after the fence")
+  S.eq(r:value(), 100 + other, "value after the fence")
+  S.eq(r:ready(), true, "reading does not consume")
+  S.same(r:values(), { 100 + other, 200 + other }, "read twice")
+
+  -- lock: unlock or flush completes it
+  w:fence("nosucceed")
+  w:lock(other, "shared")
+  local a = w:get(other, 0, "int64")
+  err = S.checkerr("ERR_RMA_SYNC", "here at win:unlock(" .. other .. ") or win:flush("
+    .. other .. ")", a.value, a)
+  w:unlock(other)
+  S.eq(a:value(), 100 + other, "after unlock")
+  -- lock_all
+  w:lock_all()
+  local b = w:fetch_and_op(other, 1, "int64", 0, "no_op")
+  S.checkerr("ERR_RMA_SYNC", "here at win:unlock_all() or win:flush(" .. other .. ")", b.value, b)
+  S.eq(b:ready(), false, "not ready in lock_all")
+  w:flush(other)
+  S.eq(b:ready(), true, "ready after flush")
+  S.eq(b:value(), 200 + other, "fetch_and_op no_op after flush")
+  w:unlock_all()
+  -- start/complete
+  w:post({ other }); w:start({ other })
+  local c = w:get(other, 0, "int64")
+  S.checkerr("ERR_RMA_SYNC", "here at win:complete()", c.value, c)
+  w:complete(); w:wait()
+  S.eq(c:value(), 100 + other, "after complete")
+  -- a get of no elements
+  w:fence()
+  local none = w:get(other, 0, "int64", 0)
+  w:fence()
+  S.same(none:values(), {}, "values() of an empty get")
+  -- KNOWN BUG: value() of an empty result reads past the result's data
+  -- (lua/lwin.c result_value -> pushvalues with count 0) and returns
+  -- whatever is there (0 here) instead of nil:
+  -- S.eq(none:value(), nil, "value() of an empty get")
+  -- results outlive their window
+  w:fence()
+  local d = w:get(other, 0, "int64", 2)
+  w:fence()
+  w:free()
+  S.same(d:values(), { 100 + other, 200 + other }, "a result outlives its window")
+  S.checkerr("ERR_ARG", "RMA result expected", d.value, {})
+end)
+
+-- { type, op, initial value at the target, operand, expected result }
+local ACC = {
+  { "int32", "sum", 5, 7, 12 }, { "int32", "prod", -3, 7, -21 },
+  { "int32", "max", 5, 7, 7 }, { "int32", "min", 5, 7, 5 },
+  { "int64", "sum", math.maxinteger - 10, 10, math.maxinteger },
+  { "uint8", "sum", 250, 5, 255 }, { "uint8", "sum", 250, 10, 4 },
+  { "uint16", "prod", 300, 200, 60000 },
+  { "uint8", "max", 3, 100, 100 }, { "uint32", "min", 7, 3, 3 },
+  { "int16", "band", 0x0F0F, 0x3C3C, 0x0C0C }, { "int16", "bor", 0x0F0F, 0x3C3C, 0x3F3F },
+  { "uint32", "bxor", 0xFF00FF00, 0x0FF00FF0, 0xF0F0F0F0 },
+  { "int8", "land", 3, 0, 0 }, { "int8", "land", 3, 5, 1 }, { "int8", "lor", 0, 5, 1 },
+  { "int8", "lor", 0, 0, 0 }, { "int8", "lxor", 3, 5, 0 }, { "uint64", "lxor", 0, 5, 1 },
+  { "int64", "replace", 5, -9, -9 },
+  { "double", "sum", 1.5, 0.25, 1.75 }, { "double", "prod", 1.5, -2, -3.0 },
+  { "double", "max", -1.5, -2.5, -1.5 }, { "double", "min", -1.5, -2.5, -2.5 },
+  { "double", "replace", 1.5, 0.1, 0.1 },
+  { "float", "sum", 1.5, 0.25, 1.75 }, { "float", "prod", 3, 0.5, 1.5 },
+  { "float", "max", 0.5, 2, 2.0 }, { "float", "min", 0.5, 2, 0.5 },
+  { "byte", "band", "\x0F", "\x3C", "\x0C" }, { "byte", "bor", "\x0F", "\x3C", "\x3F" },
+  { "byte", "bxor", "\x0F", "\x3C", "\x33" }, { "byte", "replace", "a", "z", "z" },
+}
+
+S.test("accumulate: every op on a type it is defined on", function()
+  local w <close> = rl.win_allocate(16, { disp_unit = 8 })
+  for _, c in ipairs(ACC) do
+    local t, op, init, operand, want = table.unpack(c)
+    w:write(0, t, init)
+    w:fence()
+    w:accumulate(other, 0, t, operand, op)
+    w:fence()
+    S.eq(w:read(0, t), want, string.format("%s %s", t, op))
+  end
+  -- max and min on unsigned values with the top bit set
+  -- KNOWN BUG: this MPICH 4.0.2 compares unsigned types as signed for
+  -- MPI_MAX and MPI_MIN (MPI_Reduce_local(254 -> 3, MPI_UINT8_T, MPI_MAX)
+  -- leaves 3), and rmalab passes the op through (core/src/rma.c
+  -- check_op_type), so max(3, 254) on uint8 gives 3. Enable once rmalab
+  -- works around it or refuses the pair with ERR_OP:
+  -- for _, c in ipairs{ { "uint8", "max", 3, 254, 254 }, { "uint8", "min", 3, 254, 3 },
+  --     { "uint16", "max", 3, 65534, 65534 }, { "uint32", "max", 3, 4294967294, 4294967294 },
+  --     { "uint32", "min", 4294967294, 3, 3 } } do
+  --   local t, op, init, operand, want = table.unpack(c)
+  --   w:write(0, t, init)
+  --   w:fence()
+  --   w:accumulate(other, 0, t, operand, op)
+  --   w:fence()
+  --   S.eq(w:read(0, t), want, string.format("%s %s with the top bit set", t, op))
+  -- end
+  -- arrays, and both ranks adding into rank 0's window at once
+  w:write(0, "int64", { 1, 2 })
+  w:fence()
+  w:accumulate(0, 0, "int64", { 10 * (rank + 1), 100 * (rank + 1) }, "sum")
+  w:fence()
+  if rank == 0 then S.same(w:read(0, "int64", 2), { 31, 302 }, "two ranks summed into one")
+  else S.same(w:read(0, "int64", 2), { 1, 2 }, "rank 1 untouched") end
+  w:free()
+end)
+
+S.test("get_accumulate, fetch_and_op and compare_and_swap", function()
+  local w <close> = rl.win_allocate(32, { disp_unit = 8 })
+  w:write(0, "int64", { 10 + rank, 20 + rank, 30 + rank, 0 })
+  w:fence()
+  local ga = w:get_accumulate(other, 0, "int64", { 1, 2 }, "sum")
+  local gn = w:get_accumulate(other, 2, "int64", 99, "no_op")
+  w:fence()
+  S.same(ga:values(), { 10 + other, 20 + other }, "get_accumulate returns the old values")
+  S.same(w:read(0, "int64", 2), { 11 + rank, 22 + rank }, "and applies the op")
+  S.eq(gn:value(), 30 + other, "no_op fetches")
+  S.eq(w:read(2, "int64"), 30 + rank, "no_op leaves the target alone")
+
+  local fa = w:fetch_and_op(other, 0, "int64", 5, "sum")
+  local fr = w:fetch_and_op(other, 1, "int64", -1, "replace")
+  local fn = w:fetch_and_op(other, 2, "int64", 0, "no_op")
+  local fm = w:fetch_and_op(other, 3, "int64", 7, "max")
+  w:fence()
+  S.eq(fa:value(), 11 + other, "fetch_and_op sum returns the old value")
+  S.eq(fr:value(), 22 + other, "fetch_and_op replace returns the old value")
+  S.eq(fn:value(), 30 + other, "fetch_and_op no_op")
+  S.eq(fm:value(), 0, "fetch_and_op max")
+  S.same(w:read(0, "int64", 4), { 16 + rank, -1, 30 + rank, 7 }, "fetch_and_op applied")
+
+  -- compare_and_swap: rank 0 succeeds on rank 1, rank 1 fails on rank 0
+  local compare = rank == 0 and 16 + other or 12345
+  local cs = w:compare_and_swap(other, 0, "int64", compare, 500 + rank)
+  w:fence()
+  S.eq(cs:value(), 16 + other, "compare_and_swap returns the old value")
+  if rank == 1 then S.eq(w:read(0, "int64"), 500, "swapped where compare matched")
+  else S.eq(w:read(0, "int64"), 16, "unchanged where compare did not match") end
+  -- on bytes, and on a smaller integer type at a byte offset
+  w:write(3, "byte", "q")
+  w:fence()
+  local cb = w:compare_and_swap(other, 3, "byte", "q", "Z")
+  local cf = w:fetch_and_op(other, 3, "byte", "\x20", "bxor")
+  w:fence()
+  S.eq(cb:value(), "q", "byte compare_and_swap old value")
+  S.eq(cf:value(), "Z", "ordered after the swap in this epoch")
+  S.eq(w:read(3, "byte"), "z", "Z xor 0x20")
+  w:free()
+end)
+
+S.test("origin-side errors, each followed by a working call", function()
+  -- rank 0 has 32 bytes (4 x int64), rank 1 has 64 (8 x int64)
+  local w <close> = rl.win_allocate(rank == 0 and 32 or 64, { disp_unit = 8 })
+  -- no epoch
+  for _, call in ipairs{
+    { "put", function() w:put(other, 0, "int64", 1) end },
+    { "get", function() return w:get(other, 0, "int64") end },
+    { "accumulate", function() w:accumulate(other, 0, "int64", 1, "sum") end },
+    { "get_accumulate", function() return w:get_accumulate(other, 0, "int64", 1, "sum") end },
+    { "fetch_and_op", function() return w:fetch_and_op(other, 0, "int64", 1, "sum") end },
+    { "compare_and_swap", function() return w:compare_and_swap(other, 0, "int64", 1, 2) end },
+  } do
+    local err = S.checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other
+      .. ": RMA calls need an access epoch, and none is open", call[2])
+    S.has(err, "win:fence()", "win:start({" .. other .. "})", "win:lock(" .. other .. ")")
+  end
+  w:fence()
+  -- ranks outside the group
+  S.checkerr("ERR_RANK", "win:put to rank 2: the window's group has ranks 0 to 1", w.put, w, 2,
+    0, "int64", 1)
+  S.checkerr("ERR_RANK", "win:get to rank -1: the window's group has ranks 0 to 1", w.get, w, -1,
+    0, "int64")
+  S.checkerr("ERR_RANK", "win:accumulate to rank 9", w.accumulate, w, 9, 0, "int64", 1, "sum")
+  S.checkerr("ERR_RANK", "rank (an integer) expected, got a float", w.put, w, 1.5, 0, "int64", 1)
+  S.checkerr("ERR_RANK", "rank (an integer) expected, got nil", w.put, w, nil, 0, "int64", 1)
+  S.checkerr("ERR_RANK", "the window's group has ranks 0 to 1", w.put, w, 1 << 32, 0, "int64", 1)
+  -- KNOWN BUG: lua/lwin.c checkrank turns ranks beyond int into INT_MIN, so
+  -- the message names rank -2147483648 instead of the rank given:
+  -- S.checkerr("ERR_RANK", "win:put to rank 4294967296", w.put, w, 1 << 32, 0, "int64", 1)
+  -- KNOWN BUG: a count that is not an integer raises a plain string
+  -- (luaL_checkinteger in lua/lwin.c checkcount), not an error object:
+  -- S.checkerr("ERR_ARG", "count", w.get, w, other, 0, "int64", 1.5)
+  -- ranges against the TARGET's window: disp 6 fits rank 1 (64 bytes), not rank 0 (32)
+  local err = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 6 (x disp_unit 8 = "
+    .. "byte 48) with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
+    .. "displacements are 0 to 3", w.put, w, 0, 6, "int64", 1)
+  w:put(1, 6 - rank, "int64", 60 + rank) -- fits rank 1
+  S.checkerr("ERR_RMA_RANGE", "rank 0's window of 32 bytes", w.get, w, 0, 3, "int64", 2)
+  S.checkerr("ERR_RMA_RANGE", "9 x int64 (72 bytes) do not fit in rank 1's window of 64 bytes",
+    w.get, w, 1, 0, "int64", 9)
+  S.checkerr("ERR_RMA_RANGE", "5 x int64 (40 bytes) do not fit in rank 0's window of 32 bytes",
+    w.put, w, 0, 0, "int64", { 1, 2, 3, 4, 5 })
+  S.checkerr("ERR_RMA_RANGE", "rank 1's window of 64 bytes", w.accumulate, w, 1, 8, "int64", 1,
+    "sum")
+  S.checkerr("ERR_RMA_RANGE", "rank 0's window", w.fetch_and_op, w, 0, 4, "int64", 1, "sum")
+  S.checkerr("ERR_RMA_RANGE", "rank 0's window", w.compare_and_swap, w, 0, 4, "int64", 1, 2)
+  S.checkerr("ERR_RMA_RANGE", "rank 1's window", w.get_accumulate, w, 1, -1, "int64", 1, "sum")
+  S.checkerr("ERR_RMA_RANGE", "rank 1's window", w.put, w, 1, 7, "byte", "123456789")
+  local last = w:get(0, 3, "int64") -- the last int64 of rank 0
+  if rank == 0 then w:put(1, 7, "byte", "12345678") end -- the last 8 bytes of rank 1
+  -- ops not defined on the type
+  S.checkerr("ERR_OP", "win:accumulate: the op \"band\" is not defined on double values",
+    w.accumulate, w, other, 0, "double", 1.0, "band")
+  S.checkerr("ERR_OP", "the op \"land\" is not defined on float values", w.accumulate, w, other,
+    0, "float", 1.0, "land")
+  S.checkerr("ERR_OP", "the op \"sum\" is not defined on byte values", w.accumulate, w, other, 0,
+    "byte", "a", "sum")
+  S.checkerr("ERR_OP", "the op \"lor\" is not defined on byte values", w.get_accumulate, w,
+    other, 0, "byte", "a", "lor")
+  S.checkerr("ERR_OP", "the op \"bxor\" is not defined on double values", w.fetch_and_op, w,
+    other, 0, "double", 1.0, "bxor")
+  S.checkerr("ERR_OP", "no_op only makes sense for operations that fetch", w.accumulate, w,
+    other, 0, "int64", 1, "no_op")
+  S.checkerr("ERR_OP", "unknown op \"add\"", w.accumulate, w, other, 0, "int64", 1, "add")
+  S.checkerr("ERR_OP", "string expected, got no value", w.accumulate, w, other, 0, "int64", 1)
+  -- types
+  S.checkerr("ERR_TYPE", "unknown type \"int\"", w.put, w, other, 0, "int", 1)
+  S.checkerr("ERR_TYPE", "unknown type \"Double\"", w.get, w, other, 0, "Double")
+  S.checkerr("ERR_TYPE", "compare_and_swap: MPI defines it on integer and byte types, not on "
+    .. "double", w.compare_and_swap, w, other, 0, "double", 1.0, 2.0)
+  S.checkerr("ERR_TYPE", "not on float", w.compare_and_swap, w, other, 0, "float", 1.0, 2.0)
+  -- arguments
+  S.checkerr("ERR_ARG", "fetch_and_op takes exactly one value", w.fetch_and_op, w, other, 0,
+    "int64", { 1, 2 }, "sum")
+  S.checkerr("ERR_ARG", "compare_and_swap takes exactly one value", w.compare_and_swap, w,
+    other, 0, "int64", { 1, 2 }, 3)
+  S.checkerr("ERR_ARG", "value 1 is nil; int64 needs an integer", w.compare_and_swap, w,
+    other, 0, "int64", 1)
+  S.checkerr("ERR_ARG", "value 1 (300) does not fit int8", w.put, w, other, 0, "int8", 300)
+  -- the same window still works after all that
+  w:accumulate(other, 0, "int64", 7, "sum")
+  local g = w:get_accumulate(other, 1, "int64", 1, "sum")
+  w:fence()
+  S.eq(last:value(), 0, "get of rank 0's last element")
+  S.eq(g:value(), 0, "get_accumulate after the errors")
+  S.eq(w:read(0, "int64"), 7, "accumulate after the errors")
+  S.eq(w:read(1, "int64"), 1, "get_accumulate applied")
+  if rank == 1 then
+    S.same(w:read(5, "int64", 2), { 61, 60 }, "puts at disp 5 and 6 of rank 1")
+    S.eq(w:read(7, "byte", 8), "12345678", "the last 8 bytes of rank 1")
+  end
+  S.eq(w:epochs().epochs, 1, "one epoch carried operations")
+  w:free()
+  S.eq(err and err.class, "ERR_RMA_RANGE", "error objects stay usable")
+end)
+
+S.test("dynamic windows: RMA to attached memory", function()
+  local w <close> = rl.win_create_dynamic()
+  local mine = w:attach(16)
+  local aw <close> = rl.win_allocate(8, { disp_unit = 8 }) -- to learn the other's address
+  aw:write(0, "int64", mine)
+  aw:fence()
+  local r = aw:get(other, 0, "int64")
+  aw:fence("nosucceed")
+  local theirs = r:value()
+  aw:free()
+  S.checkerr("ERR_RMA_SYNC", "RMA calls need an access epoch", w.put, w, other, theirs, "int64",
+    1)
+  w:fence()
+  w:put(other, theirs, "int64", 70 + rank)
+  w:accumulate(other, theirs + 8, "int32", 5, "sum")
+  S.checkerr("ERR_RANK", "win:put to rank 2", w.put, w, 2, theirs, "int64", 1)
+  w:fence()
+  local g = w:get(other, theirs, "int64", 2)
+  w:fence("nosucceed")
+  S.eq(w:read(mine, "int64"), 70 + other, "put to the attached address")
+  S.eq(w:read(mine + 8, "int32"), 5, "accumulate at an address")
+  S.same(g:values(), { 70 + rank, 5 }, "get from the attached address")
+  -- KNOWN BUG: the origin cannot check a displacement against memory the
+  -- target attached, and a put to an address the target never attached
+  -- crashes the TARGET with SIGSEGV inside MPICH (MPI_Win_fence), although
+  -- LUA_API.md says a user error never aborts the job:
+  -- w:fence(); w:put(other, 16, "int64", 5); w:fence()
+  w:detach(mine)
+  w:free()
+end)
+
+S.test("epoch errors in lock and PSCW epochs name the fix", function()
+  local w <close> = rl.win_allocate(16, { disp_unit = 8 })
+  w:lock(rank) -- lock oneself, then target the other rank
+  S.checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": in a passive-target epoch RMA "
+    .. "calls may only target locked ranks; call win:lock(" .. other .. ") first", w.put, w,
+    other, 0, "int64", 1)
+  w:put(rank, 0, "int64", 3)
+  w:unlock(rank)
+  S.eq(w:read(0, "int64"), 3, "put to the locked rank")
+  rl.world:barrier()
+  w:post({}); w:start({})
+  S.checkerr("ERR_RMA_SYNC", "win:get to rank " .. other .. ": RMA calls in an access epoch may "
+    .. "only target processes in its group; win:start was given {}", w.get, w, other, 0,
+    "int64")
+  w:complete(); w:wait()
+  w:free()
+end)
+
+S.done()
