@@ -1,11 +1,17 @@
-/* test-core-mpi: the suites of the core that need MPI (info conversion and
- * communicators), run under `mpiexec -n 2`. check runs in no-fork mode so
+/* test-core-mpi: the suites of the core that need MPI, in two sets that
+ * differ in how MPI is initialised. `test-core-mpi` (or `... base`) runs
+ * info-mpi, comm and attr after MPI_Init, under `mpiexec -n 2`;
+ * `test-core-mpi rma` runs win, sync and rma after
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE), which the sync suite needs to read
+ * a window's state from a second thread while the first is blocked in MPI,
+ * under `mpiexec -n 2` and `-n 3`. check runs in no-fork mode so
  * that every test shares this process's MPI state; every rank runs the same
  * tests in the same order. Each rank prints its own failures, and rank 0
  * reports the failures of all ranks combined. Exit status: 0 on every rank
  * when no test failed on any rank. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -22,17 +28,36 @@ static void print_failures(SRunner *sr, int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
+    int rank, size, provided = MPI_THREAD_SINGLE;
+    const char *set = argc > 1 ? argv[1] : "base";
+    bool rma = strcmp(set, "rma") == 0;
+    if (!rma && strcmp(set, "base") != 0) {
+        fprintf(stderr, "usage: test-core-mpi [base|rma]\n");
+        return EXIT_FAILURE;
+    }
+    if (rma)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv); /* the info-mpi suite checks MPI_INFO_ENV after MPI_Init */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rma && provided < MPI_THREAD_MULTIPLE && rank == 0)
+        fprintf(stderr, "test-core-mpi: MPI_THREAD_MULTIPLE is not available (got %d)\n",
+                provided);
     if (size < 2 && rank == 0)
         fprintf(stderr, "test-core-mpi: run under mpiexec -n 2 (or more); the agreement "
                         "tests need a second rank\n");
 
-    SRunner *sr = srunner_create(info_mpi_suite());
-    srunner_add_suite(sr, comm_suite());
-    srunner_add_suite(sr, attr_suite());
+    SRunner *sr;
+    if (rma) {
+        sr = srunner_create(win_suite());
+        srunner_add_suite(sr, sync_suite());
+        srunner_add_suite(sr, rma_suite());
+    } else {
+        sr = srunner_create(info_mpi_suite());
+        srunner_add_suite(sr, comm_suite());
+        srunner_add_suite(sr, attr_suite());
+    }
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, rank == 0 ? CK_ENV : CK_SILENT);
 
@@ -51,8 +76,8 @@ int main(int argc, char **argv)
         if (runs[0] != runs[1])
             printf("test-core-mpi: ranks ran different numbers of tests (%d to %d)\n", runs[0],
                    runs[1]);
-        printf("test-core-mpi: %d ranks, %d tests each, %d failures in all\n", size, runs[1],
-               total[0]);
+        printf("test-core-mpi %s: %d ranks, %d tests each, %d failures in all\n", set, size,
+               runs[1], total[0]);
     }
     int failed = total[0] != 0 || runs[0] != runs[1];
     MPI_Finalize();
