@@ -148,8 +148,9 @@ static int comm_gc(lua_State *L)
     lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
     lrm_stats.comms--;
     if (u->comm && !u->is_world) {
-        lua_warning(L, "rmalab: a communicator was never freed; call c:free() (collective) "
-                       "or declare it <close>", 0);
+        fprintf(stderr, "rmalab: rank %d: a communicator was never freed; call c:free() "
+                        "(collective) or declare it local <close>\n",
+                rmalab_comm_rank(u->comm));
     }
     return 0;
 }

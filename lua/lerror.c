@@ -81,6 +81,20 @@ const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len)
     return lua_tolstring(L, arg, len);
 }
 
+lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what)
+{
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, arg, &isnum);
+    if (!isnum || lua_type(L, arg) != LUA_TNUMBER) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s (an integer) expected, got %s", what,
+                 lua_type(L, arg) == LUA_TNUMBER ? "a number with no integer representation"
+                                                 : luaL_typename(L, arg));
+        lrm_argerror(L, arg, code, msg);
+    }
+    return v;
+}
+
 int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[])
 {
     const char *name = def && lua_isnoneornil(L, arg) ? def : NULL;

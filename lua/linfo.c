@@ -249,7 +249,7 @@ static int info_nkeys(lua_State *L)
 static int info_nthkey(lua_State *L)
 {
     rmalab_info *info = checkinfo(L, 1);
-    lua_Integer n = luaL_checkinteger(L, 2);
+    lua_Integer n = lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "key number");
     const char *k;
     size_t kl;
     int rc = rmalab_info_nth(info, n < 0 || n > 0x7fffffff ? -1 : (int)n, &k, &kl, NULL, NULL);

@@ -24,12 +24,15 @@ extern lrm_stats_t lrm_stats;
  * message is "<what>: <rmalab_errmsg()>". Never returns. */
 int lrm_raise(lua_State *L, int code, const char *what);
 /* Raise an error object with a formatted message. Never returns. */
-int lrm_raisef(lua_State *L, int code, const char *fmt, ...);
+int lrm_raisef(lua_State *L, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* luaL_argerror's wording ("bad argument #n to 'f' (msg)") in an error
  * object of class `code`. Never returns. */
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg);
 /* Check that argument `arg` is a string (no number coercion). */
 const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len);
+/* An integer argument (no string coercion, no fractional part), or an
+ * error object of class `code` naming `what` ("rank", "count"). */
+lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what);
 /* luaL_checkoption with an error object of class ERR_ARG. */
 int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[]);
 
@@ -70,6 +73,6 @@ void lrm_attr_methods(lua_State *L);
 
 /* The runtime (rmalab.c): a window that was never freed, handed over by its
  * __gc so that it can be released before MPI_Finalize. */
-void lrm_leaked_win(rmalab_win *w);
+void lrm_leaked_win(rmalab_win *w, unsigned long id);
 
 #endif

@@ -5,6 +5,7 @@
  * one that was never freed. win:free() and <close> share one release. A
  * weak table maps core windows to their userdata so that attribute
  * callbacks can be handed the Lua window. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,7 +22,10 @@ lua_State *lrm_cb_L;
 
 typedef struct {
     rmalab_win *win;
+    unsigned long id; /* creation order in this process */
 } lwin;
+
+static unsigned long next_win_id;
 
 typedef struct {
     rmalab_result *r;
@@ -71,8 +75,21 @@ static void forget_win(lua_State *L, rmalab_win *w)
     lua_pop(L, 1);
 }
 
+static const char types_key = 'k';
+
+/* Type names are looked up in a registry table made at load time, as every
+ * operation names its type. */
 static rmalab_type checktype(lua_State *L, int arg)
 {
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &types_key);
+        lua_pushvalue(L, arg);
+        int found = lua_rawget(L, -2) == LUA_TNUMBER;
+        lua_Integer v = lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        if (found)
+            return (rmalab_type)v;
+    }
     rmalab_type t;
     const char *name = lrm_checkstring(L, arg, RMALAB_ERR_TYPE, NULL);
     if (rmalab_type_from_name(name, &t))
@@ -89,32 +106,25 @@ static rmalab_op checkop(lua_State *L, int arg)
     return op;
 }
 
+/* Ranks outside the C int range cannot be in any group: they become -1 after
+ * the message has shown them as given. */
 static int checkrank(lua_State *L, int arg)
 {
-    if (!lua_isinteger(L, arg)) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "rank (an integer) expected, got %s",
-                 lua_isnumber(L, arg) ? "a float" : luaL_typename(L, arg));
-        lrm_argerror(L, arg, RMALAB_ERR_RANK, msg);
-    }
-    lua_Integer r = lua_tointeger(L, arg);
-    return r < INT_MIN || r > INT_MAX ? INT_MIN : (int)r;
+    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
+    if (r < INT_MIN || r > INT_MAX)
+        lrm_raisef(L, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
+                   (long long)r);
+    return (int)r;
 }
 
 static MPI_Aint checkdisp(lua_State *L, int arg)
 {
-    if (!lua_isinteger(L, arg)) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "displacement (an integer) expected, got %s",
-                 lua_isnumber(L, arg) ? "a float" : luaL_typename(L, arg));
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, msg);
-    }
-    return (MPI_Aint)lua_tointeger(L, arg);
+    return (MPI_Aint)lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "displacement");
 }
 
 static int checkcount(lua_State *L, int arg)
 {
-    lua_Integer n = luaL_checkinteger(L, arg);
+    lua_Integer n = lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "count");
     if (n < 0 || n > INT_MAX / 8)
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "count out of range");
     return (int)n;
@@ -146,24 +156,30 @@ static int checkassert(lua_State *L, int arg)
     return mode;
 }
 
-/* A group: an array of ranks. The int array lives in a userdata pushed on
- * the stack, so nothing leaks on error: read the arguments after `arg`
- * before calling this. */
-static int *checkgroup(lua_State *L, int arg, int *n)
+/* A group: an array of ranks. Up to SMALL_GROUP ranks go into the caller's
+ * `small` array; a longer group lives in a userdata pushed on the stack, so
+ * nothing leaks on error (read the arguments after `arg` before calling
+ * this). Every epoch calls it, so the common case allocates nothing. */
+#define SMALL_GROUP 16
+static int *checkgroup(lua_State *L, int arg, int *n, int *small)
 {
     if (!lua_istable(L, arg))
         lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group (an array of ranks, e.g. {1, 2}) expected");
     lua_Integer len = luaL_len(L, arg);
     if (len > 1 << 20)
         lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group too large");
-    int *ranks = lua_newuserdatauv(L, ((size_t)len + 1) * sizeof *ranks, 0);
+    int *ranks = len <= SMALL_GROUP ? small
+                                    : lua_newuserdatauv(L, ((size_t)len + 1) * sizeof *ranks, 0);
     for (lua_Integer i = 1; i <= len; i++) {
         lua_rawgeti(L, arg, i);
         if (!lua_isinteger(L, -1))
             lrm_raisef(L, RMALAB_ERR_GROUP, "group element %d is %s; groups hold integer ranks",
                        (int)i, luaL_typename(L, -1));
         lua_Integer r = lua_tointeger(L, -1);
-        ranks[i - 1] = r < INT_MIN || r > INT_MAX ? INT_MIN : (int)r;
+        if (r < INT_MIN || r > INT_MAX)
+            lrm_raisef(L, RMALAB_ERR_RANK, "group element %d: rank %lld is not in the window's "
+                       "group", (int)i, (long long)r);
+        ranks[i - 1] = (int)r;
         lua_pop(L, 1);
     }
     *n = (int)len;
@@ -171,9 +187,11 @@ static int *checkgroup(lua_State *L, int arg, int *n)
 }
 
 /* Lua values to a C buffer of `type`: a value or an array (or, for "byte",
- * a string). The buffer is a userdata pushed on the stack: read the
- * arguments after `arg` before calling this. */
-static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
+ * a string). Values that fit the caller's `small` buffer (nsmall bytes; may
+ * be 0) go there; others into a userdata pushed on the stack (read the
+ * arguments after `arg` before calling this). */
+static void *checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
+                             size_t nsmall)
 {
     int sz = rmalab_type_size(type);
     if (type == RMALAB_BYTE) {
@@ -193,7 +211,8 @@ static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
             lrm_argerror(L, arg, RMALAB_ERR_ARG, "array too long");
         n = (int)len;
     }
-    unsigned char *buf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * (size_t)sz, 0);
+    size_t need = (size_t)(n ? n : 1) * (size_t)sz;
+    unsigned char *buf = need <= nsmall ? small : lua_newuserdatauv(L, need, 0);
     for (int i = 0; i < n; i++) {
         if (is_table)
             lua_rawgeti(L, arg, i + 1);
@@ -205,6 +224,9 @@ static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
                 lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i + 1,
                            luaL_typename(L, -1), rmalab_type_name(type));
             lua_Number v = lua_tonumber(L, -1);
+            if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
+                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)",
+                           i + 1, v, (double)FLT_MAX);
             if (type == RMALAB_FLOAT) {
                 float f = (float)v;
                 memcpy(p, &f, sizeof f);
@@ -234,9 +256,9 @@ static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
             if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
                 lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i + 1,
                            (long long)v, rmalab_type_name(type));
-            if (type == RMALAB_UINT64 && v < 0)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit uint64", i + 1,
-                           (long long)v);
+            /* uint64: Lua integers are signed, so values from 2^63 up read back
+             * negative (as string.unpack("J") gives them) and write back as
+             * they read: the 64 bits round-trip. */
             switch (type) {
             case RMALAB_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
             case RMALAB_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
@@ -251,6 +273,11 @@ static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
     }
     *count = n;
     return buf;
+}
+
+static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
+{
+    return checkvalues_buf(L, arg, type, count, NULL, 0);
 }
 
 static void pushvalue(lua_State *L, rmalab_type type, const unsigned char *p)
@@ -280,7 +307,10 @@ static void pushvalues(lua_State *L, rmalab_type type, const void *data, int cou
         return;
     }
     if (!as_array) {
-        pushvalue(L, type, p);
+        if (count == 0)
+            lua_pushnil(L);
+        else
+            pushvalue(L, type, p);
         return;
     }
     lua_createtable(L, count, 0);
@@ -298,7 +328,7 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     rmalab_win_opts opts = {0};
     int optarg = flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2;
     if (flavor != RMALAB_FLAVOR_DYNAMIC) {
-        lua_Integer size = luaL_checkinteger(L, 1);
+        lua_Integer size = lrm_checkinteger(L, 1, RMALAB_ERR_ARG, "window size");
         if (size < 0)
             lrm_argerror(L, 1, RMALAB_ERR_ARG, "window size must be 0 or more bytes");
         opts.size = (MPI_Aint)size;
@@ -324,6 +354,7 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     }
     lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->win = NULL;
+    u->id = next_win_id++;
     luaL_setmetatable(L, LRM_WIN_T);
     lrm_stats.wins++;
     rmalab_diags d;
@@ -337,7 +368,9 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     }
     if (rc) {
         rmalab_diags_clear(&d);
-        return lrm_raisef(L, rc, "rl.win_%s: %s", rmalab_flavor_name(flavor), rmalab_errmsg());
+        static const char *const ctor[] = {"win_create", "win_allocate", "win_allocate_shared",
+                                           "win_create_dynamic"};
+        return lrm_raisef(L, rc, "rl.%s: %s", ctor[flavor], rmalab_errmsg());
     }
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);
     lua_pushvalue(L, -2);
@@ -385,8 +418,9 @@ static int win_gc(lua_State *L)
                  rmalab_win_rank(u->win), rmalab_win_get_name(u->win)[0] ? " \"" : "",
                  rmalab_win_get_name(u->win), rmalab_win_get_name(u->win)[0] ? "\"" : "",
                  state);
-        lua_warning(L, msg, 0);
-        lrm_leaked_win(u->win);
+        /* Always shown: lua_warning is off by default in lua.c. */
+        fprintf(stderr, "%s\n", msg);
+        lrm_leaked_win(u->win, u->id);
     }
     return 0;
 }
@@ -397,7 +431,7 @@ static int win_gc(lua_State *L)
 static int win_attach(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    lua_Integer size = luaL_checkinteger(L, 2);
+    lua_Integer size = lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "size");
     MPI_Aint addr;
     int rc = rmalab_win_attach(w, (MPI_Aint)size, &addr);
     if (rc)
@@ -465,8 +499,11 @@ static int win_read(lua_State *L)
     rmalab_type t = checktype(L, 3);
     int as_array = !lua_isnoneornil(L, 4);
     int count = as_array ? checkcount(L, 4) : 1;
+    int rc = rmalab_win_read(w, disp, t, count, NULL); /* check before allocating */
+    if (rc)
+        return win_error(L, rc, w);
     void *buf = lua_newuserdatauv(L, (size_t)(count ? count : 1) * (size_t)rmalab_type_size(t), 0);
-    int rc = rmalab_win_read(w, disp, t, count, buf);
+    rc = rmalab_win_read(w, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
     pushvalues(L, t, buf, count, as_array);
@@ -506,7 +543,8 @@ static int win_put(lua_State *L)
     MPI_Aint disp = checkdisp(L, 3);
     rmalab_type t = checktype(L, 4);
     int count;
-    void *buf = checkvalues(L, 5, t, &count);
+    _Alignas(16) unsigned char small[64];
+    void *buf = checkvalues_buf(L, 5, t, &count, small, sizeof small);
     int rc = rmalab_win_put(w, target, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
@@ -661,7 +699,8 @@ static int result_gc(lua_State *L)
 static int win_post(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n);
+    int small[SMALL_GROUP];
+    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n, small);
     int rc = rmalab_win_post(w, g, n, mode);
     if (rc)
         return win_error(L, rc, w);
@@ -671,7 +710,8 @@ static int win_post(lua_State *L)
 static int win_start(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n);
+    int small[SMALL_GROUP];
+    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n, small);
     int rc = rmalab_win_start(w, g, n, mode);
     if (rc)
         return win_error(L, rc, w);
@@ -722,7 +762,8 @@ static void push_ranks(lua_State *L, const int *ranks, int n)
 }
 
 /* win:epochs() -> { access, exposure, access_group, exposure_group, locks,
- * ops, epochs, blocked_in, blocked_for, engine, text } */
+ * ops, epochs, blocked_in, blocked_for, engine, text, and for the rma engine
+ * posted = {[target] = bool}, arrived = {[origin] = bool} } */
 static int win_epochs(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
@@ -751,6 +792,23 @@ static int win_epochs(lua_State *L)
         push_ranks(L, s.exposure_ranks, s.n_exposure);
         lua_setfield(L, -2, "exposure_group");
     }
+    /* rma engine: the matching, rank by rank. */
+    if (s.access == RMALAB_ACCESS_START && s.n_access && s.posted[0] >= 0) {
+        lua_newtable(L);
+        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
+            lua_pushboolean(L, s.posted[i]);
+            lua_rawseti(L, -2, s.access_ranks[i]);
+        }
+        lua_setfield(L, -2, "posted");
+    }
+    if (s.exposure == RMALAB_EXPOSURE_POST && s.n_exposure && s.arrived[0] >= 0) {
+        lua_newtable(L);
+        for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++) {
+            lua_pushboolean(L, s.arrived[i]);
+            lua_rawseti(L, -2, s.exposure_ranks[i]);
+        }
+        lua_setfield(L, -2, "arrived");
+    }
     lua_pushinteger(L, (lua_Integer)s.ops_in_epoch);
     lua_setfield(L, -2, "ops");
     lua_pushinteger(L, (lua_Integer)s.epochs);
@@ -758,7 +816,7 @@ static int win_epochs(lua_State *L)
     if (s.blocked_in) {
         lua_pushstring(L, s.blocked_in);
         lua_setfield(L, -2, "blocked_in");
-        lua_pushnumber(L, MPI_Wtime() - s.blocked_since);
+        lua_pushnumber(L, s.blocked_for);
         lua_setfield(L, -2, "blocked_for");
     }
     lua_pushstring(L, s.engine);
@@ -922,4 +980,11 @@ void lrm_open_win(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, WINS_KEY);
 
     luaL_setfuncs(L, module_funcs, 0);
+
+    lua_createtable(L, 0, RMALAB_NTYPES);
+    for (int i = 0; i < RMALAB_NTYPES; i++) {
+        lua_pushinteger(L, i);
+        lua_setfield(L, -2, rmalab_type_name((rmalab_type)i));
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &types_key);
 }

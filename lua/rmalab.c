@@ -20,22 +20,35 @@ static int runtime_owns_mpi, runtime_done;
 static MPI_Comm exit_comm = MPI_COMM_NULL;
 
 /* Windows whose userdata was collected without win:free(). */
+struct leaked_win {
+    rmalab_win *w;
+    unsigned long id;
+};
+
 static struct {
-    rmalab_win **w;
+    struct leaked_win *w;
     int n, cap;
 } leaked;
 
-void lrm_leaked_win(rmalab_win *w)
+void lrm_leaked_win(rmalab_win *w, unsigned long id)
 {
     if (leaked.n == leaked.cap) {
         int cap = leaked.cap ? 2 * leaked.cap : 8;
-        rmalab_win **p = realloc(leaked.w, (size_t)cap * sizeof *p);
+        struct leaked_win *p = realloc(leaked.w, (size_t)cap * sizeof *p);
         if (!p)
             return;
         leaked.w = p;
         leaked.cap = cap;
     }
-    leaked.w[leaked.n++] = w;
+    leaked.w[leaked.n++] = (struct leaked_win){w, id};
+}
+
+/* Creation order, which every rank shares for windows of the same
+ * communicators; the garbage collector's order need not be shared. */
+static int by_id(const void *a, const void *b)
+{
+    unsigned long x = ((const struct leaked_win *)a)->id, y = ((const struct leaked_win *)b)->id;
+    return x < y ? -1 : x > y;
 }
 
 /* Wait for every rank to reach exit, sleeping between polls; false after
@@ -77,11 +90,12 @@ static int release_leaked_windows(void)
                     rank, leaked.n, leaked.n == 1 ? " was" : "s were", timeout);
         return leaked.n == 0;
     }
+    qsort(leaked.w, (size_t)leaked.n, sizeof *leaked.w, by_id);
     int mine[2] = {leaked.n, 0}, lo[2], hi[2];
     for (int i = 0; i < leaked.n; i++) {
         rmalab_epoch_state s;
-        rmalab_win_state(leaked.w[i], &s);
-        if (rmalab_win_group_size(leaked.w[i]) != size || s.access == RMALAB_ACCESS_START ||
+        rmalab_win_state(leaked.w[i].w, &s);
+        if (rmalab_win_group_size(leaked.w[i].w) != size || s.access == RMALAB_ACCESS_START ||
             s.exposure == RMALAB_EXPOSURE_POST)
             mine[1] = 1;
     }
@@ -99,19 +113,11 @@ static int release_leaked_windows(void)
         return 0;
     }
     for (int i = 0; i < leaked.n; i++) {
-        rmalab_win *w = leaked.w[i];
-        MPI_Win mw = rmalab_win_mpi(w);
         rmalab_epoch_state s;
-        rmalab_win_state(w, &s);
-        if (s.access == RMALAB_ACCESS_LOCK_ALL)
-            MPI_Win_unlock_all(mw);
-        for (int r = 0; s.access == RMALAB_ACCESS_LOCK && r < s.n_access; r++)
-            MPI_Win_unlock(s.access_ranks[r], mw);
+        rmalab_win_state(leaked.w[i].w, &s);
         int fence = s.access == RMALAB_ACCESS_FENCE, any = 0;
         MPI_Allreduce(&fence, &any, 1, MPI_INT, MPI_MAX, exit_comm);
-        if (any)
-            MPI_Win_fence(MPI_MODE_NOSUCCEED, mw);
-        if (MPI_Win_free(&mw) != MPI_SUCCESS)
+        if (rmalab_win_abandon(&leaked.w[i].w, any != 0))
             ok = 0;
     }
     leaked.n = 0;

@@ -400,3 +400,15 @@ int rmalab__attrs_delete_all(rmalab_win *win)
         return rmalab__fail(first, "%s", first_msg);
     return RMALAB_OK;
 }
+
+void rmalab__attrs_forget(rmalab_win *win)
+{
+    rmalab__attr_list *list = rmalab__win_attrs(win);
+    while (list->tail) {
+        rmalab__attr *a = list->tail;
+        unlink_attr(list, a);
+        if (a->kv == &values_kv)
+            free(a->value);
+        free(a);
+    }
+}

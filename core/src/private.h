@@ -67,5 +67,8 @@ rmalab__attr_list *rmalab__win_attrs(rmalab_win *win);
  * removed whatever the callbacks return; the first error is returned with
  * its message. */
 int rmalab__attrs_delete_all(rmalab_win *win);
+/* Drop every attribute without callbacks and without touching keyvals, for
+ * a process on its way out (rmalab_win_abandon). */
+void rmalab__attrs_forget(rmalab_win *win);
 
 #endif

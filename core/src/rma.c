@@ -44,7 +44,88 @@ static int check_op_type(const char *what, rmalab_op op, rmalab_type type, bool 
     if (!ok)
         return rmalab__fail(RMALAB_ERR_OP, "%s: the op \"%s\" is not defined on %s values",
                             what, rmalab_op_name(op), rmalab_type_name(type));
+    bool is_unsigned = type == RMALAB_UINT8 || type == RMALAB_UINT16 || type == RMALAB_UINT32 ||
+                       type == RMALAB_UINT64;
+    if (is_unsigned && (op == RMALAB_OP_MAX || op == RMALAB_OP_MIN))
+        return rmalab__fail(RMALAB_ERR_OP,
+                            "%s: MPICH 4.0.2 computes \"%s\" on unsigned types as if they were "
+                            "signed (max(254, 3) on uint8 gives 3), so rmalab refuses it; use "
+                            "the signed type of the next size up",
+                            what, rmalab_op_name(op));
     return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Staging: MPI reads origin buffers until the operation completes, which
+ * can be long after the call returns. The core copies origin data into a
+ * per-window arena that lives until every operation has completed, so the
+ * caller may reuse or free its buffer at once (the Lua binding's buffers
+ * are temporaries). The arena is a list of chunks, bump-allocated, and
+ * emptied when an epoch completes everything. */
+
+struct rmalab__chunk {
+    struct rmalab__chunk *next;
+    size_t cap, used;
+    _Alignas(16) unsigned char data[];
+};
+
+static void *stage(rmalab_win *w, const void *src, size_t n)
+{
+    struct rmalab__chunk *c = w->stage;
+    size_t need = (n + 15) & ~(size_t)15;
+    if (!c || c->used + need > c->cap) {
+        size_t cap = c ? 2 * c->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        struct rmalab__chunk *nc = malloc(sizeof *nc + cap);
+        if (!nc)
+            return NULL;
+        nc->next = c;
+        nc->cap = cap;
+        nc->used = 0;
+        w->stage = c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += need;
+    if (n)
+        memcpy(p, src, n);
+    return p;
+}
+
+/* Every operation has completed: keep the newest (largest) chunk, empty. */
+static void stage_reset(rmalab_win *w)
+{
+    struct rmalab__chunk *c = w->stage;
+    if (!c)
+        return;
+    c->used = 0;
+    for (struct rmalab__chunk *o = c->next, *next; o; o = next) {
+        next = o->next;
+        free(o);
+    }
+    c->next = NULL;
+}
+
+void rmalab__stage_free(rmalab_win *w)
+{
+    stage_reset(w);
+    free(w->stage);
+    w->stage = NULL;
+}
+
+#define STAGE(w, ptr, bytes)                                                   \
+    do {                                                                       \
+        if (!((ptr) = stage((w), (ptr), (bytes))))                             \
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory staging RMA data"); \
+    } while (0)
+
+/* Atomic operations always go through MPI, which keeps them atomic with
+ * respect to each other; under the rma engine they wait for the target's
+ * post first and are flushed at complete. */
+static int through_mpi(rmalab_win *w, const char *what, int target, MPI_Aint disp)
+{
+    unsigned char *p;
+    return w->rma ? rmalab__rma_access(w, what, target, disp, false, &p) : RMALAB_OK;
 }
 
 static int new_result(rmalab_win *w, int target, rmalab_type type, int count,
@@ -91,8 +172,10 @@ int rmalab__result_track(rmalab_win *w, rmalab_result *r)
 
 void rmalab__results_complete(rmalab_win *w, int target)
 {
-    if (target < 0)
+    if (target < 0) {
         w->done_all = w->op_seq;
+        stage_reset(w);
+    }
     else
         w->done[target] = w->op_seq;
     int j = 0;
@@ -166,7 +249,17 @@ int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     int rc = rmalab__check_op(w, "put", target, disp, type, count);
     if (rc)
         return rc;
+    if (w->rma) {
+        unsigned char *p;
+        if ((rc = rmalab__rma_access(w, "put", target, disp, true, &p)))
+            return rc;
+        if (p) {
+            memcpy(p, origin, (size_t)count * (size_t)rmalab_type_size(type));
+            return RMALAB_OK;
+        }
+    }
     MPI_Datatype dt = rmalab__mpi_type(type);
+    STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
     int e = MPI_Put(origin, count, dt, target, disp, count, dt, w->win);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Put");
 }
@@ -177,18 +270,26 @@ int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     int rc = rmalab__check_op(w, "get", target, disp, type, count);
     if (rc)
         return rc;
+    unsigned char *p = NULL;
+    if (w->rma && (rc = rmalab__rma_access(w, "get", target, disp, true, &p)))
+        return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
     WITH_RESULT(w, target, type, count, out,
-                MPI_Get(result_buf, count, dt, target, disp, count, dt, w->win), "MPI_Get");
+                p ? (memcpy(result_buf, p, (size_t)count * (size_t)rmalab_type_size(type)),
+                     MPI_SUCCESS)
+                  : MPI_Get(result_buf, count, dt, target, disp, count, dt, w->win),
+                "MPI_Get");
 }
 
 int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                           const void *origin, rmalab_op op)
 {
     int rc = check_op_type("accumulate", op, type, false);
-    if (rc || (rc = rmalab__check_op(w, "accumulate", target, disp, type, count)))
+    if (rc || (rc = rmalab__check_op(w, "accumulate", target, disp, type, count)) ||
+        (rc = through_mpi(w, "accumulate", target, disp)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
+    STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
     int e = MPI_Accumulate(origin, count, dt, target, disp, count, dt, rmalab__mpi_op(op),
                            w->win);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Accumulate");
@@ -198,9 +299,11 @@ int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_t
                               int count, const void *origin, rmalab_op op, rmalab_result **out)
 {
     int rc = check_op_type("get_accumulate", op, type, true);
-    if (rc || (rc = rmalab__check_op(w, "get_accumulate", target, disp, type, count)))
+    if (rc || (rc = rmalab__check_op(w, "get_accumulate", target, disp, type, count)) ||
+        (rc = through_mpi(w, "get_accumulate", target, disp)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
+    STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, count, out,
                 MPI_Get_accumulate(origin, count, dt, result_buf, count, dt, target, disp,
                                    count, dt, rmalab__mpi_op(op), w->win),
@@ -211,9 +314,11 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
                             const void *origin, rmalab_op op, rmalab_result **out)
 {
     int rc = check_op_type("fetch_and_op", op, type, true);
-    if (rc || (rc = rmalab__check_op(w, "fetch_and_op", target, disp, type, 1)))
+    if (rc || (rc = rmalab__check_op(w, "fetch_and_op", target, disp, type, 1)) ||
+        (rc = through_mpi(w, "fetch_and_op", target, disp)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
+    STAGE(w, origin, (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, 1, out,
                 MPI_Fetch_and_op(origin, result_buf, dt, target, disp, rmalab__mpi_op(op),
                                  w->win),
@@ -229,9 +334,11 @@ int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab
                             "on %s",
                             rmalab_type_name(type));
     int rc = rmalab__check_op(w, "compare_and_swap", target, disp, type, 1);
-    if (rc)
+    if (rc || (rc = through_mpi(w, "compare_and_swap", target, disp)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
+    STAGE(w, origin, (size_t)rmalab_type_size(type));
+    STAGE(w, compare, (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, 1, out,
                 MPI_Compare_and_swap(origin, compare, result_buf, dt, target, disp, w->win),
                 "MPI_Compare_and_swap");

@@ -7,10 +7,13 @@
  * window stays usable. A fence that no RMA call follows opens no epoch, so
  * PSCW, locks and free may follow it directly.
  *
- * State changes happen under the window's mutex, and the MPI call itself
+ * State changes happen under the window's lock (a spin lock), and the MPI call itself
  * runs outside it with `blocked_in` set, so another thread can always take a
  * snapshot, also while this one is blocked in MPI. */
 #include "win-private.h"
+
+#include <stdatomic.h>
+#include <time.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +34,23 @@ const char *rmalab_exposure_name(rmalab_exposure e)
     return (unsigned)e < 3 ? names[e] : "?";
 }
 
+/* Seconds on a clock cheap enough for every synchronisation call
+ * (CLOCK_MONOTONIC_COARSE: a few ns, resolution of a few ms). */
+double rmalab__coarse_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Lock-free, as it runs around blocking synchronisation calls: the time is
+ * stored before the call name is published, and readers load the name
+ * first. */
 void rmalab__set_blocked(rmalab_win *w, const char *call)
 {
-    pthread_mutex_lock(&w->lock);
-    w->blocked_in = call;
-    w->blocked_since = call ? MPI_Wtime() : 0.0;
-    pthread_mutex_unlock(&w->lock);
+    if (call)
+        atomic_store_explicit(&w->blocked_since, rmalab__coarse_now(), memory_order_relaxed);
+    atomic_store_explicit(&w->blocked_in, call, memory_order_release);
 }
 
 void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
@@ -44,13 +58,15 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     memset(s, 0, sizeof *s);
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     s->access = w->access;
     s->exposure = w->exposure;
     if (w->access == RMALAB_ACCESS_START) {
         s->n_access = w->ngroup;
-        for (int i = 0; i < w->ngroup && i < RMALAB_STATE_MAX_RANKS; i++)
+        for (int i = 0; i < w->ngroup && i < RMALAB_STATE_MAX_RANKS; i++) {
             s->access_ranks[i] = w->group[i];
+            s->posted[i] = w->rma ? rmalab__rma_posted(w, w->group[i]) : -1;
+        }
     } else if (w->access == RMALAB_ACCESS_LOCK) {
         for (int r = 0; r < w->size; r++) {
             if (!w->locked[r])
@@ -64,15 +80,20 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     }
     if (w->exposure == RMALAB_EXPOSURE_POST) {
         s->n_exposure = w->nxgroup;
-        for (int i = 0; i < w->nxgroup && i < RMALAB_STATE_MAX_RANKS; i++)
+        for (int i = 0; i < w->nxgroup && i < RMALAB_STATE_MAX_RANKS; i++) {
             s->exposure_ranks[i] = w->xgroup[i];
+            s->arrived[i] = w->rma ? rmalab__rma_arrived(w, w->xgroup[i]) : -1;
+        }
     }
-    s->ops_in_epoch = w->ops_in_epoch;
+    s->ops_in_epoch = __atomic_load_n(&w->ops_in_epoch, __ATOMIC_RELAXED);
     s->epochs = w->epochs;
-    s->blocked_in = w->blocked_in;
-    s->blocked_since = w->blocked_since;
-    s->engine = w->engine;
-    pthread_mutex_unlock(&w->lock);
+    s->blocked_in = atomic_load_explicit(&w->blocked_in, memory_order_acquire);
+    s->blocked_for = s->blocked_in ? rmalab__coarse_now() -
+                                         atomic_load_explicit(&w->blocked_since,
+                                                              memory_order_relaxed)
+                                   : 0.0;
+    s->engine = w->eng->name;
+    rmalab__unlock(w);
 }
 
 static size_t ranks_text(char *buf, size_t size, const int *ranks, int n)
@@ -89,6 +110,13 @@ static size_t ranks_text(char *buf, size_t size, const int *ranks, int n)
 
 void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
 {
+    rmalab__describe(w, buf, size, true);
+}
+
+/* With `matching`, the rma engine's view of what has arrived is added; error
+ * messages leave it out so that both engines say the same. */
+void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
+{
     rmalab_epoch_state s;
     char g[512];
     size_t off = 0;
@@ -102,13 +130,24 @@ void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
             off += (size_t)snprintf(buf + off, size - off, __VA_ARGS__);       \
     } while (0)
     if (s.blocked_in)
-        PUT("blocked %.1f s in %s(); ", MPI_Wtime() - s.blocked_since, s.blocked_in);
+        PUT("blocked %.1f s in %s(); ", s.blocked_for, s.blocked_in);
     switch (s.access) {
     case RMALAB_ACCESS_NONE: PUT("no access epoch"); break;
     case RMALAB_ACCESS_FENCE: PUT("fence epoch (%llu RMA calls)", (unsigned long long)s.ops_in_epoch); break;
     case RMALAB_ACCESS_START:
         ranks_text(g, sizeof g, s.access_ranks, s.n_access);
         PUT("access epoch to %s", g);
+        if (matching && s.n_access && s.posted[0] >= 0) {
+            int have[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
+            for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++)
+                if (!s.posted[i])
+                    have[k++] = s.access_ranks[i];
+                else
+                    n++;
+            ranks_text(g, sizeof g, have, k);
+            PUT(": post() arrived from %d of %d%s%s", n, s.n_access, k ? ", missing " : "",
+                k ? g : "");
+        }
         break;
     case RMALAB_ACCESS_LOCK:
         ranks_text(g, sizeof g, s.access_ranks, s.n_access);
@@ -119,6 +158,17 @@ void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
     if (s.exposure == RMALAB_EXPOSURE_POST) {
         ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
         PUT("; exposure epoch to %s", g);
+        if (matching && s.n_exposure && s.arrived[0] >= 0) {
+            int miss[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
+            for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++)
+                if (!s.arrived[i])
+                    miss[k++] = s.exposure_ranks[i];
+                else
+                    n++;
+            char m[512];
+            ranks_text(m, sizeof m, miss, k);
+            PUT(": waits for complete() from %s: %d of %d arrived", k ? m : g, n, s.n_exposure);
+        }
     }
 #undef PUT
 }
@@ -153,6 +203,14 @@ static int check_assert(const char *call, int assert_, int allowed)
                         call, bad ? names[bad - 1] : "?", call, off ? ok : "none");
 }
 
+/* Only the owning thread writes ops_in_epoch, and it counts every RMA call,
+ * so it is stored atomically (relaxed) rather than under the lock; the
+ * owner's own plain reads race with nothing. */
+static void set_ops(rmalab_win *w, uint64_t v)
+{
+    __atomic_store_n(&w->ops_in_epoch, v, __ATOMIC_RELAXED);
+}
+
 /* RMALAB_MODE_* to MPI_MODE_* (only the bits check_assert let through). */
 static int mpi_mode(int assert_)
 {
@@ -161,6 +219,19 @@ static int mpi_mode(int assert_)
            (assert_ & RMALAB_MODE_NOPUT ? MPI_MODE_NOPUT : 0) |
            (assert_ & RMALAB_MODE_NOPRECEDE ? MPI_MODE_NOPRECEDE : 0) |
            (assert_ & RMALAB_MODE_NOSUCCEED ? MPI_MODE_NOSUCCEED : 0);
+}
+
+/* The rma engine keeps its window in a lock_all epoch of its own. */
+static int rma_refuses(const rmalab_win *w, const char *call)
+{
+    if (!w->rma)
+        return RMALAB_OK;
+    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                        "%s: this window runs rmalab's rma PSCW engine (hint rmalab_pscw = "
+                        "\"rma\"), which keeps it inside a passive-target epoch of its own, so "
+                        "only post/start/complete/wait/test synchronise it; create the window "
+                        "with rmalab_pscw = \"native\" to use fences and locks",
+                        call);
 }
 
 /* A fence with no RMA call after it opened no epoch: drop it. */
@@ -178,46 +249,27 @@ static void drop_idle_fence(rmalab_win *w)
     }
 }
 
-/* Groups: ranks of the window, no duplicates. Builds the MPI group. */
-static int make_group(rmalab_win *w, const char *call, const int *ranks, int n, MPI_Group *out)
+/* Groups: ranks of the window, no duplicates (checked before any MPI call:
+ * MPICH 4.0.2 segfaults on a group holding a rank outside the window). */
+static int check_group(rmalab_win *w, const char *call, const int *ranks, int n)
 {
     if (n < 0 || (n > 0 && !ranks))
         return rmalab__fail(RMALAB_ERR_GROUP, "%s: invalid group", call);
-    unsigned char *seen = calloc((size_t)w->size, 1);
-    if (!seen)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
-    for (int i = 0; i < n; i++) {
-        if (ranks[i] < 0 || ranks[i] >= w->size) {
-            free(seen);
-            return rmalab__fail(RMALAB_ERR_RANK,
-                                "%s: rank %d is not in the window's group (ranks 0 to %d)",
-                                call, ranks[i], w->size - 1);
-        }
-        if (seen[ranks[i]]++) {
-            free(seen);
-            return rmalab__fail(RMALAB_ERR_GROUP,
-                                "%s: rank %d appears twice in the group; list each rank once",
-                                call, ranks[i]);
-        }
+    int rc = RMALAB_OK, i;
+    for (i = 0; i < n && !rc; i++) {
+        if (ranks[i] < 0 || ranks[i] >= w->size)
+            rc = rmalab__fail(RMALAB_ERR_RANK,
+                              "%s: rank %d is not in the window's group (ranks 0 to %d)", call,
+                              ranks[i], w->size - 1);
+        else if (w->scratch[ranks[i]]++)
+            rc = rmalab__fail(RMALAB_ERR_GROUP,
+                              "%s: rank %d appears twice in the group; list each rank once",
+                              call, ranks[i]);
     }
-    free(seen);
-    MPI_Group wg;
-    int e = MPI_Win_get_group(w->win, &wg);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_get_group");
-    e = MPI_Group_incl(wg, n, ranks, out);
-    MPI_Group_free(&wg);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Group_incl");
-    return RMALAB_OK;
-}
-
-static int *copy_ranks(const int *ranks, int n)
-{
-    int *c = malloc(((size_t)n + 1) * sizeof *c);
-    if (c && n)
-        memcpy(c, ranks, (size_t)n * sizeof *c);
-    return c;
+    for (int j = 0; j < i; j++)
+        if (ranks[j] >= 0 && ranks[j] < w->size)
+            w->scratch[ranks[j]] = 0;
+    return rc;
 }
 
 static void group_text(char *buf, size_t size, const int *ranks, int n)
@@ -240,6 +292,11 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     char g[512];
     switch (w->access) {
     case RMALAB_ACCESS_NONE:
+        if (w->rma)
+            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                                "%s to rank %d: RMA calls need an access epoch, and none is "
+                                "open; open one with win:start({%d})",
+                                what, target, target);
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "%s to rank %d: RMA calls need an access epoch, and none is open; "
                             "open one with win:fence(), win:start({%d}), win:lock(%d) or "
@@ -264,28 +321,35 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     default:
         break;
     }
-    if (w->flavor != RMALAB_FLAVOR_DYNAMIC) {
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
+        int rc = rmalab__dyn_check(w, what, target, disp,
+                                   (MPI_Aint)count * rmalab_type_size(type));
+        if (rc)
+            return rc;
+    } else {
         MPI_Aint unit = w->disp_units[target], tsize = w->sizes[target];
         MPI_Aint bytes = (MPI_Aint)count * rmalab_type_size(type);
-        if (disp < 0 || disp > tsize / (unit ? unit : 1) || disp * unit + bytes > tsize) {
-            MPI_Aint last = (tsize - bytes) / unit;
-            if (bytes > tsize)
-                return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                                    "%s to rank %d: %d x %s (%ld bytes) do not fit in rank %d's "
-                                    "window of %ld bytes",
-                                    what, target, count, rmalab_type_name(type), (long)bytes,
-                                    target, (long)tsize);
+        if (bytes > tsize)
             return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                                "%s to rank %d: displacement %ld (x disp_unit %ld = byte %ld) "
-                                "with %d x %s reaches past the end of rank %d's window of %ld "
-                                "bytes; valid displacements are 0 to %ld",
-                                what, target, (long)disp, (long)unit, (long)(disp * unit), count,
-                                rmalab_type_name(type), target, (long)tsize, (long)last);
+                                "%s to rank %d: %d x %s (%ld bytes) do not fit in rank %d's "
+                                "window of %ld bytes",
+                                what, target, count, rmalab_type_name(type), (long)bytes,
+                                target, (long)tsize);
+        /* In that order, so that no product can overflow. */
+        if (disp < 0 || disp > (tsize - bytes) / unit) {
+            char at[64] = "";
+            if (disp >= 0 && disp <= tsize / unit)
+                snprintf(at, sizeof at, " = byte %ld", (long)(disp * unit));
+            return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                                "%s to rank %d: displacement %ld (x disp_unit %ld%s) with %d x "
+                                "%s reaches past the end of rank %d's window of %ld bytes; "
+                                "valid displacements are 0 to %ld",
+                                what, target, (long)disp, (long)unit, at, count,
+                                rmalab_type_name(type), target, (long)tsize,
+                                (long)((tsize - bytes) / unit));
         }
     }
-    pthread_mutex_lock(&w->lock);
-    w->ops_in_epoch++;
-    pthread_mutex_unlock(&w->lock);
+    set_ops(w, w->ops_in_epoch + 1);
     return RMALAB_OK;
 }
 
@@ -315,30 +379,21 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "post: a fence epoch with RMA calls is open; end it with "
                             "win:fence(\"nosucceed\") before post");
-    MPI_Group grp;
-    if ((rc = make_group(w, "post", ranks, n, &grp)))
+    if ((rc = check_group(w, "post", ranks, n)))
         return rc;
-    int *copy = copy_ranks(ranks, n);
-    if (!copy) {
-        MPI_Group_free(&grp);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "post: out of memory");
-    }
     rmalab__set_blocked(w, "post");
-    int e = MPI_Win_post(grp, mpi_mode(assert_), w->win);
+    rc = w->eng->post(w, ranks, n, mpi_mode(assert_));
     rmalab__set_blocked(w, NULL);
-    MPI_Group_free(&grp);
-    if (e != MPI_SUCCESS) {
-        free(copy);
-        return rmalab__mpi_fail(e, "MPI_Win_post");
-    }
-    pthread_mutex_lock(&w->lock);
+    if (rc)
+        return rc;
+    rmalab__lock(w);
     drop_idle_fence(w);
-    free(w->xgroup);
-    w->xgroup = copy;
+    if (n)
+        memcpy(w->xgroup, ranks, (size_t)n * sizeof *ranks);
     w->nxgroup = n;
     w->exposure = RMALAB_EXPOSURE_POST;
     w->closed_by_test = false;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     return RMALAB_OK;
 }
 
@@ -366,46 +421,37 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
                             "start: a fence epoch with %llu RMA calls is open; end it with "
                             "win:fence(\"nosucceed\") before start",
                             (unsigned long long)w->ops_in_epoch);
-    MPI_Group grp;
-    if ((rc = make_group(w, "start", ranks, n, &grp)))
+    if ((rc = check_group(w, "start", ranks, n)))
         return rc;
-    int *copy = copy_ranks(ranks, n);
-    if (!copy) {
-        MPI_Group_free(&grp);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "start: out of memory");
-    }
-    rmalab__set_blocked(w, "start");
-    int e = MPI_Win_start(grp, mpi_mode(assert_), w->win);
+    rmalab__set_blocked(w, "start"); /* MPICH's start waits for the posts */
+    rc = w->eng->start(w, ranks, n, mpi_mode(assert_));
     rmalab__set_blocked(w, NULL);
-    MPI_Group_free(&grp);
-    if (e != MPI_SUCCESS) {
-        free(copy);
-        return rmalab__mpi_fail(e, "MPI_Win_start");
-    }
-    pthread_mutex_lock(&w->lock);
+    if (rc)
+        return rc;
+    rmalab__lock(w);
     drop_idle_fence(w);
-    free(w->group);
-    w->group = copy;
+    if (n)
+        memcpy(w->group, ranks, (size_t)n * sizeof *ranks);
     w->ngroup = n;
     memset(w->in_group, 0, (size_t)w->size);
     for (int i = 0; i < n; i++)
         w->in_group[ranks[i]] = 1;
     w->access = RMALAB_ACCESS_START;
-    w->ops_in_epoch = 0;
-    pthread_mutex_unlock(&w->lock);
+    set_ops(w, 0);
+    rmalab__unlock(w);
     return RMALAB_OK;
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
 static void access_closed(rmalab_win *w)
 {
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     w->access = RMALAB_ACCESS_NONE;
-    w->ops_in_epoch = 0;
+    set_ops(w, 0);
     w->epochs++;
     memset(w->in_group, 0, (size_t)w->size);
     w->ngroup = 0;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     rmalab__results_complete(w, -1);
 }
 
@@ -422,10 +468,10 @@ int rmalab_win_complete(rmalab_win *w)
                                                                : " (this is a passive-target "
                                                                  "epoch: end it with unlock)");
     rmalab__set_blocked(w, "complete");
-    int e = MPI_Win_complete(w->win);
+    int rc = w->eng->complete(w);
     rmalab__set_blocked(w, NULL);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_complete");
+    if (rc)
+        return rc;
     access_closed(w);
     return RMALAB_OK;
 }
@@ -448,11 +494,11 @@ static int no_exposure(rmalab_win *w, const char *call)
 
 static void exposure_closed(rmalab_win *w, bool by_test)
 {
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     w->exposure = RMALAB_EXPOSURE_NONE;
     w->nxgroup = 0;
     w->closed_by_test = by_test;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
 }
 
 int rmalab_win_wait(rmalab_win *w)
@@ -461,10 +507,10 @@ int rmalab_win_wait(rmalab_win *w)
     if (w->exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
     rmalab__set_blocked(w, "wait");
-    int e = MPI_Win_wait(w->win);
+    int rc = w->eng->wait(w);
     rmalab__set_blocked(w, NULL);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_wait");
+    if (rc)
+        return rc;
     exposure_closed(w, false);
     return RMALAB_OK;
 }
@@ -475,9 +521,9 @@ int rmalab_win_test(rmalab_win *w, bool *done)
     if (w->exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
     int flag = 0;
-    int e = MPI_Win_test(w->win, &flag);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_test");
+    int rc = w->eng->test(w, &flag);
+    if (rc)
+        return rc;
     if (flag)
         exposure_closed(w, true);
     *done = flag != 0;
@@ -495,6 +541,7 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
                               RMALAB_MODE_NOSUCCEED);
     if (rc)
         return rc;
+    /* Misuse inside a PSCW epoch first: the same message for both engines. */
     if (w->access == RMALAB_ACCESS_START || w->exposure == RMALAB_EXPOSURE_POST)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "fence: a PSCW epoch is open (%s); fences may not be called inside "
@@ -502,6 +549,8 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
                             w->access == RMALAB_ACCESS_START ? "access, from win:start"
                                                              : "exposure, from win:post",
                             w->access == RMALAB_ACCESS_START ? "win:complete()" : "win:wait()");
+    if ((rc = rma_refuses(w, "fence")))
+        return rc;
     if (w->access == RMALAB_ACCESS_LOCK || w->access == RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "fence: a passive-target epoch is open; unlock before fencing");
@@ -517,14 +566,14 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_fence");
     bool had_ops = w->access == RMALAB_ACCESS_FENCE && w->ops_in_epoch > 0;
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     if (had_ops)
         w->epochs++;
-    w->ops_in_epoch = 0;
+    set_ops(w, 0);
     bool open = !(assert_ & RMALAB_MODE_NOSUCCEED);
     w->access = open ? RMALAB_ACCESS_FENCE : RMALAB_ACCESS_NONE;
     w->exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     rmalab__results_complete(w, -1);
     return RMALAB_OK;
 }
@@ -534,6 +583,7 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
 
 static int passive_allowed(rmalab_win *w, const char *call)
 {
+    /* Misuse inside a PSCW epoch first: the same message for both engines. */
     if (w->access == RMALAB_ACCESS_START || w->exposure == RMALAB_EXPOSURE_POST)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "%s: a PSCW epoch is open (%s); locks may not be taken inside it, "
@@ -542,6 +592,9 @@ static int passive_allowed(rmalab_win *w, const char *call)
                             w->access == RMALAB_ACCESS_START ? "access, from win:start"
                                                              : "exposure, from win:post",
                             w->access == RMALAB_ACCESS_START ? "win:complete()" : "win:wait()");
+    int rc = rma_refuses(w, call);
+    if (rc)
+        return rc;
     if (w->access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "%s: a fence epoch with RMA calls is open; end it with "
@@ -563,6 +616,12 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
     if (w->access == RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "lock: win:lock_all() already locks every rank; unlock_all first");
+    if (w->no_locks[target])
+        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                            "lock: rank %d gave the hint no_locks = true, promising that no "
+                            "passive-target lock targets it; use fence or PSCW, or set "
+                            "no_locks = false on rank %d",
+                            target, target);
     if (w->access == RMALAB_ACCESS_LOCK && w->locked[target])
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "lock: rank %d is already locked by this process; a rank can be "
@@ -574,14 +633,14 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock");
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     drop_idle_fence(w);
     if (w->access != RMALAB_ACCESS_LOCK)
-        w->ops_in_epoch = 0;
+        set_ops(w, 0);
     w->access = RMALAB_ACCESS_LOCK;
     w->locked[target] = exclusive ? 2 : 1;
     w->nlocked++;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     return RMALAB_OK;
 }
 
@@ -603,10 +662,10 @@ int rmalab_win_unlock(rmalab_win *w, int target)
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock");
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     w->locked[target] = 0;
     bool last = --w->nlocked == 0;
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     if (last)
         access_closed(w);
     else
@@ -625,16 +684,22 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
                             "lock_all: a passive-target epoch (%s) is already open; unlock "
                             "first",
                             w->access == RMALAB_ACCESS_LOCK ? "lock" : "lock_all");
+    for (int r = 0; r < w->size; r++)
+        if (w->no_locks[r])
+            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                                "lock_all: rank %d gave the hint no_locks = true, promising "
+                                "that no passive-target lock targets it; use fence or PSCW",
+                                r);
     rmalab__set_blocked(w, "lock_all");
     int e = MPI_Win_lock_all(mpi_mode(assert_), w->win);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock_all");
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     drop_idle_fence(w);
     w->access = RMALAB_ACCESS_LOCK_ALL;
-    w->ops_in_epoch = 0;
-    pthread_mutex_unlock(&w->lock);
+    set_ops(w, 0);
+    rmalab__unlock(w);
     return RMALAB_OK;
 }
 
@@ -659,6 +724,9 @@ int rmalab_win_unlock_all(rmalab_win *w)
 int rmalab_win_flush(rmalab_win *w, int target)
 {
     CHECK_WIN(w);
+    int rc = rma_refuses(w, "flush");
+    if (rc)
+        return rc;
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "flush: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
@@ -681,6 +749,9 @@ int rmalab_win_flush(rmalab_win *w, int target)
 int rmalab_win_flush_all(rmalab_win *w)
 {
     CHECK_WIN(w);
+    int rc = rma_refuses(w, "flush_all");
+    if (rc)
+        return rc;
     if (w->access != RMALAB_ACCESS_LOCK_ALL && w->access != RMALAB_ACCESS_LOCK)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "flush_all: flushes complete operations of a passive-target "

@@ -130,33 +130,69 @@ static void win_destroy_struct(rmalab_win *w)
     for (int i = 0; i < w->nregions; i++)
         free(w->regions[i].mem);
     free(w->regions);
+    if (w->meta != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(w->meta);
+        MPI_Win_free(&w->meta);
+    }
     if (w->comm != MPI_COMM_NULL)
         MPI_Comm_free(&w->comm);
     free(w->owned_mem);
     free(w->sizes);
     free(w->disp_units);
     free(w->world_ranks);
+    free(w->no_locks);
     free(w->group);
+    free(w->scratch);
     free(w->in_group);
     free(w->locked);
     free(w->xgroup);
     free(w->done);
     free(w->pending);
+    rmalab__stage_free(w);
     rmalab_info_destroy(w->requested);
     rmalab_info_destroy(w->at_create);
-    pthread_mutex_destroy(&w->lock);
+    rmalab__group_cache_clear(&w->post_cache);
+    rmalab__group_cache_clear(&w->start_cache);
+    if (w->wgroup != MPI_GROUP_NULL)
+        MPI_Group_free(&w->wgroup);
+    if (w->rma)
+        rmalab__rma_destroy(w);
     free(w);
 }
 
 /* Select the PSCW engine from the requested hints. */
+/* Select the PSCW engine: the rmalab_pscw hint, else the environment
+ * variable RMALAB_PSCW ("native" or "rma", so that a whole program or test
+ * suite can run on either engine unchanged), else native. */
 static void select_engine(rmalab_win *w, const rmalab_info *valid, rmalab_diags *diags)
 {
     const char *v = rmalab_info_lookup(valid, "rmalab_pscw", 11, NULL);
-    w->engine = "native";
-    if (v && strcmp(v, "rma") == 0)
-        rmalab__diag_add(diags, "rmalab_pscw",
-                         "rmalab_pscw: the rma engine is not available in this version; the "
-                         "window uses native");
+    const char *env = getenv("RMALAB_PSCW");
+    if (!v && env && *env) {
+        if (strcmp(env, "rma") == 0 || strcmp(env, "native") == 0)
+            v = env;
+        else
+            rmalab__diag_add(diags, "rmalab_pscw",
+                             "the environment variable RMALAB_PSCW=\"%s\" is neither "
+                             "\"native\" nor \"rma\"; using native",
+                             env);
+    }
+    w->eng = v && strcmp(v, "rma") == 0 ? &rmalab__rma_engine : &rmalab__native_engine;
+}
+
+/* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
+static unsigned char no_locks_in(const rmalab_info *valid, unsigned char fallback)
+{
+    const char *v = valid ? rmalab_info_lookup(valid, "no_locks", 8, NULL) : NULL;
+    return v ? strcmp(v, "true") == 0 : fallback;
+}
+
+/* Collective: every rank learns every rank's no_locks promise. */
+static int exchange_no_locks(rmalab_win *w, unsigned char mine)
+{
+    int e = MPI_Allgather(&mine, 1, MPI_UNSIGNED_CHAR, w->no_locks, 1, MPI_UNSIGNED_CHAR,
+                          w->comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "exchanging no_locks");
 }
 
 static int exchange_layout(rmalab_win *w)
@@ -175,13 +211,17 @@ static int exchange_layout(rmalab_win *w)
     w->sizes = calloc((size_t)w->size, sizeof *w->sizes);
     w->disp_units = calloc((size_t)w->size, sizeof *w->disp_units);
     w->world_ranks = calloc((size_t)w->size, sizeof *w->world_ranks);
+    w->no_locks = calloc((size_t)w->size, 1);
     w->in_group = calloc((size_t)w->size, 1);
+    w->scratch = calloc((size_t)w->size, 1);
+    w->group = calloc((size_t)w->size + 1, sizeof *w->group);
+    w->xgroup = calloc((size_t)w->size + 1, sizeof *w->xgroup);
     w->locked = calloc((size_t)w->size, 1);
     w->done = calloc((size_t)w->size, sizeof *w->done);
     int e = MPI_Allgather(&mine, 3, MPI_AINT, all ? (void *)all : (void *)&mine, 3, MPI_AINT,
                           w->comm);
     if (!all || !w->sizes || !w->disp_units || !w->world_ranks || !w->in_group || !w->locked ||
-        !w->done) {
+        !w->done || !w->scratch || !w->group || !w->xgroup || !w->no_locks) {
         free(all);
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     }
@@ -195,7 +235,7 @@ static int exchange_layout(rmalab_win *w)
         w->world_ranks[r] = (int)all[r].world_rank;
     }
     free(all);
-    return RMALAB_OK;
+    return exchange_no_locks(w, no_locks_in(w->at_create, 0));
 }
 
 static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
@@ -213,6 +253,10 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (opts->disp_unit < 0)
         return rmalab__fail(RMALAB_ERR_ARG, "win_%s: disp_unit %d is negative", what,
                             opts->disp_unit);
+    if (flavor == RMALAB_FLAVOR_DYNAMIC && opts->disp_unit > 1)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "win_create_dynamic: dynamic windows address memory by absolute "
+                            "address in bytes, so disp_unit is 1; leave it out");
     if (opts->base && flavor != RMALAB_FLAVOR_CREATE)
         return rmalab__fail(RMALAB_ERR_ARG, "win_%s: only win_create takes user memory", what);
     if (opts->base && (uintptr_t)opts->base % RMALAB__WIN_ALIGN)
@@ -233,8 +277,11 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     int rc, e;
     if (!w)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
-    pthread_mutex_init(&w->lock, NULL);
+    atomic_flag_clear(&w->lock);
     w->win = MPI_WIN_NULL;
+    w->meta = MPI_WIN_NULL;
+    w->wgroup = MPI_GROUP_NULL;
+    w->post_cache.group = w->start_cache.group = MPI_GROUP_NULL;
     w->comm = MPI_COMM_NULL;
     w->flavor = flavor;
     w->size_req = flavor == RMALAB_FLAVOR_DYNAMIC ? 0 : opts->size;
@@ -248,6 +295,14 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (rc || (rc = rmalab_info_dup(valid, &w->at_create)))
         goto fail;
     select_engine(w, valid, diags);
+    if (w->eng == &rmalab__rma_engine && rmalab_info_lookup(valid, "no_locks", 8, NULL)) {
+        /* The engine keeps the window in lock_all itself. */
+        rmalab__diag_add(diags, "no_locks",
+                         "no_locks: the rma PSCW engine locks the window itself, so the hint "
+                         "is not passed to MPICH");
+        if ((rc = rmalab_info_delete(valid, "no_locks")))
+            goto fail;
+    }
     if ((rc = rmalab__hints_strip_own(RMALAB_SCOPE_WIN, valid)))
         goto fail;
     if ((rc = rmalab_info_to_mpi(valid, &mi)))
@@ -261,6 +316,9 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     MPI_Comm_size(w->comm, &w->size);
 
     MPI_Aint alloc = round16(w->size_req);
+    void *shm_base = NULL;
+    if (w->eng == &rmalab__rma_engine && (rc = rmalab__rma_setup(w, alloc, &shm_base)))
+        goto fail;
     switch (flavor) {
     case RMALAB_FLAVOR_CREATE:
         if (opts->base) {
@@ -277,13 +335,31 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         e = MPI_Win_create(w->base, w->size_req, w->disp_unit, mi, w->comm, &w->win);
         break;
     case RMALAB_FLAVOR_ALLOCATE:
-        e = MPI_Win_allocate(alloc, w->disp_unit, mi, w->comm, &w->base, &w->win);
+        if (shm_base) { /* the rma engine's node-shared memory */
+            w->base = shm_base;
+            e = MPI_Win_create(w->base, w->size_req, w->disp_unit, mi, w->comm, &w->win);
+        } else {
+            e = MPI_Win_allocate(alloc, w->disp_unit, mi, w->comm, &w->base, &w->win);
+        }
         break;
     case RMALAB_FLAVOR_SHARED:
         e = MPI_Win_allocate_shared(alloc, w->disp_unit, mi, w->comm, &w->base, &w->win);
         break;
     default:
-        e = MPI_Win_create_dynamic(mi, w->comm, &w->win);
+        /* Rounded to 16 bytes like every window here (MPICH+UCX). */
+        e = MPI_Win_allocate(round16(sizeof *w->my_meta), 1, MPI_INFO_NULL, w->comm,
+                             &w->my_meta, &w->meta);
+        if (e == MPI_SUCCESS) {
+            memset(w->my_meta, 0, sizeof *w->my_meta);
+            MPI_Win_set_errhandler(w->meta, MPI_ERRORS_RETURN);
+            e = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->meta);
+            if (e != MPI_SUCCESS)
+                MPI_Win_free(&w->meta);
+        } else {
+            w->meta = MPI_WIN_NULL;
+        }
+        if (e == MPI_SUCCESS)
+            e = MPI_Win_create_dynamic(mi, w->comm, &w->win);
         break;
     }
     if (e != MPI_SUCCESS) {
@@ -292,16 +368,24 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         goto fail;
     }
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
-    if (flavor == RMALAB_FLAVOR_ALLOCATE || flavor == RMALAB_FLAVOR_SHARED)
+    if ((flavor == RMALAB_FLAVOR_ALLOCATE || flavor == RMALAB_FLAVOR_SHARED) && alloc)
         memset(w->base, 0, (size_t)alloc);
+    if ((e = MPI_Win_get_group(w->win, &w->wgroup)) != MPI_SUCCESS) {
+        w->wgroup = MPI_GROUP_NULL;
+        rc = rmalab__mpi_fail(e, "MPI_Win_get_group");
+        goto fail;
+    }
 
     int flag = 0, *model = NULL;
     void *attr_base = NULL;
     MPI_Win_get_attr(w->win, MPI_WIN_MODEL, &model, &flag);
     w->model = flag && model ? *model : MPI_WIN_SEPARATE;
     MPI_Win_get_attr(w->win, MPI_WIN_BASE, &attr_base, &flag);
-    int base_ok = flavor == RMALAB_FLAVOR_DYNAMIC || (flag && attr_base == w->base);
-    if (flavor != RMALAB_FLAVOR_DYNAMIC && (uintptr_t)w->base % RMALAB__WIN_ALIGN)
+    /* MPICH reports a NULL base for a window of 0 bytes, where nothing can
+     * land anyway. */
+    int base_ok = flavor == RMALAB_FLAVOR_DYNAMIC || w->size_req == 0 ||
+                  (flag && attr_base == w->base);
+    if (flavor != RMALAB_FLAVOR_DYNAMIC && w->size_req && (uintptr_t)w->base % RMALAB__WIN_ALIGN)
         base_ok = 0;
     /* Everyone learns whether everyone's window is sound. */
     int all_ok = 0;
@@ -318,6 +402,8 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     }
     if ((rc = exchange_layout(w)))
         goto fail;
+    if (w->rma && (rc = rmalab__rma_attach(w)))
+        goto fail;
     if (w->name[0])
         MPI_Win_set_name(w->win, w->name);
     MPI_Info_free(&mi);
@@ -326,6 +412,8 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     return RMALAB_OK;
 
 fail:
+    if (w->rma)
+        rmalab__rma_unlock(w);
     if (w->win != MPI_WIN_NULL)
         MPI_Win_free(&w->win);
     if (mi != MPI_INFO_NULL)
@@ -371,7 +459,7 @@ static int check_free(rmalab_win *w)
                       (w->access == RMALAB_ACCESS_FENCE && w->ops_in_epoch > 0);
     if (open_access || w->exposure == RMALAB_EXPOSURE_POST) {
         char state[256];
-        rmalab_win_describe(w, state, sizeof state);
+        rmalab__describe(w, state, sizeof state, false);
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "free: a window may only be freed outside of any epoch, and this "
                             "one has %s; close it first (%s)",
@@ -402,6 +490,8 @@ int rmalab_win_free(rmalab_win **win)
     if (cb_rc)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
     rmalab__set_blocked(w, "free");
+    if (w->rma)
+        rmalab__rma_unlock(w);
     int e = MPI_Win_free(&w->win);
     rmalab__set_blocked(w, NULL);
     for (int i = 0; i < w->npending; i++) {
@@ -420,6 +510,38 @@ int rmalab_win_free(rmalab_win **win)
     return RMALAB_OK;
 }
 
+int rmalab_win_abandon(rmalab_win **win, bool fence)
+{
+    if (!win || !*win)
+        return RMALAB_OK;
+    rmalab_win *w = *win;
+    if (w->access == RMALAB_ACCESS_START || w->exposure == RMALAB_EXPOSURE_POST)
+        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                            "abandon: a PSCW epoch is open, and closing it could block");
+    if (w->access == RMALAB_ACCESS_LOCK_ALL)
+        MPI_Win_unlock_all(w->win);
+    for (int r = 0; w->access == RMALAB_ACCESS_LOCK && r < w->size; r++)
+        if (w->locked[r])
+            MPI_Win_unlock(r, w->win);
+    if (fence)
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win);
+    /* Attribute values belong to a caller that is gone: forget them. */
+    rmalab__attrs_forget(w);
+    if (w->rma)
+        rmalab__rma_unlock(w);
+    int e = MPI_Win_free(&w->win);
+    for (int i = 0; i < w->npending; i++) {
+        w->pending[i]->win = NULL;
+        rmalab_result_release(w->pending[i]);
+    }
+    w->npending = 0;
+    *win = NULL;
+    if (w->flavor == RMALAB_FLAVOR_CREATE && !w->owned_mem)
+        w->base = NULL;
+    win_destroy_struct(w);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_free");
+}
+
 rmalab__attr_list *rmalab__win_attrs(rmalab_win *win)
 {
     return &win->attrs;
@@ -427,6 +549,42 @@ rmalab__attr_list *rmalab__win_attrs(rmalab_win *win)
 
 /* ------------------------------------------------------------------------ */
 /* Dynamic windows                                                          */
+
+/* Expose this rank's attached regions to the origins' checks. */
+static void publish_regions(rmalab_win *w)
+{
+    struct rmalab__dyn_meta *m = w->my_meta;
+    for (int i = 0; i < w->nregions; i++) {
+        m->addr[i] = w->regions[i].addr;
+        m->size[i] = w->regions[i].size;
+    }
+    m->n = w->nregions;
+    MPI_Win_sync(w->meta);
+}
+
+int rmalab__dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                      MPI_Aint bytes)
+{
+    struct rmalab__dyn_meta m;
+    if (target == w->rank) {
+        m = *w->my_meta;
+    } else {
+        int e = MPI_Get(&m, sizeof m, MPI_BYTE, target, 0, sizeof m, MPI_BYTE, w->meta);
+        if (e == MPI_SUCCESS)
+            e = MPI_Win_flush(target, w->meta);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "reading the target's attached regions");
+    }
+    for (int64_t i = 0; i < m.n && i < RMALAB__MAX_REGIONS; i++)
+        if (disp >= m.addr[i] && bytes <= m.size[i] && disp - m.addr[i] <= m.size[i] - bytes)
+            return RMALAB_OK;
+    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                        "%s to rank %d: address %ld (+%ld bytes) is not inside memory rank %d "
+                        "has attached to this dynamic window (%ld region%s); use an address "
+                        "its win:attach returned",
+                        what, target, (long)disp, (long)bytes, target, (long)m.n,
+                        m.n == 1 ? "" : "s");
+}
 
 int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
 {
@@ -439,6 +597,11 @@ int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
     if (size <= 0)
         return rmalab__fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
                             (long)size);
+    if (w->nregions == RMALAB__MAX_REGIONS)
+        return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
+                            "attach: rmalab tracks at most %d attached regions per rank (so "
+                            "that origins can check their displacements); detach one first",
+                            RMALAB__MAX_REGIONS);
     if (w->nregions == w->capregions) {
         int cap = w->capregions ? 2 * w->capregions : 4;
         struct rmalab__region *r = realloc(w->regions, (size_t)cap * sizeof *r);
@@ -459,6 +622,7 @@ int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
     MPI_Aint a;
     MPI_Get_address(mem, &a);
     w->regions[w->nregions++] = (struct rmalab__region){mem, a, size};
+    publish_regions(w);
     *addr = a;
     return RMALAB_OK;
 }
@@ -478,6 +642,7 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
             return rmalab__mpi_fail(e, "MPI_Win_detach");
         free(w->regions[i].mem);
         w->regions[i] = w->regions[--w->nregions];
+        publish_regions(w);
         return RMALAB_OK;
     }
     return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
@@ -494,7 +659,7 @@ static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint 
     if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
         for (int i = 0; i < w->nregions; i++) {
             const struct rmalab__region *r = &w->regions[i];
-            if (disp >= r->addr && disp + n <= r->addr + r->size) {
+            if (disp >= r->addr && n <= r->size && disp - r->addr <= r->size - n) {
                 *p = (unsigned char *)r->mem + (disp - r->addr);
                 return RMALAB_OK;
             }
@@ -504,13 +669,19 @@ static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint 
                             "this dynamic window",
                             what, (long)disp, (long)n);
     }
-    MPI_Aint off = disp * w->disp_unit;
-    if (disp < 0 || off + n > w->size_req)
+    /* In that order, so that no product or sum can overflow. */
+    if (disp < 0 || n > w->size_req || disp > (w->size_req - n) / w->disp_unit) {
+        char at[64];
+        if (disp >= 0 && disp <= w->size_req / w->disp_unit)
+            snprintf(at, sizeof at, "byte %ld", (long)(disp * w->disp_unit));
+        else
+            snprintf(at, sizeof at, "x disp_unit %d", w->disp_unit);
         return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s: displacement %ld (byte %ld) + %ld bytes is outside this "
-                            "rank's window of %ld bytes",
-                            what, (long)disp, (long)off, (long)n, (long)w->size_req);
-    *p = (unsigned char *)w->base + off;
+                            "%s: displacement %ld (%s) + %ld bytes is outside this rank's "
+                            "window of %ld bytes",
+                            what, (long)disp, at, (long)n, (long)w->size_req);
+    }
+    *p = (unsigned char *)w->base + disp * w->disp_unit;
     return RMALAB_OK;
 }
 
@@ -531,7 +702,7 @@ int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, v
     int rc = check_count(type, count, "read");
     if (!rc)
         rc = local_bytes(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
-    if (rc)
+    if (rc || !out)
         return rc;
     if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
         MPI_Win_sync(w->win);
@@ -587,9 +758,9 @@ int rmalab_win_set_name(rmalab_win *w, const char *name)
     if (strlen(name) >= sizeof w->name)
         return rmalab__fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
                             sizeof w->name - 1);
-    pthread_mutex_lock(&w->lock);
+    rmalab__lock(w);
     snprintf(w->name, sizeof w->name, "%s", name);
-    pthread_mutex_unlock(&w->lock);
+    rmalab__unlock(w);
     MPI_Win_set_name(w->win, name);
     return RMALAB_OK;
 }
@@ -613,6 +784,15 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
         return rc;
     if (info)
         rmalab_info_get_nkeys(info, &n);
+    if (w->rma && rmalab_info_lookup(valid, "no_locks", 8, NULL)) {
+        rmalab__diag_add(diags, "no_locks",
+                         "no_locks: the rma PSCW engine locks the window itself, so the hint "
+                         "is not passed to MPICH");
+        if ((rc = rmalab_info_delete(valid, "no_locks"))) {
+            rmalab_info_destroy(valid);
+            return rc;
+        }
+    }
     for (int i = 0; i < n; i++) {
         const char *k;
         rmalab_info_nth((rmalab_info *)info, i, &k, NULL, NULL, NULL);
@@ -626,6 +806,8 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
     if (!(rc = rmalab_info_to_mpi(valid, &mi))) {
         rmalab__set_blocked(w, "set_info");
         int e = MPI_Win_set_info(w->win, mi);
+        if (e == MPI_SUCCESS)
+            rc = exchange_no_locks(w, no_locks_in(valid, w->no_locks[w->rank]));
         rmalab__set_blocked(w, NULL);
         if (e != MPI_SUCCESS)
             rc = rmalab__mpi_fail(e, "MPI_Win_set_info");
@@ -664,7 +846,12 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
         rc = rmalab_info_set(info, d->key, v ? v : d->default_value);
     }
     if (!rc)
-        rc = rmalab_info_set(info, "rmalab_pscw", w->engine);
+        rc = rmalab_info_set(info, "rmalab_pscw", w->eng->name);
+    if (!rc && w->rma) {
+        rc = rmalab_info_set(info, "rmalab_pscw_sync_path", rmalab__rma_sync_path(w));
+        if (!rc)
+            rc = rmalab_info_set(info, "rmalab_pscw_data_path", rmalab__rma_data_path(w));
+    }
     if (rc) {
         rmalab_info_destroy(info);
         return rc;

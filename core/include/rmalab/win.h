@@ -11,8 +11,11 @@
  *
  * At creation every rank's size and disp_unit are exchanged, so the origin
  * rejects a displacement outside the target's window (ERR_RMA_RANGE) and a
- * rank outside the group (ERR_RANK) before calling MPI. Dynamic windows can
- * only check the rank: remote attachments are not known locally.
+ * rank outside the group (ERR_RANK) before calling MPI. Dynamic windows
+ * expose each rank's attached regions (at most 64 per rank) in a small
+ * internal window, and the origin reads the target's before each operation:
+ * an address the target never attached is ERR_RMA_RANGE rather than a
+ * crash of the target inside MPICH.
  *
  * Windows use MPI_ERRORS_RETURN. Calls marked collective must be made by
  * every rank of the window's group. One thread drives a window; any thread
@@ -105,6 +108,14 @@ RMALAB_API int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win
  * after a callback error). Accepts NULL. */
 RMALAB_API int rmalab_win_free(rmalab_win **win);
 
+/* Collective, for a process on its way out (a binding whose callbacks can no
+ * longer run): frees the window without running attribute callbacks and
+ * without the epoch checks of rmalab_win_free. This rank's passive-target
+ * epochs are closed first, and a fence epoch with a closing fence when
+ * `fence` is true (every rank must pass the same). An open PSCW epoch is
+ * ERR_RMA_SYNC and nothing is freed, as closing it could block. */
+RMALAB_API int rmalab_win_abandon(rmalab_win **win, bool fence);
+
 /* Dynamic windows: attach `size` bytes of zeroed, core-allocated memory;
  * *addr is its address for use as a displacement. detach takes it back. */
 RMALAB_API int rmalab_win_attach(rmalab_win *win, MPI_Aint size, MPI_Aint *addr);
@@ -130,7 +141,8 @@ RMALAB_API int rmalab_win_set_name(rmalab_win *win, const char *name);
 RMALAB_API const char *rmalab_win_get_name(const rmalab_win *win);
 
 /* Local memory. Bounds are checked against the local window (for dynamic
- * windows, against the attached region holding disp). */
+ * windows, against the attached region holding disp). A read with out ==
+ * NULL only checks. */
 RMALAB_API int rmalab_win_read(rmalab_win *win, MPI_Aint disp, rmalab_type type, int count,
                                void *out);
 RMALAB_API int rmalab_win_write(rmalab_win *win, MPI_Aint disp, rmalab_type type, int count,
@@ -151,7 +163,10 @@ RMALAB_API int rmalab_win_check_hints(rmalab_win *win, rmalab_agreement **out);
 /* ------------------------------------------------------------------------ */
 /* RMA operations                                                           */
 
-/* Operations that return data fill a result. The data may be read once the
+/* Origin data (origin, compare) is copied when the call is made, so the
+ * caller may reuse its buffers at once, unlike MPI's.
+ *
+ * Operations that return data fill a result. The data may be read once the
  * epoch that carries the operation has completed at the origin (fence,
  * complete, unlock, unlock_all, flush, flush_all); earlier reads are
  * ERR_RMA_SYNC. Results are reference counted: the window keeps one until
@@ -232,17 +247,24 @@ typedef struct {
     int access_ranks[RMALAB_STATE_MAX_RANKS];
     int lock_exclusive[RMALAB_STATE_MAX_RANKS]; /* per access_ranks entry, for locks */
     int exposure_ranks[RMALAB_STATE_MAX_RANKS];
+    /* The rma engine sees the matching; the native engine does not (-1). */
+    int posted[RMALAB_STATE_MAX_RANKS];   /* per access_ranks entry of a start
+                                             epoch: its post has arrived */
+    int arrived[RMALAB_STATE_MAX_RANKS];  /* per exposure_ranks entry: its
+                                             complete has arrived */
     uint64_t ops_in_epoch;                /* RMA calls since the access epoch opened */
     uint64_t epochs;                      /* access epochs closed so far */
     const char *blocked_in;               /* NULL, or "complete", "wait", "fence", ... */
-    double blocked_since;                 /* MPI_Wtime() when it started */
-    const char *engine;                   /* "native" */
+    double blocked_for;                   /* seconds so far (resolution: a few ms) */
+    const char *engine;                   /* "native" or "rma" */
 } rmalab_epoch_state;
 
 RMALAB_API const char *rmalab_access_name(rmalab_access a);
 RMALAB_API const char *rmalab_exposure_name(rmalab_exposure e);
 RMALAB_API void rmalab_win_state(rmalab_win *win, rmalab_epoch_state *out);
-/* One line for people: "blocked 3.2 s in complete(); access epoch to {1}". */
+/* One line for people: "blocked 3.2 s in complete(); access epoch to {1}";
+ * with the rma engine also what has arrived: "exposure epoch to {0}: waits
+ * for complete() from {0}: 0 of 1 arrived". */
 RMALAB_API void rmalab_win_describe(rmalab_win *win, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,473 @@
+/* The rma PSCW engine: post/start/complete/wait/test built from MPI-3
+ * one-sided primitives, as in foMPI (Gerstenberger, Besta, Hoefler, SC13),
+ * with every step of the matching visible. docs/pscw-rma.md has the
+ * protocol and a diagram.
+ *
+ * State. Every rank holds two arrays of monotonic 64-bit counters, indexed
+ * by the peer's rank in the window's group:
+ *   post_in[t]      how many times target t has posted to this rank;
+ *   complete_in[o]  how many times origin o has completed an epoch to it.
+ * A post by t increments post_in[t] at each origin of its group; a
+ * complete by o increments complete_in[o] at each target of its group. The
+ * origin counts the posts it has consumed per target and the target the
+ * completes it expects per origin, so epoch k+1 can race the end of epoch k
+ * without a flag ever being overwritten before it is read.
+ *
+ * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED) reach
+ * the counters in a node-shared segment with C11 atomics (release on
+ * increment, acquire on observation); for the allocate and allocate_shared
+ * flavours their window memory is node-shared too, so puts and gets become
+ * plain copies. Other peers go through MPI: the counters sit in an internal
+ * window opened once in lock_all at creation and are incremented with
+ * MPI_Accumulate (flushed lazily, at the next point where the rank waits
+ * anyway) and read with plain atomic loads of the rank's own part, as the
+ * unified memory model allows; the data window is itself kept in lock_all,
+ * so operations are issued at any time and completed with MPI_Win_flush.
+ *
+ * Weak synchronisation: start returns at once; the first operation to a
+ * target waits for that target's post. An origin whose epoch touches only
+ * some of its group pays only for those, and start overlaps the targets'
+ * posts.
+ *
+ * Progress: MPICH's atomics through UCX may need the target to drive
+ * progress, and a loop that only calls MPI_Win_sync deadlocks here
+ * (measured), so every wait calls into MPI's progress engine (MPI_Iprobe)
+ * as it polls, and backs off to sched_yield and then short sleeps, so an
+ * oversubscribed node (more ranks than cores) is not starved.
+ *
+ * Memory: 16 bytes per group rank in the counters, and 18 bytes per group
+ * rank of local bookkeeping: O(P), 3.4 MB per rank at 100,000 ranks. */
+#include "win-private.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef _Atomic uint64_t counter_t;
+
+struct rmalab__rma {
+    MPI_Comm node;           /* ranks of this node */
+    int node_size;
+    MPI_Win shm_sync;        /* node-shared counters, MPI_WIN_NULL if none */
+    counter_t *my_shm;       /* post_in[P], complete_in[P] written by node peers */
+    counter_t **peer_shm;    /* per rank: its shm counters, NULL when not on this node */
+    MPI_Win mpi_sync;        /* counters written through MPI, MPI_WIN_NULL if all local */
+    uint64_t *my_mpi;        /* post_in[P], complete_in[P] written by other nodes */
+    MPI_Win shm_data;        /* node-shared data memory for the allocate flavour */
+    unsigned char **peer_base; /* per rank: its window memory if reachable by copy */
+    int locked;              /* the data window and mpi_sync are in lock_all */
+    int unflushed;           /* counter increments through MPI not yet flushed */
+    int remote_peers, local_peers, plain_peers;
+
+    /* origin side */
+    uint64_t *consumed;      /* posts consumed per target */
+    uint64_t *need;          /* post count the open epoch needs, per target */
+    unsigned char *ready;    /* the target's post was observed this epoch */
+    unsigned char *mpi_ops;  /* MPI operations to flush at complete, per target */
+    /* target side */
+    uint64_t *expected;      /* completes expected so far, per origin */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                 */
+
+static int post_slot(const struct rmalab__rma *r, int peer) { (void)r; return peer; }
+
+static int complete_slot(const rmalab_win *w, int peer) { return w->size + peer; }
+
+/* This rank's counter `slot`, which peer `peer` increments: node peers
+ * through the shared segment, others through MPI into this rank's part of
+ * the counter window, whose memory the unified model lets us load
+ * directly. Never blocks and makes no MPI call: callers that poll drive
+ * progress themselves (backoff). Safe from any thread. */
+static uint64_t read_counter(rmalab_win *w, int peer, int slot)
+{
+    struct rmalab__rma *r = w->rma;
+    if (r->peer_shm[peer])
+        return atomic_load_explicit(&r->my_shm[slot], memory_order_acquire);
+    return __atomic_load_n(&r->my_mpi[slot], __ATOMIC_ACQUIRE);
+}
+
+/* Increment counter `slot` of rank `peer` (release: what this rank wrote
+ * before is visible to whoever observes the new value). MPI increments are
+ * completed later by flush_signals. */
+static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
+{
+    struct rmalab__rma *r = w->rma;
+    if (r->peer_shm[peer]) {
+        atomic_fetch_add_explicit(&r->peer_shm[peer][slot], 1, memory_order_release);
+        return RMALAB_OK;
+    }
+    static const uint64_t one = 1;
+    int e = MPI_Accumulate(&one, 1, MPI_UINT64_T, peer, slot, 1, MPI_UINT64_T, MPI_SUM,
+                           r->mpi_sync);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Accumulate on the rma engine's counters");
+    *pending_mpi = 1;
+    return RMALAB_OK;
+}
+
+/* Counter increments through MPI are issued at once but flushed lazily, at
+ * the next point where this rank waits anyway: the peer sees the increment
+ * when it lands, and this rank does not pay a round trip for it on the
+ * critical path. */
+static void note_signals(rmalab_win *w, int pending_mpi)
+{
+    if (pending_mpi)
+        w->rma->unflushed = 1;
+}
+
+static int flush_signals(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    if (!r->unflushed)
+        return RMALAB_OK;
+    r->unflushed = 0;
+    int e = MPI_Win_flush_all(r->mpi_sync);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_flush_all");
+}
+
+/* One step of a polling loop: complete our own signals, drive MPI progress
+ * (every step when peers on other nodes may be writing our counters), then
+ * back off as the wait grows (spin, then yield, then sleep 50 µs). */
+static void backoff(rmalab_win *w, unsigned long *spins)
+{
+    int flag;
+    unsigned long n = ++*spins;
+    flush_signals(w);
+    if (w->rma->remote_peers || n % 16 == 0 || n > 1024)
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &flag, MPI_STATUS_IGNORE);
+    if (n > 200000)
+        nanosleep(&(struct timespec){0, 50000}, NULL);
+    else if (n > 1024)
+        sched_yield();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up and tear-down                                                     */
+
+static void *xcalloc(size_t n, size_t size, int *fail)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *fail = 1;
+    return p;
+}
+
+int rmalab__rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
+{
+    int e, fail = 0, P = w->size;
+    struct rmalab__rma *r = calloc(1, sizeof *r);
+    if (!r)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+    w->rma = r;
+    r->node = MPI_COMM_NULL;
+    r->shm_sync = r->mpi_sync = r->shm_data = MPI_WIN_NULL;
+    r->peer_shm = xcalloc((size_t)P, sizeof *r->peer_shm, &fail);
+    r->peer_base = xcalloc((size_t)P, sizeof *r->peer_base, &fail);
+    r->consumed = xcalloc((size_t)P, sizeof *r->consumed, &fail);
+    r->need = xcalloc((size_t)P, sizeof *r->need, &fail);
+    r->ready = xcalloc((size_t)P, 1, &fail);
+    r->mpi_ops = xcalloc((size_t)P, 1, &fail);
+    r->expected = xcalloc((size_t)P, sizeof *r->expected, &fail);
+    if (fail)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+
+    if ((e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node)) !=
+        MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Comm_split_type");
+    MPI_Comm_size(r->node, &r->node_size);
+
+    /* Which group rank is which node rank. */
+    MPI_Group node_group, win_group;
+    int *node_ranks = xcalloc((size_t)r->node_size, sizeof *node_ranks, &fail);
+    int *group_ranks = xcalloc((size_t)r->node_size, sizeof *group_ranks, &fail);
+    if (fail) {
+        free(node_ranks);
+        free(group_ranks);
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+    }
+    for (int i = 0; i < r->node_size; i++)
+        node_ranks[i] = i;
+    MPI_Comm_group(r->node, &node_group);
+    MPI_Comm_group(w->comm, &win_group);
+    MPI_Group_translate_ranks(node_group, r->node_size, node_ranks, win_group, group_ranks);
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&win_group);
+
+    /* Node-shared counters: 2P per local rank (a multiple of 16 bytes, as
+     * MPICH+UCX needs of every window). */
+    MPI_Info noncontig;
+    MPI_Info_create(&noncontig);
+    MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
+    e = MPI_Win_allocate_shared((MPI_Aint)(2 * (size_t)P * sizeof(counter_t)), sizeof(counter_t),
+                                noncontig, r->node, &r->my_shm, &r->shm_sync);
+    if (e == MPI_SUCCESS) {
+        memset(r->my_shm, 0, 2 * (size_t)P * sizeof(counter_t));
+        for (int i = 0; i < r->node_size; i++) {
+            MPI_Aint sz;
+            int du;
+            void *p = NULL;
+            MPI_Win_shared_query(r->shm_sync, i, &sz, &du, &p);
+            r->peer_shm[group_ranks[i]] = p;
+        }
+        /* Node-shared window memory for the allocate flavour. */
+        if (w->flavor == RMALAB_FLAVOR_ALLOCATE)
+            e = MPI_Win_allocate_shared(alloc ? alloc : 16, w->disp_unit, noncontig, r->node,
+                                        base, &r->shm_data);
+    }
+    MPI_Info_free(&noncontig);
+    if (e == MPI_SUCCESS && w->flavor == RMALAB_FLAVOR_ALLOCATE) {
+        for (int i = 0; i < r->node_size; i++) {
+            MPI_Aint sz;
+            int du;
+            void *p = NULL;
+            MPI_Win_shared_query(r->shm_data, i, &sz, &du, &p);
+            r->peer_base[group_ranks[i]] = p;
+        }
+    }
+    free(node_ranks);
+    free(group_ranks);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
+
+    for (int p = 0; p < P; p++)
+        r->remote_peers += r->peer_shm[p] == NULL;
+    r->local_peers = P - r->remote_peers;
+    /* Counters for peers on other nodes: a window every rank joins, as
+     * creation is collective; it is empty when the group is one node. */
+    int any_remote = 0;
+    MPI_Allreduce(&r->remote_peers, &any_remote, 1, MPI_INT, MPI_MAX, w->comm);
+    if (any_remote) {
+        e = MPI_Win_allocate((MPI_Aint)(2 * (size_t)P * sizeof(uint64_t)), sizeof(uint64_t),
+                             MPI_INFO_NULL, w->comm, &r->my_mpi, &r->mpi_sync);
+        if (e != MPI_SUCCESS) {
+            r->mpi_sync = MPI_WIN_NULL;
+            return rmalab__mpi_fail(e, "allocating the rma engine's counters");
+        }
+        MPI_Win_set_errhandler(r->mpi_sync, MPI_ERRORS_RETURN);
+        memset(r->my_mpi, 0, 2 * (size_t)P * sizeof(uint64_t));
+    }
+    return RMALAB_OK;
+}
+
+int rmalab__rma_attach(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    int e;
+    if (w->flavor == RMALAB_FLAVOR_SHARED) {
+        /* Only for peers the engine found on this node: with
+         * MPIR_CVAR_NOLOCAL=1 MPICH still answers the query for the others,
+         * with memory that is not theirs. */
+        for (int p = 0; p < w->size; p++) {
+            MPI_Aint sz;
+            int du;
+            void *ptr = NULL;
+            if (r->peer_shm[p] && MPI_Win_shared_query(w->win, p, &sz, &du, &ptr) == MPI_SUCCESS)
+                r->peer_base[p] = ptr;
+        }
+    }
+    for (int p = 0; p < w->size; p++)
+        r->plain_peers += r->peer_base[p] != NULL;
+    if ((e = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win)) != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_lock_all for the rma engine");
+    if (r->mpi_sync != MPI_WIN_NULL &&
+        (e = MPI_Win_lock_all(MPI_MODE_NOCHECK, r->mpi_sync)) != MPI_SUCCESS) {
+        MPI_Win_unlock_all(w->win);
+        return rmalab__mpi_fail(e, "MPI_Win_lock_all for the rma engine");
+    }
+    r->locked = 1;
+    /* Every rank's counters are zero before anyone signals. */
+    e = MPI_Barrier(w->comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Barrier");
+}
+
+void rmalab__rma_unlock(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    if (!r || !r->locked)
+        return;
+    flush_signals(w);
+    MPI_Win_unlock_all(w->win);
+    if (r->mpi_sync != MPI_WIN_NULL)
+        MPI_Win_unlock_all(r->mpi_sync);
+    r->locked = 0;
+}
+
+/* After the data window is freed: the shared data memory may go. */
+void rmalab__rma_destroy(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    if (!r)
+        return;
+    if (r->mpi_sync != MPI_WIN_NULL)
+        MPI_Win_free(&r->mpi_sync);
+    if (r->shm_sync != MPI_WIN_NULL)
+        MPI_Win_free(&r->shm_sync);
+    if (r->shm_data != MPI_WIN_NULL)
+        MPI_Win_free(&r->shm_data);
+    if (r->node != MPI_COMM_NULL)
+        MPI_Comm_free(&r->node);
+    free(r->peer_shm);
+    free(r->peer_base);
+    free(r->consumed);
+    free(r->need);
+    free(r->ready);
+    free(r->mpi_ops);
+    free(r->expected);
+    free(r);
+    w->rma = NULL;
+}
+
+const char *rmalab__rma_sync_path(const rmalab_win *w)
+{
+    const struct rmalab__rma *r = w->rma;
+    return !r->remote_peers ? "shm" : r->local_peers ? "shm,mpi" : "mpi";
+}
+
+const char *rmalab__rma_data_path(const rmalab_win *w)
+{
+    const struct rmalab__rma *r = w->rma;
+    return r->plain_peers == w->size ? "shm" : r->plain_peers ? "shm,mpi" : "mpi";
+}
+
+/* ------------------------------------------------------------------------ */
+/* The engine                                                               */
+
+static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
+{
+    struct rmalab__rma *r = w->rma;
+    int pending = 0, rc = RMALAB_OK;
+    for (int i = 0; i < n; i++)
+        __atomic_store_n(&r->expected[ranks[i]], r->expected[ranks[i]] + 1, __ATOMIC_RELAXED);
+    if (mode & MPI_MODE_NOCHECK)
+        return RMALAB_OK; /* the origins do not wait for this post */
+    /* Local stores before the post must be visible to the origins. */
+    MPI_Win_sync(w->win);
+    for (int i = 0; i < n && !rc; i++)
+        rc = signal_counter(w, ranks[i], post_slot(r, w->rank), &pending);
+    note_signals(w, pending);
+    return rc;
+}
+
+static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
+{
+    struct rmalab__rma *r = w->rma;
+    for (int i = 0; i < n; i++) {
+        int t = ranks[i];
+        r->mpi_ops[t] = 0;
+        if (mode & MPI_MODE_NOCHECK) {
+            __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
+        } else {
+            __atomic_store_n(&r->need[t], ++r->consumed[t], __ATOMIC_RELAXED);
+            __atomic_store_n(&r->ready[t], 0, __ATOMIC_RELAXED);
+        }
+    }
+    return RMALAB_OK;
+}
+
+/* Wait until target t's post for this epoch has arrived. */
+static int await_post(rmalab_win *w, const char *what, int t)
+{
+    struct rmalab__rma *r = w->rma;
+    unsigned long spins = 0;
+    if (r->ready[t])
+        return RMALAB_OK;
+    flush_signals(w);
+    if (read_counter(w, t, post_slot(r, t)) < r->need[t]) {
+        const char *prev = atomic_load_explicit(&w->blocked_in, memory_order_relaxed);
+        rmalab__set_blocked(w, what);
+        while (read_counter(w, t, post_slot(r, t)) < r->need[t])
+            backoff(w, &spins);
+        rmalab__set_blocked(w, prev);
+    }
+    __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
+    return RMALAB_OK;
+}
+
+int rmalab__rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                       bool plain_ok, unsigned char **ptr)
+{
+    struct rmalab__rma *r = w->rma;
+    int rc = await_post(w, what, target);
+    if (rc)
+        return rc;
+    if (plain_ok && r->peer_base[target]) {
+        *ptr = r->peer_base[target] + disp * w->disp_units[target];
+    } else {
+        *ptr = NULL;
+        r->mpi_ops[target] = 1;
+    }
+    return RMALAB_OK;
+}
+
+static int rma_complete(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    int pending = 0, rc = RMALAB_OK, e;
+    for (int i = 0; i < w->ngroup; i++) {
+        int t = w->group[i];
+        if (r->mpi_ops[t] && (e = MPI_Win_flush(t, w->win)) != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Win_flush");
+        r->mpi_ops[t] = 0;
+    }
+    for (int i = 0; i < w->ngroup && !rc; i++)
+        rc = signal_counter(w, w->group[i], complete_slot(w, w->rank), &pending);
+    note_signals(w, pending);
+    return rc;
+}
+
+/* Have all origins of the exposure epoch completed? */
+static int all_arrived(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    for (int i = 0; i < w->nxgroup; i++) {
+        int o = w->xgroup[i];
+        if (read_counter(w, o, complete_slot(w, o)) < r->expected[o])
+            return 0;
+    }
+    return 1;
+}
+
+static int rma_wait(rmalab_win *w)
+{
+    unsigned long spins = 0;
+    flush_signals(w);
+    while (!all_arrived(w))
+        backoff(w, &spins);
+    /* Make the origins' writes visible to local loads. */
+    MPI_Win_sync(w->win);
+    return RMALAB_OK;
+}
+
+static int rma_test(rmalab_win *w, int *flag)
+{
+    int probe;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &probe, MPI_STATUS_IGNORE);
+    *flag = all_arrived(w);
+    if (*flag)
+        MPI_Win_sync(w->win);
+    return RMALAB_OK;
+}
+
+/* The owning thread writes ready, need and expected with relaxed atomic
+ * stores, so these reads are well-defined from any thread. */
+int rmalab__rma_posted(rmalab_win *w, int target)
+{
+    struct rmalab__rma *r = w->rma;
+    return __atomic_load_n(&r->ready[target], __ATOMIC_RELAXED) ||
+           read_counter(w, target, post_slot(r, target)) >=
+               __atomic_load_n(&r->need[target], __ATOMIC_RELAXED);
+}
+
+int rmalab__rma_arrived(rmalab_win *w, int origin)
+{
+    return read_counter(w, origin, complete_slot(w, origin)) >=
+           __atomic_load_n(&w->rma->expected[origin], __ATOMIC_RELAXED);
+}
+
+const rmalab__engine rmalab__rma_engine = {
+    "rma", rma_post, rma_start, rma_complete, rma_wait, rma_test,
+};
