@@ -7,8 +7,11 @@
  * under `mpiexec -n 2` and `-n 3`. check runs in no-fork mode so
  * that every test shares this process's MPI state; every rank runs the same
  * tests in the same order. Each rank prints its own failures, and rank 0
- * reports the failures of all ranks combined. Exit status: 0 on every rank
- * when no test failed on any rank. */
+ * reports the failures of all ranks combined. The `rma` set also holds the
+ * PSCW suite (on the engine RMALAB_PSCW selects) and the rma engine's own;
+ * CK_RUN_SUITE / CK_RUN_CASE select suites and cases as check documents.
+ * Exit status: 0 on every rank when no test failed on any rank and at least
+ * one test ran (a misspelt CK_RUN_SUITE runs none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,8 @@ int main(int argc, char **argv)
         sr = srunner_create(win_suite());
         srunner_add_suite(sr, sync_suite());
         srunner_add_suite(sr, rma_suite());
+        srunner_add_suite(sr, pscw_suite());
+        srunner_add_suite(sr, rma_engine_suite());
     } else {
         sr = srunner_create(info_mpi_suite());
         srunner_add_suite(sr, comm_suite());
@@ -78,8 +83,12 @@ int main(int argc, char **argv)
                    runs[1]);
         printf("test-core-mpi %s: %d ranks, %d tests each, %d failures in all\n", set, size,
                runs[1], total[0]);
+        if (runs[1] == 0)
+            printf("test-core-mpi: no test ran (CK_RUN_SUITE=%s, CK_RUN_CASE=%s)\n",
+                   getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "",
+                   getenv("CK_RUN_CASE") ? getenv("CK_RUN_CASE") : "");
     }
-    int failed = total[0] != 0 || runs[0] != runs[1];
+    int failed = total[0] != 0 || runs[0] != runs[1] || runs[1] == 0;
     MPI_Finalize();
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -172,13 +172,9 @@ START_TEST(test_ranges)
 }
 END_TEST
 
-/* KNOWN BUG: a displacement so large that disp x disp_unit overflows is
- * rejected with ERR_RMA_RANGE, but the message is built with disp * unit
- * (core/src/sync.c rmalab__check_op, the "byte %ld" argument of the second
- * rmalab__fail): signed overflow, undefined behaviour that UBSan stops in
- * ./do asan, and a wrapped byte offset in the text ("displacement
- * 4611686018427387904 (x disp_unit 4 = byte 0)"). Expected: ERR_RMA_RANGE
- * with no overflow and no wrapped offset. */
+/* Regression: a displacement so large that disp x disp_unit overflows is
+ * ERR_RMA_RANGE, with no overflow in the check or in the message (UBSan in
+ * ./do asan) and no wrapped byte offset in the text. */
 START_TEST(test_huge_displacement)
 {
     rmalab_win_opts o = {.size = 32, .disp_unit = 4};
@@ -265,11 +261,20 @@ END_TEST
 /* Accumulate: every op on every type                                       */
 
 /* Which pairs MPI defines (MPI-4.0 5.9.2, 12.3.4). */
+static bool is_unsigned(rmalab_type t)
+{
+    return t == RMALAB_UINT8 || t == RMALAB_UINT16 || t == RMALAB_UINT32 || t == RMALAB_UINT64;
+}
+
+/* MPICH 4.0.2 computes max and min on unsigned types as if signed, so the
+ * core refuses them (test_unsigned_max_min). */
 static bool pair_valid(rmalab_op op, rmalab_type t, bool fetching)
 {
     bool fl = t == RMALAB_FLOAT || t == RMALAB_DOUBLE, byte = t == RMALAB_BYTE;
     switch (op) {
-    case RMALAB_OP_SUM: case RMALAB_OP_PROD: case RMALAB_OP_MAX: case RMALAB_OP_MIN:
+    case RMALAB_OP_MAX: case RMALAB_OP_MIN:
+        return !byte && !is_unsigned(t);
+    case RMALAB_OP_SUM: case RMALAB_OP_PROD:
         return !byte;
     case RMALAB_OP_BAND: case RMALAB_OP_BOR: case RMALAB_OP_BXOR:
         return !fl;
@@ -406,6 +411,10 @@ START_TEST(test_accumulate_matrix)
                 if (op == RMALAB_OP_NO_OP)
                     snprintf(msg, sizeof msg, "accumulate: no_op only makes sense for "
                                               "operations that fetch");
+                else if (is_unsigned((rmalab_type)t))
+                    snprintf(msg, sizeof msg, "accumulate: MPICH 4.0.2 computes \"%s\" on "
+                                              "unsigned types as if they were signed",
+                             rmalab_op_name((rmalab_op)op));
                 else
                     snprintf(msg, sizeof msg,
                              "accumulate: the op \"%s\" is not defined on %s values",
@@ -446,8 +455,13 @@ START_TEST(test_accumulate_matrix)
                 EXPECT(rc2 == RMALAB_OK, "fetch_and_op %s: %s", pair_name(op, t),
                        rmalab_errmsg());
             } else {
-                snprintf(msg, sizeof msg, "fetch_and_op: the op \"%s\" is not defined on %s",
-                         rmalab_op_name((rmalab_op)op), rmalab_type_name((rmalab_type)t));
+                if (is_unsigned((rmalab_type)t) && op != RMALAB_OP_NO_OP)
+                    snprintf(msg, sizeof msg, "fetch_and_op: MPICH 4.0.2 computes \"%s\" on "
+                                              "unsigned types as if they were signed",
+                             rmalab_op_name((rmalab_op)op));
+                else
+                    snprintf(msg, sizeof msg, "fetch_and_op: the op \"%s\" is not defined on %s",
+                             rmalab_op_name((rmalab_op)op), rmalab_type_name((rmalab_type)t));
                 EXPECT(rc == RMALAB_ERR_OP, "get_accumulate %s: %s", pair_name(op, t),
                        rmalab_err_name(rc));
                 EXPECT(rc2 == RMALAB_ERR_OP && strstr(rmalab_errmsg(), msg),
@@ -576,14 +590,10 @@ START_TEST(test_atomics)
 }
 END_TEST
 
-/* KNOWN BUG: MPICH 4.0.2 computes MPI_MAX and MPI_MIN on unsigned integer
+/* Regression: MPICH 4.0.2 computes MPI_MAX and MPI_MIN on unsigned integer
  * types as if they were signed (pmodels/mpich#6083, fixed in 4.1): max(254,
- * 3) on uint8 is 3, also in MPI_Allreduce. rmalab passes these pairs to MPI
- * unchanged (core/src/rma.c check_op_type accepts max/min on uint8..uint64),
- * so accumulate, get_accumulate and fetch_and_op silently give wrong values
- * whenever a value has its top bit set. Expected: the MPI result (or an
- * ERR_OP naming the defect, as the core does for its other MPICH 4.0.2
- * workarounds). */
+ * 3) on uint8 is 3, also in MPI_Allreduce. The core refuses these pairs with
+ * ERR_OP naming the defect, and the target memory stays as it was. */
 START_TEST(test_unsigned_max_min)
 {
     rmalab_win_opts o = {.size = 64};
@@ -602,8 +612,16 @@ START_TEST(test_unsigned_max_min)
     }
     EXPECT_OK(rmalab_win_fence(W, 0));
     for (int i = 0; i < 4; i++) {
-        EXPECT_OK(rmalab_win_accumulate(W, right, 16 * i, ut[i], 1, three[i], RMALAB_OP_MAX));
-        EXPECT_OK(rmalab_win_accumulate(W, right, 16 * i + 8, ut[i], 1, high[i], RMALAB_OP_MIN));
+        rmalab_result *r = NULL;
+        EXPECT_REJECTED(rmalab_win_accumulate(W, right, 16 * i, ut[i], 1, three[i], RMALAB_OP_MAX),
+                        RMALAB_ERR_OP, "computes \"max\" on unsigned types as if they were signed");
+        EXPECT_REJECTED(rmalab_win_accumulate(W, right, 16 * i + 8, ut[i], 1, high[i],
+                                              RMALAB_OP_MIN),
+                        RMALAB_ERR_OP, "computes \"min\" on unsigned types");
+        EXPECT_REJECTED(rmalab_win_fetch_and_op(W, right, 16 * i, ut[i], three[i], RMALAB_OP_MAX,
+                                                &r),
+                        RMALAB_ERR_OP, "as if they were signed");
+        EXPECT(r == NULL, "no result for a refused call");
     }
     EXPECT_OK(rmalab_win_fence(W, RMALAB_MODE_NOSUCCEED));
     for (int i = 0; i < 4; i++) {
@@ -759,14 +777,11 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_results);
     suite_add_tcase(s, tc);
 
-    /* KNOWN BUG: test_unsigned_max_min and test_huge_displacement fail
-     * (see each test): disabled unless RMALAB_KNOWN_BUGS is set. */
-    if (tu_known_bugs(0)) {
-        tc = tcase_create("known-bugs");
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_unsigned_max_min);
-        tcase_add_test(tc, test_huge_displacement);
-        suite_add_tcase(s, tc);
-    }
+    /* Regressions of defects these suites found, now fixed or refused. */
+    tc = tcase_create("regressions");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_unsigned_max_min);
+    tcase_add_test(tc, test_huge_displacement);
+    suite_add_tcase(s, tc);
     return s;
 }

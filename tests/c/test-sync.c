@@ -417,7 +417,7 @@ START_TEST(test_state_walk)
     EXPECT_INT_EQ(s.ops_in_epoch, 0);
     EXPECT_INT_EQ(s.epochs, 0);
     EXPECT(s.blocked_in == NULL, "blocked in %s", s.blocked_in);
-    EXPECT(s.blocked_since == 0.0, "blocked since %f", s.blocked_since);
+    EXPECT(s.blocked_for == 0.0, "blocked for %f", s.blocked_for);
     EXPECT_STR_EQ(s.engine, "native");
     EXPECT_STR_EQ(describe(), "no access epoch");
     EXPECT_STR_EQ(rmalab_access_name(RMALAB_ACCESS_LOCK_ALL), "lock_all");
@@ -760,7 +760,7 @@ static void *sample(void *arg)
             snprintf(tag, sizeof tag, "%s,", s.blocked_in);
             if (!strstr(sp->calls, tag) && strlen(sp->calls) + strlen(tag) < sizeof sp->calls)
                 strcat(sp->calls, tag);
-            double age = MPI_Wtime() - s.blocked_since;
+            double age = s.blocked_for;
             rmalab_win_describe(sp->w, text, sizeof text);
             if (!sp->seen && age >= sp->min_s && strstr(text, "blocked")) {
                 sp->s = s;
@@ -807,7 +807,7 @@ START_TEST(test_visible_while_blocked)
         sampler_stop(&sp, t);
         EXPECT(sp.seen, "never saw the owner blocked (calls seen: %s)", sp.calls);
         EXPECT_STR_EQ(sp.s.blocked_in, "wait");
-        EXPECT(sp.s.blocked_since > 0.0, "blocked_since %f", sp.s.blocked_since);
+        EXPECT(sp.s.blocked_for > 0.0, "blocked_for %f", sp.s.blocked_for);
         EXPECT(sp.age >= 0.1 && sp.age < 30.0, "blocked for %f s", sp.age);
         EXPECT_INT_EQ(sp.s.exposure, RMALAB_EXPOSURE_POST);
         EXPECT_INT_EQ(sp.s.n_exposure, 1);
@@ -850,7 +850,7 @@ START_TEST(test_visible_while_blocked)
             EXPECT_INT_EQ(sp.s.ops_in_epoch, 1);
             EXPECT_CONTAINS(sp.text, "s in complete(); access epoch to {1}");
         }
-        EXPECT(sp.s.blocked_since > 0.0, "blocked_since %f", sp.s.blocked_since);
+        EXPECT(sp.s.blocked_for > 0.0, "blocked_for %f", sp.s.blocked_for);
     } else if (rank == 1) {
         usleep(300000);
         EXPECT_OK(rmalab_win_post(W, &zero, 1, 0));

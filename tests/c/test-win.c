@@ -67,7 +67,9 @@ START_TEST(test_properties)
     rmalab_win *w = NULL;
     unsigned char *user = NULL;
     int rank = variant ? n - 1 - wrank : wrank; /* rank in the window */
-    rmalab_win_opts o = {.size = prop_sizes[rank % 4], .disp_unit = prop_units[rank % 4],
+    /* Dynamic windows address bytes: disp_unit is 1 (test_dynamic_disp_unit). */
+    rmalab_win_opts o = {.size = prop_sizes[rank % 4],
+                         .disp_unit = fl == F_DYNAMIC ? 1 : prop_units[rank % 4],
                          .info = hints, .name = variant ? "props-window" : NULL};
     tu_begin();
     rmalab_diags_init(&diags);
@@ -213,7 +215,7 @@ START_TEST(test_defaults)
 }
 END_TEST
 
-/* KNOWN BUG: zero-byte windows. (1) win_create of a zero-byte window fails
+/* Regression: zero-byte windows. (1) win_create of a zero-byte window fails
  * with ERR_WIN ("MPI_WIN_BASE does not match the memory on this rank"),
  * also with no options at all (rmalab_win_create(NULL, ...), whose default
  * size is 0): MPICH 4.0.2 reports MPI_WIN_BASE = NULL for a window of size
@@ -339,7 +341,7 @@ END_TEST
  * "sum,foo"), the rma PSCW engine, a typo. */
 START_TEST(test_hint_diagnostics)
 {
-    rmalab_info *hints = tu_info("which_accumulate_ops", "sum,foo", "rmalab_pscw", "rma",
+    rmalab_info *hints = tu_info("which_accumulate_ops", "sum,foo", "rmalab_pscw", "fast",
                                  "no_lock", "true", "same_size", "true", NULL);
     rmalab_info *eff = NULL, *later = tu_info("which_accumulate_ops", "sum", NULL);
     rmalab_diags diags, later_diags;
@@ -362,7 +364,7 @@ START_TEST(test_hint_diagnostics)
     d = tu_diag(&diags, "rmalab_pscw");
     EXPECT(d != NULL, "no diagnostic for rmalab_pscw");
     if (d)
-        EXPECT_CONTAINS(d->message, "uses native");
+        EXPECT_CONTAINS(d->message, "must be one of native, rma");
     d = tu_diag(&diags, "no_lock");
     EXPECT(d != NULL, "no diagnostic for the typo");
     if (d)
@@ -440,7 +442,7 @@ START_TEST(test_local_read_write)
 }
 END_TEST
 
-/* KNOWN BUG: rmalab_win_read/write (core/src/win.c local_bytes) compute
+/* Regression: rmalab_win_read/write (core/src/win.c local_bytes) computed
  * disp * disp_unit and off + n without guarding against overflow, unlike
  * rmalab__check_op: with disp_unit 4, disp 2^62 wraps to byte 0 and is read
  * as if it were in range (ERR_RMA_RANGE expected); with disp_unit 1,
@@ -517,24 +519,23 @@ START_TEST(test_dynamic)
 }
 END_TEST
 
-/* KNOWN BUG: a dynamic window reports the disp_unit given in the options
- * (core/src/win.c win_new: w->disp_unit = opts->disp_unit), but MPI uses 1
- * for dynamic windows (displacements are addresses) and MPI_WIN_DISP_UNIT
- * says 1. Expected rmalab_win_disp_unit == 1 (or ERR_ARG for disp_unit > 1). */
+/* Regression: MPI uses 1 for dynamic windows (displacements are addresses),
+ * so a disp_unit above 1 is ERR_ARG and the window reports 1. */
 START_TEST(test_dynamic_disp_unit)
 {
     rmalab_win *w = NULL;
     rmalab_win_opts o = {.disp_unit = 8};
     int flag = 0, *punit = NULL;
     tu_begin();
-    int rc = rmalab_win_create_dynamic(&o, &w, NULL);
-    if (rc == RMALAB_OK) {
+    EXPECT_INT_EQ(rmalab_win_create_dynamic(&o, &w, NULL), RMALAB_ERR_ARG);
+    EXPECT(w == NULL, "no window on error");
+    o.disp_unit = 0;
+    EXPECT_OK(rmalab_win_create_dynamic(&o, &w, NULL)); /* collective */
+    if (w) {
         MPI_Win_get_attr(rmalab_win_mpi(w), MPI_WIN_DISP_UNIT, &punit, &flag);
         EXPECT(flag && *punit == 1, "MPI's disp_unit is %d", flag ? *punit : -1);
         EXPECT_INT_EQ(rmalab_win_disp_unit(w), 1);
         EXPECT_INT_EQ(rmalab_win_disp_unit_of(w, 0), 1);
-    } else {
-        EXPECT_INT_EQ(rc, RMALAB_ERR_ARG);
     }
     EXPECT_OK(rmalab_win_free(&w));
     tu_end();
@@ -667,15 +668,11 @@ Suite *win_suite(void)
     tcase_add_loop_test(tc, test_ring, 0, NFLAVOURS * NRING);
     suite_add_tcase(s, tc);
 
-    /* KNOWN BUG: test_zero_size, test_local_overflow and
-     * test_dynamic_disp_unit fail (see each test): disabled unless
-     * RMALAB_KNOWN_BUGS is set. */
-    if (tu_known_bugs(0)) {
-        tc = tcase_create("known-bugs");
-        tcase_add_test(tc, test_zero_size);
-        tcase_add_test(tc, test_local_overflow);
-        tcase_add_test(tc, test_dynamic_disp_unit);
-        suite_add_tcase(s, tc);
-    }
+    /* Regressions of defects found by these suites, now fixed. */
+    tc = tcase_create("regressions");
+    tcase_add_test(tc, test_zero_size);
+    tcase_add_test(tc, test_local_overflow);
+    tcase_add_test(tc, test_dynamic_disp_unit);
+    suite_add_tcase(s, tc);
     return s;
 }

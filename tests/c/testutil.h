@@ -28,6 +28,10 @@ Suite *attr_suite(void);
 Suite *win_suite(void);
 Suite *sync_suite(void);
 Suite *rma_suite(void);
+/* PSCW on the engine that RMALAB_PSCW selects (test-pscw.c), and the rma
+ * engine's own behaviour (test-rma-engine.c); also in the `rma` set. */
+Suite *pscw_suite(void);
+Suite *rma_engine_suite(void);
 
 /* `call` returns the status `expected`; on failure the message names both
  * codes and quotes rmalab_errmsg(). */
@@ -313,5 +317,96 @@ static inline void tu_win_discard(rmalab_win **w)
         rmalab_win_wait(*w);
     rmalab_win_free(w);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Soft checks, for tests whose ranks synchronise with each other           */
+
+/* A check that fails in a test where ranks wait for each other must not end
+ * the test on one rank only (check's assertions longjmp out of it), or the
+ * other ranks wait forever in the next collective or epoch. SOFT* record a
+ * failure and go on; tu_soft_end(), the last statement of such a test,
+ * fails the test with every message recorded. tu_soft_begin() in the
+ * fixture's setup forgets the failures of an earlier test. */
+typedef struct {
+    int n;
+    size_t len;
+    char text[8192];
+} tu_soft_log;
+
+static inline tu_soft_log *tu_softlog(void)
+{
+    static tu_soft_log log;
+    return &log;
+}
+
+static inline void tu_soft_begin(void)
+{
+    tu_softlog()->n = 0;
+    tu_softlog()->len = 0;
+    tu_softlog()->text[0] = '\0';
+}
+
+__attribute__((format(printf, 3, 4))) static inline void tu_softlog_fail(const char *file, int line,
+                                                                      const char *fmt, ...)
+{
+    tu_soft_log *l = tu_softlog();
+    va_list ap;
+    l->n++;
+    if (l->len + 1 >= sizeof l->text)
+        return;
+    int k = snprintf(l->text + l->len, sizeof l->text - l->len, "\n  %s:%d: ", file, line);
+    if (k > 0)
+        l->len = l->len + (size_t)k < sizeof l->text ? l->len + (size_t)k : sizeof l->text - 1;
+    va_start(ap, fmt);
+    k = vsnprintf(l->text + l->len, sizeof l->text - l->len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        l->len = l->len + (size_t)k < sizeof l->text ? l->len + (size_t)k : sizeof l->text - 1;
+}
+
+#define SOFT(cond, ...)                                                        \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            tu_softlog_fail(__FILE__, __LINE__, __VA_ARGS__);                     \
+    } while (0)
+
+/* `call` returns `expected`; the message quotes rmalab_errmsg(). */
+#define SOFT_RC(call, expected)                                                \
+    do {                                                                       \
+        int soft_rc_ = (call);                                                 \
+        int soft_exp_ = (expected);                                            \
+        SOFT(soft_rc_ == soft_exp_, "%s returned %s, expected %s (%s)", #call, \
+             rmalab_err_name(soft_rc_), rmalab_err_name(soft_exp_), rmalab_errmsg()); \
+    } while (0)
+
+#define SOFT_OK(call) SOFT_RC(call, RMALAB_OK)
+
+#define SOFT_INT(got, want)                                                    \
+    do {                                                                       \
+        long long soft_g_ = (long long)(got), soft_w_ = (long long)(want);     \
+        SOFT(soft_g_ == soft_w_, "%s is %lld, expected %lld", #got, soft_g_, soft_w_); \
+    } while (0)
+
+/* `hay` contains `needle` (C strings; hay may be NULL). */
+#define SOFT_CONTAINS(hay, needle)                                             \
+    do {                                                                       \
+        const char *soft_h_ = (hay), *soft_n_ = (needle);                      \
+        SOFT(soft_h_ && strstr(soft_h_, soft_n_), "\"%s\" does not contain \"%s\"", \
+             soft_h_ ? soft_h_ : "(null)", soft_n_);                           \
+    } while (0)
+
+#define SOFT_STR_EQ(got, want)                                                 \
+    do {                                                                       \
+        const char *soft_g_ = (got), *soft_w_ = (want);                        \
+        SOFT(soft_g_ && soft_w_ ? strcmp(soft_g_, soft_w_) == 0 : soft_g_ == soft_w_, \
+             "%s is \"%s\", expected \"%s\"", #got, soft_g_ ? soft_g_ : "(null)", \
+             soft_w_ ? soft_w_ : "(null)");                                   \
+    } while (0)
+
+#define tu_soft_end()                                                          \
+    do {                                                                       \
+        if (tu_softlog()->n)                                                      \
+            ck_abort_msg("%d soft check(s) failed:%s", tu_softlog()->n, tu_softlog()->text); \
+    } while (0)
 
 #endif

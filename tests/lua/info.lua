@@ -83,6 +83,14 @@ T.test("delete and nthkey errors", function()
   T.checkerr("ERR_INFO_NOKEY", "\"zz\"", info.delete, info, "zz")
   T.checkerr("ERR_ARG", "out of range", info.nthkey, info, 1)
   T.checkerr("ERR_ARG", "out of range", info.nthkey, info, -1)
+  T.checkerr("ERR_ARG", "out of range", info.nthkey, info, 1 << 40)
+  -- nthkey takes an integer: error objects in luaL_argerror's wording
+  T.checkerr("ERR_ARG", "bad argument #1 to 'nthkey' (key number (an integer) expected, got a "
+    .. "number with no integer representation)", function() local _ = info:nthkey(0.5) end)
+  T.checkerr("ERR_ARG", "bad argument #1 to 'nthkey' (key number (an integer) expected, got "
+    .. "string)", function() local _ = info:nthkey("0") end)
+  T.checkerr("ERR_ARG", "(key number (an integer) expected, got no value)", info.nthkey, info)
+  T.eq(info:nthkey(0.0), "a", "an integral float is a key number")
   info:delete("a")
   T.eq(#info, 0, "deleted")
   T.checkerr("ERR_INFO_NOKEY", "not set", info.delete, info, "a")

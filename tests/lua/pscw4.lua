@@ -3,12 +3,15 @@
 -- ranks 1 and 2 post to the ranks that access them and wait. Several epochs,
 -- each with its own values, once with the roles' calls only and once in the
 -- general form where every rank posts and starts (empty groups included).
--- Kept short: 4 ranks share 2 cores here.
+-- Kept short: 4 ranks share 2 cores here. Runs unchanged on both PSCW
+-- engines (RMALAB_PSCW in the environment picks it: lua-pscw4 and
+-- lua-pscw4-rma).
 local rl = require "rmalab"
 local S = require "soft"
 
 local rank = S.rank
 assert(S.size == 4, "pscw4.lua runs on 4 ranks")
+local ENGINE = os.getenv("RMALAB_PSCW") or "native"
 
 local OUT = { [0] = { 1, 2 }, [1] = {}, [2] = {}, [3] = { 2 } } -- start groups
 local IN = { [0] = {}, [1] = { 0 }, [2] = { 0, 3 }, [3] = {} }  -- post groups
@@ -30,6 +33,7 @@ end
 
 S.test("the standard's example, roles only", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8, name = "example" })
+  S.eq(w:epochs().engine, ENGINE, "engine")
   for e = 1, 4 do
     if rank == 0 or rank == 3 then
       w:start(OUT[rank])
@@ -46,6 +50,8 @@ S.test("the standard's example, roles only", function()
     else
       w:post(IN[rank])
       S.same(w:epochs().exposure_group, IN[rank], "exposure group")
+      S.eq(w:epochs().text:find("exposure epoch to {" .. table.concat(IN[rank], ", ") .. "}", 1,
+        true) ~= nil, true, "text names the exposure group")
       if e % 2 == 0 then
         local deadline = rl.wtime() + 20
         repeat until w:test() or rl.wtime() > deadline
@@ -61,7 +67,8 @@ S.test("the standard's example, roles only", function()
 end)
 
 S.test("the general form: every rank posts and starts", function()
-  local w <close> = rl.win_allocate(16, { disp_unit = 8 })
+  local w <close> = rl.win_create(16, { disp_unit = 8 }) -- data through MPI on the rma engine
+  S.eq(w:get_info():get("rmalab_pscw"), ENGINE, "engine")
   for e = 1, 3 do
     w:post(IN[rank])
     w:start(OUT[rank])

@@ -57,6 +57,15 @@ S.test("put and get every type in fence epochs", function()
     end
     S.eq(w:read(0, "int64"), 0, t .. ": bytes before disp 8 untouched")
   end
+  -- uint64: negative integers are the values from 2^63 up, and round-trip
+  w:fence()
+  w:put(other, 8, "uint64", { -1, math.mininteger, -2 - rank })
+  w:fence()
+  S.same(w:read(8, "uint64", 3), { -1, math.mininteger, -2 - other }, "uint64 from 2^63 up")
+  S.eq(w:read(8, "byte", 8), string.rep("\255", 8), "2^64 - 1 is all ones")
+  local back = w:get(other, 8, "uint64", 3)
+  w:fence()
+  S.same(back:values(), { -1, math.mininteger, -2 - rank }, "uint64 got back as put")
   -- a put of a single value, and a put to oneself
   w:fence()
   w:put(rank, 0, "int32", 1000 + rank)
@@ -113,10 +122,14 @@ S.test("result handles: reading before the epoch completes", function()
   local none = w:get(other, 0, "int64", 0)
   w:fence()
   S.same(none:values(), {}, "values() of an empty get")
-  -- KNOWN BUG: value() of an empty result reads past the result's data
-  -- (lua/lwin.c result_value -> pushvalues with count 0) and returns
-  -- whatever is there (0 here) instead of nil:
-  -- S.eq(none:value(), nil, "value() of an empty get")
+  S.eq(none:value(), nil, "value() of an empty get")
+  S.eq(select("#", none:value()), 1, "value() of an empty get returns one nil")
+  -- a byte get of nothing is the empty string
+  w:fence()
+  local nobytes = w:get(other, 0, "byte", 0)
+  w:fence()
+  S.eq(nobytes:values(), "", "values() of an empty byte get")
+  S.eq(nobytes:value(), "", "value() of an empty byte get")
   -- results outlive their window
   w:fence()
   local d = w:get(other, 0, "int64", 2)
@@ -133,7 +146,10 @@ local ACC = {
   { "int64", "sum", math.maxinteger - 10, 10, math.maxinteger },
   { "uint8", "sum", 250, 5, 255 }, { "uint8", "sum", 250, 10, 4 },
   { "uint16", "prod", 300, 200, 60000 },
-  { "uint8", "max", 3, 100, 100 }, { "uint32", "min", 7, 3, 3 },
+  { "int8", "max", -5, 3, 3 }, { "int8", "min", -5, 3, -5 }, { "int16", "max", -300, -7, -7 },
+  { "int32", "min", 2147483647, -2147483648, -2147483648 },
+  { "int64", "max", math.mininteger, -1, -1 }, { "int64", "min", 3, math.mininteger,
+    math.mininteger },
   { "int16", "band", 0x0F0F, 0x3C3C, 0x0C0C }, { "int16", "bor", 0x0F0F, 0x3C3C, 0x3F3F },
   { "uint32", "bxor", 0xFF00FF00, 0x0FF00FF0, 0xF0F0F0F0 },
   { "int8", "land", 3, 0, 0 }, { "int8", "land", 3, 5, 1 }, { "int8", "lor", 0, 5, 1 },
@@ -158,22 +174,31 @@ S.test("accumulate: every op on a type it is defined on", function()
     w:fence()
     S.eq(w:read(0, t), want, string.format("%s %s", t, op))
   end
-  -- max and min on unsigned values with the top bit set
-  -- KNOWN BUG: this MPICH 4.0.2 compares unsigned types as signed for
-  -- MPI_MAX and MPI_MIN (MPI_Reduce_local(254 -> 3, MPI_UINT8_T, MPI_MAX)
-  -- leaves 3), and rmalab passes the op through (core/src/rma.c
-  -- check_op_type), so max(3, 254) on uint8 gives 3. Enable once rmalab
-  -- works around it or refuses the pair with ERR_OP:
-  -- for _, c in ipairs{ { "uint8", "max", 3, 254, 254 }, { "uint8", "min", 3, 254, 3 },
-  --     { "uint16", "max", 3, 65534, 65534 }, { "uint32", "max", 3, 4294967294, 4294967294 },
-  --     { "uint32", "min", 4294967294, 3, 3 } } do
-  --   local t, op, init, operand, want = table.unpack(c)
-  --   w:write(0, t, init)
-  --   w:fence()
-  --   w:accumulate(other, 0, t, operand, op)
-  --   w:fence()
-  --   S.eq(w:read(0, t), want, string.format("%s %s with the top bit set", t, op))
-  -- end
+  -- max and min on unsigned types: MPICH 4.0.2 compares them as signed
+  -- (max(3, 254) on uint8 gives 3), so rmalab refuses them, in every call
+  -- that applies an op; the target is left alone and no call is counted
+  w:write(0, "uint8", 3)
+  w:write(1, "uint16", 65535)
+  w:fence()
+  for _, t in ipairs{ "uint8", "uint16", "uint32", "uint64" } do
+    for _, op in ipairs{ "max", "min" } do
+      local why = "MPICH 4.0.2 computes \"" .. op .. "\" on unsigned types as if they were signed"
+      S.checkerr("ERR_OP", "win:accumulate: " .. why, w.accumulate, w, other, 0, t, 254, op)
+      S.checkerr("ERR_OP", "win:get_accumulate: " .. why, w.get_accumulate, w, other, 0, t,
+        { 254 }, op)
+      S.checkerr("ERR_OP", "win:fetch_and_op: " .. why, w.fetch_and_op, w, other, 0, t, 254, op)
+    end
+  end
+  local err = S.checkerr("ERR_OP", "use the signed type of the next size up", w.accumulate, w,
+    other, 0, "uint8", 254, "max")
+  S.eq(w:epochs().ops, 0, "no refused call was counted")
+  -- the other ops on unsigned types still work in the same epoch
+  w:accumulate(other, 0, "uint8", 254, "bor")
+  local fo = w:fetch_and_op(other, 1, "uint16", 0, "no_op")
+  w:fence()
+  S.eq(w:read(0, "uint8"), 255, "3 bor 254 on uint8")
+  S.eq(fo:value(), 65535, "fetch_and_op no_op on uint16 after the refusals")
+  local _ = err
   -- arrays, and both ranks adding into rank 0's window at once
   w:write(0, "int64", { 1, 2 })
   w:fence()
@@ -249,19 +274,45 @@ S.test("origin-side errors, each followed by a working call", function()
   S.checkerr("ERR_RANK", "win:get to rank -1: the window's group has ranks 0 to 1", w.get, w, -1,
     0, "int64")
   S.checkerr("ERR_RANK", "win:accumulate to rank 9", w.accumulate, w, 9, 0, "int64", 1, "sum")
-  S.checkerr("ERR_RANK", "rank (an integer) expected, got a float", w.put, w, 1.5, 0, "int64", 1)
+  S.checkerr("ERR_RANK", "bad argument #1 to 'put' (rank (an integer) expected, got a number "
+    .. "with no integer representation)", function() w:put(1.5, 0, "int64", 1) end)
+  S.checkerr("ERR_RANK", "bad argument #1 to 'get' (rank (an integer) expected, got string)",
+    function() local _ = w:get("1", 0, "int64") end)
   S.checkerr("ERR_RANK", "rank (an integer) expected, got nil", w.put, w, nil, 0, "int64", 1)
-  S.checkerr("ERR_RANK", "the window's group has ranks 0 to 1", w.put, w, 1 << 32, 0, "int64", 1)
-  -- KNOWN BUG: lua/lwin.c checkrank turns ranks beyond int into INT_MIN, so
-  -- the message names rank -2147483648 instead of the rank given:
-  -- S.checkerr("ERR_RANK", "win:put to rank 4294967296", w.put, w, 1 << 32, 0, "int64", 1)
-  -- KNOWN BUG: a count that is not an integer raises a plain string
-  -- (luaL_checkinteger in lua/lwin.c checkcount), not an error object:
-  -- S.checkerr("ERR_ARG", "count", w.get, w, other, 0, "int64", 1.5)
+  -- ranks beyond the C int range are shown as given
+  S.checkerr("ERR_RANK", "win: rank 4294967296 is not in the window's group", w.put, w, 1 << 32,
+    0, "int64", 1)
+  S.checkerr("ERR_RANK", "win: rank -4294967295 is not in the window's group", w.get, w,
+    1 - (1 << 32), 0, "int64")
+  S.checkerr("ERR_RANK", "win: rank 9223372036854775807 is not in the window's group",
+    w.accumulate, w, math.maxinteger, 0, "int64", 1, "sum")
+  S.checkerr("ERR_RANK", "win: rank 2147483648 is not in the window's group", w.fetch_and_op, w,
+    1 << 31, 0, "int64", 1, "sum")
+  -- counts and displacements that are not integers
+  S.checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got a number "
+    .. "with no integer representation)", function() local _ = w:get(other, 0, "int64", 1.5) end)
+  S.checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got string)",
+    function() local _ = w:get(other, 0, "int64", "1") end)
+  S.checkerr("ERR_ARG", "bad argument #2 to 'put' (displacement (an integer) expected, got a "
+    .. "number with no integer representation)", function() w:put(other, 0.5, "int64", 1) end)
+  S.checkerr("ERR_ARG", "bad argument #2 to 'compare_and_swap' (displacement (an integer) "
+    .. "expected, got string)", function() local _ = w:compare_and_swap(other, "0", "int64", 1,
+    2) end)
   -- ranges against the TARGET's window: disp 6 fits rank 1 (64 bytes), not rank 0 (32)
-  local err = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 6 (x disp_unit 8 = "
-    .. "byte 48) with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
-    .. "displacements are 0 to 3", w.put, w, 0, 6, "int64", 1)
+  local err = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 4 (x disp_unit 8 = "
+    .. "byte 32) with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
+    .. "displacements are 0 to 3", w.put, w, 0, 4, "int64", 1)
+  local e6 = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 6 (x disp_unit 8",
+    w.put, w, 0, 6, "int64", 1)
+  S.has(e6, "with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
+    .. "displacements are 0 to 3")
+  -- displacements whose byte offset would overflow are refused, not wrapped
+  S.checkerr("ERR_RMA_RANGE", "win:put to rank 1: displacement 2305843009213693952 (x disp_unit "
+    .. "8", w.put, w, 1, 1 << 61, "int64", 1)
+  S.checkerr("ERR_RMA_RANGE", "win:get to rank 1: displacement 9223372036854775807 (x disp_unit "
+    .. "8", w.get, w, 1, math.maxinteger, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:accumulate to rank 0: displacement -1 (x disp_unit 8",
+    w.accumulate, w, 0, -1, "int64", 1, "sum")
   w:put(1, 6 - rank, "int64", 60 + rank) -- fits rank 1
   S.checkerr("ERR_RMA_RANGE", "rank 0's window of 32 bytes", w.get, w, 0, 3, "int64", 2)
   S.checkerr("ERR_RMA_RANGE", "9 x int64 (72 bytes) do not fit in rank 1's window of 64 bytes",
@@ -305,6 +356,10 @@ S.test("origin-side errors, each followed by a working call", function()
   S.checkerr("ERR_ARG", "value 1 is nil; int64 needs an integer", w.compare_and_swap, w,
     other, 0, "int64", 1)
   S.checkerr("ERR_ARG", "value 1 (300) does not fit int8", w.put, w, other, 0, "int8", 300)
+  S.checkerr("ERR_ARG", "value 2 (1e+300) does not fit float", w.put, w, other, 0, "float",
+    { 1, 1e300 })
+  S.checkerr("ERR_ARG", "value 1 (-3.5e+38) does not fit float", w.accumulate, w, other, 0,
+    "float", -3.5e38, "sum")
   -- the same window still works after all that
   w:accumulate(other, 0, "int64", 7, "sum")
   local g = w:get_accumulate(other, 1, "int64", 1, "sum")
@@ -344,12 +399,50 @@ S.test("dynamic windows: RMA to attached memory", function()
   S.eq(w:read(mine, "int64"), 70 + other, "put to the attached address")
   S.eq(w:read(mine + 8, "int32"), 5, "accumulate at an address")
   S.same(g:values(), { 70 + rank, 5 }, "get from the attached address")
-  -- KNOWN BUG: the origin cannot check a displacement against memory the
-  -- target attached, and a put to an address the target never attached
-  -- crashes the TARGET with SIGSEGV inside MPICH (MPI_Win_fence), although
-  -- LUA_API.md says a user error never aborts the job:
-  -- w:fence(); w:put(other, 16, "int64", 5); w:fence()
+  -- addresses the target never attached: refused at the origin, which reads
+  -- the target's attached regions, instead of crashing the target in MPICH
+  w:fence()
+  local function outside(addr, bytes)
+    return string.format("to rank %d: address %d (+%d bytes) is not inside memory rank %d has "
+      .. "attached to this dynamic window (1 region); use an address its win:attach returned",
+      other, addr, bytes, other)
+  end
+  S.checkerr("ERR_RMA_RANGE", "win:put " .. outside(16, 8), w.put, w, other, 16, "int64", 5)
+  S.checkerr("ERR_RMA_RANGE", "win:get " .. outside(theirs + 16, 1), w.get, w, other,
+    theirs + 16, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:accumulate " .. outside(theirs + 8, 16), w.accumulate, w,
+    other, theirs + 8, "int64", { 1, 2 }, "sum")
+  S.checkerr("ERR_RMA_RANGE", "win:compare_and_swap " .. outside(theirs - 8, 8),
+    w.compare_and_swap, w, other, theirs - 8, "int64", 0, 1)
+  S.checkerr("ERR_RMA_RANGE", "win:fetch_and_op " .. outside(0, 8), w.fetch_and_op, w, other, 0,
+    "int64", 1, "sum")
+  -- the last byte of the region is in, and the window still works
+  w:put(other, theirs + 15, "int8", 9)
+  w:fence()
+  S.eq(w:read(mine + 15, "int8"), 9, "put to the last attached byte")
+  S.eq(w:read(mine, "int64"), 70 + other, "nothing else changed")
+  -- a second region is seen by the origins; a detached one is refused
+  local second = w:attach(8)
+  local aw2 <close> = rl.win_allocate(16, { disp_unit = 8 })
+  aw2:write(0, "int64", { mine, second })
+  aw2:fence()
+  local addrs = aw2:get(other, 0, "int64", 2)
+  aw2:fence("nosucceed")
+  local their2 = addrs:values()[2]
+  aw2:free()
+  w:fence()
+  w:put(other, their2, "int64", 80 + rank)
+  S.checkerr("ERR_RMA_RANGE", "(2 regions)", w.put, w, other, their2 + 8, "int64", 1)
+  w:fence()
+  S.eq(w:read(second, "int64"), 80 + other, "put into the second region")
   w:detach(mine)
+  w:detach(second)
+  rl.world:barrier() -- both ranks have detached
+  w:fence()
+  S.checkerr("ERR_RMA_RANGE", "win:put to rank " .. other .. ": address " .. theirs
+    .. " (+8 bytes) is not inside memory rank " .. other .. " has attached to this dynamic "
+    .. "window (0 regions)", w.put, w, other, theirs, "int64", 1)
+  w:fence("nosucceed")
   w:free()
 end)
 

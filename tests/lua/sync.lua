@@ -2,8 +2,10 @@
 -- assertions and epochs, what an idle fence allows, lock/unlock (exclusive
 -- and shared), lock_all/unlock_all, flush/flush_all and the results they
 -- complete, and every misuse the epoch state machine refuses, each followed
--- by a working call on the same window. Checks are soft (soft.lua) so no
--- rank skips a synchronisation call the other waits in.
+-- by a working call on the same window; PSCW epochs next to fence and lock
+-- epochs, and the no_locks hint. Checks are soft (soft.lua) so no rank
+-- skips a synchronisation call the other waits in. The windows ask for the
+-- native PSCW engine: the rma engine refuses fences and locks (pscw-rma.lua).
 local rl = require "rmalab"
 local S = require "soft"
 
@@ -11,8 +13,10 @@ assert(S.size == 2, "sync.lua runs on 2 ranks")
 local rank = S.rank
 local other = 1 - rank
 
-local function window(name)
-  return (rl.win_allocate(32, { disp_unit = 8, name = name or "sync" }))
+local function window(name, info)
+  info = info or {}
+  info.rmalab_pscw = "native"
+  return (rl.win_allocate(32, { disp_unit = 8, name = name or "sync", info = info }))
 end
 
 S.test("fence epochs and win:epochs()", function()
@@ -141,6 +145,14 @@ S.test("lock and unlock", function()
   S.checkerr("ERR_RANK", "lock: rank 2 is not in the window's group (ranks 0 to 1)", w.lock, w,
     2)
   S.checkerr("ERR_RANK", "unlock: rank -1 is not in the window's group", w.unlock, w, -1)
+  -- ranks that are not C ints, or not integers
+  S.checkerr("ERR_RANK", "win: rank 4294967296 is not in the window's group", w.lock, w, 1 << 32)
+  S.checkerr("ERR_RANK", "win: rank -2147483649 is not in the window's group", w.unlock, w,
+    -(1 << 31) - 1)
+  S.checkerr("ERR_RANK", "bad argument #1 to 'flush' (rank (an integer) expected, got a number "
+    .. "with no integer representation)", function() w:flush(0.5) end)
+  S.checkerr("ERR_RANK", "bad argument #1 to 'lock' (rank (an integer) expected, got string)",
+    function() w:lock("1") end)
   S.checkerr("ERR_ARG", "invalid option 'exclusiv'", w.lock, w, rank, "exclusiv")
   S.checkerr("ERR_ARG", "lock: the assertion \"noput\" does not apply to lock; it takes nocheck",
     w.lock, w, rank, "shared", "noput")
@@ -284,6 +296,96 @@ S.test("flush without a lock", function()
   w:lock(other); w:put(other, 0, "int64", 9); w:flush(other); w:unlock(other)
   rl.world:barrier()
   S.eq(w:read(0, "int64"), 9, "a lock epoch after the refused flushes")
+  w:free()
+end)
+
+S.test("PSCW next to fence and lock epochs", function()
+  local w <close> = window("mixed")
+  -- complete inside a fence epoch with RMA calls names the fence
+  w:fence()
+  w:put(other, 1, "int64", 1)
+  S.checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+    .. "none is open (this is a fence epoch: end it with win:fence())", w.complete, w)
+  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+    .. "none is open (this is a fence epoch: end it with win:fence())", w.wait, w)
+  w:fence("nosucceed")
+  S.eq(w:read(1, "int64"), 1, "the fence epoch")
+  w:post({ other }); w:start({ other })
+  w:put(other, 0, "int64", 13 + rank)
+  w:complete(); w:wait()
+  S.eq(w:read(0, "int64"), 13 + other, "an epoch after the fence")
+  -- start and post inside a passive-target epoch
+  w:lock(other, "shared")
+  S.checkerr("ERR_RMA_SYNC", "start: a passive-target epoch (lock) is open; only one access "
+    .. "epoch may be open at a time, so unlock first", w.start, w, { other })
+  S.checkerr("ERR_RMA_SYNC", "post: a passive-target epoch is open on this window; unlock "
+    .. "before mixing in post/start/complete/wait", w.post, w, { other })
+  S.checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+    .. "none is open (this is a passive-target epoch: end it with unlock)", w.complete, w)
+  w:unlock(other)
+  w:lock_all()
+  S.checkerr("ERR_RMA_SYNC", "start: a passive-target epoch (lock_all) is open", w.start, w,
+    { other })
+  S.checkerr("ERR_RMA_SYNC", "post: a passive-target epoch is open", w.post, w, { other })
+  w:unlock_all()
+  S.eq(w:epochs().epochs, 4, "fence, PSCW, lock and lock_all epochs (the last two empty)")
+  rl.world:barrier()
+  w:post({ other }); w:start({ other })
+  w:put(other, 0, "int64", 21 + rank)
+  -- flush is for passive-target epochs only
+  S.checkerr("ERR_RMA_SYNC", "flush: flushes complete operations of a passive-target epoch",
+    w.flush, w, other)
+  w:complete(); w:wait()
+  S.eq(w:read(0, "int64"), 21 + other, "an epoch after the locks")
+  w:free()
+end)
+
+S.test("no_locks refuses locks on the ranks that promised it", function()
+  -- rank 1 promises no_locks at creation; rank 0 does not
+  local w <close> = window("nl", { no_locks = rank == 1 })
+  S.eq(w:get_info():get("no_locks"), rank == 1 and "true" or "false", "no_locks in effect")
+  local err = S.checkerr("ERR_RMA_SYNC", "lock: rank 1 gave the hint no_locks = true, promising "
+    .. "that no passive-target lock targets it; use fence or PSCW, or set no_locks = false on "
+    .. "rank 1", w.lock, w, 1)
+  S.has(err, "[window \"nl\"]")
+  S.checkerr("ERR_RMA_SYNC", "lock: rank 1 gave the hint no_locks = true", w.lock, w, 1, "shared")
+  S.checkerr("ERR_RMA_SYNC", "lock_all: rank 1 gave the hint no_locks = true, promising that no "
+    .. "passive-target lock targets it; use fence or PSCW", w.lock_all, w)
+  S.eq(w:epochs().access, "none", "the refusals opened nothing")
+  -- rank 0 may still be locked, by both ranks
+  w:lock(0, "shared")
+  w:accumulate(0, 0, "int64", rank + 1, "sum")
+  w:unlock(0)
+  rl.world:barrier()
+  if rank == 0 then S.eq(w:read(0, "int64"), 3, "locks on rank 0 work") end
+  -- set_info moves the promise: rank 1 withdraws it, rank 0 gives it
+  w:set_info{ no_locks = rank == 0 }
+  S.eq(w:get_info():get("no_locks"), rank == 0 and "true" or "false", "no_locks after set_info")
+  S.checkerr("ERR_RMA_SYNC", "lock: rank 0 gave the hint no_locks = true", w.lock, w, 0)
+  S.checkerr("ERR_RMA_SYNC", "lock_all: rank 0 gave the hint no_locks = true", w.lock_all, w)
+  w:lock(1)
+  w:put(1, 1, "int64", 40 + rank)
+  w:unlock(1)
+  rl.world:barrier()
+  if rank == 1 then
+    local v = w:read(1, "int64")
+    S.ok(v == 40 or v == 41, "a locked put into rank 1, got " .. tostring(v))
+  end
+  -- a set_info that does not name no_locks keeps the promise
+  w:set_info{ accumulate_ordering = "none" }
+  S.checkerr("ERR_RMA_SYNC", "lock: rank 0 gave the hint no_locks = true", w.lock, w, 0)
+  -- fences are not locks
+  w:fence()
+  w:put(other, 2, "int64", 50 + rank)
+  w:fence("nosucceed")
+  S.eq(w:read(2, "int64"), 50 + other, "fence epochs under no_locks")
+  -- withdrawn everywhere: lock_all works again
+  w:set_info(rl.info{ no_locks = false })
+  w:lock_all()
+  w:put(other, 3, "int64", 60 + rank)
+  w:unlock_all()
+  rl.world:barrier()
+  S.eq(w:read(3, "int64"), 60 + other, "lock_all after no_locks was withdrawn")
   w:free()
 end)
 

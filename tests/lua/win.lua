@@ -61,12 +61,17 @@ S.test("dynamic window with options", function()
   S.eq(w:get_info():get("coll_attach"), "false", "hint in effect")
   S.eq(#info, 1, "caller's info unchanged"); S.eq(info:get("coll_attach"), "false", "value")
   w:free()
-  -- A disp_unit given to a dynamic window cannot apply: MPI_Win_create_dynamic
-  -- has none and displacements are addresses.
-  local d <close> = rl.win_create_dynamic{ disp_unit = 8 }
-  -- KNOWN BUG: WIN_DISP_UNIT of a dynamic window reports the disp_unit option
-  -- (8) although MPI uses 1 (addresses) for dynamic windows.
-  -- S.eq(d:get_attr(rl.WIN_DISP_UNIT), 1, "dynamic disp_unit is 1")
+  -- A disp_unit other than 1 cannot apply to a dynamic window:
+  -- MPI_Win_create_dynamic has none and displacements are byte addresses.
+  local err = S.checkerr("ERR_ARG", "win_create_dynamic: dynamic windows address memory by "
+    .. "absolute address in bytes, so disp_unit is 1; leave it out", rl.win_create_dynamic,
+    { disp_unit = 8 })
+  S.ok(S.msg(err):find("rl.win_create_dynamic: ", 1, true) == 1, "names the function")
+  S.ok(S.msg(err):find("win_create_dynamic: dynamic windows", 1, true), "names the rule")
+  S.checkerr("ERR_ARG", "so disp_unit is 1", rl.win_create_dynamic, { disp_unit = 2 })
+  local d <close> = rl.win_create_dynamic{ disp_unit = 1 } -- 1 is what it is anyway
+  S.eq(d:get_attr(rl.WIN_DISP_UNIT), 1, "dynamic disp_unit is 1")
+  S.eq(d:get_attr(rl.WIN_CREATE_FLAVOR), "dynamic", "created after the refusals")
   d:free()
 end)
 
@@ -109,11 +114,20 @@ S.test("bad creation arguments", function()
   S.checkerr("ERR_ARG", "string expected, got number", rl.win_allocate, 8, { name = 5 })
   local c = rl.world:dup(); c:free()
   S.checkerr("ERR_COMM", "freed", rl.win_allocate, 8, { comm = c })
-  -- KNOWN BUG: a size that is not an integer raises a plain string from
-  -- luaL_checkinteger (lua/lwin.c win_new), not an error object:
-  -- S.checkerr("ERR_ARG", "size", rl.win_allocate, "big")
-  -- S.checkerr("ERR_ARG", "size", rl.win_allocate, 1.5)
-  S.eq(pcall(rl.win_allocate, 1.5), false, "a float size is refused")
+  -- sizes that are not integers: error objects in luaL_argerror's wording
+  S.checkerr("ERR_ARG", "bad argument #1 to 'win_allocate' (window size (an integer) expected, "
+    .. "got string)", function() rl.win_allocate("big") end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'win_allocate' (window size (an integer) expected, "
+    .. "got a number with no integer representation)", function() rl.win_allocate(1.5) end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'win_create' (window size (an integer) expected, "
+    .. "got string)", function() rl.win_create("16") end)
+  S.checkerr("ERR_ARG", "(window size (an integer) expected, got no value)", rl.win_allocate)
+  S.checkerr("ERR_ARG", "(window size (an integer) expected, got boolean)",
+    rl.win_allocate_shared, true)
+  -- an integral float is an integer
+  local w <close> = rl.win_allocate(16.0)
+  S.eq(w:get_attr(rl.WIN_SIZE), 16, "a size of 16.0 is 16")
+  w:free()
 end)
 
 local RANGES = {
@@ -139,10 +153,21 @@ S.test("read and write every type", function()
     S.eq(w:read(0, t), 2, t .. " from 2.0")
   end
   -- uint64 values from 2^63 up read as negative integers, like Lua's own
-  -- string.unpack("J"); they cannot be written back (see the report)
+  -- string.unpack("J"), and negative integers write as their 64-bit two's
+  -- complement, so whatever is read back can be written back
   w:write(0, "int64", -2)
   S.eq(w:read(0, "uint64"), -2, "uint64 0xFF..FE reads as -2")
   S.eq(w:read(0, "uint64"), (string.unpack("=J", string.pack("=j", -2))), "as string.unpack")
+  for _, v in ipairs{ -1, -2, math.mininteger, math.mininteger + 1 } do
+    w:write(8, "uint64", v)
+    S.eq(w:read(0, "byte", 16):sub(9), string.pack("=j", v), "uint64 " .. v .. " bytes")
+    S.eq(w:read(8, "uint64"), v, "uint64 " .. v .. " round-trips")
+    w:write(8, "uint64", w:read(8, "uint64"))
+    S.eq(w:read(8, "int64"), v, "written back as read")
+  end
+  w:write(0, "uint64", { -1, 0, math.maxinteger })
+  S.same(w:read(0, "uint64", 3), { -1, 0, math.maxinteger }, "uint64 array with 2^64 - 1")
+  S.eq(w:read(0, "uint32"), 4294967295, "low half of 2^64 - 1")
   -- byte order and widths are the machine's: check the bytes of int16 and int32
   w:write(0, "int16", 0x0102)
   S.eq(w:read(0, "byte", 2), string.pack("=i2", 0x0102), "int16 bytes")
@@ -187,44 +212,69 @@ S.test("displacements count in disp_unit", function()
   S.checkerr("ERR_RMA_RANGE", "outside", w.write, w, 4, "int64", { 1, 2 })
   S.checkerr("ERR_RMA_RANGE", "outside", w.write, w, 0, "byte", string.rep("x", 41))
   S.eq(w:read(4, "int64"), 77, "a failed write wrote nothing")
-  S.checkerr("ERR_ARG", "displacement (an integer) expected, got a float", w.read, w, 1.5,
-    "int8")
-  S.checkerr("ERR_ARG", "displacement (an integer) expected, got table", w.read, w, {},
-    "int8")
-  -- KNOWN BUG: lua/lwin.c checkdisp (and checkrank) say "got a float" for a
-  -- numeric string, because lua_isnumber accepts "1":
-  -- S.checkerr("ERR_ARG", "displacement (an integer) expected, got string", w.read, w, "1",
-  --   "int8")
-  S.checkerr("ERR_ARG", "displacement (an integer) expected", w.read, w, "1", "int8")
+  -- integer arguments: error objects in luaL_argerror's wording
+  S.checkerr("ERR_ARG", "bad argument #1 to 'read' (displacement (an integer) expected, got a "
+    .. "number with no integer representation)", function() w:read(1.5, "int8") end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'read' (displacement (an integer) expected, got "
+    .. "table)", function() w:read({}, "int8") end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'read' (displacement (an integer) expected, got "
+    .. "string)", function() w:read("1", "int8") end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'write' (displacement (an integer) expected, got "
+    .. "string)", function() w:write("0", "int8", 1) end)
+  S.checkerr("ERR_ARG", "(displacement (an integer) expected, got nil)", w.read, w, nil, "int8")
+  S.eq(w:read(1.0, "int8"), 5, "an integral float is a displacement")
+  -- 2^63 has no fractional part; it has no integer representation
+  local err = S.checkerr("ERR_ARG", "bad argument #1 to 'read' (displacement (an integer) "
+    .. "expected, got ", function() w:read(2 ^ 63, "int8") end)
+  S.ok(S.msg(err):find("got a number with no integer representation", 1, true),
+    "Lua's own wording for 2^63")
   S.checkerr("ERR_TYPE", "unknown type \"int128\"", w.read, w, 0, "int128")
   S.checkerr("ERR_TYPE", "string expected, got no value", w.read, w, 0)
-  S.checkerr("ERR_ARG", "count out of range", w.read, w, 0, "int8", -1)
-  -- KNOWN BUG: a count that is not an integer raises a plain string from
-  -- luaL_checkinteger (lua/lwin.c checkcount), not an error object:
-  -- S.checkerr("ERR_ARG", "count", w.read, w, 0, "int8", 2.5)
-  S.eq(pcall(w.read, w, 0, "int8", 2.5), false, "a float count is refused")
-  -- a count far past the window is refused
+  S.checkerr("ERR_ARG", "bad argument #3 to 'read' (count out of range)",
+    function() w:read(0, "int8", -1) end)
+  S.checkerr("ERR_ARG", "bad argument #3 to 'read' (count (an integer) expected, got a number "
+    .. "with no integer representation)", function() w:read(0, "int8", 2.5) end)
+  S.checkerr("ERR_ARG", "bad argument #3 to 'read' (count (an integer) expected, got string)",
+    function() w:read(0, "int8", "2") end)
+  S.same(w:read(1, "int8", 2.0), { 5, 0 }, "an integral float is a count")
+  -- a count far past the window is refused before anything is allocated
+  collectgarbage(); collectgarbage()
   local before = collectgarbage("count")
-  S.checkerr("ERR_RMA_RANGE", "outside this rank's window of 40 bytes", w.read, w, 0, "int64",
-    1 << 20)
-  -- KNOWN BUG: lua/lwin.c win_read allocates count * size bytes (8 MiB here,
-  -- 2 GiB for a count of 2^28 - 1) before the core checks the range; where
-  -- that memory is not available the call fails with Lua's plain "not enough
-  -- memory" instead of ERR_RMA_RANGE.
-  -- S.ok(collectgarbage("count") - before < 1024, "no buffer for a refused read")
-  local _ = before
-  -- displacements so large that disp * disp_unit overflows must still be
-  -- out of range
-  -- KNOWN BUG: core/src/win.c local_bytes computes disp * disp_unit and
-  -- off + n without overflow checks: read(2^61, "int64") on a disp_unit 8
-  -- window wraps to byte 0 and returns 0 instead of ERR_RMA_RANGE, and
-  -- read(math.maxinteger, "int8") on a disp_unit 1 window segfaults.
-  -- S.checkerr("ERR_RMA_RANGE", "outside", w.read, w, 1 << 61, "int64")
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 0 (byte 0) + 8388608 bytes is outside "
+    .. "this rank's window of 40 bytes", w.read, w, 0, "int64", 1 << 20)
+  S.checkerr("ERR_RMA_RANGE", "+ 268435455 bytes is outside this rank's window of 40 bytes",
+    w.read, w, 0, "int8", (1 << 28) - 1)
+  S.checkerr("ERR_RMA_RANGE", "+ 2147483640 bytes is outside", w.read, w, 0, "int64",
+    (1 << 28) - 1)
+  S.ok(collectgarbage("count") - before < 64, string.format("no buffer for a refused read "
+    .. "(the Lua heap grew by %.0f KiB)", collectgarbage("count") - before))
+  S.checkerr("ERR_ARG", "(count out of range)", w.read, w, 0, "int8", 1 << 28)
+  -- displacements so large that disp * disp_unit or disp * disp_unit + n
+  -- would overflow are out of range, and the message does not show a
+  -- product that overflowed
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 2305843009213693952 (x disp_unit 8) + 8 "
+    .. "bytes is outside this rank's window of 40 bytes", w.read, w, 1 << 61, "int64")
+  S.checkerr("ERR_RMA_RANGE", "win:write: displacement 9223372036854775807 (x disp_unit 8) + 1 "
+    .. "bytes is outside this rank's window of 40 bytes", w.write, w, math.maxinteger, "int8", 1)
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement -1 (x disp_unit 8) + 1 bytes is outside",
+    w.read, w, -1, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 5 (byte 40) + 1 bytes is outside this "
+    .. "rank's window of 40 bytes", w.read, w, 5, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 3 (byte 24) + 24 bytes is outside",
+    w.read, w, 3, "int64", 3)
+  S.same(w:read(2, "int64", 3), { 0, 0, 77 }, "the last three elements")
   w:free()
   local w1 <close> = rl.win_allocate(16)
-  -- KNOWN BUG: (see above) this crashes the process with SIGSEGV.
-  -- S.checkerr("ERR_RMA_RANGE", "outside", w1.read, w1, math.maxinteger, "int8")
-  S.checkerr("ERR_RMA_RANGE", "outside", w1.read, w1, math.mininteger, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 9223372036854775807 (x disp_unit 1) + 1 "
+    .. "bytes is outside this rank's window of 16 bytes", w1.read, w1, math.maxinteger, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement 9223372036854775800 (x disp_unit 1) + 16 "
+    .. "bytes is outside", w1.read, w1, math.maxinteger - 7, "int64", 2)
+  S.checkerr("ERR_RMA_RANGE", "win:read: displacement -9223372036854775808 (x disp_unit 1) + 1 "
+    .. "bytes is outside", w1.read, w1, math.mininteger, "int8")
+  S.checkerr("ERR_RMA_RANGE", "win:write: displacement 9 (byte 9) + 8 bytes is outside this "
+    .. "rank's window of 16 bytes", w1.write, w1, 9, "int64", -1)
+  w1:write(8, "int64", -1)
+  S.eq(w1:read(15, "int8"), -1, "the last byte is still in range")
   w1:free()
 end)
 
@@ -234,7 +284,7 @@ S.test("values that do not fit the type", function()
     { "int8", 128 }, { "int8", -129 }, { "uint8", -1 }, { "uint8", 256 },
     { "int16", 32768 }, { "int16", -32769 }, { "uint16", 65536 }, { "uint16", -1 },
     { "int32", 2147483648 }, { "int32", -2147483649 }, { "uint32", 4294967296 },
-    { "uint32", -1 }, { "uint64", -1 },
+    { "uint32", -1 },
   }
   for _, b in ipairs(bad) do
     S.checkerr("ERR_ARG", string.format("value 1 (%d) does not fit %s", b[2], b[1]), w.write,
@@ -255,10 +305,18 @@ S.test("values that do not fit the type", function()
     "double", "1.0")
   S.checkerr("ERR_ARG", "value 2 is nil; float windows hold numbers", w.write, w, 0, "float",
     { 1, nil, 3 }) -- # of a table with a hole may be 3
-  -- KNOWN BUG: a double that does not fit a float is stored as inf with no
-  -- error (lua/lwin.c checkvalues casts it; the C conversion is undefined
-  -- behaviour out of range):
-  -- S.checkerr("ERR_ARG", "does not fit float", w.write, w, 0, "float", 1e300)
+  -- a finite double beyond FLT_MAX does not fit a float; infinities do
+  S.checkerr("ERR_ARG", "value 1 (1e+300) does not fit float", w.write, w, 0, "float", 1e300)
+  S.checkerr("ERR_ARG", "value 2 (-1e+39) does not fit float", w.write, w, 0, "float",
+    { 1, -1e39 })
+  S.checkerr("ERR_ARG", "value 1 (3.5e+38) does not fit float", w.write, w, 0, "float", 3.5e38)
+  S.same(w:read(0, "int8", 3), { 1, 2, 3 }, "nothing written by a refused float")
+  local FLT_MAX = string.unpack("<f", "\xff\xff\x7f\x7f")
+  w:write(16, "float", { FLT_MAX, -FLT_MAX, math.huge, -math.huge })
+  S.same(w:read(16, "float", 4), { FLT_MAX, -FLT_MAX, math.huge, -math.huge },
+    "FLT_MAX and the infinities fit")
+  w:write(16, "double", 1e300)
+  S.eq(w:read(16, "double"), 1e300, "1e300 fits a double")
   S.checkerr("ERR_ARG", "string expected, got number", w.write, w, 0, "byte", 65)
   S.checkerr("ERR_ARG", "string expected, got table", w.write, w, 0, "byte", { "a" })
   S.same(w:read(0, "int8", 3), { 1, 2, 3 }, "still untouched")
@@ -287,17 +345,42 @@ S.test("dynamic windows: attach, read, write, detach", function()
   S.checkerr("ERR_RMA_ATTACH", "no memory of this window is attached", w.detach, w, b + 8)
   S.checkerr("ERR_ARG", "attach: size must be positive, got 0", w.attach, w, 0)
   S.checkerr("ERR_ARG", "attach: size must be positive, got -8", w.attach, w, -8)
-  -- KNOWN BUG: a size that is not an integer raises a plain string from
-  -- luaL_checkinteger (lua/lwin.c win_attach), not an error object:
-  -- S.checkerr("ERR_ARG", "size", w.attach, w, 2.5)
-  S.eq(pcall(w.attach, w, 2.5), false, "a float size is refused")
+  S.checkerr("ERR_ARG", "bad argument #1 to 'attach' (size (an integer) expected, got a number "
+    .. "with no integer representation)", function() w:attach(2.5) end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'attach' (size (an integer) expected, got string)",
+    function() w:attach("8") end)
+  S.checkerr("ERR_ARG", "bad argument #1 to 'detach' (displacement (an integer) expected, got "
+    .. "a number with no integer representation)", function() w:detach(b + 0.5) end)
+  -- addresses near the ends of the address space: out of range, no crash
+  S.checkerr("ERR_RMA_RANGE", "win:read: address 9223372036854775805 (+8 bytes) is not inside "
+    .. "memory attached to this dynamic window", w.read, w, math.maxinteger - 2, "int64")
+  S.checkerr("ERR_RMA_RANGE", "win:write: address -9223372036854775808 (+1 bytes) is not inside",
+    w.write, w, math.mininteger, "int8", 1)
+  S.checkerr("ERR_RMA_RANGE", "is not inside memory attached", w.read, w, b + 1, "int64")
+  S.eq(w:read(b, "int64"), 9, "the second region after the refusals")
   w:attach(16) -- still attached at free: released with the window
   w:free()
-  -- KNOWN BUG: a displacement near the top of the address space overflows
-  -- disp + n in core/src/win.c local_bytes and segfaults instead of raising
-  -- ERR_RMA_RANGE:
-  -- local d <close> = rl.win_create_dynamic(); d:attach(16)
-  -- S.checkerr("ERR_RMA_RANGE", "not inside", d.read, d, math.maxinteger - 2, "int64")
+end)
+
+S.test("dynamic windows track at most 64 regions per rank", function()
+  local w <close> = rl.win_create_dynamic()
+  local addrs = {}
+  for i = 1, 64 do
+    addrs[i] = w:attach(8 * i)
+    w:write(addrs[i], "int64", i)
+  end
+  S.checkerr("ERR_RMA_ATTACH", "win:attach: rmalab tracks at most 64 attached regions per rank "
+    .. "(so that origins can check their displacements); detach one first", w.attach, w, 8)
+  for i = 2, 64, 7 do S.eq(w:read(addrs[i] + 8 * (i - 1), "int64"), 0, "region " .. i .. " end") end
+  w:detach(addrs[10])
+  S.checkerr("ERR_RMA_RANGE", "is not inside memory attached", w.read, w, addrs[10], "int64")
+  local again = w:attach(24)
+  S.eq(w:read(again + 16, "int64"), 0, "a 64th region after a detach")
+  S.checkerr("ERR_RMA_ATTACH", "at most 64 attached regions", w.attach, w, 8)
+  local sum = 0
+  for i = 1, 64 do if i ~= 10 then sum = sum + w:read(addrs[i], "int64") end end
+  S.eq(sum, 64 * 65 // 2 - 10, "every other region kept its value")
+  w:free()
 end)
 
 S.test("attach and detach only on dynamic windows", function()
@@ -468,13 +551,24 @@ S.test("rmalab_pscw selects the engine", function()
     "a bad engine name is diagnosed")
   S.eq(b:get_info():get("rmalab_pscw"), "native", "falls back to native")
   b:free()
-  local r <close> = rl.win_allocate(16, { info = { rmalab_pscw = "rma" } })
-  -- KNOWN BUG: LUA_API.md promises the "rma" engine; this version answers
-  -- with a diagnostic ("the rma engine is not available in this version")
-  -- and uses native.
-  -- S.eq(r:epochs().engine, "rma", "rma engine")
-  -- S.eq(r:get_info():get("rmalab_pscw"), "rma", "rma reported")
-  r:free()
+  local paths = { shm = true, mpi = true, ["shm,mpi"] = true }
+  for _, f in ipairs{ "create", "allocate", "allocate_shared", "dynamic" } do
+    local r <close> = new(f, 16, { info = { rmalab_pscw = "rma" } })
+    S.eq(r:epochs().engine, "rma", f .. ": rma engine")
+    local eff = r:get_info()
+    S.eq(eff:get("rmalab_pscw"), "rma", f .. ": rma reported")
+    S.ok(paths[eff:get("rmalab_pscw_sync_path")], f .. ": sync path "
+      .. tostring(eff:get("rmalab_pscw_sync_path")))
+    S.ok(paths[eff:get("rmalab_pscw_data_path")], f .. ": data path "
+      .. tostring(eff:get("rmalab_pscw_data_path")))
+    S.eq(S.row(r:hints(), "rmalab_pscw").status, "applied", f .. ": applied")
+    r:free()
+  end
+  -- the path keys belong to the rma engine only
+  local n <close> = rl.win_allocate(16, { info = { rmalab_pscw = "native" } })
+  S.eq(n:get_info():get("rmalab_pscw_sync_path"), nil, "no sync path on native")
+  S.eq(n:get_info():get("rmalab_pscw_data_path"), nil, "no data path on native")
+  n:free()
 end)
 
 S.test("check_hints reports must-agree keys that differ", function()

@@ -1,0 +1,389 @@
+/* The "rma-engine" suite: what rmalab's own PSCW engine (hint rmalab_pscw =
+ * "rma", core/src/engine-rma.c) adds to the PSCW that the "pscw" suite
+ * checks on both engines. Its matching happens in rmalab's memory, so
+ * another thread can see it while the owner is blocked: a target blocked in
+ * wait shows which origins have not completed, an origin blocked in a put
+ * shows which targets have not posted. Also the paths get_info reports,
+ * nocheck on both sides, per-peer matching of a post that arrives early,
+ * and the refusal of fences, locks and flushes. Needs MPI_Init and two
+ * ranks or more; ranks 0 and 1 take part and the others look on. Tests
+ * synchronise ranks, so they use the soft checks of testutil.h. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testutil.h"
+
+static rmalab_win *W;
+static int rank, nranks, other, active;
+
+static rmalab_win *rma_window(rmalab_flavor flavor, MPI_Aint size, rmalab_diags *diags)
+{
+    rmalab_info *info = tu_info("rmalab_pscw", "rma", NULL);
+    rmalab_win_opts o = {.size = size, .disp_unit = 8, .info = info, .name = "rma"};
+    rmalab_win *w = NULL;
+    int rc = flavor == RMALAB_FLAVOR_CREATE     ? rmalab_win_create(&o, &w, diags)
+             : flavor == RMALAB_FLAVOR_SHARED   ? rmalab_win_allocate_shared(&o, &w, diags)
+             : flavor == RMALAB_FLAVOR_DYNAMIC  ? (o.disp_unit = 1,
+                                                   rmalab_win_create_dynamic(&o, &w, diags))
+                                                : rmalab_win_allocate(&o, &w, diags);
+    rmalab_info_destroy(info);
+    ck_assert_ok(rc); /* collective: fails on every rank alike */
+    return w;
+}
+
+static void setup(void)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    active = rank < 2;
+    other = rank == 0 ? 1 : 0;
+    tu_soft_begin();
+    W = rma_window(RMALAB_FLAVOR_ALLOCATE, 32, NULL);
+}
+
+static void teardown(void)
+{
+    rmalab_epoch_state s;
+    rmalab_win_state(W, &s);
+    if (s.access == RMALAB_ACCESS_START)
+        rmalab_win_complete(W);
+    if (s.exposure == RMALAB_EXPOSURE_POST)
+        rmalab_win_wait(W);
+    rmalab_win_free(&W);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static int64_t slot(int i)
+{
+    int64_t v = -1;
+    SOFT_OK(rmalab_win_read(W, i, RMALAB_INT64, 1, &v));
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Visible while blocked                                                    */
+
+/* A thread that watches a window: the first snapshot (state and text) taken
+ * once the owner has been blocked in `call` for at least `min_s`. It only
+ * reads the window's state, from another thread, as win.h allows. */
+typedef struct {
+    rmalab_win *win;
+    const char *call;
+    double min_s;
+    atomic_int stop;
+    int seen;
+    rmalab_epoch_state s;
+    char text[512];
+} sampler;
+
+static void *sample(void *arg)
+{
+    sampler *sp = arg;
+    while (!atomic_load(&sp->stop)) {
+        rmalab_epoch_state s;
+        rmalab_win_state(sp->win, &s);
+        if (s.blocked_in && strcmp(s.blocked_in, sp->call) == 0 && s.blocked_for >= sp->min_s) {
+            sp->s = s;
+            rmalab_win_describe(sp->win, sp->text, sizeof sp->text);
+            sp->seen = 1;
+            break;
+        }
+        sleep_s(0.002);
+    }
+    return NULL;
+}
+
+static void sampler_start(sampler *sp, pthread_t *t, const char *call)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->win = W;
+    sp->call = call;
+    sp->min_s = 0.1;
+    ck_assert_int_eq(pthread_create(t, NULL, sample, sp), 0);
+}
+
+static void sampler_stop(sampler *sp, pthread_t t)
+{
+    atomic_store(&sp->stop, 1);
+    pthread_join(t, NULL);
+}
+
+/* Rank 1 waits for rank 0, which sleeps 300 ms before start/put/complete:
+ * the other thread sees the wait and that nothing has arrived. */
+START_TEST(test_target_visible_while_blocked)
+{
+    int zero = 0, one = 1;
+    int64_t v = 4242;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        sampler sp;
+        pthread_t t;
+        sampler_start(&sp, &t, "wait");
+        SOFT_OK(rmalab_win_post(W, &zero, 1, 0));
+        SOFT_OK(rmalab_win_wait(W));
+        sampler_stop(&sp, t);
+        SOFT(sp.seen, "the other thread never saw the owner blocked in wait");
+        if (sp.seen) {
+            SOFT_STR_EQ(sp.s.blocked_in, "wait");
+            SOFT(sp.s.blocked_for >= 0.1 && sp.s.blocked_for < 30, "blocked for %f s",
+                 sp.s.blocked_for);
+            SOFT_STR_EQ(sp.s.engine, "rma");
+            SOFT_INT(sp.s.exposure, RMALAB_EXPOSURE_POST);
+            SOFT_INT(sp.s.access, RMALAB_ACCESS_NONE);
+            SOFT_INT(sp.s.n_exposure, 1);
+            SOFT_INT(sp.s.exposure_ranks[0], 0);
+            SOFT_INT(sp.s.arrived[0], 0);
+            SOFT_CONTAINS(sp.text, "blocked ");
+            SOFT_CONTAINS(sp.text, " s in wait(); no access epoch; exposure epoch to {0}: waits "
+                                   "for complete() from {0}: 0 of 1 arrived");
+        }
+        rmalab_epoch_state s;
+        rmalab_win_state(W, &s);
+        SOFT(s.blocked_in == NULL, "still blocked in %s", s.blocked_in);
+        SOFT_INT(s.exposure, RMALAB_EXPOSURE_NONE);
+        SOFT_INT(slot(0), 4242);
+    } else if (rank == 0) {
+        sleep_s(0.3);
+        SOFT_OK(rmalab_win_start(W, &one, 1, 0));
+        SOFT_OK(rmalab_win_put(W, 1, 0, RMALAB_INT64, 1, &v));
+        SOFT_OK(rmalab_win_complete(W));
+    }
+    tu_soft_end();
+}
+END_TEST
+
+/* Rank 0 starts at once (weak synchronisation) and blocks in its put until
+ * rank 1, which sleeps 300 ms, posts: the other thread sees the put waiting
+ * and which target has not posted. */
+START_TEST(test_origin_visible_while_blocked)
+{
+    int zero = 0, one = 1;
+    int64_t v = 77;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        sampler sp;
+        pthread_t t;
+        SOFT_OK(rmalab_win_start(W, &one, 1, 0)); /* returns at once */
+        rmalab_epoch_state s;
+        rmalab_win_state(W, &s);
+        SOFT_INT(s.access, RMALAB_ACCESS_START);
+        SOFT_INT(s.posted[0], 0);
+        sampler_start(&sp, &t, "put");
+        SOFT_OK(rmalab_win_put(W, 1, 1, RMALAB_INT64, 1, &v));
+        sampler_stop(&sp, t);
+        SOFT(sp.seen, "the other thread never saw the owner blocked in put");
+        if (sp.seen) {
+            SOFT_INT(sp.s.access, RMALAB_ACCESS_START);
+            SOFT_INT(sp.s.n_access, 1);
+            SOFT_INT(sp.s.access_ranks[0], 1);
+            SOFT_INT(sp.s.posted[0], 0);
+            SOFT_INT(sp.s.ops_in_epoch, 1);
+            SOFT_CONTAINS(sp.text, " s in put(); access epoch to {1}: post() arrived from 0 of "
+                                   "1, missing {1}");
+        }
+        rmalab_win_state(W, &s);
+        SOFT_INT(s.posted[0], 1);
+        SOFT(s.blocked_in == NULL, "still blocked in %s", s.blocked_in);
+        char text[256];
+        rmalab_win_describe(W, text, sizeof text);
+        SOFT_STR_EQ(text, "access epoch to {1}: post() arrived from 1 of 1");
+        SOFT_OK(rmalab_win_complete(W));
+    } else if (rank == 1) {
+        sleep_s(0.3);
+        SOFT_OK(rmalab_win_post(W, &zero, 1, 0));
+        SOFT_OK(rmalab_win_wait(W));
+        SOFT_INT(slot(1), 77);
+    }
+    tu_soft_end();
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Paths, nocheck, matching, refusals                                       */
+
+START_TEST(test_info_paths)
+{
+    /* ranks on one node, unless MPICH is told that every rank is a node */
+    const char *nl = getenv("MPIR_CVAR_NOLOCAL");
+    int nolocal = nl && strcmp(nl, "1") == 0;
+    static const struct {
+        rmalab_flavor f;
+        const char *sync, *data, *sync_nl, *data_nl;
+    } want[] = {
+        {RMALAB_FLAVOR_CREATE, "shm", "mpi", "shm,mpi", "mpi"},
+        {RMALAB_FLAVOR_ALLOCATE, "shm", "shm", "shm,mpi", "shm,mpi"},
+        {RMALAB_FLAVOR_SHARED, "shm", "shm", "shm,mpi", "shm,mpi"},
+        {RMALAB_FLAVOR_DYNAMIC, "shm", "mpi", "shm,mpi", "mpi"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        rmalab_win *w = rma_window(want[i].f, 16, NULL);
+        rmalab_info *eff = NULL;
+        SOFT_OK(rmalab_win_get_info(w, &eff));
+        SOFT_STR_EQ(tu_get(eff, "rmalab_pscw"), "rma");
+        SOFT_STR_EQ(tu_get(eff, "rmalab_pscw_sync_path"), nolocal ? want[i].sync_nl : want[i].sync);
+        SOFT_STR_EQ(tu_get(eff, "rmalab_pscw_data_path"),
+                    nolocal ? want[i].data_nl : want[i].data);
+        rmalab_info_destroy(eff);
+        SOFT_OK(rmalab_win_free(&w));
+    }
+    tu_soft_end();
+}
+END_TEST
+
+START_TEST(test_nocheck_both_sides)
+{
+    for (int i = 0; i < 20; i++) {
+        int64_t v = 100 * i + rank;
+        if (active)
+            SOFT_OK(rmalab_win_post(W, &other, 1, RMALAB_MODE_NOCHECK));
+        MPI_Barrier(MPI_COMM_WORLD); /* the promise nocheck makes */
+        if (active) {
+            rmalab_epoch_state s;
+            SOFT_OK(rmalab_win_start(W, &other, 1, RMALAB_MODE_NOCHECK));
+            rmalab_win_state(W, &s);
+            SOFT_INT(s.posted[0], 1); /* nothing to wait for */
+            SOFT_OK(rmalab_win_put(W, other, i % 4, RMALAB_INT64, 1, &v));
+            SOFT_OK(rmalab_win_complete(W));
+            SOFT_OK(rmalab_win_wait(W));
+            SOFT_INT(slot(i % 4), 100 * i + other);
+        }
+    }
+    /* checked epochs afterwards are matched as before */
+    for (int i = 20; i < 25 && active; i++) {
+        int64_t v = 100 * i + rank;
+        SOFT_OK(rmalab_win_post(W, &other, 1, 0));
+        SOFT_OK(rmalab_win_start(W, &other, 1, 0));
+        SOFT_OK(rmalab_win_put(W, other, 0, RMALAB_INT64, 1, &v));
+        SOFT_OK(rmalab_win_complete(W));
+        SOFT_OK(rmalab_win_wait(W));
+        SOFT_INT(slot(0), 100 * i + other);
+    }
+    tu_soft_end();
+}
+END_TEST
+
+/* A post meant for a later epoch arrives before a start it is not meant
+ * for (legal MPI). MPICH 4.0.2's native MPI_Win_start counts notifications
+ * until the count equals the group size, so there it spins forever; the
+ * rma engine matches per peer. */
+START_TEST(test_early_post)
+{
+    int zero = 0, one = 1;
+    for (int round = 1; round <= 10; round++) {
+        if (rank == 0) {
+            SOFT_OK(rmalab_win_post(W, &one, 1, 0)); /* for rank 1's second epoch */
+            SOFT_OK(rmalab_win_wait(W));
+            SOFT_INT(slot(0), 200 + round);
+        } else if (rank == 1) {
+            int64_t a = 100 + round, b = 200 + round;
+            bool done = true;
+            sleep_s(0.001);
+            SOFT_OK(rmalab_win_post(W, &one, 1, 0));
+            SOFT_OK(rmalab_win_test(W, &done));
+            SOFT(!done, "test before the epoch to itself");
+            SOFT_OK(rmalab_win_start(W, &one, 1, 0));
+            SOFT_OK(rmalab_win_put(W, 1, 1, RMALAB_INT64, 1, &a));
+            SOFT_OK(rmalab_win_complete(W));
+            SOFT_OK(rmalab_win_wait(W));
+            SOFT_INT(slot(1), 100 + round);
+            SOFT_OK(rmalab_win_start(W, &zero, 1, 0));
+            SOFT_OK(rmalab_win_put(W, 0, 0, RMALAB_INT64, 1, &b));
+            SOFT_OK(rmalab_win_complete(W));
+        }
+    }
+    tu_soft_end();
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    static const char *const hint = "this window runs rmalab's rma PSCW engine (hint "
+                                    "rmalab_pscw = \"rma\"), which keeps it inside a "
+                                    "passive-target epoch of its own, so only "
+                                    "post/start/complete/wait/test synchronise it; create the "
+                                    "window with rmalab_pscw = \"native\" to use fences and locks";
+    char want[512];
+#define REFUSED(call, name)                                                    \
+    do {                                                                       \
+        SOFT_RC(call, RMALAB_ERR_RMA_SYNC);                                    \
+        snprintf(want, sizeof want, "%s: %s", name, hint);                     \
+        SOFT_STR_EQ(rmalab_errmsg(), want);                                    \
+    } while (0)
+    REFUSED(rmalab_win_fence(W, 0), "fence");
+    REFUSED(rmalab_win_fence(W, RMALAB_MODE_NOPRECEDE), "fence");
+    REFUSED(rmalab_win_lock(W, other, true, 0), "lock");
+    REFUSED(rmalab_win_lock(W, rank, false, RMALAB_MODE_NOCHECK), "lock");
+    REFUSED(rmalab_win_lock_all(W, 0), "lock_all");
+    REFUSED(rmalab_win_flush(W, other), "flush");
+    REFUSED(rmalab_win_flush_all(W), "flush_all");
+#undef REFUSED
+    rmalab_epoch_state s;
+    rmalab_win_state(W, &s);
+    SOFT_INT(s.access, RMALAB_ACCESS_NONE);
+    SOFT_INT(s.exposure, RMALAB_EXPOSURE_NONE);
+    /* the window still works */
+    if (active) {
+        int64_t v = 5 + rank;
+        SOFT_OK(rmalab_win_post(W, &other, 1, 0));
+        SOFT_OK(rmalab_win_start(W, &other, 1, 0));
+        SOFT_OK(rmalab_win_put(W, other, 2, RMALAB_INT64, 1, &v));
+        SOFT_OK(rmalab_win_complete(W));
+        SOFT_OK(rmalab_win_wait(W));
+        SOFT_INT(slot(2), 5 + other);
+    }
+    tu_soft_end();
+}
+END_TEST
+
+START_TEST(test_no_locks_diagnostic)
+{
+    rmalab_info *info = tu_info("rmalab_pscw", "rma", "no_locks", "true", NULL);
+    rmalab_win_opts o = {.size = 16, .disp_unit = 8, .info = info};
+    rmalab_win *w = NULL;
+    rmalab_diags d;
+    rmalab_diags_init(&d);
+    ck_assert_ok(rmalab_win_allocate(&o, &w, &d));
+    rmalab_info_destroy(info);
+    const rmalab_diag *g = tu_diag(&d, "no_locks");
+    SOFT(g != NULL, "no diagnostic for no_locks");
+    if (g)
+        SOFT_STR_EQ(g->message, "no_locks: the rma PSCW engine locks the window itself, so the "
+                                "hint is not passed to MPICH");
+    rmalab_diags_clear(&d);
+    rmalab_epoch_state s;
+    rmalab_win_state(w, &s);
+    SOFT_STR_EQ(s.engine, "rma");
+    SOFT_OK(rmalab_win_free(&w));
+    tu_soft_end();
+}
+END_TEST
+
+Suite *rma_engine_suite(void)
+{
+    Suite *s = suite_create("rma-engine");
+    TCase *tc = tcase_create("observe");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_target_visible_while_blocked);
+    tcase_add_test(tc, test_origin_visible_while_blocked);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("engine");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_info_paths);
+    tcase_add_test(tc, test_nocheck_both_sides);
+    tcase_add_test(tc, test_early_post);
+    tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_no_locks_diagnostic);
+    suite_add_tcase(s, tc);
+    return s;
+}
