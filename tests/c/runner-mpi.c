@@ -56,8 +56,12 @@ int main(int argc, char **argv)
         sr = srunner_create(win_suite());
         srunner_add_suite(sr, sync_suite());
         srunner_add_suite(sr, rma_suite());
-        srunner_add_suite(sr, pscw_suite());
-        srunner_add_suite(sr, rma_engine_suite());
+        /* Written for two ranks: on three, native PSCW can meet MPICH
+         * 4.0.2's early-post hang (docs/pscw.md). */
+        if (size == 2) {
+            srunner_add_suite(sr, pscw_suite());
+            srunner_add_suite(sr, rma_engine_suite());
+        }
     } else {
         sr = srunner_create(info_mpi_suite());
         srunner_add_suite(sr, comm_suite());
