@@ -336,6 +336,14 @@ const char *rmalab__rma_data_path(const rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* The engine                                                               */
 
+/* Is MPI_Win_sync needed around an epoch? Not when every peer reaches this
+ * window by plain copies ordered by the counters' release and acquire, in
+ * the unified model; it is when MPI may write or read the memory. */
+static bool needs_win_sync(const rmalab_win *w)
+{
+    return w->rma->plain_peers != w->size || w->model != MPI_WIN_UNIFIED;
+}
+
 static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
 {
     struct rmalab__rma *r = w->rma;
@@ -344,8 +352,10 @@ static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
         __atomic_store_n(&r->expected[ranks[i]], r->expected[ranks[i]] + 1, __ATOMIC_RELAXED);
     if (mode & MPI_MODE_NOCHECK)
         return RMALAB_OK; /* the origins do not wait for this post */
-    /* Local stores before the post must be visible to the origins. */
-    MPI_Win_sync(w->win);
+    /* Local stores before the post must be visible to the origins: the
+     * release increments order them for node peers; MPI needs a sync. */
+    if (needs_win_sync(w))
+        MPI_Win_sync(w->win);
     for (int i = 0; i < n && !rc; i++)
         rc = signal_counter(w, ranks[i], post_slot(r, w->rank), &pending);
     note_signals(w, pending);
@@ -438,7 +448,8 @@ static int rma_wait(rmalab_win *w)
     while (!all_arrived(w))
         backoff(w, &spins);
     /* Make the origins' writes visible to local loads. */
-    MPI_Win_sync(w->win);
+    if (needs_win_sync(w))
+        MPI_Win_sync(w->win);
     return RMALAB_OK;
 }
 
@@ -447,7 +458,7 @@ static int rma_test(rmalab_win *w, int *flag)
     int probe;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &probe, MPI_STATUS_IGNORE);
     *flag = all_arrived(w);
-    if (*flag)
+    if (*flag && needs_win_sync(w))
         MPI_Win_sync(w->win);
     return RMALAB_OK;
 }

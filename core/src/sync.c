@@ -335,8 +335,8 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                                 "window of %ld bytes",
                                 what, target, count, rmalab_type_name(type), (long)bytes,
                                 target, (long)tsize);
-        /* In that order, so that no product can overflow. */
-        if (disp < 0 || disp > (tsize - bytes) / unit) {
+        MPI_Aint off;
+        if (disp < 0 || __builtin_mul_overflow(disp, unit, &off) || off > tsize - bytes) {
             char at[64] = "";
             if (disp >= 0 && disp <= tsize / unit)
                 snprintf(at, sizeof at, " = byte %ld", (long)(disp * unit));
@@ -381,9 +381,7 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
                             "win:fence(\"nosucceed\") before post");
     if ((rc = check_group(w, "post", ranks, n)))
         return rc;
-    rmalab__set_blocked(w, "post");
-    rc = w->eng->post(w, ranks, n, mpi_mode(assert_));
-    rmalab__set_blocked(w, NULL);
+    rc = w->eng->post(w, ranks, n, mpi_mode(assert_)); /* returns at once on both engines */
     if (rc)
         return rc;
     rmalab__lock(w);
