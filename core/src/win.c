@@ -147,6 +147,10 @@ static void win_destroy_struct(rmalab_win *w)
     free(w->locked);
     free(w->xgroup);
     free(w->done);
+    for (int i = 0; i < w->npending; i++) {
+        w->pending[i]->win = NULL;
+        rmalab_result_release(w->pending[i]);
+    }
     free(w->pending);
     rmalab__stage_free(w);
     rmalab_info_destroy(w->requested);
@@ -419,8 +423,6 @@ fail:
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
     rmalab_info_destroy(valid);
-    if (flavor == RMALAB_FLAVOR_CREATE && opts->base)
-        w->base = NULL;
     win_destroy_struct(w);
     return rc;
 }
@@ -449,6 +451,19 @@ int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
 
 /* ------------------------------------------------------------------------ */
 /* Destruction                                                              */
+
+/* Collective: the MPI side of freeing (the rma engine's lock_all first),
+ * then everything else; returns MPI's code. */
+static int release_window(rmalab_win *w)
+{
+    rmalab__set_blocked(w, "free");
+    if (w->rma)
+        rmalab__rma_unlock(w);
+    int e = MPI_Win_free(&w->win);
+    rmalab__set_blocked(w, NULL);
+    win_destroy_struct(w);
+    return e;
+}
 
 /* Can the window be freed in its current state? A fence with no RMA call
  * after it opens no epoch. */
@@ -489,20 +504,8 @@ int rmalab_win_free(rmalab_win **win)
     int cb_rc = rmalab__attrs_delete_all(w);
     if (cb_rc)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
-    rmalab__set_blocked(w, "free");
-    if (w->rma)
-        rmalab__rma_unlock(w);
-    int e = MPI_Win_free(&w->win);
-    rmalab__set_blocked(w, NULL);
-    for (int i = 0; i < w->npending; i++) {
-        w->pending[i]->win = NULL;
-        rmalab_result_release(w->pending[i]);
-    }
-    w->npending = 0;
     *win = NULL;
-    if (w->flavor == RMALAB_FLAVOR_CREATE && !w->owned_mem)
-        w->base = NULL;
-    win_destroy_struct(w);
+    int e = release_window(w);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_free");
     if (cb_rc)
@@ -527,18 +530,8 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
         MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win);
     /* Attribute values belong to a caller that is gone: forget them. */
     rmalab__attrs_forget(w);
-    if (w->rma)
-        rmalab__rma_unlock(w);
-    int e = MPI_Win_free(&w->win);
-    for (int i = 0; i < w->npending; i++) {
-        w->pending[i]->win = NULL;
-        rmalab_result_release(w->pending[i]);
-    }
-    w->npending = 0;
     *win = NULL;
-    if (w->flavor == RMALAB_FLAVOR_CREATE && !w->owned_mem)
-        w->base = NULL;
-    win_destroy_struct(w);
+    int e = release_window(w);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_free");
 }
 

@@ -363,7 +363,7 @@ S.test("win:epochs() in every state", function()
   local both = "access epoch to " .. o .. "; exposure epoch to " .. o
   local head = "access epoch to " .. o .. ": post() arrived from 1 of 1; exposure epoch to " .. o
     .. ": waits for complete() from "
-  text_is(e, both, { head .. o .. ": 0 of 1 arrived", head .. "{}: 1 of 1 arrived" },
+  text_is(e, both, { head .. o .. ": 0 of 1 arrived", head .. o .. ": 1 of 1 arrived" },
     "text in both epochs")
   S.ok(common(tostring(w)):find("; " .. both .. ")", 1, true), "tostring shows the state")
 
