@@ -271,6 +271,9 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
                             "or let rmalab allocate it (base = NULL)",
                             opts->base, RMALAB__WIN_ALIGN, RMALAB__WIN_ALIGN,
                             RMALAB__WIN_ALIGN);
+    if (opts->name && strlen(opts->name) >= sizeof ((rmalab_win *)0)->name)
+        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: window names hold at most %zu characters",
+                            what, sizeof ((rmalab_win *)0)->name - 1);
     MPI_Comm parent = opts->comm ? rmalab_comm_mpi(opts->comm) : MPI_COMM_WORLD;
     if (parent == MPI_COMM_NULL)
         return rmalab__fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
