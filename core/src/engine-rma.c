@@ -156,6 +156,16 @@ static void *xcalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
+/* Node rank i's memory in the node-shared window shm. */
+static void *node_peer_memory(MPI_Win shm, int i)
+{
+    MPI_Aint sz;
+    int du;
+    void *p = NULL;
+    MPI_Win_shared_query(shm, i, &sz, &du, &p);
+    return p;
+}
+
 int rmalab__rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
 {
     int e, fail = 0, P = w->size;
@@ -206,28 +216,17 @@ int rmalab__rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
                                 noncontig, r->node, &r->my_shm, &r->shm_sync);
     if (e == MPI_SUCCESS) {
         memset(r->my_shm, 0, 2 * (size_t)P * sizeof(counter_t));
-        for (int i = 0; i < r->node_size; i++) {
-            MPI_Aint sz;
-            int du;
-            void *p = NULL;
-            MPI_Win_shared_query(r->shm_sync, i, &sz, &du, &p);
-            r->peer_shm[group_ranks[i]] = p;
-        }
+        for (int i = 0; i < r->node_size; i++)
+            r->peer_shm[group_ranks[i]] = node_peer_memory(r->shm_sync, i);
         /* Node-shared window memory for the allocate flavour. */
         if (w->flavor == RMALAB_FLAVOR_ALLOCATE)
             e = MPI_Win_allocate_shared(alloc ? alloc : 16, w->disp_unit, noncontig, r->node,
                                         base, &r->shm_data);
     }
     MPI_Info_free(&noncontig);
-    if (e == MPI_SUCCESS && w->flavor == RMALAB_FLAVOR_ALLOCATE) {
-        for (int i = 0; i < r->node_size; i++) {
-            MPI_Aint sz;
-            int du;
-            void *p = NULL;
-            MPI_Win_shared_query(r->shm_data, i, &sz, &du, &p);
-            r->peer_base[group_ranks[i]] = p;
-        }
-    }
+    if (e == MPI_SUCCESS && w->flavor == RMALAB_FLAVOR_ALLOCATE)
+        for (int i = 0; i < r->node_size; i++)
+            r->peer_base[group_ranks[i]] = node_peer_memory(r->shm_data, i);
     free(node_ranks);
     free(group_ranks);
     if (e != MPI_SUCCESS)

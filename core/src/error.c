@@ -48,15 +48,6 @@ int rmalab__vfail(int code, const char *fmt, va_list ap)
     return code;
 }
 
-int rmalab__fail(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    rmalab__vfail(code, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 int rmalab_set_error(int code, const char *fmt, ...)
 {
     va_list ap;

@@ -11,7 +11,7 @@
 #include <rmalab/win.h>
 
 /* Record a detailed message for `code` on this thread and return `code`. */
-int rmalab__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define rmalab__fail rmalab_set_error /* the same call, kept short inside */
 int rmalab__vfail(int code, const char *fmt, va_list ap);
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
 int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
