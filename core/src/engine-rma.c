@@ -19,8 +19,10 @@
  * flavours their window memory is node-shared too, so puts and gets become
  * plain copies. Other peers go through MPI: the counters sit in an internal
  * window opened once in lock_all at creation and are incremented with
- * MPI_Accumulate (flushed lazily, at the next point where the rank waits
- * anyway) and read with plain atomic loads of the rank's own part, as the
+ * MPI_Accumulate, flushed before post and complete return (so a peer never
+ * depends on this rank calling MPI again: "once post is issued, the
+ * sequence must complete without further dependencies"), and read with
+ * plain atomic loads of the rank's own part, as the
  * unified memory model allows; the data window is itself kept in lock_all,
  * so operations are issued at any time and completed with MPI_Win_flush.
  *
@@ -109,14 +111,17 @@ static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
     return RMALAB_OK;
 }
 
-/* Counter increments through MPI are issued at once but flushed lazily, at
- * the next point where this rank waits anyway: the peer sees the increment
- * when it lands, and this rank does not pay a round trip for it on the
- * critical path. */
-static void note_signals(rmalab_win *w, int pending_mpi)
+static int flush_signals(rmalab_win *w);
+
+/* Counter increments through MPI are completed before the call that made
+ * them returns: a transport may hold an accumulate back until the next
+ * flush, and the peer waiting for it must not depend on this rank making
+ * another MPI call (it may sit idle at a prompt). */
+static int finish_signals(rmalab_win *w, int pending_mpi)
 {
     if (pending_mpi)
         w->rma->unflushed = 1;
+    return flush_signals(w);
 }
 
 static int flush_signals(rmalab_win *w)
@@ -349,16 +354,16 @@ static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
     int pending = 0, rc = RMALAB_OK;
     for (int i = 0; i < n; i++)
         __atomic_store_n(&r->expected[ranks[i]], r->expected[ranks[i]] + 1, __ATOMIC_RELAXED);
+    /* Local stores before the post must be visible to the origins, also
+     * after a nocheck post (only nostore waives it): the release increments
+     * order them for node peers; MPI needs a sync. */
+    if (!(mode & MPI_MODE_NOSTORE) && needs_win_sync(w))
+        MPI_Win_sync(w->win);
     if (mode & MPI_MODE_NOCHECK)
         return RMALAB_OK; /* the origins do not wait for this post */
-    /* Local stores before the post must be visible to the origins: the
-     * release increments order them for node peers; MPI needs a sync. */
-    if (needs_win_sync(w))
-        MPI_Win_sync(w->win);
     for (int i = 0; i < n && !rc; i++)
         rc = signal_counter(w, ranks[i], post_slot(r, w->rank), &pending);
-    note_signals(w, pending);
-    return rc;
+    return rc ? rc : finish_signals(w, pending);
 }
 
 static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
@@ -424,8 +429,7 @@ static int rma_complete(rmalab_win *w)
     }
     for (int i = 0; i < w->ngroup && !rc; i++)
         rc = signal_counter(w, w->group[i], complete_slot(w, w->rank), &pending);
-    note_signals(w, pending);
-    return rc;
+    return rc ? rc : finish_signals(w, pending);
 }
 
 /* Have all origins of the exposure epoch completed? */

@@ -73,8 +73,10 @@ static const rmalab_hint_def win_hints[] = {
     {"perf_preference", W, LIST, perf_values, "none",
      "MPICH: lat (latency) or mr (message rate) (creation only; MPICH 4.0.2 reports garbage)",
      false, false, .report_unreliable = true, .sole = "none"},
-    {"rmalab_pscw", W, ENUM, pscw_values, "native",
-     "rmalab: the PSCW engine, native (MPICH's calls) or rma (passive-target atomics)", true,
+    {"rmalab_pscw", W, ENUM, pscw_values, "rma",
+     "rmalab: the PSCW engine, rma (matched per peer over passive-target atomics) or "
+     "native (MPICH's calls, which can hang a correct program: docs/pscw.md)",
+     true,
      false, .rmalab_own = true},
 };
 

@@ -125,7 +125,8 @@ void rmalab__stage_free(rmalab_win *w)
 static int through_mpi(rmalab_win *w, const char *what, int target, MPI_Aint disp)
 {
     unsigned char *p;
-    return w->rma ? rmalab__rma_access(w, what, target, disp, false, &p) : RMALAB_OK;
+    return rmalab__via_engine(w) ? rmalab__rma_access(w, what, target, disp, false, &p)
+                                 : RMALAB_OK;
 }
 
 static int new_result(rmalab_win *w, int target, rmalab_type type, int count,
@@ -249,7 +250,7 @@ int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     int rc = rmalab__check_op(w, "put", target, disp, type, count);
     if (rc)
         return rc;
-    if (w->rma) {
+    if (rmalab__via_engine(w)) {
         unsigned char *p;
         if ((rc = rmalab__rma_access(w, "put", target, disp, true, &p)))
             return rc;
@@ -260,7 +261,7 @@ int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     }
     MPI_Datatype dt = rmalab__mpi_type(type);
     STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
-    int e = MPI_Put(origin, count, dt, target, disp, count, dt, w->win);
+    int e = MPI_Put(origin, count, dt, target, disp, count, dt, rmalab__op_win(w));
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Put");
 }
 
@@ -271,13 +272,13 @@ int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     if (rc)
         return rc;
     unsigned char *p = NULL;
-    if (w->rma && (rc = rmalab__rma_access(w, "get", target, disp, true, &p)))
+    if (rmalab__via_engine(w) && (rc = rmalab__rma_access(w, "get", target, disp, true, &p)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
     WITH_RESULT(w, target, type, count, out,
                 p ? (memcpy(result_buf, p, (size_t)count * (size_t)rmalab_type_size(type)),
                      MPI_SUCCESS)
-                  : MPI_Get(result_buf, count, dt, target, disp, count, dt, w->win),
+                  : MPI_Get(result_buf, count, dt, target, disp, count, dt, rmalab__op_win(w)),
                 "MPI_Get");
 }
 
@@ -291,7 +292,7 @@ int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type 
     MPI_Datatype dt = rmalab__mpi_type(type);
     STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
     int e = MPI_Accumulate(origin, count, dt, target, disp, count, dt, rmalab__mpi_op(op),
-                           w->win);
+                           rmalab__op_win(w));
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Accumulate");
 }
 
@@ -306,7 +307,7 @@ int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_t
     STAGE(w, origin, (size_t)count * (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, count, out,
                 MPI_Get_accumulate(origin, count, dt, result_buf, count, dt, target, disp,
-                                   count, dt, rmalab__mpi_op(op), w->win),
+                                   count, dt, rmalab__mpi_op(op), rmalab__op_win(w)),
                 "MPI_Get_accumulate");
 }
 
@@ -321,7 +322,7 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
     STAGE(w, origin, (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, 1, out,
                 MPI_Fetch_and_op(origin, result_buf, dt, target, disp, rmalab__mpi_op(op),
-                                 w->win),
+                                 rmalab__op_win(w)),
                 "MPI_Fetch_and_op");
 }
 
@@ -340,6 +341,6 @@ int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab
     STAGE(w, origin, (size_t)rmalab_type_size(type));
     STAGE(w, compare, (size_t)rmalab_type_size(type));
     WITH_RESULT(w, target, type, 1, out,
-                MPI_Compare_and_swap(origin, compare, result_buf, dt, target, disp, w->win),
+                MPI_Compare_and_swap(origin, compare, result_buf, dt, target, disp, rmalab__op_win(w)),
                 "MPI_Compare_and_swap");
 }

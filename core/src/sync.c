@@ -221,19 +221,6 @@ static int mpi_mode(int assert_)
            (assert_ & RMALAB_MODE_NOSUCCEED ? MPI_MODE_NOSUCCEED : 0);
 }
 
-/* The rma engine keeps its window in a lock_all epoch of its own. */
-static int rma_refuses(const rmalab_win *w, const char *call)
-{
-    if (!w->rma)
-        return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                        "%s: this window runs rmalab's rma PSCW engine (hint rmalab_pscw = "
-                        "\"rma\"), which keeps it inside a passive-target epoch of its own, so "
-                        "only post/start/complete/wait/test synchronise it; create the window "
-                        "with rmalab_pscw = \"native\" to use fences and locks",
-                        call);
-}
-
 /* A fence with no RMA call after it opened no epoch: drop it. */
 static bool fence_is_idle(const rmalab_win *w)
 {
@@ -292,11 +279,6 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     char g[512];
     switch (w->access) {
     case RMALAB_ACCESS_NONE:
-        if (w->rma)
-            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                                "%s to rank %d: RMA calls need an access epoch, and none is "
-                                "open; open one with win:start({%d})",
-                                what, target, target);
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "%s to rank %d: RMA calls need an access epoch, and none is open; "
                             "open one with win:fence(), win:start({%d}), win:lock(%d) or "
@@ -381,7 +363,11 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
                             "win:fence(\"nosucceed\") before post");
     if ((rc = check_group(w, "post", ranks, n)))
         return rc;
-    rc = w->eng->post(w, ranks, n, mpi_mode(assert_)); /* returns at once on both engines */
+    /* "A call is a noop, and can be skipped, if the group argument is
+     * empty": the state still opens the (empty) epoch, so that wait, test
+     * and complete pair with it, and they skip the engine in turn. */
+    if (n)
+        rc = w->eng->post(w, ranks, n, mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
     rmalab__lock(w);
@@ -393,6 +379,24 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
     w->closed_by_test = false;
     rmalab__unlock(w);
     return RMALAB_OK;
+}
+
+/* start({me}) waits for a post that only this rank can make, later: it can
+ * never match unless this rank has already posted to itself. */
+static int check_self_start(const rmalab_win *w, const int *ranks, int n)
+{
+    bool self = false, exposed = false;
+    for (int i = 0; i < n; i++)
+        self |= ranks[i] == w->rank;
+    for (int i = 0; self && w->exposure == RMALAB_EXPOSURE_POST && i < w->nxgroup; i++)
+        exposed |= w->xgroup[i] == w->rank;
+    if (!self || exposed)
+        return RMALAB_OK;
+    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                        "start: the group holds this rank (%d), and start waits for the post "
+                        "of every target, but this rank has not posted to itself, and cannot "
+                        "while it waits here; call win:post() with a group holding %d first",
+                        w->rank, w->rank);
 }
 
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
@@ -419,11 +423,13 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
                             "start: a fence epoch with %llu RMA calls is open; end it with "
                             "win:fence(\"nosucceed\") before start",
                             (unsigned long long)w->ops_in_epoch);
-    if ((rc = check_group(w, "start", ranks, n)))
+    if ((rc = check_group(w, "start", ranks, n)) || (rc = check_self_start(w, ranks, n)))
         return rc;
-    rmalab__set_blocked(w, "start"); /* MPICH's start waits for the posts */
-    rc = w->eng->start(w, ranks, n, mpi_mode(assert_));
-    rmalab__set_blocked(w, NULL);
+    if (n) { /* empty: a no-op, as for post */
+        rmalab__set_blocked(w, "start"); /* MPICH's start waits for the posts */
+        rc = w->eng->start(w, ranks, n, mpi_mode(assert_));
+        rmalab__set_blocked(w, NULL);
+    }
     if (rc)
         return rc;
     rmalab__lock(w);
@@ -465,9 +471,12 @@ int rmalab_win_complete(rmalab_win *w)
                                                                  "it with win:fence())"
                                                                : " (this is a passive-target "
                                                                  "epoch: end it with unlock)");
-    rmalab__set_blocked(w, "complete");
-    int rc = w->eng->complete(w);
-    rmalab__set_blocked(w, NULL);
+    int rc = RMALAB_OK;
+    if (w->ngroup) { /* an empty start was a no-op */
+        rmalab__set_blocked(w, "complete");
+        rc = w->eng->complete(w);
+        rmalab__set_blocked(w, NULL);
+    }
     if (rc)
         return rc;
     access_closed(w);
@@ -504,9 +513,12 @@ int rmalab_win_wait(rmalab_win *w)
     CHECK_WIN(w);
     if (w->exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
-    rmalab__set_blocked(w, "wait");
-    int rc = w->eng->wait(w);
-    rmalab__set_blocked(w, NULL);
+    int rc = RMALAB_OK;
+    if (w->nxgroup) { /* an empty post was a no-op */
+        rmalab__set_blocked(w, "wait");
+        rc = w->eng->wait(w);
+        rmalab__set_blocked(w, NULL);
+    }
     if (rc)
         return rc;
     exposure_closed(w, false);
@@ -518,8 +530,8 @@ int rmalab_win_test(rmalab_win *w, bool *done)
     CHECK_WIN(w);
     if (w->exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
-    int flag = 0;
-    int rc = w->eng->test(w, &flag);
+    int flag = 1; /* an empty post was a no-op: nothing to wait for */
+    int rc = w->nxgroup ? w->eng->test(w, &flag) : RMALAB_OK;
     if (rc)
         return rc;
     if (flag)
@@ -547,8 +559,6 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
                             w->access == RMALAB_ACCESS_START ? "access, from win:start"
                                                              : "exposure, from win:post",
                             w->access == RMALAB_ACCESS_START ? "win:complete()" : "win:wait()");
-    if ((rc = rma_refuses(w, "fence")))
-        return rc;
     if (w->access == RMALAB_ACCESS_LOCK || w->access == RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "fence: a passive-target epoch is open; unlock before fencing");
@@ -559,7 +569,7 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
                             "fence, but %llu were made since the last one; drop the assertion",
                             (unsigned long long)w->ops_in_epoch);
     rmalab__set_blocked(w, "fence");
-    int e = MPI_Win_fence(mpi_mode(assert_), w->win);
+    int e = MPI_Win_fence(mpi_mode(assert_), w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_fence");
@@ -590,9 +600,6 @@ static int passive_allowed(rmalab_win *w, const char *call)
                             w->access == RMALAB_ACCESS_START ? "access, from win:start"
                                                              : "exposure, from win:post",
                             w->access == RMALAB_ACCESS_START ? "win:complete()" : "win:wait()");
-    int rc = rma_refuses(w, call);
-    if (rc)
-        return rc;
     if (w->access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "%s: a fence epoch with RMA calls is open; end it with "
@@ -627,7 +634,7 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
                             target, target);
     rmalab__set_blocked(w, "lock");
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
-                         mpi_mode(assert_), w->win);
+                         mpi_mode(assert_), w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock");
@@ -656,7 +663,7 @@ int rmalab_win_unlock(rmalab_win *w, int target)
                                                                   "after win:lock_all())"
                                                                 : "; lock it first");
     rmalab__set_blocked(w, "unlock");
-    int e = MPI_Win_unlock(target, w->win);
+    int e = MPI_Win_unlock(target, w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock");
@@ -689,7 +696,7 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
                                 "that no passive-target lock targets it; use fence or PSCW",
                                 r);
     rmalab__set_blocked(w, "lock_all");
-    int e = MPI_Win_lock_all(mpi_mode(assert_), w->win);
+    int e = MPI_Win_lock_all(mpi_mode(assert_), w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock_all");
@@ -711,7 +718,7 @@ int rmalab_win_unlock_all(rmalab_win *w)
                                                               "win:lock(target))"
                                                             : "");
     rmalab__set_blocked(w, "unlock_all");
-    int e = MPI_Win_unlock_all(w->win);
+    int e = MPI_Win_unlock_all(w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
@@ -722,9 +729,6 @@ int rmalab_win_unlock_all(rmalab_win *w)
 int rmalab_win_flush(rmalab_win *w, int target)
 {
     CHECK_WIN(w);
-    int rc = rma_refuses(w, "flush");
-    if (rc)
-        return rc;
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "flush: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
@@ -736,7 +740,7 @@ int rmalab_win_flush(rmalab_win *w, int target)
                             "rank %d is not locked; call win:lock(%d) or win:lock_all() first",
                             target, target);
     rmalab__set_blocked(w, "flush");
-    int e = MPI_Win_flush(target, w->win);
+    int e = MPI_Win_flush(target, w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush");
@@ -747,16 +751,13 @@ int rmalab_win_flush(rmalab_win *w, int target)
 int rmalab_win_flush_all(rmalab_win *w)
 {
     CHECK_WIN(w);
-    int rc = rma_refuses(w, "flush_all");
-    if (rc)
-        return rc;
     if (w->access != RMALAB_ACCESS_LOCK_ALL && w->access != RMALAB_ACCESS_LOCK)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "flush_all: flushes complete operations of a passive-target "
                             "epoch, and none is open; call win:lock(target) or "
                             "win:lock_all() first");
     rmalab__set_blocked(w, "flush_all");
-    int e = MPI_Win_flush_all(w->win);
+    int e = MPI_Win_flush_all(w->plain);
     rmalab__set_blocked(w, NULL);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush_all");

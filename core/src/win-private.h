@@ -64,7 +64,13 @@ struct rmalab__region {
 };
 
 struct rmalab_win {
-    MPI_Win win;
+    MPI_Win win;            /* PSCW and operations of start epochs */
+    /* Fence, lock and their operations: `win` itself for the native engine.
+     * The rma engine keeps `win` in a lock_all of its own, in which MPI
+     * allows no fence and no lock, so it opens a companion MPI window over
+     * the same memory for them: a hint then never changes what a call
+     * means (docs/pscw.md). */
+    MPI_Win plain;
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;
     rmalab_flavor flavor;
@@ -164,6 +170,18 @@ double rmalab__coarse_now(void);
 void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching);
 /* Mark the owning thread blocked in `call` (NULL: not blocked). */
 void rmalab__set_blocked(rmalab_win *win, const char *call);
+
+/* The MPI window an operation of the open access epoch goes through. */
+static inline MPI_Win rmalab__op_win(const rmalab_win *w)
+{
+    return w->access == RMALAB_ACCESS_START ? w->win : w->plain;
+}
+
+/* Does an operation of the open access epoch go through the rma engine? */
+static inline bool rmalab__via_engine(const rmalab_win *w)
+{
+    return w->rma && w->access == RMALAB_ACCESS_START;
+}
 
 /* The rma engine (engine-rma.c). setup runs in window creation after the
  * communicator is duplicated and before the MPI window exists; for the

@@ -164,10 +164,12 @@ static void win_destroy_struct(rmalab_win *w)
     free(w);
 }
 
-/* Select the PSCW engine from the requested hints. */
 /* Select the PSCW engine: the rmalab_pscw hint, else the environment
  * variable RMALAB_PSCW ("native" or "rma", so that a whole program or test
- * suite can run on either engine unchanged), else native. */
+ * suite can run on either engine unchanged), else rma: MPICH 4.0.2's own
+ * matching counts posts from any rank and any epoch, so an early post of
+ * the next epoch can hang a correct program there (docs/pscw.md). A native
+ * window says so in get_info (rmalab_pscw_defect). */
 static void select_engine(rmalab_win *w, const rmalab_info *valid, rmalab_diags *diags)
 {
     const char *v = rmalab_info_lookup(valid, "rmalab_pscw", 11, NULL);
@@ -178,11 +180,17 @@ static void select_engine(rmalab_win *w, const rmalab_info *valid, rmalab_diags 
         else
             rmalab__diag_add(diags, "rmalab_pscw",
                              "the environment variable RMALAB_PSCW=\"%s\" is neither "
-                             "\"native\" nor \"rma\"; using native",
+                             "\"native\" nor \"rma\"; using rma",
                              env);
     }
-    w->eng = v && strcmp(v, "rma") == 0 ? &rmalab__rma_engine : &rmalab__native_engine;
+    w->eng = v && strcmp(v, "native") == 0 ? &rmalab__native_engine : &rmalab__rma_engine;
 }
+
+/* What get_info says of the native engine, which rmalab cannot fix. */
+static const char native_defect[] =
+    "MPICH 4.0.2 counts PSCW posts without checking their rank or epoch, so a post of the "
+    "next epoch that arrives early can hang a correct program in start(); the default "
+    "engine, rma, matches per peer (docs/pscw.md)";
 
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
 static unsigned char no_locks_in(const rmalab_info *valid, unsigned char fallback)
@@ -242,6 +250,63 @@ static int exchange_layout(rmalab_win *w)
     return exchange_no_locks(w, no_locks_in(w->at_create, 0));
 }
 
+/* The MPI window of fences and locks (`plain` in win-private.h): the
+ * window itself, or for the rma engine a companion over the same memory,
+ * whose base must be sound too (*ok = 0 when MPI_WIN_BASE is not the
+ * memory's). Collective. */
+static int open_plain(rmalab_win *w, const rmalab_info *hints, int *ok)
+{
+    MPI_Info mi;
+    if (!w->rma) {
+        w->plain = w->win;
+        return RMALAB_OK;
+    }
+    int rc = rmalab_info_to_mpi(hints, &mi); /* a fresh copy: MPICH rewrites it */
+    if (rc)
+        return rc;
+    int e = w->flavor == RMALAB_FLAVOR_DYNAMIC
+                ? MPI_Win_create_dynamic(mi, w->comm, &w->plain)
+                : MPI_Win_create(w->base, w->size_req, w->disp_unit, mi, w->comm, &w->plain);
+    MPI_Info_free(&mi);
+    if (e != MPI_SUCCESS) {
+        w->plain = MPI_WIN_NULL;
+        return rmalab__mpi_fail(e, "creating the window for fences and locks");
+    }
+    MPI_Win_set_errhandler(w->plain, MPI_ERRORS_RETURN);
+    if (w->flavor != RMALAB_FLAVOR_DYNAMIC && w->size_req) {
+        void *base = NULL;
+        int flag = 0;
+        MPI_Win_get_attr(w->plain, MPI_WIN_BASE, &base, &flag);
+        *ok = flag && base == w->base;
+    }
+    return RMALAB_OK;
+}
+
+/* The hints in `valid` for the MPI window the engine drives: all of them,
+ * but for the rma engine without no_locks, as it keeps that window in a
+ * lock_all of its own (the fence and lock window gets the hint). */
+static int engine_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid, MPI_Info *out)
+{
+    int rc = rmalab_info_to_mpi(valid, out);
+    if (!rc && w->eng == &rmalab__rma_engine && rmalab_info_lookup(valid, "no_locks", 8, NULL))
+        MPI_Info_delete(*out, "no_locks");
+    return rc;
+}
+
+/* Collective: MPI_Win_free of the window and its companion, if any. */
+static int free_mpi_windows(rmalab_win *w)
+{
+    int e = MPI_SUCCESS;
+    if (w->plain != MPI_WIN_NULL && w->plain != w->win)
+        e = MPI_Win_free(&w->plain);
+    w->plain = MPI_WIN_NULL;
+    if (w->win != MPI_WIN_NULL) {
+        int e2 = MPI_Win_free(&w->win);
+        e = e != MPI_SUCCESS ? e : e2;
+    }
+    return e;
+}
+
 static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
                    rmalab_diags *diags)
 {
@@ -285,7 +350,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (!w)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     atomic_flag_clear(&w->lock);
-    w->win = MPI_WIN_NULL;
+    w->win = w->plain = MPI_WIN_NULL;
     w->meta = MPI_WIN_NULL;
     w->wgroup = MPI_GROUP_NULL;
     w->post_cache.group = w->start_cache.group = MPI_GROUP_NULL;
@@ -302,17 +367,9 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (rc || (rc = rmalab_info_dup(valid, &w->at_create)))
         goto fail;
     select_engine(w, valid, diags);
-    if (w->eng == &rmalab__rma_engine && rmalab_info_lookup(valid, "no_locks", 8, NULL)) {
-        /* The engine keeps the window in lock_all itself. */
-        rmalab__diag_add(diags, "no_locks",
-                         "no_locks: the rma PSCW engine locks the window itself, so the hint "
-                         "is not passed to MPICH");
-        if ((rc = rmalab_info_delete(valid, "no_locks")))
-            goto fail;
-    }
     if ((rc = rmalab__hints_strip_own(RMALAB_SCOPE_WIN, valid)))
         goto fail;
-    if ((rc = rmalab_info_to_mpi(valid, &mi)))
+    if ((rc = engine_hints_to_mpi(w, valid, &mi)))
         goto fail;
     if ((e = MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) {
         rc = rmalab__mpi_fail(e, "MPI_Comm_dup");
@@ -375,6 +432,9 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         goto fail;
     }
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    int plain_ok = 1;
+    if ((rc = open_plain(w, valid, &plain_ok)))
+        goto fail;
     if ((flavor == RMALAB_FLAVOR_ALLOCATE || flavor == RMALAB_FLAVOR_SHARED) && alloc)
         memset(w->base, 0, (size_t)alloc);
     if ((e = MPI_Win_get_group(w->win, &w->wgroup)) != MPI_SUCCESS) {
@@ -394,6 +454,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
                   (flag && attr_base == w->base);
     if (flavor != RMALAB_FLAVOR_DYNAMIC && w->size_req && (uintptr_t)w->base % RMALAB__WIN_ALIGN)
         base_ok = 0;
+    base_ok = base_ok && plain_ok;
     /* Everyone learns whether everyone's window is sound. */
     int all_ok = 0;
     if ((e = MPI_Allreduce(&base_ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm)) != MPI_SUCCESS) {
@@ -421,8 +482,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
 fail:
     if (w->rma)
         rmalab__rma_unlock(w);
-    if (w->win != MPI_WIN_NULL)
-        MPI_Win_free(&w->win);
+    free_mpi_windows(w);
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
     rmalab_info_destroy(valid);
@@ -462,7 +522,7 @@ static int release_window(rmalab_win *w)
     rmalab__set_blocked(w, "free");
     if (w->rma)
         rmalab__rma_unlock(w);
-    int e = MPI_Win_free(&w->win);
+    int e = free_mpi_windows(w);
     rmalab__set_blocked(w, NULL);
     win_destroy_struct(w);
     return e;
@@ -525,12 +585,12 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "abandon: a PSCW epoch is open, and closing it could block");
     if (w->access == RMALAB_ACCESS_LOCK_ALL)
-        MPI_Win_unlock_all(w->win);
+        MPI_Win_unlock_all(w->plain);
     for (int r = 0; w->access == RMALAB_ACCESS_LOCK && r < w->size; r++)
         if (w->locked[r])
-            MPI_Win_unlock(r, w->win);
+            MPI_Win_unlock(r, w->plain);
     if (fence)
-        MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win);
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, w->plain);
     /* Attribute values belong to a caller that is gone: forget them. */
     rmalab__attrs_forget(w);
     *win = NULL;
@@ -611,6 +671,8 @@ int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
     memset(mem, 0, (size_t)round16(size));
     int e = MPI_Win_attach(w->win, mem, size);
+    if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
+        MPI_Win_detach(w->win, mem);
     if (e != MPI_SUCCESS) {
         free(mem);
         return rmalab__mpi_fail(e, "MPI_Win_attach");
@@ -634,6 +696,8 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
         if (w->regions[i].addr != addr)
             continue;
         int e = MPI_Win_detach(w->win, w->regions[i].mem);
+        if (e == MPI_SUCCESS && w->plain != w->win)
+            e = MPI_Win_detach(w->plain, w->regions[i].mem);
         if (e != MPI_SUCCESS)
             return rmalab__mpi_fail(e, "MPI_Win_detach");
         free(w->regions[i].mem);
@@ -769,26 +833,36 @@ const char *rmalab_win_get_name(const rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
 
+/* Collective: MPI_Win_set_info with fresh copies of `valid` (MPICH rewrites
+ * what it is given), on the fence and lock window with every hint and on
+ * the rma engine's own window without no_locks. */
+static int set_info_mpi(rmalab_win *w, const rmalab_info *valid)
+{
+    MPI_Info mi;
+    int rc = rmalab_info_to_mpi(valid, &mi), e = MPI_SUCCESS;
+    if (rc)
+        return rc;
+    e = MPI_Win_set_info(w->plain, mi);
+    MPI_Info_free(&mi);
+    if (e == MPI_SUCCESS && w->plain != w->win) {
+        if ((rc = engine_hints_to_mpi(w, valid, &mi)))
+            return rc;
+        e = MPI_Win_set_info(w->win, mi);
+        MPI_Info_free(&mi);
+    }
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_set_info");
+}
+
 int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
 {
     if (!w)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
     rmalab_info *valid = NULL;
-    MPI_Info mi = MPI_INFO_NULL;
     int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags), n = 0;
     if (rc)
         return rc;
     if (info)
         rmalab_info_get_nkeys(info, &n);
-    if (w->rma && rmalab_info_lookup(valid, "no_locks", 8, NULL)) {
-        rmalab__diag_add(diags, "no_locks",
-                         "no_locks: the rma PSCW engine locks the window itself, so the hint "
-                         "is not passed to MPICH");
-        if ((rc = rmalab_info_delete(valid, "no_locks"))) {
-            rmalab_info_destroy(valid);
-            return rc;
-        }
-    }
     for (int i = 0; i < n; i++) {
         const char *k;
         rmalab_info_nth((rmalab_info *)info, i, &k, NULL, NULL, NULL);
@@ -799,21 +873,16 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
                              "set_info. Give it at creation instead",
                              k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
     }
-    if (!(rc = rmalab_info_to_mpi(valid, &mi))) {
-        rmalab__set_blocked(w, "set_info");
-        int e = MPI_Win_set_info(w->win, mi);
-        if (e == MPI_SUCCESS)
-            rc = exchange_no_locks(w, no_locks_in(valid, w->no_locks[w->rank]));
-        rmalab__set_blocked(w, NULL);
-        if (e != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Win_set_info");
-        for (int i = 0; i < n && !rc; i++) {
-            const char *k, *v;
-            size_t kl, vl;
-            rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
-            rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
-        }
-        MPI_Info_free(&mi);
+    rmalab__set_blocked(w, "set_info");
+    rc = set_info_mpi(w, valid);
+    if (!rc)
+        rc = exchange_no_locks(w, no_locks_in(valid, w->no_locks[w->rank]));
+    rmalab__set_blocked(w, NULL);
+    for (int i = 0; i < n && !rc; i++) {
+        const char *k, *v;
+        size_t kl, vl;
+        rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
+        rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
     }
     rmalab_info_destroy(valid);
     return rc;
@@ -824,7 +893,7 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
     if (!w)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
     MPI_Info mi = MPI_INFO_NULL;
-    int e = MPI_Win_get_info(w->win, &mi);
+    int e = MPI_Win_get_info(w->plain, &mi); /* the window with every hint */
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_get_info");
     rmalab_info *info;
@@ -843,6 +912,8 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
     }
     if (!rc)
         rc = rmalab_info_set(info, "rmalab_pscw", w->eng->name);
+    if (!rc && !w->rma)
+        rc = rmalab_info_set(info, "rmalab_pscw_defect", native_defect);
     if (!rc && w->rma) {
         rc = rmalab_info_set(info, "rmalab_pscw_sync_path", rmalab__rma_sync_path(w));
         if (!rc)

@@ -116,7 +116,7 @@ START_TEST(test_catalogue_definitions)
     d = rmalab_hints_find(RMALAB_SCOPE_WIN, "rmalab_pscw");
     ck_assert_ptr_nonnull(d);
     ck_assert_int_eq(d->type, RMALAB_HINT_ENUM);
-    ck_assert_str_eq(d->default_value, "native");
+    ck_assert_str_eq(d->default_value, "rma");
     ck_assert(d->rmalab_own);
     ck_assert_str_eq(d->values[0], "native");
     ck_assert_str_eq(d->values[1], "rma");

@@ -1,7 +1,7 @@
 -- rmalab's own PSCW engine (rmalab_pscw = "rma") from Lua, on 2 ranks: how
 -- a window gets it (hint, environment), what it reports (get_info paths,
--- win:epochs() with the matching per peer), that it refuses fences, locks
--- and flushes naming the hint, its weak synchronisation (start returns at
+-- win:epochs() with the matching per peer), that fences, locks and flushes
+-- work on it as on any window, its weak synchronisation (start returns at
 -- once; only operations wait for their target's post), per-peer matching
 -- (a post for a later epoch that arrives early), nocheck on both sides, and
 -- failure detection: a wait whose origins never complete, an access epoch
@@ -15,7 +15,8 @@ local rank = S.rank
 local other = 1 - rank
 local ENV = os.getenv("RMALAB_PSCW")
 -- with MPIR_CVAR_NOLOCAL=1 every rank is a node of its own
-local NOLOCAL = os.getenv("MPIR_CVAR_NOLOCAL") == "1"
+-- (or, under mpiexec -launcher fork -hosts, RMALAB_TEST_NODES=each)
+local NOLOCAL = os.getenv("MPIR_CVAR_NOLOCAL") == "1" or os.getenv("RMALAB_TEST_NODES") == "each"
 
 local function window(name, flavour, info)
   info = info or {}
@@ -59,12 +60,12 @@ S.test("the hint and the environment select the engine", function()
     S.eq(u:epochs().engine, ENV, "RMALAB_PSCW=" .. ENV)
     S.eq(#ud, 0, "no diagnostic")
   elseif ENV and ENV ~= "" then
-    S.eq(u:epochs().engine, "native", "an unknown RMALAB_PSCW falls back to native")
+    S.eq(u:epochs().engine, "rma", "an unknown RMALAB_PSCW falls back to rma, the default")
     local d = S.row(ud, "rmalab_pscw")
     S.eq(d and d.message, "the environment variable RMALAB_PSCW=\"" .. ENV .. "\" is neither "
-      .. "\"native\" nor \"rma\"; using native", "diagnostic")
+      .. "\"native\" nor \"rma\"; using rma", "diagnostic")
   else
-    S.eq(u:epochs().engine, "native", "native by default")
+    S.eq(u:epochs().engine, "rma", "rma by default")
   end
   u:free()
   -- the engine is chosen at creation only
@@ -135,50 +136,85 @@ S.test("get_info reports the paths", function()
   n:free()
 end)
 
-S.test("fences, locks and flushes are refused, naming the hint", function()
-  local why = ": this window runs rmalab's rma PSCW engine (hint rmalab_pscw = \"rma\"), which "
-    .. "keeps it inside a passive-target epoch of its own, so only post/start/complete/wait/test "
-    .. "synchronise it; create the window with rmalab_pscw = \"native\" to use fences and locks "
-    .. "[window \"refuse\"]"
+-- Hints never change what a call means: an rma window takes fences and
+-- passive-target epochs like any other (through a companion MPI window over
+-- the same memory), with correct results, mixed with PSCW epochs.
+S.test("fences, locks and flushes work on every flavour, mixed with PSCW", function()
   for _, f in ipairs{ "create", "allocate", "allocate_shared", "dynamic" } do
-    local w <close> = window("refuse", f)
-    S.checkerr("ERR_RMA_SYNC", "win:fence" .. why, w.fence, w)
-    S.checkerr("ERR_RMA_SYNC", "win:fence" .. why, w.fence, w, { "noprecede", "nosucceed" })
-    S.checkerr("ERR_RMA_SYNC", "win:lock" .. why, w.lock, w, other)
-    S.checkerr("ERR_RMA_SYNC", "win:lock" .. why, w.lock, w, rank, "shared", "nocheck")
-    S.checkerr("ERR_RMA_SYNC", "win:lock_all" .. why, w.lock_all, w)
-    S.checkerr("ERR_RMA_SYNC", "win:flush" .. why, w.flush, w, other)
-    S.checkerr("ERR_RMA_SYNC", "win:flush_all" .. why, w.flush_all, w)
-    -- nothing to unlock: the ordinary messages
-    S.checkerr("ERR_RMA_SYNC", "unlock: rank " .. other .. " is not locked by this process; lock "
-      .. "it first", w.unlock, w, other)
-    S.checkerr("ERR_RMA_SYNC", "unlock_all: no win:lock_all() epoch is open", w.unlock_all, w)
-    -- an RMA call outside any epoch
+    local w <close> = window("mixed", f)
+    local base, mine = 0, 0
+    if f == "dynamic" then -- learn the peer's address through a PSCW get
+      mine = w:attach(24)
+      local aw <close> = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = "rma" } })
+      aw:write(0, "int64", mine)
+      aw:post({ other }); aw:start({ other })
+      local r = aw:get(other, 0, "int64")
+      aw:complete(); aw:wait()
+      base = r:value()
+      aw:free()
+    end
+    local du = f == "dynamic" and 8 or 1 -- dynamic windows address bytes
+    local function at(i) return base + i * du end
+    local function mine_at(i) return mine + i * du end
+    -- an RMA call outside any epoch names every way to open one
     local err = S.checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": RMA calls need an "
-      .. "access epoch, and none is open", w.put, w, other, 0, "int64", 1)
-    S.has(err, "win:start({" .. other .. "})")
-    S.ok(not S.msg(err):find("win:fence()", 1, true), "no fix the window refuses")
-    local e = w:epochs()
-    S.eq(e.access, "none", f .. ": no epoch opened"); S.eq(e.exposure, "none", f .. ": none")
-    S.eq(e.epochs, 0, f .. ": no epoch counted")
-    -- inside PSCW epochs: fence and lock give the engine-independent
-    -- message (pscw.lua), flush the engine's
+      .. "access epoch, and none is open", w.put, w, other, at(0), "int64", 1)
+    S.has(err, "win:fence()", "win:lock(" .. other .. ")")
+    -- fence epoch: put, accumulate and get
+    w:write(mine_at(2), "int64", 60 + rank)
+    w:fence()
+    w:put(other, at(0), "int64", 10 + rank)
+    w:accumulate(other, at(1), "int64", 3, "sum")
+    local g = w:get(other, at(2), "int64")
+    w:fence("nosucceed")
+    S.eq(w:read(mine_at(0), "int64"), 10 + other, f .. ": fence put")
+    S.eq(w:read(mine_at(1), "int64"), 3, f .. ": fence accumulate")
+    S.eq(g:value(), 60 + other, f .. ": fence get")
+    -- exclusive lock, then lock_all with flush and fetch_and_op
+    w:lock(other, "exclusive")
+    w:put(other, at(0), "int64", 20 + rank)
+    w:unlock(other)
+    rl.world:barrier()
+    S.eq(w:read(mine_at(0), "int64"), 20 + other, f .. ": lock put")
+    rl.world:barrier()
+    w:lock_all()
+    w:accumulate(other, at(1), "int64", 4, "sum")
+    w:flush(other)
+    local fo = w:fetch_and_op(other, at(1), "int64", 0, "no_op")
+    w:flush_all()
+    S.eq(fo:value(), 7, f .. ": lock_all flush then fetch_and_op")
+    w:unlock_all()
+    rl.world:barrier()
+    -- a PSCW epoch after them, and fence and lock refused inside it
     w:post({ other }); w:start({ other })
     S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start)", w.fence, w)
     S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
       other)
-    S.checkerr("ERR_RMA_SYNC", "win:flush" .. why, w.flush, w, other)
+    S.checkerr("ERR_RMA_SYNC", "flush: flushes complete operations of a passive-target epoch",
+      w.flush, w, other)
+    w:put(other, at(0), "int64", 30 + rank)
     w:complete(); w:wait()
-    S.eq(w:epochs().epochs, 1, f .. ": the PSCW epoch after the refusals")
+    S.eq(w:read(mine_at(0), "int64"), 30 + other, f .. ": PSCW after fence and locks")
+    -- and a fence epoch after PSCW sees the PSCW data
+    w:fence()
+    local g2 = w:get(other, at(0), "int64")
+    w:fence("nosucceed")
+    S.eq(g2:value(), 30 + rank, f .. ": fence after PSCW")
+    S.eq(w:epochs().engine, "rma", f .. ": still the rma engine")
+    if f == "dynamic" then w:detach(mine) end
     w:free()
   end
 end)
 
-S.test("no_locks: passed over, with a diagnostic", function()
+-- no_locks is a promise about passive-target locks, which an rma window
+-- takes like any other: the hint applies (to the window that serves fences
+-- and locks), shows in get_info, and the promise is enforced.
+S.test("no_locks applies and is enforced", function()
   local w <close>, d = window("nl", "allocate", { no_locks = true })
-  local row = S.row(d, "no_locks")
-  S.eq(row and row.message, "no_locks: the rma PSCW engine locks the window itself, so the hint "
-    .. "is not passed to MPICH", "diagnostic")
+  S.eq(S.row(d, "no_locks"), nil, "no diagnostic")
+  S.eq(w:get_info():get("no_locks"), "true", "in effect")
+  S.checkerr("ERR_RMA_SYNC", "lock: rank " .. other .. " gave the hint no_locks = true", w.lock,
+    w, other)
   w:post({ other }); w:start({ other })
   w:put(other, 0, "int64", 3 + rank)
   w:complete(); w:wait()

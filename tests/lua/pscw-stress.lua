@@ -28,7 +28,7 @@ local S = require "soft"
 
 local rank, size = S.rank, S.size
 assert(size >= 2 and size <= 8, "pscw-stress.lua runs on 2 to 8 ranks")
-local ENGINE = os.getenv("RMALAB_PSCW") or "native"
+local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 local SCALE = tonumber(os.getenv("RMALAB_STRESS_SCALE") or "1")
 local CROWDED = size > 2 -- more ranks than the 2 cores
 

@@ -7,7 +7,8 @@
 --
 -- The file runs unchanged on both PSCW engines: its windows give no
 -- rmalab_pscw hint, so RMALAB_PSCW in the environment picks the engine
--- (meson runs it as lua-pscw and, with RMALAB_PSCW=rma, as lua-pscw-rma).
+-- (meson runs it on the default engine, rma, as lua-pscw, and with
+-- RMALAB_PSCW=native as lua-pscw-native).
 -- It uses no fence or lock except to check that they are refused inside a
 -- PSCW epoch, with the same message on both engines; fence and lock epochs
 -- next to PSCW ones are sync.lua's.
@@ -17,7 +18,7 @@ local S = require "soft"
 assert(S.size == 2, "pscw.lua runs on 2 ranks")
 local rank = S.rank
 local other = 1 - rank
-local ENGINE = os.getenv("RMALAB_PSCW") or "native"
+local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 local RMA = ENGINE == "rma"
 
 local function window()

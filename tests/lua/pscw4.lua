@@ -11,7 +11,7 @@ local S = require "soft"
 
 local rank = S.rank
 assert(S.size == 4, "pscw4.lua runs on 4 ranks")
-local ENGINE = os.getenv("RMALAB_PSCW") or "native"
+local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 
 local OUT = { [0] = { 1, 2 }, [1] = {}, [2] = {}, [3] = { 2 } } -- start groups
 local IN = { [0] = {}, [1] = { 0 }, [2] = { 0, 3 }, [3] = {} }  -- post groups
