@@ -71,6 +71,7 @@ struct rmalab_win {
      * the same memory for them: a hint then never changes what a call
      * means (docs/pscw.md). */
     MPI_Win plain;
+    uint64_t id;            /* creation order in this process (registry.c) */
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;
     rmalab_flavor flavor;
@@ -170,6 +171,11 @@ double rmalab__coarse_now(void);
 void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching);
 /* Mark the owning thread blocked in `call` (NULL: not blocked). */
 void rmalab__set_blocked(rmalab_win *win, const char *call);
+
+/* The live windows (registry.c): win.c adds a window once it is created
+ * and removes it before releasing it. */
+int rmalab__registry_add(rmalab_win *w);
+void rmalab__registry_remove(rmalab_win *w);
 
 /* The MPI window an operation of the open access epoch goes through. */
 static inline MPI_Win rmalab__op_win(const rmalab_win *w)

@@ -472,6 +472,8 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         goto fail;
     if (w->rma && (rc = rmalab__rma_attach(w)))
         goto fail;
+    if ((rc = rmalab__registry_add(w)))
+        goto fail;
     if (w->name[0])
         MPI_Win_set_name(w->win, w->name);
     MPI_Info_free(&mi);
@@ -519,6 +521,7 @@ int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
  * then everything else; returns MPI's code. */
 static int release_window(rmalab_win *w)
 {
+    rmalab__registry_remove(w);
     rmalab__set_blocked(w, "free");
     if (w->rma)
         rmalab__rma_unlock(w);

@@ -267,6 +267,17 @@ RMALAB_API void rmalab_win_state(rmalab_win *win, rmalab_epoch_state *out);
  * for complete() from {0}: 0 of 1 arrived". */
 RMALAB_API void rmalab_win_describe(rmalab_win *win, char *buf, size_t size);
 
+/* The live windows of this process, for tools that watch it from another
+ * thread: fn runs for each, in creation order, under a process-wide lock
+ * that rmalab_win_free also takes, so no window is freed meanwhile. fn may
+ * call rmalab_win_state, rmalab_win_describe, rmalab_win_id and the
+ * property getters, and nothing that creates or frees a window. */
+RMALAB_API void rmalab_win_each(void (*fn)(rmalab_win *win, void *ud), void *ud);
+/* A number for the window, in creation order within this process, from 1:
+ * the same on every rank of a program whose ranks create the same windows
+ * in the same order. */
+RMALAB_API uint64_t rmalab_win_id(const rmalab_win *win);
+
 /* ------------------------------------------------------------------------ */
 /* Attribute caching                                                        */
 

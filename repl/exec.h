@@ -1,0 +1,43 @@
+/* The Lua side of a rank (exec.c): one Lua state with the rmalab module
+ * preloaded, that runs REPL chunks (results formatted, output captured,
+ * top-level locals kept) or a script. */
+#ifndef RMALAB_REPL_EXEC_H
+#define RMALAB_REPL_EXEC_H
+
+#include <stddef.h>
+
+typedef struct exec exec;
+
+/* Where print and io.write go during a REPL chunk. */
+typedef void (*exec_out_fn)(void *ud, const char *text, size_t len);
+
+/* A Lua state with the standard libraries and the global `rmalab` (the
+ * module; require "rmalab" returns it). In REPL mode print and io.write are
+ * captured and os.exit raises an error. NULL when out of memory or when
+ * the module cannot load (the reason on stderr). */
+exec *exec_new(int repl);
+/* lua_close: the module's exit path frees leaked windows when it can. */
+void exec_free(exec *x);
+
+enum { EXEC_OK, EXEC_ERROR, EXEC_INTERRUPTED };
+
+/* Run one complete chunk, tried as `return <chunk>` first. The results
+ * (formatted, tab-separated) or the error message go to *text (malloc'd);
+ * cls gets the rmalab error class ("ERR_RMA_SYNC") or "" for a plain Lua
+ * error. Returns EXEC_*. */
+int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, void *ud,
+               char **text, char *cls, size_t clssize);
+
+/* From any thread: make the running chunk raise "interrupted" at its next
+ * Lua instruction (as lua.c's laction does from a signal handler). */
+void exec_interrupt(exec *x);
+
+/* Names that complete `prefix` (a global, t.field or obj:method), as a
+ * malloc'd list of n malloc'd strings. */
+int exec_complete(exec *x, const char *prefix, char ***names, int *n);
+
+/* Script mode: run a file (or a chunk when file is NULL) with `arg` from
+ * argv; errors go to stderr with the rank and a traceback. Returns 0 or 1. */
+int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank);
+
+#endif

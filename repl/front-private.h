@@ -1,0 +1,76 @@
+/* Private to the front end: the session shared by front.c (the loop and
+ * the commands' output), term.c (input, the command language, the
+ * terminal) and session.c (launching and greeting the ranks). */
+#ifndef RMALAB_REPL_FRONT_PRIVATE_H
+#define RMALAB_REPL_FRONT_PRIVATE_H
+
+#include <lua.h>
+
+#include "channel.h"
+#include "cmdline.h"
+#include "front.h"
+#include "hint.h"
+#include "launch.h"
+
+typedef struct {
+    int fd;
+    chan_conn c;
+    int pid, bye, busy, last_error;
+    char host[64];
+} peer;
+
+enum { CMD_RUN, CMD_STATUS };
+
+typedef struct cmd {
+    int kind, id;
+    rankset target;
+    char label[64];
+    char **block;      /* per rank: output, then result or error */
+    unsigned char *status; /* per rank: finished */
+    int pending, noticed, status_asked;
+    double sent, retry_at;
+    char *text;        /* :status */
+    struct cmd *next;
+} cmd;
+
+typedef struct front {
+    front_opts o;
+    int n, tty, dead, quitting, quit_asked, input_eof;
+    peer *p;
+    hint_rank *st;
+    unsigned char *st_fresh;
+    launch_t l;
+    char banner[256];
+    rankset deflt;
+    int next_id, status_seq, waiting_for, status_cmd_pending, deadlocked;
+    cmd *head, *tail;
+    double polled_at, hint_since;
+    char hint_sig[4096], hint_shown[4096];
+    lua_State *L;      /* for telling incomplete chunks */
+    char *chunk;       /* a chunk being continued */
+    rankset chunk_target;
+    int sig_r, ctrl_c;
+    char **names;      /* the last completion answer */
+    int nnames, matches_seq, any_error;
+} front;
+
+double front_now(void);
+/* front.c */
+int front_loop(front *f);
+void front_run_chunk(front *f, const rankset *target, const char *chunk);
+void front_status(front *f, const rankset *target);
+void front_poll_states(front *f);
+int front_idle(const front *f);
+void front_wait_until(front *f, int (*done)(front *), double seconds);
+/* term.c */
+void front_term_init(front *f);
+void front_banner(front *f);
+void front_prompt(front *f);
+void front_print(front *f, const char *text);
+int front_input_wanted(const front *f);
+void front_read_input(front *f);
+void front_input_end(front *f);
+void front_on_signal(front *f, int sig);
+void front_on_matches(front *f, const chan_msg *m);
+
+#endif

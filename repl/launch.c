@@ -1,0 +1,151 @@
+/* Launching (launch.h). mpiexec runs in a session of its own (setsid), as
+ * ipyparallel runs its engines, so that the terminal's Ctrl-C reaches only
+ * the front end: Hydra forwards one SIGINT and kills the job at the
+ * second, so interrupts go to the ranks over the channel instead. */
+#include "launch.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int names_hosts(int argc, char **argv)
+{
+    static const char *const opts[] = {"-hosts", "-host", "-f", "-machinefile", "-hostfile",
+                                       "--hosts", "--host"};
+    for (int i = 0; i < argc; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
+            if (strcmp(argv[i], opts[k]) == 0)
+                return 1;
+    return 0;
+}
+
+/* The address to listen on, as text. */
+static void listen_host(int argc, char **argv, char *host, size_t size)
+{
+    const char *env = getenv("RMALAB_LISTEN");
+    snprintf(host, size, "127.0.0.1");
+    if (env && *env) {
+        snprintf(host, size, "%s", env);
+        return;
+    }
+    if (!names_hosts(argc, argv))
+        return;
+    char name[256];
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai;
+    if (gethostname(name, sizeof name) == 0 && getaddrinfo(name, NULL, &hints, &ai) == 0) {
+        inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, host, (socklen_t)size);
+        freeaddrinfo(ai);
+    }
+}
+
+static int make_token(char *token)
+{
+    unsigned char raw[32];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, raw, sizeof raw) != (ssize_t)sizeof raw) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    for (int i = 0; i < 32; i++)
+        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
+
+int launch_listen(launch_t *l, int argc, char **argv)
+{
+    char host[256];
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t len = sizeof sa;
+    listen_host(argc, argv, host, sizeof host);
+    if (make_token(l->token)) {
+        fprintf(stderr, "rmalab: cannot read /dev/urandom for the session's token\n");
+        return -1;
+    }
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+        fprintf(stderr, "rmalab: cannot listen on \"%s\" (RMALAB_LISTEN takes an IPv4 address)\n",
+                host);
+        return -1;
+    }
+    l->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l->listen_fd < 0 || bind(l->listen_fd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(l->listen_fd, 64) || getsockname(l->listen_fd, (struct sockaddr *)&sa, &len)) {
+        perror("rmalab: listening for the ranks");
+        return -1;
+    }
+    snprintf(l->addr, sizeof l->addr, "%s:%d", host, ntohs(sa.sin_port));
+    return 0;
+}
+
+int launch_start(launch_t *l, int n, int argc, char **argv, const char *self)
+{
+    char **av = calloc((size_t)argc + 8, sizeof *av), nbuf[16];
+    if (!av)
+        return -1;
+    int k = 0;
+    snprintf(nbuf, sizeof nbuf, "%d", n);
+    av[k++] = "mpiexec";
+    av[k++] = "-n";
+    av[k++] = nbuf;
+    for (int i = 0; i < argc; i++)
+        av[k++] = argv[i];
+    av[k++] = (char *)self;
+    av[k++] = "--serve";
+    av[k] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        setenv("RMALAB_CONNECT", l->addr, 1);
+        setenv("RMALAB_TOKEN", l->token, 1);
+        execvp("mpiexec", av);
+        perror("rmalab: mpiexec");
+        _exit(127);
+    }
+    free(av);
+    if (pid < 0) {
+        perror("rmalab: fork");
+        return -1;
+    }
+    l->pid = pid;
+    return 0;
+}
+
+int launch_wait(launch_t *l, double seconds)
+{
+    if (l->pid <= 0)
+        return -1;
+    for (double t = 0; t <= seconds; t += 0.02) {
+        int st;
+        pid_t p = waitpid(l->pid, &st, WNOHANG);
+        if (p == l->pid) {
+            l->pid = 0;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    return -1;
+}
+
+void launch_kill(launch_t *l, double grace)
+{
+    if (l->pid <= 0)
+        return;
+    kill(-l->pid, SIGTERM);
+    if (launch_wait(l, grace) < 0 && l->pid > 0) {
+        kill(-l->pid, SIGKILL);
+        launch_wait(l, 5);
+    }
+}

@@ -1,0 +1,27 @@
+/* Launching the ranks (launch.c): the listening socket and token of the
+ * control channel, and mpiexec in a session of its own. */
+#ifndef RMALAB_REPL_LAUNCH_H
+#define RMALAB_REPL_LAUNCH_H
+
+#include <sys/types.h>
+
+typedef struct {
+    int listen_fd;
+    char addr[300];   /* host:port for RMALAB_CONNECT */
+    char token[65];
+    pid_t pid;        /* mpiexec, the leader of its own session; 0 if none */
+} launch_t;
+
+/* Listen on one port: 127.0.0.1, or this host's address when the mpiexec
+ * options name hosts (RMALAB_LISTEN overrides); make a random token.
+ * 0 or -1 (message on stderr). */
+int launch_listen(launch_t *l, int argc, char **argv);
+/* Start `mpiexec -n N [opts] self --serve` in a new session, with the
+ * address and token in its environment (not on its command line). */
+int launch_start(launch_t *l, int n, int argc, char **argv, const char *self);
+/* SIGTERM then SIGKILL to mpiexec's session; reaps it. */
+void launch_kill(launch_t *l, double grace);
+/* Wait up to `seconds` for mpiexec to exit; its status, or -1. */
+int launch_wait(launch_t *l, double seconds);
+
+#endif

@@ -1,0 +1,440 @@
+/* A rank of the REPL (rank.h, docs/repl.md): the executor (this process's
+ * main thread, which owns MPI and the Lua state) runs the commands of a
+ * queue in order; a control thread reads the channel, queues commands, and
+ * answers STATUS and INTERRUPT at once, also while the executor is blocked
+ * inside MPI. An idle executor sleeps on a condition variable and pokes
+ * MPI's progress between naps, so that a rank idle at the prompt does not
+ * stall its peers' epochs. */
+#include "rank.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <mpi.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lua.h>
+#include <rmalab/rmalab.h>
+
+#include "channel.h"
+#include "exec.h"
+
+typedef struct item {
+    int type;
+    char *id, *text;
+    size_t len;
+    char label[128];
+    struct item *next;
+} item;
+
+typedef struct {
+    int fd, rank, size;
+    exec *x;
+    pthread_mutex_t send_lock, qlock;
+    pthread_cond_t qcond;
+    item *head, *tail;
+    atomic_int running;  /* the executor runs a chunk */
+    atomic_int gone;     /* the front end closed the channel */
+    char label[128];     /* under qlock */
+    char run_id[32];     /* under qlock */
+    double since;        /* under qlock */
+} rank_t;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int send_frame(rank_t *r, int type, int n, const char *const *f, const size_t *l)
+{
+    pthread_mutex_lock(&r->send_lock);
+    int rc = chan_send(r->fd, type, n, f, l);
+    pthread_mutex_unlock(&r->send_lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connecting                                                               */
+
+static int connect_to(const char *hostport)
+{
+    char host[256];
+    snprintf(host, sizeof host, "%s", hostport);
+    char *colon = strrchr(host, ':');
+    if (!colon)
+        return -1;
+    *colon = '\0';
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
+    for (int attempt = 0; attempt < 50; attempt++) {
+        if (getaddrinfo(host, colon + 1, &hints, &ai) == 0) {
+            for (struct addrinfo *a = ai; a; a = a->ai_next) {
+                int fd = socket(a->ai_family, a->ai_socktype, 0);
+                if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+                    freeaddrinfo(ai);
+                    return fd;
+                }
+                if (fd >= 0)
+                    close(fd);
+            }
+            freeaddrinfo(ai);
+        }
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    return -1;
+}
+
+static int hello(rank_t *r, const char *token)
+{
+    char rank[16], size[16], pid[16], host[256] = "?", lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    char banner[256];
+    int len = 0;
+    snprintf(rank, sizeof rank, "%d", r->rank);
+    snprintf(size, sizeof size, "%d", r->size);
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    gethostname(host, sizeof host - 1);
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = '\0';
+    const char *dev = strstr(lib, "ch4:") ? "ch4:ucx" : "";
+    char ver[64] = "";
+    sscanf(lib, "MPICH Version: %63s", ver);
+    snprintf(banner, sizeof banner, "MPICH %s%s%s, %s", ver[0] ? ver : "?", dev[0] ? ", " : "",
+             dev, LUA_VERSION);
+    const char *f[] = {token, rank, size, host, pid, banner};
+    return send_frame(r, CHAN_HELLO, 6, f, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The control thread                                                       */
+
+static void enqueue(rank_t *r, int type, const chan_msg *m)
+{
+    item *it = calloc(1, sizeof *it);
+    if (!it)
+        return;
+    it->type = type;
+    if (m && m->nfields > 0) {
+        it->id = strndup(m->field[0], m->len[0]);
+        if (m->nfields > 1) {
+            it->text = malloc(m->len[1] + 1);
+            if (it->text) {
+                memcpy(it->text, m->field[1], m->len[1]);
+                it->text[m->len[1]] = '\0';
+                it->len = m->len[1];
+            }
+        }
+        if (m->nfields > 2)
+            chan_field(m, 2, it->label, sizeof it->label);
+    }
+    pthread_mutex_lock(&r->qlock);
+    if (r->tail)
+        r->tail->next = it;
+    else
+        r->head = it;
+    r->tail = it;
+    pthread_cond_signal(&r->qcond);
+    pthread_mutex_unlock(&r->qlock);
+}
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+} text;
+
+static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (t->p && (size_t)n < room) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap * 2 : 512;
+        while (cap < t->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p)
+            return;
+        t->p = p;
+        t->cap = cap;
+    }
+}
+
+static void ranks_list(text *t, const char *key, const int *v, int n)
+{
+    add(t, " %s=", key);
+    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++)
+        add(t, "%s%d", i ? "," : "", v[i]);
+    if (!n)
+        add(t, "-");
+}
+
+typedef struct {
+    text *t;
+    const char *blocked; /* out: the call a window is blocked in */
+    double blocked_for;
+} win_walk;
+
+/* One STATE line per live window (rmalab_win_each holds the registry). */
+static void describe_win(rmalab_win *w, void *ud)
+{
+    win_walk *ww = ud;
+    text *t = ww->t;
+    rmalab_epoch_state s;
+    char d[512];
+    rmalab_win_state(w, &s);
+    rmalab_win_describe(w, d, sizeof d);
+    if (s.blocked_in && !ww->blocked) {
+        ww->blocked = s.blocked_in;
+        ww->blocked_for = s.blocked_for;
+    }
+    const char *name = rmalab_win_get_name(w);
+    add(t, "\nwin=%llu name=%s engine=%s access=%s", (unsigned long long)rmalab_win_id(w),
+        name && *name ? name : "-", s.engine, rmalab_access_name(s.access));
+    ranks_list(t, "access_ranks", s.access_ranks, s.n_access);
+    ranks_list(t, "posted", s.posted, s.access == RMALAB_ACCESS_START ? s.n_access : 0);
+    add(t, " exposure=%s", rmalab_exposure_name(s.exposure));
+    ranks_list(t, "exposure_ranks", s.exposure_ranks, s.n_exposure);
+    ranks_list(t, "arrived", s.arrived, s.exposure == RMALAB_EXPOSURE_POST ? s.n_exposure : 0);
+    add(t, " size=%d blocked=%s describe=%s", rmalab_win_group_size(w),
+        s.blocked_in ? s.blocked_in : "-", d);
+}
+
+static void answer_status(rank_t *r, const chan_msg *m)
+{
+    text wins = {0}, t = {0};
+    win_walk ww = {&wins, NULL, 0};
+    rmalab_win_each(describe_win, &ww);
+    pthread_mutex_lock(&r->qlock);
+    /* A command still in the queue counts: it is about to run. */
+    int queued = r->head != NULL && r->head->type == CHAN_RUN;
+    int running = atomic_load(&r->running) || queued;
+    double secs = atomic_load(&r->running) ? now() - r->since : 0;
+    add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : ww.blocked ? "blocked" : "running",
+        ww.blocked ? ww.blocked_for : secs);
+    if (running)
+        add(&t, "\nlabel=%s\nid=%s", r->label, r->run_id);
+    pthread_mutex_unlock(&r->qlock);
+    if (ww.blocked)
+        add(&t, "\ncall=%s", ww.blocked);
+    if (wins.p)
+        add(&t, "%s", wins.p);
+    const char *f[] = {m->nfields ? m->field[0] : "", t.p ? t.p : ""};
+    size_t l[] = {m->nfields ? m->len[0] : 0, t.len};
+    send_frame(r, CHAN_STATE, 2, f, l);
+    free(wins.p);
+    free(t.p);
+}
+
+static void *control(void *arg)
+{
+    rank_t *r = arg;
+    chan_conn c = {.fd = r->fd};
+    chan_msg m;
+    for (;;) {
+        long got = chan_fill(&c);
+        if (got <= 0 && !(got < 0 && errno == EINTR))
+            break;
+        int k;
+        while ((k = chan_next(&c, &m)) == 1) {
+            if (m.type == CHAN_RUN || m.type == CHAN_COMPLETE)
+                enqueue(r, m.type, &m);
+            else if (m.type == CHAN_QUIT)
+                enqueue(r, CHAN_QUIT, NULL);
+            else if (m.type == CHAN_STATUS)
+                answer_status(r, &m);
+            else if (m.type == CHAN_INTERRUPT && atomic_load(&r->running))
+                exec_interrupt(r->x);
+        }
+        if (k < 0)
+            break;
+    }
+    chan_buf_free(&c.in);
+    atomic_store(&r->gone, 1);
+    enqueue(r, CHAN_QUIT, NULL);
+    /* The front end is gone: a rank blocked in MPI would be orphaned. */
+    for (int i = 0; i < 30 && atomic_load(&r->running); i++)
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    if (atomic_load(&r->running))
+        _exit(1);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The executor                                                             */
+
+typedef struct {
+    rank_t *r;
+    const char *id;
+} out_ctx;
+
+static void send_out(void *ud, const char *s, size_t n)
+{
+    out_ctx *o = ud;
+    const char *f[] = {o->id, s};
+    size_t l[] = {strlen(o->id), n};
+    send_frame(o->r, CHAN_OUT, 2, f, l);
+}
+
+static void run(rank_t *r, item *it)
+{
+    static const char *const status[] = {"ok", "error", "interrupted"};
+    char cls[64], *result = NULL;
+    out_ctx o = {r, it->id ? it->id : ""};
+    pthread_mutex_lock(&r->qlock);
+    snprintf(r->label, sizeof r->label, "%s", it->label);
+    snprintf(r->run_id, sizeof r->run_id, "%s", o.id);
+    r->since = now();
+    atomic_store(&r->running, 1);
+    pthread_mutex_unlock(&r->qlock);
+    int st = exec_chunk(r->x, it->text ? it->text : "", it->len, send_out, &o, &result, cls,
+                        sizeof cls);
+    atomic_store(&r->running, 0);
+    const char *f[] = {o.id, status[st], result ? result : "", cls};
+    send_frame(r, CHAN_DONE, 4, f, NULL);
+    free(result);
+}
+
+static void complete(rank_t *r, item *it)
+{
+    char **names = NULL;
+    int n = 0;
+    exec_complete(r->x, it->text ? it->text : "", &names, &n);
+    const char *f[CHAN_MAX_FIELDS];
+    int k = 0;
+    f[k++] = it->id ? it->id : "";
+    for (int i = 0; i < n && k < CHAN_MAX_FIELDS; i++)
+        f[k++] = names[i];
+    send_frame(r, CHAN_MATCHES, k, f, NULL);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The next command; while there is none, sleep and poke MPI's progress:
+ * every 2 ms for the first 100 ms after a command, then every 20 ms. */
+static item *next_item(rank_t *r, MPI_Comm poke)
+{
+    double idle_since = now();
+    pthread_mutex_lock(&r->qlock);
+    while (!r->head) {
+        double idle = now() - idle_since;
+        long ns = idle < 0.1 ? 2000000L : 20000000L;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += ns;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_cond_timedwait(&r->qcond, &r->qlock, &until) == ETIMEDOUT) {
+            int flag;
+            pthread_mutex_unlock(&r->qlock);
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, poke, &flag, MPI_STATUS_IGNORE);
+            pthread_mutex_lock(&r->qlock);
+        }
+    }
+    item *it = r->head;
+    r->head = it->next;
+    if (!r->head)
+        r->tail = NULL;
+    pthread_mutex_unlock(&r->qlock);
+    return it;
+}
+
+static void free_item(item *it)
+{
+    free(it->id);
+    free(it->text);
+    free(it);
+}
+
+static void serve(rank_t *r)
+{
+    MPI_Comm poke;
+    MPI_Comm_dup(MPI_COMM_WORLD, &poke);
+    for (;;) {
+        item *it = next_item(r, poke);
+        int type = it->type;
+        if (type == CHAN_RUN)
+            run(r, it);
+        else if (type == CHAN_COMPLETE)
+            complete(r, it);
+        free_item(it);
+        if (type == CHAN_QUIT)
+            break;
+    }
+    MPI_Comm_free(&poke);
+}
+
+int rank_serve(const char *connect, const char *token)
+{
+    rank_t r = {.fd = -1};
+    if (!connect || !token) {
+        fprintf(stderr, "rmalab --serve: RMALAB_CONNECT and RMALAB_TOKEN must be set (the "
+                        "front end, rmalab -n N, sets them)\n");
+        return 2;
+    }
+    if (!(r.x = exec_new(1))) /* loads the module, which starts MPI */
+        return 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+    if ((r.fd = connect_to(connect)) < 0) {
+        fprintf(stderr, "rmalab: rank %d cannot reach the front end at %s\n", r.rank, connect);
+        exec_free(r.x);
+        return 1;
+    }
+    pthread_mutex_init(&r.send_lock, NULL);
+    pthread_mutex_init(&r.qlock, NULL);
+    pthread_cond_init(&r.qcond, NULL);
+    pthread_t t;
+    if (hello(&r, token) || pthread_create(&t, NULL, control, &r)) {
+        close(r.fd);
+        exec_free(r.x);
+        return 1;
+    }
+    serve(&r);
+    int gone = atomic_load(&r.gone);
+    exec_free(r.x); /* frees what can be freed, finalises MPI */
+    if (!gone)
+        send_frame(&r, CHAN_BYE, 0, NULL, NULL);
+    shutdown(r.fd, SHUT_RDWR);
+    pthread_join(t, NULL);
+    close(r.fd);
+    for (item *it = r.head, *n; it; it = n) {
+        n = it->next;
+        free_item(it);
+    }
+    return gone ? 1 : 0;
+}
+
+int rank_script(const char *file, const char *code, int argc, char **argv)
+{
+    exec *x = exec_new(0);
+    if (!x)
+        return 1;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int rc = exec_script(x, file, code, argc, argv, rank);
+    exec_free(x);
+    return rc;
+}
