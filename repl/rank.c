@@ -107,7 +107,12 @@ static int hello(rank_t *r, const char *token)
     char *nl = strchr(lib, '\n');
     if (nl)
         *nl = '\0';
-    const char *dev = strstr(lib, "ch4:") ? "ch4:ucx" : "";
+    char dev[32] = "";
+    const char *d = strstr(lib, "ch4:");
+    if (!d)
+        MPI_Get_library_version(lib, &len), d = strstr(lib, "ch4:");
+    if (d)
+        sscanf(d, "%31[a-z0-9:]", dev);
     char ver[64] = "";
     sscanf(lib, "MPICH Version: %63s", ver);
     snprintf(banner, sizeof banner, "MPICH %s%s%s, %s", ver[0] ? ver : "?", dev[0] ? ", " : "",

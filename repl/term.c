@@ -56,12 +56,22 @@ static const char *prompt_text(front *f)
 
 static void on_line(char *line);
 
+/* The prompt: installed once, then only its text changes ("" while the
+ * front end waits for a command's results), so that typeahead is never
+ * lost between lines. */
 void front_prompt(front *f)
 {
-    if (!f->tty || f->waiting_for || f->quit_asked || installed)
+    if (!f->tty || f->quit_asked)
         return;
-    rl_callback_handler_install(prompt_text(f), on_line);
-    installed = 1;
+    const char *p = f->waiting_for ? "" : prompt_text(f);
+    if (!installed) {
+        rl_callback_handler_install(p, on_line);
+        installed = 1;
+    } else {
+        rl_set_prompt(p);
+        if (!f->waiting_for)
+            rl_forced_update_display();
+    }
 }
 
 static void hide_prompt(void)
@@ -117,10 +127,8 @@ static int incomplete(front *f, const char *s)
 static void submit(front *f, const rankset *target, const char *chunk)
 {
     front_run_chunk(f, target, chunk);
-    if (f->tty) {
+    if (f->tty)
         f->waiting_for = f->next_id;
-        hide_prompt();
-    }
 }
 
 static int targets_idle(front *f)
@@ -165,13 +173,9 @@ static void command(front *f, const cmdline *c)
     } else if (strcmp(c->name, "wait") == 0) {
         double secs = c->bodylen ? atof(c->body) : 1e9;
         f->chunk_target = f->deflt;
-        int was = installed;
-        hide_prompt();
         f->input_eof += 2; /* no input while waiting */
         front_wait_until(f, targets_idle, secs);
         f->input_eof -= 2;
-        if (was)
-            front_prompt(f);
     } else if (strcmp(c->name, "interrupt") == 0) {
         interrupt(f, c->bodylen ? &s : NULL);
     } else if (strcmp(c->name, "help") == 0) {
@@ -220,8 +224,8 @@ static void handle_line(front *f, const char *line)
 static void on_line(char *line)
 {
     front *f = F;
-    hide_prompt();
     if (!line) {
+        hide_prompt();
         printf("\n");
         f->quit_asked = 1;
         return;
@@ -230,7 +234,13 @@ static void on_line(char *line)
         add_history(line);
     handle_line(f, line);
     free(line);
-    front_prompt(f);
+    if (f->quit_asked) {
+        hide_prompt();
+        return;
+    }
+    /* libedit leaves line mode once a line is read: install again, which
+     * also shows the prompt ("" while results are awaited). */
+    rl_callback_handler_install(f->waiting_for ? "" : prompt_text(f), on_line);
 }
 
 void front_read_input(front *f)
@@ -294,10 +304,11 @@ void front_on_signal(front *f, int sig)
     }
     free(f->chunk);
     f->chunk = NULL;
-    if (f->tty) {
-        hide_prompt();
-        printf("\n");
-        front_prompt(f);
+    if (f->tty && installed) {
+        rl_replace_line("", 0);
+        printf("^C\n");
+        rl_set_prompt(prompt_text(f));
+        rl_forced_update_display();
     }
 }
 
