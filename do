@@ -2,7 +2,7 @@
 # rmalab's one entry point for people and CI. Each command installs what is
 # missing (Debian 12, as root or with sudo), configures and builds first.
 #
-#   ./do start        build, then run the main job on 2 ranks
+#   ./do start        build, then open the REPL on 2 ranks (rmalab -n 2)
 #   ./do test         build, then run every test; ends with "N passed, N failed"
 #   ./do asan         build the core with ASan+UBSan and run its unit tests
 #   ./do bench        build, then run the benchmarks
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config
-          libedit-dev gcc)
+          libedit-dev gcc python3-pexpect tmux)
 
 deps() {
     local missing=()
@@ -56,7 +56,7 @@ case "$cmd" in
 deps) deps ;;
 start)
     build build
-    exec mpiexec -n 2 env LUA_CPATH="$PWD/build/lua/?.so;;" lua5.4 scripts/hints-tour.lua
+    exec build/repl/rmalab -n 2
     ;;
 test)
     build build

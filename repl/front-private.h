@@ -30,6 +30,7 @@ typedef struct cmd {
     int pending, noticed, status_asked;
     double sent, retry_at;
     char *text;        /* :status */
+    char sig[256];     /* :status from a pipe: the states last seen */
     struct cmd *next;
 } cmd;
 
@@ -59,9 +60,12 @@ double front_now(void);
 int front_loop(front *f);
 void front_run_chunk(front *f, const rankset *target, const char *chunk);
 void front_status(front *f, const rankset *target);
+void front_note(front *f, const char *text);
 void front_poll_states(front *f);
 int front_idle(const front *f);
 void front_wait_until(front *f, int (*done)(front *), double seconds);
+/* session.c */
+int front_greet(front *f, int fd, double seconds);
 /* term.c */
 void front_term_init(front *f);
 void front_banner(front *f);

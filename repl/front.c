@@ -223,17 +223,39 @@ static void status_text(front *f, cmd *c)
 
 /* A pending :status entry: complete once every rank answered (and, in pipe
  * mode, once no rank runs Lua, so that the text does not depend on timing). */
+/* From a pipe, the state is taken once it no longer depends on timing:
+ * every command before it has finished, or no rank runs Lua and the same
+ * ranks have stayed blocked in the same calls for 0.3 s. */
+static int settled(front *f, cmd *c)
+{
+    int earlier = 0;
+    for (cmd *e = f->head; e && e != c; e = e->next)
+        earlier |= e->kind == CMD_RUN && e->pending;
+    if (!earlier)
+        return 1;
+    char sig[2048] = "";
+    size_t off = 0;
+    for (int r = 0; r < f->n && off < sizeof sig; r++)
+        off += (size_t)snprintf(sig + off, sizeof sig - off, "%s:%s;", f->st[r].state,
+                                f->st[r].call);
+    if (any_running(f) || strcmp(sig, c->sig) != 0) {
+        snprintf(c->sig, sizeof c->sig, "%s", sig);
+        c->retry_at = front_now();
+        return 0;
+    }
+    return front_now() - c->retry_at >= 0.3;
+}
+
 static void step_status(front *f, cmd *c)
 {
     if (c->status_asked && states_fresh(f)) {
-        if (!f->tty && any_running(f) && front_now() - c->sent < 10) {
+        if (!f->tty && !settled(f, c) && front_now() - c->sent < 10) {
             c->status_asked = 0; /* ask again */
-            c->retry_at = front_now() + 0.05;
             return;
         }
         status_text(f, c);
         c->pending = 0;
-    } else if (!c->status_asked && front_now() >= c->retry_at) {
+    } else if (!c->status_asked && front_now() - f->polled_at >= 0.05) {
         front_poll_states(f);
         c->status_asked = 1;
     }
@@ -295,6 +317,20 @@ static void step_hints(front *f)
 
 /* ------------------------------------------------------------------------ */
 /* Printing                                                                 */
+
+/* A line of the front end's own (an error in a command line): in order
+ * with the commands' output when it comes from a pipe. */
+void front_note(front *f, const char *text)
+{
+    if (f->tty) {
+        front_print(f, text);
+        return;
+    }
+    rankset none = {.n = f->n};
+    cmd *c = cmd_new(f, CMD_STATUS, &none, "note");
+    if (c)
+        c->text = strdup(text);
+}
 
 static void print_cmd(front *f, cmd *c)
 {
@@ -394,6 +430,10 @@ static int build_fds(front *f, struct pollfd *fds, int *map)
     int k = 0;
     fds[k] = (struct pollfd){f->sig_r, POLLIN, 0};
     map[k++] = -2;
+    if (f->l.listen_fd >= 0) { /* late connections are refused and logged */
+        fds[k] = (struct pollfd){f->l.listen_fd, POLLIN, 0};
+        map[k++] = -3;
+    }
     if (front_input_wanted(f)) {
         fds[k] = (struct pollfd){0, POLLIN, 0};
         map[k++] = -1;
@@ -408,15 +448,19 @@ static int build_fds(front *f, struct pollfd *fds, int *map)
 
 static void step(front *f)
 {
-    struct pollfd fds[RANKSET_MAX + 2];
-    int map[RANKSET_MAX + 2];
+    struct pollfd fds[RANKSET_MAX + 3];
+    int map[RANKSET_MAX + 3];
     int k = build_fds(f, fds, map);
     if (poll(fds, (nfds_t)k, 20) < 0 && errno != EINTR)
         f->dead = 1;
     for (int i = 0; i < k; i++) {
         if (!fds[i].revents)
             continue;
-        if (map[i] == -2) {
+        if (map[i] == -3) {
+            int fd = accept(f->l.listen_fd, NULL, NULL);
+            if (fd >= 0)
+                front_greet(f, fd, 0.5);
+        } else if (map[i] == -2) {
             unsigned char b;
             if (read(f->sig_r, &b, 1) == 1)
                 front_on_signal(f, b);

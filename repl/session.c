@@ -15,14 +15,15 @@
 
 #include "front-private.h"
 
-/* Read one HELLO from a new connection, within 5 s; the rank, or -1. */
-static int greet(front *f, int fd)
+/* Read one HELLO from a new connection, within `seconds`; the rank, or
+ * -1 (refused, closed and logged). */
+int front_greet(front *f, int fd, double seconds)
 {
     chan_conn c = {.fd = fd};
     chan_msg m;
     int k = 0, rank = -1;
     char v[256];
-    for (double until = front_now() + 5; k == 0 && front_now() < until;) {
+    for (double until = front_now() + seconds; k == 0 && front_now() < until;) {
         struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, 100) > 0 && chan_fill(&c) <= 0)
             break;
@@ -70,7 +71,7 @@ static int gather(front *f)
         if (poll(&p, 1, 100) <= 0)
             continue;
         int fd = accept(f->l.listen_fd, NULL, NULL);
-        if (fd >= 0 && greet(f, fd) >= 0)
+        if (fd >= 0 && front_greet(f, fd, 5) >= 0)
             have++;
     }
     if (have < f->n)

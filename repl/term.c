@@ -160,7 +160,9 @@ static void command(front *f, const cmdline *c)
     char err[160];
     if (c->bodylen && strcmp(c->name, "wait") != 0 && strcmp(c->name, "help") != 0 &&
         rankset_parse(c->body, c->bodylen, f->n, &s, err, sizeof err)) {
-        printf("rmalab: %s\n", err);
+        char msg[200];
+        snprintf(msg, sizeof msg, "rmalab: %s\n", err);
+        front_note(f, msg);
         return;
     }
     if (strcmp(c->name, "on") == 0) {
@@ -205,8 +207,9 @@ static void handle_line(front *f, const char *line)
     cmdline c;
     cmdline_parse(line, strlen(line), f->n, &c);
     if (c.kind == CMD_ERROR) {
-        printf("rmalab: %s\n", c.err);
-        fflush(stdout);
+        char msg[200];
+        snprintf(msg, sizeof msg, "rmalab: %s\n", c.err);
+        front_note(f, msg);
     } else if (c.kind == CMD_COMMAND) {
         command(f, &c);
     } else if (c.kind == CMD_CHUNK) {
@@ -384,5 +387,6 @@ void front_term_init(front *f)
     if (history_path[0])
         read_history(history_path);
     rl_attempted_completion_function = complete;
+    rl_completion_append_character = '\0'; /* "world" is followed by ":" or "(", rarely " " */
     rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,)+-*/%^#~[]";
 }

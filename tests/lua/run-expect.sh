@@ -3,15 +3,17 @@
 # stderr together), for scenarios that cannot judge themselves, such as a
 # script that exits with windows it never freed.
 #
-#   run-expect.sh [--expect TEXT]... [--reject TEXT]... -- command [args...]
+#   run-expect.sh [--status N] [--expect TEXT]... [--reject TEXT]... -- command [args...]
 #
-# Passes when the command exits 0, every --expect TEXT occurs in the output
+# Passes when the command exits N (0 unless --status says otherwise;
+# "nonzero" for any failure), every --expect TEXT occurs in the output
 # and no --reject TEXT does (plain text, not patterns). The output is shown
 # either way, for the test log.
 set -uo pipefail
-expect=() reject=()
+expect=() reject=() want=0
 while [ $# -gt 0 ]; do
     case $1 in
+    --status) want=$2; shift 2 ;;
     --expect) expect+=("$2"); shift 2 ;;
     --reject) reject+=("$2"); shift 2 ;;
     --) shift; break ;;
@@ -23,8 +25,9 @@ out=$("$@" 2>&1)
 status=$?
 printf '%s\n' "$out"
 fail=0
-if [ $status -ne 0 ]; then
-    echo "run-expect.sh: FAIL: exit status $status, expected 0"
+if { [ "$want" = nonzero ] && [ $status -eq 0 ]; } ||
+   { [ "$want" != nonzero ] && [ $status -ne "$want" ]; }; then
+    echo "run-expect.sh: FAIL: exit status $status, expected $want"
     fail=1
 fi
 for t in ${expect[@]+"${expect[@]}"}; do

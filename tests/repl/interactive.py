@@ -1,0 +1,176 @@
+"""The REPL driven through a pseudo-terminal, as a person drives it
+(IPython's and CPython's REPL tests do the same with pexpect). One case per
+run: interactive.py RMALAB CASE. Each case exits non-zero on failure, with
+what the screen showed."""
+import os
+import re
+import signal
+import socket
+import struct
+import sys
+import time
+
+import pexpect
+
+RMALAB, CASE = sys.argv[1], sys.argv[2]
+PROMPT = r"rmalab\[all\]> "
+UP = "\x1b[A"
+
+
+def spawn(n=2, extra=()):
+    env = dict(os.environ, HOME=os.environ.get("RMALAB_TEST_HOME", "/tmp"), TERM="xterm")
+    child = pexpect.spawn(RMALAB, ["-n", str(n), *extra], env=env, encoding="utf-8",
+                          timeout=30, dimensions=(50, 250))
+    child.logfile_read = sys.stdout
+    child.expect(r"rmalab \S+ on %d ranks \(MPICH [^)]*Lua 5\.4\)\. :help for commands\." % n)
+    child.expect(PROMPT)
+    return child
+
+
+def run(child, line, *expect):
+    child.sendline(line)
+    for e in expect:
+        child.expect(e)
+
+
+def quit_ok(child):
+    child.sendline(":quit")
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    assert child.exitstatus == 0, "exit status %s" % child.exitstatus
+    assert not re.search(r"Abort|BAD TERMINATION|Caught signal", child.before or "")
+
+
+def case_banner():
+    child = spawn()
+    run(child, ":help", r":on <ranks>", r"@1 win:wait\(\)", PROMPT)
+    run(child, "rmalab.world:rank()", r"\[0\] 0\s+\[1\] 1", PROMPT)
+    quit_ok(child)
+
+
+def case_multiline_history():
+    child = spawn()
+    run(child, "for i = 1, 2 do", r">> ")
+    run(child, "  print('line', i)", r">> ")
+    run(child, "end", r"\[0,1\] line\s+1\s+\[0,1\] line\s+2", PROMPT)
+    run(child, "local x = 5", PROMPT)
+    run(child, "x * 2", r"\[0,1\] 10", PROMPT)
+    child.send(UP + UP + "\r")  # recalls "local x = 5"
+    child.expect(PROMPT)
+    run(child, "x + 1", r"\[0,1\] 6", PROMPT)
+    quit_ok(child)
+
+
+def case_completion():
+    """Globals, fields and methods, from an idle rank: what the completed
+    line then does shows what was completed."""
+    child = spawn()
+    run(child, "win = rmalab.win_create(16, {name = 'w'})", PROMPT)
+    child.send("win:get_na\t")  # a method, through the metatable
+    time.sleep(0.5)
+    child.sendline("()")
+    child.expect(r"\[0,1\] w")
+    child.send("rmalab.wor\t")  # a field
+    time.sleep(0.5)
+    child.send(":si\t")       # a method of the field's value
+    time.sleep(0.5)
+    child.sendline("()")
+    child.expect(r"\[0,1\] 2")
+    run(child, "win:free()", PROMPT)
+    quit_ok(child)
+
+
+def case_ctrl_c():
+    child = spawn()
+    child.sendline("while true do end")
+    time.sleep(0.3)
+    child.sendintr()  # first: stop waiting, show who is still running
+    child.expect(r"\[0,1\] \u2026 still running: while true do end")
+    child.expect(PROMPT)
+    child.sendintr()  # second: interrupt the runaway chunk
+    child.expect(r"\[0,1\] error (stdin:\d+: )?interrupted")
+    run(child, "1 + 1", r"\[0,1\] 2", PROMPT)
+    child.sendline("while true do end")
+    child.expect("still running")
+    child.sendintr()  # not waiting any more: interrupts at once, again
+    child.expect(r"\[0,1\] error (stdin:\d+: )?interrupted")
+    child.sendintr()  # nothing runs: clears the line
+    child.expect(r"\^C")
+    run(child, "2 + 2", r"\[0,1\] 4", PROMPT)
+    quit_ok(child)
+
+
+def case_blocked_session():
+    child = spawn()
+    run(child, "win = rmalab.win_create(64, {disp_unit = 8})", PROMPT)
+    run(child, '@0 win:start{1}; win:put(1, 0, "int64", 42); win:complete()',
+        r"\[0\] \u2026 still running: win:start\{1\}", PROMPT)
+    run(child, ":status", r"rank 0: blocked [\d.]+ s in put\(\); access epoch to \{1\}",
+        r"rank 1 has not posted", r"rank 1: idle", PROMPT)
+    child.expect(r"hint: rank 0 is blocked in put\(\) until rank 1 calls post\(\)", timeout=5)
+    run(child, '@1 win:post{0}; win:wait(); return win:read(0, "int64")', r"\[1\] 42")
+    run(child, ":status", r"rank 0: idle\s+rank 1: idle", PROMPT)
+    run(child, "win:free()", PROMPT)
+    quit_ok(child)
+
+
+def case_quit_open_epoch():
+    child = spawn()
+    run(child, "win = rmalab.win_create(64, {disp_unit = 8})", PROMPT)
+    run(child, "w2 = rmalab.win_allocate(16)", PROMPT)
+    run(child, "@1 win:post{0}", PROMPT)
+    run(child, "w2:lock_all()", PROMPT)
+    quit_ok(child)
+
+
+def case_killed_rank():
+    child = spawn()
+    run(child, '@1 io.open("/proc/self/stat"):read("n")', r"\[1\] (\d+)")
+    pid = int(child.match.group(1))
+    run(child, '@0 io.open("/proc/self/stat"):read("n")', r"\[0\] (\d+)")
+    pid0 = int(child.match.group(1))
+    os.kill(pid, signal.SIGKILL)
+    child.expect(r"rank 1 \(pid %d on \S+\) is gone" % pid, timeout=10)
+    child.expect(pexpect.EOF, timeout=20)
+    child.close()
+    assert child.exitstatus != 0, "exit status 0 after a rank died"
+    for _ in range(50):
+        if not os.path.exists("/proc/%d" % pid0):
+            break
+        time.sleep(0.1)
+    assert not os.path.exists("/proc/%d" % pid0), "rank 0 was left running"
+
+
+def listening_ports(pid):
+    inodes = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    ports = []
+    with open("/proc/%d/net/tcp" % pid) as f:
+        for row in f.readlines()[1:]:
+            cols = row.split()
+            if cols[3] == "0A" and cols[9] in inodes:
+                ports.append(int(cols[1].split(":")[1], 16))
+    return ports
+
+
+def case_bad_token():
+    child = spawn()
+    for token in ("0" * 64, None):
+        s = socket.create_connection(("127.0.0.1", listening_ports(child.pid)[0]))
+        fields = [b"bad" if token is None else token.encode(), b"0", b"2", b"x", b"1", b"x"]
+        if token is None:  # not even a greeting
+            body = b"R" + b"".join(struct.pack(">I", len(f)) + f for f in fields[:1])
+        else:
+            body = b"H" + b"".join(struct.pack(">I", len(f)) + f for f in fields)
+        s.sendall(struct.pack(">I", len(body)) + body)
+        child.expect(r"refused a control connection from 127\.0\.0\.1: (bad token|not a greeting)")
+        s.close()
+    run(child, "1 + 1", r"\[0,1\] 2", PROMPT)
+    quit_ok(child)
+
+
+globals()["case_" + CASE]()
+print("\ninteractive.py %s: passed" % CASE)
