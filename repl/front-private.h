@@ -61,6 +61,7 @@ int front_loop(front *f);
 void front_run_chunk(front *f, const rankset *target, const char *chunk);
 void front_status(front *f, const rankset *target);
 void front_note(front *f, const char *text);
+void front_partial(front *f, cmd *c);
 void front_poll_states(front *f);
 int front_idle(const front *f);
 void front_wait_until(front *f, int (*done)(front *), double seconds);

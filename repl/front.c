@@ -204,21 +204,39 @@ static int any_running(const front *f)
     return 0;
 }
 
+/* One line per rank, up to 8 ranks; beyond that, ranks in the same state
+ * (the line without its durations) fold into one line, as STAT and DDT
+ * group stacks: "ranks 0,2-7: blocked 3.1 s in wait(); ...". */
 static void status_text(front *f, cmd *c)
 {
-    char line[1200];
-    size_t cap = (size_t)f->n * sizeof line + 1;
+    char line[1200], key[1200], other[1200], set[512];
+    size_t cap = (size_t)f->n * sizeof line + 1, off = 0;
+    int fold = rankset_count(&c->target) > 8;
+    unsigned char *done = calloc((size_t)f->n, 1);
     free(c->text);
     c->text = calloc(1, cap);
-    if (!c->text)
+    if (!c->text || !done) {
+        free(done);
         return;
-    size_t off = 0;
+    }
     for (int r = 0; r < f->n; r++) {
-        if (!c->target.in[r])
+        if (!c->target.in[r] || done[r])
             continue;
         hint_status_line(f->st, f->n, r, f->tty, line, sizeof line);
-        off += (size_t)snprintf(c->text + off, cap - off, "rank %d: %s\n", r, line);
+        hint_status_line(f->st, f->n, r, 0, key, sizeof key);
+        rankset g = {.n = f->n};
+        for (int q = r; q < f->n && fold; q++) {
+            if (!c->target.in[q] || done[q])
+                continue;
+            hint_status_line(f->st, f->n, q, 0, other, sizeof other);
+            g.in[q] = done[q] = strcmp(other, key) == 0;
+        }
+        g.in[r] = done[r] = 1;
+        rankset_text(&g, set, sizeof set);
+        off += (size_t)snprintf(c->text + off, cap - off, "rank%s %s: %s\n",
+                                rankset_count(&g) > 1 ? "s" : "", set, line);
     }
+    free(done);
 }
 
 /* A pending :status entry: complete once every rank answered (and, in pipe
@@ -348,6 +366,32 @@ static void print_cmd(front *f, cmd *c)
     if (len)
         front_print(f, buf);
     free(buf);
+}
+
+/* What the ranks still running command c have printed so far (the first
+ * Ctrl-C shows it, as clush does). */
+void front_partial(front *f, cmd *c)
+{
+    char **part = calloc((size_t)f->n, sizeof *part);
+    if (!part)
+        return;
+    int any = 0;
+    for (int r = 0; r < f->n; r++)
+        if (c->target.in[r] && !c->status[r] && c->block[r] && c->block[r][0])
+            any = 1, part[r] = c->block[r];
+    if (any) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m) {
+            fprintf(m, "printed so far by %s:\n", c->label);
+            fold_print(m, part, f->n);
+            fclose(m);
+            front_print(f, buf);
+        }
+        free(buf);
+    }
+    free(part);
 }
 
 /* Still running after a second, on a terminal: say so, once. */

@@ -293,7 +293,8 @@ void front_on_signal(front *f, int sig)
         front_print(f, "\n");
         for (cmd *c = f->head; c; c = c->next) {
             c->noticed = 0;
-            c->sent -= 1e6; /* notice now */
+            c->sent -= 1e6; /* the still-running notice, now */
+            front_partial(f, c);
         }
         front_prompt(f);
         return;
