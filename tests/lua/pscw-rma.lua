@@ -28,6 +28,19 @@ local function window(name, flavour, info)
   return rl["win_" .. flavour](24, { disp_unit = 8, name = name, info = info })
 end
 
+-- The other rank's address of its attached memory (dynamic windows),
+-- learnt through a PSCW get; collective.
+local function peer_address(mine)
+  local aw <close> = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = "rma" } })
+  aw:write(0, "int64", mine)
+  aw:post({ other }); aw:start({ other })
+  local r = aw:get(other, 0, "int64")
+  aw:complete(); aw:wait()
+  local base = r:value()
+  aw:free()
+  return base
+end
+
 local function spin(seconds)
   local t = rl.wtime()
   while rl.wtime() - t < seconds do end
@@ -104,13 +117,7 @@ S.test("get_info reports the paths", function()
     local base = 0
     if f == "dynamic" then
       local mine = w:attach(16)
-      local aw <close> = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = "rma" } })
-      aw:write(0, "int64", mine)
-      aw:post({ other }); aw:start({ other })
-      local r = aw:get(other, 0, "int64")
-      aw:complete(); aw:wait()
-      base = r:value()
-      aw:free()
+      base = peer_address(mine)
       w:post({ other }); w:start({ other })
       w:put(other, base + 8, "int64", 30 + rank)
       w:complete(); w:wait()
@@ -143,15 +150,9 @@ S.test("fences, locks and flushes work on every flavour, mixed with PSCW", funct
   for _, f in ipairs{ "create", "allocate", "allocate_shared", "dynamic" } do
     local w <close> = window("mixed", f)
     local base, mine = 0, 0
-    if f == "dynamic" then -- learn the peer's address through a PSCW get
+    if f == "dynamic" then
       mine = w:attach(24)
-      local aw <close> = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = "rma" } })
-      aw:write(0, "int64", mine)
-      aw:post({ other }); aw:start({ other })
-      local r = aw:get(other, 0, "int64")
-      aw:complete(); aw:wait()
-      base = r:value()
-      aw:free()
+      base = peer_address(mine)
     end
     local du = f == "dynamic" and 8 or 1 -- dynamic windows address bytes
     local function at(i) return base + i * du end
