@@ -267,6 +267,7 @@ int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, void *ud
 {
     lua_State *L = x->L;
     lua_settop(L, 0);
+    lua_sethook(L, NULL, 0, 0); /* an interrupt that came after the last chunk ended */
     x->out = out;
     x->out_ud = ud;
     x->interrupted = 0;
