@@ -509,7 +509,10 @@ static void step(front *f)
             if (read(f->sig_r, &b, 1) == 1)
                 front_on_signal(f, b);
         } else if (map[i] == -1) {
-            front_read_input(f);
+            if (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL) && !(fds[i].revents & POLLIN))
+                f->quit_asked = f->input_eof = 1; /* the terminal is gone */
+            else
+                front_read_input(f);
         } else if (read_rank(f, map[i]) < 0) {
             rank_died(f, map[i]);
         }
@@ -573,6 +576,8 @@ int front_loop(front *f)
     sigpipe_w = pipefd[1];
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (f->tty)
         front_banner(f);

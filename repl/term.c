@@ -286,8 +286,10 @@ void front_input_end(front *f)
 /* Ctrl-C: stop waiting; else interrupt what runs; else clear the line. */
 void front_on_signal(front *f, int sig)
 {
-    if (sig != SIGINT)
+    if (sig != SIGINT) { /* SIGHUP, SIGTERM: end the session, cleanly */
+        f->quit_asked = 1;
         return;
+    }
     if (f->tty && f->waiting_for) {
         f->waiting_for = 0;
         front_print(f, "\n");
