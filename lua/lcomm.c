@@ -147,7 +147,11 @@ static int comm_gc(lua_State *L)
 {
     lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
     lrm_stats.comms--;
-    if (u->comm && !u->is_world) {
+    if (u->is_world) { /* a wrapper of MPI_COMM_WORLD: freeing it is local */
+        rmalab_comm_free(&u->comm);
+        return 0;
+    }
+    if (u->comm) {
         fprintf(stderr, "rmalab: rank %d: a communicator was never freed; call c:free() "
                         "(collective) or declare it local <close>\n",
                 rmalab_comm_rank(u->comm));

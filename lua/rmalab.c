@@ -90,7 +90,8 @@ static int release_leaked_windows(void)
                     rank, leaked.n, leaked.n == 1 ? " was" : "s were", timeout);
         return leaked.n == 0;
     }
-    qsort(leaked.w, (size_t)leaked.n, sizeof *leaked.w, by_id);
+    if (leaked.n) /* qsort with a NULL array is undefined, even for 0 items */
+        qsort(leaked.w, (size_t)leaked.n, sizeof *leaked.w, by_id);
     int mine[2] = {leaked.n, 0}, lo[2], hi[2];
     for (int i = 0; i < leaked.n; i++) {
         rmalab_epoch_state s;
@@ -173,6 +174,7 @@ static void start_runtime(lua_State *L)
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
             lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
         rt->owns_mpi = runtime_owns_mpi = 1;
+        rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
         MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm);

@@ -168,6 +168,13 @@ static int env_default(rmalab_info *info, const char *key, const char *value)
                              strnlen(value, RMALAB_MAX_INFO_VAL));
 }
 
+static int thread_requested = -1;
+
+void rmalab_info_env_thread_requested(int level)
+{
+    thread_requested = level;
+}
+
 /* MPICH 4.0.2 leaves MPI_INFO_ENV empty, so the standard's keys that the
  * process can tell about itself are filled in: command, argv, maxprocs,
  * host, arch, wdir and thread_level. Keys MPI does report win. */
@@ -190,7 +197,8 @@ int rmalab_info_env(rmalab_info **out)
     }
     int size = 0, level = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Query_thread(&level);
+    if ((level = thread_requested) < 0)
+        MPI_Query_thread(&level); /* nobody said what was asked for */
     static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                          "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
     char procs[32];

@@ -317,6 +317,14 @@ START_TEST(test_info_env)
     ck_assert_ptr_nonnull(tu_get(env, "command"));
     ck_assert_contains(tu_get(env, "command"), "test-core-mpi");
     rmalab_info_destroy(env);
+    /* thread_level is the level requested, as the standard defines the
+     * key, once the initialiser has said what it asked for: here a level
+     * other than the one MPI provides. */
+    rmalab_info_env_thread_requested(MPI_THREAD_FUNNELED);
+    ck_assert_ok(rmalab_info_env(&env));
+    ck_assert_pstr_eq(tu_get(env, "thread_level"), "MPI_THREAD_FUNNELED");
+    rmalab_info_destroy(env);
+    rmalab_info_env_thread_requested(-1);
 }
 END_TEST
 

@@ -96,5 +96,10 @@ RMALAB_API int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out);
 /* The keys of MPI_INFO_ENV, completed with the standard keys the process
  * can tell about itself (MPICH 4.0.2 reports none). */
 RMALAB_API int rmalab_info_env(rmalab_info **out);
+/* The thread level the program asked MPI_Init_thread for (MPI_THREAD_*),
+ * which rmalab_info_env reports as thread_level, as the standard defines
+ * the key. Whoever initialises MPI says so here; when nobody has, the
+ * level MPI provides is reported instead. */
+RMALAB_API void rmalab_info_env_thread_requested(int level);
 
 #endif
