@@ -114,7 +114,7 @@ static void open_variant(int v, struct variant *x, const struct roles *r)
     CHECK(rmalab_info_set(info, "rmalab_pscw", v == RMA ? "rma" : "native"));
     rmalab_win_opts o = {.size = WIN_BYTES, .disp_unit = 8, .info = info};
     CHECK(rmalab_win_allocate(&o, &x->w, NULL));
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 
 static void close_variant(int v, struct variant *x)

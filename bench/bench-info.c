@@ -235,7 +235,7 @@ static void measure(int n, struct result *res)
     res->r_iters = ri;
     res->m_iters = mi;
 
-    rmalab_info_destroy(o.r);
+    rmalab_info_destroy(&o.r);
     if ((rc = MPI_Info_free(&o.m)))
         die("MPI_Info_free", rc);
 }

@@ -190,7 +190,7 @@ static void validate_key(lua_State *L, const char *k, size_t kl, const char *wha
         rmalab_info *probe;
         if (rmalab_info_create(&probe) == RMALAB_OK) {
             int rc = rmalab_info_set_n(probe, k, kl, "", 0);
-            rmalab_info_destroy(probe);
+            rmalab_info_destroy(&probe);
             if (rc)
                 lrm_raise(L, rc, what);
         }
@@ -273,7 +273,7 @@ static int info_free(lua_State *L)
 {
     linfo *u = luaL_checkudata(L, 1, LRM_INFO_T);
     if (u->info) {
-        rmalab_info_destroy(u->info);
+        rmalab_info_destroy(&u->info);
         u->info = NULL;
     }
     return 0;

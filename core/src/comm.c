@@ -88,14 +88,14 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
     nc = MPI_COMM_NULL;
 out:
     if (r) {
-        rmalab_info_destroy(r->requested);
+        rmalab_info_destroy(&r->requested);
         free(r);
     }
     if (nc != MPI_COMM_NULL)
         MPI_Comm_free(&nc);
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&hints);
     return rc;
 }
 
@@ -116,7 +116,7 @@ int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diag
             rc = merge(comm->requested, info);
         MPI_Info_free(&mi);
     }
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&hints);
     return rc;
 }
 
@@ -145,7 +145,7 @@ int rmalab_comm_hints(rmalab_comm *comm, rmalab_hints_report **out)
     if (rc)
         return rc;
     rc = rmalab_hints_report_build(RMALAB_SCOPE_COMM, comm->requested, eff, out);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     return rc;
 }
 
@@ -168,7 +168,7 @@ int rmalab_comm_free(rmalab_comm **comm)
         if (e != MPI_SUCCESS)
             rc = rmalab__mpi_fail(e, "MPI_Comm_free");
     }
-    rmalab_info_destroy(c->requested);
+    rmalab_info_destroy(&c->requested);
     free(c);
     return rc;
 }

@@ -459,11 +459,11 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
     if (to_mpi)
         *to_mpi = out;
     else
-        rmalab_info_destroy(out);
+        rmalab_info_destroy(&out);
     return RMALAB_OK;
 fail:
     free(buf);
-    rmalab_info_destroy(out);
+    rmalab_info_destroy(&out);
     return rc;
 }
 

@@ -152,7 +152,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
     if (!rc && e != MPI_SUCCESS)
         rc = rmalab__mpi_fail(e, "reading an MPI_Info");
     if (rc) {
-        rmalab_info_destroy(info);
+        rmalab_info_destroy(&info);
         return rc;
     }
     *out = info;
@@ -219,7 +219,7 @@ int rmalab_info_env(rmalab_info **out)
     if (!rc)
         rc = env_default(info, "thread_level", level >= 0 && level < 4 ? levels[level] : NULL);
     if (rc) {
-        rmalab_info_destroy(info);
+        rmalab_info_destroy(&info);
         return rc;
     }
     *out = info;

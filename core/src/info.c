@@ -186,10 +186,12 @@ int rmalab_info_create(rmalab_info **out)
     return RMALAB_OK;
 }
 
-void rmalab_info_destroy(rmalab_info *info)
+void rmalab_info_destroy(rmalab_info **handle)
 {
-    if (!info)
+    if (!handle || !*handle)
         return;
+    rmalab_info *info = *handle;
+    *handle = NULL;
     for (size_t i = 0; i < info->nents; i++) {
         free(info->ents[i].key);
         free(info->ents[i].val);
@@ -212,7 +214,7 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
             rc = rmalab_info_set_n(copy, e->key, e->klen, e->val, e->vlen);
     }
     if (rc) {
-        rmalab_info_destroy(copy);
+        rmalab_info_destroy(&copy);
         return rc;
     }
     *out = copy;

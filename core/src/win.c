@@ -153,8 +153,8 @@ static void win_destroy_struct(rmalab_win *w)
     }
     free(w->pending);
     rmalab__stage_free(w);
-    rmalab_info_destroy(w->requested);
-    rmalab_info_destroy(w->at_create);
+    rmalab_info_destroy(&w->requested);
+    rmalab_info_destroy(&w->at_create);
     rmalab__group_cache_clear(&w->post_cache);
     rmalab__group_cache_clear(&w->start_cache);
     if (w->wgroup != MPI_GROUP_NULL)
@@ -477,7 +477,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (w->name[0])
         MPI_Win_set_name(w->win, w->name);
     MPI_Info_free(&mi);
-    rmalab_info_destroy(valid);
+    rmalab_info_destroy(&valid);
     *out = w;
     return RMALAB_OK;
 
@@ -487,7 +487,7 @@ fail:
     free_mpi_windows(w);
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
-    rmalab_info_destroy(valid);
+    rmalab_info_destroy(&valid);
     win_destroy_struct(w);
     return rc;
 }
@@ -887,7 +887,7 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
         rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
         rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
     }
-    rmalab_info_destroy(valid);
+    rmalab_info_destroy(&valid);
     return rc;
 }
 
@@ -923,7 +923,7 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
             rc = rmalab_info_set(info, "rmalab_pscw_data_path", rmalab__rma_data_path(w));
     }
     if (rc) {
-        rmalab_info_destroy(info);
+        rmalab_info_destroy(&info);
         return rc;
     }
     *out = info;
@@ -937,7 +937,7 @@ int rmalab_win_hints(rmalab_win *w, rmalab_hints_report **out)
     if (rc)
         return rc;
     rc = rmalab_hints_report_build(RMALAB_SCOPE_WIN, w->requested, eff, out);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     return rc;
 }
 

@@ -110,8 +110,8 @@ START_TEST(test_dup_applies_hint)
     ck_assert_ptr_null(c);
     ck_assert_ok(rmalab_comm_free(&world));
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 
@@ -125,7 +125,7 @@ START_TEST(test_dup_without_hints)
     ck_assert_int_eq(tu_nkeys(rmalab_comm_requested(c)), 0);
     ck_assert_ok(rmalab_comm_get_info(c, &eff));
     ck_assert_pstr_eq(tu_get(eff, NO_ANY_TAG), "false");
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
 }
@@ -152,8 +152,8 @@ START_TEST(test_dup_normalises)
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 
@@ -177,8 +177,8 @@ START_TEST(test_dup_invalid_value)
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 
@@ -200,8 +200,8 @@ START_TEST(test_dup_typo)
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 
@@ -252,11 +252,11 @@ START_TEST(test_set_info_named_keys)
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(eff2);
-    rmalab_info_destroy(eff3);
-    rmalab_info_destroy(first);
-    rmalab_info_destroy(second);
-    rmalab_info_destroy(third);
+    rmalab_info_destroy(&eff2);
+    rmalab_info_destroy(&eff3);
+    rmalab_info_destroy(&first);
+    rmalab_info_destroy(&second);
+    rmalab_info_destroy(&third);
 }
 END_TEST
 
@@ -299,10 +299,10 @@ START_TEST(test_hints_report)
     ck_assert_status(r, "rmalab_unknown_key", RMALAB_HINT_IGNORED);
     ck_assert_contains(tu_row(r, "rmalab_unknown_key")->note, "does not report");
     rmalab_hints_report_destroy(r);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 
@@ -358,7 +358,7 @@ START_TEST(test_agreement_comm_scope)
     ck_assert_ptr_null(tu_disagreement(a, NO_ANY_TAG));
     rmalab_agreement_destroy(a);
     rmalab_agreement_destroy(NULL);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -392,7 +392,7 @@ START_TEST(test_agreement_win_scope)
     ck_assert_pstr_eq(d->values[1], "true");
     ck_assert_ptr_null(tu_disagreement(a, "no_locks"));
     rmalab_agreement_destroy(a);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -408,7 +408,7 @@ START_TEST(test_agreement_all_agree)
     ck_assert_int_eq(b->count, 0);
     rmalab_agreement_destroy(a);
     rmalab_agreement_destroy(b);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -433,7 +433,7 @@ START_TEST(test_comm_check_hints)
     ck_assert_rc(rmalab_comm_check_hints(NULL, &a), RMALAB_ERR_COMM);
     ck_assert_ok(rmalab_comm_free(&c));
     ck_assert_ok(rmalab_comm_free(&world));
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&hints);
 }
 END_TEST
 

@@ -311,7 +311,7 @@ START_TEST(test_normalize_list_message)
     ck_assert_int_eq(diags.count, 1);
     ck_assert_contains(diags.items[0].message, "\"rar,,waw\"");
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -366,8 +366,8 @@ START_TEST(test_validate_drops_invalid)
     ck_assert_ptr_null(diags.items);
     rmalab_diags_clear(&diags); /* twice is fine */
     rmalab_diags_clear(NULL);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -383,8 +383,8 @@ START_TEST(test_validate_unknown_passthrough)
     ck_assert_str_eq(tu_get(out, "x"), "1");
     ck_assert_int_eq(diags.count, 0); /* nothing close to a known key */
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -399,8 +399,8 @@ START_TEST(test_validate_rmalab_own)
     ck_assert_ptr_null(tu_get(out, "rmalab_pscw"));
     ck_assert_str_eq(tu_get(out, "no_locks"), "true");
     ck_assert_int_eq(diags.count, 0);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 
     req = tu_info("rmalab_pscw", "fast", NULL);
     ck_assert_ok(rmalab_hints_validate(RMALAB_SCOPE_WIN, req, &out, &diags));
@@ -409,8 +409,8 @@ START_TEST(test_validate_rmalab_own)
     ck_assert_str_eq(diags.items[0].key, "rmalab_pscw");
     ck_assert_contains(diags.items[0].message, "native");
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -442,8 +442,8 @@ START_TEST(test_validate_suggestions)
     ck_assert_str_eq(tu_get(out, "no_lock"), "true");
     ck_assert_str_eq(tu_get(out, "accumulate_oredring"), "none");
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 
     /* Two typos in a short key are still recognised; a name close to
      * nothing gets no diagnostic. */
@@ -453,8 +453,8 @@ START_TEST(test_validate_suggestions)
     ck_assert_str_eq(diags.items[0].key, "n_lcks");
     ck_assert_contains(diags.items[0].message, "did you mean no_locks?");
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 
     req = tu_info("mpi_assert_no_any_tags", "true", "no_locks", "true", NULL);
     ck_assert_ok(rmalab_hints_validate(RMALAB_SCOPE_COMM, req, &out, &diags));
@@ -464,8 +464,8 @@ START_TEST(test_validate_suggestions)
     ck_assert_contains(tu_diag(&diags, "no_locks")->message, "a win");
     ck_assert_contains(tu_diag(&diags, "no_locks")->message, "not a comm");
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(out);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&out);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -478,13 +478,13 @@ START_TEST(test_validate_null)
     ck_assert_ptr_nonnull(out);
     ck_assert_int_eq(tu_nkeys(out), 0);
     ck_assert_int_eq(diags.count, 0);
-    rmalab_info_destroy(out);
+    rmalab_info_destroy(&out);
     /* No output and no diagnostics wanted: still fine. */
     ck_assert_ok(rmalab_hints_validate(RMALAB_SCOPE_WIN, req, NULL, NULL));
     ck_assert_ok(rmalab_hints_validate(RMALAB_SCOPE_WIN, req, NULL, &diags));
     ck_assert_int_eq(diags.count, 1);
     rmalab_diags_clear(&diags);
-    rmalab_info_destroy(req);
+    rmalab_info_destroy(&req);
 }
 END_TEST
 
@@ -558,8 +558,8 @@ START_TEST(test_report_statuses)
     ck_assert_ptr_null(tu_row(r, "mpich_internal")->requested);
     ck_assert_str_eq(tu_row(r, "mpich_internal")->effective, "7");
     rmalab_hints_report_destroy(r);
-    rmalab_info_destroy(req);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&req);
+    rmalab_info_destroy(&eff);
 }
 END_TEST
 
@@ -585,8 +585,8 @@ START_TEST(test_report_list_sets)
         ck_assert_msg(row->status == cases[i].st, "requested \"%s\", effective \"%s\": %s",
                       cases[i].req, cases[i].eff, rmalab_hint_status_name(row->status));
         rmalab_hints_report_destroy(r);
-        rmalab_info_destroy(req);
-        rmalab_info_destroy(eff);
+        rmalab_info_destroy(&req);
+        rmalab_info_destroy(&eff);
     }
 }
 END_TEST
@@ -616,7 +616,7 @@ START_TEST(test_report_defaults)
     ck_assert_status(r, "vci", RMALAB_HINT_DEFAULT);
     ck_assert_status(r, "sender_vci", RMALAB_HINT_IMPLEMENTATION);
     rmalab_hints_report_destroy(r);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
 
     /* The window default spelled as -1 is still the default. */
     eff = tu_info("accumulate_max_bytes", "-1", "accumulate_ordering", "waw,war,raw,rar", NULL);
@@ -624,7 +624,7 @@ START_TEST(test_report_defaults)
     ck_assert_status(r, "accumulate_max_bytes", RMALAB_HINT_DEFAULT);
     ck_assert_status(r, "accumulate_ordering", RMALAB_HINT_DEFAULT);
     rmalab_hints_report_destroy(r);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
 }
 END_TEST
 
@@ -641,8 +641,8 @@ START_TEST(test_report_unreliable)
     ck_assert_status(r, "perf_preference", RMALAB_HINT_IMPLEMENTATION);
     ck_assert_contains(tu_row(r, "perf_preference")->note, "unrelated text");
     rmalab_hints_report_destroy(r);
-    rmalab_info_destroy(req);
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&req);
+    rmalab_info_destroy(&eff);
 }
 END_TEST
 

@@ -49,8 +49,8 @@ START_TEST(test_roundtrip)
     ck_assert_str_eq(tu_get(back, "alpha"), "two words");
     ck_assert_str_eq(tu_get(back, "empty"), "");
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -68,12 +68,12 @@ START_TEST(test_roundtrip_empty_and_null)
     ck_assert_ok(rmalab_info_from_mpi(MPI_INFO_NULL, &back));
     ck_assert_ptr_nonnull(back);
     ck_assert_int_eq(tu_nkeys(back), 0);
-    rmalab_info_destroy(back);
+    rmalab_info_destroy(&back);
 
     mi = MPI_INFO_NULL;
     ck_assert_rc(rmalab_info_to_mpi(NULL, &mi), RMALAB_ERR_INFO);
     ck_assert(mi == MPI_INFO_NULL);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -113,8 +113,8 @@ START_TEST(test_roundtrip_255_key)
     ck_assert_pstr_eq(tu_get(back, k2), "second long");
     ck_assert_pstr_eq(tu_get(back, k254), "254");
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -142,8 +142,8 @@ START_TEST(test_roundtrip_255_key_and_prefix)
     /* Both keys come back; MPICH shows them as the same 254 characters, so
      * their relative order cannot be read back (documented in info.h). */
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -166,8 +166,8 @@ START_TEST(test_roundtrip_long_values)
     ck_assert_str_eq(tu_get(back, "v1024"), v1024);
     ck_assert_str_eq(tu_get(back, "v1023"), v1023);
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -195,8 +195,8 @@ START_TEST(test_roundtrip_many)
         ck_assert_str_eq(tu_get(back, k), tu_get(info, k));
     }
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -240,8 +240,8 @@ START_TEST(test_to_mpi_is_fresh)
     MPI_Info_set(m1, "a", "later");
     MPI_Info_free(&m1);
     ck_assert_str_eq(tu_get(back, "a"), "1");
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -263,15 +263,15 @@ START_TEST(test_error_handlers_restored)
 
     /* A caller's MPI_ERRORS_RETURN is kept as well. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rmalab_info_destroy(back);
+    rmalab_info_destroy(&back);
     ck_assert_ok(rmalab_info_from_mpi(mi, &back));
     MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
     ck_assert(eh == MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&eh);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Info_free(&mi);
-    rmalab_info_destroy(back);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&back);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -316,14 +316,14 @@ START_TEST(test_info_env)
     ck_assert_pstr_eq(tu_get(env, "wdir"), cwd);
     ck_assert_ptr_nonnull(tu_get(env, "command"));
     ck_assert_contains(tu_get(env, "command"), "test-core-mpi");
-    rmalab_info_destroy(env);
+    rmalab_info_destroy(&env);
     /* thread_level is the level requested, as the standard defines the
      * key, once the initialiser has said what it asked for: here a level
      * other than the one MPI provides. */
     rmalab_info_env_thread_requested(MPI_THREAD_FUNNELED);
     ck_assert_ok(rmalab_info_env(&env));
     ck_assert_pstr_eq(tu_get(env, "thread_level"), "MPI_THREAD_FUNNELED");
-    rmalab_info_destroy(env);
+    rmalab_info_destroy(&env);
     rmalab_info_env_thread_requested(-1);
 }
 END_TEST
@@ -341,7 +341,7 @@ START_TEST(test_from_mpich_comm_info)
     ck_assert_int_gt(n, 0);
     assert_same_pairs(mi, info);
     MPI_Info_free(&mi);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 

@@ -21,7 +21,9 @@ START_TEST(test_create_destroy)
     ck_assert_ok(rmalab_info_create(&info));
     ck_assert_ptr_nonnull(info);
     ck_assert_int_eq(tu_nkeys(info), 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
+    ck_assert_ptr_null(info); /* the caller's handle is cleared */
+    rmalab_info_destroy(&info); /* a NULL handle */
     rmalab_info_destroy(NULL);
     ck_assert_rc(rmalab_info_create(NULL), RMALAB_ERR_ARG);
 }
@@ -40,7 +42,7 @@ START_TEST(test_null_arguments)
     ck_assert_rc(rmalab_info_get_nkeys(NULL, &n), RMALAB_ERR_INFO);
     ck_assert_ptr_null(rmalab_info_lookup(NULL, "k", 1, NULL));
     ck_assert_int_eq(tu_nkeys(info), 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -51,7 +53,7 @@ START_TEST(test_insertion_order)
     ck_assert_str_eq(tu_nthkey(info, 0), "zeta");
     ck_assert_str_eq(tu_nthkey(info, 1), "alpha");
     ck_assert_str_eq(tu_nthkey(info, 2), "mid");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -67,7 +69,7 @@ START_TEST(test_override_keeps_position)
     ck_assert_str_eq(tu_get(info, "a"), "changed");
     ck_assert_str_eq(tu_get(info, "b"), "");
     ck_assert_str_eq(tu_get(info, "c"), "3");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -100,10 +102,10 @@ START_TEST(test_dup)
     rmalab_info *empty = tu_info(NULL), *empty_copy = NULL;
     ck_assert_ok(rmalab_info_dup(empty, &empty_copy));
     ck_assert_int_eq(tu_nkeys(empty_copy), 0);
-    rmalab_info_destroy(empty_copy);
-    rmalab_info_destroy(empty);
-    rmalab_info_destroy(copy);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&empty_copy);
+    rmalab_info_destroy(&empty);
+    rmalab_info_destroy(&copy);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -133,7 +135,7 @@ START_TEST(test_nthkey_range)
     ck_assert_str_eq(v, "2");
     ck_assert_uint_eq(vl, 1);
     ck_assert_rc(rmalab_info_nth(info, 2, &k, &kl, &v, &vl), RMALAB_ERR_ARG);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -174,7 +176,7 @@ START_TEST(test_key_length_limits)
     ck_assert_int_eq(tu_nkeys(info), 1);
     ck_assert_ok(rmalab_info_delete(info, k255));
     ck_assert_int_eq(tu_nkeys(info), 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -204,7 +206,7 @@ START_TEST(test_value_length_limits)
     ck_assert_int_eq(flag, 1);
     ck_assert_int_eq(len, 0);
     ck_assert_int_eq(tu_nkeys(info), 2);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -225,7 +227,7 @@ START_TEST(test_nul_bytes_rejected)
     ck_assert_str_eq(tu_get(info, "key"), "value");
     ck_assert_ok(rmalab_info_delete_n(info, "keyXYZ", 3));
     ck_assert_int_eq(tu_nkeys(info), 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -237,7 +239,7 @@ START_TEST(test_delete_absent)
     ck_assert_ok(rmalab_info_delete(info, "present"));
     ck_assert_rc(rmalab_info_delete(info, "present"), RMALAB_ERR_INFO_NOKEY);
     ck_assert_int_eq(tu_nkeys(info), 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -251,7 +253,7 @@ START_TEST(test_case_sensitive)
     ck_assert_rc(rmalab_info_delete(info, "KEY"), RMALAB_ERR_INFO_NOKEY);
     ck_assert_ok(rmalab_info_delete(info, "key"));
     ck_assert_str_eq(tu_get(info, "Key"), "upper");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -289,7 +291,7 @@ START_TEST(test_get_truncation)
 
     ck_assert_rc(rmalab_info_get(info, "greeting", -1, buf, &flag), RMALAB_ERR_ARG);
     ck_assert_rc(rmalab_info_get(NULL, "greeting", 15, buf, &flag), RMALAB_ERR_INFO);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -304,7 +306,7 @@ START_TEST(test_get_valuelen)
     ck_assert_ok(rmalab_info_get_valuelen(info, "nope", &len, &flag));
     ck_assert_int_eq(flag, 0);
     ck_assert_int_eq(len, -7);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -368,7 +370,7 @@ START_TEST(test_get_string)
     buflen = -1;
     ck_assert_rc(rmalab_info_get_string(info, "greeting", &buflen, buf, &flag), RMALAB_ERR_ARG);
     ck_assert_rc(rmalab_info_get_string(info, "greeting", NULL, buf, &flag), RMALAB_ERR_ARG);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -382,7 +384,7 @@ START_TEST(test_lookup_zero_copy)
     ck_assert_uint_eq(vlen, 5);
     ck_assert_ptr_null(rmalab_info_lookup(info, "kX", 2, &vlen));
     ck_assert_ptr_null(rmalab_info_lookup(info, NULL, 0, &vlen));
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -418,7 +420,7 @@ START_TEST(test_get_bool)
         ck_assert_contains(rmalab_errmsg(), "boolean");
         ck_assert_msg(value == !bool_cases[_i].value, "value written on error");
     }
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -432,7 +434,7 @@ START_TEST(test_get_bool_absent)
     ck_assert(value == true);
     ck_assert_rc(rmalab_info_get_bool(info, "other", &value, &flag), RMALAB_ERR_ARG);
     ck_assert_contains(rmalab_errmsg(), "\"garbage\"");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -482,7 +484,7 @@ START_TEST(test_get_int)
         ck_assert_int_eq(value, 12345);
         ck_assert_contains(rmalab_errmsg(), "\"n\"");
     }
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -496,7 +498,7 @@ START_TEST(test_get_int_absent)
     ck_assert_ok(rmalab_info_set(info, "n", "2147483648"));
     ck_assert_rc(rmalab_info_get_int(info, "n", &value, &flag), RMALAB_ERR_ARG);
     ck_assert_contains(rmalab_errmsg(), "2147483647");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -537,7 +539,7 @@ START_TEST(test_get_list)
     ck_assert_ok(rmalab_info_get_list(info, "absent", &items, &count, &flag));
     ck_assert_int_eq(flag, 0);
     rmalab_list_free(NULL, 0);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -605,7 +607,7 @@ START_TEST(test_error_messages)
     /* The message stays until the next failure, success does not clear it. */
     ck_assert_ok(rmalab_info_set(info, "k", "v"));
     ck_assert_contains(rmalab_errmsg(), "\"missing_key\"");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -688,7 +690,7 @@ START_TEST(test_many_keys)
     ck_assert_str_eq(tu_nthkey(info, 2), "key-00001");
     ck_assert_str_eq(tu_get(info, "key-09998"), "value 69986");
     ck_assert_ptr_null(tu_get(info, "key-00000"));
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -727,7 +729,7 @@ START_TEST(test_interleaved_delete_set)
     ck_assert_str_eq(tu_nthkey(info, 0), "key-04998");
     ck_assert_str_eq(tu_nthkey(info, 2), "key-04997");
     ck_assert_str_eq(tu_get(info, "key-04997"), "again");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 
@@ -749,7 +751,7 @@ START_TEST(test_without_mpi)
     ck_assert_rc(rmalab_info_from_mpi(MPI_INFO_NULL, &back), RMALAB_ERR_OTHER);
     ck_assert_ptr_null(back);
     ck_assert_str_eq(tu_get(info, "k"), "v");
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
 }
 END_TEST
 

@@ -90,7 +90,7 @@ START_TEST(test_engine)
     SOFT_STR_EQ(tu_get(eff, "rmalab_pscw"), engine());
     SOFT(tu_get(eff, "rmalab_pscw_sync_path") != NULL || !is_rma(), "rma: a sync path");
     SOFT(tu_get(eff, "rmalab_pscw_data_path") == NULL || is_rma(), "native: no data path");
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     tu_soft_end();
 }
 END_TEST

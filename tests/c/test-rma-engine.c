@@ -30,7 +30,7 @@ static rmalab_win *rma_window(rmalab_flavor flavor, MPI_Aint size, rmalab_diags 
              : flavor == RMALAB_FLAVOR_DYNAMIC  ? (o.disp_unit = 1,
                                                    rmalab_win_create_dynamic(&o, &w, diags))
                                                 : rmalab_win_allocate(&o, &w, diags);
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
     ck_assert_ok(rc); /* collective: fails on every rank alike */
     return w;
 }
@@ -241,7 +241,7 @@ START_TEST(test_info_paths)
         SOFT_STR_EQ(tu_get(eff, "rmalab_pscw_sync_path"), nolocal ? want[i].sync_nl : want[i].sync);
         SOFT_STR_EQ(tu_get(eff, "rmalab_pscw_data_path"),
                     nolocal ? want[i].data_nl : want[i].data);
-        rmalab_info_destroy(eff);
+        rmalab_info_destroy(&eff);
         SOFT_OK(rmalab_win_free(&w));
     }
     tu_soft_end();
@@ -446,12 +446,12 @@ START_TEST(test_no_locks)
     rmalab_diags d;
     rmalab_diags_init(&d);
     ck_assert_ok(rmalab_win_allocate(&o, &w, &d));
-    rmalab_info_destroy(info);
+    rmalab_info_destroy(&info);
     SOFT(tu_diag(&d, "no_locks") == NULL, "a diagnostic for no_locks");
     rmalab_diags_clear(&d);
     SOFT_OK(rmalab_win_get_info(w, &eff));
     SOFT_STR_EQ(tu_get(eff, "no_locks"), "true");
-    rmalab_info_destroy(eff);
+    rmalab_info_destroy(&eff);
     SOFT_RC(rmalab_win_lock(w, other, true, 0), RMALAB_ERR_RMA_SYNC);
     SOFT_CONTAINS(rmalab_errmsg(), "gave the hint no_locks = true");
     SOFT_OK(rmalab_win_free(&w));

@@ -178,8 +178,8 @@ START_TEST(test_properties)
 
     EXPECT_OK(rmalab_win_free(&w)); /* collective */
     EXPECT(w == NULL, "free left the pointer set");
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
     rmalab_diags_clear(&diags);
     free(user);
     tu_end();
@@ -399,9 +399,9 @@ START_TEST(test_hint_diagnostics)
     }
     EXPECT_OK(rmalab_win_free(&w));
     rmalab_hints_report_destroy(report);
-    rmalab_info_destroy(eff);
-    rmalab_info_destroy(hints);
-    rmalab_info_destroy(later);
+    rmalab_info_destroy(&eff);
+    rmalab_info_destroy(&hints);
+    rmalab_info_destroy(&later);
     rmalab_diags_clear(&diags);
     rmalab_diags_clear(&later_diags);
     tu_end();

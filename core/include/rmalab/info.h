@@ -29,8 +29,9 @@
 typedef struct rmalab_info rmalab_info;
 
 RMALAB_API int rmalab_info_create(rmalab_info **out);
-/* Accepts NULL. */
-RMALAB_API void rmalab_info_destroy(rmalab_info *info);
+/* Sets *info to NULL, as the win, comm and keyval free functions do.
+ * Accepts NULL and a NULL *info. */
+RMALAB_API void rmalab_info_destroy(rmalab_info **info);
 RMALAB_API int rmalab_info_dup(const rmalab_info *info, rmalab_info **out);
 
 /* C strings, or explicit lengths (the _n forms reject embedded NULs). */
