@@ -365,6 +365,7 @@ START_TEST(test_get_string)
     buflen = (int)sizeof buf;
     ck_assert_ok(rmalab_info_get_string(info, "absent", &buflen, buf, &flag));
     ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(buflen, (int)sizeof buf); /* an absent key leaves buflen alone */
     ck_assert_mem_eq(buf, "####", 4);
 
     buflen = -1;

@@ -104,6 +104,28 @@ T.test("agreement across ranks", function()
   T.eq(#same:check_hints(), 0, "canonical values agree")
 end)
 
+-- The standard: hints are not propagated from a communicator to its
+-- duplicate unless they are passed again, and an info object changed after
+-- a communicator or window was created from it changes nothing.
+T.test("hints are not inherited, and the info given is not kept", function()
+  local c <close> = rl.world:dup({ mpi_assert_no_any_tag = true })
+  T.eq(c:get_info():get("mpi_assert_no_any_tag"), "true", "given")
+  local d <close> = c:dup()
+  T.eq(d:get_info():get("mpi_assert_no_any_tag"), "false", "not propagated to a dup")
+  local again <close> = c:dup({ mpi_assert_no_any_tag = true })
+  T.eq(again:get_info():get("mpi_assert_no_any_tag"), "true", "passed again")
+  local info = rl.info{ mpi_assert_no_any_tag = "true" }
+  local e <close> = rl.world:dup(info)
+  info:set("mpi_assert_no_any_tag", "false")
+  T.eq(e:get_info():get("mpi_assert_no_any_tag"), "true", "comm: the info changed after")
+  local wi = rl.info{ no_locks = "true" }
+  local w <close> = rl.win_allocate(16, { info = wi })
+  wi:set("no_locks", "false"); wi:set("accumulate_ordering", "none")
+  T.eq(w:get_info():get("no_locks"), "true", "window: the info changed after")
+  T.eq(w:get_info():get("accumulate_ordering"), "rar,raw,war,waw", "window: a key added after")
+  w:free(); again:free(); d:free(); c:free(); e:free()
+end)
+
 T.test("free and use after free", function()
   local c = rl.world:dup()
   c:free()
