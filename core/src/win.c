@@ -293,6 +293,38 @@ static int engine_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid, MP
     return rc;
 }
 
+/* Drop a promise that the facts contradict, from the hints for MPICH and
+ * from those in force, with a diagnostic. */
+static int broken_promise(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags,
+                          const char *key, const char *what, long lo, long hi)
+{
+    const char *v = rmalab_info_lookup(valid, key, strlen(key), NULL);
+    if (!v || strcmp(v, "true") != 0 || lo == hi)
+        return RMALAB_OK;
+    rmalab__diag_add(diags, key,
+                     "%s = true promises that every rank gives the same %s, but they range from "
+                     "%ld to %ld; the promise is not passed to MPICH",
+                     key, what, lo, hi);
+    int rc = rmalab_info_delete(valid, key);
+    return rc ? rc : rmalab_info_delete(w->at_create, key);
+}
+
+/* Collective: same_size and same_disp_unit are checked against what every
+ * rank gives, before MPICH sees them. Every rank learns the same range, so
+ * each rank that made the promise gets the same diagnostic. */
+static int check_promises(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags)
+{
+    long long mine[4] = {w->size_req, -(long long)w->size_req, w->disp_unit, -w->disp_unit};
+    long long all[4];
+    int e = MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, w->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "checking same_size and same_disp_unit");
+    int rc = broken_promise(w, valid, diags, "same_size", "size", (long)-all[1], (long)all[0]);
+    return rc ? rc
+              : broken_promise(w, valid, diags, "same_disp_unit", "disp_unit", (long)-all[3],
+                               (long)all[2]);
+}
+
 /* Collective: MPI_Win_free of the window and its companion, if any. */
 static int free_mpi_windows(rmalab_win *w)
 {
@@ -369,8 +401,6 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     select_engine(w, valid, diags);
     if ((rc = rmalab__hints_strip_own(RMALAB_SCOPE_WIN, valid)))
         goto fail;
-    if ((rc = engine_hints_to_mpi(w, valid, &mi)))
-        goto fail;
     if ((e = MPI_Comm_dup(parent, &w->comm)) != MPI_SUCCESS) {
         rc = rmalab__mpi_fail(e, "MPI_Comm_dup");
         goto fail;
@@ -378,6 +408,8 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(w->comm, &w->rank);
     MPI_Comm_size(w->comm, &w->size);
+    if ((rc = check_promises(w, valid, diags)) || (rc = engine_hints_to_mpi(w, valid, &mi)))
+        goto fail;
 
     MPI_Aint alloc = round16(w->size_req);
     void *shm_base = NULL;

@@ -547,6 +547,27 @@ S.test("bad hint values do not abort creation", function()
   w:free()
 end)
 
+-- A promise the facts contradict is diagnosed and never reaches MPICH: the
+-- sizes and disp_units of every rank are known at creation.
+S.test("same_size and same_disp_unit are checked against the facts", function()
+  local w <close>, d = rl.win_allocate(16 + 16 * rank, { disp_unit = 8 * (rank + 1),
+    info = { same_size = true, same_disp_unit = true } })
+  local sz, du = S.row(d, "same_size"), S.row(d, "same_disp_unit")
+  S.eq(sz and sz.message, "same_size = true promises that every rank gives the same size, but "
+    .. "they range from 16 to 32; the promise is not passed to MPICH", "same_size diagnosed")
+  S.eq(du and du.message, "same_disp_unit = true promises that every rank gives the same "
+    .. "disp_unit, but they range from 8 to 16; the promise is not passed to MPICH",
+    "same_disp_unit diagnosed")
+  S.eq(w:get_info():get("same_size"), "false", "same_size not in effect")
+  S.eq(w:get_info():get("same_disp_unit"), "false", "same_disp_unit not in effect")
+  w:free()
+  -- a promise that holds is applied, without a diagnostic
+  local k <close>, kd = rl.win_allocate(32, { info = { same_size = true } })
+  S.eq(S.row(kd, "same_size"), nil, "a true promise is not diagnosed")
+  S.eq(k:get_info():get("same_size"), "true", "and is in effect")
+  k:free()
+end)
+
 S.test("rmalab_pscw selects the engine", function()
   local w <close>, diags = rl.win_allocate(16, { info = { rmalab_pscw = "native" } })
   S.eq(#diags, 0, "native: no diagnostic")
