@@ -66,6 +66,7 @@ struct rmalab__rma {
     /* origin side */
     uint64_t *consumed;      /* posts consumed per target */
     uint64_t *need;          /* post count the open epoch needs, per target */
+    int nocheck;             /* the open access epoch was started with nocheck */
     unsigned char *ready;    /* the target's post was observed this epoch */
     unsigned char *mpi_ops;  /* MPI operations to flush at complete, per target */
     /* target side */
@@ -369,6 +370,7 @@ static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
 static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
 {
     struct rmalab__rma *r = w->rma;
+    r->nocheck = (mode & MPI_MODE_NOCHECK) != 0;
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
         r->mpi_ops[t] = 0;
@@ -417,10 +419,28 @@ int rmalab__rma_access(rmalab_win *w, const char *what, int target, MPI_Aint dis
     return RMALAB_OK;
 }
 
+/* After a start(nocheck): a target whose post was not nocheck has signalled
+ * it all the same, before this rank started (nocheck promises the post came
+ * first, and post completes its signal before it returns), so count it as
+ * consumed now. Otherwise the next checked start would take that stale post
+ * for its own and match one epoch early for good. Both sides nocheck: no
+ * signal, nothing to count. */
+static void absorb_unchecked_posts(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->rma;
+    for (int i = 0; r->nocheck && i < w->ngroup; i++) {
+        int t = w->group[i];
+        uint64_t posts = read_counter(w, t, post_slot(r, t));
+        if (posts > r->consumed[t])
+            r->consumed[t] = posts;
+    }
+}
+
 static int rma_complete(rmalab_win *w)
 {
     struct rmalab__rma *r = w->rma;
     int pending = 0, rc = RMALAB_OK, e;
+    absorb_unchecked_posts(w);
     for (int i = 0; i < w->ngroup; i++) {
         int t = w->group[i];
         if (r->mpi_ops[t] && (e = MPI_Win_flush(t, w->win)) != MPI_SUCCESS)

@@ -93,6 +93,8 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
                                                               memory_order_relaxed)
                                    : 0.0;
     s->engine = w->eng->name;
+    s->access_nocheck = s->access == RMALAB_ACCESS_START && w->start_nocheck;
+    s->exposure_nocheck = s->exposure == RMALAB_EXPOSURE_POST && w->post_nocheck;
     rmalab__unlock(w);
 }
 
@@ -136,7 +138,7 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
     case RMALAB_ACCESS_FENCE: PUT("fence epoch (%llu RMA calls)", (unsigned long long)s.ops_in_epoch); break;
     case RMALAB_ACCESS_START:
         ranks_text(g, sizeof g, s.access_ranks, s.n_access);
-        PUT("access epoch to %s", g);
+        PUT("access epoch to %s%s", g, s.access_nocheck ? " (start() was nocheck)" : "");
         if (matching && s.n_access && s.posted[0] >= 0) {
             int have[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
             for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++)
@@ -157,7 +159,7 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
     }
     if (s.exposure == RMALAB_EXPOSURE_POST) {
         ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
-        PUT("; exposure epoch to %s", g);
+        PUT("; exposure epoch to %s%s", g, s.exposure_nocheck ? " (post() was nocheck)" : "");
         if (matching && s.n_exposure && s.arrived[0] >= 0) {
             int miss[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
             for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++)
@@ -376,6 +378,7 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
         memcpy(w->xgroup, ranks, (size_t)n * sizeof *ranks);
     w->nxgroup = n;
     w->exposure = RMALAB_EXPOSURE_POST;
+    w->post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     w->closed_by_test = false;
     rmalab__unlock(w);
     return RMALAB_OK;
@@ -441,6 +444,7 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
     for (int i = 0; i < n; i++)
         w->in_group[ranks[i]] = 1;
     w->access = RMALAB_ACCESS_START;
+    w->start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     set_ops(w, 0);
     rmalab__unlock(w);
     return RMALAB_OK;

@@ -115,6 +115,7 @@ struct rmalab_win {
     uint64_t ops_in_epoch;  /* RMA calls since the access epoch opened */
     uint64_t epochs;
     bool closed_by_test;    /* the last exposure epoch ended in test() */
+    bool start_nocheck, post_nocheck; /* the open PSCW epochs' assertion */
     _Atomic(const char *) blocked_in; /* lock-free: see rmalab__set_blocked */
     _Atomic double blocked_since;
 

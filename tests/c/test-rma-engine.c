@@ -437,6 +437,51 @@ END_TEST
 
 /* no_locks reaches the window that serves fences and locks, and the state
  * machine enforces the promise, as on the native engine. */
+/* nocheck on one side only: rank 0 starts with nocheck, rank 1 posts
+ * without it. The state says which side used nocheck, and the post that
+ * nobody waited for does not skew the matching of the epochs after it
+ * (before, every later epoch matched one post early, so puts landed
+ * before the target had posted for them). */
+START_TEST(test_nocheck_mismatch)
+{
+    int zero = 0, one = 1;
+    int64_t v = 0;
+    char text[512];
+    rmalab_epoch_state s;
+    if (active && rank == 1)
+        SOFT_OK(rmalab_win_post(W, &zero, 1, 0));
+    MPI_Barrier(MPI_COMM_WORLD); /* the post comes first, as nocheck promises */
+    if (rank == 0) {
+        SOFT_OK(rmalab_win_start(W, &one, 1, RMALAB_MODE_NOCHECK));
+        rmalab_win_state(W, &s);
+        SOFT(s.access_nocheck, "the state shows the nocheck start");
+        rmalab_win_describe(W, text, sizeof text);
+        SOFT_CONTAINS(text, "access epoch to {1} (start() was nocheck)");
+        SOFT_OK(rmalab_win_put(W, 1, 0, RMALAB_INT64, 1, &(int64_t){1}));
+        SOFT_OK(rmalab_win_complete(W));
+    } else if (rank == 1) {
+        SOFT_OK(rmalab_win_wait(W));
+    }
+    for (int epoch = 2; epoch <= 3 && active; epoch++) {
+        if (rank == 1) {
+            /* late, and writing its window just before it posts: a put
+             * matched with the stale post would land first and be lost */
+            sleep_s(0.2);
+            SOFT_OK(rmalab_win_write(W, 0, RMALAB_INT64, 1, &(int64_t){-1}));
+            SOFT_OK(rmalab_win_post(W, &zero, 1, 0));
+            SOFT_OK(rmalab_win_wait(W));
+            SOFT_INT(slot(0), epoch);
+            continue;
+        }
+        v = epoch;
+        SOFT_OK(rmalab_win_start(W, &one, 1, 0));
+        SOFT_OK(rmalab_win_put(W, 1, 0, RMALAB_INT64, 1, &v));
+        SOFT_OK(rmalab_win_complete(W));
+    }
+    tu_soft_end();
+}
+END_TEST
+
 START_TEST(test_no_locks)
 {
     rmalab_info *info = tu_info("rmalab_pscw", "rma", "no_locks", "true", NULL);
@@ -473,6 +518,7 @@ Suite *rma_engine_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_info_paths);
     tcase_add_test(tc, test_nocheck_both_sides);
+    tcase_add_test(tc, test_nocheck_mismatch);
     tcase_add_test(tc, test_early_post);
     tcase_add_loop_test(tc, test_fence_and_locks, 0, 4);
     tcase_add_test(tc, test_no_locks);

@@ -257,6 +257,9 @@ typedef struct {
     const char *blocked_in;               /* NULL, or "complete", "wait", "fence", ... */
     double blocked_for;                   /* seconds so far (resolution: a few ms) */
     const char *engine;                   /* "native" or "rma" */
+    /* The open start (post) epoch was opened with nocheck, which must be
+     * given to both sides or neither: a mismatch hangs or skews matching. */
+    bool access_nocheck, exposure_nocheck;
 } rmalab_epoch_state;
 
 RMALAB_API const char *rmalab_access_name(rmalab_access a);
