@@ -356,8 +356,8 @@ static int delete_cb(rmalab_win *win, rmalab_keyval *kv, void *attr, void *extra
         cbargs a = {.op = CB_DELETE, .st = st, .win = win, .value_ref = VALUE_REF(attr)};
         rc = protected_call(L, &a, "delete");
     }
-    if (L && lua_checkstack(L, 2))
-        unref(L, VALUE_REF(attr));
+    if (L && lua_checkstack(L, 2) && (rc == RMALAB_OK || rmalab_attr_delete_is_final()))
+        unref(L, VALUE_REF(attr)); /* a failed replace keeps the old value */
     return rc;
 }
 
@@ -462,10 +462,9 @@ static int l_keyval(lua_State *L)
 /* Window methods                                                           */
 
 /* A replaced value's reference goes with the old attribute through
- * delete_cb. The new value's reference belongs to the window as soon as the
- * core stores it, which it does whenever the attribute existed (even if the
- * old value's delete callback fails) and never when the call fails for a new
- * one. */
+ * delete_cb, once its delete callback succeeded; if it fails, the old value
+ * stays and the new value's reference is released here. The new value's
+ * reference belongs to the window once the core stores it. */
 static int win_set_attr(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
@@ -476,20 +475,14 @@ static int win_set_attr(lua_State *L)
                             "the attribute");
     if (u->predefined)
         return lrm_raise(L, rmalab_win_set_attr(w, u->kv, NULL), "win:set_attr");
-    void *old = NULL;
-    int had = 0;
-    int rc = rmalab_win_get_attr(w, u->kv, &old, &had);
-    if (rc)
-        return lrm_raise(L, rc, "win:set_attr");
     lua_settop(L, 3);
     int ref = ref_top(L);
     lua_State *prev = lrm_cb_L;
     lrm_cb_L = L;
-    rc = rmalab_win_set_attr(w, u->kv, REF_VALUE(ref));
+    int rc = rmalab_win_set_attr(w, u->kv, REF_VALUE(ref));
     lrm_cb_L = prev;
-    if (rc) {
-        if (!had)
-            unref(L, ref);
+    if (rc) { /* the new value was not stored */
+        unref(L, ref);
         return lrm_raise(L, rc, "win:set_attr");
     }
     return 0;

@@ -192,14 +192,27 @@ static rmalab__attr *append(rmalab__attr_list *list, rmalab_keyval *kv, void *va
  * on `kv`. Returns the callback's status with its message; a code outside
  * the table becomes ERR_CALLBACK, and a failure without a message gets
  * one. */
-static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value)
+/* Whether the delete callback running on this thread removes its value
+ * whatever it returns (delete_attr, free), or keeps it on failure
+ * (replacing a value). */
+static _Thread_local bool delete_is_final = true;
+
+bool rmalab_attr_delete_is_final(void)
+{
+    return delete_is_final;
+}
+
+static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value, bool final)
 {
     if (!kv->del)
         return RMALAB_OK;
     rmalab__fail(RMALAB_OK, "%s", ""); /* to tell whether the callback said why */
+    bool was = delete_is_final;
+    delete_is_final = final;
     win->in_callback++;
     int rc = kv->del(win, kv, value, kv->extra);
     win->in_callback--;
+    delete_is_final = was;
     if (rc == RMALAB_OK)
         return RMALAB_OK;
     if (rc < 0 || rc >= RMALAB_ERR_LASTCODE)
@@ -303,13 +316,23 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
         atomic_fetch_add(&kv->refs, 1);
         return RMALAB_OK;
     }
+    /* "As if delete_attr were first called": delete runs on the old value
+     * while it is still set, and if it fails the old value stays. */
     void *old = a->value;
     int id = kv->id;
-    a->value = value;
     atomic_fetch_add(&kv->refs, 1); /* the callback may delete `a` */
-    rc = run_delete(win, kv, old);
-    if (rc)
-        rmalab__prefix(rc, "delete callback of keyval %d failed", id);
+    rc = run_delete(win, kv, old, false);
+    if (rc) {
+        rmalab__prefix(rc, "delete callback of keyval %d failed, so the old value stays "
+                           "(replacing runs delete on it first)", id);
+        return release_keeping(kv, rc);
+    }
+    if ((a = find(list, kv)))
+        a->value = value;
+    else if (append(list, kv, value))
+        atomic_fetch_add(&kv->refs, 1);
+    else
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory setting an attribute");
     return release_keeping(kv, rc);
 }
 
@@ -369,7 +392,7 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
     void *value = a->value;
     unlink_attr(list, a);
     free(a);
-    return release_keeping(kv, run_delete(win, kv, value));
+    return release_keeping(kv, run_delete(win, kv, value, true));
 }
 
 int rmalab__attrs_delete_all(rmalab_win *win)
@@ -389,7 +412,7 @@ int rmalab__attrs_delete_all(rmalab_win *win)
             free(value);
             continue;
         }
-        int rc = run_delete(win, kv, value);
+        int rc = run_delete(win, kv, value, true);
         if (rc && !first) {
             first = rc;
             snprintf(first_msg, sizeof first_msg, "%s", rmalab_errmsg());

@@ -43,6 +43,9 @@ typedef struct {
     rmalab_keyval **free_self;     /* free this keyval (the user's reference) */
     int free_self_rc;
     int frees;                     /* free_fn runs */
+    int record;                    /* record what get_attr gives inside: */
+    void *seen;
+    int seen_flag;
 } behave;
 
 typedef struct {
@@ -61,6 +64,8 @@ static int on_delete(rmalab_win *win, rmalab_keyval *kv, void *value, void *extr
     if (ncalls < (int)(sizeof calls / sizeof calls[0]))
         calls[ncalls] = (call){win, kv, value, extra};
     ncalls++;
+    if (b->record)
+        rmalab_win_get_attr(win, kv, &b->seen, &b->seen_flag);
     if (b->delete_other)
         b->other_rc = rmalab_win_delete_attr(win, b->delete_other);
     if (b->free_self)
@@ -274,6 +279,31 @@ START_TEST(test_replace)
 }
 END_TEST
 
+/* Replacing is "as if delete_attr were first called": the callback sees the
+ * old value still set, and when it fails the call fails and the old value
+ * stays. */
+START_TEST(test_replace_deletes_first)
+{
+    behave b = {.name = "b", .record = 1};
+    rmalab_keyval *kv = new_kv(&b);
+    int x = 1, y = 2, z = 3, flag;
+    reset_calls();
+    ck_assert_ok(rmalab_win_set_attr(w[0], kv, &x));
+    ck_assert_ok(rmalab_win_set_attr(w[0], kv, &y));
+    ck_assert_int_eq(b.seen_flag, 1);
+    ck_assert_ptr_eq(b.seen, &x); /* not &y: delete came first */
+    b.fail_code = RMALAB_ERR_OTHER;
+    b.fail_msg = "kept";
+    ck_assert_rc(rmalab_win_set_attr(w[0], kv, &z), RMALAB_ERR_OTHER);
+    ck_assert_contains(rmalab_errmsg(), "the old value stays");
+    ck_assert_ptr_eq(attr_of(w[0], kv, &flag), &y);
+    ck_assert_int_eq(flag, 1);
+    b.fail_code = 0;
+    ck_assert_ok(rmalab_win_delete_attr(w[0], kv));
+    ck_assert_ok(rmalab_keyval_free(&kv));
+}
+END_TEST
+
 /* A window's free deletes its attributes most recently set first; replacing
  * one keeps its place, and reading the predefined attributes does not
  * disturb the order. */
@@ -411,8 +441,9 @@ START_TEST(test_callback_frees_own_keyval)
 END_TEST
 
 /* A failing delete callback: the call that ran it returns its code and
- * message, and the attribute goes (or, when replacing, the new value is
- * stored) all the same. */
+ * message, and the attribute goes all the same, except when replacing: that
+ * is as if delete_attr were called first, so the call fails and the old
+ * value stays. */
 START_TEST(test_failing_delete)
 {
     behave b = {.name = "b", .fail_code = RMALAB_ERR_ARG, .fail_msg = "cannot let go of x"};
@@ -429,8 +460,9 @@ START_TEST(test_failing_delete)
     ck_assert_ok(rmalab_win_set_attr(w[0], kv, &x));
     ck_assert_rc(rmalab_win_set_attr(w[0], kv, &y), RMALAB_ERR_ARG);
     ck_assert_contains(rmalab_errmsg(), "delete callback of keyval");
-    ck_assert_contains(rmalab_errmsg(), "failed: cannot let go of x");
-    ck_assert_ptr_eq(attr_of(w[0], kv, &flag), &y);
+    ck_assert_contains(rmalab_errmsg(), "the old value stays");
+    ck_assert_contains(rmalab_errmsg(), "cannot let go of x");
+    ck_assert_ptr_eq(attr_of(w[0], kv, &flag), &x); /* replacing failed: x stays */
     ck_assert_call(1, w[0], kv, &x, &b);
 
     /* A code outside the table, and a code without a message. */
@@ -616,6 +648,7 @@ Suite *attr_suite(void)
     tcase_add_test(tc, test_set_get_delete);
     tcase_add_test(tc, test_delete_never_set);
     tcase_add_test(tc, test_replace);
+    tcase_add_test(tc, test_replace_deletes_first);
     tcase_add_test(tc, test_free_order);
     tcase_add_test(tc, test_freed_keyval_keeps_working);
     suite_add_tcase(s, tc);

@@ -160,6 +160,25 @@ T.test("callbacks that delete other attributes or free their keyval", function()
   T.eq(refs(), base, "refs")
 end)
 
+-- The standard: replacing an attribute is "as if delete_attr were first
+-- called", so the delete callback sees the old value still set.
+T.test("replacing runs delete first, on the old value still set", function()
+  local seen = {}
+  local kv
+  kv = rl.keyval{ delete = function(win, k, value)
+    seen[#seen + 1] = { value, (win:get_attr(kv)) } end }
+  local w <close> = window()
+  w:set_attr(kv, "first")
+  w:set_attr(kv, "second")
+  T.eq(#seen, 1, "delete ran once")
+  T.eq(seen[1][1], "first", "delete got the old value")
+  T.eq(seen[1][2], "first", "and get_attr still gave the old value inside it")
+  T.eq(w:get_attr(kv), "second", "then the new value")
+  w:delete_attr(kv)
+  w:free()
+  kv:free()
+end)
+
 T.test("errors in delete callbacks", function()
   local base = refs()
   local calls = 0
@@ -171,9 +190,14 @@ T.test("errors in delete callbacks", function()
   T.eq(select(2, w:get_attr(bad)), false, "the attribute went all the same")
   T.eq(refs(), base + 1, "only the delete function is held")
 
+  -- replacing is as if delete_attr came first: if delete fails, the call
+  -- fails and the old value stays (its reference too, the new one goes)
   w:set_attr(bad, "old")
-  T.checkerr("ERR_CALLBACK", "boom", w.set_attr, w, bad, "new")
-  T.eq(w:get_attr(bad), "new", "the new value is stored all the same")
+  local held = refs()
+  err = T.checkerr("ERR_CALLBACK", "boom", w.set_attr, w, bad, "new")
+  T.ok(err.message:find("the old value stays", 1, true), "message says so: " .. err.message)
+  T.eq(w:get_attr(bad), "old", "the old value stays")
+  T.eq(refs(), held, "no reference gained or lost")
 
   -- error objects, rmalab's own included, and errors that are not strings
   local inner = rl.keyval{ delete = function(win) win:set_attr(rl.WIN_BASE, 1) end }
@@ -192,7 +216,7 @@ T.test("errors in delete callbacks", function()
   local log = {}
   local ok = logging_keyval(log, "ok")
   local first = rl.keyval{ delete = function() error("first") end }
-  w:set_attr(ok, 1); w:set_attr(first, 2) -- bad still holds "new"
+  w:set_attr(ok, 1); w:set_attr(first, 2) -- bad still holds "old"
   calls = 0
   err = T.checkerr("ERR_CALLBACK", "first", w.free, w)
   T.eq(calls, 1, "the other failing callback ran")

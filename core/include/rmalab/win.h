@@ -316,6 +316,10 @@ RMALAB_API int rmalab_keyval_create(rmalab_copy_attr_fn copy, rmalab_delete_attr
  * Sets *kv to NULL. ERR_KEYVAL for predefined keyvals. */
 RMALAB_API int rmalab_keyval_free(rmalab_keyval **kv);
 RMALAB_API void *rmalab_keyval_extra(const rmalab_keyval *kv);
+/* Inside a delete callback: true when its value goes whatever the callback
+ * returns (delete_attr, free), false when a failure keeps it (replacing a
+ * value), so that a binding knows whether to release what the value holds. */
+RMALAB_API bool rmalab_attr_delete_is_final(void);
 
 /* Predefined keyvals: MPI_WIN_BASE (the attribute is the base pointer),
  * MPI_WIN_SIZE (pointer to MPI_Aint), MPI_WIN_DISP_UNIT,
@@ -327,8 +331,9 @@ RMALAB_API extern rmalab_keyval *const RMALAB_WIN_DISP_UNIT;
 RMALAB_API extern rmalab_keyval *const RMALAB_WIN_CREATE_FLAVOR;
 RMALAB_API extern rmalab_keyval *const RMALAB_WIN_MODEL;
 
-/* Replacing a value runs delete on the old one first; if that fails the
- * new value is stored all the same and the error returned. */
+/* Replacing a value is as if delete_attr were called first: delete runs on
+ * the old value while it is still set, and if it fails the call fails and
+ * the old value stays. */
 RMALAB_API int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value);
 RMALAB_API int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value,
                                    int *flag);
