@@ -254,9 +254,16 @@ void front_read_input(front *f)
     }
     static char buf[65536];
     static size_t have;
+    static int skipping; /* the rest of a line too long to take */
+    if (have == sizeof buf - 1) { /* no newline in 64 KiB: drop the line, say so */
+        if (!skipping)
+            front_note(f, "rmalab: an input line longer than 64 KiB was dropped\n");
+        have = 0;
+        skipping = 1;
+    }
     ssize_t r = read(0, buf + have, sizeof buf - 1 - have);
     if (r <= 0) {
-        if (have) {
+        if (have && !skipping) {
             buf[have] = '\0';
             handle_line(f, buf);
             have = 0;
@@ -269,7 +276,9 @@ void front_read_input(front *f)
     char *nl;
     while (!f->quit_asked && (nl = memchr(buf, '\n', have))) {
         *nl = '\0';
-        handle_line(f, buf);
+        if (!skipping)
+            handle_line(f, buf);
+        skipping = 0;
         size_t used = (size_t)(nl - buf) + 1;
         memmove(buf, nl + 1, have - used);
         have -= used;
