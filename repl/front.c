@@ -249,8 +249,8 @@ static int settled(front *f, cmd *c)
     int earlier = 0;
     for (cmd *e = f->head; e && e != c; e = e->next)
         earlier |= e->kind == CMD_RUN && e->pending;
-    if (!earlier)
-        return 1;
+    if (!earlier) /* states polled before the last DONE may still say running */
+        return !any_running(f);
     char sig[2048] = "";
     size_t off = 0;
     for (int r = 0; r < f->n && off < sizeof sig; r++)
@@ -267,7 +267,7 @@ static int settled(front *f, cmd *c)
 static void step_status(front *f, cmd *c)
 {
     if (c->status_asked && states_fresh(f)) {
-        if (!f->tty && !settled(f, c) && front_now() - c->sent < 10) {
+        if (!f->tty && !settled(f, c) && front_now() - c->sent < 60) {
             c->status_asked = 0; /* ask again */
             return;
         }
@@ -446,6 +446,26 @@ static void flush_cmds(front *f)
         f->status_cmd_pending |= c->kind == CMD_STATUS;
 }
 
+/* The input has ended on a deadlock: print, in order, what finished and
+ * what never will, then the hint. */
+static void flush_unfinished(front *f)
+{
+    for (cmd *c = f->head; c; c = c->next) {
+        if (!c->pending || c->kind != CMD_RUN) {
+            print_cmd(f, c);
+            continue;
+        }
+        rankset s = {.n = f->n};
+        for (int r = 0; r < f->n; r++)
+            s.in[r] = c->target.in[r] && !c->status[r];
+        char set[256], line[512];
+        rankset_text(&s, set, sizeof set);
+        snprintf(line, sizeof line, "[%s] \xe2\x80\xa6 never finished: %s\n", set, c->label);
+        front_print(f, line);
+    }
+    front_print(f, f->hint_shown);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The loop                                                                 */
 
@@ -545,13 +565,13 @@ static int finish(front *f)
     }
     if (f->deadlocked && !front_idle(f)) {
         if (!f->tty)
-            fputs(f->hint_shown, stdout);
+            flush_unfinished(f);
         fprintf(stderr, "rmalab: ranks are blocked in epoch calls that cannot end; ending the job\n");
         status = 1;
     }
     f->quitting = 1;
     send_all(f, NULL, CHAN_QUIT, 0, NULL);
-    double until = front_now() + 20;
+    double until = front_now() + 40; /* ranks may wait 30 s for each other */
     int open = 1;
     while (open && front_now() < until && !f->dead) {
         step(f);

@@ -199,6 +199,29 @@ void hint_status_line(const hint_rank *all, int n, int me, int timings, char *bu
         snprintf(buf + off, size - off, " (inside MPI: cannot be interrupted)");
 }
 
+/* What rank r, blocked on w, waits for: "in fence(); rank 1 raised an error
+ * and will not reach it" or "in complete() until rank 1 calls post()". */
+static int waits_for(const hint_rank *all, int n, int r, const hint_win *w, char *out,
+                     size_t size)
+{
+    rankset miss, err = {.n = n};
+    const char *call;
+    char set[256];
+    if (!partners(all, n, r, w, &miss, &call))
+        return 0;
+    for (int m = 0; m < n; m++)
+        err.in[m] = miss.in[m] && all[m].last_error && strcmp(all[m].state, "idle") == 0;
+    int ne = rankset_count(&err), nm = rankset_count(&miss);
+    rankset_text(ne ? &err : &miss, set, sizeof set);
+    if (ne)
+        snprintf(out, size, "blocked in %s(); rank%s %s raised an error and will not reach it",
+                 w->blocked, ne == 1 ? "" : "s", set);
+    else
+        snprintf(out, size, "blocked in %s() until rank%s %s call%s %s", w->blocked,
+                 nm == 1 ? "" : "s", set, nm == 1 ? "s" : "", call);
+    return 1;
+}
+
 void hint_deadlock(const hint_rank *all, int n, char *buf, size_t size)
 {
     size_t off = 0;
@@ -211,27 +234,29 @@ void hint_deadlock(const hint_rank *all, int n, char *buf, size_t size)
     }
     if (!blocked)
         return;
-    for (int r = 0; r < n && off < size; r++) {
+    char (*what)[400] = calloc((size_t)n, sizeof *what);
+    if (!what)
+        return;
+    for (int r = 0; r < n; r++) {
         const hint_win *w = strcmp(all[r].state, "blocked") == 0 ? blocked_win(&all[r]) : NULL;
-        rankset miss, err = {.n = n};
-        const char *call;
-        if (!w || !partners(all, n, r, w, &miss, &call))
-            continue;
-        for (int m = 0; m < n; m++)
-            err.in[m] = miss.in[m] && all[m].last_error && strcmp(all[m].state, "idle") == 0;
-        char set[256];
-        if (rankset_count(&err)) {
-            rankset_text(&err, set, sizeof set);
-            off += (size_t)snprintf(buf + off, size - off,
-                                    "hint: rank %d is blocked in %s(); rank%s %s raised an error "
-                                    "and will not reach it\n",
-                                    r, w->blocked, rankset_count(&err) == 1 ? "" : "s", set);
-            continue;
-        }
-        rankset_text(&miss, set, sizeof set);
-        int one = rankset_count(&miss) == 1;
-        off += (size_t)snprintf(buf + off, size - off,
-                                "hint: rank %d is blocked in %s() until rank%s %s call%s %s\n", r,
-                                w->blocked, one ? "" : "s", set, one ? "s" : "", call);
+        if (w)
+            waits_for(all, n, r, w, what[r], sizeof what[r]);
     }
+    /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
+    for (int r = 0; r < n && off < size; r++) {
+        if (!what[r][0])
+            continue;
+        rankset same = {.n = n};
+        for (int q = r; q < n; q++)
+            if (strcmp(what[q], what[r]) == 0 && q != r)
+                same.in[q] = 1, what[q][0] = '\0';
+        same.in[r] = 1;
+        char set[256];
+        rankset_text(&same, set, sizeof set);
+        int one = rankset_count(&same) == 1;
+        off += (size_t)snprintf(buf + off, size - off, "hint: rank%s %s %s %s\n", one ? "" : "s",
+                                set, one ? "is" : "are", what[r]);
+        what[r][0] = '\0';
+    }
+    free(what);
 }

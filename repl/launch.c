@@ -108,6 +108,7 @@ int launch_start(launch_t *l, int n, int argc, char **argv, const char *self)
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
+        dup2(2, 1); /* Hydra's own messages: stdout is the session's output */
         setenv("RMALAB_CONNECT", l->addr, 1);
         setenv("RMALAB_TOKEN", l->token, 1);
         execvp("mpiexec", av);

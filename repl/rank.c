@@ -236,8 +236,10 @@ static void answer_status(rank_t *r, const chan_msg *m)
     double secs = atomic_load(&r->running) ? now() - r->since : 0;
     add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : ww.blocked ? "blocked" : "running",
         ww.blocked ? ww.blocked_for : secs);
-    if (running)
+    if (atomic_load(&r->running))
         add(&t, "\nlabel=%s\nid=%s", r->label, r->run_id);
+    else if (queued)
+        add(&t, "\nlabel=%s", r->head->label);
     pthread_mutex_unlock(&r->qlock);
     if (ww.blocked)
         add(&t, "\ncall=%s", ww.blocked);
@@ -373,10 +375,8 @@ static void free_item(item *it)
     free(it);
 }
 
-static void serve(rank_t *r)
+static void serve(rank_t *r, MPI_Comm poke)
 {
-    MPI_Comm poke;
-    MPI_Comm_dup(MPI_COMM_WORLD, &poke);
     for (;;) {
         item *it = next_item(r, poke);
         int type = it->type;
@@ -388,7 +388,6 @@ static void serve(rank_t *r)
         if (type == CHAN_QUIT)
             break;
     }
-    MPI_Comm_free(&poke);
 }
 
 int rank_serve(const char *connect, const char *token)
@@ -403,6 +402,10 @@ int rank_serve(const char *connect, const char *token)
         return 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+    /* Collective, so before the greeting: once a rank has greeted, it
+     * takes commands at once instead of waiting here for slower ranks. */
+    MPI_Comm poke;
+    MPI_Comm_dup(MPI_COMM_WORLD, &poke);
     if ((r.fd = connect_to(connect)) < 0) {
         fprintf(stderr, "rmalab: rank %d cannot reach the front end at %s\n", r.rank, connect);
         exec_free(r.x);
@@ -417,8 +420,13 @@ int rank_serve(const char *connect, const char *token)
         exec_free(r.x);
         return 1;
     }
-    serve(&r);
+    serve(&r, poke);
+    MPI_Comm_free(&poke);
     int gone = atomic_load(&r.gone);
+    /* Every rank got QUIT at once; on a loaded machine (more ranks than
+     * cores) reaching the exit together can take longer than the module's
+     * default 5 s, after which it would leave without MPI_Finalize. */
+    setenv("RMALAB_EXIT_TIMEOUT", "30", 0);
     exec_free(r.x); /* frees what can be freed, finalises MPI */
     if (!gone)
         send_frame(&r, CHAN_BYE, 0, NULL, NULL);
