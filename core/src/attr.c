@@ -178,6 +178,7 @@ static rmalab__attr *append(rmalab__attr_list *list, rmalab_keyval *kv, void *va
         return NULL;
     a->kv = kv;
     a->value = value;
+    a->replacing = false;
     a->next = NULL;
     a->prev = list->tail;
     if (list->tail)
@@ -295,6 +296,16 @@ static struct win_values *win_values(rmalab_win *win)
  * value first and then runs delete on the old one, so that during that
  * callback the window already holds the new value; the attribute keeps its
  * place in the list. */
+/* Deleting or setting an attribute from the delete callback its own
+ * replacement runs would run delete twice on the same old value. */
+static int replacing(const rmalab_keyval *kv)
+{
+    return rmalab__fail(RMALAB_ERR_KEYVAL,
+                        "keyval %d: this attribute is being replaced, and its delete callback "
+                        "is running; that callback cannot delete or set the same attribute",
+                        kv->id);
+}
+
 int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
 {
     int rc = check_win_kv(win, kv);
@@ -304,6 +315,8 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
         return read_only(kv);
     rmalab__attr_list *list = rmalab__win_attrs(win);
     rmalab__attr *a = find(list, kv);
+    if (a && a->replacing)
+        return replacing(kv);
     if (!a) {
         if (atomic_load(&kv->user_freed))
             return rmalab__fail(RMALAB_ERR_KEYVAL,
@@ -320,19 +333,16 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
      * while it is still set, and if it fails the old value stays. */
     void *old = a->value;
     int id = kv->id;
-    atomic_fetch_add(&kv->refs, 1); /* the callback may delete `a` */
+    atomic_fetch_add(&kv->refs, 1);
+    a->replacing = true; /* the callback may not delete or set `a` itself */
     rc = run_delete(win, kv, old, false);
+    a->replacing = false;
     if (rc) {
         rmalab__prefix(rc, "delete callback of keyval %d failed, so the old value stays "
                            "(replacing runs delete on it first)", id);
         return release_keeping(kv, rc);
     }
-    if ((a = find(list, kv)))
-        a->value = value;
-    else if (append(list, kv, value))
-        atomic_fetch_add(&kv->refs, 1);
-    else
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory setting an attribute");
+    a->value = value;
     return release_keeping(kv, rc);
 }
 
@@ -389,6 +399,8 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
     rmalab__attr *a = find(list, kv);
     if (!a)
         return RMALAB_OK;
+    if (a->replacing)
+        return replacing(kv);
     void *value = a->value;
     unlink_attr(list, a);
     free(a);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <rmalab/rmalab.h>
@@ -52,6 +53,7 @@ void rmalab__diag_add(rmalab_diags *d, const char *key, const char *fmt, ...)
 typedef struct rmalab__attr {
     rmalab_keyval *kv;
     void *value;
+    bool replacing;                   /* its old value's delete callback runs */
     struct rmalab__attr *prev, *next; /* in order of first setting */
 } rmalab__attr;
 

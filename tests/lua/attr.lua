@@ -179,6 +179,31 @@ T.test("replacing runs delete first, on the old value still set", function()
   kv:free()
 end)
 
+-- A delete callback run by a replacement may not delete or set the same
+-- attribute: delete would run twice on the same old value.
+T.test("a replacement's delete callback cannot delete or set its attribute", function()
+  local base = refs()
+  local inner = {}
+  local kv
+  kv = rl.keyval{ delete = function(win, k, value)
+    if value ~= "first" then return end
+    inner[1] = select(2, pcall(win.delete_attr, win, kv))
+    inner[2] = select(2, pcall(win.set_attr, win, kv, "from inside"))
+  end }
+  local w <close> = window()
+  w:set_attr(kv, "first")
+  w:set_attr(kv, "second")
+  for i = 1, 2 do
+    T.eq(type(inner[i]) == "table" and inner[i].class, "ERR_KEYVAL", "refused " .. i)
+    T.ok(inner[i] and inner[i].message:find("being replaced", 1, true), "says why " .. i)
+  end
+  T.eq(w:get_attr(kv), "second", "the replacement went through")
+  w:delete_attr(kv)
+  kv:free()
+  T.eq(refs(), base, "no reference leaked or released twice")
+  w:free()
+end)
+
 T.test("errors in delete callbacks", function()
   local base = refs()
   local calls = 0
