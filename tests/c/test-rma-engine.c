@@ -418,11 +418,17 @@ START_TEST(test_progress_after_complete)
     if (rank == 0) {
         SOFT_OK(rmalab_win_start(W, &one, 1, 0));
         SOFT_OK(rmalab_win_put(W, 1, 0, RMALAB_INT64, 1, &v));
+        long before = tu_mpi_unflushed_accumulates();
         SOFT_OK(rmalab_win_complete(W));
         t = MPI_Wtime();
+        /* UCX sends small accumulates eagerly, so timing alone cannot show
+         * a signal left unflushed: the PMPI layer (mpi-watch.c) can. */
+        SOFT_INT(tu_mpi_unflushed_accumulates(), before);
         sleep_s(3.0); /* outside MPI */
     } else if (rank == 1) {
+        long before = tu_mpi_unflushed_accumulates();
         SOFT_OK(rmalab_win_post(W, &zero, 1, 0));
+        SOFT_INT(tu_mpi_unflushed_accumulates(), before); /* post's signal too */
         SOFT_OK(rmalab_win_wait(W));
         t = MPI_Wtime();
         SOFT_INT(slot(0), 99);

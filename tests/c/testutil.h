@@ -33,6 +33,12 @@ Suite *rma_suite(void);
 Suite *pscw_suite(void);
 Suite *rma_engine_suite(void);
 
+/* What the core asked of MPI in this process (mpi-watch.c, a PMPI layer of
+ * test-core-mpi): accumulates not yet completed by a flush, unlock, fence
+ * or complete on their window, and MPI_Win_sync calls so far. */
+long tu_mpi_unflushed_accumulates(void);
+long tu_mpi_win_syncs(void);
+
 /* `call` returns the status `expected`; on failure the message names both
  * codes and quotes rmalab_errmsg(). */
 #define ck_assert_rc(call, expected)                                           \
