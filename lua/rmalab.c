@@ -215,7 +215,7 @@ static const luaL_Reg module_funcs[] = {
     {NULL, NULL},
 };
 
-/* The one symbol the module exports. */
+/* The module's entry point; ltest.c exports the other, luaopen_rmalab_test. */
 __attribute__((visibility("default"))) int luaopen_rmalab(lua_State *L);
 
 int luaopen_rmalab(lua_State *L)

@@ -17,6 +17,7 @@
 #include "locals.h"
 
 int luaopen_rmalab(lua_State *L);
+int luaopen_rmalab_test(lua_State *L);
 
 struct exec {
     lua_State *L;
@@ -150,6 +151,10 @@ static int open_state(lua_State *L)
     exec *x = lua_touserdata(L, 1);
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 1);
+    lua_pop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_rmalab_test);
+    lua_setfield(L, -2, "rmalab.test");
     lua_pop(L, 1);
     if (x->repl) {
         install_repl_io(L);

@@ -1,0 +1,194 @@
+-- rmalab.test: cases for multi-rank scenarios (docs/testing.md).
+--
+--   local T = require "rmalab.test"
+--   T.case("exchange", function() ... T.eq(got, want, "what") ... end)
+--   T.done()   -- only needed when the file runs by itself under mpiexec
+--
+-- Every rank runs the same file. A check that fails (T.eq, T.ok, T.raises)
+-- is recorded and the case goes on, so that this rank still makes the
+-- synchronisation calls its peers wait for; the case fails at its end. An
+-- error raised in a case ends the case on that rank. T.skip(why) ends the
+-- case as skipped.
+--
+-- Who hears the verdicts: `rmalab test` (the runner) installs a sink that
+-- takes each event to the front end, which combines the ranks' verdicts.
+-- Run by itself (lua5.4 or `rmalab file.lua` under mpiexec), each rank
+-- prints its own failures and T.done() ends the process with its verdict.
+-- The C loader passes the sink as this chunk's argument (nil when none).
+local sink = ...
+local rl = require "rmalab"
+
+local T = { rank = rl.world:rank(), size = rl.world:size() }
+local current            -- the case that runs: { name =, failures = {} }
+local counts = { passed = 0, failed = 0, skipped = 0 }
+local skip_mt = {}       -- T.skip's error value
+
+-- "file:line" of the function `level` levels above the caller.
+local function where(level)
+  local info = debug.getinfo(level + 1, "Sl")
+  if not info then return "?" end
+  return info.currentline > 0 and (info.short_src .. ":" .. info.currentline) or info.short_src
+end
+
+local function is_error_object(e)
+  local ok, cls = pcall(function() return e.class end)
+  return ok and type(cls) == "string"
+end
+
+local function show(v, depth, seen)
+  local t = type(v)
+  if t == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+  if t ~= "table" or is_error_object(v) then return tostring(v) end
+  local mt = getmetatable(v)
+  if type(mt) == "table" and mt.__tostring then return tostring(v) end
+  seen = seen or {}
+  if seen[v] or (depth or 0) > 4 then return "{...}" end
+  seen[v] = true
+  local parts, n = {}, #v
+  for i = 1, n do parts[#parts + 1] = show(v[i], (depth or 0) + 1, seen) end
+  local keys = {}
+  for k in pairs(v) do
+    if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k
+      or "[" .. show(k, 5, seen) .. "]"
+    parts[#parts + 1] = name .. " = " .. show(v[k], (depth or 0) + 1, seen)
+  end
+  seen[v] = nil
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+-- Deep equality: tables by their keys and values (metatables aside, unless
+-- both sides share an __eq), with cycles followed once.
+local function same(a, b, seen)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then
+    return a ~= a and b ~= b -- NaN equals NaN here
+  end
+  seen = seen or {}
+  if seen[a] == b then return true end
+  seen[a] = b
+  for k, v in pairs(a) do
+    if not same(v, rawget(b, k), seen) then return false end
+  end
+  for k in pairs(b) do
+    if rawget(a, k) == nil then return false end
+  end
+  return true
+end
+
+-- A failed check: recorded in a case, raised outside one.
+local function fail(msg, level)
+  if not current then error(msg, level + 1) end
+  current.failures[#current.failures + 1] = where(level + 1) .. ": " .. msg
+end
+
+function T.eq(got, want, what)
+  if same(got, want) then return true end
+  fail(string.format("%s: expected %s, got %s", what or "value", show(want), show(got)), 2)
+  return false
+end
+
+function T.ok(v, what)
+  if v then return true end
+  fail(string.format("%s: expected a true value, got %s", what or "condition", show(v)), 2)
+  return false
+end
+
+-- T.raises(class, fn [, text]): fn() must raise an rmalab error of `class`
+-- (and, when given, whose message contains the plain `text`). Returns the
+-- error that fn raised, whatever it was, or nil when fn returned.
+function T.raises(class, fn, text)
+  local ok, err = pcall(fn)
+  if ok then
+    fail("expected an error of class " .. class .. ", but the call succeeded", 2)
+    return nil
+  end
+  if not is_error_object(err) then
+    fail("expected an rmalab error of class " .. class .. ", got: " .. tostring(err), 2)
+  elseif err.class ~= class then
+    fail(string.format("expected an error of class %s, got %s: %s", class, err.class,
+      tostring(err.message)), 2)
+  elseif text and not tostring(err.message):find(text, 1, true) then
+    fail(string.format("the message %s does not contain %s", show(tostring(err.message)),
+      show(text)), 2)
+  end
+  return err
+end
+
+function T.skip(why)
+  if not current then error("T.skip is for use inside T.case", 2) end
+  error(setmetatable({ why = tostring(why or "skipped") }, skip_mt), 0)
+end
+
+-- The message of an error raised in a case: the class and message of an
+-- rmalab error, with the traceback down to the case's function.
+local function handler(e)
+  if getmetatable(e) == skip_mt then return e end
+  local msg = is_error_object(e) and (e.class .. ": " .. tostring(e.message)) or tostring(e)
+  local tb = debug.traceback(msg, 2)
+  local cut = tb:find("\n%s*%[C%]: in function 'xpcall'")
+  return cut and tb:sub(1, cut - 1) or tb
+end
+
+local function report(kind, name, verdict, detail)
+  if sink then sink(kind, name, verdict, detail) end
+end
+
+-- Standalone: this rank's verdict on stderr, failures in full.
+local function tell(name, verdict, detail)
+  if sink or verdict == "pass" then return end
+  io.stderr:write(string.format("rank %d: %s %s%s\n", T.rank,
+    verdict == "fail" and "FAIL" or "SKIP", name, detail ~= "" and (": " .. detail) or ""))
+end
+
+function T.case(name, fn)
+  if type(name) ~= "string" or type(fn) ~= "function" then
+    error("T.case(name, fn): a string and a function expected", 2)
+  end
+  if current then error("T.case inside the case \"" .. current.name .. "\"", 2) end
+  current = { name = name, failures = {} }
+  report("case", name)
+  local ok, err = xpcall(fn, handler)
+  local failures = current.failures
+  current = nil
+  local verdict, detail = "pass", ""
+  if not ok and getmetatable(err) ~= skip_mt then failures[#failures + 1] = err end
+  if #failures > 0 then
+    verdict, detail = "fail", table.concat(failures, "\n")
+  elseif not ok then
+    verdict, detail = "skip", err.why
+  end
+  local key = verdict == "pass" and "passed" or verdict == "fail" and "failed" or "skipped"
+  counts[key] = counts[key] + 1
+  report("end", name, verdict, detail)
+  tell(name, verdict, detail)
+  return verdict == "pass"
+end
+
+-- What a case is running now (its name), or nil.
+function T.current() return current and current.name end
+
+-- The end of a scenario. Under the runner it returns the counts (the
+-- runner checks for leaks itself, once the file has returned). By itself,
+-- it checks that nothing leaked, prints this rank's counts and ends the
+-- process: status 0 when nothing failed, so that mpiexec fails otherwise.
+function T.done()
+  if sink then return counts.passed, counts.failed, counts.skipped end
+  collectgarbage(); collectgarbage()
+  local s = rl.debug.stats()
+  T.case("nothing leaked", function()
+    for _, k in ipairs { "wins", "infos", "comms", "keyvals", "refs" } do
+      T.eq(s[k], 0, "live " .. k)
+    end
+  end)
+  io.stdout:write(string.format("rank %d: %d passed, %d failed, %d skipped\n", T.rank,
+    counts.passed, counts.failed, counts.skipped))
+  io.stdout:flush()
+  os.exit(counts.failed == 0, true)
+end
+
+T.show, T.same = show, same
+return T
