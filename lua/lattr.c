@@ -117,6 +117,7 @@ static void kvstate_free(void *extra)
     if (st->ud) {
         st->ud->kv = NULL;
         st->ud->st = NULL;
+        lrm_stats.keyvals -= !st->ud->freed;
         st->ud->freed = 1;
     }
     if (L && lua_checkstack(L, 3)) {
@@ -154,6 +155,9 @@ static void push_keyval(lua_State *L, kvstate *st)
         st->ud->st = NULL;
         st->ud->freed = 1;
     }
+    /* One count moves: the old userdata's, if it held the user's
+     * reference, to the stand-in; else the stand-in is not counted. */
+    lrm_stats.keyvals--;
     st->ud = u;
     lua_pushvalue(L, -1);
     lua_rawsetp(L, -3, st->kv);
@@ -201,6 +205,7 @@ static int keyval_free(lua_State *L)
                           u->predefined);
     if (u->freed || !u->kv)
         return 0;
+    lrm_stats.keyvals--;
     int rc = drop_user_ref(L, u);
     if (rc)
         return lrm_raise(L, rc, "kv:free");
@@ -222,7 +227,8 @@ static int keyval_gc(lua_State *L)
     lkeyval *u = luaL_checkudata(L, 1, LRM_KEYVAL_T);
     if (u->predefined)
         return 0;
-    lrm_stats.keyvals--;
+    if (!u->freed)
+        lrm_stats.keyvals--;
     kvstate *st = u->st;
     if (st && !u->kv) { /* rl.keyval failed half-way */
         release_refs(L, st);

@@ -8,6 +8,7 @@
 typedef struct {
     rmalab_comm *comm;
     int is_world;
+    int counted; /* in lrm_stats.comms */
 } lcomm;
 
 static lcomm *newcomm(lua_State *L)
@@ -15,6 +16,7 @@ static lcomm *newcomm(lua_State *L)
     lcomm *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->comm = NULL;
     u->is_world = 0;
+    u->counted = 1;
     luaL_setmetatable(L, LRM_COMM_T);
     lrm_stats.comms++;
     return u;
@@ -138,6 +140,10 @@ static int comm_free(lua_State *L)
         return lrm_raisef(L, RMALAB_ERR_COMM, "comm:free: rl.world is MPI_COMM_WORLD and "
                                               "cannot be freed");
     int rc = rmalab_comm_free(&u->comm);
+    if (!u->comm) {
+        lrm_stats.comms -= u->counted;
+        u->counted = 0;
+    }
     if (rc)
         return lrm_raise(L, rc, "comm:free");
     return 0;
@@ -146,7 +152,10 @@ static int comm_free(lua_State *L)
 static int comm_gc(lua_State *L)
 {
     lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
-    lrm_stats.comms--;
+    if (!u->comm || u->is_world) { /* else it leaked: it stays counted */
+        lrm_stats.comms -= u->counted;
+        u->counted = 0;
+    }
     if (u->is_world) { /* a wrapper of MPI_COMM_WORLD: freeing it is local */
         rmalab_comm_free(&u->comm);
         return 0;

@@ -8,12 +8,14 @@
 
 typedef struct {
     rmalab_info *info;
+    int counted; /* in lrm_stats.infos until info:free() or __gc */
 } linfo;
 
 static linfo *newinfo(lua_State *L)
 {
     linfo *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->info = NULL;
+    u->counted = 1;
     luaL_setmetatable(L, LRM_INFO_T);
     lrm_stats.infos++;
     return u;
@@ -23,6 +25,7 @@ void lrm_pushinfo(lua_State *L, rmalab_info *info)
 {
     linfo *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->info = info;
+    u->counted = 1;
     luaL_setmetatable(L, LRM_INFO_T);
     lrm_stats.infos++;
 }
@@ -276,6 +279,8 @@ static int info_free(lua_State *L)
         rmalab_info_destroy(&u->info);
         u->info = NULL;
     }
+    lrm_stats.infos -= u->counted;
+    u->counted = 0;
     return 0;
 }
 
@@ -366,7 +371,6 @@ static int info_pairs(lua_State *L)
 static int info_gc(lua_State *L)
 {
     info_free(L);
-    lrm_stats.infos--;
     return 0;
 }
 

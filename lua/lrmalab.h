@@ -13,8 +13,11 @@
 #define LRM_COMM_T "rmalab.comm"
 #define LRM_WIN_T "rmalab.win"
 
-/* Live objects of the binding, for the leak checks of the tests
- * (rl.debug.stats()). */
+/* Objects of the binding not yet released, for leak checks
+ * (rl.debug.stats()): a count goes up when an object is made and down once,
+ * when it is released: by its free method or, for local objects (infos,
+ * keyvals), by the garbage collector. A window or communicator collected
+ * without its collective free stays counted: it leaked. */
 typedef struct {
     long infos, comms, wins, keyvals, refs;
 } lrm_stats_t;

@@ -23,6 +23,7 @@ lua_State *lrm_cb_L;
 typedef struct {
     rmalab_win *win;
     unsigned long id; /* creation order in this process */
+    int counted;      /* in lrm_stats.wins */
 } lwin;
 
 static unsigned long next_win_id;
@@ -355,6 +356,7 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->win = NULL;
     u->id = next_win_id++;
+    u->counted = 1;
     luaL_setmetatable(L, LRM_WIN_T);
     lrm_stats.wins++;
     rmalab_diags d;
@@ -398,8 +400,11 @@ static int win_free(lua_State *L)
     lrm_cb_L = L;
     int rc = rmalab_win_free(&u->win);
     lrm_cb_L = saved;
-    if (!u->win)
+    if (!u->win) {
         forget_win(L, w);
+        lrm_stats.wins -= u->counted;
+        u->counted = 0;
+    }
     if (rc)
         return win_error(L, rc, u->win);
     return 0;
@@ -408,7 +413,11 @@ static int win_free(lua_State *L)
 static int win_gc(lua_State *L)
 {
     lwin *u = luaL_checkudata(L, 1, LRM_WIN_T);
-    lrm_stats.wins--;
+    /* A window collected without win:free() stays counted: it leaked. */
+    if (!u->win) {
+        lrm_stats.wins -= u->counted;
+        u->counted = 0;
+    }
     if (u->win) {
         char state[256], msg[512];
         rmalab_win_describe(u->win, state, sizeof state);

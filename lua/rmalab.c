@@ -185,7 +185,8 @@ static void start_runtime(lua_State *L)
 lrm_stats_t lrm_stats;
 
 /* rl.debug.stats() -> { infos, comms, wins, keyvals, refs }: live binding
- * objects (userdata not yet collected) and registry references held. */
+ * objects (userdata not yet collected; a window collected without win:free()
+ * stays counted, as leaked) and registry references held. */
 static int l_stats(lua_State *L)
 {
     lua_createtable(L, 0, 5);

@@ -23,6 +23,7 @@ struct exec {
     lua_State *L;
     int repl;
     exec_out_fn out;
+    exec_event_fn event;
     void *out_ud;
     volatile int interrupted;
 };
@@ -345,6 +346,53 @@ static int script_msgh(lua_State *L)
         msg = luaL_tolstring(L, 1, NULL);
     luaL_traceback(L, L, msg, 1);
     return 1;
+}
+
+/* rmalab.test's sink (lua/ltest.c): the event goes to the scenario's host. */
+static int test_sink(lua_State *L)
+{
+    exec *x = *(exec **)lua_getextraspace(L);
+    if (x->event)
+        x->event(x->out_ud, luaL_optstring(L, 1, ""), luaL_optstring(L, 2, ""),
+                 luaL_optstring(L, 3, ""), luaL_optstring(L, 4, ""));
+    return 0;
+}
+
+int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void *ud, char **text,
+              char *cls, size_t clssize)
+{
+    lua_State *L = x->L;
+    lua_settop(L, 0);
+    lua_sethook(L, NULL, 0, 0);
+    x->out = out;
+    x->event = ev;
+    x->out_ud = ud;
+    x->interrupted = 0;
+    cls[0] = '\0';
+    *text = NULL;
+    lua_pushcfunction(L, test_sink);
+    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.test.sink");
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, path);
+    lua_rawseti(L, -2, 0);
+    lua_setglobal(L, "arg");
+    lua_pushcfunction(L, script_msgh);
+    int status = luaL_loadfile(L, path);
+    if (status == LUA_OK)
+        status = lua_pcall(L, 0, 0, 1);
+    lua_sethook(L, NULL, 0, 0);
+    x->out = NULL;
+    x->event = NULL;
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        const char *colon = msg ? strstr(msg, ": ") : NULL;
+        if (msg && colon && strncmp(msg, "ERR_", 4) == 0 && (size_t)(colon - msg) < clssize &&
+            !memchr(msg, ' ', (size_t)(colon - msg)))
+            snprintf(cls, clssize, "%.*s", (int)(colon - msg), msg);
+        *text = xstrdup(msg ? msg : "(an error object that cannot be shown)");
+    }
+    lua_settop(L, 0);
+    return status == LUA_OK ? EXEC_OK : x->interrupted ? EXEC_INTERRUPTED : EXEC_ERROR;
 }
 
 int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank)

@@ -36,6 +36,18 @@ void exec_interrupt(exec *x);
  * malloc'd list of n malloc'd strings. */
 int exec_complete(exec *x, const char *prefix, char ***names, int *n);
 
+/* What rmalab.test reports while a scenario runs (lua/ltest.c): kind
+ * "case" (name) or "end" (name, verdict "pass"/"fail"/"skip", detail). */
+typedef void (*exec_event_fn)(void *ud, const char *kind, const char *name, const char *verdict,
+                              const char *detail);
+
+/* Run the scenario `path` in the REPL's state, as `rmalab test` asks: print
+ * and io.write go to `out`, rmalab.test's events to `ev`. On an error,
+ * *text gets the message with a traceback and cls the rmalab class.
+ * Returns EXEC_*. */
+int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void *ud, char **text,
+              char *cls, size_t clssize);
+
 /* Script mode: run a file (or a chunk when file is NULL) with `arg` from
  * argv; errors go to stderr with the rank and a traceback. Returns 0 or 1. */
 int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank);

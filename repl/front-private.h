@@ -11,6 +11,7 @@
 #include "front.h"
 #include "hint.h"
 #include "launch.h"
+#include "transcript.h"
 
 typedef struct {
     int fd;
@@ -30,6 +31,7 @@ typedef struct cmd {
     int pending, noticed, status_asked;
     double sent, retry_at;
     char *text;        /* :status */
+    char *plain;       /* :status without durations, for the transcript */
     char sig[256];     /* :status from a pipe: the states last seen */
     struct cmd *next;
 } cmd;
@@ -53,6 +55,8 @@ typedef struct front {
     int sig_r, ctrl_c;
     char **names;      /* the last completion answer */
     int nnames, matches_seq, any_error;
+    transcript ts;     /* the session so far, for :save and :record */
+    int record_stdout; /* --record -: stdout carries the transcript */
 } front;
 
 double front_now(void);
@@ -66,6 +70,10 @@ void front_poll_states(front *f);
 int front_idle(const front *f);
 void front_wait_until(front *f, int (*done)(front *), double seconds);
 /* session.c */
+/* Launch (f->l.env and f->l.err_fd may be set before) and greet the
+ * ranks; 0 or -1 (message on stderr). */
+int front_setup(front *f, const front_opts *o);
+void front_teardown(front *f);
 int front_greet(front *f, int fd, double seconds);
 /* term.c */
 void front_term_init(front *f);

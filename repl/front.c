@@ -50,6 +50,7 @@ static cmd *cmd_new(front *f, int kind, const rankset *target, const char *label
     c->block = calloc((size_t)f->n, sizeof *c->block);
     c->status = calloc((size_t)f->n, sizeof *c->status);
     c->pending = rankset_count(target);
+    ts_expect(&f->ts, c->id);
     if (f->tail)
         f->tail->next = c;
     else
@@ -65,6 +66,7 @@ static void cmd_free(front *f, cmd *c)
     free(c->block);
     free(c->status);
     free(c->text);
+    free(c->plain);
     free(c);
 }
 
@@ -207,22 +209,22 @@ static int any_running(const front *f)
 /* One line per rank, up to 8 ranks; beyond that, ranks in the same state
  * (the line without its durations) fold into one line, as STAT and DDT
  * group stacks: "ranks 0,2-7: blocked 3.1 s in wait(); ...". */
-static void status_text(front *f, cmd *c)
+static char *status_text(front *f, cmd *c, int timings)
 {
     char line[1200], key[1200], other[1200], set[512];
     size_t cap = (size_t)f->n * sizeof line + 1, off = 0;
     int fold = rankset_count(&c->target) > 8;
     unsigned char *done = calloc((size_t)f->n, 1);
-    free(c->text);
-    c->text = calloc(1, cap);
-    if (!c->text || !done) {
+    char *text = calloc(1, cap);
+    if (!text || !done) {
         free(done);
-        return;
+        free(text);
+        return NULL;
     }
     for (int r = 0; r < f->n; r++) {
         if (!c->target.in[r] || done[r])
             continue;
-        hint_status_line(f->st, f->n, r, f->tty, line, sizeof line);
+        hint_status_line(f->st, f->n, r, timings, line, sizeof line);
         hint_status_line(f->st, f->n, r, 0, key, sizeof key);
         rankset g = {.n = f->n};
         for (int q = r; q < f->n && fold; q++) {
@@ -233,10 +235,11 @@ static void status_text(front *f, cmd *c)
         }
         g.in[r] = done[r] = 1;
         rankset_text(&g, set, sizeof set);
-        off += (size_t)snprintf(c->text + off, cap - off, "rank%s %s: %s\n",
+        off += (size_t)snprintf(text + off, cap - off, "rank%s %s: %s\n",
                                 rankset_count(&g) > 1 ? "s" : "", set, line);
     }
     free(done);
+    return text;
 }
 
 /* A pending :status entry: complete once every rank answered (and, in pipe
@@ -271,7 +274,10 @@ static void step_status(front *f, cmd *c)
             c->status_asked = 0; /* ask again */
             return;
         }
-        status_text(f, c);
+        free(c->text);
+        free(c->plain);
+        c->text = status_text(f, c, f->tty);
+        c->plain = status_text(f, c, 0);
         c->pending = 0;
     } else if (!c->status_asked && front_now() - f->polled_at >= 0.05) {
         front_poll_states(f);
@@ -342,6 +348,7 @@ void front_note(front *f, const char *text)
 {
     if (f->tty) {
         front_print(f, text);
+        ts_note(&f->ts, text);
         return;
     }
     rankset none = {.n = f->n};
@@ -354,6 +361,7 @@ static void print_cmd(front *f, cmd *c)
 {
     if (c->kind == CMD_STATUS) {
         front_print(f, c->text ? c->text : "");
+        ts_output(&f->ts, c->id, c->plain ? c->plain : c->text ? c->text : "");
         return;
     }
     char *buf = NULL;
@@ -365,6 +373,7 @@ static void print_cmd(front *f, cmd *c)
     fclose(m);
     if (len)
         front_print(f, buf);
+    ts_output(&f->ts, c->id, buf ? buf : "");
     free(buf);
 }
 
@@ -462,8 +471,10 @@ static void flush_unfinished(front *f)
         rankset_text(&s, set, sizeof set);
         snprintf(line, sizeof line, "[%s] \xe2\x80\xa6 never finished: %s\n", set, c->label);
         front_print(f, line);
+        ts_output(&f->ts, c->id, line);
     }
     front_print(f, f->hint_shown);
+    ts_note(&f->ts, f->hint_shown);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -14,6 +14,8 @@ typedef struct {
     int listen_fd;           /* -1: create one */
     const char *token;       /* NULL: make one */
     const char *exec_chunk;  /* -e: run this on all ranks, then quit */
+    const char *record;      /* --record FILE: the transcript ("-": stdout,
+                                instead of the usual output; pipe mode) */
 } front_opts;
 
 /* Run the session; returns the exit status. */

@@ -86,6 +86,8 @@ void hint_parse(const char *text, size_t len, hint_rank *r)
             snprintf(r->label, sizeof r->label, "%s", line + 6);
         else if (strncmp(line, "call=", 5) == 0)
             snprintf(r->call, sizeof r->call, "%s", line + 5);
+        else if (strncmp(line, "case=", 5) == 0)
+            snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
         else if (strncmp(line, "win=", 4) == 0 && r->nwins < HINT_MAX_WINS)
             parse_win(line, &r->wins[r->nwins++]);
         p += k + 1;
@@ -188,12 +190,8 @@ void hint_status_line(const hint_rank *all, int n, int me, int timings, char *bu
         char set[256];
         rankset_text(&miss, set, sizeof set);
         int one = rankset_count(&miss) == 1;
-        if (strcmp(call, "post()") == 0)
-            off += (size_t)snprintf(buf + off, size - off, "; rank%s %s %s not posted",
-                                    one ? "" : "s", set, one ? "has" : "have");
-        else
-            off += (size_t)snprintf(buf + off, size - off, "; waits for %s from rank%s %s", call,
-                                    one ? "" : "s", set);
+        off += (size_t)snprintf(buf + off, size - off, "; rank%s %s %s not called %s",
+                                one ? "" : "s", set, one ? "has" : "have", call);
     }
     if (off < size)
         snprintf(buf + off, size - off, " (inside MPI: cannot be interrupted)");

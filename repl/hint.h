@@ -23,6 +23,7 @@ typedef struct {
     char state[16];     /* idle, running, blocked */
     double seconds;
     char label[128], call[32];
+    char test_case[128]; /* the rmalab.test case that runs, under `rmalab test` */
     int nwins;
     hint_win wins[HINT_MAX_WINS];
     int last_error;     /* set by the front end: its last command failed */

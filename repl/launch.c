@@ -17,6 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+int launch_option_values(const char *opt)
+{
+    static const char *const none[] = {"-genvall", "-genvnone", "-envall", "-envnone", "-l",
+                                       "-prepend-rank", "-verbose", "-v", "-info"};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        if (strcmp(opt, none[i]) == 0)
+            return 0;
+    return strcmp(opt, "-genv") == 0 || strcmp(opt, "-env") == 0 ? 2 : 1;
+}
+
 static int names_hosts(int argc, char **argv)
 {
     static const char *const opts[] = {"-hosts", "-host", "-f", "-machinefile", "-hostfile",
@@ -108,7 +118,11 @@ int launch_start(launch_t *l, int n, int argc, char **argv, const char *self)
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
+        if (l->err_fd > 0)
+            dup2(l->err_fd, 2);
         dup2(2, 1); /* Hydra's own messages: stdout is the session's output */
+        for (char **e = l->env; e && *e; e++)
+            putenv(*e);
         setenv("RMALAB_CONNECT", l->addr, 1);
         setenv("RMALAB_TOKEN", l->token, 1);
         execvp("mpiexec", av);

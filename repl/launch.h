@@ -10,8 +10,12 @@ typedef struct {
     char addr[300];   /* host:port for RMALAB_CONNECT */
     char token[65];
     pid_t pid;        /* mpiexec, the leader of its own session; 0 if none */
+    char **env;       /* NULL, or "KEY=VALUE" strings for mpiexec's environment */
+    int err_fd;       /* > 0: mpiexec's stdout and stderr go there (else stderr) */
 } launch_t;
 
+/* How many values the mpiexec option `opt` takes (0, 1 or 2: -genv K V). */
+int launch_option_values(const char *opt);
 /* Listen on one port: 127.0.0.1, or this host's address when the mpiexec
  * options name hosts (RMALAB_LISTEN overrides); make a random token.
  * 0 or -1 (message on stderr). */

@@ -15,18 +15,23 @@
 #include "front.h"
 #include "launch.h"
 #include "rank.h"
+#include "runner.h"
 
 static const char usage[] =
     "Usage: rmalab [-n N] [mpiexec options] [--] [FILE.lua [ARGS...]]\n"
     "       rmalab [-n N] [mpiexec options] -e CHUNK\n"
+    "       rmalab test [OPTIONS] [mpiexec options] FILE_OR_FOLDER...\n"
     "The interactive multi-rank Lua REPL of rmalab, a lab bench for MPI one-sided\n"
     "communication. With no FILE it opens the REPL on N ranks (default 1), started\n"
     "with mpiexec; with FILE it runs the script on every rank; -e runs CHUNK on\n"
     "every rank and prints the folded results. Options that mpiexec takes (-hosts,\n"
-    "-launcher, -bind-to, -genv ...) are passed to it.\n"
+    "-launcher, -bind-to, -genv ...) are passed to it. rmalab test runs scenarios\n"
+    "and transcripts and prints TAP (rmalab test --help).\n"
     "\n"
     "  -n, -np N      number of ranks\n"
     "  -e CHUNK       run CHUNK on every rank, then exit\n"
+    "      --record FILE  write the session's transcript to FILE as it goes (with\n"
+    "                 piped input, - writes it to stdout instead of the output)\n"
     "      --help     display this help and exit\n"
     "      --version  output version information and exit\n"
     "\n"
@@ -36,19 +41,8 @@ static const char usage[] =
 typedef struct {
     int n, mpi_argc, file_at;
     char **mpi_argv;
-    const char *chunk;
+    const char *chunk, *record;
 } args_t;
-
-/* mpiexec options that take no value, or two. */
-static int values_of(const char *opt)
-{
-    static const char *const none[] = {"-genvall", "-genvnone", "-envall", "-envnone", "-l",
-                                       "-prepend-rank", "-verbose", "-v", "-info"};
-    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
-        if (strcmp(opt, none[i]) == 0)
-            return 0;
-    return strcmp(opt, "-genv") == 0 || strcmp(opt, "-env") == 0 ? 2 : 1;
-}
 
 static int parse(int argc, char **argv, args_t *a)
 {
@@ -66,8 +60,10 @@ static int parse(int argc, char **argv, args_t *a)
             a->n = atoi(argv[++i]);
         } else if (strcmp(o, "-e") == 0 && i + 1 < argc) {
             a->chunk = argv[++i];
+        } else if (strcmp(o, "--record") == 0 && i + 1 < argc) {
+            a->record = argv[++i];
         } else {
-            int v = values_of(o);
+            int v = launch_option_values(o);
             if (i + v >= argc)
                 return -1;
             for (int k = 0; k <= v; k++)
@@ -124,6 +120,8 @@ int main(int argc, char **argv)
         self[sl] = '\0';
     else
         snprintf(self, sizeof self, "%s", argv[0]);
+    if (argc > 1 && strcmp(argv[1], "test") == 0)
+        return runner_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "--serve") == 0)
         return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
     if (argc > 1 && strcmp(argv[1], "--help") == 0)
@@ -159,6 +157,6 @@ int main(int argc, char **argv)
     }
     front_opts o = {.nranks = a.n ? a.n : 1, .mpiexec_argc = a.mpi_argc,
                     .mpiexec_argv = a.mpi_argv, .self = self, .launch = 1, .listen_fd = -1,
-                    .exec_chunk = a.chunk};
+                    .exec_chunk = a.chunk, .record = a.record};
     return front_run(&o);
 }

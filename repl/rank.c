@@ -46,6 +46,7 @@ typedef struct {
     atomic_int gone;     /* the front end closed the channel */
     char label[128];     /* under qlock */
     char run_id[32];     /* under qlock */
+    char test_case[128]; /* under qlock: the rmalab.test case that runs */
     double since;        /* under qlock */
 } rank_t;
 
@@ -231,7 +232,7 @@ static void answer_status(rank_t *r, const chan_msg *m)
     rmalab_win_each(describe_win, &ww);
     pthread_mutex_lock(&r->qlock);
     /* A command still in the queue counts: it is about to run. */
-    int queued = r->head != NULL && r->head->type == CHAN_RUN;
+    int queued = r->head != NULL && (r->head->type == CHAN_RUN || r->head->type == CHAN_FILE);
     int running = atomic_load(&r->running) || queued;
     double secs = atomic_load(&r->running) ? now() - r->since : 0;
     add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : ww.blocked ? "blocked" : "running",
@@ -240,6 +241,8 @@ static void answer_status(rank_t *r, const chan_msg *m)
         add(&t, "\nlabel=%s\nid=%s", r->label, r->run_id);
     else if (queued)
         add(&t, "\nlabel=%s", r->head->label);
+    if (r->test_case[0])
+        add(&t, "\ncase=%s", r->test_case);
     pthread_mutex_unlock(&r->qlock);
     if (ww.blocked)
         add(&t, "\ncall=%s", ww.blocked);
@@ -263,7 +266,7 @@ static void *control(void *arg)
             break;
         int k;
         while ((k = chan_next(&c, &m)) == 1) {
-            if (m.type == CHAN_RUN || m.type == CHAN_COMPLETE)
+            if (m.type == CHAN_RUN || m.type == CHAN_FILE || m.type == CHAN_COMPLETE)
                 enqueue(r, m.type, &m);
             else if (m.type == CHAN_QUIT)
                 enqueue(r, CHAN_QUIT, NULL);
@@ -302,6 +305,20 @@ static void send_out(void *ud, const char *s, size_t n)
     send_frame(o->r, CHAN_OUT, 2, f, l);
 }
 
+/* rmalab.test's events, while a scenario runs (FILE): to the front end,
+ * and the current case into this rank's STATE. */
+static void send_event(void *ud, const char *kind, const char *name, const char *verdict,
+                       const char *detail)
+{
+    out_ctx *o = ud;
+    pthread_mutex_lock(&o->r->qlock);
+    snprintf(o->r->test_case, sizeof o->r->test_case, "%s", strcmp(kind, "case") ? "" : name);
+    pthread_mutex_unlock(&o->r->qlock);
+    const char *f[] = {o->id, kind, name, verdict, detail};
+    send_frame(o->r, CHAN_EVENT, 5, f, NULL);
+}
+
+/* RUN a chunk, or FILE: a scenario of `rmalab test`. */
 static void run(rank_t *r, item *it)
 {
     static const char *const status[] = {"ok", "error", "interrupted"};
@@ -313,8 +330,10 @@ static void run(rank_t *r, item *it)
     r->since = now();
     atomic_store(&r->running, 1);
     pthread_mutex_unlock(&r->qlock);
-    int st = exec_chunk(r->x, it->text ? it->text : "", it->len, send_out, &o, &result, cls,
-                        sizeof cls);
+    const char *body = it->text ? it->text : "";
+    int st = it->type == CHAN_FILE
+                 ? exec_file(r->x, body, send_out, send_event, &o, &result, cls, sizeof cls)
+                 : exec_chunk(r->x, body, it->len, send_out, &o, &result, cls, sizeof cls);
     atomic_store(&r->running, 0);
     const char *f[] = {o.id, status[st], result ? result : "", cls};
     send_frame(r, CHAN_DONE, 4, f, NULL);
@@ -380,7 +399,7 @@ static void serve(rank_t *r, MPI_Comm poke)
     for (;;) {
         item *it = next_item(r, poke);
         int type = it->type;
-        if (type == CHAN_RUN)
+        if (type == CHAN_RUN || type == CHAN_FILE)
             run(r, it);
         else if (type == CHAN_COMPLETE)
             complete(r, it);

@@ -2,6 +2,7 @@
  * each connects and says HELLO with the session's token; connections that
  * do not are refused and logged, and the session goes on. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -79,7 +80,7 @@ static int gather(front *f)
     return have == f->n ? 0 : -1;
 }
 
-static int setup(front *f, const front_opts *o)
+int front_setup(front *f, const front_opts *o)
 {
     f->o = *o;
     f->n = o->nranks;
@@ -94,6 +95,18 @@ static int setup(front *f, const front_opts *o)
     f->deflt.n = f->n;
     memset(f->deflt.in, 1, (size_t)f->n);
     f->tty = !o->exec_chunk && isatty(0) && isatty(1);
+    ts_init(&f->ts, f->n);
+    if (o->record && strcmp(o->record, "-") == 0) {
+        if (f->tty) {
+            fprintf(stderr, "rmalab: --record - is for piped input; on a terminal give a file\n");
+            return -1;
+        }
+        f->record_stdout = 1;
+    }
+    if (o->record && ts_record(&f->ts, o->record)) {
+        fprintf(stderr, "rmalab: cannot write %s: %s\n", o->record, strerror(errno));
+        return -1;
+    }
     if (o->launch) {
         if (launch_listen(&f->l, o->mpiexec_argc, o->mpiexec_argv) ||
             launch_start(&f->l, f->n, o->mpiexec_argc, o->mpiexec_argv, o->self))
@@ -105,11 +118,26 @@ static int setup(front *f, const front_opts *o)
     return gather(f);
 }
 
+void front_teardown(front *f)
+{
+    for (int r = 0; r < f->n && f->p; r++) {
+        if (f->p[r].fd >= 0)
+            close(f->p[r].fd);
+        chan_buf_free(&f->p[r].c.in);
+    }
+    if (f->L)
+        lua_close(f->L);
+    ts_free(&f->ts);
+    free(f->p);
+    free(f->st);
+    free(f->st_fresh);
+}
+
 int front_run(const front_opts *o)
 {
     front f = {0};
     int status = 1;
-    if (setup(&f, o) == 0) {
+    if (front_setup(&f, o) == 0) {
         front_term_init(&f);
         if (o->exec_chunk) {
             front_run_chunk(&f, &f.deflt, o->exec_chunk);
@@ -123,15 +151,6 @@ int front_run(const front_opts *o)
     } else {
         launch_kill(&f.l, 2);
     }
-    for (int r = 0; r < f.n && f.p; r++) {
-        if (f.p[r].fd >= 0)
-            close(f.p[r].fd);
-        chan_buf_free(&f.p[r].c.in);
-    }
-    if (f.L)
-        lua_close(f.L);
-    free(f.p);
-    free(f.st);
-    free(f.st_fresh);
+    front_teardown(&f);
     return status;
 }

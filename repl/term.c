@@ -3,6 +3,7 @@
  * editor), or plain lines from a pipe; the command language on each line;
  * Ctrl-C; tab completion from an idle rank. */
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@ static const char help[] =
     "  :status           what every rank is doing, and where it is blocked\n"
     "  :wait [s]         wait until the target ranks are idle\n"
     "  :interrupt [r]    stop runaway Lua on ranks (Ctrl-C twice does the same)\n"
+    "  :save FILE        write the session so far as a transcript (a test:\n"
+    "                    rmalab test FILE replays it and compares the output)\n"
+    "  :record FILE      the same, and keep writing as the session goes\n"
     "  :quit             free what can be freed and end the job (or Ctrl-D)\n"
     "A rank blocked in an epoch call never blocks the prompt. PSCW in two lines:\n"
     "  win = rmalab.win_allocate(64, {disp_unit = 8})\n"
@@ -90,6 +94,8 @@ void front_print(front *f, const char *text)
         rl_forced_update_display();
         return;
     }
+    if (f->record_stdout) /* the transcript is the output */
+        return;
     fputs(text, stdout);
     fflush(stdout);
 }
@@ -154,10 +160,33 @@ static void interrupt(front *f, const rankset *s)
         front_print(f, msg);
 }
 
+/* :save FILE, :record FILE. */
+static void transcript_command(front *f, const cmdline *c)
+{
+    char path[1024], msg[1200];
+    snprintf(path, sizeof path, "%.*s", (int)c->bodylen, c->body);
+    int save = strcmp(c->name, "save") == 0;
+    if (!path[0])
+        snprintf(msg, sizeof msg, "rmalab: :%s needs a file name\n", c->name);
+    else if (save ? ts_save(&f->ts, path) : ts_record(&f->ts, path))
+        snprintf(msg, sizeof msg, "rmalab: cannot write %s: %s\n", path, strerror(errno));
+    else
+        snprintf(msg, sizeof msg, "rmalab: %s %s (replay it with: rmalab test %s)\n",
+                 save ? "saved the session to" : "recording the session to", path, path);
+    if (f->tty)
+        front_print(f, msg);
+    else
+        fputs(msg, stderr);
+}
+
 static void command(front *f, const cmdline *c)
 {
     rankset s = f->deflt;
     char err[160];
+    if (strcmp(c->name, "save") == 0 || strcmp(c->name, "record") == 0) {
+        transcript_command(f, c);
+        return;
+    }
     if (c->bodylen && strcmp(c->name, "wait") != 0 && strcmp(c->name, "help") != 0 &&
         rankset_parse(c->body, c->bodylen, f->n, &s, err, sizeof err)) {
         char msg[200];
@@ -181,14 +210,27 @@ static void command(front *f, const cmdline *c)
     } else if (strcmp(c->name, "interrupt") == 0) {
         interrupt(f, c->bodylen ? &s : NULL);
     } else if (strcmp(c->name, "help") == 0) {
-        front_print(f, help);
+        front_note(f, help);
     } else {
         f->quit_asked = 1;
     }
 }
 
+/* The transcript takes every typed line but those about the session
+ * itself (:save, :record, :quit). */
+static void transcribe(front *f, const char *line)
+{
+    cmdline c;
+    if (!f->chunk && cmdline_parse(line, strlen(line), f->n, &c) == 0 && c.kind == CMD_COMMAND &&
+        (strcmp(c.name, "save") == 0 || strcmp(c.name, "record") == 0 ||
+         strcmp(c.name, "quit") == 0))
+        return;
+    ts_input(&f->ts, f->chunk ? ">> " : "> ", line);
+}
+
 static void handle_line(front *f, const char *line)
 {
+    transcribe(f, line);
     if (f->chunk) {
         size_t n = strlen(f->chunk), k = strlen(line);
         char *p = realloc(f->chunk, n + k + 2);

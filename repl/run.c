@@ -1,0 +1,570 @@
+/* One run of `rmalab test` (run.h, docs/testing.md). A scenario runs as the
+ * REPL's session does: mpiexec starts the ranks in serving mode, and each
+ * gets FILE (the scenario's path) over the control channel. While it runs,
+ * rmalab.test's events (a case starts, a case ends with its verdict) and
+ * the ranks' output come back as frames. The runner stops a run early
+ * when the ranks are deadlocked (the REPL's hint holds for 3 s) and at the
+ * file's timeout; either way it first asks every rank for its state, as
+ * :status does. A rank whose connection closes before it finished has
+ * died: mpiexec's report says how. When every rank is done, a last chunk
+ * reads rl.debug.stats() for leaks. */
+#include "run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "front-private.h"
+#include "hint.h"
+
+typedef struct {
+    front f;
+    run_result *res;
+    int ndone, leak_done;
+    double start, polled_at, hint_since;
+    char hint_sig[4096];
+} run_ctx;
+
+static char *xstrndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+static void append(char **buf, size_t *len, const char *s, size_t n, size_t cap)
+{
+    if (*len >= cap)
+        return;
+    if (n > cap - *len)
+        n = cap - *len;
+    char *p = realloc(*buf, *len + n + 1);
+    if (!p)
+        return;
+    memcpy(p + *len, s, n);
+    *len += n;
+    p[*len] = '\0';
+    *buf = p;
+}
+
+/* The last `tail` bytes of a file, from its start. */
+static char *slurp(FILE *f, size_t tail)
+{
+    if (!f)
+        return NULL;
+    fflush(f);
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size < 0)
+        return NULL;
+    long from = size > (long)tail ? size - (long)tail : 0;
+    char *p = calloc(1, (size_t)(size - from) + 1);
+    if (p && (fseek(f, from, SEEK_SET) || fread(p, 1, (size_t)(size - from), f) == 0))
+        p[0] = '\0';
+    return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames from the ranks                                                    */
+
+static void on_event(run_rank *rr, const chan_msg *m)
+{
+    char kind[16];
+    chan_field(m, 1, kind, sizeof kind);
+    if (strcmp(kind, "case") == 0) {
+        chan_field(m, 2, rr->current, sizeof rr->current);
+        return;
+    }
+    if (strcmp(kind, "end") != 0 || m->nfields < 5)
+        return;
+    if (rr->ncases == rr->cap) {
+        int cap = rr->cap ? 2 * rr->cap : 16;
+        run_case *c = realloc(rr->cases, (size_t)cap * sizeof *c);
+        if (!c)
+            return;
+        rr->cases = c;
+        rr->cap = cap;
+    }
+    run_case *c = &rr->cases[rr->ncases++];
+    c->name = xstrndup(m->field[2], m->len[2]);
+    c->verdict = xstrndup(m->field[3], m->len[3]);
+    c->detail = xstrndup(m->field[4], m->len[4]);
+    rr->current[0] = '\0';
+}
+
+/* DONE of the scenario (id 1) or of the leak check (id 2). */
+static void on_done(run_ctx *x, int r, const chan_msg *m)
+{
+    run_rank *rr = &x->res->r[r];
+    char id[16], st[16];
+    chan_field(m, 0, id, sizeof id);
+    chan_field(m, 1, st, sizeof st);
+    const char *text = m->nfields > 2 ? m->field[2] : "";
+    size_t len = m->nfields > 2 ? m->len[2] : 0;
+    if (strcmp(id, "1") == 0 && !rr->done) {
+        rr->done = 1;
+        x->ndone++;
+        x->f.p[r].busy = 0;
+        if ((rr->failed = strcmp(st, "ok") != 0))
+            rr->error = xstrndup(text, len);
+    } else if (strcmp(id, "2") == 0 && strcmp(st, "ok") == 0) {
+        char buf[128];
+        chan_field(m, 2, buf, sizeof buf);
+        rr->leaks_known = sscanf(buf, "%ld %ld %ld %ld %ld", &rr->leaks[0], &rr->leaks[1],
+                                 &rr->leaks[2], &rr->leaks[3], &rr->leaks[4]) == 5;
+        x->leak_done++;
+    } else if (strcmp(id, "2") == 0) {
+        x->leak_done++;
+    }
+}
+
+static void on_frame(run_ctx *x, int r, const chan_msg *m)
+{
+    run_rank *rr = &x->res->r[r];
+    switch (m->type) {
+    case CHAN_OUT:
+        if (m->nfields > 1)
+            append(&rr->out, &rr->outlen, m->field[1], m->len[1], 64 * 1024);
+        break;
+    case CHAN_EVENT: on_event(rr, m); break;
+    case CHAN_DONE: on_done(x, r, m); break;
+    case CHAN_STATE:
+        if (m->nfields > 1)
+            hint_parse(m->field[1], m->len[1], &x->f.st[r]);
+        x->f.st_fresh[r] = 1;
+        break;
+    case CHAN_BYE: x->f.p[r].bye = 1; break;
+    default: break;
+    }
+}
+
+/* Wait up to `ms` for frames, and take them. */
+static void pump(run_ctx *x, int ms)
+{
+    front *f = &x->f;
+    struct pollfd fds[RANKSET_MAX];
+    int map[RANKSET_MAX], k = 0;
+    for (int r = 0; r < f->n; r++)
+        if (f->p[r].fd >= 0) {
+            fds[k] = (struct pollfd){f->p[r].fd, POLLIN, 0};
+            map[k++] = r;
+        }
+    if (k == 0 || poll(fds, (nfds_t)k, ms) <= 0) {
+        if (k == 0)
+            usleep((useconds_t)ms * 1000);
+        return;
+    }
+    for (int i = 0; i < k; i++) {
+        if (!fds[i].revents)
+            continue;
+        int r = map[i];
+        peer *p = &f->p[r];
+        long got = chan_fill(&p->c);
+        chan_msg m;
+        int c = 0;
+        while (got > 0 && (c = chan_next(&p->c, &m)) == 1)
+            on_frame(x, r, &m);
+        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN) || c < 0) {
+            close(p->fd);
+            p->fd = -1;
+            if (!p->bye)
+                x->res->r[r].gone = 1;
+        }
+    }
+}
+
+static void send_all(front *f, int type, int nfields, const char *const *fl)
+{
+    for (int r = 0; r < f->n; r++)
+        if (f->p[r].fd >= 0)
+            chan_send(f->p[r].fd, type, nfields, fl, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* States, hangs and deaths                                                 */
+
+/* Ask every rank for its state and wait up to `seconds` for the answers. */
+static void take_states(run_ctx *x, double seconds)
+{
+    front *f = &x->f;
+    char id[16];
+    snprintf(id, sizeof id, "%d", ++f->status_seq);
+    const char *fl[] = {id};
+    memset(f->st_fresh, 0, (size_t)f->n);
+    send_all(f, CHAN_STATUS, 1, fl);
+    x->polled_at = front_now();
+    for (double until = front_now() + seconds; front_now() < until;) {
+        int fresh = 1;
+        for (int r = 0; r < f->n; r++)
+            fresh &= f->st_fresh[r] || f->p[r].fd < 0;
+        if (fresh)
+            return;
+        pump(x, 20);
+    }
+}
+
+/* Every busy rank blocked in an epoch call that only another can end, the
+ * same way, for 3 s: the run cannot finish. */
+static int deadlocked(run_ctx *x)
+{
+    front *f = &x->f;
+    if (front_now() - x->polled_at < 0.5)
+        return 0;
+    take_states(x, 1);
+    for (int r = 0; r < f->n; r++)
+        f->st[r].last_error = x->res->r[r].failed;
+    char h[4096];
+    hint_deadlock(f->st, f->n, h, sizeof h);
+    if (!h[0] || strcmp(h, x->hint_sig) != 0) {
+        snprintf(x->hint_sig, sizeof x->hint_sig, "%s", h);
+        x->hint_since = front_now();
+        return 0;
+    }
+    return front_now() - x->hint_since >= 3;
+}
+
+/* Each rank's state as :status says it, with the case it is in. */
+static void diagnose(run_ctx *x)
+{
+    front *f = &x->f;
+    take_states(x, 3);
+    for (int r = 0; r < f->n; r++) {
+        run_rank *rr = &x->res->r[r];
+        char line[600];
+        if (f->p[r].fd < 0 && !rr->done) {
+            snprintf(rr->state, sizeof rr->state, "gone");
+            continue;
+        }
+        if (rr->done)
+            snprintf(line, sizeof line, "idle: the file has ended on this rank");
+        else
+            hint_status_line(f->st, f->n, r, 1, line, sizeof line);
+        char *cut = strstr(line, " (inside MPI");
+        if (cut)
+            *cut = '\0';
+        if (rr->current[0])
+            snprintf(rr->state, sizeof rr->state, "%s; in case \"%s\"", line, rr->current);
+        else
+            snprintf(rr->state, sizeof rr->state, "%s", line);
+    }
+    char h[4096];
+    for (int r = 0; r < f->n; r++)
+        f->st[r].last_error = x->res->r[r].failed;
+    hint_deadlock(f->st, f->n, h, sizeof h);
+    x->res->hints = h[0] ? strdup(h) : NULL;
+}
+
+/* mpiexec's report of a process that ended badly names its pid:
+ *   =   PID 10595 RUNNING AT vm
+ *   =   EXIT CODE: 11
+ *   YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11) */
+static void read_crashes(run_ctx *x)
+{
+    const char *t = x->res->errtext;
+    for (const char *p = t ? strstr(t, "PID ") : NULL; p; p = strstr(p + 4, "PID ")) {
+        int pid = atoi(p + 4), code = -1;
+        const char *c = strstr(p, "EXIT CODE: ");
+        if (c)
+            code = atoi(c + 11);
+        for (int r = 0; r < x->f.n; r++) {
+            run_rank *rr = &x->res->r[r];
+            if (x->f.p[r].pid != pid || rr->done || rr->crash[0])
+                continue;
+            const char *s = strstr(p, "EXIT STRING: ");
+            char name[100] = "";
+            int sig = 0;
+            if (s && sscanf(s + 13, "%99[^(\n](signal %d)", name, &sig) == 2) {
+                size_t k = strlen(name);
+                while (k && name[k - 1] == ' ')
+                    name[--k] = '\0';
+                snprintf(rr->crash, sizeof rr->crash, "killed by signal %d, %s", sig, name);
+            } else {
+                snprintf(rr->crash, sizeof rr->crash, "exited with status %d", code);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* A scenario                                                               */
+
+static const char leak_chunk[] =
+    "(function() collectgarbage() collectgarbage() local s = rmalab.debug.stats() "
+    "return s.wins, s.infos, s.comms, s.keyvals, s.refs end)()";
+
+static void leak_check(run_ctx *x)
+{
+    const char *fl[] = {"2", leak_chunk, "leak check"};
+    send_all(&x->f, CHAN_RUN, 3, fl);
+    for (double until = front_now() + 15; x->leak_done < x->f.n && front_now() < until;)
+        pump(x, 50);
+}
+
+/* QUIT, and mpiexec's exit; a job that does not end is killed. */
+static void end_job(run_ctx *x, int clean)
+{
+    front *f = &x->f;
+    if (clean) {
+        send_all(f, CHAN_QUIT, 0, NULL);
+        for (double until = front_now() + 40; front_now() < until;) {
+            int open = 0;
+            for (int r = 0; r < f->n; r++)
+                open |= f->p[r].fd >= 0;
+            if (!open)
+                break;
+            pump(x, 50);
+        }
+    }
+    if (f->l.pid > 0 && launch_wait(&f->l, clean ? 10 : 3) < 0)
+        launch_kill(&f->l, 2);
+}
+
+/* Wait for the file to end on every rank, a death, a deadlock or the
+ * timeout. */
+static void watch(run_ctx *x, double timeout)
+{
+    front *f = &x->f;
+    run_result *res = x->res;
+    while (x->ndone < f->n) {
+        pump(x, 100);
+        int gone = 0;
+        for (int r = 0; r < f->n; r++)
+            gone |= res->r[r].gone;
+        if (gone) { /* take what the others said before mpiexec ends them */
+            res->outcome = RUN_CRASH;
+            for (double until = front_now() + 3; front_now() < until;) {
+                int open = 0;
+                for (int r = 0; r < f->n; r++)
+                    open |= f->p[r].fd >= 0;
+                if (!open)
+                    break;
+                pump(x, 50);
+            }
+            return;
+        }
+        if (front_now() - x->start > timeout) {
+            res->outcome = RUN_TIMEOUT;
+            diagnose(x);
+            return;
+        }
+        if (front_now() - x->start > 1 && deadlocked(x)) {
+            res->outcome = RUN_DEADLOCK;
+            diagnose(x);
+            return;
+        }
+    }
+}
+
+static void set_label(run_result *res, const run_spec *s)
+{
+    snprintf(res->label, sizeof res->label, "%d rank%s%s%s", s->nranks, s->nranks == 1 ? "" : "s",
+             s->engine ? ", " : "", s->engine ? s->engine : "");
+}
+
+static int start(run_ctx *x, const run_spec *s, FILE *err)
+{
+    front_opts o = {.nranks = s->nranks, .mpiexec_argc = s->mpiexec_argc,
+                    .mpiexec_argv = s->mpiexec_argv, .self = s->self, .launch = 1,
+                    .listen_fd = -1};
+    x->f.l.env = s->env;
+    x->f.l.err_fd = err ? fileno(err) : -1;
+    return front_setup(&x->f, &o);
+}
+
+void run_scenario(const run_spec *s, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->spec = s;
+    set_label(res, s);
+    res->r = calloc((size_t)s->nranks, sizeof *res->r);
+    run_ctx x = {.res = res};
+    FILE *err = tmpfile();
+    char path[PATH_MAX];
+    if (!res->r || !realpath(s->path, path) || start(&x, s, err)) {
+        res->outcome = RUN_NOSTART;
+    } else {
+        x.start = front_now();
+        const char *fl[] = {"1", s->path, s->path};
+        send_all(&x.f, CHAN_FILE, 3, fl);
+        watch(&x, s->timeout);
+        res->seconds = front_now() - x.start;
+        if (res->outcome == RUN_FINISHED)
+            leak_check(&x);
+        end_job(&x, res->outcome == RUN_FINISHED);
+    }
+    if (x.f.l.pid > 0)
+        launch_kill(&x.f.l, 2);
+    res->errtext = slurp(err, 6000);
+    if (res->outcome == RUN_CRASH || res->outcome == RUN_FINISHED)
+        read_crashes(&x); /* else the runner stopped the job itself */
+    /* When the runner stopped the job, mpiexec's report of it is noise. */
+    char *banner = res->errtext && (res->outcome == RUN_TIMEOUT || res->outcome == RUN_DEADLOCK)
+                       ? strstr(res->errtext, "\n=====")
+                       : NULL;
+    if (banner)
+        *banner = '\0';
+    if (err)
+        fclose(err);
+    if (x.f.n)
+        front_teardown(&x.f);
+}
+
+void run_result_free(run_result *res)
+{
+    for (int r = 0; res->r && r < res->spec->nranks; r++) {
+        run_rank *rr = &res->r[r];
+        for (int i = 0; i < rr->ncases; i++) {
+            free(rr->cases[i].name);
+            free(rr->cases[i].verdict);
+            free(rr->cases[i].detail);
+        }
+        free(rr->cases);
+        free(rr->error);
+        free(rr->out);
+    }
+    free(res->r);
+    free(res->hints);
+    free(res->errtext);
+    free(res->diff);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A transcript                                                             */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = f ? slurp(f, (size_t)64 << 20) : NULL;
+    if (f)
+        fclose(f);
+    *len = p ? strlen(p) : 0;
+    return p;
+}
+
+/* Run `self -n N [options] --record -` with `input` on stdin: the replayed
+ * transcript, or NULL. */
+static char *replay(const run_spec *s, const char *input, run_result *res)
+{
+    FILE *in = tmpfile(), *out = tmpfile(), *err = tmpfile();
+    char nb[16], **av = calloc((size_t)s->mpiexec_argc + 8, sizeof *av);
+    char *text = NULL;
+    if (!in || !out || !err || !av || fputs(input, in) < 0 || fflush(in))
+        goto done;
+    rewind(in);
+    int k = 0;
+    snprintf(nb, sizeof nb, "%d", s->nranks);
+    av[k++] = (char *)s->self;
+    av[k++] = "-n";
+    av[k++] = nb;
+    for (int i = 0; i < s->mpiexec_argc; i++)
+        av[k++] = s->mpiexec_argv[i];
+    av[k++] = "--record";
+    av[k++] = "-";
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fileno(in), 0);
+        dup2(fileno(out), 1);
+        dup2(fileno(err), 2);
+        for (char **e = s->env; e && *e; e++)
+            putenv(*e);
+        execv(s->self, av);
+        _exit(127);
+    }
+    launch_t l = {.pid = pid};
+    if (pid > 0 && launch_wait(&l, s->timeout) < 0) {
+        res->outcome = RUN_TIMEOUT;
+        launch_kill(&l, 10);
+    }
+    text = slurp(out, (size_t)64 << 20);
+    res->errtext = slurp(err, 6000);
+done:
+    free(av);
+    FILE *files[] = {in, out, err};
+    for (int i = 0; i < 3; i++)
+        if (files[i])
+            fclose(files[i]);
+    return text;
+}
+
+/* `diff -u` of the recorded and the replayed bodies. */
+static char *unified_diff(const char *path, const char *want, const char *got)
+{
+    char a[] = "/tmp/rmalab-want-XXXXXX", b[] = "/tmp/rmalab-got-XXXXXX";
+    int fa = mkstemp(a), fb = mkstemp(b);
+    char *text = NULL;
+    if (fa >= 0 && fb >= 0 && write(fa, want, strlen(want)) >= 0 &&
+        write(fb, got, strlen(got)) >= 0) {
+        char line[PATH_MAX * 2 + 200];
+        snprintf(line, sizeof line, "diff -u --label '%s (recorded)' --label '%s (replayed)' %s %s",
+                 path, path, a, b);
+        FILE *p = popen(line, "r");
+        if (p) {
+            char buf[4096];
+            size_t len = 0, n;
+            while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+                append(&text, &len, buf, n, 64 * 1024);
+            pclose(p);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        int fd = i ? fb : fa;
+        if (fd >= 0) {
+            close(fd);
+            unlink(i ? b : a);
+        }
+    }
+    return text ? text : strdup("(the outputs differ)\n");
+}
+
+/* --update: the file's leading comments, then the replay's body. */
+static void rewrite(const char *path, const char *old, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    for (const char *p = old; p[0] == '-' && p[1] == '-';) {
+        const char *nl = strchr(p, '\n');
+        fwrite(p, 1, nl ? (size_t)(nl - p + 1) : strlen(p), f);
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    fputs(body, f);
+    fclose(f);
+}
+
+void run_transcript(const run_spec *s, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->spec = s;
+    res->transcript = 1;
+    set_label(res, s);
+    size_t len;
+    char *text = read_file(s->path, &len), *got = NULL, *got_body = NULL;
+    ts_file tf = {0};
+    double t0 = front_now();
+    if (!text || ts_parse(text, len, &tf)) {
+        res->outcome = RUN_NOSTART;
+    } else if (!(got = replay(s, tf.input, res)) || !(got_body = ts_body(got, strlen(got)))) {
+        res->outcome = RUN_NOSTART;
+    } else if (strcmp(got_body, tf.body) != 0) {
+        if (s->update) {
+            rewrite(s->path, text, got_body);
+            res->updated = 1;
+        } else {
+            res->diff = unified_diff(s->path, tf.body, got_body);
+        }
+    }
+    res->seconds = front_now() - t0;
+    free(text);
+    free(got);
+    free(got_body);
+    free(tf.input);
+    free(tf.body);
+}

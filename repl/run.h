@@ -1,0 +1,65 @@
+/* One run of `rmalab test` (run.c): a scenario file on N ranks with one
+ * engine, or the replay of a transcript, and what came of it; tap.c turns
+ * the result into TAP. */
+#ifndef RMALAB_REPL_RUN_H
+#define RMALAB_REPL_RUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *path;       /* the file as given on the command line */
+    int nranks;
+    const char *engine;     /* NULL: the environment's (RMALAB_PSCW) */
+    double timeout;
+    char **env;             /* "KEY=VALUE" for the ranks, NULL-terminated */
+    int mpiexec_argc;
+    char **mpiexec_argv;
+    const char *self;       /* this executable */
+    int update;             /* transcripts: rewrite the file from the replay */
+} run_spec;
+
+typedef struct {
+    char *name, *verdict, *detail;
+} run_case;
+
+typedef struct {
+    run_case *cases;        /* ended cases, in order */
+    int ncases, cap;
+    char current[128];      /* a case that started and did not end */
+    int done, failed;       /* the file returned (failed: with an error) */
+    char *error;
+    int gone;               /* the connection closed before the end */
+    char crash[200];        /* how the process ended, from mpiexec's report */
+    char *out;              /* what it printed */
+    size_t outlen;
+    long leaks[5];          /* wins, infos, comms, keyvals, refs */
+    int leaks_known;
+    char state[700];        /* at a hang: its state, as :status says it */
+} run_rank;
+
+enum { RUN_FINISHED, RUN_TIMEOUT, RUN_DEADLOCK, RUN_CRASH, RUN_NOSTART };
+
+typedef struct {
+    const run_spec *spec;
+    char label[64];         /* "2 ranks" or "2 ranks, native" */
+    int outcome;
+    double seconds;         /* how long it ran */
+    run_rank *r;            /* spec->nranks of them */
+    char *hints;            /* at a hang: the deadlock hints */
+    char *errtext;          /* mpiexec's stdout and stderr (the tail) */
+    int transcript;         /* a replay: */
+    char *diff;             /*   the differences, or NULL when none */
+    int updated;            /*   the file was rewritten (--update) */
+} run_result;
+
+void run_scenario(const run_spec *s, run_result *res);
+void run_transcript(const run_spec *s, run_result *res);
+void run_result_free(run_result *res);
+
+/* tap.c: the result as TAP test points, not numbered ("ok - ...", "not ok
+ * - ...", YAML diagnostics indented by two spaces); the runner numbers
+ * them. */
+void tap_write(FILE *out, const run_result *res);
+
+#endif

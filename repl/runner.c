@@ -1,0 +1,355 @@
+/* The scenario runner (runner.h): finds the scenario files (*.lua) and
+ * transcripts (*.rlab) under the paths given, plans one run per rank count
+ * and engine that each file's header names, runs them (in parallel with
+ * -j, as far as the cores allow), each in a process of its own, and prints
+ * their TAP in the order of the plan, numbered, with the totals last. */
+#include "runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "run.h"
+#include "scenario.h"
+
+static const char usage[] =
+    "Usage: rmalab test [OPTIONS] [mpiexec options] [--] FILE_OR_FOLDER...\n"
+    "Run rmalab scenarios (*.lua, with rmalab.test) and transcripts (*.rlab) under\n"
+    "mpiexec, and print TAP version 13. A scenario's header (its first 10 lines)\n"
+    "says how to run it: -- ranks: 2 3, -- engines: native rma, -- timeout: 30,\n"
+    "-- env: KEY=VALUE. Options that mpiexec takes are passed to it.\n"
+    "\n"
+    "  -j N            run up to N files at once, as far as the cores allow\n"
+    "      --engine E  run only engine E of files that name engines\n"
+    "      --timeout S every file's timeout, in seconds (instead of its header's)\n"
+    "      --update    rewrite transcripts whose replay printed something else\n"
+    "      --help      display this help and exit\n"
+    "\n"
+    "The last line is \"N passed, N failed\". Exit status: 0 when every test point\n"
+    "passed, 1 when any failed, 2 for a usage error.\n";
+
+typedef struct {
+    int jobs, update, mpiexec_argc;
+    double timeout;
+    const char *engine, *self;
+    char **mpiexec_argv;
+    char **paths;
+    int npaths;
+} options;
+
+typedef struct {
+    run_spec spec;
+    char *env[SC_MAX_ENV + 2];
+    char engine_env[64];
+    int transcript;
+    char *bad_header;    /* the file cannot run: why */
+    pid_t pid;
+    FILE *tap;           /* what the run's process wrote */
+    int finished;
+} planned;
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->jobs = 1;
+    o->mpiexec_argv = calloc((size_t)argc + 1, sizeof *o->mpiexec_argv);
+    o->paths = calloc((size_t)argc + 1, sizeof *o->paths);
+    if (!o->mpiexec_argv || !o->paths)
+        return -1;
+    int i = 1, rest = 0;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (rest || a[0] != '-') {
+            o->paths[o->npaths++] = argv[i];
+        } else if (strcmp(a, "--") == 0) {
+            rest = 1;
+        } else if (strcmp(a, "-j") == 0 && i + 1 < argc) {
+            o->jobs = atoi(argv[++i]);
+        } else if (strcmp(a, "--engine") == 0 && i + 1 < argc) {
+            o->engine = argv[++i];
+        } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
+            o->timeout = atof(argv[++i]);
+        } else if (strcmp(a, "--update") == 0) {
+            o->update = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        } else {
+            int v = launch_option_values(a);
+            if (i + v >= argc)
+                return -1;
+            for (int k = 0; k <= v; k++)
+                o->mpiexec_argv[o->mpiexec_argc++] = argv[i + k];
+            i += v;
+        }
+    }
+    return o->npaths > 0 && o->jobs >= 1 && o->timeout >= 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Finding the files                                                        */
+
+typedef struct {
+    char **v;
+    int n, cap;
+} list;
+
+static void add(list *l, const char *s)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        char **v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = strdup(s);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Files under `path`, in name order, folders recursively. */
+static void find(list *l, const char *path, int top)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (top)
+            add(l, path); /* reported as a file that cannot be read */
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        if (top || ends_with(path, ".lua") || ends_with(path, ".rlab"))
+            add(l, path);
+        return;
+    }
+    DIR *d = opendir(path);
+    list here = {0};
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s%s%s", path, ends_with(path, "/") ? "" : "/", e->d_name);
+        add(&here, sub);
+    }
+    if (d)
+        closedir(d);
+    if (here.n)
+        qsort(here.v, (size_t)here.n, sizeof *here.v, by_name);
+    for (int i = 0; i < here.n; i++) {
+        find(l, here.v[i], 0);
+        free(here.v[i]);
+    }
+    free(here.v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The plan                                                                 */
+
+static planned *plan_one(planned **runs, int *n, int *cap)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        planned *p = realloc(*runs, (size_t)c * sizeof *p);
+        if (!p)
+            return NULL;
+        *runs = p;
+        *cap = c;
+    }
+    planned *p = &(*runs)[(*n)++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+static char *header_of(const char *path, scenario *sc, char *why, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    char text[8192];
+    size_t len = f ? fread(text, 1, sizeof text, f) : 0;
+    if (!f) {
+        snprintf(why, size, "cannot read the file: %s", strerror(errno));
+        return why;
+    }
+    fclose(f);
+    if (scenario_parse(text, len, sc)) {
+        snprintf(why, size, "a bad header: %s", sc->err);
+        return why;
+    }
+    return NULL;
+}
+
+/* One run per rank count and engine. */
+static void plan_file(const options *o, const char *path, planned **runs, int *n, int *cap)
+{
+    scenario sc;
+    char why[300];
+    int bad = header_of(path, &sc, why, sizeof why) != NULL;
+    int transcript = ends_with(path, ".rlab");
+    int nengines = sc.nengines && !transcript ? sc.nengines : 1;
+    for (int c = 0; c < (bad ? 1 : sc.ncounts); c++)
+        for (int e = 0; e < nengines; e++) {
+            const char *engine = sc.nengines ? sc.engines[e] : NULL;
+            if (o->engine && engine && strcmp(engine, o->engine) != 0)
+                continue;
+            planned *p = plan_one(runs, n, cap);
+            if (!p)
+                return;
+            p->bad_header = bad ? strdup(why) : NULL;
+            p->transcript = transcript;
+            int k = 0;
+            for (int i = 0; i < sc.nenv; i++)
+                p->env[k++] = strdup(sc.env[i]);
+            if (engine) {
+                snprintf(p->engine_env, sizeof p->engine_env, "RMALAB_PSCW=%s", engine);
+                p->env[k++] = p->engine_env;
+            }
+            p->spec = (run_spec){.path = path, .nranks = bad ? 1 : sc.counts[c],
+                                 .engine = engine ? strdup(engine) : NULL,
+                                 .timeout = o->timeout > 0 ? o->timeout : sc.timeout,
+                                 .mpiexec_argc = o->mpiexec_argc,
+                                 .mpiexec_argv = o->mpiexec_argv, .self = o->self,
+                                 .update = o->update};
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                  */
+
+/* In the run's own process: run it and write its TAP to p->tap. */
+static void child(planned *p)
+{
+    p->spec.env = p->env;
+    if (p->bad_header) {
+        fprintf(p->tap, "not ok - %s: %s\n", p->spec.path, p->bad_header);
+        return;
+    }
+    run_result res;
+    if (p->transcript)
+        run_transcript(&p->spec, &res);
+    else
+        run_scenario(&p->spec, &res);
+    tap_write(p->tap, &res);
+    fprintf(p->tap, "# %s [%s]: %.1f s\n", p->spec.path, res.label, res.seconds);
+    run_result_free(&res);
+}
+
+static int start_run(planned *p)
+{
+    p->tap = tmpfile();
+    if (!p->tap)
+        return -1;
+    fflush(stdout);
+    p->pid = fork();
+    if (p->pid == 0) {
+        child(p);
+        fflush(p->tap);
+        _exit(0);
+    }
+    return p->pid > 0 ? 0 : -1;
+}
+
+/* Number the run's test points, print them and count them. */
+static void print_run(planned *p, int *number, int *passed, int *failed)
+{
+    char line[65536];
+    rewind(p->tap);
+    int any = 0;
+    while (fgets(line, sizeof line, p->tap)) {
+        int ok = strncmp(line, "ok - ", 5) == 0, bad = strncmp(line, "not ok - ", 9) == 0;
+        if (ok || bad) {
+            any = 1;
+            ++*number;
+            *(ok ? passed : failed) += 1;
+            printf("%s %d%s", ok ? "ok" : "not ok", *number, line + (ok ? 2 : 6));
+        } else {
+            fputs(line, stdout);
+        }
+    }
+    if (!any) { /* the run's process died before it said anything */
+        ++*failed;
+        printf("not ok %d - %s: the runner's process for this file failed\n", ++*number,
+               p->spec.path);
+    }
+    fclose(p->tap);
+    fflush(stdout);
+}
+
+static int ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Start runs while the jobs and the cores allow: a run may start when it
+ * fits beside the ranks already running, or when nothing runs. */
+static void schedule(planned *runs, int n, const options *o)
+{
+    int number = 0, passed = 0, failed = 0, next = 0, printed = 0, running = 0, ranks = 0;
+    int cores = ncores();
+    while (printed < n) {
+        while (next < n && running < o->jobs &&
+               (running == 0 || ranks + runs[next].spec.nranks <= cores)) {
+            if (start_run(&runs[next]) == 0) {
+                running++;
+                ranks += runs[next].spec.nranks;
+            } else {
+                runs[next].finished = 1;
+            }
+            next++;
+        }
+        int st;
+        pid_t pid = wait(&st);
+        for (int i = 0; pid > 0 && i < next; i++)
+            if (runs[i].pid == pid && !runs[i].finished) {
+                runs[i].finished = 1;
+                running--;
+                ranks -= runs[i].spec.nranks;
+            }
+        while (printed < next && runs[printed].finished)
+            print_run(&runs[printed++], &number, &passed, &failed);
+        if (pid < 0 && errno == ECHILD && running > 0)
+            running = 0;
+    }
+    printf("1..%d\n%d passed, %d failed\n", number, passed, failed);
+    exit(failed || number == 0 ? 1 : 0);
+}
+
+int runner_main(int argc, char **argv, const char *self)
+{
+    options o;
+    if (parse_args(argc, argv, &o)) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    o.self = self;
+    list files = {0};
+    for (int i = 0; i < o.npaths; i++)
+        find(&files, o.paths[i], 1);
+    planned *runs = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < files.n; i++)
+        plan_file(&o, files.v[i], &runs, &n, &cap);
+    printf("TAP version 13\n");
+    if (n == 0) {
+        printf("1..0\n0 passed, 0 failed\n");
+        fprintf(stderr, "rmalab test: no *.lua or *.rlab files under the paths given\n");
+        return 1;
+    }
+    schedule(runs, n, &o);
+    return 1;
+}
