@@ -1,3 +1,4 @@
+-- ranks: 2
 -- Attribute caching from Lua: keyvals, set/get/delete_attr, the delete
 -- callbacks (their arguments, what they may do, their errors), the order of
 -- deletes when a window is freed, the predefined attributes, and that every
@@ -5,7 +6,13 @@
 -- the same window calls on every rank, and <close> frees them even when a
 -- check fails.
 local rl = require "rmalab"
-local T = require "harness"
+local T = require "rmalab.test"
+-- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
+-- `class` whose message contains `text`; returns the error.
+local function checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
+end
 
 local function refs() return rl.debug.stats().refs end
 
@@ -25,7 +32,7 @@ local function logging_keyval(log, extra, also)
   }
 end
 
-T.test("keyval constructor", function()
+T.case("keyval constructor", function()
   local base = refs()
   local a, b = rl.keyval{}, rl.keyval()
   local c = rl.keyval{ copy = "dup", delete = "null", extra = { 1 } }
@@ -33,25 +40,25 @@ T.test("keyval constructor", function()
   local e = rl.keyval{ copy = function() return false end }
   T.ok(tostring(a):find("rmalab.keyval", 1, true), "tostring")
   T.eq(refs(), base + 3, "refs: c's extra, d's delete, e's copy and nothing else")
-  T.checkerr("ERR_ARG", "copy must be a function, \"null\" or \"dup\"", rl.keyval,
+  checkerr("ERR_ARG", "copy must be a function, \"null\" or \"dup\"", rl.keyval,
     { copy = "deep" })
-  T.checkerr("ERR_ARG", "delete must be a function or \"null\"", rl.keyval, { delete = 1 })
-  T.checkerr("ERR_ARG", "unknown field delet", rl.keyval, { delet = print })
-  T.checkerr("ERR_ARG", "table", rl.keyval, "x")
+  checkerr("ERR_ARG", "delete must be a function or \"null\"", rl.keyval, { delete = 1 })
+  checkerr("ERR_ARG", "unknown field delet", rl.keyval, { delet = print })
+  checkerr("ERR_ARG", "table", rl.keyval, "x")
   for _, kv in ipairs{ a, b, c, d, e } do kv:free(); kv:free() end -- idempotent
   T.eq(refs(), base, "refs released by free")
   T.ok(tostring(a):find("freed", 1, true), "tostring of a freed keyval")
   local w <close> = window()
-  T.checkerr("ERR_KEYVAL", "was freed", w.get_attr, w, a)
-  T.checkerr("ERR_KEYVAL", "was freed", w.set_attr, w, a, 1)
-  T.checkerr("ERR_KEYVAL", "keyval expected", w.get_attr, w, {})
-  T.checkerr("ERR_KEYVAL", "WIN_BASE is predefined", rl.WIN_BASE.free, rl.WIN_BASE)
+  checkerr("ERR_KEYVAL", "was freed", w.get_attr, w, a)
+  checkerr("ERR_KEYVAL", "was freed", w.set_attr, w, a, 1)
+  checkerr("ERR_KEYVAL", "keyval expected", w.get_attr, w, {})
+  checkerr("ERR_KEYVAL", "WIN_BASE is predefined", rl.WIN_BASE.free, rl.WIN_BASE)
   do local kv <close> = rl.keyval{ extra = "x" } end
   T.eq(refs(), base, "<close> frees")
   w:free()
 end)
 
-T.test("set, get and delete", function()
+T.case("set, get and delete", function()
   local base = refs()
   local log, extra = {}, { "extra" }
   local kv = logging_keyval(log, extra)
@@ -64,8 +71,8 @@ T.test("set, get and delete", function()
   v, ok = w:get_attr(kv)
   T.ok(rawequal(v, t), "get_attr returns the very object set"); T.eq(ok, true, "flag")
   T.eq(select(2, other:get_attr(kv)), false, "attributes are per window")
-  T.checkerr("ERR_ARG", "use win:delete_attr", w.set_attr, w, kv, nil)
-  T.checkerr("ERR_ARG", "use win:delete_attr", w.set_attr, w, kv)
+  checkerr("ERR_ARG", "use win:delete_attr", w.set_attr, w, kv, nil)
+  checkerr("ERR_ARG", "use win:delete_attr", w.set_attr, w, kv)
   T.eq(#log, 0, "no callback yet")
 
   w:set_attr(kv, false) -- replacing runs delete on the old value
@@ -89,7 +96,7 @@ T.test("set, get and delete", function()
   other:free(); w:free()
 end)
 
-T.test("freeing a window deletes in reverse order of setting", function()
+T.case("freeing a window deletes in reverse order of setting", function()
   local base = refs()
   local log = {}
   local k1, k2, k3 = logging_keyval(log, 1), logging_keyval(log, 2), logging_keyval(log, 3)
@@ -102,14 +109,14 @@ T.test("freeing a window deletes in reverse order of setting", function()
   k2:free() -- still attached
   w:free()
   T.eq(#log, 4, "every attribute deleted")
-  T.same({ log[2].extra, log[3].extra, log[4].extra }, { 3, 2, 1 }, "order")
+  T.eq({ log[2].extra, log[3].extra, log[4].extra }, { 3, 2, 1 }, "order")
   T.eq(log[4].value, "one again", "the replaced value")
   k1:free(); k3:free()
   T.eq(refs(), base, "refs")
-  T.checkerr("ERR_WIN", "freed", w.get_attr, w, k1)
+  checkerr("ERR_WIN", "freed", w.get_attr, w, k1)
 end)
 
-T.test("a freed keyval keeps working for its attributes", function()
+T.case("a freed keyval keeps working for its attributes", function()
   local base = refs()
   local log = {}
   local kv = logging_keyval(log, "e")
@@ -121,17 +128,17 @@ T.test("a freed keyval keeps working for its attributes", function()
   w1:set_attr(kv, "c") -- replacing is allowed
   T.eq(log[1].value, "a", "replace ran delete")
   w2:delete_attr(kv)
-  T.checkerr("ERR_KEYVAL", "was freed", w2.set_attr, w2, kv, "new")
+  checkerr("ERR_KEYVAL", "was freed", w2.set_attr, w2, kv, "new")
   T.eq(select(2, w2:get_attr(kv)), false, "not set")
   T.ok(refs() > base, "the keyval's functions are still held")
   w1:delete_attr(kv)
   T.eq(#log, 3, "callbacks")
   T.eq(refs(), base, "released once the last attribute went")
-  T.checkerr("ERR_KEYVAL", "no window holds an attribute", w1.get_attr, w1, kv)
+  checkerr("ERR_KEYVAL", "no window holds an attribute", w1.get_attr, w1, kv)
   w2:free(); w1:free()
 end)
 
-T.test("callbacks that delete other attributes or free their keyval", function()
+T.case("callbacks that delete other attributes or free their keyval", function()
   local base = refs()
   local log = {}
   local kb = logging_keyval(log, "b")
@@ -141,20 +148,20 @@ T.test("callbacks that delete other attributes or free their keyval", function()
   local w <close> = window()
   w:set_attr(kb, 2); w:set_attr(ka, 1)
   w:delete_attr(ka)
-  T.same({ log[1].extra, log[2].extra }, { "a", "b" }, "a's callback deleted b")
+  T.eq({ log[1].extra, log[2].extra }, { "a", "b" }, "a's callback deleted b")
   T.eq(select(2, w:get_attr(kb)), false, "b gone")
 
   w:set_attr(kc, 3)
   w:delete_attr(kc)
   T.eq(log[3].extra, "c", "c's callback ran")
-  T.checkerr("ERR_KEYVAL", "was freed", w.get_attr, w, kc)
+  checkerr("ERR_KEYVAL", "was freed", w.get_attr, w, kc)
 
   -- the same during win:free: a goes first and takes b with it
   w:set_attr(kb, 2); w:set_attr(ka, 1)
   kc = logging_keyval(log, "c", function() kc:free() end)
   w:set_attr(kc, 3)
   w:free()
-  T.same({ log[4].extra, log[5].extra, log[6].extra }, { "c", "a", "b" }, "order at free")
+  T.eq({ log[4].extra, log[5].extra, log[6].extra }, { "c", "a", "b" }, "order at free")
   T.eq(#log, 6, "b's callback ran once")
   ka:free(); kb:free()
   T.eq(refs(), base, "refs")
@@ -162,7 +169,7 @@ end)
 
 -- The standard: replacing an attribute is "as if delete_attr were first
 -- called", so the delete callback sees the old value still set.
-T.test("replacing runs delete first, on the old value still set", function()
+T.case("replacing runs delete first, on the old value still set", function()
   local seen = {}
   local kv
   kv = rl.keyval{ delete = function(win, k, value)
@@ -181,7 +188,7 @@ end)
 
 -- A delete callback run by a replacement may not delete or set the same
 -- attribute: delete would run twice on the same old value.
-T.test("a replacement's delete callback cannot delete or set its attribute", function()
+T.case("a replacement's delete callback cannot delete or set its attribute", function()
   local base = refs()
   local inner = {}
   local kv
@@ -204,13 +211,13 @@ T.test("a replacement's delete callback cannot delete or set its attribute", fun
   w:free()
 end)
 
-T.test("errors in delete callbacks", function()
+T.case("errors in delete callbacks", function()
   local base = refs()
   local calls = 0
   local bad = rl.keyval{ delete = function() calls = calls + 1; error("boom") end }
   local w <close> = window()
   w:set_attr(bad, {})
-  local err = T.checkerr("ERR_CALLBACK", "boom", w.delete_attr, w, bad)
+  local err = checkerr("ERR_CALLBACK", "boom", w.delete_attr, w, bad)
   T.ok(err.message:find("delete callback", 1, true), "message says which callback")
   T.eq(select(2, w:get_attr(bad)), false, "the attribute went all the same")
   T.eq(refs(), base + 1, "only the delete function is held")
@@ -219,7 +226,7 @@ T.test("errors in delete callbacks", function()
   -- fails and the old value stays (its reference too, the new one goes)
   w:set_attr(bad, "old")
   local held = refs()
-  err = T.checkerr("ERR_CALLBACK", "boom", w.set_attr, w, bad, "new")
+  err = checkerr("ERR_CALLBACK", "boom", w.set_attr, w, bad, "new")
   T.ok(err.message:find("the old value stays", 1, true), "message says so: " .. err.message)
   T.eq(w:get_attr(bad), "old", "the old value stays")
   T.eq(refs(), held, "no reference gained or lost")
@@ -227,15 +234,15 @@ T.test("errors in delete callbacks", function()
   -- error objects, rmalab's own included, and errors that are not strings
   local inner = rl.keyval{ delete = function(win) win:set_attr(rl.WIN_BASE, 1) end }
   w:set_attr(inner, 1)
-  err = T.checkerr("ERR_CALLBACK", "ERR_KEYVAL", w.delete_attr, w, inner)
+  err = checkerr("ERR_CALLBACK", "ERR_KEYVAL", w.delete_attr, w, inner)
   T.ok(err.message:find("WIN_BASE is predefined", 1, true), "inner message kept")
   local odd = rl.keyval{ delete = function() error({}) end }
   w:set_attr(odd, 1)
-  T.checkerr("ERR_CALLBACK", "error object is a table value", w.delete_attr, w, odd)
+  checkerr("ERR_CALLBACK", "error object is a table value", w.delete_attr, w, odd)
   local shown = rl.keyval{ delete = function()
     error(setmetatable({}, { __tostring = function() return "shown" end })) end }
   w:set_attr(shown, 1)
-  T.checkerr("ERR_CALLBACK", "shown", w.delete_attr, w, shown)
+  checkerr("ERR_CALLBACK", "shown", w.delete_attr, w, shown)
 
   -- win:free reports the first failure (the most recently set) and frees
   local log = {}
@@ -243,15 +250,15 @@ T.test("errors in delete callbacks", function()
   local first = rl.keyval{ delete = function() error("first") end }
   w:set_attr(ok, 1); w:set_attr(first, 2) -- bad still holds "old"
   calls = 0
-  err = T.checkerr("ERR_CALLBACK", "first", w.free, w)
+  err = checkerr("ERR_CALLBACK", "first", w.free, w)
   T.eq(calls, 1, "the other failing callback ran")
   T.eq(#log, 1, "the good callback ran")
-  T.checkerr("ERR_WIN", "freed", w.get_attr, w, ok)
+  checkerr("ERR_WIN", "freed", w.get_attr, w, ok)
   for _, kv in ipairs{ bad, inner, odd, shown, ok, first } do kv:free() end
   T.eq(refs(), base, "refs")
 end)
 
-T.test("callbacks cannot unwind the core", function()
+T.case("callbacks cannot unwind the core", function()
   local base = refs()
   local yielder = rl.keyval{ delete = function() coroutine.yield(1) end }
   local w <close> = window()
@@ -269,7 +276,7 @@ T.test("callbacks cannot unwind the core", function()
   T.eq(refs(), base, "refs")
 end)
 
-T.test("a collected keyval still reaches its callback", function()
+T.case("a collected keyval still reaches its callback", function()
   local base = refs()
   local got
   local w <close> = window()
@@ -287,7 +294,7 @@ T.test("a collected keyval still reaches its callback", function()
   T.eq(refs(), base, "refs")
 end)
 
-T.test("predefined attributes", function()
+T.case("predefined attributes", function()
   local wa <close> = rl.win_allocate(24, { disp_unit = 4 })
   local wc <close> = rl.win_create(32, { disp_unit = 8 })
   local wd <close> = rl.win_create_dynamic()
@@ -305,14 +312,14 @@ T.test("predefined attributes", function()
   T.eq(wd:get_attr(rl.WIN_CREATE_FLAVOR), "dynamic", "dynamic flavor")
   for _, name in ipairs{ "WIN_BASE", "WIN_SIZE", "WIN_DISP_UNIT", "WIN_CREATE_FLAVOR",
       "WIN_MODEL" } do
-    T.checkerr("ERR_KEYVAL", name .. " is predefined and read-only", wa.set_attr, wa, rl[name], 1)
-    T.checkerr("ERR_KEYVAL", name .. " is predefined and read-only", wa.delete_attr, wa, rl[name])
+    checkerr("ERR_KEYVAL", name .. " is predefined and read-only", wa.set_attr, wa, rl[name], 1)
+    checkerr("ERR_KEYVAL", name .. " is predefined and read-only", wa.delete_attr, wa, rl[name])
     T.ok(tostring(rl[name]):find(name, 1, true), "tostring names " .. name)
   end
   wd:free(); wc:free(); wa:free()
 end)
 
-T.test("shared windows report their flavour", function()
+T.case("shared windows report their flavour", function()
   local ws <close> = rl.win_allocate_shared(16)
   T.eq(ws:get_attr(rl.WIN_CREATE_FLAVOR), "allocate_shared", "flavor")
   T.eq(ws:get_attr(rl.WIN_SIZE), 16, "size")

@@ -1,3 +1,5 @@
+-- ranks: 2 3 4
+-- timeout: 180
 -- PSCW under load, on 2, 3 or 4 ranks: many epochs, every one of them
 -- checked, on both engines.
 --   1. a ring: 10,000 epochs on the rma engine, each rank checking what its
@@ -24,9 +26,9 @@
 -- ~8 ms, rma engine with shared-memory copies ~10 us), so those parts run
 -- fewer epochs there. RMALAB_STRESS_SCALE (default 1) scales every count.
 local rl = require "rmalab"
-local S = require "soft"
+local T = require "rmalab.test"
 
-local rank, size = S.rank, S.size
+local rank, size = T.rank, T.size
 assert(size >= 2 and size <= 8, "pscw-stress.lua runs on 2 to 8 ranks")
 local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 local SCALE = tonumber(os.getenv("RMALAB_STRESS_SCALE") or "1")
@@ -74,7 +76,7 @@ local right, left = (rank + 1) % size, (rank - 1) % size
 local function ring(engine, n, flavour)
   local w <close> = window(engine, 2, "ring", flavour)
   local e_name = w:epochs().engine
-  S.eq(e_name, engine or ENGINE, "ring engine")
+  T.eq(e_name, engine or ENGINE, "ring engine")
   local bad, first_bad = 0, nil
   local t0 = rl.wtime()
   for e = 1, n do
@@ -90,12 +92,12 @@ local function ring(engine, n, flavour)
     end
   end
   local dt = rl.wtime() - t0
-  S.eq(bad, 0, string.format("%s ring: epochs with wrong data (first: %s)", e_name,
+  T.eq(bad, 0, string.format("%s ring: epochs with wrong data (first: %s)", e_name,
     tostring(first_bad)))
-  S.eq(w:read(n % 2, "int64"), n * 16 + left, e_name .. " ring: last value")
-  S.eq(w:read((n + 1) % 2, "int64"), n > 1 and (n - 1) * 16 + left or 0,
+  T.eq(w:read(n % 2, "int64"), n * 16 + left, e_name .. " ring: last value")
+  T.eq(w:read((n + 1) % 2, "int64"), n > 1 and (n - 1) * 16 + left or 0,
     e_name .. " ring: the value before it")
-  S.eq(w:epochs().epochs, n, e_name .. " ring: access epochs closed")
+  T.eq(w:epochs().epochs, n, e_name .. " ring: access epochs closed")
   w:free()
   if rank == 0 then
     io.stdout:write(string.format("ring: %d epochs on %s (%s), %d ranks: %.3f s (%.1f us/epoch)\n",
@@ -103,11 +105,11 @@ local function ring(engine, n, flavour)
   end
 end
 
-S.test("ring: 10,000 epochs on the rma engine, data checked", function()
+T.case("ring: 10,000 epochs on the rma engine, data checked", function()
   ring("rma", math.floor(10000 * SCALE))
 end)
 
-S.test("ring on the engine of the environment (" .. ENGINE .. "), data through MPI", function()
+T.case("ring on the engine of the environment (" .. ENGINE .. "), data through MPI", function()
   ring(nil, epochs(10000, 200), "create")
 end)
 
@@ -237,7 +239,7 @@ local SEEDS = { 1, 42, 20251122 }
 -- every start of epoch e has returned before any post of epoch e + 1; the
 -- rma engine matches per peer and runs without one.
 
-S.test("random graphs on both engines, side by side", function()
+T.case("random graphs on both engines, side by side", function()
   local n = epochs(400, 40)
   local t0 = rl.wtime()
   for _, seed in ipairs(SEEDS) do
@@ -261,9 +263,9 @@ S.test("random graphs on both engines, side by side", function()
       if b == wn then rl.world:barrier() end
       bad, first = bad + ba + bb, first or fa or fb
     end
-    S.eq(bad, 0, string.format("seed %d: wrong slots or gets (first: %s)", seed, tostring(first)))
+    T.eq(bad, 0, string.format("seed %d: wrong slots or gets (first: %s)", seed, tostring(first)))
     local mr, mn = wr:read(0, "int64", NSLOTS), wn:read(0, "int64", NSLOTS)
-    S.same(mr, mn, "seed " .. seed .. ": the engines leave identical memory")
+    T.eq(mr, mn, "seed " .. seed .. ": the engines leave identical memory")
     -- every rank's memory, as every rank predicts it
     local want = {}
     for r = 0, size - 1 do
@@ -271,9 +273,9 @@ S.test("random graphs on both engines, side by side", function()
       for s = 0, NSLOTS - 1 do vals[#vals + 1] = m[r][s] end
       want[r + 1] = checksum(vals)
     end
-    S.same(gather(checksum(mr)), want, "seed " .. seed .. ": checksums of all ranks")
-    S.eq(wr:epochs().epochs, n, "seed " .. seed .. ": rma access epochs")
-    S.eq(wn:epochs().epochs, n, "seed " .. seed .. ": native access epochs")
+    T.eq(gather(checksum(mr)), want, "seed " .. seed .. ": checksums of all ranks")
+    T.eq(wr:epochs().epochs, n, "seed " .. seed .. ": rma access epochs")
+    T.eq(wn:epochs().epochs, n, "seed " .. seed .. ": native access epochs")
     wr:free(); wn:free()
   end
   if rank == 0 then
@@ -282,7 +284,7 @@ S.test("random graphs on both engines, side by side", function()
   end
 end)
 
-S.test("random graphs, many epochs on the rma engine", function()
+T.case("random graphs, many epochs on the rma engine", function()
   local n = epochs(3000, 300) -- the accumulates go through MPI
   local t0 = rl.wtime()
   for _, seed in ipairs(SEEDS) do
@@ -297,8 +299,8 @@ S.test("random graphs, many epochs on the rma engine", function()
       local b, f = check(w, m, graph_epoch(w, e, out, ins, quiet), e, "rma")
       bad, first = bad + b, first or f
     end
-    S.eq(bad, 0, string.format("seed %d: wrong slots or gets (first: %s)", seed, tostring(first)))
-    S.eq(w:epochs().epochs, n, "access epochs")
+    T.eq(bad, 0, string.format("seed %d: wrong slots or gets (first: %s)", seed, tostring(first)))
+    T.eq(w:epochs().epochs, n, "access epochs")
     w:free()
   end
   if rank == 0 then
@@ -354,9 +356,9 @@ local function races(engine, n, max_delay, flavour)
       end
     end
   end
-  S.eq(bad, 0, string.format("%s: wrong slots (first: %s)", w:epochs().engine, tostring(first)))
-  S.ok(polled > 0, "some epochs ended with test()")
-  S.eq(w:epochs().epochs, n, "access epochs")
+  T.eq(bad, 0, string.format("%s: wrong slots (first: %s)", w:epochs().engine, tostring(first)))
+  T.ok(polled > 0, "some epochs ended with test()")
+  T.eq(w:epochs().epochs, n, "access epochs")
   if rank == 0 then
     io.stdout:write(string.format("races: %d epochs on %s, %d ranks: %.3f s\n", n,
       w:epochs().engine, size, rl.wtime() - t0))
@@ -364,18 +366,18 @@ local function races(engine, n, max_delay, flavour)
   w:free()
 end
 
-S.test("races: back-to-back epochs, one rank held up (rma)", function()
+T.case("races: back-to-back epochs, one rank held up (rma)", function()
   races("rma", epochs(2000, 800), 0.002)
 end)
 
-S.test("races: back-to-back epochs, one rank held up (" .. ENGINE .. ", create)", function()
+T.case("races: back-to-back epochs, one rank held up (" .. ENGINE .. ", create)", function()
   races(nil, epochs(2000, 60), 0.002, "create")
 end)
 
 -- Origins far ahead of a slow target, and a slow origin behind fast
 -- targets: one rank alternates long holds with none, so that the others
 -- post and start several epochs' worth of calls ahead.
-S.test("races: a target that lags behind its origins (rma)", function()
+T.case("races: a target that lags behind its origins (rma)", function()
   local w <close> = window("rma", NSLOTS, "lag")
   local n = epochs(300, 300)
   local bad, first = 0, nil
@@ -400,8 +402,8 @@ S.test("races: a target that lags behind its origins (rma)", function()
       w:complete()
     end
   end
-  S.eq(bad, 0, "the lagging target saw every epoch's data (first: " .. tostring(first) .. ")")
+  T.eq(bad, 0, "the lagging target saw every epoch's data (first: " .. tostring(first) .. ")")
   w:free()
 end)
 
-S.done()
+T.done()

@@ -1,8 +1,10 @@
+-- ranks: 2
+-- engines: native rma
 -- Post/start/complete/wait from Lua, on 2 ranks: exchanges with wait and
 -- with test, empty groups, assertions, every misuse the epoch state machine
 -- catches (each followed by a successful epoch on the same window), bad
 -- groups, and what win:epochs() shows in each state. Checks are soft
--- (soft.lua): a failed check never makes one rank skip a synchronisation
+-- (rmalab.test): a failed check never makes one rank skip a synchronisation
 -- call the other is waiting in.
 --
 -- The file runs unchanged on both PSCW engines: its windows give no
@@ -13,10 +15,26 @@
 -- PSCW epoch, with the same message on both engines; fence and lock epochs
 -- next to PSCW ones are sync.lua's.
 local rl = require "rmalab"
-local S = require "soft"
+local T = require "rmalab.test"
+-- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
+-- `class` whose message contains `text`; returns the error.
+local function checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
+end
+-- The message of an error object ("" for anything else).
+local function msg(err) return type(err) == "table" and err.message or "" end
+-- The message of err contains every plain string given.
+local function has(err, ...)
+  local m = msg(err)
+  for i = 1, select("#", ...) do
+    local s = select(i, ...)
+    T.ok(m:find(s, 1, true), string.format("message %q contains %q", m, s))
+  end
+end
 
-assert(S.size == 2, "pscw.lua runs on 2 ranks")
-local rank = S.rank
+assert(T.size == 2, "pscw.lua runs on 2 ranks")
+local rank = T.rank
 local other = 1 - rank
 local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 local RMA = ENGINE == "rma"
@@ -38,13 +56,13 @@ end
 -- The text of win:epochs() is `want` on native; on the rma engine it is one
 -- of the texts in `rma` (an array: what has arrived may depend on timing).
 local function text_is(e, want, rma, what)
-  S.eq(common(e.text), want, what .. " (common part)")
+  T.eq(common(e.text), want, what .. " (common part)")
   if not RMA then
-    S.eq(e.text, want, what)
+    T.eq(e.text, want, what)
     return
   end
   for _, t in ipairs(rma) do if e.text == t then return end end
-  S.eq(e.text, rma[1], what .. " (one of " .. #rma .. " texts)")
+  T.eq(e.text, rma[1], what .. " (one of " .. #rma .. " texts)")
 end
 
 -- One symmetric epoch: put `v` into the other rank's slot 0; returns what
@@ -69,10 +87,10 @@ local function poll(w)
   return nil
 end
 
-S.test("post, start, complete, wait", function()
+T.case("post, start, complete, wait", function()
   local w <close> = window()
   for i = 1, 3 do
-    S.eq(exchange(w, 100 * i + rank), 100 * i + other, "epoch " .. i)
+    T.eq(exchange(w, 100 * i + rank), 100 * i + other, "epoch " .. i)
   end
   -- one-sided roles: rank 0 only accesses, rank 1 only exposes
   if rank == 0 then
@@ -80,46 +98,46 @@ S.test("post, start, complete, wait", function()
     w:put(1, 1, "int64", 77)
     local r = w:get(1, 0, "int64")
     w:complete()
-    S.eq(r:value(), 300, "get in the same epoch")
+    T.eq(r:value(), 300, "get in the same epoch")
   else
     w:post({ 0 })
     w:wait()
-    S.eq(w:read(1, "int64"), 77, "rank 0's put arrived")
+    T.eq(w:read(1, "int64"), 77, "rank 0's put arrived")
   end
-  S.eq(w:epochs().epochs, rank == 0 and 4 or 3, "access epochs closed")
+  T.eq(w:epochs().epochs, rank == 0 and 4 or 3, "access epochs closed")
   w:free()
 end)
 
-S.test("test polls until the exposure epoch is over", function()
+T.case("test polls until the exposure epoch is over", function()
   local w <close> = window()
   w:post({ other })
   w:start({ other })
   w:put(other, 0, "int64", 40 + rank)
   w:complete()
   local n = poll(w)
-  S.ok(n, "test returned true within 20 s")
-  S.eq(w:read(0, "int64"), 40 + other, "data arrived when test said so")
-  S.eq(w:epochs().exposure, "none", "test closed the exposure epoch")
+  T.ok(n, "test returned true within 20 s")
+  T.eq(w:read(0, "int64"), 40 + other, "data arrived when test said so")
+  T.eq(w:epochs().exposure, "none", "test closed the exposure epoch")
   -- the epoch after a test-ended one is normal
-  S.eq(exchange(w, 50 + rank), 50 + other, "next epoch")
+  T.eq(exchange(w, 50 + rank), 50 + other, "next epoch")
   w:free()
 end)
 
-S.test("test is false until the origin completes", function()
+T.case("test is false until the origin completes", function()
   local w <close> = window()
   if rank == 0 then
     w:post({ 1 })
     -- rank 1 cannot have started: it waits in the barrier below
-    S.eq(w:test(), false, "test before the origin started")
-    S.eq(w:epochs().exposure, "post", "a false test leaves the epoch open")
-    S.same(w:epochs().exposure_group, { 1 }, "and its group")
-    S.same(w:epochs().arrived, RMA and { [1] = false } or nil, "arrived (rma engine only)")
+    T.eq(w:test(), false, "test before the origin started")
+    T.eq(w:epochs().exposure, "post", "a false test leaves the epoch open")
+    T.eq(w:epochs().exposure_group, { 1 }, "and its group")
+    T.eq(w:epochs().arrived, RMA and { [1] = false } or nil, "arrived (rma engine only)")
     text_is(w:epochs(), "no access epoch; exposure epoch to {1}",
       { "no access epoch; exposure epoch to {1}: waits for complete() from {1}: 0 of 1 arrived" },
       "text while rank 1 has not completed")
     rl.world:barrier()
-    S.ok(poll(w), "true once rank 1 completed")
-    S.eq(w:read(0, "int64"), 71, "rank 1's put")
+    T.ok(poll(w), "true once rank 1 completed")
+    T.eq(w:read(0, "int64"), 71, "rank 1's put")
   else
     rl.world:barrier()
     w:start({ 0 })
@@ -129,25 +147,25 @@ S.test("test is false until the origin completes", function()
   w:free()
 end)
 
-S.test("empty groups", function()
+T.case("empty groups", function()
   local w <close> = window()
   w:post({})
   w:start({})
-  S.same(w:epochs().access_group, {}, "empty access group")
-  S.same(w:epochs().exposure_group, {}, "empty exposure group")
-  S.checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, other, 0, "int64", 1)
-  S.checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, rank, 0, "int64", 1)
+  T.eq(w:epochs().access_group, {}, "empty access group")
+  T.eq(w:epochs().exposure_group, {}, "empty exposure group")
+  checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, other, 0, "int64", 1)
+  checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, rank, 0, "int64", 1)
   w:complete()
-  S.ok(poll(w), "test on an empty exposure epoch turns true")
+  T.ok(poll(w), "test on an empty exposure epoch turns true")
   w:post({}); w:wait()
-  S.eq(exchange(w, 60 + rank), 60 + other, "an epoch after the empty ones")
+  T.eq(exchange(w, 60 + rank), 60 + other, "an epoch after the empty ones")
   w:free()
 end)
 
-S.test("assertions", function()
+T.case("assertions", function()
   local w <close> = window()
-  S.eq(exchange(w, 2 + rank, "nostore", nil), 2 + other, "post nostore")
-  S.eq(exchange(w, 4 + rank, {}, nil), 4 + other, "empty array")
+  T.eq(exchange(w, 2 + rank, "nostore", nil), 2 + other, "post nostore")
+  T.eq(exchange(w, 4 + rank, {}, nil), 4 + other, "empty array")
   -- nocheck must be given to post and start alike, and promises that each
   -- post comes before its start: a barrier orders them
   w:post({ other }, { "nostore", "nocheck" })
@@ -155,105 +173,105 @@ S.test("assertions", function()
   w:start({ other }, "nocheck")
   w:put(other, 0, "int64", 3 + rank)
   w:complete(); w:wait()
-  S.eq(w:read(0, "int64"), 3 + other, "post and start nocheck")
+  T.eq(w:read(0, "int64"), 3 + other, "post and start nocheck")
   -- noput: the window is not updated by puts; only read it
   w:write(0, "int64", 90 + rank)
   w:post({ other }, "noput")
   w:start({ other })
   local r = w:get(other, 0, "int64")
   w:complete(); w:wait()
-  S.eq(r:value(), 90 + other, "get under noput")
+  T.eq(r:value(), 90 + other, "get under noput")
   -- what does not apply, or does not exist
-  S.checkerr("ERR_ARG", "start: the assertion \"nostore\" does not apply to start; it takes "
+  checkerr("ERR_ARG", "start: the assertion \"nostore\" does not apply to start; it takes "
     .. "nocheck", w.start, w, { other }, "nostore")
-  S.checkerr("ERR_ARG", "the assertion \"noput\" does not apply to start", w.start, w, { other },
+  checkerr("ERR_ARG", "the assertion \"noput\" does not apply to start", w.start, w, { other },
     { "nocheck", "noput" })
-  S.checkerr("ERR_ARG", "post: the assertion \"noprecede\" does not apply to post; it takes "
+  checkerr("ERR_ARG", "post: the assertion \"noprecede\" does not apply to post; it takes "
     .. "nocheck, nostore, noput", w.post, w, { other }, "noprecede")
-  S.checkerr("ERR_ARG", "the assertion \"nosucceed\" does not apply to post", w.post, w,
+  checkerr("ERR_ARG", "the assertion \"nosucceed\" does not apply to post", w.post, w,
     { other }, "nosucceed")
-  S.checkerr("ERR_ARG", "unknown assertion \"fast\"; use nocheck, nostore, noput, noprecede or "
+  checkerr("ERR_ARG", "unknown assertion \"fast\"; use nocheck, nostore, noput, noprecede or "
     .. "nosucceed", w.post, w, { other }, "fast")
-  S.checkerr("ERR_ARG", "unknown assertion \"NOCHECK\"", w.start, w, { other }, { "NOCHECK" })
-  S.checkerr("ERR_ARG", "assertions are strings", w.start, w, { other }, { true })
-  S.checkerr("ERR_ARG", "unknown assertion \"1\"", w.start, w, { other }, { 1 })
-  S.checkerr("ERR_ARG", "assertion name or array of names expected", w.post, w, { other }, 1)
-  S.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
-  S.eq(w:epochs().exposure, "none", "no exposure opened by the refused calls")
-  S.eq(exchange(w, 8 + rank), 8 + other, "an epoch after the refused assertions")
+  checkerr("ERR_ARG", "unknown assertion \"NOCHECK\"", w.start, w, { other }, { "NOCHECK" })
+  checkerr("ERR_ARG", "assertions are strings", w.start, w, { other }, { true })
+  checkerr("ERR_ARG", "unknown assertion \"1\"", w.start, w, { other }, { 1 })
+  checkerr("ERR_ARG", "assertion name or array of names expected", w.post, w, { other }, 1)
+  T.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
+  T.eq(w:epochs().exposure, "none", "no exposure opened by the refused calls")
+  T.eq(exchange(w, 8 + rank), 8 + other, "an epoch after the refused assertions")
   w:free()
 end)
 
-S.test("completing what was never opened", function()
+T.case("completing what was never opened", function()
   local w <close> = window()
-  S.checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
     .. "none is open", w.complete, w)
-  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
     .. "none is open", w.wait, w)
-  S.checkerr("ERR_RMA_SYNC", "test: it ends an exposure epoch opened by win:post(group)", w.test,
+  checkerr("ERR_RMA_SYNC", "test: it ends an exposure epoch opened by win:post(group)", w.test,
     w)
-  S.eq(exchange(w, 10 + rank), 10 + other, "an epoch after the misuse")
+  T.eq(exchange(w, 10 + rank), 10 + other, "an epoch after the misuse")
   -- after test returned true
   w:post({ other }); w:start({ other })
   w:put(other, 0, "int64", 11 + rank)
   w:complete()
-  S.ok(poll(w), "test turned true")
-  S.checkerr("ERR_RMA_SYNC", "test: win:test() already returned true, which ended the exposure "
+  T.ok(poll(w), "test turned true")
+  checkerr("ERR_RMA_SYNC", "test: win:test() already returned true, which ended the exposure "
     .. "epoch; post again to open a new one", w.test, w)
-  S.checkerr("ERR_RMA_SYNC", "wait: win:test() already returned true", w.wait, w)
-  S.eq(w:read(0, "int64"), 11 + other, "the data of that epoch")
-  S.eq(exchange(w, 12 + rank), 12 + other, "post again works")
-  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: win:test() already returned true", w.wait, w)
+  T.eq(w:read(0, "int64"), 11 + other, "the data of that epoch")
+  T.eq(exchange(w, 12 + rank), 12 + other, "post again works")
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
     .. "none is open", w.wait, w) -- closed by wait: the plain message again
   -- ending the access epoch does not end the exposure epoch, and vice versa
   w:post({ other }); w:start({ other })
   w:put(other, 0, "int64", 13 + rank)
   w:complete()
-  S.checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
     .. "none is open", w.complete, w)
   w:wait()
-  S.checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
     .. "none is open", w.wait, w)
-  S.eq(w:read(0, "int64"), 13 + other, "the epoch around the misuse")
+  T.eq(w:read(0, "int64"), 13 + other, "the epoch around the misuse")
   w:free()
 end)
 
-S.test("opening an epoch twice, locks and fences inside PSCW", function()
+T.case("opening an epoch twice, locks and fences inside PSCW", function()
   local w <close> = window()
   w:post({ other })
-  S.checkerr("ERR_RMA_SYNC", "post: an exposure epoch (posted to {" .. other .. "}) is already "
+  checkerr("ERR_RMA_SYNC", "post: an exposure epoch (posted to {" .. other .. "}) is already "
     .. "open; end it with win:wait() or win:test() before posting again", w.post, w, { other })
-  S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
     .. "not be taken inside it, so end it with win:wait() first", w.lock, w, other)
-  S.checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (exposure, from win:post)",
+  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (exposure, from win:post)",
     w.lock_all, w)
-  S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
     .. "not be called inside it, so end it with win:wait() first", w.fence, w)
   w:start({ other })
-  S.checkerr("ERR_RMA_SYNC", "start: an access epoch (started to {" .. other .. "}) is already "
+  checkerr("ERR_RMA_SYNC", "start: an access epoch (started to {" .. other .. "}) is already "
     .. "open; end it with win:complete() before starting another", w.start, w, { other })
-  S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
     other)
-  S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start); fences may "
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start); fences may "
     .. "not be called inside it, so end it with win:complete() first", w.fence, w)
-  S.checkerr("ERR_RMA_SYNC", "end it with win:complete() first", w.fence, w, "nosucceed")
-  S.checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (access, from win:start)",
+  checkerr("ERR_RMA_SYNC", "end it with win:complete() first", w.fence, w, "nosucceed")
+  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (access, from win:start)",
     w.lock_all, w)
   w:put(other, 0, "int64", 20 + rank)
   w:complete()
   -- the exposure epoch alone still refuses them, and names wait
-  S.checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
     .. "not be taken inside it, so end it with win:wait() first", w.lock, w, other, "shared")
-  S.checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
     .. "not be called inside it, so end it with win:wait() first", w.fence, w, "noprecede")
   w:wait()
-  S.eq(w:read(0, "int64"), 20 + other, "the epoch went on after the misuse")
-  S.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
-  S.eq(exchange(w, 21 + rank), 21 + other, "an epoch after the refusals")
+  T.eq(w:read(0, "int64"), 20 + other, "the epoch went on after the misuse")
+  T.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
+  T.eq(exchange(w, 21 + rank), 21 + other, "an epoch after the refusals")
   w:free()
 end)
 
-S.test("RMA calls to a rank outside the start group", function()
+T.case("RMA calls to a rank outside the start group", function()
   local w <close> = window()
   w:post({ rank })
   w:start({ rank }) -- an epoch to oneself
@@ -263,88 +281,88 @@ S.test("RMA calls to a rank outside the start group", function()
     { "accumulate", function() w:accumulate(other, 0, "int64", 1, "sum") end },
     { "fetch_and_op", function() return w:fetch_and_op(other, 0, "int64", 1, "sum") end },
   } do
-    S.checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other .. ": RMA calls in an "
+    checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other .. ": RMA calls in an "
       .. "access epoch may only target processes in its group; win:start was given {" .. rank
       .. "} [window \"pscw\"]", call[2])
   end
   w:put(rank, 0, "int64", 30 + rank)
-  S.eq(w:epochs().ops, 1, "refused calls are not counted")
+  T.eq(w:epochs().ops, 1, "refused calls are not counted")
   w:complete(); w:wait()
-  S.eq(w:read(0, "int64"), 30 + rank, "put to oneself")
-  S.eq(exchange(w, 31 + rank), 31 + other, "an epoch to the other rank")
+  T.eq(w:read(0, "int64"), 30 + rank, "put to oneself")
+  T.eq(exchange(w, 31 + rank), 31 + other, "an epoch to the other rank")
   w:free()
 end)
 
-S.test("freeing inside an epoch", function()
+T.case("freeing inside an epoch", function()
   local w <close> = window()
   w:post({ other })
   w:start({ other })
-  local err = S.checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, "
+  local err = checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, "
     .. "and this one has access epoch to {" .. other .. "}; exposure epoch to {" .. other
     .. "}; close it first (win:complete())", w.free, w)
-  S.has(err, "[window \"pscw\"]")
+  has(err, "[window \"pscw\"]")
   w:put(other, 0, "int64", 40 + rank)
   w:complete()
-  S.checkerr("ERR_RMA_SYNC", "close it first (win:wait())", w.free, w)
+  checkerr("ERR_RMA_SYNC", "close it first (win:wait())", w.free, w)
   w:wait()
-  S.eq(w:read(0, "int64"), 40 + other, "the window still worked")
+  T.eq(w:read(0, "int64"), 40 + other, "the window still worked")
   w:free()
-  S.eq(tostring(w), "rmalab.win (freed)", "and was freed afterwards")
+  T.eq(tostring(w), "rmalab.win (freed)", "and was freed afterwards")
 end)
 
-S.test("bad groups", function()
+T.case("bad groups", function()
   local w <close> = window()
-  S.checkerr("ERR_RANK", "post: rank 2 is not in the window's group (ranks 0 to 1)", w.post, w,
+  checkerr("ERR_RANK", "post: rank 2 is not in the window's group (ranks 0 to 1)", w.post, w,
     { 2 })
-  S.checkerr("ERR_RANK", "start: rank -1 is not in the window's group (ranks 0 to 1)", w.start,
+  checkerr("ERR_RANK", "start: rank -1 is not in the window's group (ranks 0 to 1)", w.start,
     w, { other, -1 })
-  S.checkerr("ERR_GROUP", "start: rank " .. other .. " appears twice in the group; list each "
+  checkerr("ERR_GROUP", "start: rank " .. other .. " appears twice in the group; list each "
     .. "rank once", w.start, w, { other, other })
   -- duplicates are named even in groups longer than the window
-  S.checkerr("ERR_GROUP", "post: rank 0 appears twice in the group; list each rank once", w.post,
+  checkerr("ERR_GROUP", "post: rank 0 appears twice in the group; list each rank once", w.post,
     w, { 0, 1, 0 })
-  S.checkerr("ERR_GROUP", "start: rank 1 appears twice", w.start, w, { 1, 1, 1, 1 })
+  checkerr("ERR_GROUP", "start: rank 1 appears twice", w.start, w, { 1, 1, 1, 1 })
   local long = {}
   for i = 1, 40 do long[i] = (i + rank) % 2 end -- longer than the 16 kept on the C stack
-  S.checkerr("ERR_GROUP", "post: rank " .. other .. " appears twice", w.post, w, long)
+  checkerr("ERR_GROUP", "post: rank " .. other .. " appears twice", w.post, w, long)
   long[3] = 5
-  S.checkerr("ERR_RANK", "start: rank 5 is not in the window's group (ranks 0 to 1)", w.start, w,
+  checkerr("ERR_RANK", "start: rank 5 is not in the window's group (ranks 0 to 1)", w.start, w,
     long)
-  S.checkerr("ERR_RANK", "post: rank 2 is not in the window's group", w.post, w, { 0, 1, 2 })
+  checkerr("ERR_RANK", "post: rank 2 is not in the window's group", w.post, w, { 0, 1, 2 })
   -- ranks beyond the C int range
-  S.checkerr("ERR_RANK", "group element 1: rank 4294967296 is not in the window's group",
+  checkerr("ERR_RANK", "group element 1: rank 4294967296 is not in the window's group",
     w.post, w, { 1 << 32 })
-  S.checkerr("ERR_GROUP", "group element 1 is string; groups hold integer ranks", w.post, w,
+  checkerr("ERR_GROUP", "group element 1 is string; groups hold integer ranks", w.post, w,
     { "1" })
-  S.checkerr("ERR_GROUP", "group element 2 is number; groups hold integer ranks", w.start, w,
+  checkerr("ERR_GROUP", "group element 2 is number; groups hold integer ranks", w.start, w,
     { 0, 1.5 })
-  S.checkerr("ERR_GROUP", "group element 1 is boolean", w.start, w, { true })
-  S.checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.post, w, 1)
-  S.checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.start, w)
+  checkerr("ERR_GROUP", "group element 1 is boolean", w.start, w, { true })
+  checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.post, w, 1)
+  checkerr("ERR_GROUP", "group (an array of ranks, e.g. {1, 2}) expected", w.start, w)
   local e = w:epochs()
-  S.eq(e.access, "none", "nothing opened"); S.eq(e.exposure, "none", "nothing posted")
-  S.eq(exchange(w, 50 + rank), 50 + other, "an epoch after the bad groups")
+  T.eq(e.access, "none", "nothing opened"); T.eq(e.exposure, "none", "nothing posted")
+  T.eq(exchange(w, 50 + rank), 50 + other, "an epoch after the bad groups")
   w:free()
 end)
 
-S.test("win:epochs() in every state", function()
+T.case("win:epochs() in every state", function()
   local w <close> = window()
   local e = w:epochs()
-  S.eq(e.access, "none", "access"); S.eq(e.exposure, "none", "exposure")
-  S.eq(e.access_group, nil, "no access group"); S.eq(e.exposure_group, nil, "no exposure group")
-  S.eq(e.ops, 0, "ops"); S.eq(e.epochs, 0, "epochs"); S.eq(e.engine, ENGINE, "engine")
-  S.eq(w:get_info():get("rmalab_pscw"), ENGINE, "engine reported by get_info")
-  S.eq(e.blocked_in, nil, "not blocked"); S.eq(e.locks, nil, "no locks")
-  S.eq(e.posted, nil, "nothing posted"); S.eq(e.arrived, nil, "nothing arrived")
-  S.eq(e.text, "no access epoch", "text")
+  T.eq(e.access, "none", "access"); T.eq(e.exposure, "none", "exposure")
+  T.eq(e.access_group, nil, "no access group"); T.eq(e.exposure_group, nil, "no exposure group")
+  T.eq(e.ops, 0, "ops"); T.eq(e.epochs, 0, "epochs"); T.eq(e.engine, ENGINE, "engine")
+  T.eq(w:get_info():get("rmalab_pscw"), ENGINE, "engine reported by get_info")
+  T.eq(e.blocked_in, nil, "not blocked"); T.eq(e.locks, nil, "no locks")
+  T.eq(e.posted, nil, "nothing posted"); T.eq(e.arrived, nil, "nothing arrived")
+  T.eq(e.text, "no access epoch", "text")
 
   w:post({ other })
   e = w:epochs()
-  S.eq(e.exposure, "post", "exposure after post")
-  S.same(e.exposure_group, { other }, "exposure group")
-  S.eq(e.access, "none", "no access epoch yet")
+  T.eq(e.exposure, "post", "exposure after post")
+  T.eq(e.exposure_group, { other }, "exposure group")
+  T.eq(e.access, "none", "no access epoch yet")
   -- nobody starts before the barrier, so nothing can have arrived yet
-  S.same(e.arrived, RMA and { [other] = false } or nil, "arrived before anyone started")
+  T.eq(e.arrived, RMA and { [other] = false } or nil, "arrived before anyone started")
   local o = "{" .. other .. "}"
   text_is(e, "no access epoch; exposure epoch to " .. o,
     { "no access epoch; exposure epoch to " .. o .. ": waits for complete() from " .. o
@@ -355,31 +373,31 @@ S.test("win:epochs() in every state", function()
   w:put(other, 0, "int64", 1)
   local r = w:get(other, 1, "int64")
   e = w:epochs()
-  S.eq(e.access, "start", "access after start")
-  S.same(e.access_group, { other }, "access group")
-  S.eq(e.ops, 2, "two RMA calls")
-  S.eq(e.epochs, 0, "none closed yet")
+  T.eq(e.access, "start", "access after start")
+  T.eq(e.access_group, { other }, "access group")
+  T.eq(e.ops, 2, "two RMA calls")
+  T.eq(e.epochs, 0, "none closed yet")
   -- the put could not touch the other rank's memory before its post
-  S.same(e.posted, RMA and { [other] = true } or nil, "posted, seen by the put")
+  T.eq(e.posted, RMA and { [other] = true } or nil, "posted, seen by the put")
   local both = "access epoch to " .. o .. "; exposure epoch to " .. o
   local head = "access epoch to " .. o .. ": post() arrived from 1 of 1; exposure epoch to " .. o
     .. ": waits for complete() from "
   text_is(e, both, { head .. o .. ": 0 of 1 arrived", head .. o .. ": 1 of 1 arrived" },
     "text in both epochs")
-  S.ok(common(tostring(w)):find("; " .. both .. ")", 1, true), "tostring shows the state")
+  T.ok(common(tostring(w)):find("; " .. both .. ")", 1, true), "tostring shows the state")
 
   w:complete()
   e = w:epochs()
-  S.eq(e.access, "none", "access after complete"); S.eq(e.ops, 0, "ops reset")
-  S.eq(e.epochs, 1, "one epoch closed"); S.eq(e.access_group, nil, "group gone")
-  S.eq(e.posted, nil, "no posted table without an access epoch")
-  S.eq(e.exposure, "post", "still exposed")
-  S.eq(r:ready(), true, "the get completed with the epoch")
+  T.eq(e.access, "none", "access after complete"); T.eq(e.ops, 0, "ops reset")
+  T.eq(e.epochs, 1, "one epoch closed"); T.eq(e.access_group, nil, "group gone")
+  T.eq(e.posted, nil, "no posted table without an access epoch")
+  T.eq(e.exposure, "post", "still exposed")
+  T.eq(r:ready(), true, "the get completed with the epoch")
   w:wait()
   e = w:epochs()
-  S.eq(e.exposure, "none", "exposure after wait"); S.eq(e.text, "no access epoch", "text")
-  S.eq(e.arrived, nil, "no arrived table without an exposure epoch")
-  S.eq(r:value(), 0, "the get read the slot nobody wrote")
+  T.eq(e.exposure, "none", "exposure after wait"); T.eq(e.text, "no access epoch", "text")
+  T.eq(e.arrived, nil, "no arrived table without an exposure epoch")
+  T.eq(r:value(), 0, "the get read the slot nobody wrote")
 
   -- a group of both ranks, in the order given
   w:post({ 1, 0 })
@@ -388,9 +406,9 @@ S.test("win:epochs() in every state", function()
   w:put(1, rank, "int64", 10 + rank) -- both ranks put into rank 1, a slot each,
   w:accumulate(0, 1, "int64", 1, "sum") -- and add into rank 0's slot 1
   e = w:epochs()
-  S.same(e.access_group, { 1, 0 }, "access group as given")
-  S.same(e.exposure_group, { 1, 0 }, "exposure group as given")
-  S.same(e.posted, RMA and { [0] = true, [1] = true } or nil, "both posts seen")
+  T.eq(e.access_group, { 1, 0 }, "access group as given")
+  T.eq(e.exposure_group, { 1, 0 }, "exposure group as given")
+  T.eq(e.posted, RMA and { [0] = true, [1] = true } or nil, "both posts seen")
   local h2 = "access epoch to {1, 0}: post() arrived from 2 of 2; exposure epoch to {1, 0}: "
     .. "waits for complete() from "
   -- this rank has not completed; the other may have
@@ -398,10 +416,10 @@ S.test("win:epochs() in every state", function()
     { h2 .. "{1, 0}: 0 of 2 arrived", h2 .. "{" .. rank .. "}: 1 of 2 arrived" },
     "text of two ranks")
   w:complete(); w:wait()
-  S.eq(w:epochs().epochs, 2, "two epochs closed")
-  if rank == 0 then S.same(w:read(0, "int64", 2), { 1, 2 }, "two accumulates into rank 0")
-  else S.same(w:read(0, "int64", 2), { 10, 11 }, "a put from each rank into rank 1") end
+  T.eq(w:epochs().epochs, 2, "two epochs closed")
+  if rank == 0 then T.eq(w:read(0, "int64", 2), { 1, 2 }, "two accumulates into rank 0")
+  else T.eq(w:read(0, "int64", 2), { 10, 11 }, "a put from each rank into rank 1") end
   w:free()
 end)
 
-S.done()
+T.done()

@@ -1,3 +1,6 @@
+-- ranks: 4
+-- engines: native rma
+-- timeout: 120
 -- The standard's PSCW example (MPI 2.2, section 11.4.2) on 4 ranks: rank 0
 -- puts into the windows of ranks 1 and 2, rank 3 into the window of rank 2;
 -- ranks 1 and 2 post to the ranks that access them and wait. Several epochs,
@@ -7,10 +10,16 @@
 -- engines (RMALAB_PSCW in the environment picks it: lua-pscw4 and
 -- lua-pscw4-rma).
 local rl = require "rmalab"
-local S = require "soft"
+local T = require "rmalab.test"
+-- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
+-- `class` whose message contains `text`; returns the error.
+local function checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
+end
 
-local rank = S.rank
-assert(S.size == 4, "pscw4.lua runs on 4 ranks")
+local rank = T.rank
+assert(T.size == 4, "pscw4.lua runs on 4 ranks")
 local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 
 local OUT = { [0] = { 1, 2 }, [1] = {}, [2] = {}, [3] = { 2 } } -- start groups
@@ -31,54 +40,54 @@ local function puts(w, e)
   end
 end
 
-S.test("the standard's example, roles only", function()
+T.case("the standard's example, roles only", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8, name = "example" })
-  S.eq(w:epochs().engine, ENGINE, "engine")
+  T.eq(w:epochs().engine, ENGINE, "engine")
   for e = 1, 4 do
     if rank == 0 or rank == 3 then
       w:start(OUT[rank])
-      S.same(w:epochs().access_group, OUT[rank], "access group")
+      T.eq(w:epochs().access_group, OUT[rank], "access group")
       puts(w, e)
       if rank == 0 then
-        S.checkerr("ERR_RMA_SYNC", "win:put to rank 3: RMA calls in an access epoch may only "
+        checkerr("ERR_RMA_SYNC", "win:put to rank 3: RMA calls in an access epoch may only "
           .. "target processes in its group; win:start was given {1, 2}", w.put, w, 3, 0,
           "int64", 1)
       else
-        S.checkerr("ERR_RMA_SYNC", "win:start was given {2}", w.put, w, 1, 0, "int64", 1)
+        checkerr("ERR_RMA_SYNC", "win:start was given {2}", w.put, w, 1, 0, "int64", 1)
       end
       w:complete()
     else
       w:post(IN[rank])
-      S.same(w:epochs().exposure_group, IN[rank], "exposure group")
-      S.eq(w:epochs().text:find("exposure epoch to {" .. table.concat(IN[rank], ", ") .. "}", 1,
+      T.eq(w:epochs().exposure_group, IN[rank], "exposure group")
+      T.eq(w:epochs().text:find("exposure epoch to {" .. table.concat(IN[rank], ", ") .. "}", 1,
         true) ~= nil, true, "text names the exposure group")
       if e % 2 == 0 then
         local deadline = rl.wtime() + 20
         repeat until w:test() or rl.wtime() > deadline
-        S.eq(w:epochs().exposure, "none", "test ended the epoch")
+        T.eq(w:epochs().exposure, "none", "test ended the epoch")
       else
         w:wait()
       end
     end
-    S.same(w:read(0, "int64", 2), expected(e), "window after epoch " .. e)
+    T.eq(w:read(0, "int64", 2), expected(e), "window after epoch " .. e)
   end
-  S.eq(w:epochs().epochs, (rank == 0 or rank == 3) and 4 or 0, "access epochs closed")
+  T.eq(w:epochs().epochs, (rank == 0 or rank == 3) and 4 or 0, "access epochs closed")
   w:free()
 end)
 
-S.test("the general form: every rank posts and starts", function()
+T.case("the general form: every rank posts and starts", function()
   local w <close> = rl.win_create(16, { disp_unit = 8 }) -- data through MPI on the rma engine
-  S.eq(w:get_info():get("rmalab_pscw"), ENGINE, "engine")
+  T.eq(w:get_info():get("rmalab_pscw"), ENGINE, "engine")
   for e = 1, 3 do
     w:post(IN[rank])
     w:start(OUT[rank])
     puts(w, e)
     w:complete()
     w:wait()
-    S.same(w:read(0, "int64", 2), expected(e), "window after epoch " .. e)
+    T.eq(w:read(0, "int64", 2), expected(e), "window after epoch " .. e)
   end
-  S.eq(w:epochs().epochs, 3, "every rank closed three access epochs")
+  T.eq(w:epochs().epochs, 3, "every rank closed three access epochs")
   w:free()
 end)
 
-S.done()
+T.done()

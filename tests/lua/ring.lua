@@ -1,3 +1,4 @@
+-- ranks: 2 3
 -- Ring regression for window placement, on any number of ranks (run on 2
 -- and 3). MPICH 4.0.2 with UCX rounds window bases down to 16 bytes, so an
 -- unaligned base or a per-rank size that is not a multiple of 16 would put
@@ -10,11 +11,11 @@
 --      while every rank checks that nothing else changed: not the edges of
 --      the target, not the windows of the other ranks.
 -- Then the same ring with PSCW, lock and lock_all epochs. Checks are soft
--- (soft.lua), so every rank makes the same synchronisation calls.
+-- (rmalab.test), so every rank makes the same synchronisation calls.
 local rl = require "rmalab"
-local S = require "soft"
+local T = require "rmalab.test"
 
-local rank, size = S.rank, S.size
+local rank, size = T.rank, T.size
 local right, left = (rank + 1) % size, (rank - 1) % size
 
 -- The bytes origin `o` puts: differ per origin at every position.
@@ -57,7 +58,7 @@ local function open(flavour, mysize, du)
   aw:fence("nosucceed")
   local base = {}
   for r = 0, size - 1 do base[r] = got[r]:value() end
-  S.eq(base[rank], addr, "own address exchanged")
+  T.eq(base[rank], addr, "own address exchanged")
   aw:free()
   return w, function(r) return base[r] end, function() w:detach(addr); w:free() end
 end
@@ -92,14 +93,14 @@ local function ring_fence(flavour, config, du)
   local dynamic = flavour == "dynamic"
   local w, base, close = open(flavour, n, du)
   local b = base(rank)
-  S.eq(mine(w, b, n, dynamic), string.rep("\0", n), what .. ": zeroed")
+  T.eq(mine(w, b, n, dynamic), string.rep("\0", n), what .. ": zeroed")
   w:write(b // (dynamic and 1 or du), "byte", sentinel(rank, n))
 
   -- 1. the whole ring
   w:fence()
   put_bytes(w, right, base(right), du, 0, pattern(rank, sizes[right]), dynamic)
   w:fence()
-  S.eq(mine(w, b, n, dynamic), pattern(left, n), what .. ": whole window from rank " .. left)
+  T.eq(mine(w, b, n, dynamic), pattern(left, n), what .. ": whole window from rank " .. left)
 
   -- 2. one origin at a time, into the inside of its neighbour's window
   for o = 0, size - 1 do
@@ -117,7 +118,7 @@ local function ring_fence(flavour, config, du)
     if rank == t then
       want = want:sub(1, off) .. pattern(o, n):sub(off + 1, off + len) .. want:sub(off + len + 1)
     end
-    S.eq(mine(w, b, n, dynamic), want, string.format("%s: after rank %d put into rank %d", what,
+    T.eq(mine(w, b, n, dynamic), want, string.format("%s: after rank %d put into rank %d", what,
       o, t))
   end
   w:fence("nosucceed")
@@ -125,7 +126,7 @@ local function ring_fence(flavour, config, du)
 end
 
 for _, flavour in ipairs{ "create", "allocate", "allocate_shared", "dynamic" } do
-  S.test("fence ring: " .. flavour, function()
+  T.case("fence ring: " .. flavour, function()
     for _, config in ipairs{ 8, 24, 40, "mixed" } do
       for _, du in ipairs{ 1, 8 } do
         ring_fence(flavour, config, du)
@@ -151,7 +152,7 @@ local MODES = {
 }
 
 for _, flavour in ipairs{ "create", "allocate", "allocate_shared" } do
-  S.test("pscw and lock rings: " .. flavour, function()
+  T.case("pscw and lock rings: " .. flavour, function()
     for _, du in ipairs{ 1, 8 } do
       for _, mode in ipairs{ "pscw", "lock", "lock_shared", "lock_all" } do
         local what = string.format("%s, %s, disp_unit %d, %d ranks", flavour, mode, du, size)
@@ -159,7 +160,7 @@ for _, flavour in ipairs{ "create", "allocate", "allocate_shared" } do
         w:write(0, "byte", sentinel(rank, 24))
         rl.world:barrier()
         MODES[mode](w, function() put_bytes(w, right, 0, du, 0, pattern(rank, 24)) end)
-        S.eq(w:read(0, "byte", 24), pattern(left, 24), what .. ": whole window")
+        T.eq(w:read(0, "byte", 24), pattern(left, 24), what .. ": whole window")
         -- inside only, one origin at a time
         for o = 0, size - 1 do
           w:write(0, "byte", sentinel(rank, 24))
@@ -178,7 +179,7 @@ for _, flavour in ipairs{ "create", "allocate", "allocate_shared" } do
           end
           local want = sentinel(rank, 24)
           if rank == t then want = want:sub(1, 8) .. pattern(o, 24):sub(9, 16) .. want:sub(17) end
-          S.eq(w:read(0, "byte", 24), want, string.format("%s: rank %d into rank %d", what, o, t))
+          T.eq(w:read(0, "byte", 24), want, string.format("%s: rank %d into rank %d", what, o, t))
         end
         w:free()
       end
@@ -186,4 +187,4 @@ for _, flavour in ipairs{ "create", "allocate", "allocate_shared" } do
   end)
 end
 
-S.done()
+T.done()

@@ -1,15 +1,33 @@
+-- ranks: 2
+-- engines: native rma
 -- RMA operations from Lua, on 2 ranks: put and get of every type, every
 -- accumulate op on a type it is defined on, get_accumulate, fetch_and_op,
 -- compare_and_swap, result handles and when they may be read, and the
 -- origin-side errors (rank, range against the TARGET's size, epoch, op,
 -- type), each followed by a successful use of the same window. The two
 -- ranks give windows of different sizes so that the range checks must use
--- the target's. Checks are soft (soft.lua) so no rank skips a collective.
+-- the target's. Checks are soft (rmalab.test) so no rank skips a collective.
 local rl = require "rmalab"
-local S = require "soft"
+local T = require "rmalab.test"
+-- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
+-- `class` whose message contains `text`; returns the error.
+local function checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
+end
+-- The message of an error object ("" for anything else).
+local function msg(err) return type(err) == "table" and err.message or "" end
+-- The message of err contains every plain string given.
+local function has(err, ...)
+  local m = msg(err)
+  for i = 1, select("#", ...) do
+    local s = select(i, ...)
+    T.ok(m:find(s, 1, true), string.format("message %q contains %q", m, s))
+  end
+end
 
-assert(S.size == 2, "rma.lua runs on 2 ranks")
-local rank = S.rank
+assert(T.size == 2, "rma.lua runs on 2 ranks")
+local rank = T.rank
 local other = 1 - rank
 
 local TYPES = { "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
@@ -31,7 +49,7 @@ end
 
 local function count(v) return type(v) == "string" and #v or #v end
 
-S.test("put and get every type in fence epochs", function()
+T.case("put and get every type in fence epochs", function()
   local w <close> = rl.win_allocate(64, { disp_unit = 1 })
   for _, t in ipairs(TYPES) do
     local mine, theirs = pattern(t, rank), pattern(t, other)
@@ -40,103 +58,103 @@ S.test("put and get every type in fence epochs", function()
     w:put(other, 8, t, mine)
     w:fence()
     local got = w:read(8, t, n)
-    if t == "byte" then S.eq(got, theirs, "put " .. t)
-    else S.same(got, theirs, "put " .. t) end
+    if t == "byte" then T.eq(got, theirs, "put " .. t)
+    else T.eq(got, theirs, "put " .. t) end
     local r = w:get(other, 8, t, n)
     local one = w:get(other, 8, t)
     w:fence()
-    S.eq(r:ready(), true, t .. ": ready after the fence")
+    T.eq(r:ready(), true, t .. ": ready after the fence")
     if t == "byte" then
-      S.eq(r:values(), mine, "get " .. t)
-      S.eq(one:value(), "r", "one byte")
+      T.eq(r:values(), mine, "get " .. t)
+      T.eq(one:value(), "r", "one byte")
     else
-      S.same(r:values(), mine, "get " .. t)
-      S.eq(r:value(), mine[1], "value() is the first element")
-      S.eq(one:value(), mine[1], "get of one " .. t)
-      S.same(one:values(), { mine[1] }, "values() of one " .. t)
+      T.eq(r:values(), mine, "get " .. t)
+      T.eq(r:value(), mine[1], "value() is the first element")
+      T.eq(one:value(), mine[1], "get of one " .. t)
+      T.eq(one:values(), { mine[1] }, "values() of one " .. t)
     end
-    S.eq(w:read(0, "int64"), 0, t .. ": bytes before disp 8 untouched")
+    T.eq(w:read(0, "int64"), 0, t .. ": bytes before disp 8 untouched")
   end
   -- uint64: negative integers are the values from 2^63 up, and round-trip
   w:fence()
   w:put(other, 8, "uint64", { -1, math.mininteger, -2 - rank })
   w:fence()
-  S.same(w:read(8, "uint64", 3), { -1, math.mininteger, -2 - other }, "uint64 from 2^63 up")
-  S.eq(w:read(8, "byte", 8), string.rep("\255", 8), "2^64 - 1 is all ones")
+  T.eq(w:read(8, "uint64", 3), { -1, math.mininteger, -2 - other }, "uint64 from 2^63 up")
+  T.eq(w:read(8, "byte", 8), string.rep("\255", 8), "2^64 - 1 is all ones")
   local back = w:get(other, 8, "uint64", 3)
   w:fence()
-  S.same(back:values(), { -1, math.mininteger, -2 - rank }, "uint64 got back as put")
+  T.eq(back:values(), { -1, math.mininteger, -2 - rank }, "uint64 got back as put")
   -- a put of a single value, and a put to oneself
   w:fence()
   w:put(rank, 0, "int32", 1000 + rank)
   w:put(other, 4, "int32", 2000 + rank)
   w:fence("nosucceed")
-  S.same(w:read(0, "int32", 2), { 1000 + rank, 2000 + other }, "put to self and to other")
+  T.eq(w:read(0, "int32", 2), { 1000 + rank, 2000 + other }, "put to self and to other")
   w:free()
 end)
 
-S.test("result handles: reading before the epoch completes", function()
+T.case("result handles: reading before the epoch completes", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8 })
   w:write(0, "int64", { 100 + rank, 200 + rank })
   w:fence()
   local r = w:get(other, 0, "int64", 2)
-  S.eq(r:ready(), false, "not ready inside the fence epoch")
-  local err = S.checkerr("ERR_RMA_SYNC", "here at the next win:fence()", r.value, r)
-  S.has(err, "from rank " .. other, "has not arrived yet")
-  S.checkerr("ERR_RMA_SYNC", "the next win:fence()", r.values, r)
+  T.eq(r:ready(), false, "not ready inside the fence epoch")
+  local err = checkerr("ERR_RMA_SYNC", "here at the next win:fence()", r.value, r)
+  has(err, "from rank " .. other, "has not arrived yet")
+  checkerr("ERR_RMA_SYNC", "the next win:fence()", r.values, r)
   local dropped = w:get(other, 1, "int64")
   dropped = nil -- the window keeps what MPI writes into alive
   collectgarbage()
   w:fence()
-  S.eq(r:ready(), true, "ready after the fence")
-  S.same(r:values(), { 100 + other, 200 + other }, "values after the fence")
-  S.eq(r:value(), 100 + other, "value after the fence")
-  S.eq(r:ready(), true, "reading does not consume")
-  S.same(r:values(), { 100 + other, 200 + other }, "read twice")
+  T.eq(r:ready(), true, "ready after the fence")
+  T.eq(r:values(), { 100 + other, 200 + other }, "values after the fence")
+  T.eq(r:value(), 100 + other, "value after the fence")
+  T.eq(r:ready(), true, "reading does not consume")
+  T.eq(r:values(), { 100 + other, 200 + other }, "read twice")
 
   -- lock: unlock or flush completes it
   w:fence("nosucceed")
   w:lock(other, "shared")
   local a = w:get(other, 0, "int64")
-  err = S.checkerr("ERR_RMA_SYNC", "here at win:unlock(" .. other .. ") or win:flush("
+  err = checkerr("ERR_RMA_SYNC", "here at win:unlock(" .. other .. ") or win:flush("
     .. other .. ")", a.value, a)
   w:unlock(other)
-  S.eq(a:value(), 100 + other, "after unlock")
+  T.eq(a:value(), 100 + other, "after unlock")
   -- lock_all
   w:lock_all()
   local b = w:fetch_and_op(other, 1, "int64", 0, "no_op")
-  S.checkerr("ERR_RMA_SYNC", "here at win:unlock_all() or win:flush(" .. other .. ")", b.value, b)
-  S.eq(b:ready(), false, "not ready in lock_all")
+  checkerr("ERR_RMA_SYNC", "here at win:unlock_all() or win:flush(" .. other .. ")", b.value, b)
+  T.eq(b:ready(), false, "not ready in lock_all")
   w:flush(other)
-  S.eq(b:ready(), true, "ready after flush")
-  S.eq(b:value(), 200 + other, "fetch_and_op no_op after flush")
+  T.eq(b:ready(), true, "ready after flush")
+  T.eq(b:value(), 200 + other, "fetch_and_op no_op after flush")
   w:unlock_all()
   -- start/complete
   w:post({ other }); w:start({ other })
   local c = w:get(other, 0, "int64")
-  S.checkerr("ERR_RMA_SYNC", "here at win:complete()", c.value, c)
+  checkerr("ERR_RMA_SYNC", "here at win:complete()", c.value, c)
   w:complete(); w:wait()
-  S.eq(c:value(), 100 + other, "after complete")
+  T.eq(c:value(), 100 + other, "after complete")
   -- a get of no elements
   w:fence()
   local none = w:get(other, 0, "int64", 0)
   w:fence()
-  S.same(none:values(), {}, "values() of an empty get")
-  S.eq(none:value(), nil, "value() of an empty get")
-  S.eq(select("#", none:value()), 1, "value() of an empty get returns one nil")
+  T.eq(none:values(), {}, "values() of an empty get")
+  T.eq(none:value(), nil, "value() of an empty get")
+  T.eq(select("#", none:value()), 1, "value() of an empty get returns one nil")
   -- a byte get of nothing is the empty string
   w:fence()
   local nobytes = w:get(other, 0, "byte", 0)
   w:fence()
-  S.eq(nobytes:values(), "", "values() of an empty byte get")
-  S.eq(nobytes:value(), "", "value() of an empty byte get")
+  T.eq(nobytes:values(), "", "values() of an empty byte get")
+  T.eq(nobytes:value(), "", "value() of an empty byte get")
   -- results outlive their window
   w:fence()
   local d = w:get(other, 0, "int64", 2)
   w:fence()
   w:free()
-  S.same(d:values(), { 100 + other, 200 + other }, "a result outlives its window")
-  S.checkerr("ERR_ARG", "RMA result expected", d.value, {})
+  T.eq(d:values(), { 100 + other, 200 + other }, "a result outlives its window")
+  checkerr("ERR_ARG", "RMA result expected", d.value, {})
 end)
 
 -- { type, op, initial value at the target, operand, expected result }
@@ -164,7 +182,7 @@ local ACC = {
   { "byte", "bxor", "\x0F", "\x3C", "\x33" }, { "byte", "replace", "a", "z", "z" },
 }
 
-S.test("accumulate: every op on a type it is defined on", function()
+T.case("accumulate: every op on a type it is defined on", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8 })
   for _, c in ipairs(ACC) do
     local t, op, init, operand, want = table.unpack(c)
@@ -172,7 +190,7 @@ S.test("accumulate: every op on a type it is defined on", function()
     w:fence()
     w:accumulate(other, 0, t, operand, op)
     w:fence()
-    S.eq(w:read(0, t), want, string.format("%s %s", t, op))
+    T.eq(w:read(0, t), want, string.format("%s %s", t, op))
   end
   -- max and min on unsigned types: MPICH 4.0.2 compares them as signed
   -- (max(3, 254) on uint8 gives 3), so rmalab refuses them, in every call
@@ -183,75 +201,75 @@ S.test("accumulate: every op on a type it is defined on", function()
   for _, t in ipairs{ "uint8", "uint16", "uint32", "uint64" } do
     for _, op in ipairs{ "max", "min" } do
       local why = "MPICH 4.0.2 computes \"" .. op .. "\" on unsigned types as if they were signed"
-      S.checkerr("ERR_OP", "win:accumulate: " .. why, w.accumulate, w, other, 0, t, 254, op)
-      S.checkerr("ERR_OP", "win:get_accumulate: " .. why, w.get_accumulate, w, other, 0, t,
+      checkerr("ERR_OP", "win:accumulate: " .. why, w.accumulate, w, other, 0, t, 254, op)
+      checkerr("ERR_OP", "win:get_accumulate: " .. why, w.get_accumulate, w, other, 0, t,
         { 254 }, op)
-      S.checkerr("ERR_OP", "win:fetch_and_op: " .. why, w.fetch_and_op, w, other, 0, t, 254, op)
+      checkerr("ERR_OP", "win:fetch_and_op: " .. why, w.fetch_and_op, w, other, 0, t, 254, op)
     end
   end
-  local err = S.checkerr("ERR_OP", "use the signed type of the next size up", w.accumulate, w,
+  local err = checkerr("ERR_OP", "use the signed type of the next size up", w.accumulate, w,
     other, 0, "uint8", 254, "max")
-  S.eq(w:epochs().ops, 0, "no refused call was counted")
+  T.eq(w:epochs().ops, 0, "no refused call was counted")
   -- the other ops on unsigned types still work in the same epoch
   w:accumulate(other, 0, "uint8", 254, "bor")
   local fo = w:fetch_and_op(other, 1, "uint16", 0, "no_op")
   w:fence()
-  S.eq(w:read(0, "uint8"), 255, "3 bor 254 on uint8")
-  S.eq(fo:value(), 65535, "fetch_and_op no_op on uint16 after the refusals")
+  T.eq(w:read(0, "uint8"), 255, "3 bor 254 on uint8")
+  T.eq(fo:value(), 65535, "fetch_and_op no_op on uint16 after the refusals")
   local _ = err
   -- arrays, and both ranks adding into rank 0's window at once
   w:write(0, "int64", { 1, 2 })
   w:fence()
   w:accumulate(0, 0, "int64", { 10 * (rank + 1), 100 * (rank + 1) }, "sum")
   w:fence()
-  if rank == 0 then S.same(w:read(0, "int64", 2), { 31, 302 }, "two ranks summed into one")
-  else S.same(w:read(0, "int64", 2), { 1, 2 }, "rank 1 untouched") end
+  if rank == 0 then T.eq(w:read(0, "int64", 2), { 31, 302 }, "two ranks summed into one")
+  else T.eq(w:read(0, "int64", 2), { 1, 2 }, "rank 1 untouched") end
   w:free()
 end)
 
-S.test("get_accumulate, fetch_and_op and compare_and_swap", function()
+T.case("get_accumulate, fetch_and_op and compare_and_swap", function()
   local w <close> = rl.win_allocate(32, { disp_unit = 8 })
   w:write(0, "int64", { 10 + rank, 20 + rank, 30 + rank, 0 })
   w:fence()
   local ga = w:get_accumulate(other, 0, "int64", { 1, 2 }, "sum")
   local gn = w:get_accumulate(other, 2, "int64", 99, "no_op")
   w:fence()
-  S.same(ga:values(), { 10 + other, 20 + other }, "get_accumulate returns the old values")
-  S.same(w:read(0, "int64", 2), { 11 + rank, 22 + rank }, "and applies the op")
-  S.eq(gn:value(), 30 + other, "no_op fetches")
-  S.eq(w:read(2, "int64"), 30 + rank, "no_op leaves the target alone")
+  T.eq(ga:values(), { 10 + other, 20 + other }, "get_accumulate returns the old values")
+  T.eq(w:read(0, "int64", 2), { 11 + rank, 22 + rank }, "and applies the op")
+  T.eq(gn:value(), 30 + other, "no_op fetches")
+  T.eq(w:read(2, "int64"), 30 + rank, "no_op leaves the target alone")
 
   local fa = w:fetch_and_op(other, 0, "int64", 5, "sum")
   local fr = w:fetch_and_op(other, 1, "int64", -1, "replace")
   local fn = w:fetch_and_op(other, 2, "int64", 0, "no_op")
   local fm = w:fetch_and_op(other, 3, "int64", 7, "max")
   w:fence()
-  S.eq(fa:value(), 11 + other, "fetch_and_op sum returns the old value")
-  S.eq(fr:value(), 22 + other, "fetch_and_op replace returns the old value")
-  S.eq(fn:value(), 30 + other, "fetch_and_op no_op")
-  S.eq(fm:value(), 0, "fetch_and_op max")
-  S.same(w:read(0, "int64", 4), { 16 + rank, -1, 30 + rank, 7 }, "fetch_and_op applied")
+  T.eq(fa:value(), 11 + other, "fetch_and_op sum returns the old value")
+  T.eq(fr:value(), 22 + other, "fetch_and_op replace returns the old value")
+  T.eq(fn:value(), 30 + other, "fetch_and_op no_op")
+  T.eq(fm:value(), 0, "fetch_and_op max")
+  T.eq(w:read(0, "int64", 4), { 16 + rank, -1, 30 + rank, 7 }, "fetch_and_op applied")
 
   -- compare_and_swap: rank 0 succeeds on rank 1, rank 1 fails on rank 0
   local compare = rank == 0 and 16 + other or 12345
   local cs = w:compare_and_swap(other, 0, "int64", compare, 500 + rank)
   w:fence()
-  S.eq(cs:value(), 16 + other, "compare_and_swap returns the old value")
-  if rank == 1 then S.eq(w:read(0, "int64"), 500, "swapped where compare matched")
-  else S.eq(w:read(0, "int64"), 16, "unchanged where compare did not match") end
+  T.eq(cs:value(), 16 + other, "compare_and_swap returns the old value")
+  if rank == 1 then T.eq(w:read(0, "int64"), 500, "swapped where compare matched")
+  else T.eq(w:read(0, "int64"), 16, "unchanged where compare did not match") end
   -- on bytes, and on a smaller integer type at a byte offset
   w:write(3, "byte", "q")
   w:fence()
   local cb = w:compare_and_swap(other, 3, "byte", "q", "Z")
   local cf = w:fetch_and_op(other, 3, "byte", "\x20", "bxor")
   w:fence()
-  S.eq(cb:value(), "q", "byte compare_and_swap old value")
-  S.eq(cf:value(), "Z", "ordered after the swap in this epoch")
-  S.eq(w:read(3, "byte"), "z", "Z xor 0x20")
+  T.eq(cb:value(), "q", "byte compare_and_swap old value")
+  T.eq(cf:value(), "Z", "ordered after the swap in this epoch")
+  T.eq(w:read(3, "byte"), "z", "Z xor 0x20")
   w:free()
 end)
 
-S.test("origin-side errors, each followed by a working call", function()
+T.case("origin-side errors, each followed by a working call", function()
   -- rank 0 has 32 bytes (4 x int64), rank 1 has 64 (8 x int64)
   local w <close> = rl.win_allocate(rank == 0 and 32 or 64, { disp_unit = 8 })
   -- no epoch
@@ -263,121 +281,121 @@ S.test("origin-side errors, each followed by a working call", function()
     { "fetch_and_op", function() return w:fetch_and_op(other, 0, "int64", 1, "sum") end },
     { "compare_and_swap", function() return w:compare_and_swap(other, 0, "int64", 1, 2) end },
   } do
-    local err = S.checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other
+    local err = checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other
       .. ": RMA calls need an access epoch, and none is open", call[2])
-    S.has(err, "win:fence()", "win:start({" .. other .. "})", "win:lock(" .. other .. ")")
+    has(err, "win:fence()", "win:start({" .. other .. "})", "win:lock(" .. other .. ")")
   end
   w:fence()
   -- ranks outside the group
-  S.checkerr("ERR_RANK", "win:put to rank 2: the window's group has ranks 0 to 1", w.put, w, 2,
+  checkerr("ERR_RANK", "win:put to rank 2: the window's group has ranks 0 to 1", w.put, w, 2,
     0, "int64", 1)
-  S.checkerr("ERR_RANK", "win:get to rank -1: the window's group has ranks 0 to 1", w.get, w, -1,
+  checkerr("ERR_RANK", "win:get to rank -1: the window's group has ranks 0 to 1", w.get, w, -1,
     0, "int64")
-  S.checkerr("ERR_RANK", "win:accumulate to rank 9", w.accumulate, w, 9, 0, "int64", 1, "sum")
-  S.checkerr("ERR_RANK", "bad argument #1 to 'put' (rank (an integer) expected, got a number "
+  checkerr("ERR_RANK", "win:accumulate to rank 9", w.accumulate, w, 9, 0, "int64", 1, "sum")
+  checkerr("ERR_RANK", "bad argument #1 to 'put' (rank (an integer) expected, got a number "
     .. "with no integer representation)", function() w:put(1.5, 0, "int64", 1) end)
-  S.checkerr("ERR_RANK", "bad argument #1 to 'get' (rank (an integer) expected, got string)",
+  checkerr("ERR_RANK", "bad argument #1 to 'get' (rank (an integer) expected, got string)",
     function() local _ = w:get("1", 0, "int64") end)
-  S.checkerr("ERR_RANK", "rank (an integer) expected, got nil", w.put, w, nil, 0, "int64", 1)
+  checkerr("ERR_RANK", "rank (an integer) expected, got nil", w.put, w, nil, 0, "int64", 1)
   -- ranks beyond the C int range are shown as given
-  S.checkerr("ERR_RANK", "win: rank 4294967296 is not in the window's group", w.put, w, 1 << 32,
+  checkerr("ERR_RANK", "win: rank 4294967296 is not in the window's group", w.put, w, 1 << 32,
     0, "int64", 1)
-  S.checkerr("ERR_RANK", "win: rank -4294967295 is not in the window's group", w.get, w,
+  checkerr("ERR_RANK", "win: rank -4294967295 is not in the window's group", w.get, w,
     1 - (1 << 32), 0, "int64")
-  S.checkerr("ERR_RANK", "win: rank 9223372036854775807 is not in the window's group",
+  checkerr("ERR_RANK", "win: rank 9223372036854775807 is not in the window's group",
     w.accumulate, w, math.maxinteger, 0, "int64", 1, "sum")
-  S.checkerr("ERR_RANK", "win: rank 2147483648 is not in the window's group", w.fetch_and_op, w,
+  checkerr("ERR_RANK", "win: rank 2147483648 is not in the window's group", w.fetch_and_op, w,
     1 << 31, 0, "int64", 1, "sum")
   -- counts and displacements that are not integers
-  S.checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got a number "
+  checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got a number "
     .. "with no integer representation)", function() local _ = w:get(other, 0, "int64", 1.5) end)
-  S.checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got string)",
+  checkerr("ERR_ARG", "bad argument #4 to 'get' (count (an integer) expected, got string)",
     function() local _ = w:get(other, 0, "int64", "1") end)
-  S.checkerr("ERR_ARG", "bad argument #2 to 'put' (displacement (an integer) expected, got a "
+  checkerr("ERR_ARG", "bad argument #2 to 'put' (displacement (an integer) expected, got a "
     .. "number with no integer representation)", function() w:put(other, 0.5, "int64", 1) end)
-  S.checkerr("ERR_ARG", "bad argument #2 to 'compare_and_swap' (displacement (an integer) "
+  checkerr("ERR_ARG", "bad argument #2 to 'compare_and_swap' (displacement (an integer) "
     .. "expected, got string)", function() local _ = w:compare_and_swap(other, "0", "int64", 1,
     2) end)
   -- ranges against the TARGET's window: disp 6 fits rank 1 (64 bytes), not rank 0 (32)
-  local err = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 4 (x disp_unit 8 = "
+  local err = checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 4 (x disp_unit 8 = "
     .. "byte 32) with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
     .. "displacements are 0 to 3", w.put, w, 0, 4, "int64", 1)
-  local e6 = S.checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 6 (x disp_unit 8",
+  local e6 = checkerr("ERR_RMA_RANGE", "win:put to rank 0: displacement 6 (x disp_unit 8",
     w.put, w, 0, 6, "int64", 1)
-  S.has(e6, "with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
+  has(e6, "with 1 x int64 reaches past the end of rank 0's window of 32 bytes; valid "
     .. "displacements are 0 to 3")
   -- displacements whose byte offset would overflow are refused, not wrapped
-  S.checkerr("ERR_RMA_RANGE", "win:put to rank 1: displacement 2305843009213693952 (x disp_unit "
+  checkerr("ERR_RMA_RANGE", "win:put to rank 1: displacement 2305843009213693952 (x disp_unit "
     .. "8", w.put, w, 1, 1 << 61, "int64", 1)
-  S.checkerr("ERR_RMA_RANGE", "win:get to rank 1: displacement 9223372036854775807 (x disp_unit "
+  checkerr("ERR_RMA_RANGE", "win:get to rank 1: displacement 9223372036854775807 (x disp_unit "
     .. "8", w.get, w, 1, math.maxinteger, "int8")
-  S.checkerr("ERR_RMA_RANGE", "win:accumulate to rank 0: displacement -1 (x disp_unit 8",
+  checkerr("ERR_RMA_RANGE", "win:accumulate to rank 0: displacement -1 (x disp_unit 8",
     w.accumulate, w, 0, -1, "int64", 1, "sum")
   w:put(1, 6 - rank, "int64", 60 + rank) -- fits rank 1
-  S.checkerr("ERR_RMA_RANGE", "rank 0's window of 32 bytes", w.get, w, 0, 3, "int64", 2)
-  S.checkerr("ERR_RMA_RANGE", "9 x int64 (72 bytes) do not fit in rank 1's window of 64 bytes",
+  checkerr("ERR_RMA_RANGE", "rank 0's window of 32 bytes", w.get, w, 0, 3, "int64", 2)
+  checkerr("ERR_RMA_RANGE", "9 x int64 (72 bytes) do not fit in rank 1's window of 64 bytes",
     w.get, w, 1, 0, "int64", 9)
-  S.checkerr("ERR_RMA_RANGE", "5 x int64 (40 bytes) do not fit in rank 0's window of 32 bytes",
+  checkerr("ERR_RMA_RANGE", "5 x int64 (40 bytes) do not fit in rank 0's window of 32 bytes",
     w.put, w, 0, 0, "int64", { 1, 2, 3, 4, 5 })
-  S.checkerr("ERR_RMA_RANGE", "rank 1's window of 64 bytes", w.accumulate, w, 1, 8, "int64", 1,
+  checkerr("ERR_RMA_RANGE", "rank 1's window of 64 bytes", w.accumulate, w, 1, 8, "int64", 1,
     "sum")
-  S.checkerr("ERR_RMA_RANGE", "rank 0's window", w.fetch_and_op, w, 0, 4, "int64", 1, "sum")
-  S.checkerr("ERR_RMA_RANGE", "rank 0's window", w.compare_and_swap, w, 0, 4, "int64", 1, 2)
-  S.checkerr("ERR_RMA_RANGE", "rank 1's window", w.get_accumulate, w, 1, -1, "int64", 1, "sum")
-  S.checkerr("ERR_RMA_RANGE", "rank 1's window", w.put, w, 1, 7, "byte", "123456789")
+  checkerr("ERR_RMA_RANGE", "rank 0's window", w.fetch_and_op, w, 0, 4, "int64", 1, "sum")
+  checkerr("ERR_RMA_RANGE", "rank 0's window", w.compare_and_swap, w, 0, 4, "int64", 1, 2)
+  checkerr("ERR_RMA_RANGE", "rank 1's window", w.get_accumulate, w, 1, -1, "int64", 1, "sum")
+  checkerr("ERR_RMA_RANGE", "rank 1's window", w.put, w, 1, 7, "byte", "123456789")
   local last = w:get(0, 3, "int64") -- the last int64 of rank 0
   if rank == 0 then w:put(1, 7, "byte", "12345678") end -- the last 8 bytes of rank 1
   -- ops not defined on the type
-  S.checkerr("ERR_OP", "win:accumulate: the op \"band\" is not defined on double values",
+  checkerr("ERR_OP", "win:accumulate: the op \"band\" is not defined on double values",
     w.accumulate, w, other, 0, "double", 1.0, "band")
-  S.checkerr("ERR_OP", "the op \"land\" is not defined on float values", w.accumulate, w, other,
+  checkerr("ERR_OP", "the op \"land\" is not defined on float values", w.accumulate, w, other,
     0, "float", 1.0, "land")
-  S.checkerr("ERR_OP", "the op \"sum\" is not defined on byte values", w.accumulate, w, other, 0,
+  checkerr("ERR_OP", "the op \"sum\" is not defined on byte values", w.accumulate, w, other, 0,
     "byte", "a", "sum")
-  S.checkerr("ERR_OP", "the op \"lor\" is not defined on byte values", w.get_accumulate, w,
+  checkerr("ERR_OP", "the op \"lor\" is not defined on byte values", w.get_accumulate, w,
     other, 0, "byte", "a", "lor")
-  S.checkerr("ERR_OP", "the op \"bxor\" is not defined on double values", w.fetch_and_op, w,
+  checkerr("ERR_OP", "the op \"bxor\" is not defined on double values", w.fetch_and_op, w,
     other, 0, "double", 1.0, "bxor")
-  S.checkerr("ERR_OP", "no_op only makes sense for operations that fetch", w.accumulate, w,
+  checkerr("ERR_OP", "no_op only makes sense for operations that fetch", w.accumulate, w,
     other, 0, "int64", 1, "no_op")
-  S.checkerr("ERR_OP", "unknown op \"add\"", w.accumulate, w, other, 0, "int64", 1, "add")
-  S.checkerr("ERR_OP", "string expected, got no value", w.accumulate, w, other, 0, "int64", 1)
+  checkerr("ERR_OP", "unknown op \"add\"", w.accumulate, w, other, 0, "int64", 1, "add")
+  checkerr("ERR_OP", "string expected, got no value", w.accumulate, w, other, 0, "int64", 1)
   -- types
-  S.checkerr("ERR_TYPE", "unknown type \"int\"", w.put, w, other, 0, "int", 1)
-  S.checkerr("ERR_TYPE", "unknown type \"Double\"", w.get, w, other, 0, "Double")
-  S.checkerr("ERR_TYPE", "compare_and_swap: MPI defines it on integer and byte types, not on "
+  checkerr("ERR_TYPE", "unknown type \"int\"", w.put, w, other, 0, "int", 1)
+  checkerr("ERR_TYPE", "unknown type \"Double\"", w.get, w, other, 0, "Double")
+  checkerr("ERR_TYPE", "compare_and_swap: MPI defines it on integer and byte types, not on "
     .. "double", w.compare_and_swap, w, other, 0, "double", 1.0, 2.0)
-  S.checkerr("ERR_TYPE", "not on float", w.compare_and_swap, w, other, 0, "float", 1.0, 2.0)
+  checkerr("ERR_TYPE", "not on float", w.compare_and_swap, w, other, 0, "float", 1.0, 2.0)
   -- arguments
-  S.checkerr("ERR_ARG", "fetch_and_op takes exactly one value", w.fetch_and_op, w, other, 0,
+  checkerr("ERR_ARG", "fetch_and_op takes exactly one value", w.fetch_and_op, w, other, 0,
     "int64", { 1, 2 }, "sum")
-  S.checkerr("ERR_ARG", "compare_and_swap takes exactly one value", w.compare_and_swap, w,
+  checkerr("ERR_ARG", "compare_and_swap takes exactly one value", w.compare_and_swap, w,
     other, 0, "int64", { 1, 2 }, 3)
-  S.checkerr("ERR_ARG", "value 1 is nil; int64 needs an integer", w.compare_and_swap, w,
+  checkerr("ERR_ARG", "value 1 is nil; int64 needs an integer", w.compare_and_swap, w,
     other, 0, "int64", 1)
-  S.checkerr("ERR_ARG", "value 1 (300) does not fit int8", w.put, w, other, 0, "int8", 300)
-  S.checkerr("ERR_ARG", "value 2 (1e+300) does not fit float", w.put, w, other, 0, "float",
+  checkerr("ERR_ARG", "value 1 (300) does not fit int8", w.put, w, other, 0, "int8", 300)
+  checkerr("ERR_ARG", "value 2 (1e+300) does not fit float", w.put, w, other, 0, "float",
     { 1, 1e300 })
-  S.checkerr("ERR_ARG", "value 1 (-3.5e+38) does not fit float", w.accumulate, w, other, 0,
+  checkerr("ERR_ARG", "value 1 (-3.5e+38) does not fit float", w.accumulate, w, other, 0,
     "float", -3.5e38, "sum")
   -- the same window still works after all that
   w:accumulate(other, 0, "int64", 7, "sum")
   local g = w:get_accumulate(other, 1, "int64", 1, "sum")
   w:fence()
-  S.eq(last:value(), 0, "get of rank 0's last element")
-  S.eq(g:value(), 0, "get_accumulate after the errors")
-  S.eq(w:read(0, "int64"), 7, "accumulate after the errors")
-  S.eq(w:read(1, "int64"), 1, "get_accumulate applied")
+  T.eq(last:value(), 0, "get of rank 0's last element")
+  T.eq(g:value(), 0, "get_accumulate after the errors")
+  T.eq(w:read(0, "int64"), 7, "accumulate after the errors")
+  T.eq(w:read(1, "int64"), 1, "get_accumulate applied")
   if rank == 1 then
-    S.same(w:read(5, "int64", 2), { 61, 60 }, "puts at disp 5 and 6 of rank 1")
-    S.eq(w:read(7, "byte", 8), "12345678", "the last 8 bytes of rank 1")
+    T.eq(w:read(5, "int64", 2), { 61, 60 }, "puts at disp 5 and 6 of rank 1")
+    T.eq(w:read(7, "byte", 8), "12345678", "the last 8 bytes of rank 1")
   end
-  S.eq(w:epochs().epochs, 1, "one epoch carried operations")
+  T.eq(w:epochs().epochs, 1, "one epoch carried operations")
   w:free()
-  S.eq(err and err.class, "ERR_RMA_RANGE", "error objects stay usable")
+  T.eq(err and err.class, "ERR_RMA_RANGE", "error objects stay usable")
 end)
 
-S.test("dynamic windows: RMA to attached memory", function()
+T.case("dynamic windows: RMA to attached memory", function()
   local w <close> = rl.win_create_dynamic()
   local mine = w:attach(16)
   local aw <close> = rl.win_allocate(8, { disp_unit = 8 }) -- to learn the other's address
@@ -387,18 +405,18 @@ S.test("dynamic windows: RMA to attached memory", function()
   aw:fence("nosucceed")
   local theirs = r:value()
   aw:free()
-  S.checkerr("ERR_RMA_SYNC", "RMA calls need an access epoch", w.put, w, other, theirs, "int64",
+  checkerr("ERR_RMA_SYNC", "RMA calls need an access epoch", w.put, w, other, theirs, "int64",
     1)
   w:fence()
   w:put(other, theirs, "int64", 70 + rank)
   w:accumulate(other, theirs + 8, "int32", 5, "sum")
-  S.checkerr("ERR_RANK", "win:put to rank 2", w.put, w, 2, theirs, "int64", 1)
+  checkerr("ERR_RANK", "win:put to rank 2", w.put, w, 2, theirs, "int64", 1)
   w:fence()
   local g = w:get(other, theirs, "int64", 2)
   w:fence("nosucceed")
-  S.eq(w:read(mine, "int64"), 70 + other, "put to the attached address")
-  S.eq(w:read(mine + 8, "int32"), 5, "accumulate at an address")
-  S.same(g:values(), { 70 + rank, 5 }, "get from the attached address")
+  T.eq(w:read(mine, "int64"), 70 + other, "put to the attached address")
+  T.eq(w:read(mine + 8, "int32"), 5, "accumulate at an address")
+  T.eq(g:values(), { 70 + rank, 5 }, "get from the attached address")
   -- addresses the target never attached: refused at the origin, which reads
   -- the target's attached regions, instead of crashing the target in MPICH
   w:fence()
@@ -407,20 +425,20 @@ S.test("dynamic windows: RMA to attached memory", function()
       .. "attached to this dynamic window (1 region); use an address its win:attach returned",
       other, addr, bytes, other)
   end
-  S.checkerr("ERR_RMA_RANGE", "win:put " .. outside(16, 8), w.put, w, other, 16, "int64", 5)
-  S.checkerr("ERR_RMA_RANGE", "win:get " .. outside(theirs + 16, 1), w.get, w, other,
+  checkerr("ERR_RMA_RANGE", "win:put " .. outside(16, 8), w.put, w, other, 16, "int64", 5)
+  checkerr("ERR_RMA_RANGE", "win:get " .. outside(theirs + 16, 1), w.get, w, other,
     theirs + 16, "int8")
-  S.checkerr("ERR_RMA_RANGE", "win:accumulate " .. outside(theirs + 8, 16), w.accumulate, w,
+  checkerr("ERR_RMA_RANGE", "win:accumulate " .. outside(theirs + 8, 16), w.accumulate, w,
     other, theirs + 8, "int64", { 1, 2 }, "sum")
-  S.checkerr("ERR_RMA_RANGE", "win:compare_and_swap " .. outside(theirs - 8, 8),
+  checkerr("ERR_RMA_RANGE", "win:compare_and_swap " .. outside(theirs - 8, 8),
     w.compare_and_swap, w, other, theirs - 8, "int64", 0, 1)
-  S.checkerr("ERR_RMA_RANGE", "win:fetch_and_op " .. outside(0, 8), w.fetch_and_op, w, other, 0,
+  checkerr("ERR_RMA_RANGE", "win:fetch_and_op " .. outside(0, 8), w.fetch_and_op, w, other, 0,
     "int64", 1, "sum")
   -- the last byte of the region is in, and the window still works
   w:put(other, theirs + 15, "int8", 9)
   w:fence()
-  S.eq(w:read(mine + 15, "int8"), 9, "put to the last attached byte")
-  S.eq(w:read(mine, "int64"), 70 + other, "nothing else changed")
+  T.eq(w:read(mine + 15, "int8"), 9, "put to the last attached byte")
+  T.eq(w:read(mine, "int64"), 70 + other, "nothing else changed")
   -- a second region is seen by the origins; a detached one is refused
   local second = w:attach(8)
   local aw2 <close> = rl.win_allocate(16, { disp_unit = 8 })
@@ -432,36 +450,36 @@ S.test("dynamic windows: RMA to attached memory", function()
   aw2:free()
   w:fence()
   w:put(other, their2, "int64", 80 + rank)
-  S.checkerr("ERR_RMA_RANGE", "(2 regions)", w.put, w, other, their2 + 8, "int64", 1)
+  checkerr("ERR_RMA_RANGE", "(2 regions)", w.put, w, other, their2 + 8, "int64", 1)
   w:fence()
-  S.eq(w:read(second, "int64"), 80 + other, "put into the second region")
+  T.eq(w:read(second, "int64"), 80 + other, "put into the second region")
   w:detach(mine)
   w:detach(second)
   rl.world:barrier() -- both ranks have detached
   w:fence()
-  S.checkerr("ERR_RMA_RANGE", "win:put to rank " .. other .. ": address " .. theirs
+  checkerr("ERR_RMA_RANGE", "win:put to rank " .. other .. ": address " .. theirs
     .. " (+8 bytes) is not inside memory rank " .. other .. " has attached to this dynamic "
     .. "window (0 regions)", w.put, w, other, theirs, "int64", 1)
   w:fence("nosucceed")
   w:free()
 end)
 
-S.test("epoch errors in lock and PSCW epochs name the fix", function()
+T.case("epoch errors in lock and PSCW epochs name the fix", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8 })
   w:lock(rank) -- lock oneself, then target the other rank
-  S.checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": in a passive-target epoch RMA "
+  checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": in a passive-target epoch RMA "
     .. "calls may only target locked ranks; call win:lock(" .. other .. ") first", w.put, w,
     other, 0, "int64", 1)
   w:put(rank, 0, "int64", 3)
   w:unlock(rank)
-  S.eq(w:read(0, "int64"), 3, "put to the locked rank")
+  T.eq(w:read(0, "int64"), 3, "put to the locked rank")
   rl.world:barrier()
   w:post({}); w:start({})
-  S.checkerr("ERR_RMA_SYNC", "win:get to rank " .. other .. ": RMA calls in an access epoch may "
+  checkerr("ERR_RMA_SYNC", "win:get to rank " .. other .. ": RMA calls in an access epoch may "
     .. "only target processes in its group; win:start was given {}", w.get, w, other, 0,
     "int64")
   w:complete(); w:wait()
   w:free()
 end)
 
-S.done()
+T.done()

@@ -4,7 +4,7 @@
 -- engine (which holds a lock_all epoch of its own). Each must be reported
 -- ("was never freed"), and the job must still finish cleanly: exit status
 -- 0, no abort, no signal. run-expect.sh checks the output; this script does
--- not use the harness, whose leak check would (rightly) count the windows.
+-- not use rmalab.test, whose leak check would (rightly) count the windows.
 local rl = require "rmalab"
 
 local rank = rl.world:rank()
