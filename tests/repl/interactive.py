@@ -7,6 +7,7 @@ import re
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -112,6 +113,38 @@ def case_blocked_session():
     run(child, ":status", r"rank 0: idle\s+rank 1: idle", PROMPT)
     run(child, "win:free()", PROMPT)
     quit_ok(child)
+
+
+def case_save_transcript():
+    """A terminal session saved with :save: the transcript holds each block
+    after its command (the terminal prints them as they complete), :status
+    without durations, and `rmalab test` replays it."""
+    path = os.path.join(os.environ.get("RMALAB_TEST_HOME", "/tmp"), "saved.rlab")
+    child = spawn()
+    run(child, "win = rmalab.win_create(64, {disp_unit = 8})", PROMPT)
+    run(child, '@0 win:start{1}; win:put(1, 0, "int64", 42); win:complete(); return "sent"',
+        r"still running", PROMPT)
+    run(child, ":status", r"rank 0: blocked [\d.]+ s in put\(\)", PROMPT)
+    run(child, '@1 win:post{0}; win:wait(); return win:read(0, "int64")')
+    seen = {child.expect([r"\[1\] 42", r"\[0\] sent"]) for _ in range(2)}
+    assert seen == {0, 1}
+    run(child, "win:free()", PROMPT)
+    run(child, ":save " + path, r"saved the session to", PROMPT)
+    quit_ok(child)
+    text = open(path).read()
+    print(text)
+    want = ["-- ranks: 2", '> @0 win:start{1}; win:put(1, 0, "int64", 42); win:complete(); '
+            'return "sent"', "> :status", "rank 0: blocked in put(); access epoch to {1}",
+            '> @1 win:post{0}; win:wait(); return win:read(0, "int64")', "[1] 42",
+            "[0] sent", "> win:free()"]
+    at = [text.find(w) for w in want]
+    assert all(a >= 0 for a in at), "missing: %s" % [w for w, a in zip(want, at) if a < 0]
+    assert text.find('return "sent"\n[0] sent\n> :status') >= 0, "the @0 block follows its command"
+    assert ":save" not in text and " s in " not in text
+    replay = subprocess.run([RMALAB, "test", path], capture_output=True, text=True,
+                            timeout=120, check=False)
+    print(replay.stdout)
+    assert replay.returncode == 0 and "1 passed, 0 failed" in replay.stdout, "replay failed"
 
 
 def case_quit_open_epoch():
