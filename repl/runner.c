@@ -267,9 +267,10 @@ static int start_run(planned *p)
 static void print_run(planned *p, int *number, int *passed, int *failed)
 {
     char line[65536];
-    rewind(p->tap);
     int any = 0;
-    while (fgets(line, sizeof line, p->tap)) {
+    if (p->tap)
+        rewind(p->tap);
+    while (p->tap && fgets(line, sizeof line, p->tap)) {
         int ok = strncmp(line, "ok - ", 5) == 0, bad = strncmp(line, "not ok - ", 9) == 0;
         if (ok || bad) {
             any = 1;
@@ -285,7 +286,8 @@ static void print_run(planned *p, int *number, int *passed, int *failed)
         printf("not ok %d - %s: the runner's process for this file failed\n", ++*number,
                p->spec.path);
     }
-    fclose(p->tap);
+    if (p->tap)
+        fclose(p->tap);
     fflush(stdout);
 }
 
