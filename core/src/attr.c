@@ -97,7 +97,7 @@ int rmalab_keyval_create(rmalab_copy_attr_fn copy, rmalab_delete_attr_fn del,
     if (!out)
         return rmalab__fail(RMALAB_ERR_ARG, "keyval_create needs somewhere to put the keyval (out is NULL)");
     *out = NULL;
-    rmalab_keyval *kv = malloc(sizeof *kv);
+    rmalab_keyval *kv = rmalab__malloc(sizeof *kv);
     if (!kv)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a keyval");
     kv->copy = copy;
@@ -120,7 +120,7 @@ static void keyval_release(rmalab_keyval *kv)
     if (atomic_fetch_sub(&kv->refs, 1) == 1) {
         if (kv->free_fn)
             kv->free_fn(kv->extra);
-        free(kv);
+        rmalab__free(kv);
     }
 }
 
@@ -173,7 +173,7 @@ static void unlink_attr(rmalab__attr_list *list, rmalab__attr *a)
 
 static rmalab__attr *append(rmalab__attr_list *list, rmalab_keyval *kv, void *value)
 {
-    rmalab__attr *a = malloc(sizeof *a);
+    rmalab__attr *a = rmalab__malloc(sizeof *a);
     if (!a)
         return NULL;
     a->kv = kv;
@@ -210,9 +210,9 @@ static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value, bool fina
     rmalab__fail(RMALAB_OK, "%s", ""); /* to tell whether the callback said why */
     bool was = delete_is_final;
     delete_is_final = final;
-    win->in_callback++;
+    win->attrs.running++;
     int rc = kv->del(win, kv, value, kv->extra);
-    win->in_callback--;
+    win->attrs.running--;
     delete_is_final = was;
     if (rc == RMALAB_OK)
         return RMALAB_OK;
@@ -264,11 +264,11 @@ static int read_only(const rmalab_keyval *kv)
  * first read. NULL when out of memory. */
 static struct win_values *win_values(rmalab_win *win)
 {
-    rmalab__attr_list *list = rmalab__win_attrs(win);
+    rmalab__attr_list *list = &win->attrs;
     rmalab__attr *a = find(list, &values_kv);
     if (a)
         return a->value;
-    struct win_values *v = malloc(sizeof *v);
+    struct win_values *v = rmalab__malloc(sizeof *v);
     if (!v)
         return NULL;
     static const int flavors[] = {
@@ -283,7 +283,7 @@ static struct win_values *win_values(rmalab_win *win)
     v->flavor = (unsigned)f < sizeof flavors / sizeof flavors[0] ? flavors[f] : -1;
     v->model = rmalab_win_model(win);
     if (!append(list, &values_kv, v)) {
-        free(v);
+        rmalab__free(v);
         return NULL;
     }
     return v;
@@ -313,7 +313,7 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
         return rc;
     if (kv->predefined)
         return read_only(kv);
-    rmalab__attr_list *list = rmalab__win_attrs(win);
+    rmalab__attr_list *list = &win->attrs;
     rmalab__attr *a = find(list, kv);
     if (a && a->replacing)
         return replacing(kv);
@@ -378,7 +378,7 @@ int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value, int *f
         *flag = 1;
         return RMALAB_OK;
     }
-    rmalab__attr *a = find(rmalab__win_attrs(win), kv);
+    rmalab__attr *a = find(&win->attrs, kv);
     if (a) {
         *value = a->value;
         *flag = 1;
@@ -395,7 +395,7 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
         return rc;
     if (kv->predefined)
         return read_only(kv);
-    rmalab__attr_list *list = rmalab__win_attrs(win);
+    rmalab__attr_list *list = &win->attrs;
     rmalab__attr *a = find(list, kv);
     if (!a)
         return RMALAB_OK;
@@ -403,7 +403,7 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
         return replacing(kv);
     void *value = a->value;
     unlink_attr(list, a);
-    free(a);
+    rmalab__free(a);
     return release_keeping(kv, run_delete(win, kv, value, true));
 }
 
@@ -411,7 +411,7 @@ int rmalab__attrs_delete_all(rmalab_win *win)
 {
     if (!win)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__attr_list *list = rmalab__win_attrs(win);
+    rmalab__attr_list *list = &win->attrs;
     char first_msg[2048] = "";
     int first = RMALAB_OK;
     while (list->tail) {
@@ -419,9 +419,9 @@ int rmalab__attrs_delete_all(rmalab_win *win)
         rmalab_keyval *kv = a->kv;
         void *value = a->value;
         unlink_attr(list, a);
-        free(a);
+        rmalab__free(a);
         if (kv == &values_kv) {
-            free(value);
+            rmalab__free(value);
             continue;
         }
         int rc = run_delete(win, kv, value, true);
@@ -438,12 +438,17 @@ int rmalab__attrs_delete_all(rmalab_win *win)
 
 void rmalab__attrs_forget(rmalab_win *win)
 {
-    rmalab__attr_list *list = rmalab__win_attrs(win);
+    rmalab__attr_list *list = &win->attrs;
     while (list->tail) {
         rmalab__attr *a = list->tail;
         unlink_attr(list, a);
         if (a->kv == &values_kv)
-            free(a->value);
-        free(a);
+            rmalab__free(a->value);
+        rmalab__free(a);
     }
+}
+
+bool rmalab__attrs_busy(const rmalab_win *win)
+{
+    return win->attrs.running > 0;
 }

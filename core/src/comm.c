@@ -21,12 +21,12 @@ const char *rmalab_version(void)
 
 static int comm_new(MPI_Comm c, int owned, rmalab_comm **out)
 {
-    rmalab_comm *r = calloc(1, sizeof *r);
+    rmalab_comm *r = rmalab__calloc(1, sizeof *r);
     int rc;
     if (!r)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a communicator");
     if ((rc = rmalab_info_create(&r->requested))) {
-        free(r);
+        rmalab__free(r);
         return rc;
     }
     r->comm = c;
@@ -89,7 +89,7 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
 out:
     if (r) {
         rmalab_info_destroy(&r->requested);
-        free(r);
+        rmalab__free(r);
     }
     if (nc != MPI_COMM_NULL)
         MPI_Comm_free(&nc);
@@ -169,7 +169,7 @@ int rmalab_comm_free(rmalab_comm **comm)
             rc = rmalab__mpi_fail(e, "MPI_Comm_free");
     }
     rmalab_info_destroy(&c->requested);
-    free(c);
+    rmalab__free(c);
     return rc;
 }
 

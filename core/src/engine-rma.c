@@ -49,7 +49,14 @@
 
 typedef _Atomic uint64_t counter_t;
 
-struct rmalab__rma {
+struct rmalab__rma;
+/* The engine's state of window w. */
+static inline struct rmalab__rma *state_of(const rmalab_win *w)
+{
+    return w->engine_state;
+}
+
+struct rmalab__rma { /* w->engine_state */
     MPI_Comm node;           /* ranks of this node */
     int node_size;
     MPI_Win shm_sync;        /* node-shared counters, MPI_WIN_NULL if none */
@@ -87,7 +94,7 @@ static int complete_slot(const rmalab_win *w, int peer) { return w->size + peer;
  * progress themselves (backoff). Safe from any thread. */
 static uint64_t read_counter(rmalab_win *w, int peer, int slot)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     if (r->peer_shm[peer])
         return atomic_load_explicit(&r->my_shm[slot], memory_order_acquire);
     return __atomic_load_n(&r->my_mpi[slot], __ATOMIC_ACQUIRE);
@@ -98,7 +105,7 @@ static uint64_t read_counter(rmalab_win *w, int peer, int slot)
  * completed later by flush_signals. */
 static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     if (r->peer_shm[peer]) {
         atomic_fetch_add_explicit(&r->peer_shm[peer][slot], 1, memory_order_release);
         return RMALAB_OK;
@@ -121,13 +128,13 @@ static int flush_signals(rmalab_win *w);
 static int finish_signals(rmalab_win *w, int pending_mpi)
 {
     if (pending_mpi)
-        w->rma->unflushed = 1;
+        state_of(w)->unflushed = 1;
     return flush_signals(w);
 }
 
 static int flush_signals(rmalab_win *w)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     if (!r->unflushed)
         return RMALAB_OK;
     r->unflushed = 0;
@@ -142,8 +149,9 @@ static void backoff(rmalab_win *w, unsigned long *spins)
 {
     int flag;
     unsigned long n = ++*spins;
+    const struct rmalab__rma *r = w->engine_state;
     flush_signals(w);
-    if (w->rma->remote_peers || n % 16 == 0 || n > 1024)
+    if (r->remote_peers || n % 16 == 0 || n > 1024)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &flag, MPI_STATUS_IGNORE);
     if (n > 200000)
         nanosleep(&(struct timespec){0, 50000}, NULL);
@@ -156,7 +164,7 @@ static void backoff(rmalab_win *w, unsigned long *spins)
 
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
-    void *p = calloc(n ? n : 1, size);
+    void *p = rmalab__calloc(n, size);
     if (!p)
         *fail = 1;
     return p;
@@ -172,95 +180,125 @@ static void *node_peer_memory(MPI_Win shm, int i)
     return p;
 }
 
-int rmalab__rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
+/* Local: the engine's state, with every array it needs. */
+static int alloc_state(rmalab_win *w, int **group_ranks)
 {
-    int e, fail = 0, P = w->size;
-    struct rmalab__rma *r = calloc(1, sizeof *r);
+    int fail = 0;
+    size_t P = (size_t)w->size;
+    struct rmalab__rma *r = rmalab__calloc(1, sizeof *r);
     if (!r)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
-    w->rma = r;
+    w->engine_state = r;
     r->node = MPI_COMM_NULL;
     r->shm_sync = r->mpi_sync = r->shm_data = MPI_WIN_NULL;
-    r->peer_shm = xcalloc((size_t)P, sizeof *r->peer_shm, &fail);
-    r->peer_base = xcalloc((size_t)P, sizeof *r->peer_base, &fail);
-    r->consumed = xcalloc((size_t)P, sizeof *r->consumed, &fail);
-    r->need = xcalloc((size_t)P, sizeof *r->need, &fail);
-    r->ready = xcalloc((size_t)P, 1, &fail);
-    r->mpi_ops = xcalloc((size_t)P, 1, &fail);
-    r->expected = xcalloc((size_t)P, sizeof *r->expected, &fail);
-    if (fail)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+    r->peer_shm = xcalloc(P, sizeof *r->peer_shm, &fail);
+    r->peer_base = xcalloc(P, sizeof *r->peer_base, &fail);
+    r->consumed = xcalloc(P, sizeof *r->consumed, &fail);
+    r->need = xcalloc(P, sizeof *r->need, &fail);
+    r->ready = xcalloc(P, 1, &fail);
+    r->mpi_ops = xcalloc(P, 1, &fail);
+    r->expected = xcalloc(P, sizeof *r->expected, &fail);
+    *group_ranks = xcalloc(2 * P, sizeof **group_ranks, &fail);
+    return fail ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
+                : RMALAB_OK;
+}
 
-    if ((e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node)) !=
-        MPI_SUCCESS)
+/* Collective: the ranks of this node, and which group rank each one is
+ * (group_ranks[i] for node rank i; the array has room for 2P ints). */
+static int find_node(rmalab_win *w, int *group_ranks)
+{
+    struct rmalab__rma *r = w->engine_state;
+    int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node);
+    if (e != MPI_SUCCESS) {
+        r->node = MPI_COMM_NULL;
         return rmalab__mpi_fail(e, "MPI_Comm_split_type");
-    MPI_Comm_size(r->node, &r->node_size);
-
-    /* Which group rank is which node rank. */
-    MPI_Group node_group, win_group;
-    int *node_ranks = xcalloc((size_t)r->node_size, sizeof *node_ranks, &fail);
-    int *group_ranks = xcalloc((size_t)r->node_size, sizeof *group_ranks, &fail);
-    if (fail) {
-        free(node_ranks);
-        free(group_ranks);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
     }
+    MPI_Comm_size(r->node, &r->node_size);
+    int *node_ranks = group_ranks + w->size;
     for (int i = 0; i < r->node_size; i++)
         node_ranks[i] = i;
+    MPI_Group node_group, win_group;
     MPI_Comm_group(r->node, &node_group);
     MPI_Comm_group(w->comm, &win_group);
     MPI_Group_translate_ranks(node_group, r->node_size, node_ranks, win_group, group_ranks);
     MPI_Group_free(&node_group);
     MPI_Group_free(&win_group);
-
-    /* Node-shared counters: 2P per local rank (a multiple of 16 bytes, as
-     * MPICH+UCX needs of every window). */
-    MPI_Info noncontig;
-    MPI_Info_create(&noncontig);
-    MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
-    e = MPI_Win_allocate_shared((MPI_Aint)(2 * (size_t)P * sizeof(counter_t)), sizeof(counter_t),
-                                noncontig, r->node, &r->my_shm, &r->shm_sync);
-    if (e == MPI_SUCCESS) {
-        memset(r->my_shm, 0, 2 * (size_t)P * sizeof(counter_t));
-        for (int i = 0; i < r->node_size; i++)
-            r->peer_shm[group_ranks[i]] = node_peer_memory(r->shm_sync, i);
-        /* Node-shared window memory for the allocate flavour. */
-        if (w->flavor == RMALAB_FLAVOR_ALLOCATE)
-            e = MPI_Win_allocate_shared(alloc ? alloc : 16, w->disp_unit, noncontig, r->node,
-                                        base, &r->shm_data);
-    }
-    MPI_Info_free(&noncontig);
-    if (e == MPI_SUCCESS && w->flavor == RMALAB_FLAVOR_ALLOCATE)
-        for (int i = 0; i < r->node_size; i++)
-            r->peer_base[group_ranks[i]] = node_peer_memory(r->shm_data, i);
-    free(node_ranks);
-    free(group_ranks);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
-
-    for (int p = 0; p < P; p++)
-        r->remote_peers += r->peer_shm[p] == NULL;
-    r->local_peers = P - r->remote_peers;
-    /* Counters for peers on other nodes: a window every rank joins, as
-     * creation is collective; it is empty when the group is one node. */
-    int any_remote = 0;
-    MPI_Allreduce(&r->remote_peers, &any_remote, 1, MPI_INT, MPI_MAX, w->comm);
-    if (any_remote) {
-        e = MPI_Win_allocate((MPI_Aint)(2 * (size_t)P * sizeof(uint64_t)), sizeof(uint64_t),
-                             MPI_INFO_NULL, w->comm, &r->my_mpi, &r->mpi_sync);
-        if (e != MPI_SUCCESS) {
-            r->mpi_sync = MPI_WIN_NULL;
-            return rmalab__mpi_fail(e, "allocating the rma engine's counters");
-        }
-        MPI_Win_set_errhandler(r->mpi_sync, MPI_ERRORS_RETURN);
-        memset(r->my_mpi, 0, 2 * (size_t)P * sizeof(uint64_t));
-    }
     return RMALAB_OK;
 }
 
-int rmalab__rma_attach(rmalab_win *w)
+/* Collective over the node: node-shared counters, 2P per rank (a multiple
+ * of 16 bytes, as MPICH+UCX needs of every window), and for the allocate
+ * flavour node-shared window memory (*base). */
+static int share_node(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, void **base)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
+    size_t P = (size_t)w->size;
+    MPI_Info noncontig;
+    MPI_Info_create(&noncontig);
+    MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
+    int e = MPI_Win_allocate_shared((MPI_Aint)(2 * P * sizeof(counter_t)), sizeof(counter_t),
+                                    noncontig, r->node, &r->my_shm, &r->shm_sync);
+    if (e == MPI_SUCCESS) {
+        memset(r->my_shm, 0, 2 * P * sizeof(counter_t));
+        for (int i = 0; i < r->node_size; i++)
+            r->peer_shm[group_ranks[i]] = node_peer_memory(r->shm_sync, i);
+        if (w->flavor == RMALAB_FLAVOR_ALLOCATE)
+            e = MPI_Win_allocate_shared(alloc ? alloc : 16, w->disp_unit, noncontig, r->node,
+                                        base, &r->shm_data);
+    } else {
+        r->shm_sync = MPI_WIN_NULL;
+    }
+    MPI_Info_free(&noncontig);
+    if (e != MPI_SUCCESS) {
+        r->shm_data = MPI_WIN_NULL;
+        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
+    }
+    for (int i = 0; w->flavor == RMALAB_FLAVOR_ALLOCATE && i < r->node_size; i++)
+        r->peer_base[group_ranks[i]] = node_peer_memory(r->shm_data, i);
+    return RMALAB_OK;
+}
+
+/* Collective: counters for peers on other nodes, in a window every rank
+ * joins, as creation is collective; none when the group is one node. */
+static int open_remote_counters(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->engine_state;
+    size_t P = (size_t)w->size;
+    for (size_t p = 0; p < P; p++)
+        r->remote_peers += r->peer_shm[p] == NULL;
+    r->local_peers = w->size - r->remote_peers;
+    int any_remote = 0;
+    int e = MPI_Allreduce(&r->remote_peers, &any_remote, 1, MPI_INT, MPI_MAX, w->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Allreduce");
+    if (!any_remote)
+        return RMALAB_OK;
+    e = MPI_Win_allocate((MPI_Aint)(2 * P * sizeof(uint64_t)), sizeof(uint64_t), MPI_INFO_NULL,
+                         w->comm, &r->my_mpi, &r->mpi_sync);
+    if (e != MPI_SUCCESS) {
+        r->mpi_sync = MPI_WIN_NULL;
+        return rmalab__mpi_fail(e, "allocating the rma engine's counters");
+    }
+    MPI_Win_set_errhandler(r->mpi_sync, MPI_ERRORS_RETURN);
+    memset(r->my_mpi, 0, 2 * P * sizeof(uint64_t));
+    return RMALAB_OK;
+}
+
+/* Every rank allocates first and all agree before the first collective, so
+ * that memory running out on one rank stops every rank's creation. */
+static int rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
+{
+    int *group_ranks = NULL;
+    int rc = rmalab__agree(w->comm, alloc_state(w, &group_ranks), "setting up the rma engine");
+    if (!rc && !(rc = find_node(w, group_ranks)) && !(rc = share_node(w, group_ranks, alloc, base)))
+        rc = open_remote_counters(w);
+    rmalab__free(group_ranks);
+    return rc;
+}
+
+static int rma_attach(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->engine_state;
     int e;
     if (w->flavor == RMALAB_FLAVOR_SHARED) {
         /* Only for peers the engine found on this node: with
@@ -289,9 +327,9 @@ int rmalab__rma_attach(rmalab_win *w)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Barrier");
 }
 
-void rmalab__rma_unlock(rmalab_win *w)
+static void rma_quiesce(rmalab_win *w)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     if (!r || !r->locked)
         return;
     flush_signals(w);
@@ -302,9 +340,9 @@ void rmalab__rma_unlock(rmalab_win *w)
 }
 
 /* After the data window is freed: the shared data memory may go. */
-void rmalab__rma_destroy(rmalab_win *w)
+static void rma_destroy(rmalab_win *w)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     if (!r)
         return;
     if (r->mpi_sync != MPI_WIN_NULL)
@@ -315,27 +353,28 @@ void rmalab__rma_destroy(rmalab_win *w)
         MPI_Win_free(&r->shm_data);
     if (r->node != MPI_COMM_NULL)
         MPI_Comm_free(&r->node);
-    free(r->peer_shm);
-    free(r->peer_base);
-    free(r->consumed);
-    free(r->need);
-    free(r->ready);
-    free(r->mpi_ops);
-    free(r->expected);
-    free(r);
-    w->rma = NULL;
+    rmalab__free(r->peer_shm);
+    rmalab__free(r->peer_base);
+    rmalab__free(r->consumed);
+    rmalab__free(r->need);
+    rmalab__free(r->ready);
+    rmalab__free(r->mpi_ops);
+    rmalab__free(r->expected);
+    rmalab__free(r);
+    w->engine_state = NULL;
 }
 
-const char *rmalab__rma_sync_path(const rmalab_win *w)
+/* Which paths the engine uses, in get_info: "shm", "mpi" or "shm,mpi". */
+static int rma_info(const rmalab_win *w, rmalab_info *info)
 {
-    const struct rmalab__rma *r = w->rma;
-    return !r->remote_peers ? "shm" : r->local_peers ? "shm,mpi" : "mpi";
-}
-
-const char *rmalab__rma_data_path(const rmalab_win *w)
-{
-    const struct rmalab__rma *r = w->rma;
-    return r->plain_peers == w->size ? "shm" : r->plain_peers ? "shm,mpi" : "mpi";
+    const struct rmalab__rma *r = w->engine_state;
+    int rc = rmalab_info_set(info, "rmalab_pscw_sync_path",
+                             !r->remote_peers ? "shm" : r->local_peers ? "shm,mpi" : "mpi");
+    return rc ? rc
+              : rmalab_info_set(info, "rmalab_pscw_data_path",
+                                r->plain_peers == w->size ? "shm"
+                                : r->plain_peers          ? "shm,mpi"
+                                                          : "mpi");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -346,12 +385,12 @@ const char *rmalab__rma_data_path(const rmalab_win *w)
  * the unified model; it is when MPI may write or read the memory. */
 static bool needs_win_sync(const rmalab_win *w)
 {
-    return w->rma->plain_peers != w->size || w->model != MPI_WIN_UNIFIED;
+    return state_of(w)->plain_peers != w->size || w->model != MPI_WIN_UNIFIED;
 }
 
 static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     int pending = 0, rc = RMALAB_OK;
     for (int i = 0; i < n; i++)
         __atomic_store_n(&r->expected[ranks[i]], r->expected[ranks[i]] + 1, __ATOMIC_RELAXED);
@@ -369,7 +408,7 @@ static int rma_post(rmalab_win *w, const int *ranks, int n, int mode)
 
 static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     r->nocheck = (mode & MPI_MODE_NOCHECK) != 0;
     for (int i = 0; i < n; i++) {
         int t = ranks[i];
@@ -387,7 +426,7 @@ static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
 /* Wait until target t's post for this epoch has arrived. */
 static int await_post(rmalab_win *w, const char *what, int t)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     unsigned long spins = 0;
     if (r->ready[t])
         return RMALAB_OK;
@@ -403,15 +442,15 @@ static int await_post(rmalab_win *w, const char *what, int t)
     return RMALAB_OK;
 }
 
-int rmalab__rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+static int rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                        bool plain_ok, unsigned char **ptr)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     int rc = await_post(w, what, target);
     if (rc)
         return rc;
     if (plain_ok && r->peer_base[target]) {
-        *ptr = r->peer_base[target] + disp * w->disp_units[target];
+        *ptr = r->peer_base[target] + disp * w->lay.disp_units[target];
     } else {
         *ptr = NULL;
         r->mpi_ops[target] = 1;
@@ -425,50 +464,50 @@ int rmalab__rma_access(rmalab_win *w, const char *what, int target, MPI_Aint dis
  * consumed now. Otherwise the next checked start would take that stale post
  * for its own and match one epoch early for good. Both sides nocheck: no
  * signal, nothing to count. */
-static void absorb_unchecked_posts(rmalab_win *w)
+static void absorb_unchecked_posts(rmalab_win *w, const int *group, int n)
 {
-    struct rmalab__rma *r = w->rma;
-    for (int i = 0; r->nocheck && i < w->ngroup; i++) {
-        int t = w->group[i];
+    struct rmalab__rma *r = w->engine_state;
+    for (int i = 0; r->nocheck && i < n; i++) {
+        int t = group[i];
         uint64_t posts = read_counter(w, t, post_slot(r, t));
         if (posts > r->consumed[t])
             r->consumed[t] = posts;
     }
 }
 
-static int rma_complete(rmalab_win *w)
+static int rma_complete(rmalab_win *w, const int *group, int n)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     int pending = 0, rc = RMALAB_OK, e;
-    absorb_unchecked_posts(w);
-    for (int i = 0; i < w->ngroup; i++) {
-        int t = w->group[i];
+    absorb_unchecked_posts(w, group, n);
+    for (int i = 0; i < n; i++) {
+        int t = group[i];
         if (r->mpi_ops[t] && (e = MPI_Win_flush(t, w->win)) != MPI_SUCCESS)
             return rmalab__mpi_fail(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }
-    for (int i = 0; i < w->ngroup && !rc; i++)
-        rc = signal_counter(w, w->group[i], complete_slot(w, w->rank), &pending);
+    for (int i = 0; i < n && !rc; i++)
+        rc = signal_counter(w, group[i], complete_slot(w, w->rank), &pending);
     return rc ? rc : finish_signals(w, pending);
 }
 
 /* Have all origins of the exposure epoch completed? */
-static int all_arrived(rmalab_win *w)
+static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 {
-    struct rmalab__rma *r = w->rma;
-    for (int i = 0; i < w->nxgroup; i++) {
-        int o = w->xgroup[i];
+    struct rmalab__rma *r = w->engine_state;
+    for (int i = 0; i < n; i++) {
+        int o = xgroup[i];
         if (read_counter(w, o, complete_slot(w, o)) < r->expected[o])
             return 0;
     }
     return 1;
 }
 
-static int rma_wait(rmalab_win *w)
+static int rma_wait(rmalab_win *w, const int *xgroup, int n)
 {
     unsigned long spins = 0;
     flush_signals(w);
-    while (!all_arrived(w))
+    while (!all_arrived(w, xgroup, n))
         backoff(w, &spins);
     /* Make the origins' writes visible to local loads. */
     if (needs_win_sync(w))
@@ -476,11 +515,11 @@ static int rma_wait(rmalab_win *w)
     return RMALAB_OK;
 }
 
-static int rma_test(rmalab_win *w, int *flag)
+static int rma_test(rmalab_win *w, const int *xgroup, int n, int *flag)
 {
     int probe;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &probe, MPI_STATUS_IGNORE);
-    *flag = all_arrived(w);
+    *flag = all_arrived(w, xgroup, n);
     if (*flag && needs_win_sync(w))
         MPI_Win_sync(w->win);
     return RMALAB_OK;
@@ -488,20 +527,34 @@ static int rma_test(rmalab_win *w, int *flag)
 
 /* The owning thread writes ready, need and expected with relaxed atomic
  * stores, so these reads are well-defined from any thread. */
-int rmalab__rma_posted(rmalab_win *w, int target)
+static int rma_posted(rmalab_win *w, int target)
 {
-    struct rmalab__rma *r = w->rma;
+    struct rmalab__rma *r = w->engine_state;
     return __atomic_load_n(&r->ready[target], __ATOMIC_RELAXED) ||
            read_counter(w, target, post_slot(r, target)) >=
                __atomic_load_n(&r->need[target], __ATOMIC_RELAXED);
 }
 
-int rmalab__rma_arrived(rmalab_win *w, int origin)
+static int rma_arrived(rmalab_win *w, int origin)
 {
     return read_counter(w, origin, complete_slot(w, origin)) >=
-           __atomic_load_n(&w->rma->expected[origin], __ATOMIC_RELAXED);
+           __atomic_load_n(&state_of(w)->expected[origin], __ATOMIC_RELAXED);
 }
 
 const rmalab__engine rmalab__rma_engine = {
-    "rma", rma_post, rma_start, rma_complete, rma_wait, rma_test,
+    .name = "rma",
+    .own_lock_all = true,
+    .setup = rma_setup,
+    .attach = rma_attach,
+    .quiesce = rma_quiesce,
+    .destroy = rma_destroy,
+    .post = rma_post,
+    .start = rma_start,
+    .complete = rma_complete,
+    .wait = rma_wait,
+    .test = rma_test,
+    .access = rma_access,
+    .info = rma_info,
+    .posted = rma_posted,
+    .arrived = rma_arrived,
 };

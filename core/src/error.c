@@ -96,3 +96,17 @@ int rmalab__mpi_fail(int mpierr, const char *what)
     }
     return rmalab__fail(code, "%s failed in MPI: %s", what, text);
 }
+
+int rmalab__agree(MPI_Comm comm, int rc, const char *what)
+{
+    int worst = RMALAB_OK;
+    int e = MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (rc)
+        return rc; /* with this rank's own message */
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, what);
+    if (worst)
+        return rmalab__fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
+                            rmalab_strerror(worst));
+    return RMALAB_OK;
+}

@@ -1,5 +1,6 @@
-/* The hint catalogue, validation, the requested-against-effective report and
- * the cross-rank agreement check.
+/* The hint catalogue, normalisation and validation. The report of what was
+ * asked against what is in effect, and the agreement check across ranks,
+ * are in hints-report.c.
  *
  * The catalogue records for MPICH 4.0.2 (measured here with MPI_Win_get_info
  * and MPI_Comm_get_info): the keys it reports, their defaults, and which
@@ -175,10 +176,10 @@ void rmalab_diags_clear(rmalab_diags *d)
     if (!d)
         return;
     for (int i = 0; i < d->count; i++) {
-        free(d->items[i].key);
-        free(d->items[i].message);
+        rmalab__free(d->items[i].key);
+        rmalab__free(d->items[i].message);
     }
-    free(d->items);
+    rmalab__free(d->items);
     rmalab_diags_init(d);
 }
 
@@ -188,7 +189,7 @@ static void vdiag(rmalab_diags *d, const char *key, size_t klen, const char *fmt
         return;
     if (d->count == d->cap) {
         int cap = d->cap ? 2 * d->cap : 8;
-        rmalab_diag *items = realloc(d->items, (size_t)cap * sizeof *items);
+        rmalab_diag *items = rmalab__realloc(d->items, (size_t)cap * sizeof *items);
         if (!items)
             return;
         d->items = items;
@@ -198,8 +199,8 @@ static void vdiag(rmalab_diags *d, const char *key, size_t klen, const char *fmt
     vsnprintf(msg, sizeof msg, fmt, ap);
     char *k = rmalab__strndup(key, klen), *m = rmalab__strndup(msg, strlen(msg));
     if (!k || !m) {
-        free(k);
-        free(m);
+        rmalab__free(k);
+        rmalab__free(m);
         return;
     }
     d->items[d->count++] = (rmalab_diag){k, m};
@@ -262,93 +263,106 @@ static int append(char *buf, size_t *off, const char *s, size_t n)
     return RMALAB_OK;
 }
 
+static int normalize_bool(const rmalab_hint_def *def, const char *value, size_t vlen, char *buf)
+{
+    bool b;
+    if (rmalab_parse_bool(value, vlen, &b))
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
+                            "%s is a boolean: \"%.*s\" is neither \"true\" nor \"false\"",
+                            def->key, (int)vlen, value);
+    strcpy(buf, b ? "true" : "false");
+    return RMALAB_OK;
+}
+
+static int normalize_int(const rmalab_hint_def *def, const char *value, size_t vlen, char *buf)
+{
+    int v;
+    const char *t = value;
+    size_t m = vlen;
+    trim_space(&t, &m);
+    if (def->unlimited && strlen(def->unlimited) == m && memcmp(t, def->unlimited, m) == 0) {
+        strcpy(buf, def->unlimited);
+        return RMALAB_OK;
+    }
+    if (rmalab_parse_int(value, vlen, &v))
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is an integer%s%s%s: \"%.*s\" is not",
+                            def->key, def->unlimited ? " or \"" : "",
+                            def->unlimited ? def->unlimited : "", def->unlimited ? "\"" : "",
+                            (int)vlen, value);
+    if (def->unlimited && v == -1) {
+        strcpy(buf, def->unlimited);
+        return RMALAB_OK;
+    }
+    if (v < def->min || v > def->max)
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must lie in %d..%d: %d does not",
+                            def->key, def->min, def->max, v);
+    snprintf(buf, RMALAB_MAX_INFO_VAL + 1, "%d", v);
+    return RMALAB_OK;
+}
+
+static int normalize_enum(const rmalab_hint_def *def, const char *value, size_t vlen, char *buf)
+{
+    char allowed[512];
+    size_t off = 0;
+    const char *t = value;
+    size_t m = vlen;
+    trim_space(&t, &m);
+    if (!in_values(def->values, t, m)) {
+        values_text(def->values, allowed, sizeof allowed);
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",
+                            def->key, allowed, (int)vlen, value);
+    }
+    return append(buf, &off, t, m);
+}
+
+/* One item of a list hint, appended to buf. */
+static int list_item(const rmalab_hint_def *def, char **items, int count, int i, char *buf,
+                     size_t *off)
+{
+    char allowed[512];
+    size_t n = strlen(items[i]);
+    if (def->values && !in_values(def->values, items[i], n)) {
+        values_text(def->values, allowed, sizeof allowed);
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" is not one of %s", def->key,
+                            items[i], allowed);
+    }
+    if (def->sole && count > 1 && strcmp(items[i], def->sole) == 0)
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" must stand alone in the list",
+                            def->key, def->sole);
+    int rc = i ? append(buf, off, ",", 1) : RMALAB_OK;
+    return rc ? rc : append(buf, off, items[i], n);
+}
+
+static int normalize_list(const rmalab_hint_def *def, const char *value, size_t vlen, char *buf)
+{
+    char **items;
+    int count, rc = RMALAB_OK;
+    size_t off = 0;
+    if (rmalab_parse_list(value, vlen, &items, &count)) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", rmalab_errmsg());
+        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s", def->key,
+                            why);
+    }
+    if (count == 0)
+        rc = rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: the list is empty", def->key);
+    for (int i = 0; i < count && !rc; i++)
+        rc = list_item(def, items, count, i, buf, &off);
+    rmalab_list_free(items, count);
+    return rc;
+}
+
 int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value, size_t vlen,
                           char *buf)
 {
-    char allowed[512];
-    int rc = RMALAB_OK;
     size_t off = 0;
     buf[0] = '\0';
     switch (def->type) {
-    case RMALAB_HINT_BOOL: {
-        bool b;
-        if (rmalab_parse_bool(value, vlen, &b))
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                                "%s is a boolean: \"%.*s\" is neither \"true\" nor \"false\"",
-                                def->key, (int)vlen, value);
-        strcpy(buf, b ? "true" : "false");
-        return RMALAB_OK;
-    }
-    case RMALAB_HINT_INT: {
-        int v;
-        const char *t = value;
-        size_t m = vlen;
-        trim_space(&t, &m);
-        if (def->unlimited && strlen(def->unlimited) == m && memcmp(t, def->unlimited, m) == 0) {
-            strcpy(buf, def->unlimited);
-            return RMALAB_OK;
-        }
-        if (rmalab_parse_int(value, vlen, &v))
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is an integer%s%s%s: \"%.*s\" is not",
-                                def->key, def->unlimited ? " or \"" : "",
-                                def->unlimited ? def->unlimited : "",
-                                def->unlimited ? "\"" : "", (int)vlen, value);
-        if (def->unlimited && v == -1) {
-            strcpy(buf, def->unlimited);
-            return RMALAB_OK;
-        }
-        if (v < def->min || v > def->max)
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must lie in %d..%d: %d does not",
-                                def->key, def->min, def->max, v);
-        snprintf(buf, RMALAB_MAX_INFO_VAL + 1, "%d", v);
-        return RMALAB_OK;
-    }
-    case RMALAB_HINT_ENUM: {
-        const char *t = value;
-        size_t m = vlen;
-        trim_space(&t, &m);
-        if (!in_values(def->values, t, m)) {
-            values_text(def->values, allowed, sizeof allowed);
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",
-                                def->key, allowed, (int)vlen, value);
-        }
-        return append(buf, &off, t, m);
-    }
-    case RMALAB_HINT_LIST: {
-        char **items;
-        int count;
-        if (rmalab_parse_list(value, vlen, &items, &count)) {
-            char why[1024];
-            snprintf(why, sizeof why, "%s", rmalab_errmsg());
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s",
-                                def->key, why);
-        }
-        if (count == 0) {
-            rmalab_list_free(items, count);
-            return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: the list is empty", def->key);
-        }
-        for (int i = 0; i < count && !rc; i++) {
-            size_t n = strlen(items[i]);
-            if (def->values && !in_values(def->values, items[i], n)) {
-                values_text(def->values, allowed, sizeof allowed);
-                rc = rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                                  "%s: \"%s\" is not one of %s", def->key, items[i], allowed);
-            } else if (def->sole && count > 1 && strcmp(items[i], def->sole) == 0) {
-                rc = rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                                  "%s: \"%s\" must stand alone in the list", def->key,
-                                  def->sole);
-            } else {
-                if (i)
-                    rc = append(buf, &off, ",", 1);
-                if (!rc)
-                    rc = append(buf, &off, items[i], n);
-            }
-        }
-        rmalab_list_free(items, count);
-        return rc;
-    }
-    case RMALAB_HINT_STRING:
-        return append(buf, &off, value, vlen);
+    case RMALAB_HINT_BOOL: return normalize_bool(def, value, vlen, buf);
+    case RMALAB_HINT_INT: return normalize_int(def, value, vlen, buf);
+    case RMALAB_HINT_ENUM: return normalize_enum(def, value, vlen, buf);
+    case RMALAB_HINT_LIST: return normalize_list(def, value, vlen, buf);
+    case RMALAB_HINT_STRING: return append(buf, &off, value, vlen);
     }
     return rmalab__fail(RMALAB_ERR_ARG, "unknown hint type");
 }
@@ -422,7 +436,7 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
 {
     rmalab_info *out = NULL;
     int rc, n = 0;
-    char *buf = malloc(RMALAB_MAX_INFO_VAL + 1);
+    char *buf = rmalab__malloc(RMALAB_MAX_INFO_VAL + 1);
     if (!buf)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory validating hints");
     if ((rc = rmalab_info_create(&out)))
@@ -455,287 +469,14 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
         if ((keep_own || !d->rmalab_own) && (rc = rmalab_info_set(out, d->key, buf)))
             goto fail;
     }
-    free(buf);
+    rmalab__free(buf);
     if (to_mpi)
         *to_mpi = out;
     else
         rmalab_info_destroy(&out);
     return RMALAB_OK;
 fail:
-    free(buf);
+    rmalab__free(buf);
     rmalab_info_destroy(&out);
     return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* The report                                                               */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Do two values of a hint mean the same? Lists compare as sets. */
-static int same_value(const rmalab_hint_def *d, const char *a, const char *b)
-{
-    if (!a || !b)
-        return a == b;
-    if (!d)
-        return strcmp(a, b) == 0;
-    char na[RMALAB_MAX_INFO_VAL + 1], nb[RMALAB_MAX_INFO_VAL + 1];
-    if (rmalab_hint_normalize(d, a, strlen(a), na) || rmalab_hint_normalize(d, b, strlen(b), nb))
-        return strcmp(a, b) == 0;
-    if (d->type != RMALAB_HINT_LIST)
-        return strcmp(na, nb) == 0;
-    char **la, **lb;
-    int ca, cb, same = 0;
-    if (rmalab_parse_list(na, strlen(na), &la, &ca))
-        return 0;
-    if (!rmalab_parse_list(nb, strlen(nb), &lb, &cb)) {
-        if (ca == cb) {
-            qsort(la, (size_t)ca, sizeof *la, cmp_str);
-            qsort(lb, (size_t)cb, sizeof *lb, cmp_str);
-            same = 1;
-            for (int i = 0; i < ca && same; i++)
-                same = strcmp(la[i], lb[i]) == 0;
-        }
-        rmalab_list_free(lb, cb);
-    }
-    rmalab_list_free(la, ca);
-    return same;
-}
-
-static char *dup_or_null(const char *s)
-{
-    return s ? rmalab__strndup(s, strlen(s)) : NULL;
-}
-
-static const char *get0(const rmalab_info *info, const char *key)
-{
-    return info ? rmalab_info_lookup(info, key, strlen(key), NULL) : NULL;
-}
-
-static int add_row(rmalab_hints_report *r, rmalab_hint_scope scope, const char *key,
-                   const rmalab_info *requested, const rmalab_info *effective)
-{
-    const rmalab_hint_def *d = find_n(scope, key, strlen(key));
-    const char *req = get0(requested, key), *eff = get0(effective, key);
-    rmalab_hint_row row = {0};
-    char buf[RMALAB_MAX_INFO_VAL + 1], note[1536] = "";
-    row.default_value = d ? d->default_value : NULL;
-    if (req) {
-        if (d && rmalab_hint_normalize(d, req, strlen(req), buf)) {
-            row.status = RMALAB_HINT_IGNORED;
-            snprintf(note, sizeof note, "%s; not passed on", rmalab_errmsg());
-        } else if (same_value(d, req, eff)) {
-            row.status = RMALAB_HINT_APPLIED;
-        } else {
-            row.status = RMALAB_HINT_IGNORED;
-            if (d && d->report_unreliable)
-                snprintf(note, sizeof note, "MPICH 4.0.2 reports unrelated text for %s", key);
-            else if (!eff)
-                snprintf(note, sizeof note, "the implementation does not report %s", key);
-            else
-                snprintf(note, sizeof note, "the implementation kept %s", eff);
-        }
-    } else if (!eff || (d && same_value(d, eff, d->default_value))) {
-        row.status = RMALAB_HINT_DEFAULT;
-    } else {
-        row.status = RMALAB_HINT_IMPLEMENTATION;
-        if (d && d->report_unreliable)
-            snprintf(note, sizeof note, "MPICH 4.0.2 reports unrelated text for %s", key);
-    }
-    row.key = dup_or_null(key);
-    row.requested = dup_or_null(req);
-    row.effective = dup_or_null(eff);
-    row.note = note[0] ? dup_or_null(note) : NULL;
-    if (!row.key || (req && !row.requested) || (eff && !row.effective)) {
-        free(row.key);
-        free(row.requested);
-        free(row.effective);
-        free(row.note);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
-    }
-    r->rows[r->count++] = row;
-    return RMALAB_OK;
-}
-
-int rmalab_hints_report_build(rmalab_hint_scope scope, const rmalab_info *requested,
-                              const rmalab_info *effective, rmalab_hints_report **out)
-{
-    int nreq = 0, neff = 0, rc = RMALAB_OK;
-    if (requested)
-        rmalab_info_get_nkeys(requested, &nreq);
-    if (effective)
-        rmalab_info_get_nkeys(effective, &neff);
-    rmalab_hints_report *r = calloc(1, sizeof *r);
-    if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
-    r->rows = calloc((size_t)(rmalab_hints_count(scope) + nreq + neff), sizeof *r->rows);
-    if (!r->rows) {
-        free(r);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
-    }
-    for (int i = 0; i < rmalab_hints_count(scope) && !rc; i++)
-        rc = add_row(r, scope, rmalab_hints_at(scope, i)->key, requested, effective);
-    for (int pass = 0; pass < 2 && !rc; pass++) {
-        const rmalab_info *src = pass ? effective : requested;
-        int n = pass ? neff : nreq;
-        for (int i = 0; i < n && !rc; i++) {
-            const char *k;
-            rmalab_info_nth((rmalab_info *)src, i, &k, NULL, NULL, NULL);
-            if (rmalab_hints_find(scope, k) || (pass && get0(requested, k)))
-                continue;
-            rc = add_row(r, scope, k, requested, effective);
-        }
-    }
-    if (rc) {
-        rmalab_hints_report_destroy(r);
-        return rc;
-    }
-    *out = r;
-    return RMALAB_OK;
-}
-
-void rmalab_hints_report_destroy(rmalab_hints_report *report)
-{
-    if (!report)
-        return;
-    for (int i = 0; i < report->count; i++) {
-        free(report->rows[i].key);
-        free(report->rows[i].requested);
-        free(report->rows[i].effective);
-        free(report->rows[i].note);
-    }
-    free(report->rows);
-    free(report);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Agreement across ranks                                                   */
-
-/* Encode the canonical value of every must-agree key: for each, a 4-byte
- * length (UINT32_MAX when unset, or not of the key's type) and the bytes. */
-static char *encode_agree(rmalab_hint_scope scope, const rmalab_info *requested, int *len)
-{
-    size_t cap = 64, off = 0;
-    char *out = malloc(cap), val[RMALAB_MAX_INFO_VAL + 1];
-    for (int i = 0; out && i < rmalab_hints_count(scope); i++) {
-        const rmalab_hint_def *d = rmalab_hints_at(scope, i);
-        if (!d->must_agree)
-            continue;
-        const char *v = get0(requested, d->key);
-        uint32_t n = UINT32_MAX;
-        if (v && rmalab_hint_normalize(d, v, strlen(v), val) == RMALAB_OK)
-            n = (uint32_t)strlen(val);
-        size_t need = off + 4 + (n == UINT32_MAX ? 0 : n);
-        if (need > cap) {
-            char *p = realloc(out, cap = 2 * need);
-            if (!p) {
-                free(out);
-                return NULL;
-            }
-            out = p;
-        }
-        memcpy(out + off, &n, 4);
-        off += 4;
-        if (n != UINT32_MAX) {
-            memcpy(out + off, val, n);
-            off += n;
-        }
-    }
-    *len = (int)off;
-    return out;
-}
-
-void rmalab_agreement_destroy(rmalab_agreement *a)
-{
-    if (!a)
-        return;
-    for (int i = 0; i < a->count; i++) {
-        for (int r = 0; r < a->items[i].nranks; r++)
-            free(a->items[i].values[r]);
-        free(a->items[i].values);
-    }
-    free(a->items);
-    free(a);
-}
-
-int rmalab_hints_check_agreement(MPI_Comm comm, rmalab_hint_scope scope,
-                                 const rmalab_info *requested, rmalab_agreement **out)
-{
-    int size, len = 0, rc = RMALAB_OK, e;
-    RMALAB__CHECK_MPI(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    char *mine = encode_agree(scope, requested, &len);
-    int *lens = calloc((size_t)size, sizeof *lens), *displs = calloc((size_t)size, sizeof *displs);
-    size_t *cursor = calloc((size_t)size, sizeof *cursor);
-    char *all = NULL;
-    rmalab_agreement *a = calloc(1, sizeof *a);
-    int nkeys = 0;
-    for (int i = 0; i < rmalab_hints_count(scope); i++)
-        nkeys += rmalab_hints_at(scope, i)->must_agree;
-    if (a)
-        a->items = calloc((size_t)nkeys + 1, sizeof *a->items);
-    if (!mine || !lens || !displs || !cursor || !a || !a->items) {
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
-        /* Still take part in the collectives so no rank hangs. */
-        len = 0;
-    }
-    int dummy[1];
-    e = MPI_Allgather(&len, 1, MPI_INT, lens ? lens : dummy, 1, MPI_INT, comm);
-    if (e != MPI_SUCCESS && !rc)
-        rc = rmalab__mpi_fail(e, "MPI_Allgather");
-    long total = 0;
-    for (int r = 0; lens && r < size; r++) {
-        displs[r] = (int)total;
-        total += lens[r];
-    }
-    if (!rc && !(all = malloc((size_t)total + 1)))
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
-    if (!rc) {
-        e = MPI_Allgatherv(mine, len, MPI_BYTE, all, lens, displs, MPI_BYTE, comm);
-        if (e != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Allgatherv");
-    }
-    for (int i = 0, k = 0; !rc && i < rmalab_hints_count(scope); i++) {
-        const rmalab_hint_def *d = rmalab_hints_at(scope, i);
-        if (!d->must_agree)
-            continue;
-        char **vals = calloc((size_t)size, sizeof *vals);
-        int differ = 0;
-        if (!vals) {
-            rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
-            break;
-        }
-        for (int r = 0; r < size; r++) {
-            uint32_t n;
-            memcpy(&n, all + displs[r] + cursor[r], 4);
-            cursor[r] += 4;
-            if (n != UINT32_MAX) {
-                vals[r] = rmalab__strndup(all + displs[r] + cursor[r], n);
-                cursor[r] += n;
-            }
-            if (r > 0 && !same_value(d, vals[0], vals[r]))
-                differ = 1;
-        }
-        if (differ) {
-            a->items[a->count++] = (rmalab_disagreement){d->key, size, vals};
-        } else {
-            for (int r = 0; r < size; r++)
-                free(vals[r]);
-            free(vals);
-        }
-        k++;
-    }
-    free(mine);
-    free(lens);
-    free(displs);
-    free(cursor);
-    free(all);
-    if (rc) {
-        rmalab_agreement_destroy(a);
-        return rc;
-    }
-    *out = a;
-    return RMALAB_OK;
 }

@@ -128,7 +128,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
     rmalab__errguard_enter(&g);
     int n = 0, e = MPI_Info_get_nkeys(in, &n);
     char key[RMALAB_MAX_INFO_KEY + 2];
-    char *val = malloc(RMALAB_MAX_INFO_VAL + 1);
+    char *val = rmalab__malloc(RMALAB_MAX_INFO_VAL + 1);
     if (!val)
         rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory reading an MPI_Info");
     for (int i = 0; !rc && e == MPI_SUCCESS && i < n; i++) {
@@ -147,7 +147,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
             break;
         rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
     }
-    free(val);
+    rmalab__free(val);
     rmalab__errguard_leave(&g);
     if (!rc && e != MPI_SUCCESS)
         rc = rmalab__mpi_fail(e, "reading an MPI_Info");

@@ -39,7 +39,7 @@ struct rmalab_info {
 
 char *rmalab__strndup(const char *s, size_t n)
 {
-    char *p = malloc(n + 1);
+    char *p = rmalab__malloc(n + 1);
     if (p) {
         if (n)
             memcpy(p, s, n);
@@ -147,7 +147,7 @@ static int rebuild(rmalab_info *info, size_t want)
     size_t nslots = 16;
     while (nslots < 2 * (want + 1))
         nslots <<= 1;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
+    uint32_t *slots = rmalab__calloc(nslots, sizeof *slots);
     if (!slots)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
     size_t j = 0;
@@ -155,7 +155,7 @@ static int rebuild(rmalab_info *info, size_t want)
         if (info->ents[i].live)
             info->ents[j++] = info->ents[i];
     info->nents = j;
-    free(info->slots);
+    rmalab__free(info->slots);
     info->slots = slots;
     info->nslots = nslots;
     info->nused = j;
@@ -180,7 +180,7 @@ int rmalab_info_create(rmalab_info **out)
 {
     if (!out)
         return rmalab__fail(RMALAB_ERR_ARG, "rmalab_info_create: out is NULL");
-    *out = calloc(1, sizeof **out);
+    *out = rmalab__calloc(1, sizeof **out);
     if (!*out)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating an info object");
     return RMALAB_OK;
@@ -193,12 +193,12 @@ void rmalab_info_destroy(rmalab_info **handle)
     rmalab_info *info = *handle;
     *handle = NULL;
     for (size_t i = 0; i < info->nents; i++) {
-        free(info->ents[i].key);
-        free(info->ents[i].val);
+        rmalab__free(info->ents[i].key);
+        rmalab__free(info->ents[i].val);
     }
-    free(info->ents);
-    free(info->slots);
-    free(info);
+    rmalab__free(info->ents);
+    rmalab__free(info->slots);
+    rmalab__free(info);
 }
 
 int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
@@ -240,7 +240,7 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
     size_t slot;
     if (find(info, key, klen, &slot)) {
         struct entry *e = &info->ents[info->slots[slot] - 1];
-        free(e->val);
+        rmalab__free(e->val);
         e->val = v;
         e->vlen = vlen;
         return RMALAB_OK;
@@ -248,15 +248,15 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
     /* Room for one more entry and a load factor below one half. */
     if (2 * (info->nused + 1) >= info->nslots) {
         if ((rc = rebuild(info, info->nlive + 1))) {
-            free(v);
+            rmalab__free(v);
             return rc;
         }
     }
     if (info->nents == info->cap) {
         size_t cap = info->cap ? 2 * info->cap : 8;
-        struct entry *ents = realloc(info->ents, cap * sizeof *ents);
+        struct entry *ents = rmalab__realloc(info->ents, cap * sizeof *ents);
         if (!ents) {
-            free(v);
+            rmalab__free(v);
             return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
         }
         info->ents = ents;
@@ -264,7 +264,7 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
     }
     char *k = rmalab__strndup(key, klen);
     if (!k) {
-        free(v);
+        rmalab__free(v);
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
     }
     uint32_t h = hash_bytes(key, klen);
@@ -300,8 +300,8 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
                             "first)",
                             (int)klen, key);
     struct entry *e = &info->ents[info->slots[slot] - 1];
-    free(e->key);
-    free(e->val);
+    rmalab__free(e->key);
+    rmalab__free(e->val);
     e->key = e->val = NULL;
     e->live = 0;
     info->slots[slot] = SLOT_DEAD;
@@ -516,8 +516,8 @@ void rmalab_list_free(char **items, int count)
     if (!items)
         return;
     for (int i = 0; i < count; i++)
-        free(items[i]);
-    free(items);
+        rmalab__free(items[i]);
+    rmalab__free(items);
 }
 
 int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
@@ -532,7 +532,7 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
     int cap = 1;
     for (size_t i = 0; i < m; i++)
         cap += t[i] == ',';
-    char **out = calloc((size_t)cap, sizeof *out);
+    char **out = rmalab__calloc((size_t)cap, sizeof *out);
     if (!out)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
     int k = 0;

@@ -19,12 +19,27 @@ int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf,
 /* Translate an MPI error code; `what` names the MPI call. */
 int rmalab__mpi_fail(int mpierr, const char *what);
 
+/* Collective over comm: every rank learns whether any rank failed (rc is
+ * this rank's status), so that all go on or all stop. Returns rc itself
+ * when this rank failed, else an error of the failing rank's class saying
+ * that another rank failed, else RMALAB_OK. `what` names the step. */
+int rmalab__agree(MPI_Comm comm, int rc, const char *what);
+
 #define RMALAB__CHECK_MPI(call, what)                                          \
     do {                                                                       \
         int rmalab__e = (call);                                                \
         if (rmalab__e != MPI_SUCCESS)                                          \
             return rmalab__mpi_fail(rmalab__e, (what));                        \
     } while (0)
+
+/* Allocation (alloc.c): malloc and friends, counted and failable for tests
+ * (rmalab/debug.h). Every core allocation uses these, and frees with
+ * rmalab__free. Sizes of 0 allocate 1 byte. */
+void *rmalab__malloc(size_t n);
+void *rmalab__calloc(size_t n, size_t size);
+void *rmalab__realloc(void *p, size_t n);
+int rmalab__memalign(void **p, size_t align, size_t n);
+void rmalab__free(void *p);
 
 /* Strings of known length, NUL-terminated copies. */
 char *rmalab__strndup(const char *s, size_t n);
@@ -59,10 +74,9 @@ typedef struct rmalab__attr {
 
 typedef struct {
     rmalab__attr *head, *tail;
+    int running;                      /* delete callbacks running now */
 } rmalab__attr_list;
 
-/* The window's list (win.c). */
-rmalab__attr_list *rmalab__win_attrs(rmalab_win *win);
 /* Run the delete callback of every attribute of `win`, most recently set
  * first, removing each from the list before its callback runs (so callbacks
  * may delete other attributes or free their keyval). Every attribute is
@@ -72,5 +86,8 @@ int rmalab__attrs_delete_all(rmalab_win *win);
 /* Drop every attribute without callbacks and without touching keyvals, for
  * a process on its way out (rmalab_win_abandon). */
 void rmalab__attrs_forget(rmalab_win *win);
+/* Is one of the window's delete callbacks running (it may not free the
+ * window)? */
+bool rmalab__attrs_busy(const rmalab_win *win);
 
 #endif

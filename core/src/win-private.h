@@ -1,6 +1,39 @@
-/* Private to the core: the window structure shared by win.c (creation,
- * hints, local memory), rma.c (operations and results) and sync.c (the
- * epoch state machine). Never installed. */
+/* Private to the core: the window and the design of the files around it.
+ * Never installed.
+ *
+ * ONE CONCERN PER FILE, CALLS IN ONE DIRECTION. A file may call only files
+ * listed above it; nothing calls upwards. (Check: every rmalab__ and
+ * rmalab_win_ call in a file resolves to its own file or one above it.)
+ *
+ *   alloc.c          counted, failable allocation (rmalab/debug.h)
+ *   error.c          error classes and the per-thread message
+ *   info.c info-mpi.c  info objects
+ *   hints.c hints-report.c  the hint catalogue, validation; reports and
+ *                    agreement across ranks
+ *   comm.c           communicators
+ *   types.c          type, op, flavour and assertion tables; op/type rules
+ *   layout.c         what every rank's window is: sizes, units, no_locks,
+ *                    attached regions; range checks; local memory;
+ *                    properties
+ *   results.c        data-returning operations' results and the staging
+ *                    arena of origin data
+ *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
+ *   engine-rma.c     the layout, never the epoch state: the groups they
+ *                    need are arguments
+ *   state.c          the observable epoch state: snapshot and description
+ *   sync.c           the epoch state machine and every synchronisation
+ *                    call; the origin-side check of each operation
+ *   rma.c            the typed RMA operations
+ *   attr.c           attribute caching
+ *   registry.c       the process's live windows
+ *   win-hints.c      window hints after creation (set_info, get_info...)
+ *   win.c            creation in named steps, and destruction
+ *
+ * THE WINDOW. Each part of struct rmalab_win below has one owner that
+ * writes it; other files read what their comment allows. The fields at the
+ * top are set during creation and read by everyone. No file outside the
+ * engines knows which engine a window has: they call its slots, and a NULL
+ * slot means "nothing to do". */
 #ifndef RMALAB_WIN_PRIVATE_H
 #define RMALAB_WIN_PRIVATE_H
 
@@ -8,6 +41,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "private.h"
 
@@ -16,35 +50,63 @@
 /* What the core allocates with. */
 #define RMALAB__MEM_ALIGN 64
 
-/* PSCW engines: the MPI-facing half of post/start/complete/wait/test. The
- * state machine in sync.c has checked the call (groups are valid ranks
- * without duplicates) before an engine runs, and updates the state after it
- * succeeds. `mode` holds MPI_MODE_* bits. */
+static inline MPI_Aint rmalab__round16(MPI_Aint n)
+{
+    return (n + RMALAB__WIN_ALIGN - 1) / RMALAB__WIN_ALIGN * RMALAB__WIN_ALIGN;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PSCW engines: the MPI-facing half of post/start/complete/wait/test, and
+ * what a window needs from its engine around them. sync.c has checked
+ * every call (groups hold valid ranks once each) before an engine runs, and
+ * updates the epoch state after it succeeds. `mode` holds MPI_MODE_* bits.
+ * Slots marked optional may be NULL. */
 typedef struct rmalab__engine {
     const char *name;
+    /* The engine keeps the window it drives in a lock_all of its own, in
+     * which MPI allows no fence and no lock: win.c then opens a companion
+     * window (`plain`) for them, and the hint no_locks goes to that one. */
+    bool own_lock_all;
+    /* Creation, before the MPI window exists: the engine's state; it may
+     * provide the memory of the allocate flavour (*base). Collective. */
+    int (*setup)(rmalab_win *w, MPI_Aint alloc, void **base);
+    /* Creation, once the MPI window exists (optional). Collective. */
+    int (*attach)(rmalab_win *w);
+    /* Before MPI_Win_free: end what the engine holds open (optional). */
+    void (*quiesce)(rmalab_win *w);
+    /* After MPI_Win_free: release the engine's state. */
+    void (*destroy)(rmalab_win *w);
+
     int (*post)(rmalab_win *w, const int *ranks, int n, int mode);
     int (*start)(rmalab_win *w, const int *ranks, int n, int mode);
-    int (*complete)(rmalab_win *w);
-    int (*wait)(rmalab_win *w);
-    int (*test)(rmalab_win *w, int *flag);
+    /* `group` is the open access epoch's, `xgroup` the exposure epoch's. */
+    int (*complete)(rmalab_win *w, const int *group, int n);
+    int (*wait)(rmalab_win *w, const int *xgroup, int n);
+    int (*test)(rmalab_win *w, const int *xgroup, int n, int *flag);
+
+    /* Before an operation to `target` in an access epoch (optional: the
+     * operation then goes straight to MPI): wait for the target's post
+     * (weak synchronisation). *ptr is the target's memory at `disp` when
+     * plain loads and stores may reach it (only if plain_ok), else NULL and
+     * the operation goes through MPI. */
+    int (*access)(rmalab_win *w, const char *what, int target, MPI_Aint disp, bool plain_ok,
+                  unsigned char **ptr);
+    /* The engine's own keys in get_info. */
+    int (*info)(const rmalab_win *w, rmalab_info *info);
+    /* Matching, for the observable state, from any thread (optional: the
+     * state then says -1, unknown): has target's post for the open access
+     * epoch arrived; has origin's complete for the open exposure epoch. */
+    int (*posted)(rmalab_win *w, int target);
+    int (*arrived)(rmalab_win *w, int origin);
 } rmalab__engine;
 
 extern const rmalab__engine rmalab__native_engine;
 extern const rmalab__engine rmalab__rma_engine;
 
-/* A cached MPI group of the native engine: rebuilt only when the ranks
- * change, as most programs post and start to the same group every epoch. */
-struct rmalab__group_cache {
-    MPI_Group group;
-    int n;
-    int *ranks;
-};
+/* ------------------------------------------------------------------------ */
+/* The parts of a window                                                    */
 
-void rmalab__group_cache_clear(struct rmalab__group_cache *c);
-
-struct rmalab__rma; /* engine-rma.c */
-
-/* What a rank of a dynamic window has attached, exposed so that origins can
+/* Dynamic windows: what a rank has attached, exposed so that origins can
  * check a displacement before MPI writes to an address that was never
  * attached (MPICH 4.0.2 then crashes the target). */
 #define RMALAB__MAX_REGIONS 64
@@ -54,24 +116,60 @@ struct rmalab__dyn_meta {
     int64_t size[RMALAB__MAX_REGIONS];
 };
 
-/* Dynamic windows: is [disp, disp + bytes) attached at `target`? */
-int rmalab__dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                      MPI_Aint bytes);
-
 struct rmalab__region {
     void *mem;
     MPI_Aint addr, size;
 };
 
+/* Owner layout.c; read by everyone. no_locks changes in set_info. */
+struct rmalab__layout {
+    MPI_Aint *sizes;            /* every rank's size_req */
+    int *disp_units;            /* every rank's disp_unit */
+    int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
+    unsigned char *no_locks;    /* every rank's no_locks hint in force */
+    void *xchg;                 /* creation: room for every rank's entry */
+    struct rmalab__region *regions; /* dynamic windows: this rank's */
+    int nregions, capregions;
+    MPI_Win meta;               /* dynamic windows: every rank's regions */
+    struct rmalab__dyn_meta *my_meta;
+};
+
+/* Owner sync.c, under the window's lock; state.c reads it under the lock,
+ * win.c reads it to refuse freeing inside an epoch. */
+struct rmalab__epoch {
+    rmalab_access access;
+    rmalab_exposure exposure;
+    int *group;                 /* start group, as given (size entries) */
+    int ngroup;
+    unsigned char *in_group;    /* per rank: in the start group */
+    unsigned char *locked;      /* per rank: 0, 1 shared, 2 exclusive */
+    int nlocked;
+    int *xgroup;                /* post group (size entries) */
+    int nxgroup;
+    unsigned char *scratch;     /* size bytes, for checking groups */
+    uint64_t ops_in_epoch;      /* RMA calls since the access epoch opened */
+    uint64_t epochs;
+    bool closed_by_test;        /* the last exposure epoch ended in test() */
+    bool start_nocheck, post_nocheck; /* the open PSCW epochs' assertion */
+};
+
+/* Owner results.c. op_seq numbers every data-returning operation; done_all
+ * and done[t] say up to which number operations have completed. */
+struct rmalab__results {
+    uint64_t op_seq, done_all;
+    uint64_t *done;
+    rmalab_result **pending;
+    int npending, cappending;
+    struct rmalab__chunk *stage; /* origin data of operations in flight */
+};
+
 struct rmalab_win {
-    MPI_Win win;            /* PSCW and operations of start epochs */
-    /* Fence, lock and their operations: `win` itself for the native engine.
-     * The rma engine keeps `win` in a lock_all of its own, in which MPI
-     * allows no fence and no lock, so it opens a companion MPI window over
-     * the same memory for them: a hint then never changes what a call
-     * means (docs/pscw.md). */
+    /* Set in creation (win.c), read by all. */
+    MPI_Win win;            /* PSCW and the operations of start epochs */
+    /* Fences, locks and their operations: `win` itself, or the companion
+     * window of an engine with own_lock_all, over the same memory, so a
+     * hint never changes what a call means (docs/pscw.md). */
     MPI_Win plain;
-    uint64_t id;            /* creation order in this process (registry.c) */
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;
     rmalab_flavor flavor;
@@ -80,52 +178,29 @@ struct rmalab_win {
     MPI_Aint size_req;      /* bytes the user asked for */
     int disp_unit;
     int model;
-    MPI_Aint *sizes;        /* every rank's size_req */
-    int *disp_units;        /* every rank's disp_unit */
-    int *world_ranks;       /* every rank's rank in MPI_COMM_WORLD */
-    unsigned char *no_locks;/* every rank's no_locks hint in force */
-    char name[128];
-    rmalab_info *requested; /* hints as the user gave them, merged */
+    MPI_Group wgroup;       /* the window's group */
+    rmalab_info *requested; /* hints as the user gave them, merged (win.c) */
     rmalab_info *at_create; /* canonical hints in force from creation */
     const rmalab__engine *eng;
-    struct rmalab__rma *rma; /* the rma engine's state, or NULL */
-    MPI_Group wgroup;       /* the window's group */
-    struct rmalab__group_cache post_cache, start_cache;
-    rmalab__attr_list attrs;
-    int in_callback;        /* attribute callbacks running on this window */
+    void *engine_state;     /* the engine's own, from its setup */
+    char name[128];         /* written under `lock` by set_name */
 
-    struct rmalab__region *regions; /* dynamic windows */
-    int nregions, capregions;
-    MPI_Win meta;           /* dynamic windows: every rank's attached regions */
-    struct rmalab__dyn_meta *my_meta;
+    /* Owner registry.c. */
+    uint64_t id;            /* creation order in this process */
+    rmalab_win *reg_prev, *reg_next;
 
-    /* Epoch state: written by the owning thread under `lock`, read by any
-     * thread under `lock`. */
-    atomic_flag lock;       /* a spin lock: held for a few stores at a time */
-    rmalab_access access;
-    rmalab_exposure exposure;
-    int *group;             /* start group, as given (size entries) */
-    int ngroup;
-    unsigned char *in_group;/* per rank: in the start group */
-    unsigned char *locked;  /* per rank: 0, 1 shared, 2 exclusive */
-    int nlocked;
-    int *xgroup;            /* post group (size entries) */
-    unsigned char *scratch; /* size bytes, for checking groups */
-    int nxgroup;
-    uint64_t ops_in_epoch;  /* RMA calls since the access epoch opened */
-    uint64_t epochs;
-    bool closed_by_test;    /* the last exposure epoch ended in test() */
-    bool start_nocheck, post_nocheck; /* the open PSCW epochs' assertion */
-    _Atomic(const char *) blocked_in; /* lock-free: see rmalab__set_blocked */
+    struct rmalab__layout lay;
+    struct rmalab__epoch ep;
+    struct rmalab__results res;
+    rmalab__attr_list attrs; /* owner attr.c */
+
+    /* Shared by every writer of the epoch state (sync.c) and its readers
+     * (state.c): a spin lock, held for a few stores or a copy. */
+    atomic_flag lock;
+    /* Lock-free (see rmalab__set_blocked): the call the owning thread is
+     * blocked in, or NULL. */
+    _Atomic(const char *) blocked_in;
     _Atomic double blocked_since;
-
-    /* Results: op_seq numbers every data-returning operation; done_all and
-     * done[t] say up to which number operations have completed. */
-    uint64_t op_seq, done_all;
-    uint64_t *done;
-    rmalab_result **pending;
-    int npending, cappending;
-    struct rmalab__chunk *stage; /* origin data of operations in flight (rma.c) */
 };
 
 struct rmalab_result {
@@ -140,6 +215,9 @@ struct rmalab_result {
     _Alignas(16) unsigned char data[];
 };
 
+/* ------------------------------------------------------------------------ */
+/* Primitives every window file may use (inline: they call no file)         */
+
 /* The state lock. Writers hold it for a handful of stores and readers for
  * a copy, so a spin lock costs less than a mutex on every epoch. */
 static inline void rmalab__lock(rmalab_win *w)
@@ -153,65 +231,121 @@ static inline void rmalab__unlock(rmalab_win *w)
     atomic_flag_clear_explicit(&w->lock, memory_order_release);
 }
 
-/* Type and op tables (win.c). */
-MPI_Datatype rmalab__mpi_type(rmalab_type t);
-MPI_Op rmalab__mpi_op(rmalab_op op);
+/* Seconds on a clock cheap enough for every synchronisation call
+ * (CLOCK_MONOTONIC_COARSE: a few ns, resolution of a few ms). */
+static inline double rmalab__coarse_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
-/* The origin-side checks every operation makes (sync.c): the target is in
- * the group, an access epoch is open to it, and [disp, disp + count) lies in
- * its window. `what` names the call ("put"). Counts the call in the epoch. */
-int rmalab__check_op(rmalab_win *win, const char *what, int target, MPI_Aint disp,
-                     rmalab_type type, int count);
-/* Free the staging arena (rma.c), when the window goes. */
-void rmalab__stage_free(rmalab_win *w);
-/* Register a result as pending on the window (rma.c). */
-int rmalab__result_track(rmalab_win *win, rmalab_result *r);
-/* Mark completed results ready: all of them, or those of one target. */
-void rmalab__results_complete(rmalab_win *win, int target);
-double rmalab__coarse_now(void);
-void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching);
-/* Mark the owning thread blocked in `call` (NULL: not blocked). */
-void rmalab__set_blocked(rmalab_win *win, const char *call);
-
-/* The live windows (registry.c): win.c adds a window once it is created
- * and removes it before releasing it. */
-int rmalab__registry_add(rmalab_win *w);
-void rmalab__registry_remove(rmalab_win *w);
+/* Mark the owning thread blocked in `call` (NULL: not blocked). Lock-free,
+ * as it runs around blocking calls: the time is stored before the call name
+ * is published, and readers load the name first. */
+static inline void rmalab__set_blocked(rmalab_win *w, const char *call)
+{
+    if (call)
+        atomic_store_explicit(&w->blocked_since, rmalab__coarse_now(), memory_order_relaxed);
+    atomic_store_explicit(&w->blocked_in, call, memory_order_release);
+}
 
 /* The MPI window an operation of the open access epoch goes through. */
 static inline MPI_Win rmalab__op_win(const rmalab_win *w)
 {
-    return w->access == RMALAB_ACCESS_START ? w->win : w->plain;
+    return w->ep.access == RMALAB_ACCESS_START ? w->win : w->plain;
 }
 
-/* Does an operation of the open access epoch go through the rma engine? */
+/* Does an operation of the open access epoch go through the engine? */
 static inline bool rmalab__via_engine(const rmalab_win *w)
 {
-    return w->rma && w->access == RMALAB_ACCESS_START;
+    return w->eng->access && w->ep.access == RMALAB_ACCESS_START;
 }
 
-/* The rma engine (engine-rma.c). setup runs in window creation after the
- * communicator is duplicated and before the MPI window exists; for the
- * allocate flavour it provides the memory (*base), from a node-shared
- * segment. attach runs once the MPI window exists; destroy after it is
- * freed (unlock runs before MPI_Win_free). */
-int rmalab__rma_setup(rmalab_win *w, MPI_Aint alloc, void **base);
-int rmalab__rma_attach(rmalab_win *w);
-void rmalab__rma_unlock(rmalab_win *w);
-void rmalab__rma_destroy(rmalab_win *w);
-/* Before an RMA operation to `target` in an access epoch: wait for the
- * target's post (weak synchronisation). Returns the target's memory at
- * `disp` when it can be reached with plain loads and stores, else NULL (and
- * the operation goes through MPI, to be flushed at complete). */
-int rmalab__rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                       bool plain_ok, unsigned char **ptr);
-/* Which paths the engine uses: "shm", "mpi" or "shm,mpi". */
-const char *rmalab__rma_sync_path(const rmalab_win *w);
-const char *rmalab__rma_data_path(const rmalab_win *w);
-/* For the observable state: has `target`'s post arrived for the open
- * access epoch; has `origin`'s complete arrived for the open exposure
- * epoch. Safe from any thread. */
-int rmalab__rma_posted(rmalab_win *w, int target);
-int rmalab__rma_arrived(rmalab_win *w, int origin);
+#define RMALAB__CHECK_WIN(w)                                                   \
+    do {                                                                       \
+        if (!(w))                                                              \
+            return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");    \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Calls between the files, in the order above                              */
+
+/* types.c */
+MPI_Datatype rmalab__mpi_type(rmalab_type t);
+MPI_Op rmalab__mpi_op(rmalab_op op);
+/* RMALAB_MODE_* to MPI_MODE_* */
+int rmalab__mpi_mode(int assert_);
+/* `call` ("fence") accepts the assertions `allowed` and no others. */
+int rmalab__check_assert(const char *call, int assert_, int allowed);
+/* The type is known and the count not negative. */
+int rmalab__check_count(const char *what, rmalab_type type, int count);
+/* The op/type pairs MPI defines for accumulate (and rmalab accepts). */
+int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching);
+
+/* layout.c */
+/* Allocate the per-rank arrays of the layout and of the epoch state
+ * (sync.c's, sized by the group). Local: creation agrees on failures. */
+int rmalab__layout_alloc(rmalab_win *w);
+/* Collective: every rank's size, disp_unit, world rank and no_locks. */
+int rmalab__layout_exchange(rmalab_win *w, bool no_locks);
+/* Collective: every rank learns every rank's no_locks promise. */
+int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
+/* Is [disp, disp + count) of `type` inside target's window (or attached
+ * memory, for dynamic windows)? `what` names the call. */
+int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                               rmalab_type type, int count);
+/* Dynamic windows: the region bookkeeping; created in creation (collective),
+ * released with the window. */
+int rmalab__layout_open_meta(rmalab_win *w);
+void rmalab__layout_free(rmalab_win *w);
+
+/* results.c */
+/* A result of `count` x `type` from target, with room reserved to track
+ * it; `completer` names the call that completes it, for messages. */
+int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
+                       const char *completer, rmalab_result **out);
+/* Register a result as pending on the window (the window holds a
+ * reference until the epoch completes). Cannot fail. */
+void rmalab__result_track(rmalab_win *w, rmalab_result *r);
+/* Mark completed results ready: all of them (target -1), or one target's. */
+void rmalab__results_complete(rmalab_win *w, int target);
+/* A copy of origin data that lives until its operation completes. */
+int rmalab__stage(rmalab_win *w, const void **data, size_t n);
+int rmalab__results_alloc(rmalab_win *w);
+void rmalab__results_free(rmalab_win *w);
+
+/* state.c */
+/* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */
+size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n);
+/* With `matching`, the engine's view of what has arrived is added; error
+ * messages leave it out so that both engines say the same. */
+void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching);
+
+/* sync.c */
+/* The epoch state's per-rank arrays (local), and their release. */
+int rmalab__epoch_alloc(rmalab_win *w);
+void rmalab__epoch_free(rmalab_win *w);
+/* The origin-side checks every operation makes: the target is in the
+ * group, an access epoch is open to it, and [disp, disp + count) lies in
+ * its window. `what` names the call ("put"). Counts the call in the epoch. */
+int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                     rmalab_type type, int count);
+
+/* attr.c: rmalab__attrs_* in private.h */
+
+/* win-hints.c */
+/* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
+bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback);
+/* The hints in `valid` for an MPI window: all of them for `plain`, but
+ * without no_locks for the window of an engine with own_lock_all
+ * (`engine_window`). A fresh MPI_Info: MPICH rewrites what it is given. */
+int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
+                             bool engine_window, MPI_Info *out);
+
+/* registry.c: win.c adds a window once it is created and removes it before
+ * releasing it. Neither allocates, so neither fails. */
+void rmalab__registry_add(rmalab_win *w);
+void rmalab__registry_remove(rmalab_win *w);
 
 #endif

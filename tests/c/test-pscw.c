@@ -127,7 +127,7 @@ START_TEST(test_one_sided_roles)
         SOFT_OK(rmalab_win_get(W, 1, 2, RMALAB_INT64, 1, &r));
         SOFT(!rmalab_result_ready(r), "ready before complete");
         SOFT_RC(rmalab_result_data(r, &data, NULL, NULL), RMALAB_ERR_RMA_SYNC);
-        SOFT_CONTAINS(rmalab_errmsg(), "here at win:complete()");
+        SOFT_CONTAINS(rmalab_errmsg(), "here at complete()");
         SOFT_OK(rmalab_win_complete(W));
         SOFT(rmalab_result_ready(r), "not ready after complete");
         SOFT_OK(rmalab_result_data(r, &data, NULL, NULL));
@@ -171,7 +171,7 @@ START_TEST(test_test_polls)
         SOFT(done, "test never returned true");
         SOFT_INT(slot(W, 0), 71);
         SOFT_RC(rmalab_win_test(W, &done), RMALAB_ERR_RMA_SYNC);
-        SOFT_CONTAINS(rmalab_errmsg(), "win:test() already returned true");
+        SOFT_CONTAINS(rmalab_errmsg(), "test() already returned true");
     }
     tu_soft_end();
 }
@@ -184,7 +184,7 @@ START_TEST(test_empty_groups)
     SOFT_OK(rmalab_win_post(W, NULL, 0, 0));
     SOFT_OK(rmalab_win_start(W, NULL, 0, 0));
     SOFT_RC(rmalab_win_put(W, rank, 0, RMALAB_INT64, 1, &v), RMALAB_ERR_RMA_SYNC);
-    SOFT_CONTAINS(rmalab_errmsg(), "win:start was given {}");
+    SOFT_CONTAINS(rmalab_errmsg(), "start() was given {}");
     SOFT_OK(rmalab_win_complete(W));
     SOFT_OK(rmalab_win_test(W, &done));
     SOFT(done, "test on an empty exposure epoch");
@@ -235,7 +235,7 @@ START_TEST(test_start_self)
     int64_t v = 500 + rank;
     SOFT_RC(rmalab_win_start(W, &me, 1, 0), RMALAB_ERR_RMA_SYNC);
     SOFT_CONTAINS(rmalab_errmsg(), "has not posted to itself");
-    SOFT_CONTAINS(rmalab_errmsg(), "call win:post() with a group holding");
+    SOFT_CONTAINS(rmalab_errmsg(), "call post() with a group holding");
     rmalab_epoch_state s;
     rmalab_win_state(W, &s);
     SOFT_INT(s.access, RMALAB_ACCESS_NONE);
@@ -356,9 +356,9 @@ START_TEST(test_misuse)
     char want[256];
     SOFT_RC(rmalab_win_complete(W), RMALAB_ERR_RMA_SYNC);
     SOFT_CONTAINS(rmalab_errmsg(), "complete: it ends an access epoch opened by "
-                                   "win:start(group), and none is open");
+                                   "start(group), and none is open");
     SOFT_RC(rmalab_win_wait(W), RMALAB_ERR_RMA_SYNC);
-    SOFT_CONTAINS(rmalab_errmsg(), "wait: it ends an exposure epoch opened by win:post(group)");
+    SOFT_CONTAINS(rmalab_errmsg(), "wait: it ends an exposure epoch opened by post(group)");
     if (active) {
         SOFT_OK(rmalab_win_post(W, &other, 1, 0));
         SOFT_RC(rmalab_win_post(W, &other, 1, 0), RMALAB_ERR_RMA_SYNC);
@@ -367,27 +367,27 @@ START_TEST(test_misuse)
         SOFT_CONTAINS(rmalab_errmsg(), want);
         /* fence and lock inside PSCW: the same message on both engines */
         SOFT_RC(rmalab_win_fence(W, 0), RMALAB_ERR_RMA_SYNC);
-        SOFT_STR_EQ(rmalab_errmsg(), "fence: a PSCW epoch is open (exposure, from win:post); "
+        SOFT_STR_EQ(rmalab_errmsg(), "fence: a PSCW epoch is open (exposure, from post()); "
                                      "fences may not be called inside it, so end it with "
-                                     "win:wait() first");
+                                     "wait() first");
         SOFT_RC(rmalab_win_lock(W, other, true, 0), RMALAB_ERR_RMA_SYNC);
-        SOFT_STR_EQ(rmalab_errmsg(), "lock: a PSCW epoch is open (exposure, from win:post); "
+        SOFT_STR_EQ(rmalab_errmsg(), "lock: a PSCW epoch is open (exposure, from post()); "
                                      "locks may not be taken inside it, so end it with "
-                                     "win:wait() first");
+                                     "wait() first");
         SOFT_OK(rmalab_win_start(W, &other, 1, 0));
         SOFT_RC(rmalab_win_start(W, &other, 1, 0), RMALAB_ERR_RMA_SYNC);
         SOFT_CONTAINS(rmalab_errmsg(), "start: an access epoch (started to");
         SOFT_RC(rmalab_win_lock_all(W, 0), RMALAB_ERR_RMA_SYNC);
-        SOFT_STR_EQ(rmalab_errmsg(), "lock_all: a PSCW epoch is open (access, from win:start); "
+        SOFT_STR_EQ(rmalab_errmsg(), "lock_all: a PSCW epoch is open (access, from start()); "
                                      "locks may not be taken inside it, so end it with "
-                                     "win:complete() first");
+                                     "complete() first");
         SOFT_RC(rmalab_win_fence(W, RMALAB_MODE_NOSUCCEED), RMALAB_ERR_RMA_SYNC);
-        SOFT_CONTAINS(rmalab_errmsg(), "so end it with win:complete() first");
+        SOFT_CONTAINS(rmalab_errmsg(), "so end it with complete() first");
         /* an RMA call to a rank outside the start group */
         int64_t v = 1;
         SOFT_RC(rmalab_win_put(W, rank, 0, RMALAB_INT64, 1, &v), RMALAB_ERR_RMA_SYNC);
         snprintf(want, sizeof want, "put to rank %d: RMA calls in an access epoch may only "
-                                    "target processes in its group; win:start was given {%d}",
+                                    "target processes in its group; start() was given {%d}",
                  rank, other);
         SOFT_CONTAINS(rmalab_errmsg(), want);
         /* free inside the epoch: the same text on both engines */
@@ -395,7 +395,7 @@ START_TEST(test_misuse)
         SOFT_RC(rmalab_win_free(&keep), RMALAB_ERR_RMA_SYNC);
         snprintf(want, sizeof want, "free: a window may only be freed outside of any epoch, "
                                     "and this one has access epoch to {%d}; exposure epoch to "
-                                    "{%d}; close it first (win:complete())",
+                                    "{%d}; close it first (complete())",
                  other, other);
         SOFT_STR_EQ(rmalab_errmsg(), want);
         SOFT(keep == W, "the window survived");

@@ -79,14 +79,14 @@ START_TEST(test_no_epoch)
     int64_t one = 1;
     char msg[512];
     EXPECT_ERR(rmalab_win_complete(W), RMALAB_ERR_RMA_SYNC,
-               "complete: it ends an access epoch opened by win:start(group), and none is open");
+               "complete: it ends an access epoch opened by start(group), and none is open");
     EXPECT_ERR(rmalab_win_wait(W), RMALAB_ERR_RMA_SYNC,
-               "wait: it ends an exposure epoch opened by win:post(group), and none is open");
+               "wait: it ends an exposure epoch opened by post(group), and none is open");
     EXPECT_ERR(rmalab_win_test(W, &done), RMALAB_ERR_RMA_SYNC, "test: it ends an exposure epoch");
     EXPECT(done, "test wrote *done on failure");
     snprintf(msg, sizeof msg,
              "put to rank %d: RMA calls need an access epoch, and none is open; open one with "
-             "win:fence(), win:start({%d}), win:lock(%d) or win:lock_all()",
+             "fence(), start({%d}), lock(%d) or lock_all()",
              right, right, right);
     EXPECT_ERR(rmalab_win_put(W, right, 0, RMALAB_BYTE, 4, b), RMALAB_ERR_RMA_SYNC, msg);
     EXPECT_ERR(rmalab_win_get(W, right, 0, RMALAB_BYTE, 4, &r), RMALAB_ERR_RMA_SYNC,
@@ -104,7 +104,7 @@ START_TEST(test_no_epoch)
     snprintf(msg, sizeof msg, "unlock: rank %d is not locked by this process; lock it first",
              right);
     EXPECT_ERR(rmalab_win_unlock(W, right), RMALAB_ERR_RMA_SYNC, msg);
-    EXPECT_ERR(rmalab_win_unlock_all(W), RMALAB_ERR_RMA_SYNC, "no win:lock_all() epoch is open");
+    EXPECT_ERR(rmalab_win_unlock_all(W), RMALAB_ERR_RMA_SYNC, "no lock_all() epoch is open");
     EXPECT_ERR(rmalab_win_flush(W, right), RMALAB_ERR_RMA_SYNC, "is not locked");
     EXPECT_ERR(rmalab_win_flush_all(W), RMALAB_ERR_RMA_SYNC, "none is open");
     rmalab_epoch_state s = state();
@@ -116,9 +116,9 @@ START_TEST(test_no_epoch)
     /* Inside a fence epoch the messages say so. */
     EXPECT_OK(rmalab_win_fence(W, 0));
     EXPECT_ERR(rmalab_win_complete(W), RMALAB_ERR_RMA_SYNC,
-               "(this is a fence epoch: end it with win:fence())");
+               "(this is a fence epoch: end it with fence())");
     EXPECT_ERR(rmalab_win_wait(W), RMALAB_ERR_RMA_SYNC,
-               "(this is a fence epoch: end it with win:fence())");
+               "(this is a fence epoch: end it with fence())");
     EXPECT_OK(rmalab_win_put(W, right, 4, RMALAB_BYTE, 4, b));
     EXPECT_OK(rmalab_win_fence(W, RMALAB_MODE_NOSUCCEED));
     unsigned char got[4] = {0};
@@ -148,17 +148,17 @@ START_TEST(test_pscw_misuse)
              set1(left));
     EXPECT_ERR(rmalab_win_post(W, &left, 1, 0), RMALAB_ERR_RMA_SYNC, msg);
     EXPECT_ERR(rmalab_win_fence(W, 0), RMALAB_ERR_RMA_SYNC,
-               "fence: a PSCW epoch is open (access, from win:start)");
+               "fence: a PSCW epoch is open (access, from start())");
     EXPECT_ERR(rmalab_win_lock(W, right, true, 0), RMALAB_ERR_RMA_SYNC,
-               "lock: a PSCW epoch is open (access, from win:start); locks may not be taken");
+               "lock: a PSCW epoch is open (access, from start()); locks may not be taken");
     EXPECT_ERR(rmalab_win_lock_all(W, 0), RMALAB_ERR_RMA_SYNC, "lock_all: a PSCW epoch is open");
     snprintf(msg, sizeof msg,
              "put to rank %d: RMA calls in an access epoch may only target processes in its "
-             "group; win:start was given %s",
+             "group; start() was given %s",
              outsider, set1(right));
     EXPECT_ERR(rmalab_win_put(W, outsider, 0, RMALAB_BYTE, 2, b), RMALAB_ERR_RMA_SYNC, msg);
-    EXPECT_ERR(rmalab_win_unlock_all(W), RMALAB_ERR_RMA_SYNC, "no win:lock_all()");
-    EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (win:complete())");
+    EXPECT_ERR(rmalab_win_unlock_all(W), RMALAB_ERR_RMA_SYNC, "no lock_all()");
+    EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (complete())");
     EXPECT(W != NULL, "a refused free cleared the window");
     EXPECT_INT_EQ(state().ops_in_epoch, 0);
 
@@ -166,10 +166,10 @@ START_TEST(test_pscw_misuse)
     EXPECT_OK(rmalab_win_complete(W));
     /* Only the exposure epoch is left. */
     EXPECT_ERR(rmalab_win_complete(W), RMALAB_ERR_RMA_SYNC, "and none is open");
-    EXPECT_ERR(rmalab_win_fence(W, 0), RMALAB_ERR_RMA_SYNC, "(exposure, from win:post)");
+    EXPECT_ERR(rmalab_win_fence(W, 0), RMALAB_ERR_RMA_SYNC, "(exposure, from post())");
     EXPECT_ERR(rmalab_win_lock(W, right, false, 0), RMALAB_ERR_RMA_SYNC,
-               "end it with win:wait() first");
-    EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (win:wait())");
+               "end it with wait() first");
+    EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (wait())");
     EXPECT_ERR(rmalab_win_put(W, right, 0, RMALAB_BYTE, 1, b), RMALAB_ERR_RMA_SYNC,
                "none is open");
     EXPECT_OK(rmalab_win_wait(W));
@@ -203,9 +203,9 @@ START_TEST(test_test_after_true)
         rmalab_win_wait(W);
     EXPECT_INT_EQ(state().exposure, RMALAB_EXPOSURE_NONE);
     EXPECT_ERR(rmalab_win_test(W, &done), RMALAB_ERR_RMA_SYNC,
-               "test: win:test() already returned true, which ended the exposure epoch; post "
+               "test: test() already returned true, which ended the exposure epoch; post "
                "again");
-    EXPECT_ERR(rmalab_win_wait(W), RMALAB_ERR_RMA_SYNC, "wait: win:test() already returned true");
+    EXPECT_ERR(rmalab_win_wait(W), RMALAB_ERR_RMA_SYNC, "wait: test() already returned true");
     EXPECT_OK(rmalab_win_read(W, 3, RMALAB_BYTE, 1, &got));
     EXPECT_INT_EQ(got, mark(left, 3));
 
@@ -325,7 +325,7 @@ START_TEST(test_groups)
     EXPECT_INT_EQ(s.n_exposure, 0);
     EXPECT_STR_EQ(describe(), "access epoch to {}; exposure epoch to {}");
     EXPECT_ERR(rmalab_win_put(W, right, 0, RMALAB_BYTE, 1, &b), RMALAB_ERR_RMA_SYNC,
-               "win:start was given {}");
+               "start() was given {}");
     EXPECT_OK(rmalab_win_complete(W));
     EXPECT_OK(rmalab_win_wait(W));
     /* No post of the next epoch may reach a rank still in this one's
@@ -548,20 +548,20 @@ START_TEST(test_free_inside_epoch)
         EXPECT_OK(rmalab_win_put(W, right, 6, RMALAB_BYTE, 1, &b));
         EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC,
                    "free: a window may only be freed outside of any epoch, and this one has "
-                   "fence epoch (1 RMA calls); close it first (win:fence())");
+                   "fence epoch (1 RMA calls); close it first (fence())");
         EXPECT_OK(rmalab_win_fence(W, 0));
         break;
     case 1: /* start */
         EXPECT_OK(rmalab_win_post(W, &left, 1, 0));
         EXPECT_OK(rmalab_win_start(W, &right, 1, 0));
-        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (win:complete())");
+        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (complete())");
         EXPECT_OK(rmalab_win_put(W, right, 6, RMALAB_BYTE, 1, &b));
         EXPECT_OK(rmalab_win_complete(W));
         EXPECT_OK(rmalab_win_wait(W));
         break;
     case 2: /* post */
         EXPECT_OK(rmalab_win_post(W, &left, 1, 0));
-        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (win:wait())");
+        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (wait())");
         EXPECT_OK(rmalab_win_start(W, &right, 1, 0));
         EXPECT_OK(rmalab_win_put(W, right, 6, RMALAB_BYTE, 1, &b));
         EXPECT_OK(rmalab_win_complete(W));
@@ -570,14 +570,14 @@ START_TEST(test_free_inside_epoch)
     case 3: /* lock */
         EXPECT_OK(rmalab_win_lock(W, right, true, 0));
         EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC,
-                   "close it first (win:unlock(target))");
+                   "close it first (unlock(target))");
         EXPECT_OK(rmalab_win_put(W, right, 6, RMALAB_BYTE, 1, &b));
         EXPECT_OK(rmalab_win_unlock(W, right));
         MPI_Barrier(MPI_COMM_WORLD);
         break;
     case 4: /* lock_all */
         EXPECT_OK(rmalab_win_lock_all(W, 0));
-        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (win:unlock_all())");
+        EXPECT_ERR(rmalab_win_free(&W), RMALAB_ERR_RMA_SYNC, "close it first (unlock_all())");
         EXPECT_OK(rmalab_win_put(W, right, 6, RMALAB_BYTE, 1, &b));
         EXPECT_OK(rmalab_win_unlock_all(W));
         MPI_Barrier(MPI_COMM_WORLD);
@@ -617,7 +617,7 @@ START_TEST(test_passive)
     EXPECT_ERR(rmalab_win_lock_all(W, 0), RMALAB_ERR_RMA_SYNC,
                "lock_all: a passive-target epoch (lock) is already open");
     EXPECT_ERR(rmalab_win_unlock_all(W), RMALAB_ERR_RMA_SYNC,
-               "(use win:unlock(target) after win:lock(target))");
+               "(use unlock(target) after lock(target))");
     snprintf(msg, sizeof msg, "unlock: rank %d is not locked by this process; lock it first", rank);
     EXPECT_ERR(rmalab_win_unlock(W, rank), RMALAB_ERR_RMA_SYNC, msg);
     snprintf(msg, sizeof msg, "flush: flushes complete operations of a passive-target epoch, "
@@ -625,7 +625,7 @@ START_TEST(test_passive)
     EXPECT_ERR(rmalab_win_flush(W, rank), RMALAB_ERR_RMA_SYNC, msg);
     snprintf(msg, sizeof msg,
              "put to rank %d: in a passive-target epoch RMA calls may only target locked "
-             "ranks; call win:lock(%d) first",
+             "ranks; call lock(%d) first",
              rank, rank);
     EXPECT_ERR(rmalab_win_put(W, rank, 0, RMALAB_INT64, 1, &v), RMALAB_ERR_RMA_SYNC, msg);
     EXPECT_ERR(rmalab_win_fence(W, 0), RMALAB_ERR_RMA_SYNC,
@@ -683,11 +683,11 @@ START_TEST(test_passive)
     /* lock_all: misuse, then flush by target. */
     EXPECT_OK(rmalab_win_lock_all(W, 0));
     EXPECT_ERR(rmalab_win_lock(W, right, false, 0), RMALAB_ERR_RMA_SYNC,
-               "lock: win:lock_all() already locks every rank; unlock_all first");
+               "lock: lock_all() already locks every rank; unlock_all first");
     EXPECT_ERR(rmalab_win_lock_all(W, 0), RMALAB_ERR_RMA_SYNC,
                "a passive-target epoch (lock_all) is already open");
     EXPECT_ERR(rmalab_win_unlock(W, right), RMALAB_ERR_RMA_SYNC,
-               "(use win:unlock_all() after win:lock_all())");
+               "(use unlock_all() after lock_all())");
     EXPECT_ERR(rmalab_win_start(W, &right, 1, 0), RMALAB_ERR_RMA_SYNC,
                "start: a passive-target epoch (lock_all) is open");
     EXPECT_ERR(rmalab_win_post(W, &left, 1, 0), RMALAB_ERR_RMA_SYNC, "passive-target epoch");
@@ -714,7 +714,7 @@ START_TEST(test_passive)
     EXPECT_OK(rmalab_win_fence(W, 0));
     EXPECT_OK(rmalab_win_put(W, right, 32, RMALAB_INT64, 1, &v));
     EXPECT_ERR(rmalab_win_lock(W, right, false, 0), RMALAB_ERR_RMA_SYNC,
-               "lock: a fence epoch with RMA calls is open; end it with win:fence(\"nosucceed\")");
+               "lock: a fence epoch with RMA calls is open; end it with fence(\"nosucceed\")");
     EXPECT_ERR(rmalab_win_lock_all(W, 0), RMALAB_ERR_RMA_SYNC, "a fence epoch with RMA calls");
     EXPECT_ERR(rmalab_win_post(W, &left, 1, 0), RMALAB_ERR_RMA_SYNC,
                "post: a fence epoch with RMA calls is open");

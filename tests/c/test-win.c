@@ -487,7 +487,7 @@ START_TEST(test_dynamic)
     EXPECT_OK(rmalab_win_attach(w, 8, &addr[1]));
     EXPECT(addr[0] % 16 == 0 && addr[1] % 16 == 0, "attached memory is not aligned");
     EXPECT_ERR(rmalab_win_detach(w, addr[0] + 1), RMALAB_ERR_RMA_ATTACH,
-               "use the address win:attach returned");
+               "use the address attach() returned");
     /* Local access goes by address, within one region. */
     int64_t x = -7;
     EXPECT_OK(rmalab_win_write(w, addr[1], RMALAB_INT64, 1, &x));

@@ -182,7 +182,7 @@ T.case("fences, locks and flushes work on every flavour, mixed with PSCW", funct
     -- an RMA call outside any epoch names every way to open one
     local err = checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": RMA calls need an "
       .. "access epoch, and none is open", w.put, w, other, at(0), "int64", 1)
-    has(err, "win:fence()", "win:lock(" .. other .. ")")
+    has(err, "fence()", "lock(" .. other .. ")")
     -- fence epoch: put, accumulate and get
     w:write(mine_at(2), "int64", 60 + rank)
     w:fence()
@@ -210,8 +210,8 @@ T.case("fences, locks and flushes work on every flavour, mixed with PSCW", funct
     rl.world:barrier()
     -- a PSCW epoch after them, and fence and lock refused inside it
     w:post({ other }); w:start({ other })
-    checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start)", w.fence, w)
-    checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
+    checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from start())", w.fence, w)
+    checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from start())", w.lock, w,
       other)
     checkerr("ERR_RMA_SYNC", "flush: flushes complete operations of a passive-target epoch",
       w.flush, w, other)
@@ -294,7 +294,7 @@ T.case("a wait whose origin never completes is diagnosable", function()
     T.ok(tostring(w):find("waits for complete() from {0}: 0 of 1 arrived", 1, true), "tostring")
     -- the window cannot be freed with the epoch open, and says why
     checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, and this "
-      .. "one has no access epoch; exposure epoch to {0}; close it first (win:wait())", w.free, w)
+      .. "one has no access epoch; exposure epoch to {0}; close it first (wait())", w.free, w)
     rl.world:barrier() -- now rank 0 starts and completes
     local deadline, done = rl.wtime() + 20, false
     repeat done = w:test() until done or rl.wtime() > deadline
@@ -319,7 +319,7 @@ T.case("an access epoch whose target has not posted is diagnosable", function()
     T.eq(e.posted, { [1] = false }, "posted[1]")
     T.eq(e.text, "access epoch to {1}: post() arrived from 0 of 1, missing {1}", "text")
     checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, and this "
-      .. "one has access epoch to {1}; close it first (win:complete())", w.free, w)
+      .. "one has access epoch to {1}; close it first (complete())", w.free, w)
     rl.world:barrier() -- rank 1 posts after this
     w:put(1, 1, "int64", 88) -- waits for the post
     e = w:epochs()

@@ -153,8 +153,8 @@ T.case("empty groups", function()
   w:start({})
   T.eq(w:epochs().access_group, {}, "empty access group")
   T.eq(w:epochs().exposure_group, {}, "empty exposure group")
-  checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, other, 0, "int64", 1)
-  checkerr("ERR_RMA_SYNC", "win:start was given {}", w.put, w, rank, 0, "int64", 1)
+  checkerr("ERR_RMA_SYNC", "start() was given {}", w.put, w, other, 0, "int64", 1)
+  checkerr("ERR_RMA_SYNC", "start() was given {}", w.put, w, rank, 0, "int64", 1)
   w:complete()
   T.ok(poll(w), "test on an empty exposure epoch turns true")
   w:post({}); w:wait()
@@ -204,11 +204,11 @@ end)
 
 T.case("completing what was never opened", function()
   local w <close> = window()
-  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by start(group), and "
     .. "none is open", w.complete, w)
-  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by post(group), and "
     .. "none is open", w.wait, w)
-  checkerr("ERR_RMA_SYNC", "test: it ends an exposure epoch opened by win:post(group)", w.test,
+  checkerr("ERR_RMA_SYNC", "test: it ends an exposure epoch opened by post(group)", w.test,
     w)
   T.eq(exchange(w, 10 + rank), 10 + other, "an epoch after the misuse")
   -- after test returned true
@@ -216,21 +216,21 @@ T.case("completing what was never opened", function()
   w:put(other, 0, "int64", 11 + rank)
   w:complete()
   T.ok(poll(w), "test turned true")
-  checkerr("ERR_RMA_SYNC", "test: win:test() already returned true, which ended the exposure "
+  checkerr("ERR_RMA_SYNC", "test: test() already returned true, which ended the exposure "
     .. "epoch; post again to open a new one", w.test, w)
-  checkerr("ERR_RMA_SYNC", "wait: win:test() already returned true", w.wait, w)
+  checkerr("ERR_RMA_SYNC", "wait: test() already returned true", w.wait, w)
   T.eq(w:read(0, "int64"), 11 + other, "the data of that epoch")
   T.eq(exchange(w, 12 + rank), 12 + other, "post again works")
-  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by post(group), and "
     .. "none is open", w.wait, w) -- closed by wait: the plain message again
   -- ending the access epoch does not end the exposure epoch, and vice versa
   w:post({ other }); w:start({ other })
   w:put(other, 0, "int64", 13 + rank)
   w:complete()
-  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by start(group), and "
     .. "none is open", w.complete, w)
   w:wait()
-  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by post(group), and "
     .. "none is open", w.wait, w)
   T.eq(w:read(0, "int64"), 13 + other, "the epoch around the misuse")
   w:free()
@@ -240,30 +240,30 @@ T.case("opening an epoch twice, locks and fences inside PSCW", function()
   local w <close> = window()
   w:post({ other })
   checkerr("ERR_RMA_SYNC", "post: an exposure epoch (posted to {" .. other .. "}) is already "
-    .. "open; end it with win:wait() or win:test() before posting again", w.post, w, { other })
-  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
-    .. "not be taken inside it, so end it with win:wait() first", w.lock, w, other)
-  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (exposure, from win:post)",
+    .. "open; end it with wait() or test() before posting again", w.post, w, { other })
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from post()); locks may "
+    .. "not be taken inside it, so end it with wait() first", w.lock, w, other)
+  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (exposure, from post())",
     w.lock_all, w)
-  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
-    .. "not be called inside it, so end it with win:wait() first", w.fence, w)
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from post()); fences may "
+    .. "not be called inside it, so end it with wait() first", w.fence, w)
   w:start({ other })
   checkerr("ERR_RMA_SYNC", "start: an access epoch (started to {" .. other .. "}) is already "
-    .. "open; end it with win:complete() before starting another", w.start, w, { other })
-  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from win:start)", w.lock, w,
+    .. "open; end it with complete() before starting another", w.start, w, { other })
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (access, from start())", w.lock, w,
     other)
-  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from win:start); fences may "
-    .. "not be called inside it, so end it with win:complete() first", w.fence, w)
-  checkerr("ERR_RMA_SYNC", "end it with win:complete() first", w.fence, w, "nosucceed")
-  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (access, from win:start)",
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (access, from start()); fences may "
+    .. "not be called inside it, so end it with complete() first", w.fence, w)
+  checkerr("ERR_RMA_SYNC", "end it with complete() first", w.fence, w, "nosucceed")
+  checkerr("ERR_RMA_SYNC", "lock_all: a PSCW epoch is open (access, from start())",
     w.lock_all, w)
   w:put(other, 0, "int64", 20 + rank)
   w:complete()
   -- the exposure epoch alone still refuses them, and names wait
-  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from win:post); locks may "
-    .. "not be taken inside it, so end it with win:wait() first", w.lock, w, other, "shared")
-  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from win:post); fences may "
-    .. "not be called inside it, so end it with win:wait() first", w.fence, w, "noprecede")
+  checkerr("ERR_RMA_SYNC", "lock: a PSCW epoch is open (exposure, from post()); locks may "
+    .. "not be taken inside it, so end it with wait() first", w.lock, w, other, "shared")
+  checkerr("ERR_RMA_SYNC", "fence: a PSCW epoch is open (exposure, from post()); fences may "
+    .. "not be called inside it, so end it with wait() first", w.fence, w, "noprecede")
   w:wait()
   T.eq(w:read(0, "int64"), 20 + other, "the epoch went on after the misuse")
   T.eq(w:epochs().access, "none", "no epoch opened by the refused calls")
@@ -282,7 +282,7 @@ T.case("RMA calls to a rank outside the start group", function()
     { "fetch_and_op", function() return w:fetch_and_op(other, 0, "int64", 1, "sum") end },
   } do
     checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other .. ": RMA calls in an "
-      .. "access epoch may only target processes in its group; win:start was given {" .. rank
+      .. "access epoch may only target processes in its group; start() was given {" .. rank
       .. "} [window \"pscw\"]", call[2])
   end
   w:put(rank, 0, "int64", 30 + rank)
@@ -299,11 +299,11 @@ T.case("freeing inside an epoch", function()
   w:start({ other })
   local err = checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, "
     .. "and this one has access epoch to {" .. other .. "}; exposure epoch to {" .. other
-    .. "}; close it first (win:complete())", w.free, w)
+    .. "}; close it first (complete())", w.free, w)
   has(err, "[window \"pscw\"]")
   w:put(other, 0, "int64", 40 + rank)
   w:complete()
-  checkerr("ERR_RMA_SYNC", "close it first (win:wait())", w.free, w)
+  checkerr("ERR_RMA_SYNC", "close it first (wait())", w.free, w)
   w:wait()
   T.eq(w:read(0, "int64"), 40 + other, "the window still worked")
   w:free()

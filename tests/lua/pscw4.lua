@@ -50,10 +50,10 @@ T.case("the standard's example, roles only", function()
       puts(w, e)
       if rank == 0 then
         checkerr("ERR_RMA_SYNC", "win:put to rank 3: RMA calls in an access epoch may only "
-          .. "target processes in its group; win:start was given {1, 2}", w.put, w, 3, 0,
+          .. "target processes in its group; start() was given {1, 2}", w.put, w, 3, 0,
           "int64", 1)
       else
-        checkerr("ERR_RMA_SYNC", "win:start was given {2}", w.put, w, 1, 0, "int64", 1)
+        checkerr("ERR_RMA_SYNC", "start() was given {2}", w.put, w, 1, 0, "int64", 1)
       end
       w:complete()
     else

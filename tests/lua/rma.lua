@@ -99,9 +99,9 @@ T.case("result handles: reading before the epoch completes", function()
   w:fence()
   local r = w:get(other, 0, "int64", 2)
   T.eq(r:ready(), false, "not ready inside the fence epoch")
-  local err = checkerr("ERR_RMA_SYNC", "here at the next win:fence()", r.value, r)
+  local err = checkerr("ERR_RMA_SYNC", "here at the next fence()", r.value, r)
   has(err, "from rank " .. other, "has not arrived yet")
-  checkerr("ERR_RMA_SYNC", "the next win:fence()", r.values, r)
+  checkerr("ERR_RMA_SYNC", "the next fence()", r.values, r)
   local dropped = w:get(other, 1, "int64")
   dropped = nil -- the window keeps what MPI writes into alive
   collectgarbage()
@@ -116,14 +116,14 @@ T.case("result handles: reading before the epoch completes", function()
   w:fence("nosucceed")
   w:lock(other, "shared")
   local a = w:get(other, 0, "int64")
-  err = checkerr("ERR_RMA_SYNC", "here at win:unlock(" .. other .. ") or win:flush("
+  err = checkerr("ERR_RMA_SYNC", "here at unlock(" .. other .. ") or flush("
     .. other .. ")", a.value, a)
   w:unlock(other)
   T.eq(a:value(), 100 + other, "after unlock")
   -- lock_all
   w:lock_all()
   local b = w:fetch_and_op(other, 1, "int64", 0, "no_op")
-  checkerr("ERR_RMA_SYNC", "here at win:unlock_all() or win:flush(" .. other .. ")", b.value, b)
+  checkerr("ERR_RMA_SYNC", "here at unlock_all() or flush(" .. other .. ")", b.value, b)
   T.eq(b:ready(), false, "not ready in lock_all")
   w:flush(other)
   T.eq(b:ready(), true, "ready after flush")
@@ -132,7 +132,7 @@ T.case("result handles: reading before the epoch completes", function()
   -- start/complete
   w:post({ other }); w:start({ other })
   local c = w:get(other, 0, "int64")
-  checkerr("ERR_RMA_SYNC", "here at win:complete()", c.value, c)
+  checkerr("ERR_RMA_SYNC", "here at complete()", c.value, c)
   w:complete(); w:wait()
   T.eq(c:value(), 100 + other, "after complete")
   -- a get of no elements
@@ -283,7 +283,7 @@ T.case("origin-side errors, each followed by a working call", function()
   } do
     local err = checkerr("ERR_RMA_SYNC", "win:" .. call[1] .. " to rank " .. other
       .. ": RMA calls need an access epoch, and none is open", call[2])
-    has(err, "win:fence()", "win:start({" .. other .. "})", "win:lock(" .. other .. ")")
+    has(err, "fence()", "start({" .. other .. "})", "lock(" .. other .. ")")
   end
   w:fence()
   -- ranks outside the group
@@ -422,7 +422,7 @@ T.case("dynamic windows: RMA to attached memory", function()
   w:fence()
   local function outside(addr, bytes)
     return string.format("to rank %d: address %d (+%d bytes) is not inside memory rank %d has "
-      .. "attached to this dynamic window (1 region); use an address its win:attach returned",
+      .. "attached to this dynamic window (1 region); use an address its attach() returned",
       other, addr, bytes, other)
   end
   checkerr("ERR_RMA_RANGE", "win:put " .. outside(16, 8), w.put, w, other, 16, "int64", 5)
@@ -468,7 +468,7 @@ T.case("epoch errors in lock and PSCW epochs name the fix", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8 })
   w:lock(rank) -- lock oneself, then target the other rank
   checkerr("ERR_RMA_SYNC", "win:put to rank " .. other .. ": in a passive-target epoch RMA "
-    .. "calls may only target locked ranks; call win:lock(" .. other .. ") first", w.put, w,
+    .. "calls may only target locked ranks; call lock(" .. other .. ") first", w.put, w,
     other, 0, "int64", 1)
   w:put(rank, 0, "int64", 3)
   w:unlock(rank)
@@ -476,7 +476,7 @@ T.case("epoch errors in lock and PSCW epochs name the fix", function()
   rl.world:barrier()
   w:post({}); w:start({})
   checkerr("ERR_RMA_SYNC", "win:get to rank " .. other .. ": RMA calls in an access epoch may "
-    .. "only target processes in its group; win:start was given {}", w.get, w, other, 0,
+    .. "only target processes in its group; start() was given {}", w.get, w, other, 0,
     "int64")
   w:complete(); w:wait()
   w:free()

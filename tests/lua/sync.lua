@@ -121,14 +121,14 @@ T.case("what an idle fence allows", function()
   w:fence()
   w:put(other, 2, "int64", 7 + rank)
   checkerr("ERR_RMA_SYNC", "start: a fence epoch with 1 RMA calls is open; end it with "
-    .. "win:fence(\"nosucceed\") before start", w.start, w, { other })
+    .. "fence(\"nosucceed\") before start", w.start, w, { other })
   checkerr("ERR_RMA_SYNC", "post: a fence epoch with RMA calls is open; end it with "
-    .. "win:fence(\"nosucceed\") before post", w.post, w, { other })
+    .. "fence(\"nosucceed\") before post", w.post, w, { other })
   checkerr("ERR_RMA_SYNC", "lock: a fence epoch with RMA calls is open; end it with "
-    .. "win:fence(\"nosucceed\") first", w.lock, w, other)
+    .. "fence(\"nosucceed\") first", w.lock, w, other)
   checkerr("ERR_RMA_SYNC", "lock_all: a fence epoch with RMA calls is open", w.lock_all, w)
   checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, and this "
-    .. "one has fence epoch (1 RMA calls); close it first (win:fence())", w.free, w)
+    .. "one has fence epoch (1 RMA calls); close it first (fence())", w.free, w)
   w:fence()
   T.eq(w:read(2, "int64"), 7 + other, "the fence epoch carried on")
   w:free() -- after an idle fence: allowed
@@ -153,13 +153,13 @@ T.case("lock and unlock", function()
     .. "it first", w.unlock, w, rank)
   checkerr("ERR_RMA_SYNC", "fence: a passive-target epoch is open; unlock before fencing",
     w.fence, w)
-  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by start(group), and "
     .. "none is open (this is a passive-target epoch: end it with unlock)", w.complete, w)
   checkerr("ERR_RMA_SYNC", "lock_all: a passive-target epoch (lock) is already open; unlock "
     .. "first", w.lock_all, w)
-  checkerr("ERR_RMA_SYNC", "unlock_all: no win:lock_all() epoch is open (use "
-    .. "win:unlock(target) after win:lock(target))", w.unlock_all, w)
-  checkerr("ERR_RMA_SYNC", "close it first (win:unlock(target))", w.free, w)
+  checkerr("ERR_RMA_SYNC", "unlock_all: no lock_all() epoch is open (use "
+    .. "unlock(target) after lock(target))", w.unlock_all, w)
+  checkerr("ERR_RMA_SYNC", "close it first (unlock(target))", w.free, w)
   checkerr("ERR_RANK", "lock: rank 2 is not in the window's group (ranks 0 to 1)", w.lock, w,
     2)
   checkerr("ERR_RANK", "unlock: rank -1 is not in the window's group", w.unlock, w, -1)
@@ -194,7 +194,7 @@ T.case("lock and unlock", function()
     T.eq(theirs:ready(), true, "unlock(1) completes operations to 1")
     T.eq(theirs:value(), 100, "rank 0's earlier put")
     T.eq(mine:ready(), false, "but not those to the rank still locked")
-    checkerr("ERR_RMA_SYNC", "win:unlock(0) or win:flush(0)", mine.value, mine)
+    checkerr("ERR_RMA_SYNC", "unlock(0) or flush(0)", mine.value, mine)
     T.eq(w:epochs().epochs, 1, "the epoch is still open")
     T.eq(w:epochs().text, "passive-target epoch: locked {0}", "one rank left")
     w:unlock(0)
@@ -248,7 +248,7 @@ T.case("lock_all, unlock_all, flush and flush_all", function()
   local r1 = w:get(other, 3, "int64")
   local r0 = w:get(rank, 3, "int64")
   T.eq(r1:ready(), false, "not ready before flush")
-  checkerr("ERR_RMA_SYNC", "here at win:unlock_all() or win:flush(" .. other .. ")", r1.value,
+  checkerr("ERR_RMA_SYNC", "here at unlock_all() or flush(" .. other .. ")", r1.value,
     r1)
   w:flush(other)
   T.eq(r1:ready(), true, "flush(other) completes it")
@@ -260,13 +260,13 @@ T.case("lock_all, unlock_all, flush and flush_all", function()
   T.eq(w:epochs().access, "lock_all", "flushes keep the epoch open")
   checkerr("ERR_RMA_SYNC", "lock_all: a passive-target epoch (lock_all) is already open; "
     .. "unlock first", w.lock_all, w)
-  checkerr("ERR_RMA_SYNC", "lock: win:lock_all() already locks every rank; unlock_all first",
+  checkerr("ERR_RMA_SYNC", "lock: lock_all() already locks every rank; unlock_all first",
     w.lock, w, other)
   checkerr("ERR_RMA_SYNC", "unlock: rank " .. other .. " is not locked by this process (use "
-    .. "win:unlock_all() after win:lock_all())", w.unlock, w, other)
+    .. "unlock_all() after lock_all())", w.unlock, w, other)
   checkerr("ERR_RMA_SYNC", "fence: a passive-target epoch is open; unlock before fencing",
     w.fence, w)
-  checkerr("ERR_RMA_SYNC", "close it first (win:unlock_all())", w.free, w)
+  checkerr("ERR_RMA_SYNC", "close it first (unlock_all())", w.free, w)
   checkerr("ERR_RANK", "flush: rank 5 is not in the window's group (ranks 0 to 1)", w.flush, w,
     5)
   local late = w:get(other, 0, "int64")
@@ -275,7 +275,7 @@ T.case("lock_all, unlock_all, flush and flush_all", function()
   T.eq(w:epochs().epochs, 1, "one epoch")
   rl.world:barrier()
   T.eq(w:read(0, "int64"), 200 + other, "put under lock_all arrived")
-  checkerr("ERR_RMA_SYNC", "unlock_all: no win:lock_all() epoch is open", w.unlock_all, w)
+  checkerr("ERR_RMA_SYNC", "unlock_all: no lock_all() epoch is open", w.unlock_all, w)
   -- assertions
   w:lock_all("nocheck"); w:unlock_all()
   checkerr("ERR_ARG", "lock_all: the assertion \"noput\" does not apply to lock_all", w.lock_all,
@@ -286,7 +286,7 @@ T.case("lock_all, unlock_all, flush and flush_all", function()
   w:flush(other)
   T.eq(r:ready(), true, "flush in a lock epoch")
   checkerr("ERR_RMA_SYNC", "flush: flushes complete operations of a passive-target epoch, and "
-    .. "rank " .. rank .. " is not locked; call win:lock(" .. rank .. ") or win:lock_all() "
+    .. "rank " .. rank .. " is not locked; call lock(" .. rank .. ") or lock_all() "
     .. "first", w.flush, w, rank)
   w:flush_all()
   w:unlock(other)
@@ -297,10 +297,10 @@ end)
 T.case("flush without a lock", function()
   local w <close> = window()
   checkerr("ERR_RMA_SYNC", "flush: flushes complete operations of a passive-target epoch, and "
-    .. "rank " .. other .. " is not locked; call win:lock(" .. other .. ") or win:lock_all() first",
+    .. "rank " .. other .. " is not locked; call lock(" .. other .. ") or lock_all() first",
     w.flush, w, other)
   checkerr("ERR_RMA_SYNC", "flush_all: flushes complete operations of a passive-target epoch, "
-    .. "and none is open; call win:lock(target) or win:lock_all() first", w.flush_all, w)
+    .. "and none is open; call lock(target) or lock_all() first", w.flush_all, w)
   w:fence()
   checkerr("ERR_RMA_SYNC", "flush: flushes complete operations", w.flush, w, other)
   local r = w:get(other, 0, "int64")
@@ -322,10 +322,10 @@ T.case("PSCW next to fence and lock epochs", function()
   -- complete inside a fence epoch with RMA calls names the fence
   w:fence()
   w:put(other, 1, "int64", 1)
-  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
-    .. "none is open (this is a fence epoch: end it with win:fence())", w.complete, w)
-  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by win:post(group), and "
-    .. "none is open (this is a fence epoch: end it with win:fence())", w.wait, w)
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by start(group), and "
+    .. "none is open (this is a fence epoch: end it with fence())", w.complete, w)
+  checkerr("ERR_RMA_SYNC", "wait: it ends an exposure epoch opened by post(group), and "
+    .. "none is open (this is a fence epoch: end it with fence())", w.wait, w)
   w:fence("nosucceed")
   T.eq(w:read(1, "int64"), 1, "the fence epoch")
   w:post({ other }); w:start({ other })
@@ -338,7 +338,7 @@ T.case("PSCW next to fence and lock epochs", function()
     .. "epoch may be open at a time, so unlock first", w.start, w, { other })
   checkerr("ERR_RMA_SYNC", "post: a passive-target epoch is open on this window; unlock "
     .. "before mixing in post/start/complete/wait", w.post, w, { other })
-  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by win:start(group), and "
+  checkerr("ERR_RMA_SYNC", "complete: it ends an access epoch opened by start(group), and "
     .. "none is open (this is a passive-target epoch: end it with unlock)", w.complete, w)
   w:unlock(other)
   w:lock_all()

@@ -1,0 +1,357 @@
+/* What every rank's window is: the layout. Each rank's size, disp_unit,
+ * rank in MPI_COMM_WORLD and no_locks promise, exchanged once at creation;
+ * the regions of dynamic windows, published to the origins; the range
+ * checks of operations against them; this rank's local memory; and the
+ * window's properties. Calls only types.c and below. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One rank's entry in the exchange. */
+struct layout_entry {
+    MPI_Aint size;
+    MPI_Aint disp_unit;
+    MPI_Aint world_rank;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Creation and release                                                     */
+
+int rmalab__layout_alloc(rmalab_win *w)
+{
+    size_t P = (size_t)w->size;
+    struct rmalab__layout *l = &w->lay;
+    l->sizes = rmalab__calloc(P, sizeof *l->sizes);
+    l->disp_units = rmalab__calloc(P, sizeof *l->disp_units);
+    l->world_ranks = rmalab__calloc(P, sizeof *l->world_ranks);
+    l->no_locks = rmalab__calloc(P, 1);
+    l->xchg = rmalab__calloc(P, sizeof(struct layout_entry));
+    if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->xchg)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+    return RMALAB_OK;
+}
+
+/* Collective. The entries are gathered into memory that layout_alloc made
+ * before creation agreed that every rank has it: never into room for one
+ * entry (MPICH would write P there). */
+int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
+{
+    struct layout_entry mine = {w->size_req, w->disp_unit, 0}, *all = w->lay.xchg;
+    int wr;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    mine.world_rank = wr;
+    int e = MPI_Allgather(&mine, 3, MPI_AINT, all, 3, MPI_AINT, w->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "exchanging window sizes");
+    for (int r = 0; r < w->size; r++) {
+        w->lay.sizes[r] = all[r].size;
+        w->lay.disp_units[r] = (int)all[r].disp_unit;
+        w->lay.world_ranks[r] = (int)all[r].world_rank;
+    }
+    rmalab__free(all);
+    w->lay.xchg = NULL;
+    return rmalab__layout_set_no_locks(w, no_locks);
+}
+
+int rmalab__layout_set_no_locks(rmalab_win *w, bool mine)
+{
+    unsigned char v = mine;
+    int e = MPI_Allgather(&v, 1, MPI_UNSIGNED_CHAR, w->lay.no_locks, 1, MPI_UNSIGNED_CHAR,
+                          w->comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "exchanging no_locks");
+}
+
+/* Collective: a window of every rank's attached regions, read by origins
+ * with MPI_Get in a lock_all held for the window's life. Rounded to 16
+ * bytes like every window here (MPICH+UCX). */
+int rmalab__layout_open_meta(rmalab_win *w)
+{
+    struct rmalab__layout *l = &w->lay;
+    int e = MPI_Win_allocate(rmalab__round16(sizeof *l->my_meta), 1, MPI_INFO_NULL, w->comm,
+                             &l->my_meta, &l->meta);
+    if (e != MPI_SUCCESS) {
+        l->meta = MPI_WIN_NULL;
+        return rmalab__mpi_fail(e, "creating the window of attached regions");
+    }
+    memset(l->my_meta, 0, sizeof *l->my_meta);
+    MPI_Win_set_errhandler(l->meta, MPI_ERRORS_RETURN);
+    e = MPI_Win_lock_all(MPI_MODE_NOCHECK, l->meta);
+    if (e != MPI_SUCCESS) {
+        MPI_Win_free(&l->meta);
+        return rmalab__mpi_fail(e, "MPI_Win_lock_all on the window of attached regions");
+    }
+    return RMALAB_OK;
+}
+
+void rmalab__layout_free(rmalab_win *w)
+{
+    struct rmalab__layout *l = &w->lay;
+    for (int i = 0; i < l->nregions; i++)
+        rmalab__free(l->regions[i].mem);
+    rmalab__free(l->regions);
+    if (l->meta != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(l->meta);
+        MPI_Win_free(&l->meta);
+    }
+    rmalab__free(l->sizes);
+    rmalab__free(l->disp_units);
+    rmalab__free(l->world_ranks);
+    rmalab__free(l->no_locks);
+    rmalab__free(l->xchg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Range checks of operations                                               */
+
+static int static_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                        rmalab_type type, int count)
+{
+    MPI_Aint unit = w->lay.disp_units[target], tsize = w->lay.sizes[target];
+    MPI_Aint bytes = (MPI_Aint)count * rmalab_type_size(type), off;
+    if (bytes > tsize)
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s to rank %d: %d x %s (%ld bytes) do not fit in rank %d's "
+                            "window of %ld bytes",
+                            what, target, count, rmalab_type_name(type), (long)bytes, target,
+                            (long)tsize);
+    if (disp >= 0 && !__builtin_mul_overflow(disp, unit, &off) && off <= tsize - bytes)
+        return RMALAB_OK;
+    char at[64] = "";
+    if (disp >= 0 && disp <= tsize / unit)
+        snprintf(at, sizeof at, " = byte %ld", (long)(disp * unit));
+    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                        "%s to rank %d: displacement %ld (x disp_unit %ld%s) with %d x "
+                        "%s reaches past the end of rank %d's window of %ld bytes; "
+                        "valid displacements are 0 to %ld",
+                        what, target, (long)disp, (long)unit, at, count, rmalab_type_name(type),
+                        target, (long)tsize, (long)((tsize - bytes) / unit));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dynamic windows                                                          */
+
+/* Expose this rank's attached regions to the origins' checks. */
+static void publish_regions(rmalab_win *w)
+{
+    struct rmalab__dyn_meta *m = w->lay.my_meta;
+    for (int i = 0; i < w->lay.nregions; i++) {
+        m->addr[i] = w->lay.regions[i].addr;
+        m->size[i] = w->lay.regions[i].size;
+    }
+    m->n = w->lay.nregions;
+    MPI_Win_sync(w->lay.meta);
+}
+
+static int dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                     MPI_Aint bytes)
+{
+    struct rmalab__dyn_meta m;
+    if (target == w->rank) {
+        m = *w->lay.my_meta;
+    } else {
+        int e = MPI_Get(&m, sizeof m, MPI_BYTE, target, 0, sizeof m, MPI_BYTE, w->lay.meta);
+        if (e == MPI_SUCCESS)
+            e = MPI_Win_flush(target, w->lay.meta);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "reading the target's attached regions");
+    }
+    for (int64_t i = 0; i < m.n && i < RMALAB__MAX_REGIONS; i++)
+        if (disp >= m.addr[i] && bytes <= m.size[i] && disp - m.addr[i] <= m.size[i] - bytes)
+            return RMALAB_OK;
+    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                        "%s to rank %d: address %ld (+%ld bytes) is not inside memory rank %d "
+                        "has attached to this dynamic window (%ld region%s); use an address "
+                        "its attach() returned",
+                        what, target, (long)disp, (long)bytes, target, (long)m.n,
+                        m.n == 1 ? "" : "s");
+}
+
+int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                               rmalab_type type, int count)
+{
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC)
+        return dyn_check(w, what, target, disp, (MPI_Aint)count * rmalab_type_size(type));
+    return static_range(w, what, target, disp, type, count);
+}
+
+int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
+        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR,
+                            "attach: only dynamic windows (win_create_dynamic) take attached "
+                            "memory; this one is a %s window", rmalab_flavor_name(w->flavor));
+    if (size <= 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
+                            (long)size);
+    if (w->lay.nregions == RMALAB__MAX_REGIONS)
+        return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
+                            "attach: rmalab tracks at most %d attached regions per rank (so "
+                            "that origins can check their displacements); detach one first",
+                            RMALAB__MAX_REGIONS);
+    if (w->lay.nregions == w->lay.capregions) {
+        int cap = w->lay.capregions ? 2 * w->lay.capregions : 4;
+        struct rmalab__region *r = rmalab__realloc(w->lay.regions, (size_t)cap * sizeof *r);
+        if (!r)
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: out of memory");
+        w->lay.regions = r;
+        w->lay.capregions = cap;
+    }
+    void *mem;
+    if (rmalab__memalign(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__round16(size)))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
+    memset(mem, 0, (size_t)rmalab__round16(size));
+    int e = MPI_Win_attach(w->win, mem, size);
+    if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
+        MPI_Win_detach(w->win, mem);
+    if (e != MPI_SUCCESS) {
+        rmalab__free(mem);
+        return rmalab__mpi_fail(e, "MPI_Win_attach");
+    }
+    MPI_Aint a;
+    MPI_Get_address(mem, &a);
+    w->lay.regions[w->lay.nregions++] = (struct rmalab__region){mem, a, size};
+    publish_regions(w);
+    *addr = a;
+    return RMALAB_OK;
+}
+
+int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
+        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR, "detach: this is a %s window, not dynamic",
+                            rmalab_flavor_name(w->flavor));
+    for (int i = 0; i < w->lay.nregions; i++) {
+        if (w->lay.regions[i].addr != addr)
+            continue;
+        int e = MPI_Win_detach(w->win, w->lay.regions[i].mem);
+        if (e == MPI_SUCCESS && w->plain != w->win)
+            e = MPI_Win_detach(w->plain, w->lay.regions[i].mem);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Win_detach");
+        rmalab__free(w->lay.regions[i].mem);
+        w->lay.regions[i] = w->lay.regions[--w->lay.nregions];
+        publish_regions(w);
+        return RMALAB_OK;
+    }
+    return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
+                        "detach: no memory of this window is attached at address %ld; use the "
+                        "address attach() returned",
+                        (long)addr);
+}
+
+/* The local bytes [off, off + n) of a displacement: for dynamic windows the
+ * displacement is an address inside an attached region. */
+static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
+                       unsigned char **p)
+{
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
+        for (int i = 0; i < w->lay.nregions; i++) {
+            const struct rmalab__region *r = &w->lay.regions[i];
+            if (disp >= r->addr && n <= r->size && disp - r->addr <= r->size - n) {
+                *p = (unsigned char *)r->mem + (disp - r->addr);
+                return RMALAB_OK;
+            }
+        }
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: address %ld (+%ld bytes) is not inside memory attached to "
+                            "this dynamic window",
+                            what, (long)disp, (long)n);
+    }
+    /* In that order, so that no product or sum can overflow. */
+    if (disp < 0 || n > w->size_req || disp > (w->size_req - n) / w->disp_unit) {
+        char at[64];
+        if (disp >= 0 && disp <= w->size_req / w->disp_unit)
+            snprintf(at, sizeof at, "byte %ld", (long)(disp * w->disp_unit));
+        else
+            snprintf(at, sizeof at, "x disp_unit %d", w->disp_unit);
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: displacement %ld (%s) + %ld bytes is outside this rank's "
+                            "window of %ld bytes",
+                            what, (long)disp, at, (long)n, (long)w->size_req);
+    }
+    *p = (unsigned char *)w->base + disp * w->disp_unit;
+    return RMALAB_OK;
+}
+
+int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    int rc = rmalab__check_count("read", type, count);
+    if (!rc)
+        rc = local_bytes(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc || !out)
+        return rc;
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
+    return RMALAB_OK;
+}
+
+int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    int rc = rmalab__check_count("write", type, count);
+    if (!rc)
+        rc = local_bytes(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc)
+        return rc;
+    memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Properties                                                               */
+
+MPI_Win rmalab_win_mpi(const rmalab_win *w) { return w ? w->win : MPI_WIN_NULL; }
+void *rmalab_win_base(const rmalab_win *w) { return w ? w->base : NULL; }
+MPI_Aint rmalab_win_size(const rmalab_win *w) { return w ? w->size_req : 0; }
+int rmalab_win_disp_unit(const rmalab_win *w) { return w ? w->disp_unit : 0; }
+rmalab_flavor rmalab_win_flavor(const rmalab_win *w) { return w ? w->flavor : RMALAB_FLAVOR_CREATE; }
+int rmalab_win_model(const rmalab_win *w) { return w ? w->model : MPI_WIN_SEPARATE; }
+int rmalab_win_rank(const rmalab_win *w) { return w ? w->rank : -1; }
+int rmalab_win_group_size(const rmalab_win *w) { return w ? w->size : 0; }
+const int *rmalab_win_world_ranks(const rmalab_win *w) { return w ? w->lay.world_ranks : NULL; }
+
+MPI_Aint rmalab_win_size_of(const rmalab_win *w, int rank)
+{
+    return w && rank >= 0 && rank < w->size ? w->lay.sizes[rank] : -1;
+}
+
+int rmalab_win_disp_unit_of(const rmalab_win *w, int rank)
+{
+    return w && rank >= 0 && rank < w->size ? w->lay.disp_units[rank] : -1;
+}
+
+int rmalab_win_set_name(rmalab_win *w, const char *name)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (!name)
+        return rmalab__fail(RMALAB_ERR_ARG, "set_name: name is NULL");
+    if (strlen(name) >= sizeof w->name)
+        return rmalab__fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
+                            sizeof w->name - 1);
+    rmalab__lock(w);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    rmalab__unlock(w);
+    MPI_Win_set_name(w->win, name);
+    return RMALAB_OK;
+}
+
+const char *rmalab_win_get_name(const rmalab_win *w)
+{
+    return w ? w->name : "";
+}
+

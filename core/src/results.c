@@ -1,0 +1,179 @@
+/* Results of the operations that return data, and the staging arena of
+ * origin data.
+ *
+ * A result is reference counted: the window holds one reference until the
+ * epoch that carries the operation completes at the origin, so MPI never
+ * writes into freed memory whatever the caller does with its own.
+ *
+ * Staging: MPI reads origin buffers until the operation completes, which
+ * can be long after the call returns. The core copies origin data into a
+ * per-window arena that lives until every operation has completed, so the
+ * caller may reuse or free its buffer at once (the Lua binding's buffers
+ * are temporaries). The arena is a list of chunks, bump-allocated, and
+ * emptied when an epoch completes everything. Calls only types.c and
+ * below. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rmalab__chunk {
+    struct rmalab__chunk *next;
+    size_t cap, used;
+    _Alignas(16) unsigned char data[];
+};
+
+int rmalab__stage(rmalab_win *w, const void **data, size_t n)
+{
+    struct rmalab__chunk *c = w->res.stage;
+    size_t need = (n + 15) & ~(size_t)15;
+    if (!c || c->used + need > c->cap) {
+        size_t cap = c ? 2 * c->cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        struct rmalab__chunk *nc = rmalab__malloc(sizeof *nc + cap);
+        if (!nc)
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory staging RMA data");
+        nc->next = c;
+        nc->cap = cap;
+        nc->used = 0;
+        w->res.stage = c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += need;
+    if (n)
+        memcpy(p, *data, n);
+    *data = p;
+    return RMALAB_OK;
+}
+
+/* Every operation has completed: keep the newest (largest) chunk, empty. */
+static void stage_reset(rmalab_win *w)
+{
+    struct rmalab__chunk *c = w->res.stage;
+    if (!c)
+        return;
+    c->used = 0;
+    for (struct rmalab__chunk *o = c->next, *next; o; o = next) {
+        next = o->next;
+        rmalab__free(o);
+    }
+    c->next = NULL;
+}
+
+int rmalab__results_alloc(rmalab_win *w)
+{
+    w->res.done = rmalab__calloc((size_t)w->size, sizeof *w->res.done);
+    return w->res.done ? RMALAB_OK
+                       : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+}
+
+void rmalab__results_free(rmalab_win *w)
+{
+    struct rmalab__results *s = &w->res;
+    for (int i = 0; i < s->npending; i++) {
+        s->pending[i]->win = NULL;
+        rmalab_result_release(s->pending[i]);
+    }
+    rmalab__free(s->pending);
+    rmalab__free(s->done);
+    stage_reset(w);
+    rmalab__free(s->stage);
+    memset(s, 0, sizeof *s);
+}
+
+/* Room for one more pending result, so that tracking cannot fail once MPI
+ * has the result's memory. */
+static int reserve(struct rmalab__results *s)
+{
+    if (s->npending < s->cappending)
+        return RMALAB_OK;
+    int cap = s->cappending ? 2 * s->cappending : 16;
+    rmalab_result **p = rmalab__realloc(s->pending, (size_t)cap * sizeof *p);
+    if (!p)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory tracking an RMA result");
+    s->pending = p;
+    s->cappending = cap;
+    return RMALAB_OK;
+}
+
+int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
+                       const char *completer, rmalab_result **out)
+{
+    size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
+    int rc = reserve(&w->res);
+    if (rc)
+        return rc;
+    rmalab_result *r = rmalab__calloc(1, sizeof *r + (bytes ? bytes : 1));
+    if (!r)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for an RMA result");
+    r->refs = 1;
+    r->target = target;
+    r->type = type;
+    r->count = count;
+    snprintf(r->completer, sizeof r->completer, "%s", completer);
+    *out = r;
+    return RMALAB_OK;
+}
+
+void rmalab__result_track(rmalab_win *w, rmalab_result *r)
+{
+    struct rmalab__results *s = &w->res;
+    r->win = w;
+    r->seq = ++s->op_seq;
+    r->refs++;
+    s->pending[s->npending++] = r;
+}
+
+void rmalab__results_complete(rmalab_win *w, int target)
+{
+    struct rmalab__results *s = &w->res;
+    if (target < 0) {
+        s->done_all = s->op_seq;
+        stage_reset(w);
+    } else {
+        s->done[target] = s->op_seq;
+    }
+    int j = 0;
+    for (int i = 0; i < s->npending; i++) {
+        rmalab_result *r = s->pending[i];
+        if (r->seq <= s->done_all || r->seq <= s->done[r->target]) {
+            r->ready = true;
+            r->win = NULL;
+            rmalab_result_release(r);
+        } else {
+            s->pending[j++] = r;
+        }
+    }
+    s->npending = j;
+}
+
+bool rmalab_result_ready(const rmalab_result *r)
+{
+    return r && r->ready;
+}
+
+int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *type, int *count)
+{
+    if (!r)
+        return rmalab__fail(RMALAB_ERR_ARG, "result is NULL");
+    if (!r->ready)
+        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                            "the data from rank %d has not arrived yet: an RMA result may only "
+                            "be read once the epoch that carries it has completed, here at %s",
+                            r->target, r->completer);
+    if (data)
+        *data = r->data;
+    if (type)
+        *type = r->type;
+    if (count)
+        *count = r->count;
+    return RMALAB_OK;
+}
+
+void rmalab_result_release(rmalab_result *r)
+{
+    if (r && --r->refs == 0)
+        rmalab__free(r);
+}

@@ -1,0 +1,143 @@
+/* The observable epoch state: a snapshot any thread may take, also while
+ * the owning thread is blocked in MPI (the REPL's control thread does), and
+ * its description in words. Reads the epoch state under the window's lock
+ * and asks the engine what has arrived. Calls the engines and below. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+
+const char *rmalab_access_name(rmalab_access a)
+{
+    static const char *const names[] = {"none", "fence", "start", "lock", "lock_all"};
+    return (unsigned)a < 5 ? names[a] : "?";
+}
+
+const char *rmalab_exposure_name(rmalab_exposure e)
+{
+    static const char *const names[] = {"none", "fence", "post"};
+    return (unsigned)e < 3 ? names[e] : "?";
+}
+
+void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!w)
+        return;
+    rmalab__lock(w);
+    s->access = w->ep.access;
+    s->exposure = w->ep.exposure;
+    if (w->ep.access == RMALAB_ACCESS_START) {
+        s->n_access = w->ep.ngroup;
+        for (int i = 0; i < w->ep.ngroup && i < RMALAB_STATE_MAX_RANKS; i++) {
+            s->access_ranks[i] = w->ep.group[i];
+            s->posted[i] = w->eng->posted ? w->eng->posted(w, w->ep.group[i]) : -1;
+        }
+    } else if (w->ep.access == RMALAB_ACCESS_LOCK) {
+        for (int r = 0; r < w->size; r++) {
+            if (!w->ep.locked[r])
+                continue;
+            if (s->n_access < RMALAB_STATE_MAX_RANKS) {
+                s->access_ranks[s->n_access] = r;
+                s->lock_exclusive[s->n_access] = w->ep.locked[r] == 2;
+            }
+            s->n_access++;
+        }
+    }
+    if (w->ep.exposure == RMALAB_EXPOSURE_POST) {
+        s->n_exposure = w->ep.nxgroup;
+        for (int i = 0; i < w->ep.nxgroup && i < RMALAB_STATE_MAX_RANKS; i++) {
+            s->exposure_ranks[i] = w->ep.xgroup[i];
+            s->arrived[i] = w->eng->arrived ? w->eng->arrived(w, w->ep.xgroup[i]) : -1;
+        }
+    }
+    s->ops_in_epoch = __atomic_load_n(&w->ep.ops_in_epoch, __ATOMIC_RELAXED);
+    s->epochs = w->ep.epochs;
+    s->blocked_in = atomic_load_explicit(&w->blocked_in, memory_order_acquire);
+    s->blocked_for = s->blocked_in ? rmalab__coarse_now() -
+                                         atomic_load_explicit(&w->blocked_since,
+                                                              memory_order_relaxed)
+                                   : 0.0;
+    s->engine = w->eng->name;
+    s->access_nocheck = s->access == RMALAB_ACCESS_START && w->ep.start_nocheck;
+    s->exposure_nocheck = s->exposure == RMALAB_EXPOSURE_POST && w->ep.post_nocheck;
+    rmalab__unlock(w);
+}
+
+size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n)
+{
+    size_t off = (size_t)snprintf(buf, size, "{");
+    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS && off < size; i++)
+        off += (size_t)snprintf(buf + off, size - off, "%s%d", i ? ", " : "", ranks[i]);
+    if (n > RMALAB_STATE_MAX_RANKS && off < size)
+        off += (size_t)snprintf(buf + off, size - off, ", ...");
+    if (off < size)
+        off += (size_t)snprintf(buf + off, size - off, "}");
+    return off;
+}
+
+void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
+{
+    rmalab__describe(w, buf, size, true);
+}
+
+/* With `matching`, the rma engine's view of what has arrived is added; error
+ * messages leave it out so that both engines say the same. */
+void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
+{
+    rmalab_epoch_state s;
+    char g[512];
+    size_t off = 0;
+    if (!size)
+        return;
+    buf[0] = '\0';
+    rmalab_win_state(w, &s);
+#define PUT(...)                                                               \
+    do {                                                                       \
+        if (off < size)                                                        \
+            off += (size_t)snprintf(buf + off, size - off, __VA_ARGS__);       \
+    } while (0)
+    if (s.blocked_in)
+        PUT("blocked %.1f s in %s(); ", s.blocked_for, s.blocked_in);
+    switch (s.access) {
+    case RMALAB_ACCESS_NONE: PUT("no access epoch"); break;
+    case RMALAB_ACCESS_FENCE: PUT("fence epoch (%llu RMA calls)", (unsigned long long)s.ops_in_epoch); break;
+    case RMALAB_ACCESS_START:
+        rmalab__ranks_text(g, sizeof g, s.access_ranks, s.n_access);
+        PUT("access epoch to %s%s", g, s.access_nocheck ? " (start() was nocheck)" : "");
+        if (matching && s.n_access && s.posted[0] >= 0) {
+            int have[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
+            for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++)
+                if (!s.posted[i])
+                    have[k++] = s.access_ranks[i];
+                else
+                    n++;
+            rmalab__ranks_text(g, sizeof g, have, k);
+            PUT(": post() arrived from %d of %d%s%s", n, s.n_access, k ? ", missing " : "",
+                k ? g : "");
+        }
+        break;
+    case RMALAB_ACCESS_LOCK:
+        rmalab__ranks_text(g, sizeof g, s.access_ranks, s.n_access);
+        PUT("passive-target epoch: locked %s", g);
+        break;
+    case RMALAB_ACCESS_LOCK_ALL: PUT("passive-target epoch: lock_all"); break;
+    }
+    if (s.exposure == RMALAB_EXPOSURE_POST) {
+        rmalab__ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
+        PUT("; exposure epoch to %s%s", g, s.exposure_nocheck ? " (post() was nocheck)" : "");
+        if (matching && s.n_exposure && s.arrived[0] >= 0) {
+            int miss[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
+            for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++)
+                if (!s.arrived[i])
+                    miss[k++] = s.exposure_ranks[i];
+                else
+                    n++;
+            char m[512];
+            rmalab__ranks_text(m, sizeof m, miss, k);
+            PUT(": waits for complete() from %s: %d of %d arrived", k ? m : g, n, s.n_exposure);
+        }
+    }
+#undef PUT
+}

@@ -1,0 +1,187 @@
+/* Types, ops, flavours and assertions: the names users give, what MPI
+ * calls them, and which combinations MPI defines. Tables only: calls
+ * nothing above error.c. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"nocheck", "nostore", "noput", "noprecede",
+                                         "nosucceed"};
+
+static const struct {
+    const char *name;
+    int size;
+} type_table[RMALAB_NTYPES] = {
+    {"int8", 1},   {"uint8", 1},  {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"uint32", 4},
+    {"int64", 8},  {"uint64", 8}, {"float", 4}, {"double", 8}, {"byte", 1},
+};
+
+static const char *const op_names[RMALAB_NOPS] = {
+    "sum", "prod", "max", "min", "band", "bor", "bxor", "land", "lor", "lxor", "replace", "no_op",
+};
+
+const char *rmalab_type_name(rmalab_type type)
+{
+    return (unsigned)type < RMALAB_NTYPES ? type_table[type].name : NULL;
+}
+
+int rmalab_type_size(rmalab_type type)
+{
+    return (unsigned)type < RMALAB_NTYPES ? type_table[type].size : -1;
+}
+
+int rmalab_type_from_name(const char *name, rmalab_type *out)
+{
+    for (int i = 0; name && i < RMALAB_NTYPES; i++)
+        if (strcmp(name, type_table[i].name) == 0) {
+            *out = (rmalab_type)i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_TYPE,
+                        "unknown type \"%s\"; use int8, uint8, int16, uint16, int32, uint32, "
+                        "int64, uint64, float, double or byte",
+                        name ? name : "(null)");
+}
+
+const char *rmalab_op_name(rmalab_op op)
+{
+    return (unsigned)op < RMALAB_NOPS ? op_names[op] : NULL;
+}
+
+int rmalab_op_from_name(const char *name, rmalab_op *out)
+{
+    for (int i = 0; name && i < RMALAB_NOPS; i++)
+        if (strcmp(name, op_names[i]) == 0) {
+            *out = (rmalab_op)i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_OP,
+                        "unknown op \"%s\"; use sum, prod, max, min, band, bor, bxor, land, lor, "
+                        "lxor, replace or no_op",
+                        name ? name : "(null)");
+}
+
+const char *rmalab_flavor_name(rmalab_flavor flavor)
+{
+    static const char *const names[] = {"create", "allocate", "allocate_shared", "dynamic"};
+    return (unsigned)flavor < 4 ? names[flavor] : "?";
+}
+
+int rmalab_mode_from_name(const char *name, int *out)
+{
+    for (int i = 0; name && i < 5; i++)
+        if (strcmp(name, mode_names[i]) == 0) {
+            *out = 1 << i;
+            return RMALAB_OK;
+        }
+    return rmalab__fail(RMALAB_ERR_ARG,
+                        "unknown assertion \"%s\"; use nocheck, nostore, noput, noprecede or "
+                        "nosucceed",
+                        name ? name : "(null)");
+}
+
+MPI_Datatype rmalab__mpi_type(rmalab_type t)
+{
+    switch (t) {
+    case RMALAB_INT8: return MPI_INT8_T;
+    case RMALAB_UINT8: return MPI_UINT8_T;
+    case RMALAB_INT16: return MPI_INT16_T;
+    case RMALAB_UINT16: return MPI_UINT16_T;
+    case RMALAB_INT32: return MPI_INT32_T;
+    case RMALAB_UINT32: return MPI_UINT32_T;
+    case RMALAB_INT64: return MPI_INT64_T;
+    case RMALAB_UINT64: return MPI_UINT64_T;
+    case RMALAB_FLOAT: return MPI_FLOAT;
+    case RMALAB_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_BYTE;
+    }
+}
+
+MPI_Op rmalab__mpi_op(rmalab_op op)
+{
+    static const MPI_Op ops[RMALAB_NOPS] = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN,
+                                           MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_LAND,
+                                           MPI_LOR,  MPI_LXOR, MPI_REPLACE, MPI_NO_OP};
+    return ops[op];
+}
+
+int rmalab__mpi_mode(int assert_)
+{
+    return (assert_ & RMALAB_MODE_NOCHECK ? MPI_MODE_NOCHECK : 0) |
+           (assert_ & RMALAB_MODE_NOSTORE ? MPI_MODE_NOSTORE : 0) |
+           (assert_ & RMALAB_MODE_NOPUT ? MPI_MODE_NOPUT : 0) |
+           (assert_ & RMALAB_MODE_NOPRECEDE ? MPI_MODE_NOPRECEDE : 0) |
+           (assert_ & RMALAB_MODE_NOSUCCEED ? MPI_MODE_NOSUCCEED : 0);
+}
+
+int rmalab__check_assert(const char *call, int assert_, int allowed)
+{
+    if ((assert_ & ~allowed) == 0)
+        return RMALAB_OK;
+    char ok[128] = "";
+    size_t off = 0;
+    int bad = 0;
+    for (int i = 0; i < 5; i++) {
+        if ((assert_ & ~allowed) & (1 << i) && !bad)
+            bad = i + 1;
+        if (allowed & (1 << i))
+            off += (size_t)snprintf(ok + off, sizeof ok - off, "%s%s", off ? ", " : "",
+                                    mode_names[i]);
+    }
+    return rmalab__fail(RMALAB_ERR_ARG, "%s: the assertion \"%s\" does not apply to %s; it "
+                                        "takes %s",
+                        call, bad ? mode_names[bad - 1] : "?", call, off ? ok : "none");
+}
+
+int rmalab__check_count(const char *what, rmalab_type type, int count)
+{
+    if ((unsigned)type >= RMALAB_NTYPES)
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type", what);
+    if (count < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", what, count);
+    return RMALAB_OK;
+}
+
+static bool is_float(rmalab_type t)
+{
+    return t == RMALAB_FLOAT || t == RMALAB_DOUBLE;
+}
+
+/* Is `op` defined on `type`, as for MPI_Reduce? */
+static bool op_defined(rmalab_op op, rmalab_type type)
+{
+    switch (op) {
+    case RMALAB_OP_SUM: case RMALAB_OP_PROD: case RMALAB_OP_MAX: case RMALAB_OP_MIN:
+        return type != RMALAB_BYTE;
+    case RMALAB_OP_BAND: case RMALAB_OP_BOR: case RMALAB_OP_BXOR:
+        return !is_float(type);
+    case RMALAB_OP_LAND: case RMALAB_OP_LOR: case RMALAB_OP_LXOR:
+        return !is_float(type) && type != RMALAB_BYTE;
+    default:
+        return true;
+    }
+}
+
+int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching)
+{
+    if ((unsigned)op >= RMALAB_NOPS)
+        return rmalab__fail(RMALAB_ERR_OP, "%s: unknown op", what);
+    if (op == RMALAB_OP_NO_OP && !fetching)
+        return rmalab__fail(RMALAB_ERR_OP,
+                            "%s: no_op only makes sense for operations that fetch "
+                            "(get_accumulate, fetch_and_op)",
+                            what);
+    if (!op_defined(op, type))
+        return rmalab__fail(RMALAB_ERR_OP, "%s: the op \"%s\" is not defined on %s values",
+                            what, rmalab_op_name(op), rmalab_type_name(type));
+    bool is_unsigned = type == RMALAB_UINT8 || type == RMALAB_UINT16 || type == RMALAB_UINT32 ||
+                       type == RMALAB_UINT64;
+    if (is_unsigned && (op == RMALAB_OP_MAX || op == RMALAB_OP_MIN))
+        return rmalab__fail(RMALAB_ERR_OP,
+                            "%s: MPICH 4.0.2 computes \"%s\" on unsigned types as if they were "
+                            "signed (max(254, 3) on uint8 gives 3), so rmalab refuses it; use "
+                            "the signed type of the next size up",
+                            what, rmalab_op_name(op));
+    return RMALAB_OK;
+}

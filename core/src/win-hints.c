@@ -1,0 +1,135 @@
+/* Window hints after creation: set_info, get_info, the report and the
+ * agreement check; and the two rules creation shares with them (win.c):
+ * which hints an MPI window gets, and whether no_locks is promised. Calls
+ * layout.c, the engines' info slot and hints-report.c. */
+#include "win-private.h"
+
+#include <string.h>
+
+/* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
+bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback)
+{
+    const char *v = valid ? rmalab_info_lookup(valid, "no_locks", 8, NULL) : NULL;
+    return v ? strcmp(v, "true") == 0 : fallback;
+}
+
+/* The hints in `valid` for an MPI window: all of them for `plain`, but
+ * without no_locks for the window of an engine that keeps it in a lock_all
+ * of its own (`engine_window`). A fresh MPI_Info: MPICH rewrites it. */
+int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
+                             bool engine_window, MPI_Info *out)
+{
+    int rc = rmalab_info_to_mpi(valid, out);
+    if (!rc && engine_window && w->eng->own_lock_all &&
+        rmalab_info_lookup(valid, "no_locks", 8, NULL))
+        MPI_Info_delete(*out, "no_locks");
+    return rc;
+}
+
+
+/* Collective: MPI_Win_set_info with fresh copies of `valid` (MPICH rewrites
+ * what it is given), on the fence and lock window with every hint and on
+ * the rma engine's own window without no_locks. */
+static int set_info_mpi(rmalab_win *w, const rmalab_info *valid)
+{
+    MPI_Info mi;
+    int rc = rmalab_info_to_mpi(valid, &mi), e = MPI_SUCCESS;
+    if (rc)
+        return rc;
+    e = MPI_Win_set_info(w->plain, mi);
+    MPI_Info_free(&mi);
+    if (e == MPI_SUCCESS && w->plain != w->win) {
+        if ((rc = rmalab__win_hints_to_mpi(w, valid, true, &mi)))
+            return rc;
+        e = MPI_Win_set_info(w->win, mi);
+        MPI_Info_free(&mi);
+    }
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_set_info");
+}
+
+int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    rmalab_info *valid = NULL;
+    int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags), n = 0;
+    if (rc)
+        return rc;
+    if (info)
+        rmalab_info_get_nkeys(info, &n);
+    for (int i = 0; i < n; i++) {
+        const char *k;
+        rmalab_info_nth((rmalab_info *)info, i, &k, NULL, NULL, NULL);
+        const rmalab_hint_def *d = rmalab_hints_find(RMALAB_SCOPE_WIN, k);
+        if (d && !d->after_create)
+            rmalab__diag_add(diags, k,
+                             "%s is read only when the window is created; %s ignores it in "
+                             "set_info. Give it at creation instead",
+                             k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
+    }
+    rmalab__set_blocked(w, "set_info");
+    rc = set_info_mpi(w, valid);
+    if (!rc)
+        rc = rmalab__layout_set_no_locks(w, rmalab__no_locks_in(valid, w->lay.no_locks[w->rank]));
+    rmalab__set_blocked(w, NULL);
+    for (int i = 0; i < n && !rc; i++) {
+        const char *k, *v;
+        size_t kl, vl;
+        rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
+        rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
+    }
+    rmalab_info_destroy(&valid);
+    return rc;
+}
+
+int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    MPI_Info mi = MPI_INFO_NULL;
+    int e = MPI_Win_get_info(w->plain, &mi); /* the window with every hint */
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_get_info");
+    rmalab_info *info;
+    int rc = rmalab_info_from_mpi(mi, &info);
+    MPI_Info_free(&mi);
+    if (rc)
+        return rc;
+    /* MPICH 4.0.2 reports unrelated text for some keys: show what was in
+     * force from creation, or the default. */
+    for (int i = 0; i < rmalab_hints_count(RMALAB_SCOPE_WIN) && !rc; i++) {
+        const rmalab_hint_def *d = rmalab_hints_at(RMALAB_SCOPE_WIN, i);
+        if (!d->report_unreliable || !rmalab_info_lookup(info, d->key, strlen(d->key), NULL))
+            continue;
+        const char *v = rmalab_info_lookup(w->at_create, d->key, strlen(d->key), NULL);
+        rc = rmalab_info_set(info, d->key, v ? v : d->default_value);
+    }
+    if (!rc)
+        rc = rmalab_info_set(info, "rmalab_pscw", w->eng->name);
+    if (!rc && w->eng->info)
+        rc = w->eng->info(w, info);
+    if (rc) {
+        rmalab_info_destroy(&info);
+        return rc;
+    }
+    *out = info;
+    return RMALAB_OK;
+}
+
+int rmalab_win_hints(rmalab_win *w, rmalab_hints_report **out)
+{
+    rmalab_info *eff;
+    int rc = rmalab_win_get_info(w, &eff);
+    if (rc)
+        return rc;
+    rc = rmalab_hints_report_build(RMALAB_SCOPE_WIN, w->requested, eff, out);
+    rmalab_info_destroy(&eff);
+    return rc;
+}
+
+int rmalab_win_check_hints(rmalab_win *w, rmalab_agreement **out)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    return rmalab_hints_check_agreement(w->comm, RMALAB_SCOPE_WIN, w->requested, out);
+}
