@@ -32,6 +32,8 @@ Suite *rma_suite(void);
  * engine's own behaviour (test-rma-engine.c); also in the `rma` set. */
 Suite *pscw_suite(void);
 Suite *rma_engine_suite(void);
+/* The core's allocations failing one at a time (test-alloc.c). */
+Suite *alloc_suite(void);
 
 /* What the core asked of MPI in this process (mpi-watch.c, a PMPI layer of
  * test-core-mpi): accumulates not yet completed by a flush, unlock, fence
