@@ -9,9 +9,10 @@
  * value is one registry reference, carried by the core as a void *; the
  * core's delete callback of every Lua keyval is delete_cb, which runs the Lua
  * delete function, if any, and then releases that reference whatever the
- * function did. Callbacks enter Lua only through protected_call, on
- * lrm_cb_L, which every binding call that may run them sets to the calling
- * thread: a Lua error becomes ERR_CALLBACK and never unwinds core frames.
+ * function did. Callbacks enter Lua only through protected_call, on the
+ * thread that the keyval's context says is running a binding call
+ * (lrm_ctx_call sets it around every core call that may run callbacks): a
+ * Lua error becomes ERR_CALLBACK and never unwinds core frames.
  *
  * The userdata of a keyval may be collected while attributes still use the
  * keyval, so callbacks find it through a weak table keyed by the core
@@ -44,6 +45,7 @@ typedef struct {
 enum { COPY_NULL, COPY_DUP, COPY_FN };
 
 struct kvstate {
+    lrm_ctx *ctx;      /* of the Lua state that made the keyval */
     rmalab_keyval *kv;
     int copy_mode;
     int copy_ref, delete_ref, extra_ref; /* registry refs; < 0 for none/nil */
@@ -61,7 +63,7 @@ static int ref_top(lua_State *L)
 {
     int r = luaL_ref(L, LUA_REGISTRYINDEX);
     if (r >= 0)
-        lrm_stats.refs++;
+        lrm_getctx(L)->stats.refs++;
     return r;
 }
 
@@ -70,7 +72,7 @@ static void unref(lua_State *L, int r)
 {
     if (r >= 0) {
         luaL_unref(L, LUA_REGISTRYINDEX, r);
-        lrm_stats.refs--;
+        lrm_getctx(L)->stats.refs--;
     }
 }
 
@@ -96,7 +98,7 @@ static lkeyval *newkeyval(lua_State *L)
     u->freed = 0;
     u->predefined = NULL;
     luaL_setmetatable(L, LRM_KEYVAL_T);
-    lrm_stats.keyvals++;
+    lrm_getctx(L)->stats.keyvals++;
     return u;
 }
 
@@ -109,15 +111,15 @@ static void release_refs(lua_State *L, kvstate *st)
 }
 
 /* The core keyval's free_fn: it is being destroyed. Runs inside core calls
- * made with lrm_cb_L set, so it must not raise. */
+ * made through lrm_ctx_call, so it must not raise. */
 static void kvstate_free(void *extra)
 {
     kvstate *st = extra;
-    lua_State *L = lrm_cb_L;
+    lua_State *L = st->ctx->running;
     if (st->ud) {
         st->ud->kv = NULL;
         st->ud->st = NULL;
-        lrm_stats.keyvals -= !st->ud->freed;
+        st->ctx->stats.keyvals -= !st->ud->freed;
         st->ud->freed = 1;
     }
     if (L && lua_checkstack(L, 3)) {
@@ -157,7 +159,7 @@ static void push_keyval(lua_State *L, kvstate *st)
     }
     /* One count moves: the old userdata's, if it held the user's
      * reference, to the stand-in; else the stand-in is not counted. */
-    lrm_stats.keyvals--;
+    st->ctx->stats.keyvals--;
     st->ud = u;
     lua_pushvalue(L, -1);
     lua_rawsetp(L, -3, st->kv);
@@ -166,15 +168,16 @@ static void push_keyval(lua_State *L, kvstate *st)
 
 /* Drop the user's reference of a live keyval; runs free_fn when nothing
  * else holds it. */
+static int free_keyval(void *kv)
+{
+    return rmalab_keyval_free(kv);
+}
+
 static int drop_user_ref(lua_State *L, lkeyval *u)
 {
     rmalab_keyval *kv = u->kv;
-    lua_State *prev = lrm_cb_L;
     u->freed = 1;
-    lrm_cb_L = L;
-    int rc = rmalab_keyval_free(&kv);
-    lrm_cb_L = prev;
-    return rc;
+    return lrm_ctx_call(lrm_getctx(L), L, free_keyval, &kv);
 }
 
 static lkeyval *checkkeyval(lua_State *L, int arg)
@@ -205,7 +208,7 @@ static int keyval_free(lua_State *L)
                           u->predefined);
     if (u->freed || !u->kv)
         return 0;
-    lrm_stats.keyvals--;
+    lrm_getctx(L)->stats.keyvals--;
     int rc = drop_user_ref(L, u);
     if (rc)
         return lrm_raise(L, rc, "kv:free");
@@ -228,7 +231,7 @@ static int keyval_gc(lua_State *L)
     if (u->predefined)
         return 0;
     if (!u->freed)
-        lrm_stats.keyvals--;
+        lrm_getctx(L)->stats.keyvals--;
     kvstate *st = u->st;
     if (st && !u->kv) { /* rl.keyval failed half-way */
         release_refs(L, st);
@@ -332,7 +335,7 @@ static int protected_call(lua_State *L, cbargs *a, const char *what)
     if (!L)
         return rmalab_set_error(RMALAB_ERR_CALLBACK,
                                 "%s callback: no Lua state to run it in (the binding did not "
-                                "set lrm_cb_L before calling the core)",
+                                "call the core through lrm_ctx_call)",
                                 what);
     if (!lua_checkstack(L, 4))
         return rmalab_set_error(RMALAB_ERR_CALLBACK, "%s callback: Lua stack overflow", what);
@@ -356,7 +359,7 @@ static int protected_call(lua_State *L, cbargs *a, const char *what)
 static int delete_cb(rmalab_win *win, rmalab_keyval *kv, void *attr, void *extra)
 {
     kvstate *st = extra;
-    lua_State *L = lrm_cb_L;
+    lua_State *L = st->ctx->running;
     int rc = RMALAB_OK;
     if (st->delete_ref >= 0) {
         cbargs a = {.op = CB_DELETE, .st = st, .win = win, .value_ref = VALUE_REF(attr)};
@@ -375,7 +378,7 @@ static int copy_cb(rmalab_win *oldwin, rmalab_keyval *kv, void *extra, void *att
     cbargs a = {.op = CB_COPY, .st = extra, .win = oldwin, .value_ref = VALUE_REF(attr_in),
                 .new_ref = LUA_NOREF};
     *flag = 0;
-    int rc = protected_call(lrm_cb_L, &a, "copy");
+    int rc = protected_call(((kvstate *)extra)->ctx->running, &a, "copy");
     if (rc == RMALAB_OK && a.keep) {
         *attr_out = REF_VALUE(a.new_ref);
         *flag = 1;
@@ -386,15 +389,16 @@ static int copy_cb(rmalab_win *oldwin, rmalab_keyval *kv, void *extra, void *att
 /* ------------------------------------------------------------------------ */
 /* rl.keyval                                                                */
 
-static int l_keyval(lua_State *L)
+/* rl.keyval{...}: a table of the known fields only. */
+static void check_fields(lua_State *L)
 {
     static const char *const fields[] = {"copy", "delete", "extra", NULL};
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_newtable(L);
     } else if (!lua_istable(L, 1)) {
-        return lrm_argerror(L, 1, RMALAB_ERR_ARG,
-                            "table { copy = ..., delete = ..., extra = ... } expected");
+        lrm_argerror(L, 1, RMALAB_ERR_ARG,
+                     "table { copy = ..., delete = ..., extra = ... } expected");
     }
     lua_settop(L, 1);
     lua_pushnil(L);
@@ -404,11 +408,15 @@ static int l_keyval(lua_State *L)
         for (int i = 0; fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
             known |= strcmp(lua_tostring(L, -1), fields[i]) == 0;
         if (!known)
-            return lrm_raisef(L, RMALAB_ERR_ARG,
-                              "rl.keyval: unknown field %s; the fields are copy, delete and "
-                              "extra",
-                              luaL_tolstring(L, -1, NULL));
+            lrm_raisef(L, RMALAB_ERR_ARG,
+                       "rl.keyval: unknown field %s; the fields are copy, delete and extra",
+                       luaL_tolstring(L, -1, NULL));
     }
+}
+
+/* Fields copy (2), delete (3) and extra (4) on the stack; how to copy. */
+static int check_callbacks(lua_State *L)
+{
     lua_getfield(L, 1, "copy");   /* 2 */
     lua_getfield(L, 1, "delete"); /* 3 */
     lua_getfield(L, 1, "extra");  /* 4 */
@@ -420,19 +428,25 @@ static int l_keyval(lua_State *L)
         copy_mode = COPY_DUP;
     else if (!lua_isnil(L, 2) &&
              !(lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "null") == 0))
-        return lrm_raisef(L, RMALAB_ERR_ARG,
-                          "rl.keyval: copy must be a function, \"null\" or \"dup\"; got %s",
-                          luaL_typename(L, 2));
+        lrm_raisef(L, RMALAB_ERR_ARG,
+                   "rl.keyval: copy must be a function, \"null\" or \"dup\"; got %s",
+                   luaL_typename(L, 2));
     if (!lua_isnil(L, 3) && !lua_isfunction(L, 3) &&
         !(lua_type(L, 3) == LUA_TSTRING && strcmp(lua_tostring(L, 3), "null") == 0))
-        return lrm_raisef(L, RMALAB_ERR_ARG,
-                          "rl.keyval: delete must be a function or \"null\"; got %s",
-                          luaL_typename(L, 3));
+        lrm_raisef(L, RMALAB_ERR_ARG, "rl.keyval: delete must be a function or \"null\"; got %s",
+                   luaL_typename(L, 3));
+    return copy_mode;
+}
 
+static int l_keyval(lua_State *L)
+{
+    check_fields(L);
+    int copy_mode = check_callbacks(L);
     lkeyval *u = newkeyval(L); /* 5; __gc cleans up from here on */
     kvstate *st = malloc(sizeof *st);
     if (!st)
         return lrm_raisef(L, RMALAB_ERR_NO_MEM, "rl.keyval: out of memory");
+    st->ctx = lrm_getctx(L);
     st->kv = NULL;
     st->copy_mode = copy_mode;
     st->copy_ref = st->delete_ref = st->extra_ref = LUA_NOREF;
@@ -467,6 +481,25 @@ static int l_keyval(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* Window methods                                                           */
 
+/* The core calls that may run delete callbacks, for lrm_ctx_call. */
+struct attr_call {
+    rmalab_win *w;
+    rmalab_keyval *kv;
+    void *value;
+};
+
+static int set_attr(void *p)
+{
+    struct attr_call *c = p;
+    return rmalab_win_set_attr(c->w, c->kv, c->value);
+}
+
+static int delete_attr(void *p)
+{
+    struct attr_call *c = p;
+    return rmalab_win_delete_attr(c->w, c->kv);
+}
+
 /* A replaced value's reference goes with the old attribute through
  * delete_cb, once its delete callback succeeded; if it fails, the old value
  * stays and the new value's reference is released here. The new value's
@@ -480,16 +513,14 @@ static int win_set_attr(lua_State *L)
                             "nil is not an attribute value; use win:delete_attr(kv) to remove "
                             "the attribute");
     if (u->predefined)
-        return lrm_raise(L, rmalab_win_set_attr(w, u->kv, NULL), "win:set_attr");
+        return lrm_raise_win(L, rmalab_win_set_attr(w, u->kv, NULL), w, "set_attr");
     lua_settop(L, 3);
     int ref = ref_top(L);
-    lua_State *prev = lrm_cb_L;
-    lrm_cb_L = L;
-    int rc = rmalab_win_set_attr(w, u->kv, REF_VALUE(ref));
-    lrm_cb_L = prev;
+    struct attr_call c = {w, u->kv, REF_VALUE(ref)};
+    int rc = lrm_ctx_call(lrm_getctx(L), L, set_attr, &c);
     if (rc) { /* the new value was not stored */
         unref(L, ref);
-        return lrm_raise(L, rc, "win:set_attr");
+        return lrm_raise_win(L, rc, w, "set_attr");
     }
     return 0;
 }
@@ -523,7 +554,7 @@ static int win_get_attr(lua_State *L)
     int flag = 0;
     int rc = rmalab_win_get_attr(w, u->kv, &v, &flag);
     if (rc)
-        return lrm_raise(L, rc, "win:get_attr");
+        return lrm_raise_win(L, rc, w, "get_attr");
     if (!flag)
         lua_pushnil(L);
     else if (u->predefined)
@@ -540,12 +571,10 @@ static int win_delete_attr(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
     lkeyval *u = checkkeyval(L, 2);
-    lua_State *prev = lrm_cb_L;
-    lrm_cb_L = L;
-    int rc = rmalab_win_delete_attr(w, u->kv);
-    lrm_cb_L = prev;
+    struct attr_call c = {w, u->kv, NULL};
+    int rc = lrm_ctx_call(lrm_getctx(L), L, delete_attr, &c);
     if (rc)
-        return lrm_raise(L, rc, "win:delete_attr");
+        return lrm_raise_win(L, rc, w, "delete_attr");
     return 0;
 }
 

@@ -8,7 +8,7 @@
 typedef struct {
     rmalab_comm *comm;
     int is_world;
-    int counted; /* in lrm_stats.comms */
+    int counted; /* in the context's stats.comms */
 } lcomm;
 
 static lcomm *newcomm(lua_State *L)
@@ -18,7 +18,7 @@ static lcomm *newcomm(lua_State *L)
     u->is_world = 0;
     u->counted = 1;
     luaL_setmetatable(L, LRM_COMM_T);
-    lrm_stats.comms++;
+    lrm_getctx(L)->stats.comms++;
     return u;
 }
 
@@ -72,66 +72,29 @@ static int comm_dup(lua_State *L)
     rmalab_comm *parent = lrm_checkcomm(L, 1);
     rmalab_info *info = lrm_toinfo(L, 2, 1);
     lcomm *u = newcomm(L);
-    rmalab_diags d;
-    rmalab_diags_init(&d);
-    int rc = rmalab_comm_dup(parent, info, &u->comm, &d);
-    if (rc) {
-        rmalab_diags_clear(&d);
-        return lrm_raise(L, rc, "comm:dup");
-    }
-    lrm_pushdiags(L, &d);
+    rmalab_diags *d = lrm_newdiags(L);
+    int rc = rmalab_comm_dup(parent, info, &u->comm, d);
+    if (rc)
+        return lrm_raise_comm(L, rc, parent, "dup");
+    lua_pushvalue(L, -2); /* the communicator, then its diagnostics */
+    lrm_pushdiags(L, d);
     return 2;
 }
 
-/* c:set_info(hints) -> diagnostics (collective) */
-static int comm_set_info(lua_State *L)
+int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call)
 {
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_info *info = lrm_toinfo(L, 2, 0);
-    rmalab_diags d;
-    rmalab_diags_init(&d);
-    int rc = rmalab_comm_set_info(c, info, &d);
-    if (rc) {
-        rmalab_diags_clear(&d);
-        return lrm_raise(L, rc, "comm:set_info");
-    }
-    lrm_pushdiags(L, &d);
-    return 1;
+    (void)c; /* communicators have no names */
+    return lrm_raisef(L, rc, "comm:%s: %s", call, rmalab_errmsg());
 }
 
-static int comm_get_info(lua_State *L)
-{
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_info *info;
-    int rc = rmalab_comm_get_info(c, &info);
-    if (rc)
-        return lrm_raise(L, rc, "comm:get_info");
-    lrm_pushinfo(L, info);
-    return 1;
-}
+static void *h_check_comm(lua_State *L, int arg) { return lrm_checkcomm(L, arg); }
+static int h_set_info(void *c, const rmalab_info *i, rmalab_diags *d) { return rmalab_comm_set_info(c, i, d); }
+static int h_get_info(void *c, rmalab_info **out) { return rmalab_comm_get_info(c, out); }
+static int h_hints(void *c, rmalab_hints_report **out) { return rmalab_comm_hints(c, out); }
+static int h_check_hints(void *c, rmalab_agreement **out) { return rmalab_comm_check_hints(c, out); }
+static int h_raise(lua_State *L, int rc, void *c, const char *call) { return lrm_raise_comm(L, rc, c, call); }
 
-static int comm_hints(lua_State *L)
-{
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_hints_report *r;
-    int rc = rmalab_comm_hints(c, &r);
-    if (rc)
-        return lrm_raise(L, rc, "comm:hints");
-    lrm_pushreport(L, r);
-    return 1;
-}
-
-/* c:check_hints() -> array of disagreements (collective) */
-static int comm_check_hints(lua_State *L)
-{
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_agreement *a;
-    int rc = rmalab_comm_check_hints(c, &a);
-    if (rc)
-        return lrm_raise(L, rc, "comm:check_hints");
-    lrm_pushagreement(L, a);
-    return 1;
-}
+static const lrm_hinted comm_hinted = {h_check_comm, h_set_info, h_get_info, h_hints, h_check_hints, h_raise};
 
 static int comm_free(lua_State *L)
 {
@@ -141,11 +104,11 @@ static int comm_free(lua_State *L)
                                               "cannot be freed");
     int rc = rmalab_comm_free(&u->comm);
     if (!u->comm) {
-        lrm_stats.comms -= u->counted;
+        lrm_getctx(L)->stats.comms -= u->counted;
         u->counted = 0;
     }
     if (rc)
-        return lrm_raise(L, rc, "comm:free");
+        return lrm_raise_comm(L, rc, NULL, "free");
     return 0;
 }
 
@@ -153,7 +116,7 @@ static int comm_gc(lua_State *L)
 {
     lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
     if (!u->comm || u->is_world) { /* else it leaked: it stays counted */
-        lrm_stats.comms -= u->counted;
+        lrm_getctx(L)->stats.comms -= u->counted;
         u->counted = 0;
     }
     if (u->is_world) { /* a wrapper of MPI_COMM_WORLD: freeing it is local */
@@ -190,8 +153,6 @@ static int comm_tostring(lua_State *L)
 static const luaL_Reg comm_methods[] = {
     {"rank", comm_rank},         {"size", comm_size},
     {"barrier", comm_barrier},   {"dup", comm_dup},
-    {"set_info", comm_set_info}, {"get_info", comm_get_info},
-    {"hints", comm_hints},       {"check_hints", comm_check_hints},
     {"free", comm_free},         {NULL, NULL},
 };
 
@@ -208,6 +169,7 @@ void lrm_open_comm(lua_State *L)
     luaL_newmetatable(L, LRM_COMM_T);
     luaL_setfuncs(L, comm_meta, 0);
     luaL_newlib(L, comm_methods);
+    lrm_hinted_methods(L, &comm_hinted);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 }

@@ -1,5 +1,11 @@
-/* rl.hints: the catalogue, and the Lua shapes of diagnostics, hint reports
- * and agreement checks shared by communicators and windows. */
+/* rl.hints: the catalogue, the Lua shapes of diagnostics, hint reports and
+ * agreement checks, and the four hint methods that communicators and
+ * windows share (lrm_hinted_methods).
+ *
+ * Memory: what the core allocates for a result lives in a userdata made
+ * before the core call (a box, or the diagnostics' own userdata), so a Lua
+ * error while its tables are built never leaks it: __gc releases what the
+ * pusher did not. */
 #include <string.h>
 
 #include "lrmalab.h"
@@ -66,18 +72,57 @@ static int hints_check(lua_State *L)
     rmalab_hint_scope scope = lrm_checkoption(L, 1, NULL, scopes) == 0 ? RMALAB_SCOPE_WIN
                                                                         : RMALAB_SCOPE_COMM;
     rmalab_info *info = lrm_toinfo(L, 2, 0);
-    rmalab_diags d;
-    rmalab_diags_init(&d);
-    int rc = rmalab_hints_validate(scope, info, NULL, &d);
-    if (rc) {
-        rmalab_diags_clear(&d);
+    rmalab_diags *d = lrm_newdiags(L);
+    int rc = rmalab_hints_validate(scope, info, NULL, d);
+    if (rc)
         return lrm_raise(L, rc, "rl.hints.check");
-    }
-    lrm_pushdiags(L, &d);
+    lrm_pushdiags(L, d);
     return 1;
 }
 
 /* Push the diagnostics as an array of { key, message } and clear them. */
+#define LRM_BOX_T "rmalab.box"
+#define LRM_DIAGS_T "rmalab.diags"
+
+static int box_gc(lua_State *L)
+{
+    lrm_box *b = luaL_checkudata(L, 1, LRM_BOX_T);
+    if (b->p)
+        b->destroy(b->p);
+    b->p = NULL;
+    return 0;
+}
+
+lrm_box *lrm_newbox(lua_State *L, void (*destroy)(void *p))
+{
+    lrm_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->p = NULL;
+    b->destroy = destroy;
+    luaL_setmetatable(L, LRM_BOX_T);
+    return b;
+}
+
+static void box_clear(lrm_box *b)
+{
+    if (b->p)
+        b->destroy(b->p);
+    b->p = NULL;
+}
+
+static int diags_gc(lua_State *L)
+{
+    rmalab_diags_clear(luaL_checkudata(L, 1, LRM_DIAGS_T));
+    return 0;
+}
+
+rmalab_diags *lrm_newdiags(lua_State *L)
+{
+    rmalab_diags *d = lua_newuserdatauv(L, sizeof *d, 0);
+    rmalab_diags_init(d);
+    luaL_setmetatable(L, LRM_DIAGS_T);
+    return d;
+}
+
 void lrm_pushdiags(lua_State *L, rmalab_diags *d)
 {
     lua_createtable(L, d->count, 0);
@@ -90,10 +135,11 @@ void lrm_pushdiags(lua_State *L, rmalab_diags *d)
     rmalab_diags_clear(d);
 }
 
-/* Push the report as an array of { key, requested, effective, default,
- * status, note } and destroy it. */
-void lrm_pushreport(lua_State *L, rmalab_hints_report *r)
+/* Push the report in box b as an array of { key, requested, effective,
+ * default, status, note } and destroy it. */
+void lrm_pushreport(lua_State *L, lrm_box *b)
 {
+    const rmalab_hints_report *r = b->p;
     lua_createtable(L, r->count, 0);
     for (int i = 0; i < r->count; i++) {
         const rmalab_hint_row *row = &r->rows[i];
@@ -106,14 +152,15 @@ void lrm_pushreport(lua_State *L, rmalab_hints_report *r)
         setstr(L, "note", row->note);
         lua_rawseti(L, -2, i + 1);
     }
-    rmalab_hints_report_destroy(r);
+    box_clear(b);
 }
 
 /* Push disagreements as an array of { key, values = {[rank] = v},
  * ranks = {ranks whose value differs from rank 0's} } and destroy them.
  * Ranks are 0-based keys in `values`. */
-void lrm_pushagreement(lua_State *L, rmalab_agreement *a)
+void lrm_pushagreement(lua_State *L, lrm_box *b)
 {
+    const rmalab_agreement *a = b->p;
     lua_createtable(L, a->count, 0);
     for (int i = 0; i < a->count; i++) {
         const rmalab_disagreement *d = &a->items[i];
@@ -136,7 +183,89 @@ void lrm_pushagreement(lua_State *L, rmalab_agreement *a)
         lua_setfield(L, -2, "ranks");
         lua_rawseti(L, -2, i + 1);
     }
-    rmalab_agreement_destroy(a);
+    box_clear(b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hint methods of communicators and windows                            */
+
+static void destroy_report(void *p)
+{
+    rmalab_hints_report_destroy(p);
+}
+
+static void destroy_agreement(void *p)
+{
+    rmalab_agreement_destroy(p);
+}
+
+static const lrm_hinted *hinted(lua_State *L)
+{
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* obj:set_info(hints) -> diagnostics (collective) */
+static int hinted_set_info(lua_State *L)
+{
+    const lrm_hinted *h = hinted(L);
+    void *obj = h->check(L, 1);
+    rmalab_info *info = lrm_toinfo(L, 2, 0);
+    rmalab_diags *d = lrm_newdiags(L);
+    int rc = h->set_info(obj, info, d);
+    if (rc)
+        return h->raise(L, rc, obj, "set_info");
+    lrm_pushdiags(L, d);
+    return 1;
+}
+
+/* obj:get_info() -> info object of the hints in effect */
+static int hinted_get_info(lua_State *L)
+{
+    const lrm_hinted *h = hinted(L);
+    void *obj = h->check(L, 1);
+    int rc = h->get_info(obj, lrm_newinfo(L));
+    if (rc)
+        return h->raise(L, rc, obj, "get_info");
+    return 1;
+}
+
+/* obj:hints() -> report of requested against effective hints */
+static int hinted_hints(lua_State *L)
+{
+    const lrm_hinted *h = hinted(L);
+    void *obj = h->check(L, 1);
+    lrm_box *b = lrm_newbox(L, destroy_report);
+    int rc = h->hints(obj, (rmalab_hints_report **)&b->p);
+    if (rc)
+        return h->raise(L, rc, obj, "hints");
+    lrm_pushreport(L, b);
+    return 1;
+}
+
+/* obj:check_hints() -> array of disagreements (collective) */
+static int hinted_check_hints(lua_State *L)
+{
+    const lrm_hinted *h = hinted(L);
+    void *obj = h->check(L, 1);
+    lrm_box *b = lrm_newbox(L, destroy_agreement);
+    int rc = h->check_hints(obj, (rmalab_agreement **)&b->p);
+    if (rc)
+        return h->raise(L, rc, obj, "check_hints");
+    lrm_pushagreement(L, b);
+    return 1;
+}
+
+void lrm_hinted_methods(lua_State *L, const lrm_hinted *h)
+{
+    static const luaL_Reg methods[] = {
+        {"set_info", hinted_set_info},
+        {"get_info", hinted_get_info},
+        {"hints", hinted_hints},
+        {"check_hints", hinted_check_hints},
+        {NULL, NULL},
+    };
+    lua_pushlightuserdata(L, (void *)h);
+    luaL_setfuncs(L, methods, 1);
 }
 
 static const luaL_Reg hints_funcs[] = {
@@ -148,5 +277,15 @@ static const luaL_Reg hints_funcs[] = {
 /* Leaves the rl.hints table on the stack. */
 void lrm_open_hints(lua_State *L)
 {
+    if (luaL_newmetatable(L, LRM_BOX_T)) {
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, LRM_DIAGS_T)) {
+        lua_pushcfunction(L, diags_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
     luaL_newlib(L, hints_funcs);
 }

@@ -8,7 +8,7 @@
 
 typedef struct {
     rmalab_info *info;
-    int counted; /* in lrm_stats.infos until info:free() or __gc */
+    int counted; /* in the context's stats.infos until info:free() or __gc */
 } linfo;
 
 static linfo *newinfo(lua_State *L)
@@ -17,17 +17,13 @@ static linfo *newinfo(lua_State *L)
     u->info = NULL;
     u->counted = 1;
     luaL_setmetatable(L, LRM_INFO_T);
-    lrm_stats.infos++;
+    lrm_getctx(L)->stats.infos++;
     return u;
 }
 
-void lrm_pushinfo(lua_State *L, rmalab_info *info)
+rmalab_info **lrm_newinfo(lua_State *L)
 {
-    linfo *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->info = info;
-    u->counted = 1;
-    luaL_setmetatable(L, LRM_INFO_T);
-    lrm_stats.infos++;
+    return &newinfo(L)->info;
 }
 
 static rmalab_info *checkinfo(lua_State *L, int arg)
@@ -279,7 +275,7 @@ static int info_free(lua_State *L)
         rmalab_info_destroy(&u->info);
         u->info = NULL;
     }
-    lrm_stats.infos -= u->counted;
+    lrm_getctx(L)->stats.infos -= u->counted;
     u->counted = 0;
     return 0;
 }

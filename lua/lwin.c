@@ -18,15 +18,12 @@
 #define LRM_RESULT_T "rmalab.result"
 #define WINS_KEY "rmalab.wins"
 
-lua_State *lrm_cb_L;
-
 typedef struct {
     rmalab_win *win;
-    unsigned long id; /* creation order in this process */
-    int counted;      /* in lrm_stats.wins */
+    lrm_ctx *ctx;     /* of the Lua state that made it */
+    unsigned long id; /* creation order in that Lua state */
+    int counted;      /* in ctx->stats.wins */
 } lwin;
-
-static unsigned long next_win_id;
 
 typedef struct {
     rmalab_result *r;
@@ -35,14 +32,22 @@ typedef struct {
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 
-/* Raise the core's error for a window call: the core's message already
- * starts with the call's name ("put to rank 2: ..."). */
-static int win_error(lua_State *L, int rc, rmalab_win *w)
+int lrm_raise_win(lua_State *L, int rc, rmalab_win *w, const char *call)
 {
     const char *name = w ? rmalab_win_get_name(w) : "";
+    char named[160] = "";
     if (name && name[0])
-        return lrm_raisef(L, rc, "win:%s [window \"%s\"]", rmalab_errmsg(), name);
-    return lrm_raisef(L, rc, "win:%s", rmalab_errmsg());
+        snprintf(named, sizeof named, " [window \"%s\"]", name);
+    if (call)
+        return lrm_raisef(L, rc, "win:%s: %s%s", call, rmalab_errmsg(), named);
+    return lrm_raisef(L, rc, "win:%s%s", rmalab_errmsg(), named);
+}
+
+/* The core's message already starts with the call's name ("put to rank 2:
+ * ..."). */
+static int win_error(lua_State *L, int rc, rmalab_win *w)
+{
+    return lrm_raise_win(L, rc, w, NULL);
 }
 
 static lwin *towin(lua_State *L, int arg)
@@ -355,30 +360,30 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     }
     lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->win = NULL;
-    u->id = next_win_id++;
+    u->ctx = lrm_getctx(L);
+    u->id = u->ctx->next_win_id++;
     u->counted = 1;
     luaL_setmetatable(L, LRM_WIN_T);
-    lrm_stats.wins++;
-    rmalab_diags d;
-    rmalab_diags_init(&d);
+    u->ctx->stats.wins++;
+    rmalab_diags *d = lrm_newdiags(L);
     int rc;
     switch (flavor) {
-    case RMALAB_FLAVOR_CREATE: rc = rmalab_win_create(&opts, &u->win, &d); break;
-    case RMALAB_FLAVOR_ALLOCATE: rc = rmalab_win_allocate(&opts, &u->win, &d); break;
-    case RMALAB_FLAVOR_SHARED: rc = rmalab_win_allocate_shared(&opts, &u->win, &d); break;
-    default: rc = rmalab_win_create_dynamic(&opts, &u->win, &d); break;
+    case RMALAB_FLAVOR_CREATE: rc = rmalab_win_create(&opts, &u->win, d); break;
+    case RMALAB_FLAVOR_ALLOCATE: rc = rmalab_win_allocate(&opts, &u->win, d); break;
+    case RMALAB_FLAVOR_SHARED: rc = rmalab_win_allocate_shared(&opts, &u->win, d); break;
+    default: rc = rmalab_win_create_dynamic(&opts, &u->win, d); break;
     }
     if (rc) {
-        rmalab_diags_clear(&d);
         static const char *const ctor[] = {"win_create", "win_allocate", "win_allocate_shared",
                                            "win_create_dynamic"};
         return lrm_raisef(L, rc, "rl.%s: %s", ctor[flavor], rmalab_errmsg());
     }
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);
-    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -3);
     lua_rawsetp(L, -2, u->win);
     lua_pop(L, 1);
-    lrm_pushdiags(L, &d);
+    lua_pushvalue(L, -2); /* the window, then its diagnostics */
+    lrm_pushdiags(L, d);
     return 2;
 }
 
@@ -386,6 +391,11 @@ static int l_win_create(lua_State *L) { return win_new(L, RMALAB_FLAVOR_CREATE);
 static int l_win_allocate(lua_State *L) { return win_new(L, RMALAB_FLAVOR_ALLOCATE); }
 static int l_win_allocate_shared(lua_State *L) { return win_new(L, RMALAB_FLAVOR_SHARED); }
 static int l_win_create_dynamic(lua_State *L) { return win_new(L, RMALAB_FLAVOR_DYNAMIC); }
+
+static int free_win(void *pw)
+{
+    return rmalab_win_free(pw);
+}
 
 /* win:free(): collective. An epoch still open is an error and the window
  * stays usable; an error in an attribute's delete callback is raised after
@@ -396,13 +406,10 @@ static int win_free(lua_State *L)
     if (!u->win)
         return 0;
     rmalab_win *w = u->win;
-    lua_State *saved = lrm_cb_L;
-    lrm_cb_L = L;
-    int rc = rmalab_win_free(&u->win);
-    lrm_cb_L = saved;
+    int rc = lrm_ctx_call(u->ctx, L, free_win, &u->win);
     if (!u->win) {
         forget_win(L, w);
-        lrm_stats.wins -= u->counted;
+        u->ctx->stats.wins -= u->counted;
         u->counted = 0;
     }
     if (rc)
@@ -415,7 +422,7 @@ static int win_gc(lua_State *L)
     lwin *u = luaL_checkudata(L, 1, LRM_WIN_T);
     /* A window collected without win:free() stays counted: it leaked. */
     if (!u->win) {
-        lrm_stats.wins -= u->counted;
+        u->ctx->stats.wins -= u->counted;
         u->counted = 0;
     }
     if (u->win) {
@@ -429,7 +436,7 @@ static int win_gc(lua_State *L)
                  state);
         /* Always shown: lua_warning is off by default in lua.c. */
         fprintf(stderr, "%s\n", msg);
-        lrm_leaked_win(u->win, u->id);
+        lrm_leaked_win(u->ctx, u->win, u->id);
     }
     return 0;
 }
@@ -838,53 +845,14 @@ static int win_epochs(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
 
-static int win_set_info(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    rmalab_info *info = lrm_toinfo(L, 2, 0);
-    rmalab_diags d;
-    rmalab_diags_init(&d);
-    int rc = rmalab_win_set_info(w, info, &d);
-    if (rc) {
-        rmalab_diags_clear(&d);
-        return win_error(L, rc, w);
-    }
-    lrm_pushdiags(L, &d);
-    return 1;
-}
+static void *h_check(lua_State *L, int arg) { return lrm_checkwin(L, arg); }
+static int h_set_info(void *w, const rmalab_info *i, rmalab_diags *d) { return rmalab_win_set_info(w, i, d); }
+static int h_get_info(void *w, rmalab_info **out) { return rmalab_win_get_info(w, out); }
+static int h_hints(void *w, rmalab_hints_report **out) { return rmalab_win_hints(w, out); }
+static int h_check_hints(void *w, rmalab_agreement **out) { return rmalab_win_check_hints(w, out); }
+static int h_raise(lua_State *L, int rc, void *w, const char *call) { return lrm_raise_win(L, rc, w, call); }
 
-static int win_get_info(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    rmalab_info *info;
-    int rc = rmalab_win_get_info(w, &info);
-    if (rc)
-        return win_error(L, rc, w);
-    lrm_pushinfo(L, info);
-    return 1;
-}
-
-static int win_hints(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    rmalab_hints_report *r;
-    int rc = rmalab_win_hints(w, &r);
-    if (rc)
-        return win_error(L, rc, w);
-    lrm_pushreport(L, r);
-    return 1;
-}
-
-static int win_check_hints(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    rmalab_agreement *a;
-    int rc = rmalab_win_check_hints(w, &a);
-    if (rc)
-        return win_error(L, rc, w);
-    lrm_pushagreement(L, a);
-    return 1;
-}
+static const lrm_hinted win_hinted = {h_check, h_set_info, h_get_info, h_hints, h_check_hints, h_raise};
 
 static int win_tostring(lua_State *L)
 {
@@ -933,10 +901,6 @@ static const luaL_Reg win_methods[] = {
     {"flush", win_flush},
     {"flush_all", win_flush_all},
     {"epochs", win_epochs},
-    {"set_info", win_set_info},
-    {"get_info", win_get_info},
-    {"hints", win_hints},
-    {"check_hints", win_check_hints},
     {NULL, NULL},
 };
 
@@ -970,6 +934,7 @@ void lrm_open_win(lua_State *L)
     luaL_newmetatable(L, LRM_WIN_T);
     luaL_setfuncs(L, win_meta, 0);
     luaL_newlib(L, win_methods);
+    lrm_hinted_methods(L, &win_hinted);
     lrm_attr_methods(L);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);

@@ -8,46 +8,55 @@
  * handler covers os.exit() without closing the state. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "lrmalab.h"
 
-typedef struct {
-    int owns_mpi; /* this module called MPI_Init_thread */
-} lruntime;
-
 static int runtime_owns_mpi, runtime_done;
 static MPI_Comm exit_comm = MPI_COMM_NULL;
+/* The context of the Lua state that started MPI, while it is open: the
+ * atexit handler has no Lua state to find it from. */
+static lrm_ctx *mpi_owner;
 
-/* Windows whose userdata was collected without win:free(). */
-struct leaked_win {
-    rmalab_win *w;
-    unsigned long id;
-};
+/* Key of the context in the registry (its address is unique). */
+static const char ctx_key = 0;
 
-static struct {
-    struct leaked_win *w;
-    int n, cap;
-} leaked;
-
-void lrm_leaked_win(rmalab_win *w, unsigned long id)
+lrm_ctx *lrm_getctx(lua_State *L)
 {
-    if (leaked.n == leaked.cap) {
-        int cap = leaked.cap ? 2 * leaked.cap : 8;
-        struct leaked_win *p = realloc(leaked.w, (size_t)cap * sizeof *p);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key);
+    lrm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return c;
+}
+
+int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud)
+{
+    lua_State *prev = ctx->running;
+    ctx->running = L;
+    int rc = fn(ud);
+    ctx->running = prev;
+    return rc;
+}
+
+void lrm_leaked_win(lrm_ctx *c, rmalab_win *w, unsigned long id)
+{
+    if (c->nleaked == c->capleaked) {
+        int cap = c->capleaked ? 2 * c->capleaked : 8;
+        lrm_leaked *p = realloc(c->leaked, (size_t)cap * sizeof *p);
         if (!p)
             return;
-        leaked.w = p;
-        leaked.cap = cap;
+        c->leaked = p;
+        c->capleaked = cap;
     }
-    leaked.w[leaked.n++] = (struct leaked_win){w, id};
+    c->leaked[c->nleaked++] = (lrm_leaked){w, id};
 }
 
 /* Creation order, which every rank shares for windows of the same
  * communicators; the garbage collector's order need not be shared. */
 static int by_id(const void *a, const void *b)
 {
-    unsigned long x = ((const struct leaked_win *)a)->id, y = ((const struct leaked_win *)b)->id;
+    unsigned long x = ((const lrm_leaked *)a)->id, y = ((const lrm_leaked *)b)->id;
     return x < y ? -1 : x > y;
 }
 
@@ -75,28 +84,30 @@ static int all_ranks_exiting(double seconds)
  * epochs with a closing fence; an open PSCW epoch could block, so then (and
  * whenever ranks disagree) the process exits without MPI_Finalize, which
  * never aborts or hangs. Returns whether MPI_Finalize is safe. */
-static int release_leaked_windows(void)
+static int release_leaked_windows(lrm_ctx *c)
 {
+    lrm_leaked *leaked = c ? c->leaked : NULL;
+    int nleaked = c ? c->nleaked : 0;
     int size, rank, ok = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *t = getenv("RMALAB_EXIT_TIMEOUT");
     double timeout = t ? atof(t) : 5.0;
     if (!all_ranks_exiting(timeout > 0 ? timeout : 5.0)) {
-        if (leaked.n)
+        if (nleaked)
             fprintf(stderr,
                     "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
                     "within %.0f s; exiting without MPI_Finalize\n",
-                    rank, leaked.n, leaked.n == 1 ? " was" : "s were", timeout);
-        return leaked.n == 0;
+                    rank, nleaked, nleaked == 1 ? " was" : "s were", timeout);
+        return nleaked == 0;
     }
-    if (leaked.n) /* qsort with a NULL array is undefined, even for 0 items */
-        qsort(leaked.w, (size_t)leaked.n, sizeof *leaked.w, by_id);
-    int mine[2] = {leaked.n, 0}, lo[2], hi[2];
-    for (int i = 0; i < leaked.n; i++) {
+    if (nleaked) /* qsort with a NULL array is undefined, even for 0 items */
+        qsort(leaked, (size_t)nleaked, sizeof *leaked, by_id);
+    int mine[2] = {nleaked, 0}, lo[2], hi[2];
+    for (int i = 0; i < nleaked; i++) {
         rmalab_epoch_state s;
-        rmalab_win_state(leaked.w[i].w, &s);
-        if (rmalab_win_group_size(leaked.w[i].w) != size || s.access == RMALAB_ACCESS_START ||
+        rmalab_win_state(leaked[i].w, &s);
+        if (rmalab_win_group_size(leaked[i].w) != size || s.access == RMALAB_ACCESS_START ||
             s.exposure == RMALAB_EXPOSURE_POST)
             mine[1] = 1;
     }
@@ -105,23 +116,23 @@ static int release_leaked_windows(void)
     if (hi[0] == 0)
         return 1;
     if (lo[0] != hi[0] || hi[1]) {
-        if (leaked.n)
+        if (nleaked)
             fprintf(stderr,
                     "rmalab: rank %d: %d window%s never freed and cannot be freed safely at "
                     "exit (ranks differ, or a PSCW epoch is open); exiting without "
                     "MPI_Finalize\n",
-                    rank, leaked.n, leaked.n == 1 ? " was" : "s were");
+                    rank, nleaked, nleaked == 1 ? " was" : "s were");
         return 0;
     }
-    for (int i = 0; i < leaked.n; i++) {
+    for (int i = 0; i < nleaked; i++) {
         rmalab_epoch_state s;
-        rmalab_win_state(leaked.w[i].w, &s);
+        rmalab_win_state(leaked[i].w, &s);
         int fence = s.access == RMALAB_ACCESS_FENCE, any = 0;
         MPI_Allreduce(&fence, &any, 1, MPI_INT, MPI_MAX, exit_comm);
-        if (rmalab_win_abandon(&leaked.w[i].w, any != 0))
+        if (rmalab_win_abandon(&leaked[i].w, any != 0))
             ok = 0;
     }
-    leaked.n = 0;
+    c->nleaked = 0;
     return ok;
 }
 
@@ -136,34 +147,45 @@ static void finalize_mpi(void)
     if (!init || fini)
         return;
     fflush(stdout);
-    if (release_leaked_windows()) {
+    if (release_leaked_windows(mpi_owner)) {
         MPI_Comm_free(&exit_comm);
         MPI_Finalize();
     }
     fflush(stderr);
 }
 
-static int runtime_gc(lua_State *L)
+/* The context's __gc, after every other rmalab object of its Lua state.
+ * The state that started MPI finalises it; another hands the windows it
+ * leaked to that one, to be released before MPI_Finalize. */
+static int ctx_gc(lua_State *L)
 {
-    (void)L;
-    finalize_mpi();
+    lrm_ctx *c = lua_touserdata(L, 1);
+    if (c->owns_mpi) {
+        finalize_mpi();
+        mpi_owner = NULL;
+    }
+    for (int i = 0; i < c->nleaked && mpi_owner; i++)
+        lrm_leaked_win(mpi_owner, c->leaked[i].w, c->leaked[i].id);
+    free(c->leaked);
+    c->leaked = NULL;
+    c->nleaked = 0;
     return 0;
 }
 
 static void start_runtime(lua_State *L)
 {
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.runtime") != LUA_TNIL) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key) != LUA_TNIL) {
         lua_pop(L, 1);
         return;
     }
     lua_pop(L, 1);
-    lruntime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
-    rt->owns_mpi = 0;
+    lrm_ctx *c = lua_newuserdatauv(L, sizeof *c, 0);
+    memset(c, 0, sizeof *c);
     lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, runtime_gc);
+    lua_pushcfunction(L, ctx_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.runtime");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &ctx_key);
 
     int init = 0, fini = 0, provided = 0;
     MPI_Finalized(&fini);
@@ -173,7 +195,8 @@ static void start_runtime(lua_State *L)
     if (!init) {
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
             lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
-        rt->owns_mpi = runtime_owns_mpi = 1;
+        c->owns_mpi = runtime_owns_mpi = 1;
+        mpi_owner = c;
         rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -182,23 +205,22 @@ static void start_runtime(lua_State *L)
     }
 }
 
-lrm_stats_t lrm_stats;
-
 /* rl.debug.stats() -> { infos, comms, wins, keyvals, refs }: live binding
  * objects (userdata not yet collected; a window collected without win:free()
  * stays counted, as leaked) and registry references held. */
 static int l_stats(lua_State *L)
 {
+    const lrm_stats_t *st = &lrm_getctx(L)->stats;
     lua_createtable(L, 0, 5);
-    lua_pushinteger(L, lrm_stats.infos);
+    lua_pushinteger(L, st->infos);
     lua_setfield(L, -2, "infos");
-    lua_pushinteger(L, lrm_stats.comms - 1); /* rl.world lives as long as the module */
+    lua_pushinteger(L, st->comms - 1); /* rl.world lives as long as the module */
     lua_setfield(L, -2, "comms");
-    lua_pushinteger(L, lrm_stats.wins);
+    lua_pushinteger(L, st->wins);
     lua_setfield(L, -2, "wins");
-    lua_pushinteger(L, lrm_stats.keyvals);
+    lua_pushinteger(L, st->keyvals);
     lua_setfield(L, -2, "keyvals");
-    lua_pushinteger(L, lrm_stats.refs);
+    lua_pushinteger(L, st->refs);
     lua_setfield(L, -2, "refs");
     return 1;
 }
