@@ -124,6 +124,29 @@ int lrm_raise_win(lua_State *L, int rc, rmalab_win *w, const char *call);
 /* Push the Lua userdata of a core window, or nil. */
 void lrm_pushwin(lua_State *L, rmalab_win *w);
 
+/* Arguments and typed values of window calls (lvalues.c). The check
+ * functions raise error objects; buffers that do not fit the caller's
+ * `small` storage live in a userdata pushed on the stack, so read the
+ * arguments after `arg` first. */
+void lrm_open_values(lua_State *L);
+rmalab_type lrm_checktype(lua_State *L, int arg);
+rmalab_op lrm_checkop(lua_State *L, int arg);
+int lrm_checkrank(lua_State *L, int arg);
+MPI_Aint lrm_checkdisp(lua_State *L, int arg);
+int lrm_checkcount(lua_State *L, int arg);
+int lrm_checkassert(lua_State *L, int arg);
+#define LRM_SMALL_GROUP 16
+int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small);
+void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
+                          size_t nsmall);
+void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count);
+void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p);
+void lrm_pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array);
+
+/* Synchronisation methods (lsync.c), added to the window methods table on
+ * top of the stack. */
+void lrm_sync_methods(lua_State *L);
+
 /* Attribute caching (lattr.c): keyvals and predefined attributes in the
  * module table at the top of the stack; set/get/delete_attr in the window
  * methods table at the top of the stack. */

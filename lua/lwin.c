@@ -81,251 +81,6 @@ static void forget_win(lua_State *L, rmalab_win *w)
     lua_pop(L, 1);
 }
 
-static const char types_key = 'k';
-
-/* Type names are looked up in a registry table made at load time, as every
- * operation names its type. */
-static rmalab_type checktype(lua_State *L, int arg)
-{
-    if (lua_type(L, arg) == LUA_TSTRING) {
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &types_key);
-        lua_pushvalue(L, arg);
-        int found = lua_rawget(L, -2) == LUA_TNUMBER;
-        lua_Integer v = lua_tointeger(L, -1);
-        lua_pop(L, 2);
-        if (found)
-            return (rmalab_type)v;
-    }
-    rmalab_type t;
-    const char *name = lrm_checkstring(L, arg, RMALAB_ERR_TYPE, NULL);
-    if (rmalab_type_from_name(name, &t))
-        lrm_argerror(L, arg, RMALAB_ERR_TYPE, rmalab_errmsg());
-    return t;
-}
-
-static rmalab_op checkop(lua_State *L, int arg)
-{
-    rmalab_op op;
-    const char *name = lrm_checkstring(L, arg, RMALAB_ERR_OP, NULL);
-    if (rmalab_op_from_name(name, &op))
-        lrm_argerror(L, arg, RMALAB_ERR_OP, rmalab_errmsg());
-    return op;
-}
-
-/* Ranks outside the C int range cannot be in any group: they become -1 after
- * the message has shown them as given. */
-static int checkrank(lua_State *L, int arg)
-{
-    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
-    if (r < INT_MIN || r > INT_MAX)
-        lrm_raisef(L, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
-                   (long long)r);
-    return (int)r;
-}
-
-static MPI_Aint checkdisp(lua_State *L, int arg)
-{
-    return (MPI_Aint)lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "displacement");
-}
-
-static int checkcount(lua_State *L, int arg)
-{
-    lua_Integer n = lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "count");
-    if (n < 0 || n > INT_MAX / 8)
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, "count out of range");
-    return (int)n;
-}
-
-/* An assertion: nil, a name, or an array of names. */
-static int checkassert(lua_State *L, int arg)
-{
-    int mode = 0, m;
-    if (lua_isnoneornil(L, arg))
-        return 0;
-    if (lua_type(L, arg) == LUA_TSTRING) {
-        if (rmalab_mode_from_name(lua_tostring(L, arg), &m))
-            lrm_argerror(L, arg, RMALAB_ERR_ARG, rmalab_errmsg());
-        return m;
-    }
-    if (!lua_istable(L, arg))
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, "assertion name or array of names expected");
-    lua_Integer n = luaL_len(L, arg);
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, arg, i);
-        const char *s = lua_tostring(L, -1);
-        if (lua_type(L, -1) != LUA_TSTRING || rmalab_mode_from_name(s, &m))
-            lrm_argerror(L, arg, RMALAB_ERR_ARG,
-                         s ? rmalab_errmsg() : "assertions are strings such as \"nocheck\"");
-        mode |= m;
-        lua_pop(L, 1);
-    }
-    return mode;
-}
-
-/* A group: an array of ranks. Up to SMALL_GROUP ranks go into the caller's
- * `small` array; a longer group lives in a userdata pushed on the stack, so
- * nothing leaks on error (read the arguments after `arg` before calling
- * this). Every epoch calls it, so the common case allocates nothing. */
-#define SMALL_GROUP 16
-static int *checkgroup(lua_State *L, int arg, int *n, int *small)
-{
-    if (!lua_istable(L, arg))
-        lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group (an array of ranks, e.g. {1, 2}) expected");
-    lua_Integer len = luaL_len(L, arg);
-    if (len > 1 << 20)
-        lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group too large");
-    int *ranks = len <= SMALL_GROUP ? small
-                                    : lua_newuserdatauv(L, ((size_t)len + 1) * sizeof *ranks, 0);
-    for (lua_Integer i = 1; i <= len; i++) {
-        lua_rawgeti(L, arg, i);
-        if (!lua_isinteger(L, -1))
-            lrm_raisef(L, RMALAB_ERR_GROUP, "group element %d is %s; groups hold integer ranks",
-                       (int)i, luaL_typename(L, -1));
-        lua_Integer r = lua_tointeger(L, -1);
-        if (r < INT_MIN || r > INT_MAX)
-            lrm_raisef(L, RMALAB_ERR_RANK, "group element %d: rank %lld is not in the window's "
-                       "group", (int)i, (long long)r);
-        ranks[i - 1] = (int)r;
-        lua_pop(L, 1);
-    }
-    *n = (int)len;
-    return ranks;
-}
-
-/* Lua values to a C buffer of `type`: a value or an array (or, for "byte",
- * a string). Values that fit the caller's `small` buffer (nsmall bytes; may
- * be 0) go there; others into a userdata pushed on the stack (read the
- * arguments after `arg` before calling this). */
-static void *checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
-                             size_t nsmall)
-{
-    int sz = rmalab_type_size(type);
-    if (type == RMALAB_BYTE) {
-        size_t len;
-        const char *s = lrm_checkstring(L, arg, RMALAB_ERR_ARG, &len);
-        if (len > INT_MAX / 8)
-            lrm_argerror(L, arg, RMALAB_ERR_ARG, "string too long");
-        void *buf = lua_newuserdatauv(L, len ? len : 1, 0);
-        memcpy(buf, s, len);
-        *count = (int)len;
-        return buf;
-    }
-    int n = 1, is_table = lua_istable(L, arg);
-    if (is_table) {
-        lua_Integer len = luaL_len(L, arg);
-        if (len > INT_MAX / 8)
-            lrm_argerror(L, arg, RMALAB_ERR_ARG, "array too long");
-        n = (int)len;
-    }
-    size_t need = (size_t)(n ? n : 1) * (size_t)sz;
-    unsigned char *buf = need <= nsmall ? small : lua_newuserdatauv(L, need, 0);
-    for (int i = 0; i < n; i++) {
-        if (is_table)
-            lua_rawgeti(L, arg, i + 1);
-        else
-            lua_pushvalue(L, arg);
-        void *p = buf + (size_t)i * (size_t)sz;
-        if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE) {
-            if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i + 1,
-                           luaL_typename(L, -1), rmalab_type_name(type));
-            lua_Number v = lua_tonumber(L, -1);
-            if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)",
-                           i + 1, v, (double)FLT_MAX);
-            if (type == RMALAB_FLOAT) {
-                float f = (float)v;
-                memcpy(p, &f, sizeof f);
-            } else {
-                memcpy(p, &v, sizeof v);
-            }
-        } else {
-            lua_Integer v = 0;
-            int ok = 0;
-            if (lua_type(L, -1) == LUA_TNUMBER) {
-                if (lua_isinteger(L, -1)) {
-                    v = lua_tointeger(L, -1);
-                    ok = 1;
-                } else {
-                    lua_Number d = lua_tonumber(L, -1);
-                    ok = d == floor(d) && lua_numbertointeger(d, &v);
-                }
-            }
-            if (!ok)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s needs an integer", i + 1,
-                           lua_type(L, -1) == LUA_TNUMBER ? "not an integer"
-                                                          : luaL_typename(L, -1),
-                           rmalab_type_name(type));
-            static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
-            static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
-                                             INT32_MAX, UINT32_MAX};
-            if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i + 1,
-                           (long long)v, rmalab_type_name(type));
-            /* uint64: Lua integers are signed, so values from 2^63 up read back
-             * negative (as string.unpack("J") gives them) and write back as
-             * they read: the 64 bits round-trip. */
-            switch (type) {
-            case RMALAB_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-            case RMALAB_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-            case RMALAB_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
-            case RMALAB_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-            case RMALAB_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-            case RMALAB_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-            default: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
-            }
-        }
-        lua_pop(L, 1);
-    }
-    *count = n;
-    return buf;
-}
-
-static void *checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
-{
-    return checkvalues_buf(L, arg, type, count, NULL, 0);
-}
-
-static void pushvalue(lua_State *L, rmalab_type type, const unsigned char *p)
-{
-    switch (type) {
-    case RMALAB_INT8: { int8_t x; memcpy(&x, p, 1); lua_pushinteger(L, x); break; }
-    case RMALAB_UINT8: { uint8_t x; memcpy(&x, p, 1); lua_pushinteger(L, x); break; }
-    case RMALAB_INT16: { int16_t x; memcpy(&x, p, 2); lua_pushinteger(L, x); break; }
-    case RMALAB_UINT16: { uint16_t x; memcpy(&x, p, 2); lua_pushinteger(L, x); break; }
-    case RMALAB_INT32: { int32_t x; memcpy(&x, p, 4); lua_pushinteger(L, x); break; }
-    case RMALAB_UINT32: { uint32_t x; memcpy(&x, p, 4); lua_pushinteger(L, x); break; }
-    case RMALAB_INT64: case RMALAB_UINT64: { int64_t x; memcpy(&x, p, 8); lua_pushinteger(L, (lua_Integer)x); break; }
-    case RMALAB_FLOAT: { float x; memcpy(&x, p, 4); lua_pushnumber(L, x); break; }
-    case RMALAB_DOUBLE: { double x; memcpy(&x, p, 8); lua_pushnumber(L, x); break; }
-    default: lua_pushlstring(L, (const char *)p, 1); break;
-    }
-}
-
-/* Push count values: bytes as one string, others as an array (as_array) or
- * a single value. */
-static void pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array)
-{
-    const unsigned char *p = data;
-    int sz = rmalab_type_size(type);
-    if (type == RMALAB_BYTE) {
-        lua_pushlstring(L, data, (size_t)count);
-        return;
-    }
-    if (!as_array) {
-        if (count == 0)
-            lua_pushnil(L);
-        else
-            pushvalue(L, type, p);
-        return;
-    }
-    lua_createtable(L, count, 0);
-    for (int i = 0; i < count; i++) {
-        pushvalue(L, type, p + (size_t)i * (size_t)sz);
-        lua_rawseti(L, -2, i + 1);
-    }
-}
-
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 
@@ -459,7 +214,7 @@ static int win_attach(lua_State *L)
 static int win_detach(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int rc = rmalab_win_detach(w, checkdisp(L, 2));
+    int rc = rmalab_win_detach(w, lrm_checkdisp(L, 2));
     if (rc)
         return win_error(L, rc, w);
     return 0;
@@ -511,10 +266,10 @@ static int win_size(lua_State *L)
 static int win_read(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    MPI_Aint disp = checkdisp(L, 2);
-    rmalab_type t = checktype(L, 3);
+    MPI_Aint disp = lrm_checkdisp(L, 2);
+    rmalab_type t = lrm_checktype(L, 3);
     int as_array = !lua_isnoneornil(L, 4);
-    int count = as_array ? checkcount(L, 4) : 1;
+    int count = as_array ? lrm_checkcount(L, 4) : 1;
     int rc = rmalab_win_read(w, disp, t, count, NULL); /* check before allocating */
     if (rc)
         return win_error(L, rc, w);
@@ -522,17 +277,17 @@ static int win_read(lua_State *L)
     rc = rmalab_win_read(w, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
-    pushvalues(L, t, buf, count, as_array);
+    lrm_pushvalues(L, t, buf, count, as_array);
     return 1;
 }
 
 static int win_write(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    MPI_Aint disp = checkdisp(L, 2);
-    rmalab_type t = checktype(L, 3);
+    MPI_Aint disp = lrm_checkdisp(L, 2);
+    rmalab_type t = lrm_checktype(L, 3);
     int count;
-    void *buf = checkvalues(L, 4, t, &count);
+    void *buf = lrm_checkvalues(L, 4, t, &count);
     int rc = rmalab_win_write(w, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
@@ -555,12 +310,12 @@ static lresult *new_result_ud(lua_State *L)
 static int win_put(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
     int count;
     _Alignas(16) unsigned char small[64];
-    void *buf = checkvalues_buf(L, 5, t, &count, small, sizeof small);
+    void *buf = lrm_checkvalues_buf(L, 5, t, &count, small, sizeof small);
     int rc = rmalab_win_put(w, target, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
@@ -570,10 +325,10 @@ static int win_put(lua_State *L)
 static int win_get(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
-    int count = lua_isnoneornil(L, 5) ? 1 : checkcount(L, 5);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
+    int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
     lresult *u = new_result_ud(L);
     int rc = rmalab_win_get(w, target, disp, t, count, &u->r);
     if (rc)
@@ -584,12 +339,12 @@ static int win_get(lua_State *L)
 static int win_accumulate(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
-    rmalab_op op = checkop(L, 6);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
+    rmalab_op op = lrm_checkop(L, 6);
     int count;
-    void *buf = checkvalues(L, 5, t, &count);
+    void *buf = lrm_checkvalues(L, 5, t, &count);
     int rc = rmalab_win_accumulate(w, target, disp, t, count, buf, op);
     if (rc)
         return win_error(L, rc, w);
@@ -599,12 +354,12 @@ static int win_accumulate(lua_State *L)
 static int win_get_accumulate(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
-    rmalab_op op = checkop(L, 6);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
+    rmalab_op op = lrm_checkop(L, 6);
     int count;
-    void *buf = checkvalues(L, 5, t, &count);
+    void *buf = lrm_checkvalues(L, 5, t, &count);
     lresult *u = new_result_ud(L);
     int rc = rmalab_win_get_accumulate(w, target, disp, t, count, buf, op, &u->r);
     if (rc)
@@ -615,12 +370,12 @@ static int win_get_accumulate(lua_State *L)
 static int win_fetch_and_op(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
-    rmalab_op op = checkop(L, 6);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
+    rmalab_op op = lrm_checkop(L, 6);
     int count;
-    void *buf = checkvalues(L, 5, t, &count);
+    void *buf = lrm_checkvalues(L, 5, t, &count);
     if (count != 1)
         lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
     lresult *u = new_result_ud(L);
@@ -633,13 +388,13 @@ static int win_fetch_and_op(lua_State *L)
 static int win_compare_and_swap(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    MPI_Aint disp = checkdisp(L, 3);
-    rmalab_type t = checktype(L, 4);
+    int target = lrm_checkrank(L, 2);
+    MPI_Aint disp = lrm_checkdisp(L, 3);
+    rmalab_type t = lrm_checktype(L, 4);
     int nc, nv;
     lua_settop(L, 6);
-    void *cmp = checkvalues(L, 5, t, &nc);
-    void *val = checkvalues(L, 6, t, &nv);
+    void *cmp = lrm_checkvalues(L, 5, t, &nc);
+    void *val = lrm_checkvalues(L, 6, t, &nv);
     if (nc != 1 || nv != 1)
         lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
                      "compare_and_swap takes exactly one value");
@@ -668,7 +423,7 @@ static int result_value(lua_State *L)
     rmalab_type t;
     int count;
     checkresult(L, &data, &t, &count);
-    pushvalues(L, t, data, count, 0);
+    lrm_pushvalues(L, t, data, count, 0);
     return 1;
 }
 
@@ -678,7 +433,7 @@ static int result_values(lua_State *L)
     rmalab_type t;
     int count;
     checkresult(L, &data, &t, &count);
-    pushvalues(L, t, data, count, 1);
+    lrm_pushvalues(L, t, data, count, 1);
     return 1;
 }
 
@@ -697,149 +452,6 @@ static int result_gc(lua_State *L)
     rmalab_result_release(u->r);
     u->r = NULL;
     return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Synchronisation                                                          */
-
-#define SYNC0(fname, call)                                                     \
-    static int fname(lua_State *L)                                             \
-    {                                                                          \
-        rmalab_win *w = lrm_checkwin(L, 1);                                    \
-        int rc = call;                                                         \
-        if (rc)                                                                \
-            return win_error(L, rc, w);                                        \
-        return 0;                                                              \
-    }
-
-static int win_post(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int small[SMALL_GROUP];
-    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n, small);
-    int rc = rmalab_win_post(w, g, n, mode);
-    if (rc)
-        return win_error(L, rc, w);
-    return 0;
-}
-
-static int win_start(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int small[SMALL_GROUP];
-    int mode = checkassert(L, 3), n, *g = checkgroup(L, 2, &n, small);
-    int rc = rmalab_win_start(w, g, n, mode);
-    if (rc)
-        return win_error(L, rc, w);
-    return 0;
-}
-
-SYNC0(win_complete, rmalab_win_complete(w))
-SYNC0(win_wait, rmalab_win_wait(w))
-SYNC0(win_fence, rmalab_win_fence(w, checkassert(L, 2)))
-SYNC0(win_unlock, rmalab_win_unlock(w, checkrank(L, 2)))
-SYNC0(win_lock_all, rmalab_win_lock_all(w, checkassert(L, 2)))
-SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
-SYNC0(win_flush, rmalab_win_flush(w, checkrank(L, 2)))
-SYNC0(win_flush_all, rmalab_win_flush_all(w))
-
-static int win_test(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    bool done = false;
-    int rc = rmalab_win_test(w, &done);
-    if (rc)
-        return win_error(L, rc, w);
-    lua_pushboolean(L, done);
-    return 1;
-}
-
-/* win:lock(target [, "exclusive" | "shared" [, assert]]); exclusive by
- * default. */
-static int win_lock(lua_State *L)
-{
-    static const char *const kinds[] = {"exclusive", "shared", NULL};
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = checkrank(L, 2);
-    int kind = lrm_checkoption(L, 3, "exclusive", kinds);
-    int rc = rmalab_win_lock(w, target, kind == 0, checkassert(L, 4));
-    if (rc)
-        return win_error(L, rc, w);
-    return 0;
-}
-
-static void push_ranks(lua_State *L, const int *ranks, int n)
-{
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++) {
-        lua_pushinteger(L, ranks[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-}
-
-/* win:epochs() -> { access, exposure, access_group, exposure_group, locks,
- * ops, epochs, blocked_in, blocked_for, engine, text, and for the rma engine
- * posted = {[target] = bool}, arrived = {[origin] = bool} } */
-static int win_epochs(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    rmalab_epoch_state s;
-    char text[512];
-    rmalab_win_state(w, &s);
-    rmalab_win_describe(w, text, sizeof text);
-    lua_createtable(L, 0, 11);
-    lua_pushstring(L, rmalab_access_name(s.access));
-    lua_setfield(L, -2, "access");
-    lua_pushstring(L, rmalab_exposure_name(s.exposure));
-    lua_setfield(L, -2, "exposure");
-    if (s.access == RMALAB_ACCESS_START || s.access == RMALAB_ACCESS_LOCK) {
-        push_ranks(L, s.access_ranks, s.n_access);
-        lua_setfield(L, -2, "access_group");
-    }
-    if (s.access == RMALAB_ACCESS_LOCK) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushstring(L, s.lock_exclusive[i] ? "exclusive" : "shared");
-            lua_rawseti(L, -2, s.access_ranks[i]);
-        }
-        lua_setfield(L, -2, "locks");
-    }
-    if (s.exposure == RMALAB_EXPOSURE_POST) {
-        push_ranks(L, s.exposure_ranks, s.n_exposure);
-        lua_setfield(L, -2, "exposure_group");
-    }
-    /* rma engine: the matching, rank by rank. */
-    if (s.access == RMALAB_ACCESS_START && s.n_access && s.posted[0] >= 0) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushboolean(L, s.posted[i]);
-            lua_rawseti(L, -2, s.access_ranks[i]);
-        }
-        lua_setfield(L, -2, "posted");
-    }
-    if (s.exposure == RMALAB_EXPOSURE_POST && s.n_exposure && s.arrived[0] >= 0) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushboolean(L, s.arrived[i]);
-            lua_rawseti(L, -2, s.exposure_ranks[i]);
-        }
-        lua_setfield(L, -2, "arrived");
-    }
-    lua_pushinteger(L, (lua_Integer)s.ops_in_epoch);
-    lua_setfield(L, -2, "ops");
-    lua_pushinteger(L, (lua_Integer)s.epochs);
-    lua_setfield(L, -2, "epochs");
-    if (s.blocked_in) {
-        lua_pushstring(L, s.blocked_in);
-        lua_setfield(L, -2, "blocked_in");
-        lua_pushnumber(L, s.blocked_for);
-        lua_setfield(L, -2, "blocked_for");
-    }
-    lua_pushstring(L, s.engine);
-    lua_setfield(L, -2, "engine");
-    lua_pushstring(L, text);
-    lua_setfield(L, -2, "text");
-    return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -888,19 +500,6 @@ static const luaL_Reg win_methods[] = {
     {"get_accumulate", win_get_accumulate},
     {"fetch_and_op", win_fetch_and_op},
     {"compare_and_swap", win_compare_and_swap},
-    {"post", win_post},
-    {"start", win_start},
-    {"complete", win_complete},
-    {"wait", win_wait},
-    {"test", win_test},
-    {"fence", win_fence},
-    {"lock", win_lock},
-    {"unlock", win_unlock},
-    {"lock_all", win_lock_all},
-    {"unlock_all", win_unlock_all},
-    {"flush", win_flush},
-    {"flush_all", win_flush_all},
-    {"epochs", win_epochs},
     {NULL, NULL},
 };
 
@@ -935,6 +534,7 @@ void lrm_open_win(lua_State *L)
     luaL_setfuncs(L, win_meta, 0);
     luaL_newlib(L, win_methods);
     lrm_hinted_methods(L, &win_hinted);
+    lrm_sync_methods(L);
     lrm_attr_methods(L);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
@@ -955,10 +555,5 @@ void lrm_open_win(lua_State *L)
 
     luaL_setfuncs(L, module_funcs, 0);
 
-    lua_createtable(L, 0, RMALAB_NTYPES);
-    for (int i = 0; i < RMALAB_NTYPES; i++) {
-        lua_pushinteger(L, i);
-        lua_setfield(L, -2, rmalab_type_name((rmalab_type)i));
-    }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &types_key);
+    lrm_open_values(L);
 }

@@ -1,0 +1,172 @@
+/* Synchronisation in Lua: fence, post/start/complete/wait/test, lock,
+ * unlock, lock_all, unlock_all, flush, flush_all, and win:epochs(), the
+ * observable epoch state. Every call is the core's, which checks the epoch
+ * state machine before MPI sees the call. */
+#include <limits.h>
+#include <string.h>
+
+#include "lrmalab.h"
+
+#define SYNC0(fname, call)                                                     \
+    static int fname(lua_State *L)                                             \
+    {                                                                          \
+        rmalab_win *w = lrm_checkwin(L, 1);                                    \
+        int rc = call;                                                         \
+        if (rc)                                                                \
+            return lrm_raise_win(L, rc, w, NULL);                              \
+        return 0;                                                              \
+    }
+
+static int win_post(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    int small[LRM_SMALL_GROUP];
+    int mode = lrm_checkassert(L, 3), n, *g = lrm_checkgroup(L, 2, &n, small);
+    int rc = rmalab_win_post(w, g, n, mode);
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    return 0;
+}
+
+static int win_start(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    int small[LRM_SMALL_GROUP];
+    int mode = lrm_checkassert(L, 3), n, *g = lrm_checkgroup(L, 2, &n, small);
+    int rc = rmalab_win_start(w, g, n, mode);
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    return 0;
+}
+
+SYNC0(win_complete, rmalab_win_complete(w))
+SYNC0(win_wait, rmalab_win_wait(w))
+SYNC0(win_fence, rmalab_win_fence(w, lrm_checkassert(L, 2)))
+SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2)))
+SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
+SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
+SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2)))
+SYNC0(win_flush_all, rmalab_win_flush_all(w))
+
+static int win_test(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    bool done = false;
+    int rc = rmalab_win_test(w, &done);
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    lua_pushboolean(L, done);
+    return 1;
+}
+
+/* win:lock(target [, "exclusive" | "shared" [, assert]]); exclusive by
+ * default. */
+static int win_lock(lua_State *L)
+{
+    static const char *const kinds[] = {"exclusive", "shared", NULL};
+    rmalab_win *w = lrm_checkwin(L, 1);
+    int target = lrm_checkrank(L, 2);
+    int kind = lrm_checkoption(L, 3, "exclusive", kinds);
+    int rc = rmalab_win_lock(w, target, kind == 0, lrm_checkassert(L, 4));
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    return 0;
+}
+
+static void push_ranks(lua_State *L, const int *ranks, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++) {
+        lua_pushinteger(L, ranks[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* win:epochs() -> { access, exposure, access_group, exposure_group, locks,
+ * ops, epochs, blocked_in, blocked_for, engine, text, and for the rma engine
+ * posted = {[target] = bool}, arrived = {[origin] = bool} } */
+static int win_epochs(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    rmalab_epoch_state s;
+    char text[512];
+    rmalab_win_state(w, &s);
+    rmalab_win_describe(w, text, sizeof text);
+    lua_createtable(L, 0, 11);
+    lua_pushstring(L, rmalab_access_name(s.access));
+    lua_setfield(L, -2, "access");
+    lua_pushstring(L, rmalab_exposure_name(s.exposure));
+    lua_setfield(L, -2, "exposure");
+    if (s.access == RMALAB_ACCESS_START || s.access == RMALAB_ACCESS_LOCK) {
+        push_ranks(L, s.access_ranks, s.n_access);
+        lua_setfield(L, -2, "access_group");
+    }
+    if (s.access == RMALAB_ACCESS_LOCK) {
+        lua_newtable(L);
+        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
+            lua_pushstring(L, s.lock_exclusive[i] ? "exclusive" : "shared");
+            lua_rawseti(L, -2, s.access_ranks[i]);
+        }
+        lua_setfield(L, -2, "locks");
+    }
+    if (s.exposure == RMALAB_EXPOSURE_POST) {
+        push_ranks(L, s.exposure_ranks, s.n_exposure);
+        lua_setfield(L, -2, "exposure_group");
+    }
+    /* rma engine: the matching, rank by rank. */
+    if (s.access == RMALAB_ACCESS_START && s.n_access && s.posted[0] >= 0) {
+        lua_newtable(L);
+        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
+            lua_pushboolean(L, s.posted[i]);
+            lua_rawseti(L, -2, s.access_ranks[i]);
+        }
+        lua_setfield(L, -2, "posted");
+    }
+    if (s.exposure == RMALAB_EXPOSURE_POST && s.n_exposure && s.arrived[0] >= 0) {
+        lua_newtable(L);
+        for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++) {
+            lua_pushboolean(L, s.arrived[i]);
+            lua_rawseti(L, -2, s.exposure_ranks[i]);
+        }
+        lua_setfield(L, -2, "arrived");
+    }
+    lua_pushinteger(L, (lua_Integer)s.ops_in_epoch);
+    lua_setfield(L, -2, "ops");
+    lua_pushinteger(L, (lua_Integer)s.epochs);
+    lua_setfield(L, -2, "epochs");
+    if (s.blocked_in) {
+        lua_pushstring(L, s.blocked_in);
+        lua_setfield(L, -2, "blocked_in");
+        lua_pushnumber(L, s.blocked_for);
+        lua_setfield(L, -2, "blocked_for");
+    }
+    lua_pushstring(L, s.engine);
+    lua_setfield(L, -2, "engine");
+    lua_pushstring(L, text);
+    lua_setfield(L, -2, "text");
+    return 1;
+}
+
+static const luaL_Reg sync_methods[] = {
+    {"complete", win_complete},
+    {"wait", win_wait},
+    {"fence", win_fence},
+    {"unlock", win_unlock},
+    {"lock_all", win_lock_all},
+    {"unlock_all", win_unlock_all},
+    {"flush", win_flush},
+    {"flush_all", win_flush_all},
+    {"post", win_post},
+    {"start", win_start},
+    {"test", win_test},
+    {"lock", win_lock},
+    {"epochs", win_epochs},
+    {NULL, NULL},
+};
+
+/* Adds the synchronisation methods to the window methods table on top of
+ * the stack. */
+void lrm_sync_methods(lua_State *L)
+{
+    luaL_setfuncs(L, sync_methods, 0);
+}

@@ -1,0 +1,267 @@
+/* The arguments of window calls in Lua: types, ops, ranks, displacements,
+ * counts, assertions and groups, and typed values between Lua and C
+ * buffers (one value, an array, or for "byte" a string). Used by lwin.c;
+ * knows nothing of windows. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lrmalab.h"
+
+/* Key of the registry table of type names (made by lrm_open_values). */
+static const char types_key = 'k';
+
+/* Type names are looked up in a registry table made at load time, as every
+ * operation names its type. */
+rmalab_type lrm_checktype(lua_State *L, int arg)
+{
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &types_key);
+        lua_pushvalue(L, arg);
+        int found = lua_rawget(L, -2) == LUA_TNUMBER;
+        lua_Integer v = lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        if (found)
+            return (rmalab_type)v;
+    }
+    rmalab_type t;
+    const char *name = lrm_checkstring(L, arg, RMALAB_ERR_TYPE, NULL);
+    if (rmalab_type_from_name(name, &t))
+        lrm_argerror(L, arg, RMALAB_ERR_TYPE, rmalab_errmsg());
+    return t;
+}
+
+rmalab_op lrm_checkop(lua_State *L, int arg)
+{
+    rmalab_op op;
+    const char *name = lrm_checkstring(L, arg, RMALAB_ERR_OP, NULL);
+    if (rmalab_op_from_name(name, &op))
+        lrm_argerror(L, arg, RMALAB_ERR_OP, rmalab_errmsg());
+    return op;
+}
+
+/* Ranks outside the C int range cannot be in any group: they become -1 after
+ * the message has shown them as given. */
+int lrm_checkrank(lua_State *L, int arg)
+{
+    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
+    if (r < INT_MIN || r > INT_MAX)
+        lrm_raisef(L, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
+                   (long long)r);
+    return (int)r;
+}
+
+MPI_Aint lrm_checkdisp(lua_State *L, int arg)
+{
+    return (MPI_Aint)lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "displacement");
+}
+
+int lrm_checkcount(lua_State *L, int arg)
+{
+    lua_Integer n = lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "count");
+    if (n < 0 || n > INT_MAX / 8)
+        lrm_argerror(L, arg, RMALAB_ERR_ARG, "count out of range");
+    return (int)n;
+}
+
+/* An assertion: nil, a name, or an array of names. */
+int lrm_checkassert(lua_State *L, int arg)
+{
+    int mode = 0, m;
+    if (lua_isnoneornil(L, arg))
+        return 0;
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        if (rmalab_mode_from_name(lua_tostring(L, arg), &m))
+            lrm_argerror(L, arg, RMALAB_ERR_ARG, rmalab_errmsg());
+        return m;
+    }
+    if (!lua_istable(L, arg))
+        lrm_argerror(L, arg, RMALAB_ERR_ARG, "assertion name or array of names expected");
+    lua_Integer n = luaL_len(L, arg);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, arg, i);
+        const char *s = lua_tostring(L, -1);
+        if (lua_type(L, -1) != LUA_TSTRING || rmalab_mode_from_name(s, &m))
+            lrm_argerror(L, arg, RMALAB_ERR_ARG,
+                         s ? rmalab_errmsg() : "assertions are strings such as \"nocheck\"");
+        mode |= m;
+        lua_pop(L, 1);
+    }
+    return mode;
+}
+
+/* A group: an array of ranks. Up to LRM_SMALL_GROUP ranks go into the caller's
+ * `small` array; a longer group lives in a userdata pushed on the stack, so
+ * nothing leaks on error (read the arguments after `arg` before calling
+ * this). Every epoch calls it, so the common case allocates nothing. */
+int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small)
+{
+    if (!lua_istable(L, arg))
+        lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group (an array of ranks, e.g. {1, 2}) expected");
+    lua_Integer len = luaL_len(L, arg);
+    if (len > 1 << 20)
+        lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group too large");
+    int *ranks = len <= LRM_SMALL_GROUP ? small
+                                    : lua_newuserdatauv(L, ((size_t)len + 1) * sizeof *ranks, 0);
+    for (lua_Integer i = 1; i <= len; i++) {
+        lua_rawgeti(L, arg, i);
+        if (!lua_isinteger(L, -1))
+            lrm_raisef(L, RMALAB_ERR_GROUP, "group element %d is %s; groups hold integer ranks",
+                       (int)i, luaL_typename(L, -1));
+        lua_Integer r = lua_tointeger(L, -1);
+        if (r < INT_MIN || r > INT_MAX)
+            lrm_raisef(L, RMALAB_ERR_RANK, "group element %d: rank %lld is not in the window's "
+                       "group", (int)i, (long long)r);
+        ranks[i - 1] = (int)r;
+        lua_pop(L, 1);
+    }
+    *n = (int)len;
+    return ranks;
+}
+
+/* Lua values to a C buffer of `type`: a value or an array (or, for "byte",
+ * a string). Values that fit the caller's `small` buffer (nsmall bytes; may
+ * be 0) go there; others into a userdata pushed on the stack (read the
+ * arguments after `arg` before calling this). */
+void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
+                             size_t nsmall)
+{
+    int sz = rmalab_type_size(type);
+    if (type == RMALAB_BYTE) {
+        size_t len;
+        const char *s = lrm_checkstring(L, arg, RMALAB_ERR_ARG, &len);
+        if (len > INT_MAX / 8)
+            lrm_argerror(L, arg, RMALAB_ERR_ARG, "string too long");
+        void *buf = lua_newuserdatauv(L, len ? len : 1, 0);
+        memcpy(buf, s, len);
+        *count = (int)len;
+        return buf;
+    }
+    int n = 1, is_table = lua_istable(L, arg);
+    if (is_table) {
+        lua_Integer len = luaL_len(L, arg);
+        if (len > INT_MAX / 8)
+            lrm_argerror(L, arg, RMALAB_ERR_ARG, "array too long");
+        n = (int)len;
+    }
+    size_t need = (size_t)(n ? n : 1) * (size_t)sz;
+    unsigned char *buf = need <= nsmall ? small : lua_newuserdatauv(L, need, 0);
+    for (int i = 0; i < n; i++) {
+        if (is_table)
+            lua_rawgeti(L, arg, i + 1);
+        else
+            lua_pushvalue(L, arg);
+        void *p = buf + (size_t)i * (size_t)sz;
+        if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE) {
+            if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
+                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i + 1,
+                           luaL_typename(L, -1), rmalab_type_name(type));
+            lua_Number v = lua_tonumber(L, -1);
+            if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
+                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)",
+                           i + 1, v, (double)FLT_MAX);
+            if (type == RMALAB_FLOAT) {
+                float f = (float)v;
+                memcpy(p, &f, sizeof f);
+            } else {
+                memcpy(p, &v, sizeof v);
+            }
+        } else {
+            lua_Integer v = 0;
+            int ok = 0;
+            if (lua_type(L, -1) == LUA_TNUMBER) {
+                if (lua_isinteger(L, -1)) {
+                    v = lua_tointeger(L, -1);
+                    ok = 1;
+                } else {
+                    lua_Number d = lua_tonumber(L, -1);
+                    ok = d == floor(d) && lua_numbertointeger(d, &v);
+                }
+            }
+            if (!ok)
+                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s needs an integer", i + 1,
+                           lua_type(L, -1) == LUA_TNUMBER ? "not an integer"
+                                                          : luaL_typename(L, -1),
+                           rmalab_type_name(type));
+            static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
+            static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
+                                             INT32_MAX, UINT32_MAX};
+            if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
+                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i + 1,
+                           (long long)v, rmalab_type_name(type));
+            /* uint64: Lua integers are signed, so values from 2^63 up read back
+             * negative (as string.unpack("J") gives them) and write back as
+             * they read: the 64 bits round-trip. */
+            switch (type) {
+            case RMALAB_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
+            case RMALAB_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+            case RMALAB_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
+            case RMALAB_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+            case RMALAB_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+            case RMALAB_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+            default: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
+            }
+        }
+        lua_pop(L, 1);
+    }
+    *count = n;
+    return buf;
+}
+
+void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
+{
+    return lrm_checkvalues_buf(L, arg, type, count, NULL, 0);
+}
+
+void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p)
+{
+    switch (type) {
+    case RMALAB_INT8: { int8_t x; memcpy(&x, p, 1); lua_pushinteger(L, x); break; }
+    case RMALAB_UINT8: { uint8_t x; memcpy(&x, p, 1); lua_pushinteger(L, x); break; }
+    case RMALAB_INT16: { int16_t x; memcpy(&x, p, 2); lua_pushinteger(L, x); break; }
+    case RMALAB_UINT16: { uint16_t x; memcpy(&x, p, 2); lua_pushinteger(L, x); break; }
+    case RMALAB_INT32: { int32_t x; memcpy(&x, p, 4); lua_pushinteger(L, x); break; }
+    case RMALAB_UINT32: { uint32_t x; memcpy(&x, p, 4); lua_pushinteger(L, x); break; }
+    case RMALAB_INT64: case RMALAB_UINT64: { int64_t x; memcpy(&x, p, 8); lua_pushinteger(L, (lua_Integer)x); break; }
+    case RMALAB_FLOAT: { float x; memcpy(&x, p, 4); lua_pushnumber(L, x); break; }
+    case RMALAB_DOUBLE: { double x; memcpy(&x, p, 8); lua_pushnumber(L, x); break; }
+    default: lua_pushlstring(L, (const char *)p, 1); break;
+    }
+}
+
+/* Push count values: bytes as one string, others as an array (as_array) or
+ * a single value. */
+void lrm_pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array)
+{
+    const unsigned char *p = data;
+    int sz = rmalab_type_size(type);
+    if (type == RMALAB_BYTE) {
+        lua_pushlstring(L, data, (size_t)count);
+        return;
+    }
+    if (!as_array) {
+        if (count == 0)
+            lua_pushnil(L);
+        else
+            lrm_pushvalue(L, type, p);
+        return;
+    }
+    lua_createtable(L, count, 0);
+    for (int i = 0; i < count; i++) {
+        lrm_pushvalue(L, type, p + (size_t)i * (size_t)sz);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* The registry table of type names, made once at load time. */
+void lrm_open_values(lua_State *L)
+{
+    lua_createtable(L, 0, RMALAB_NTYPES);
+    for (int i = 0; i < RMALAB_NTYPES; i++) {
+        lua_pushinteger(L, i);
+        lua_setfield(L, -2, rmalab_type_name((rmalab_type)i));
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &types_key);
+}
