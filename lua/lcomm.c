@@ -60,9 +60,10 @@ static int comm_size(lua_State *L)
 
 static int comm_barrier(lua_State *L)
 {
-    int e = MPI_Barrier(rmalab_comm_mpi(lrm_checkcomm(L, 1)));
-    if (e != MPI_SUCCESS)
-        return lrm_raisef(L, RMALAB_ERR_OTHER, "comm:barrier: MPI_Barrier failed");
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    if (MPI_Barrier(rmalab_comm_mpi(c)) != MPI_SUCCESS)
+        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Barrier failed"), c,
+                              "barrier");
     return 0;
 }
 
@@ -81,9 +82,11 @@ static int comm_dup(lua_State *L)
     return 2;
 }
 
+/* The one way errors about a communicator are raised. Communicators have
+ * no names, so there is no name to add. */
 int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call)
 {
-    (void)c; /* communicators have no names */
+    (void)c;
     return lrm_raisef(L, rc, "comm:%s: %s", call, rmalab_errmsg());
 }
 
@@ -100,8 +103,10 @@ static int comm_free(lua_State *L)
 {
     lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
     if (u->is_world)
-        return lrm_raisef(L, RMALAB_ERR_COMM, "comm:free: rl.world is MPI_COMM_WORLD and "
-                                              "cannot be freed");
+        return lrm_raise_comm(L,
+                              rmalab_set_error(RMALAB_ERR_COMM, "rl.world is MPI_COMM_WORLD "
+                                                                "and cannot be freed"),
+                              u->comm, "free");
     int rc = rmalab_comm_free(&u->comm);
     if (!u->comm) {
         lrm_getctx(L)->stats.comms -= u->counted;

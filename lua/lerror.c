@@ -43,14 +43,33 @@ int lrm_raise(lua_State *L, int code, const char *what)
     return lua_error(L);
 }
 
-int lrm_raisef(lua_State *L, int code, const char *fmt, ...)
+void lrm_pusherrorv(lua_State *L, int code, const char *suffix, const char *fmt, va_list ap)
 {
     char msg[2600];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    if (suffix && n >= 0 && (size_t)n < sizeof msg)
+        snprintf(msg + n, sizeof msg - (size_t)n, "%s", suffix);
+    push_error(L, code, msg);
+}
+
+int lrm_raisef(lua_State *L, int code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    lrm_pusherrorv(L, code, NULL, fmt, ap);
     va_end(ap);
-    push_error(L, code, msg);
+    return lua_error(L);
+}
+
+int lrm_raise_named(lua_State *L, const char *name, int code, const char *fmt, ...)
+{
+    char named[160] = "";
+    if (name && name[0])
+        snprintf(named, sizeof named, " [window \"%s\"]", name);
+    va_list ap;
+    va_start(ap, fmt);
+    lrm_pusherrorv(L, code, named, fmt, ap);
+    va_end(ap);
     return lua_error(L);
 }
 

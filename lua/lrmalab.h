@@ -1,7 +1,34 @@
 /* Private to the Lua binding: metatable names and the helpers shared by the
- * binding's files. Nothing here is part of the core's API. */
+ * binding's files. Nothing here is part of the core's API.
+ *
+ * ONE CONCERN PER FILE, CALLS IN ONE DIRECTION. A file calls only lrm_
+ * functions of its own or of files listed above it (tests/lua/layers.py
+ * checks it):
+ *
+ *   lerror.c     error objects and argument checks
+ *   lruntime.c   the context of each Lua state; MPI's start and finish;
+ *                windows that were never freed
+ *   linfo.c      info objects
+ *   lhints.c     the hint catalogue; diagnostics, reports, agreements; the
+ *                hint methods of communicators and windows
+ *   lcomm.c      communicators
+ *   lvalues.c    arguments and typed values of window calls
+ *   lwin.c       windows: creation, freeing, properties, local memory
+ *   lrma.c       RMA operations and their results
+ *   lsync.c      synchronisation and the epoch state
+ *   lkeyval.c    keyvals, and their callbacks into Lua
+ *   lattr.c      attribute caching on windows
+ *   ltest.c      the module rmalab.test
+ *   rmalab.c     the module: luaopen_rmalab puts the files together
+ *
+ * Files that add methods to a type made above them (lrma.c, lsync.c and
+ * lattr.c to windows) do so from their own lrm_open_* function, which
+ * luaopen_rmalab calls after lrm_open_win. */
 #ifndef LRMALAB_H
 #define LRMALAB_H
+
+#include <stdarg.h>
+#include <stdint.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -22,39 +49,56 @@ typedef struct {
     long infos, comms, wins, keyvals, refs;
 } lrm_stats_t;
 
-/* A window collected without win:free(), kept for release before
- * MPI_Finalize (rmalab.c). */
-typedef struct {
+/* A window collected without win:free(), filed in its context for release
+ * before MPI_Finalize (lruntime.c). The note is allocated with the window,
+ * before the core creates it, so that filing it in __gc cannot fail. */
+typedef struct lrm_leak {
+    struct lrm_leak *next;
     rmalab_win *w;
-    unsigned long id;
-} lrm_leaked;
+    uint64_t id; /* rmalab_win_id: creation order in the process, as on every rank */
+} lrm_leak;
 
 /* The module's state for one Lua state, as luv keeps luv_ctx_t: nothing of
- * the binding is per process but MPI itself. It is the runtime object that
- * the module creates first in each Lua state (so it is finalised after
- * every other rmalab object there), found by lrm_getctx. */
+ * the binding is per process but MPI itself (lruntime.c). It is the runtime
+ * object that the module creates first in each Lua state, so it is
+ * finalised after every other rmalab object there; lrm_getctx finds it. */
 typedef struct lrm_ctx {
     /* The thread of this Lua state running a binding call that may run
      * attribute callbacks, which run on it (lrm_ctx_call); else NULL. */
     lua_State *running;
     lrm_stats_t stats;
-    unsigned long next_win_id;  /* creation order of windows */
-    lrm_leaked *leaked;         /* windows collected without win:free() */
-    int nleaked, capleaked;
-    int owns_mpi;               /* this state's module called MPI_Init_thread */
+    lrm_leak *leaked;            /* windows collected without win:free(), by id */
+    struct lrm_ctx *prev, *next; /* the open contexts of the process (lruntime.c) */
 } lrm_ctx;
 
+/* The runtime (lruntime.c). Make L's context, once, and start MPI if
+ * nobody has; the context is the first rmalab object of the state. */
+void lrm_open_runtime(lua_State *L);
 /* The context of L's Lua state (any of its threads). */
 lrm_ctx *lrm_getctx(lua_State *L);
 /* Run fn(ud) with ctx->running = L: the one way a binding call that may run
  * attribute callbacks enters the core. Returns fn's status. */
 int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud);
+/* The note a window's __gc files if it is never freed (malloc'd; NULL when
+ * out of memory), and the filing, which cannot fail: the window waits in
+ * the context for release before MPI_Finalize. */
+lrm_leak *lrm_leak_new(void);
+void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w);
 
 /* Raise an error object {class, message, code} for a core status code. The
  * message is "<what>: <rmalab_errmsg()>". Never returns. */
 int lrm_raise(lua_State *L, int code, const char *what);
 /* Raise an error object with a formatted message. Never returns. */
 int lrm_raisef(lua_State *L, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Push an error object whose message is fmt's text and then `suffix` (may
+ * be NULL), for the raise functions of each object type. */
+void lrm_pusherrorv(lua_State *L, int code, const char *suffix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+/* The one way errors about a window are raised: fmt's text, then
+ * ' [window "name"]' when `name` (the window's, or the name a constructor
+ * was given; may be NULL) is not empty. Never returns. */
+int lrm_raise_named(lua_State *L, const char *name, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* luaL_argerror's wording ("bad argument #n to 'f' (msg)") in an error
  * object of class `code`. Never returns. */
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg);
@@ -117,12 +161,14 @@ int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call);
 /* Windows (lwin.c). */
 void lrm_open_win(lua_State *L);
 rmalab_win *lrm_checkwin(lua_State *L, int arg);
-/* Raise the core's error `rc` from win:<call> ("win:" and the core's
- * message when call is NULL, as the core names the call itself), with the
- * window's name if it has one. Never returns. */
+/* The core's error `rc` from win:<call> ("win:<call>: <message>"; with call
+ * NULL, "win:<message>", as the core's message names the call itself), with
+ * the window's name (w may be NULL). Never returns. */
 int lrm_raise_win(lua_State *L, int rc, rmalab_win *w, const char *call);
 /* Push the Lua userdata of a core window, or nil. */
 void lrm_pushwin(lua_State *L, rmalab_win *w);
+/* Push the window methods table, for the files that add methods to it. */
+void lrm_push_win_methods(lua_State *L);
 
 /* Arguments and typed values of window calls (lvalues.c). The check
  * functions raise error objects; buffers that do not fit the caller's
@@ -131,30 +177,44 @@ void lrm_pushwin(lua_State *L, rmalab_win *w);
 void lrm_open_values(lua_State *L);
 rmalab_type lrm_checktype(lua_State *L, int arg);
 rmalab_op lrm_checkop(lua_State *L, int arg);
-int lrm_checkrank(lua_State *L, int arg);
+/* `name`: the window's, for errors (lrm_raise_named). */
+int lrm_checkrank(lua_State *L, int arg, const char *name);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
 int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);
 #define LRM_SMALL_GROUP 16
-int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small);
+int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name);
 void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
                           size_t nsmall);
 void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count);
 void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p);
 void lrm_pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array);
 
-/* Synchronisation methods (lsync.c), added to the window methods table on
- * top of the stack. */
-void lrm_sync_methods(lua_State *L);
+/* RMA operations (lrma.c): adds them to the window methods, and makes the
+ * result type. */
+void lrm_open_rma(lua_State *L);
 
-/* Attribute caching (lattr.c): keyvals and predefined attributes in the
- * module table at the top of the stack; set/get/delete_attr in the window
- * methods table at the top of the stack. */
+/* Synchronisation (lsync.c): adds the epoch methods to the window methods. */
+void lrm_open_sync(lua_State *L);
+
+/* Keyvals (lkeyval.c): rl.keyval and the predefined keyvals, added to the
+ * module table on top of the stack. */
+void lrm_open_keyval(lua_State *L);
+/* A keyval argument: the core keyval, and in *predefined "WIN_BASE"... for
+ * the predefined keyvals, else NULL. Raises for a keyval that is gone. */
+rmalab_keyval *lrm_checkkeyval(lua_State *L, int arg, const char **predefined);
+/* A registry reference to the value on top (popped), counted in the
+ * context's stats.refs; nil gives LUA_REFNIL, which holds nothing. */
+int lrm_ref(lua_State *L);
+/* Release a reference from lrm_ref; never raises. */
+void lrm_unref(lua_State *L, int ref);
+/* An attribute value is a registry reference, carried by the core as a
+ * void *. */
+static inline void *lrm_attr_value(int ref) { return (void *)(intptr_t)ref; }
+static inline int lrm_attr_ref(void *value) { return (int)(intptr_t)value; }
+
+/* Attribute caching (lattr.c): adds set_attr, get_attr and delete_attr to
+ * the window methods. */
 void lrm_open_attr(lua_State *L);
-void lrm_attr_methods(lua_State *L);
-
-/* The runtime (rmalab.c): a window that was never freed, handed over by its
- * __gc so that it can be released before MPI_Finalize. */
-void lrm_leaked_win(lrm_ctx *ctx, rmalab_win *w, unsigned long id);
 
 #endif

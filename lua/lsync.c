@@ -17,35 +17,36 @@
         return 0;                                                              \
     }
 
-static int win_post(lua_State *L)
+/* win:post(group [, assert]) and win:start(group [, assert]). */
+static int group_epoch(lua_State *L, int (*open)(rmalab_win *, const int *, int, int))
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int small[LRM_SMALL_GROUP];
-    int mode = lrm_checkassert(L, 3), n, *g = lrm_checkgroup(L, 2, &n, small);
-    int rc = rmalab_win_post(w, g, n, mode);
+    int small[LRM_SMALL_GROUP], n;
+    int mode = lrm_checkassert(L, 3);
+    int *g = lrm_checkgroup(L, 2, &n, small, rmalab_win_get_name(w));
+    int rc = open(w, g, n, mode);
     if (rc)
         return lrm_raise_win(L, rc, w, NULL);
     return 0;
 }
 
+static int win_post(lua_State *L)
+{
+    return group_epoch(L, rmalab_win_post);
+}
+
 static int win_start(lua_State *L)
 {
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int small[LRM_SMALL_GROUP];
-    int mode = lrm_checkassert(L, 3), n, *g = lrm_checkgroup(L, 2, &n, small);
-    int rc = rmalab_win_start(w, g, n, mode);
-    if (rc)
-        return lrm_raise_win(L, rc, w, NULL);
-    return 0;
+    return group_epoch(L, rmalab_win_start);
 }
 
 SYNC0(win_complete, rmalab_win_complete(w))
 SYNC0(win_wait, rmalab_win_wait(w))
 SYNC0(win_fence, rmalab_win_fence(w, lrm_checkassert(L, 2)))
-SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2)))
+SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
 SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
 SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
-SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2)))
+SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
 SYNC0(win_flush_all, rmalab_win_flush_all(w))
 
 static int win_test(lua_State *L)
@@ -65,7 +66,7 @@ static int win_lock(lua_State *L)
 {
     static const char *const kinds[] = {"exclusive", "shared", NULL};
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
+    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
     int kind = lrm_checkoption(L, 3, "exclusive", kinds);
     int rc = rmalab_win_lock(w, target, kind == 0, lrm_checkassert(L, 4));
     if (rc)
@@ -80,6 +81,43 @@ static void push_ranks(lua_State *L, const int *ranks, int n)
         lua_pushinteger(L, ranks[i]);
         lua_rawseti(L, -2, i + 1);
     }
+}
+
+/* t[field] = {[ranks[i]] = flags[i]} in the table on top of the stack, as
+ * strings `yes`/`no` when given, else booleans. */
+static void set_by_rank(lua_State *L, const char *field, const int *ranks, const int *flags,
+                        int n, const char *yes, const char *no)
+{
+    lua_newtable(L);
+    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++) {
+        if (yes)
+            lua_pushstring(L, flags[i] ? yes : no);
+        else
+            lua_pushboolean(L, flags[i]);
+        lua_rawseti(L, -2, ranks[i]);
+    }
+    lua_setfield(L, -2, field);
+}
+
+/* The groups of the open epochs, and for the rma engine the matching, rank
+ * by rank, in the table on top of the stack. */
+static void set_groups(lua_State *L, const rmalab_epoch_state *s)
+{
+    if (s->access == RMALAB_ACCESS_START || s->access == RMALAB_ACCESS_LOCK) {
+        push_ranks(L, s->access_ranks, s->n_access);
+        lua_setfield(L, -2, "access_group");
+    }
+    if (s->access == RMALAB_ACCESS_LOCK)
+        set_by_rank(L, "locks", s->access_ranks, s->lock_exclusive, s->n_access, "exclusive",
+                    "shared");
+    if (s->exposure == RMALAB_EXPOSURE_POST) {
+        push_ranks(L, s->exposure_ranks, s->n_exposure);
+        lua_setfield(L, -2, "exposure_group");
+    }
+    if (s->access == RMALAB_ACCESS_START && s->n_access && s->posted[0] >= 0)
+        set_by_rank(L, "posted", s->access_ranks, s->posted, s->n_access, NULL, NULL);
+    if (s->exposure == RMALAB_EXPOSURE_POST && s->n_exposure && s->arrived[0] >= 0)
+        set_by_rank(L, "arrived", s->exposure_ranks, s->arrived, s->n_exposure, NULL, NULL);
 }
 
 /* win:epochs() -> { access, exposure, access_group, exposure_group, locks,
@@ -97,39 +135,7 @@ static int win_epochs(lua_State *L)
     lua_setfield(L, -2, "access");
     lua_pushstring(L, rmalab_exposure_name(s.exposure));
     lua_setfield(L, -2, "exposure");
-    if (s.access == RMALAB_ACCESS_START || s.access == RMALAB_ACCESS_LOCK) {
-        push_ranks(L, s.access_ranks, s.n_access);
-        lua_setfield(L, -2, "access_group");
-    }
-    if (s.access == RMALAB_ACCESS_LOCK) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushstring(L, s.lock_exclusive[i] ? "exclusive" : "shared");
-            lua_rawseti(L, -2, s.access_ranks[i]);
-        }
-        lua_setfield(L, -2, "locks");
-    }
-    if (s.exposure == RMALAB_EXPOSURE_POST) {
-        push_ranks(L, s.exposure_ranks, s.n_exposure);
-        lua_setfield(L, -2, "exposure_group");
-    }
-    /* rma engine: the matching, rank by rank. */
-    if (s.access == RMALAB_ACCESS_START && s.n_access && s.posted[0] >= 0) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushboolean(L, s.posted[i]);
-            lua_rawseti(L, -2, s.access_ranks[i]);
-        }
-        lua_setfield(L, -2, "posted");
-    }
-    if (s.exposure == RMALAB_EXPOSURE_POST && s.n_exposure && s.arrived[0] >= 0) {
-        lua_newtable(L);
-        for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++) {
-            lua_pushboolean(L, s.arrived[i]);
-            lua_rawseti(L, -2, s.exposure_ranks[i]);
-        }
-        lua_setfield(L, -2, "arrived");
-    }
+    set_groups(L, &s);
     lua_pushinteger(L, (lua_Integer)s.ops_in_epoch);
     lua_setfield(L, -2, "ops");
     lua_pushinteger(L, (lua_Integer)s.epochs);
@@ -164,9 +170,10 @@ static const luaL_Reg sync_methods[] = {
     {NULL, NULL},
 };
 
-/* Adds the synchronisation methods to the window methods table on top of
- * the stack. */
-void lrm_sync_methods(lua_State *L)
+/* Adds the synchronisation methods to the window methods. */
+void lrm_open_sync(lua_State *L)
 {
+    lrm_push_win_methods(L);
     luaL_setfuncs(L, sync_methods, 0);
+    lua_pop(L, 1);
 }

@@ -1,7 +1,8 @@
 /* The arguments of window calls in Lua: types, ops, ranks, displacements,
  * counts, assertions and groups, and typed values between Lua and C
- * buffers (one value, an array, or for "byte" a string). Used by lwin.c;
- * knows nothing of windows. */
+ * buffers (one value, an array, or for "byte" a string). Used by lwin.c and
+ * lsync.c; knows nothing of windows but the name that errors about ranks
+ * show. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -42,14 +43,13 @@ rmalab_op lrm_checkop(lua_State *L, int arg)
     return op;
 }
 
-/* Ranks outside the C int range cannot be in any group: they become -1 after
- * the message has shown them as given. */
-int lrm_checkrank(lua_State *L, int arg)
+/* Ranks outside the C int range cannot be in any group. */
+int lrm_checkrank(lua_State *L, int arg, const char *name)
 {
     lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
     if (r < INT_MIN || r > INT_MAX)
-        lrm_raisef(L, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
-                   (long long)r);
+        lrm_raise_named(L, name, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
+                        (long long)r);
     return (int)r;
 }
 
@@ -96,7 +96,7 @@ int lrm_checkassert(lua_State *L, int arg)
  * `small` array; a longer group lives in a userdata pushed on the stack, so
  * nothing leaks on error (read the arguments after `arg` before calling
  * this). Every epoch calls it, so the common case allocates nothing. */
-int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small)
+int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name)
 {
     if (!lua_istable(L, arg))
         lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group (an array of ranks, e.g. {1, 2}) expected");
@@ -108,12 +108,14 @@ int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small)
     for (lua_Integer i = 1; i <= len; i++) {
         lua_rawgeti(L, arg, i);
         if (!lua_isinteger(L, -1))
-            lrm_raisef(L, RMALAB_ERR_GROUP, "group element %d is %s; groups hold integer ranks",
-                       (int)i, luaL_typename(L, -1));
+            lrm_raise_named(L, name, RMALAB_ERR_GROUP,
+                            "group element %d is %s; groups hold integer ranks", (int)i,
+                            luaL_typename(L, -1));
         lua_Integer r = lua_tointeger(L, -1);
         if (r < INT_MIN || r > INT_MAX)
-            lrm_raisef(L, RMALAB_ERR_RANK, "group element %d: rank %lld is not in the window's "
-                       "group", (int)i, (long long)r);
+            lrm_raise_named(L, name, RMALAB_ERR_RANK,
+                            "group element %d: rank %lld is not in the window's group", (int)i,
+                            (long long)r);
         ranks[i - 1] = (int)r;
         lua_pop(L, 1);
     }
@@ -121,12 +123,70 @@ int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small)
     return ranks;
 }
 
+/* The value on top of the stack, the i-th (from 1), as a float or double
+ * at p. */
+static void store_number(lua_State *L, int i, rmalab_type type, void *p)
+{
+    if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
+        lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i,
+                   luaL_typename(L, -1), rmalab_type_name(type));
+    lua_Number v = lua_tonumber(L, -1);
+    if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
+        lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)", i, v,
+                   (double)FLT_MAX);
+    if (type == RMALAB_FLOAT) {
+        float f = (float)v;
+        memcpy(p, &f, sizeof f);
+    } else {
+        memcpy(p, &v, sizeof v);
+    }
+}
+
+/* The value on top of the stack, the i-th (from 1), as an integer of
+ * `type` at p. */
+static void store_integer(lua_State *L, int i, rmalab_type type, void *p)
+{
+    lua_Integer v = 0;
+    int ok = 0;
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        if (lua_isinteger(L, -1)) {
+            v = lua_tointeger(L, -1);
+            ok = 1;
+        } else {
+            lua_Number d = lua_tonumber(L, -1);
+            ok = d == floor(d) && lua_numbertointeger(d, &v);
+        }
+    }
+    if (!ok)
+        lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s needs an integer", i,
+                   lua_type(L, -1) == LUA_TNUMBER ? "not an integer" : luaL_typename(L, -1),
+                   rmalab_type_name(type));
+    static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
+    static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
+                                     INT32_MAX, UINT32_MAX};
+    if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
+        lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i, (long long)v,
+                   rmalab_type_name(type));
+    /* uint64: Lua integers are signed, so values from 2^63 up read back
+     * negative (as string.unpack("J") gives them) and write back as they
+     * read: the 64 bits round-trip. */
+    switch (type) {
+    case RMALAB_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
+    case RMALAB_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+    case RMALAB_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
+    case RMALAB_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case RMALAB_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    case RMALAB_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    default: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
+    }
+}
+
 /* Lua values to a C buffer of `type`: a value or an array (or, for "byte",
  * a string). Values that fit the caller's `small` buffer (nsmall bytes; may
  * be 0) go there; others into a userdata pushed on the stack (read the
  * arguments after `arg` before calling this). */
 void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
-                             size_t nsmall)
+                          size_t nsmall)
 {
     int sz = rmalab_type_size(type);
     if (type == RMALAB_BYTE) {
@@ -154,56 +214,10 @@ void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, v
         else
             lua_pushvalue(L, arg);
         void *p = buf + (size_t)i * (size_t)sz;
-        if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE) {
-            if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i + 1,
-                           luaL_typename(L, -1), rmalab_type_name(type));
-            lua_Number v = lua_tonumber(L, -1);
-            if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)",
-                           i + 1, v, (double)FLT_MAX);
-            if (type == RMALAB_FLOAT) {
-                float f = (float)v;
-                memcpy(p, &f, sizeof f);
-            } else {
-                memcpy(p, &v, sizeof v);
-            }
-        } else {
-            lua_Integer v = 0;
-            int ok = 0;
-            if (lua_type(L, -1) == LUA_TNUMBER) {
-                if (lua_isinteger(L, -1)) {
-                    v = lua_tointeger(L, -1);
-                    ok = 1;
-                } else {
-                    lua_Number d = lua_tonumber(L, -1);
-                    ok = d == floor(d) && lua_numbertointeger(d, &v);
-                }
-            }
-            if (!ok)
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s needs an integer", i + 1,
-                           lua_type(L, -1) == LUA_TNUMBER ? "not an integer"
-                                                          : luaL_typename(L, -1),
-                           rmalab_type_name(type));
-            static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
-            static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
-                                             INT32_MAX, UINT32_MAX};
-            if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
-                lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i + 1,
-                           (long long)v, rmalab_type_name(type));
-            /* uint64: Lua integers are signed, so values from 2^63 up read back
-             * negative (as string.unpack("J") gives them) and write back as
-             * they read: the 64 bits round-trip. */
-            switch (type) {
-            case RMALAB_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-            case RMALAB_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-            case RMALAB_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
-            case RMALAB_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-            case RMALAB_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-            case RMALAB_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-            default: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
-            }
-        }
+        if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE)
+            store_number(L, i + 1, type, p);
+        else
+            store_integer(L, i + 1, type, p);
         lua_pop(L, 1);
     }
     *count = n;

@@ -1,13 +1,13 @@
-/* Windows in Lua: creation in four flavours, local memory, RMA operations
- * with result handles, synchronisation, hints and the epoch state.
+/* Windows in Lua: creation in four flavours, freeing, properties, local
+ * memory and hints. RMA operations are in lrma.c, synchronisation in
+ * lsync.c and attributes in lattr.c; each adds its methods to the window
+ * methods made here.
  *
  * MPI_Win_free is collective, so __gc never frees a window: it warns about
  * one that was never freed. win:free() and <close> share one release. A
  * weak table maps core windows to their userdata so that attribute
  * callbacks can be handed the Lua window. */
-#include <float.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,32 +15,24 @@
 
 #include "lrmalab.h"
 
-#define LRM_RESULT_T "rmalab.result"
 #define WINS_KEY "rmalab.wins"
 
 typedef struct {
     rmalab_win *win;
-    lrm_ctx *ctx;     /* of the Lua state that made it */
-    unsigned long id; /* creation order in that Lua state */
-    int counted;      /* in ctx->stats.wins */
+    lrm_ctx *ctx;   /* of the Lua state that made it */
+    lrm_leak *leak; /* the note __gc files if the window is never freed */
+    int counted;    /* in ctx->stats.wins */
 } lwin;
-
-typedef struct {
-    rmalab_result *r;
-} lresult;
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 
 int lrm_raise_win(lua_State *L, int rc, rmalab_win *w, const char *call)
 {
-    const char *name = w ? rmalab_win_get_name(w) : "";
-    char named[160] = "";
-    if (name && name[0])
-        snprintf(named, sizeof named, " [window \"%s\"]", name);
+    const char *name = w ? rmalab_win_get_name(w) : NULL;
     if (call)
-        return lrm_raisef(L, rc, "win:%s: %s%s", call, rmalab_errmsg(), named);
-    return lrm_raisef(L, rc, "win:%s%s", rmalab_errmsg(), named);
+        return lrm_raise_named(L, name, rc, "win:%s: %s", call, rmalab_errmsg());
+    return lrm_raise_named(L, name, rc, "win:%s", rmalab_errmsg());
 }
 
 /* The core's message already starts with the call's name ("put to rank 2:
@@ -73,6 +65,13 @@ void lrm_pushwin(lua_State *L, rmalab_win *w)
     lua_remove(L, -2);
 }
 
+void lrm_push_win_methods(lua_State *L)
+{
+    luaL_getmetatable(L, LRM_WIN_T);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
+}
+
 static void forget_win(lua_State *L, rmalab_win *w)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);
@@ -84,42 +83,64 @@ static void forget_win(lua_State *L, rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 
+static const char *const ctor_names[] = {"win_create", "win_allocate", "win_allocate_shared",
+                                         "win_create_dynamic"};
+
+/* The options table at `optarg`: disp_unit, info, comm, name. What they
+ * need (a table's info object, the name string) stays on the stack. */
+static void check_opts(lua_State *L, int optarg, rmalab_win_opts *opts)
+{
+    if (lua_isnoneornil(L, optarg))
+        return;
+    if (!lua_istable(L, optarg))
+        lrm_argerror(L, optarg, RMALAB_ERR_ARG, "options table expected");
+    if (lua_getfield(L, optarg, "disp_unit") != LUA_TNIL) {
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) <= 0 || lua_tointeger(L, -1) > INT_MAX)
+            lrm_raisef(L, RMALAB_ERR_ARG, "disp_unit must be a positive integer");
+        opts->disp_unit = (int)lua_tointeger(L, -1);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, optarg, "info") != LUA_TNIL)
+        opts->info = lrm_toinfo(L, -1, 0); /* a table's info stays on the stack */
+    else
+        lua_pop(L, 1);
+    if (lua_getfield(L, optarg, "comm") != LUA_TNIL)
+        opts->comm = lrm_checkcomm(L, lua_gettop(L));
+    if (lua_getfield(L, optarg, "name") != LUA_TNIL)
+        opts->name = lrm_checkstring(L, lua_gettop(L), RMALAB_ERR_ARG, NULL);
+}
+
+/* A window userdata holding no window yet, with the note its __gc files if
+ * the window is never freed: all the memory a window needs in the binding
+ * is there before the core creates it. */
+static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
+{
+    lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->win = NULL;
+    u->ctx = lrm_getctx(L);
+    u->leak = NULL;
+    u->counted = 1;
+    luaL_setmetatable(L, LRM_WIN_T);
+    u->ctx->stats.wins++;
+    u->leak = lrm_leak_new();
+    if (!u->leak)
+        lrm_raise_named(L, name, RMALAB_ERR_NO_MEM, "rl.%s: out of memory", ctor_names[flavor]);
+    return u;
+}
+
+/* Collective: rl.win_create and the other constructors -> window,
+ * diagnostics. */
 static int win_new(lua_State *L, rmalab_flavor flavor)
 {
     rmalab_win_opts opts = {0};
-    int optarg = flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2;
     if (flavor != RMALAB_FLAVOR_DYNAMIC) {
         lua_Integer size = lrm_checkinteger(L, 1, RMALAB_ERR_ARG, "window size");
         if (size < 0)
             lrm_argerror(L, 1, RMALAB_ERR_ARG, "window size must be 0 or more bytes");
         opts.size = (MPI_Aint)size;
     }
-    if (!lua_isnoneornil(L, optarg)) {
-        if (!lua_istable(L, optarg))
-            lrm_argerror(L, optarg, RMALAB_ERR_ARG, "options table expected");
-        if (lua_getfield(L, optarg, "disp_unit") != LUA_TNIL) {
-            if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) <= 0 ||
-                lua_tointeger(L, -1) > INT_MAX)
-                lrm_raisef(L, RMALAB_ERR_ARG, "disp_unit must be a positive integer");
-            opts.disp_unit = (int)lua_tointeger(L, -1);
-        }
-        lua_pop(L, 1);
-        if (lua_getfield(L, optarg, "info") != LUA_TNIL)
-            opts.info = lrm_toinfo(L, -1, 0); /* a table's info stays on the stack */
-        else
-            lua_pop(L, 1);
-        if (lua_getfield(L, optarg, "comm") != LUA_TNIL)
-            opts.comm = lrm_checkcomm(L, lua_gettop(L));
-        if (lua_getfield(L, optarg, "name") != LUA_TNIL)
-            opts.name = lrm_checkstring(L, lua_gettop(L), RMALAB_ERR_ARG, NULL);
-    }
-    lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->win = NULL;
-    u->ctx = lrm_getctx(L);
-    u->id = u->ctx->next_win_id++;
-    u->counted = 1;
-    luaL_setmetatable(L, LRM_WIN_T);
-    u->ctx->stats.wins++;
+    check_opts(L, flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2, &opts);
+    lwin *u = newwin(L, flavor, opts.name);
     rmalab_diags *d = lrm_newdiags(L);
     int rc;
     switch (flavor) {
@@ -128,11 +149,10 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     case RMALAB_FLAVOR_SHARED: rc = rmalab_win_allocate_shared(&opts, &u->win, d); break;
     default: rc = rmalab_win_create_dynamic(&opts, &u->win, d); break;
     }
-    if (rc) {
-        static const char *const ctor[] = {"win_create", "win_allocate", "win_allocate_shared",
-                                           "win_create_dynamic"};
-        return lrm_raisef(L, rc, "rl.%s: %s", ctor[flavor], rmalab_errmsg());
-    }
+    if (rc)
+        return lrm_raise_named(L, opts.name, rc, "rl.%s: %s", ctor_names[flavor],
+                               rmalab_errmsg());
+    /* From here a Lua error leaves the window to __gc, which reports it. */
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);
     lua_pushvalue(L, -3);
     lua_rawsetp(L, -2, u->win);
@@ -161,38 +181,44 @@ static int win_free(lua_State *L)
     if (!u->win)
         return 0;
     rmalab_win *w = u->win;
+    char name[128];
+    snprintf(name, sizeof name, "%s", rmalab_win_get_name(w));
     int rc = lrm_ctx_call(u->ctx, L, free_win, &u->win);
     if (!u->win) {
         forget_win(L, w);
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
+        free(u->leak);
+        u->leak = NULL;
     }
     if (rc)
-        return win_error(L, rc, u->win);
+        return lrm_raise_named(L, name, rc, "win:%s", rmalab_errmsg());
     return 0;
 }
 
+/* A window collected without win:free() stays counted (it leaked) and is
+ * filed for release at exit; MPI_Win_free is collective, so never here. */
 static int win_gc(lua_State *L)
 {
     lwin *u = luaL_checkudata(L, 1, LRM_WIN_T);
-    /* A window collected without win:free() stays counted: it leaked. */
     if (!u->win) {
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
+        free(u->leak);
+        u->leak = NULL;
+        return 0;
     }
-    if (u->win) {
-        char state[256], msg[512];
-        rmalab_win_describe(u->win, state, sizeof state);
-        snprintf(msg, sizeof msg,
-                 "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on "
-                 "every rank, or declare it local <close>",
-                 rmalab_win_rank(u->win), rmalab_win_get_name(u->win)[0] ? " \"" : "",
-                 rmalab_win_get_name(u->win), rmalab_win_get_name(u->win)[0] ? "\"" : "",
-                 state);
-        /* Always shown: lua_warning is off by default in lua.c. */
-        fprintf(stderr, "%s\n", msg);
-        lrm_leaked_win(u->ctx, u->win, u->id);
-    }
+    char state[256];
+    const char *name = rmalab_win_get_name(u->win);
+    rmalab_win_describe(u->win, state, sizeof state);
+    /* Always shown: lua_warning is off by default in lua.c. */
+    fprintf(stderr,
+            "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
+            "rank, or declare it local <close>\n",
+            rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
+    lrm_leak_file(u->ctx, u->leak, u->win);
+    u->leak = NULL;
+    u->win = NULL;
     return 0;
 }
 
@@ -295,166 +321,6 @@ static int win_write(lua_State *L)
 }
 
 /* ------------------------------------------------------------------------ */
-/* RMA operations and results                                               */
-
-/* Allocate the result userdata before the operation, so it owns the core
- * result the moment it exists. */
-static lresult *new_result_ud(lua_State *L)
-{
-    lresult *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->r = NULL;
-    luaL_setmetatable(L, LRM_RESULT_T);
-    return u;
-}
-
-static int win_put(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    int count;
-    _Alignas(16) unsigned char small[64];
-    void *buf = lrm_checkvalues_buf(L, 5, t, &count, small, sizeof small);
-    int rc = rmalab_win_put(w, target, disp, t, count, buf);
-    if (rc)
-        return win_error(L, rc, w);
-    return 0;
-}
-
-static int win_get(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
-    lresult *u = new_result_ud(L);
-    int rc = rmalab_win_get(w, target, disp, t, count, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
-    return 1;
-}
-
-static int win_accumulate(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    rmalab_op op = lrm_checkop(L, 6);
-    int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
-    int rc = rmalab_win_accumulate(w, target, disp, t, count, buf, op);
-    if (rc)
-        return win_error(L, rc, w);
-    return 0;
-}
-
-static int win_get_accumulate(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    rmalab_op op = lrm_checkop(L, 6);
-    int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
-    lresult *u = new_result_ud(L);
-    int rc = rmalab_win_get_accumulate(w, target, disp, t, count, buf, op, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
-    return 1;
-}
-
-static int win_fetch_and_op(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    rmalab_op op = lrm_checkop(L, 6);
-    int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
-    if (count != 1)
-        lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
-    lresult *u = new_result_ud(L);
-    int rc = rmalab_win_fetch_and_op(w, target, disp, t, buf, op, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
-    return 1;
-}
-
-static int win_compare_and_swap(lua_State *L)
-{
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2);
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    int nc, nv;
-    lua_settop(L, 6);
-    void *cmp = lrm_checkvalues(L, 5, t, &nc);
-    void *val = lrm_checkvalues(L, 6, t, &nv);
-    if (nc != 1 || nv != 1)
-        lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
-                     "compare_and_swap takes exactly one value");
-    lresult *u = new_result_ud(L);
-    int rc = rmalab_win_compare_and_swap(w, target, disp, t, cmp, val, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
-    return 1;
-}
-
-static const rmalab_result *checkresult(lua_State *L, const void **data, rmalab_type *t,
-                                        int *count)
-{
-    lresult *u = luaL_testudata(L, 1, LRM_RESULT_T);
-    if (!u || !u->r)
-        lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
-    int rc = rmalab_result_data(u->r, data, t, count);
-    if (rc)
-        lrm_raisef(L, rc, "result:%s: %s", data ? "value" : "ready", rmalab_errmsg());
-    return u->r;
-}
-
-static int result_value(lua_State *L)
-{
-    const void *data;
-    rmalab_type t;
-    int count;
-    checkresult(L, &data, &t, &count);
-    lrm_pushvalues(L, t, data, count, 0);
-    return 1;
-}
-
-static int result_values(lua_State *L)
-{
-    const void *data;
-    rmalab_type t;
-    int count;
-    checkresult(L, &data, &t, &count);
-    lrm_pushvalues(L, t, data, count, 1);
-    return 1;
-}
-
-static int result_ready(lua_State *L)
-{
-    lresult *u = luaL_testudata(L, 1, LRM_RESULT_T);
-    if (!u || !u->r)
-        return lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
-    lua_pushboolean(L, rmalab_result_ready(u->r));
-    return 1;
-}
-
-static int result_gc(lua_State *L)
-{
-    lresult *u = luaL_checkudata(L, 1, LRM_RESULT_T);
-    rmalab_result_release(u->r);
-    u->r = NULL;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
 
 static void *h_check(lua_State *L, int arg) { return lrm_checkwin(L, arg); }
@@ -494,12 +360,6 @@ static const luaL_Reg win_methods[] = {
     {"size", win_size},
     {"read", win_read},
     {"write", win_write},
-    {"put", win_put},
-    {"get", win_get},
-    {"accumulate", win_accumulate},
-    {"get_accumulate", win_get_accumulate},
-    {"fetch_and_op", win_fetch_and_op},
-    {"compare_and_swap", win_compare_and_swap},
     {NULL, NULL},
 };
 
@@ -508,13 +368,6 @@ static const luaL_Reg win_meta[] = {
     {"__close", win_free},
     {"__tostring", win_tostring},
     {"__index", NULL},
-    {NULL, NULL},
-};
-
-static const luaL_Reg result_methods[] = {
-    {"value", result_value},
-    {"values", result_values},
-    {"ready", result_ready},
     {NULL, NULL},
 };
 
@@ -534,15 +387,6 @@ void lrm_open_win(lua_State *L)
     luaL_setfuncs(L, win_meta, 0);
     luaL_newlib(L, win_methods);
     lrm_hinted_methods(L, &win_hinted);
-    lrm_sync_methods(L);
-    lrm_attr_methods(L);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-
-    luaL_newmetatable(L, LRM_RESULT_T);
-    lua_pushcfunction(L, result_gc);
-    lua_setfield(L, -2, "__gc");
-    luaL_newlib(L, result_methods);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 

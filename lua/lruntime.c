@@ -1,0 +1,320 @@
+/* The module's runtime: a context per Lua state, and MPI for the process.
+ *
+ * Loading the module starts MPI if nobody has (asking for
+ * MPI_THREAD_MULTIPLE, which the REPL needs), with MPI_ERRORS_RETURN on the
+ * predefined communicators so that no user mistake aborts the job. Each Lua state that loads the module
+ * gets a context (lrm_ctx), created before any other rmalab object there and
+ * so finalised after all of them. MPI is per process: the contexts open in
+ * the process are listed here, a state that closes while others are open
+ * hands them the windows it leaked, and the last to close finalises MPI if
+ * the module started it, also after a Lua error; an atexit handler covers
+ * os.exit() without closing the state. This list, the exit communicator and
+ * whether the module started MPI are the module's only process-wide state.
+ *
+ * Leaked windows are freed only when that is safe: MPI_Win_free is
+ * collective and no __gc may run a collective, so they wait for the exit,
+ * when every rank can agree (see release_leaked). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lrmalab.h"
+
+static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
+static lrm_ctx *open_ctxs;          /* under runtime_lock */
+static int runtime_owns_mpi, runtime_done;
+static MPI_Comm exit_comm = MPI_COMM_NULL;
+
+/* Key of the context in the registry (its address is unique). */
+static const char ctx_key = 0;
+
+lrm_ctx *lrm_getctx(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key);
+    lrm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return c;
+}
+
+int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud)
+{
+    lua_State *prev = ctx->running;
+    ctx->running = L;
+    int rc = fn(ud);
+    ctx->running = prev;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Leaked windows                                                           */
+
+lrm_leak *lrm_leak_new(void)
+{
+    return calloc(1, sizeof(lrm_leak));
+}
+
+/* Merge two lists sorted by id. */
+static lrm_leak *merge(lrm_leak *a, lrm_leak *b)
+{
+    lrm_leak *head = NULL, **tail = &head;
+    while (a && b) {
+        lrm_leak **least = a->id <= b->id ? &a : &b;
+        *tail = *least;
+        *least = (*least)->next;
+        tail = &(*tail)->next;
+    }
+    *tail = a ? a : b;
+    return head;
+}
+
+/* Kept in creation order, which every rank shares for windows of the same
+ * communicators; the garbage collector's order need not be shared, and the
+ * core's id orders windows of different Lua states too. */
+void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w)
+{
+    note->w = w;
+    note->id = rmalab_win_id(w);
+    note->next = NULL;
+    pthread_mutex_lock(&runtime_lock); /* another state may be handing over */
+    ctx->leaked = merge(ctx->leaked, note);
+    pthread_mutex_unlock(&runtime_lock);
+}
+
+static int count(const lrm_leak *l)
+{
+    int n = 0;
+    for (; l; l = l->next)
+        n++;
+    return n;
+}
+
+static void free_notes(lrm_leak *l)
+{
+    while (l) {
+        lrm_leak *next = l->next;
+        free(l);
+        l = next;
+    }
+}
+
+/* Wait for every rank to reach exit, sleeping between polls; false after
+ * `seconds` (some rank is still running, blocked, or gone). */
+static int all_ranks_exiting(double seconds)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(exit_comm, &req) != MPI_SUCCESS)
+        return 0;
+    double until = MPI_Wtime() + seconds;
+    int done = 0;
+    while (!done && MPI_Wtime() < until) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return done;
+}
+
+/* True when a window cannot be freed at exit on this rank: it does not
+ * span every rank, or a PSCW epoch is open, which closing could block. */
+static int unsafe_at_exit(rmalab_win *w, int size)
+{
+    rmalab_epoch_state s;
+    rmalab_win_state(w, &s);
+    return rmalab_win_group_size(w) != size || s.access == RMALAB_ACCESS_START ||
+           s.exposure == RMALAB_EXPOSURE_POST;
+}
+
+/* Collective over exit_comm: free the windows in order, each after the
+ * ranks agree whether a fence epoch must be closed. */
+static int abandon_all(lrm_leak *l)
+{
+    int ok = 1;
+    for (; l; l = l->next) {
+        rmalab_epoch_state s;
+        rmalab_win_state(l->w, &s);
+        int fence = s.access == RMALAB_ACCESS_FENCE, any = 0;
+        MPI_Allreduce(&fence, &any, 1, MPI_INT, MPI_MAX, exit_comm);
+        if (rmalab_win_abandon(&l->w, any != 0))
+            ok = 0;
+    }
+    return ok;
+}
+
+/* MPICH 4.0.2 with UCX aborts in MPI_Finalize while any window is alive, so
+ * windows that were never freed must be freed first; MPI_Win_free is
+ * collective, which is only safe when every rank is exiting and leaked the
+ * same windows. Passive-target epochs are closed locally first and fence
+ * epochs with a closing fence; an open PSCW epoch could block, so then (and
+ * whenever ranks disagree) the process exits without MPI_Finalize, which
+ * never aborts or hangs. Takes the list; returns whether MPI_Finalize is
+ * safe. */
+static int release_leaked(lrm_leak *leaked)
+{
+    int size, rank, n = count(leaked), ok = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *t = getenv("RMALAB_EXIT_TIMEOUT");
+    double timeout = t ? atof(t) : 5.0;
+    if (!all_ranks_exiting(timeout > 0 ? timeout : 5.0)) {
+        if (n)
+            fprintf(stderr,
+                    "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
+                    "within %.0f s; exiting without MPI_Finalize\n",
+                    rank, n, n == 1 ? " was" : "s were", timeout);
+        free_notes(leaked);
+        return n == 0;
+    }
+    int mine[2] = {n, 0}, lo[2], hi[2];
+    for (const lrm_leak *l = leaked; l; l = l->next)
+        mine[1] |= unsafe_at_exit(l->w, size);
+    MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, exit_comm);
+    MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, exit_comm);
+    if (hi[0] == 0)
+        ok = 1;
+    else if (lo[0] == hi[0] && !hi[1])
+        ok = abandon_all(leaked);
+    else if (n)
+        fprintf(stderr,
+                "rmalab: rank %d: %d window%s never freed and cannot be freed safely at exit "
+                "(ranks differ, or a PSCW epoch is open); exiting without MPI_Finalize\n",
+                rank, n, n == 1 ? " was" : "s were");
+    free_notes(leaked);
+    return ok;
+}
+
+/* MPI belongs to the program that embeds Lua, and the last Lua state that
+ * knows these windows closes: only a window of this process alone can be
+ * freed without the other ranks. The others outlive the state. */
+static void release_local(lrm_leak *leaked)
+{
+    int rank, kept = 0, fini = 0;
+    MPI_Finalized(&fini);
+    if (fini || !leaked) {
+        free_notes(leaked);
+        return;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (lrm_leak *l = leaked; l; l = l->next) {
+        rmalab_epoch_state s;
+        rmalab_win_state(l->w, &s);
+        if (rmalab_win_group_size(l->w) != 1 ||
+            rmalab_win_abandon(&l->w, s.access == RMALAB_ACCESS_FENCE))
+            kept++;
+    }
+    if (kept)
+        fprintf(stderr,
+                "rmalab: rank %d: %d window%s never freed and cannot be freed as the Lua "
+                "state closes: freeing is collective, and MPI belongs to the program\n",
+                rank, kept, kept == 1 ? " was" : "s were");
+    free_notes(leaked);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The runtime                                                              */
+
+/* Under runtime_lock. Takes the list of leaked windows. */
+static void finalize_locked(lrm_leak *leaked)
+{
+    int init = 0, fini = 0;
+    runtime_done = 1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fini);
+    if (!init || fini) {
+        free_notes(leaked);
+        return;
+    }
+    fflush(stdout);
+    if (release_leaked(leaked)) {
+        MPI_Comm_free(&exit_comm);
+        MPI_Finalize();
+    }
+    fflush(stderr);
+}
+
+/* atexit: the Lua states still open will not close; release what they
+ * leaked. */
+static void finalize_at_exit(void)
+{
+    pthread_mutex_lock(&runtime_lock);
+    if (!runtime_done) {
+        lrm_leak *all = NULL;
+        for (lrm_ctx *c = open_ctxs; c; c = c->next) {
+            all = merge(all, c->leaked);
+            c->leaked = NULL;
+        }
+        finalize_locked(all);
+    }
+    pthread_mutex_unlock(&runtime_lock);
+}
+
+/* The context's __gc, after every other rmalab object of its Lua state. A
+ * state that closes while others are open hands them its leaked windows;
+ * the last one releases them and finalises MPI if the module started it. */
+static int ctx_gc(lua_State *L)
+{
+    lrm_ctx *c = lua_touserdata(L, 1);
+    pthread_mutex_lock(&runtime_lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (open_ctxs == c)
+        open_ctxs = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    lrm_leak *leaked = c->leaked;
+    c->leaked = NULL;
+    c->prev = c->next = NULL;
+    if (open_ctxs)
+        open_ctxs->leaked = merge(open_ctxs->leaked, leaked);
+    else if (runtime_owns_mpi && !runtime_done)
+        finalize_locked(leaked);
+    else if (!runtime_done)
+        release_local(leaked);
+    else
+        free_notes(leaked);
+    pthread_mutex_unlock(&runtime_lock);
+    return 0;
+}
+
+static void start_mpi(lua_State *L)
+{
+    int init = 0, fini = 0, provided = 0;
+    MPI_Finalized(&fini);
+    if (fini)
+        lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI was already finalised");
+    MPI_Initialized(&init);
+    if (init)
+        return;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+        lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
+    runtime_owns_mpi = 1;
+    rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm);
+    atexit(finalize_at_exit);
+}
+
+void lrm_open_runtime(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lrm_ctx *c = lua_newuserdatauv(L, sizeof *c, 0);
+    memset(c, 0, sizeof *c);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, ctx_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    pthread_mutex_lock(&runtime_lock);
+    c->next = open_ctxs;
+    if (open_ctxs)
+        open_ctxs->prev = c;
+    open_ctxs = c;
+    pthread_mutex_unlock(&runtime_lock);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &ctx_key);
+    start_mpi(L);
+}
