@@ -6,6 +6,8 @@
 
 #include "lrmalab.h"
 
+#define LRM_LIST_T "rmalab.list"
+
 typedef struct {
     rmalab_info *info;
     int counted; /* in the context's stats.infos until info:free() or __gc */
@@ -312,26 +314,43 @@ static int info_get_int(lua_State *L)
     return 1;
 }
 
+/* The core's list of a get_list, in a userdata made before the core
+ * parses it, so that a Lua error while the array is built cannot leak it. */
+typedef struct {
+    char **items;
+    int count;
+} llist;
+
+static int list_gc(lua_State *L)
+{
+    llist *b = luaL_checkudata(L, 1, LRM_LIST_T);
+    rmalab_list_free(b->items, b->count);
+    b->items = NULL;
+    b->count = 0;
+    return 0;
+}
+
 static int info_get_list(lua_State *L)
 {
     size_t vl;
     const char *v = lookup(L, "info:get_list", &vl);
-    char **items;
-    int count;
     if (!v) {
         lua_pushnil(L);
         return 1;
     }
-    if (rmalab_parse_list(v, vl, &items, &count))
+    llist *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->items = NULL;
+    b->count = 0;
+    luaL_setmetatable(L, LRM_LIST_T);
+    if (rmalab_parse_list(v, vl, &b->items, &b->count))
         return lrm_raisef(L, RMALAB_ERR_ARG, "info:get_list: key \"%s\": %s",
                           lua_tostring(L, 2), rmalab_errmsg());
-    lua_createtable(L, count, 0);
-    for (int i = 0; i < count; i++) {
-        lua_pushstring(L, items[i]);
+    lua_createtable(L, b->count, 0);
+    for (int i = 0; i < b->count; i++) {
+        lua_pushstring(L, b->items[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    rmalab_list_free(items, count);
-    return 1;
+    return 1; /* the list goes with its userdata */
 }
 
 /* pairs(info): insertion order. The position lives in an upvalue; the
@@ -405,5 +424,9 @@ void lrm_open_info(lua_State *L)
     luaL_setfuncs(L, info_meta, 0);
     luaL_newlib(L, info_methods);
     lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, LRM_LIST_T);
+    lua_pushcfunction(L, list_gc);
+    lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
 }
