@@ -2,7 +2,7 @@
  * binding's files. Nothing here is part of the core's API.
  *
  * ONE CONCERN PER FILE, CALLS IN ONE DIRECTION. A file calls only lrm_
- * functions of its own or of files listed above it (tests/lua/layers.py
+ * functions of its own or of files listed above it (tests/layers.py
  * checks it):
  *
  *   lerror.c     error objects and argument checks
