@@ -201,12 +201,15 @@ static int step_promises(struct creation *c)
                                (long)-all[3], (long)all[2]);
 }
 
-/* Local: what MPICH gets, and the memory of win_create without a base. */
+/* Local: what MPICH gets (the companion window's hints only when there is
+ * one), and the memory of win_create without a base. */
 static int step_prepare(struct creation *c)
 {
     rmalab_win *w = c->w;
     int rc = rmalab__win_hints_to_mpi(w, c->valid, true, &c->mi);
-    if (rc || (rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->plain_mi)))
+    if (!rc && w->eng->own_lock_all)
+        rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->plain_mi);
+    if (rc)
         return rc;
     if (c->flavor != RMALAB_FLAVOR_CREATE)
         return RMALAB_OK;
