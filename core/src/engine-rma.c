@@ -438,6 +438,7 @@ static int await_post(rmalab_win *w, const char *what, int t)
             backoff(w, &spins);
         rmalab__set_blocked(w, prev);
     }
+    rmalab__trace_arrival(w, RMALAB_TRACE_POST_ARRIVED, t);
     __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
     return RMALAB_OK;
 }
@@ -491,16 +492,20 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
     return rc ? rc : finish_signals(w, pending);
 }
 
-/* Have all origins of the exposure epoch completed? */
+/* Have all origins of the exposure epoch completed? A window that records
+ * looks at every origin, to see each arrival when it happens. */
 static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 {
     struct rmalab__rma *r = w->engine_state;
-    for (int i = 0; i < n; i++) {
+    int all = 1;
+    for (int i = 0; i < n && (all || w->trace); i++) {
         int o = xgroup[i];
         if (read_counter(w, o, complete_slot(w, o)) < r->expected[o])
-            return 0;
+            all = 0;
+        else
+            rmalab__trace_arrival(w, RMALAB_TRACE_COMPLETE_ARRIVED, o);
     }
-    return 1;
+    return all;
 }
 
 static int rma_wait(rmalab_win *w, const int *xgroup, int n)

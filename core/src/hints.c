@@ -79,6 +79,13 @@ static const rmalab_hint_def win_hints[] = {
      "native (MPICH's calls, which can hang a correct program: docs/pscw.md)",
      true,
      false, .rmalab_own = true},
+    {"rmalab_trace", W, BOOL, NULL, "false",
+     "rmalab: record this window's calls for rmalab.trace (docs/trace.md); RMALAB_TRACE=1 "
+     "records every window (creation only)",
+     false, false, .rmalab_own = true},
+    {"rmalab_trace_size", W, INT, NULL, "4096",
+     "rmalab: events the window's trace keeps, the latest (creation only)", false, false,
+     .rmalab_own = true, .min = 16, .max = 1 << 24},
 };
 
 static const rmalab_hint_def comm_hints[] = {

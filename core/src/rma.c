@@ -6,7 +6,7 @@
  * the engine is asked first: it waits for the target's post and may hand
  * back the target's memory for a plain copy. Origin data is staged and
  * results are tracked by results.c. Calls sync.c, the engines, results.c
- * and types.c. */
+ * and types.c; records what succeeded (trace.c). */
 #include "win-private.h"
 
 #include <stdio.h>
@@ -63,7 +63,7 @@ static size_t bytes_of(rmalab_type type, int count)
     return (size_t)count * (size_t)rmalab_type_size(type);
 }
 
-int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+static int put_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)
 {
     unsigned char *p;
@@ -81,7 +81,7 @@ int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, i
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Put");
 }
 
-int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+static int get_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    rmalab_result **out)
 {
     unsigned char *p;
@@ -110,7 +110,7 @@ static int atomic_checks(rmalab_win *w, const char *what, int target, MPI_Aint d
     return rc ? rc : engine_access(w, what, target, disp, false, &p);
 }
 
-int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+static int accumulate_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                           const void *origin, rmalab_op op)
 {
     int rc = rmalab__check_op_type("accumulate", op, type, false);
@@ -123,7 +123,7 @@ int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type 
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Accumulate");
 }
 
-int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+static int get_accumulate_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                               int count, const void *origin, rmalab_op op, rmalab_result **out)
 {
     rmalab_result *r;
@@ -138,7 +138,7 @@ int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_t
     return issued(w, r, e, "MPI_Get_accumulate", out);
 }
 
-int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+static int fetch_and_op_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                             const void *origin, rmalab_op op, rmalab_result **out)
 {
     rmalab_result *r;
@@ -152,7 +152,7 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
     return issued(w, r, e, "MPI_Fetch_and_op", out);
 }
 
-int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+static int compare_and_swap_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                                 const void *compare, const void *origin, rmalab_result **out)
 {
     rmalab_result *r;
@@ -169,4 +169,64 @@ int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab
     int e = MPI_Compare_and_swap(origin, compare, r->data, rmalab__mpi_type(type), target, disp,
                                  rmalab__op_win(w));
     return issued(w, r, e, "MPI_Compare_and_swap", out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The calls, recorded when the window records (trace.c)                    */
+
+/* An operation that succeeded goes in the window's record. */
+static int traced(rmalab_win *w, int kind, int64_t t0, int rc, int target, MPI_Aint disp,
+                  rmalab_type type, int count)
+{
+    if (!rc)
+        rmalab__trace_op(w, kind, t0, target, disp, type, count);
+    return rc;
+}
+
+int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                   const void *origin)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = put_(w, target, disp, type, count, origin);
+    return traced(w, RMALAB_TRACE_PUT, t0, rc, target, disp, type, count);
+}
+
+int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                   rmalab_result **out)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = get_(w, target, disp, type, count, out);
+    return traced(w, RMALAB_TRACE_GET, t0, rc, target, disp, type, count);
+}
+
+int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                          const void *origin, rmalab_op op)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = accumulate_(w, target, disp, type, count, origin, op);
+    return traced(w, RMALAB_TRACE_ACCUMULATE, t0, rc, target, disp, type, count);
+}
+
+int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                              int count, const void *origin, rmalab_op op, rmalab_result **out)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = get_accumulate_(w, target, disp, type, count, origin, op, out);
+    return traced(w, RMALAB_TRACE_GET_ACCUMULATE, t0, rc, target, disp, type, count);
+}
+
+int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                            const void *origin, rmalab_op op, rmalab_result **out)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = fetch_and_op_(w, target, disp, type, origin, op, out);
+    return traced(w, RMALAB_TRACE_FETCH_AND_OP, t0, rc, target, disp, type, 1);
+}
+
+int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                                const void *compare, const void *origin, rmalab_result **out)
+{
+    int64_t t0 = rmalab__trace_t0(w);
+    int rc = compare_and_swap_(w, target, disp, type, compare, origin, out);
+    return traced(w, RMALAB_TRACE_COMPARE_AND_SWAP, t0, rc, target, disp, type, 1);
 }

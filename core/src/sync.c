@@ -147,6 +147,7 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
 int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     char g[512];
     int rc = rmalab__check_assert("post", assert_,
                           RMALAB_MODE_NOCHECK | RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT);
@@ -185,6 +186,7 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     w->ep.closed_by_test = false;
     rmalab__unlock(w);
+    rmalab__trace_call(w, RMALAB_TRACE_POST, t0, -1, ranks, n, assert_);
     return RMALAB_OK;
 }
 
@@ -209,6 +211,7 @@ static int check_self_start(const rmalab_win *w, const int *ranks, int n)
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     char g[512];
     int rc = rmalab__check_assert("start", assert_, RMALAB_MODE_NOCHECK);
     if (rc)
@@ -251,6 +254,7 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     set_ops(w, 0);
     rmalab__unlock(w);
+    rmalab__trace_call(w, RMALAB_TRACE_START, t0, -1, ranks, n, assert_);
     return RMALAB_OK;
 }
 
@@ -270,6 +274,7 @@ static void access_closed(rmalab_win *w)
 int rmalab_win_complete(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_START)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "complete: it ends an access epoch opened by start(group), "
@@ -287,6 +292,7 @@ int rmalab_win_complete(rmalab_win *w)
     }
     if (rc)
         return rc;
+    rmalab__trace_call(w, RMALAB_TRACE_COMPLETE, t0, -1, w->ep.group, w->ep.ngroup, 0);
     access_closed(w);
     return RMALAB_OK;
 }
@@ -319,6 +325,7 @@ static void exposure_closed(rmalab_win *w, bool by_test)
 int rmalab_win_wait(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
     int rc = RMALAB_OK;
@@ -329,6 +336,7 @@ int rmalab_win_wait(rmalab_win *w)
     }
     if (rc)
         return rc;
+    rmalab__trace_call(w, RMALAB_TRACE_WAIT, t0, -1, w->ep.xgroup, w->ep.nxgroup, 0);
     exposure_closed(w, false);
     return RMALAB_OK;
 }
@@ -336,12 +344,14 @@ int rmalab_win_wait(rmalab_win *w)
 int rmalab_win_test(rmalab_win *w, bool *done)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
     int flag = 1; /* an empty post was a no-op: nothing to wait for */
     int rc = w->ep.nxgroup ? w->eng->test(w, w->ep.xgroup, w->ep.nxgroup, &flag) : RMALAB_OK;
     if (rc)
         return rc;
+    rmalab__trace_call(w, RMALAB_TRACE_TEST, t0, -1, w->ep.xgroup, w->ep.nxgroup, flag != 0);
     if (flag)
         exposure_closed(w, true);
     *done = flag != 0;
@@ -354,6 +364,7 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("fence", assert_,
                           RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT | RMALAB_MODE_NOPRECEDE |
                               RMALAB_MODE_NOSUCCEED);
@@ -391,6 +402,7 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
     w->ep.exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;
     rmalab__unlock(w);
     rmalab__results_complete(w, -1);
+    rmalab__trace_call(w, RMALAB_TRACE_FENCE, t0, -1, NULL, 0, assert_);
     return RMALAB_OK;
 }
 
@@ -419,6 +431,7 @@ static int passive_allowed(rmalab_win *w, const char *call)
 int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock")))
         return rc;
@@ -454,12 +467,14 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
     w->ep.locked[target] = exclusive ? 2 : 1;
     w->ep.nlocked++;
     rmalab__unlock(w);
+    rmalab__trace_call(w, RMALAB_TRACE_LOCK, t0, target, NULL, 0, exclusive);
     return RMALAB_OK;
 }
 
 int rmalab_win_unlock(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "unlock: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
@@ -479,6 +494,7 @@ int rmalab_win_unlock(rmalab_win *w, int target)
     w->ep.locked[target] = 0;
     bool last = --w->ep.nlocked == 0;
     rmalab__unlock(w);
+    rmalab__trace_call(w, RMALAB_TRACE_UNLOCK, t0, target, NULL, 0, 0);
     if (last)
         access_closed(w);
     else
@@ -489,6 +505,7 @@ int rmalab_win_unlock(rmalab_win *w, int target)
 int rmalab_win_lock_all(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock_all")))
         return rc;
@@ -513,12 +530,14 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
     w->ep.access = RMALAB_ACCESS_LOCK_ALL;
     set_ops(w, 0);
     rmalab__unlock(w);
+    rmalab__trace_call(w, RMALAB_TRACE_LOCK_ALL, t0, -1, NULL, 0, assert_);
     return RMALAB_OK;
 }
 
 int rmalab_win_unlock_all(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "unlock_all: no lock_all() epoch is open%s",
@@ -531,12 +550,14 @@ int rmalab_win_unlock_all(rmalab_win *w)
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
     access_closed(w);
+    rmalab__trace_call(w, RMALAB_TRACE_UNLOCK_ALL, t0, -1, NULL, 0, 0);
     return RMALAB_OK;
 }
 
 int rmalab_win_flush(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "flush: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
@@ -553,12 +574,14 @@ int rmalab_win_flush(rmalab_win *w, int target)
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush");
     rmalab__results_complete(w, target);
+    rmalab__trace_call(w, RMALAB_TRACE_FLUSH, t0, target, NULL, 0, 0);
     return RMALAB_OK;
 }
 
 int rmalab_win_flush_all(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "flush_all: flushes complete operations of a passive-target "
@@ -570,5 +593,6 @@ int rmalab_win_flush_all(rmalab_win *w)
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush_all");
     rmalab__results_complete(w, -1);
+    rmalab__trace_call(w, RMALAB_TRACE_FLUSH_ALL, t0, -1, NULL, 0, 0);
     return RMALAB_OK;
 }

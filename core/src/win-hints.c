@@ -4,6 +4,7 @@
  * layout.c, the engines' info slot and hints-report.c. */
 #include "win-private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
@@ -106,6 +107,15 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
     }
     if (!rc)
         rc = rmalab_info_set(info, "rmalab_pscw", w->eng->name);
+    rmalab_trace_status ts;
+    rmalab_win_trace_status(w, &ts);
+    if (!rc)
+        rc = rmalab_info_set(info, "rmalab_trace", ts.on ? "true" : "false");
+    if (!rc && ts.on) {
+        char cap[16];
+        snprintf(cap, sizeof cap, "%d", ts.capacity);
+        rc = rmalab_info_set(info, "rmalab_trace_size", cap);
+    }
     if (!rc && w->eng->info)
         rc = w->eng->info(w, info);
     if (rc) {

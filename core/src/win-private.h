@@ -17,6 +17,8 @@
  *                    properties
  *   results.c        data-returning operations' results and the staging
  *                    arena of origin data
+ *   trace.c          the recorder: each traced window's ring of events and
+ *                    clock offset; records outlive their windows
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
@@ -26,6 +28,8 @@
  *   rma.c            the typed RMA operations
  *   attr.c           attribute caching
  *   registry.c       the process's live windows
+ *   trace-gather.c   gathering records across ranks, arrows; starting
+ *                    the recording of live windows
  *   win-hints.c      window hints after creation (set_info, get_info...)
  *   win.c            creation in named steps, and destruction
  *
@@ -44,6 +48,7 @@
 #include <time.h>
 
 #include "private.h"
+#include <rmalab/trace.h>
 
 /* MPICH 4.0.2 + UCX 1.13 rounds window bases down to this. */
 #define RMALAB__WIN_ALIGN 16
@@ -163,6 +168,31 @@ struct rmalab__results {
     struct rmalab__chunk *stage; /* origin data of operations in flight */
 };
 
+/* Owner trace.c: an event of a record (trace.c has the design). */
+typedef struct {
+    int64_t t0, t1;             /* ns, this rank's CLOCK_MONOTONIC */
+    int64_t disp, bytes;
+    int32_t peer, count, calls;
+    uint32_t seq;               /* members and arrivals: the epoch index */
+    uint8_t kind, flag;
+} rmalab__tev;
+
+/* Owner trace.c; trace-gather.c reads it under rmalab__trace_lock. */
+typedef struct rmalab__trace {
+    struct rmalab__trace *next; /* the process's records, oldest first */
+    rmalab_win *win;            /* NULL once the window is freed */
+    char key[32], name[128], engine[8];
+    int rank, size;
+    int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
+    uint32_t *access_seq, *expose_seq; /* per peer: epochs opened so far */
+    uint32_t *seen_post, *seen_complete; /* per peer: the epoch of the last arrival */
+    double offset, uncert;      /* to the window's rank 0 clock, seconds */
+    rmalab__tev *ring;
+    uint32_t cap, head, count;
+    uint64_t recorded, dropped;
+    bool paused;
+} rmalab__trace;
+
 struct rmalab_win {
     /* Set in creation (win.c), read by all. */
     MPI_Win win;            /* PSCW and the operations of start epochs */
@@ -193,6 +223,9 @@ struct rmalab_win {
     struct rmalab__epoch ep;
     struct rmalab__results res;
     rmalab__attr_list attrs; /* owner attr.c */
+    /* Owner trace.c: the record, NULL when the window records nothing or
+     * is paused (then trace_paused holds it). */
+    rmalab__trace *trace, *trace_paused;
 
     /* Shared by every writer of the epoch state (sync.c) and its readers
      * (state.c): a spin lock, held for a few stores or a copy. */
@@ -314,6 +347,49 @@ void rmalab__results_complete(rmalab_win *w, int target);
 int rmalab__stage(rmalab_win *w, const void **data, size_t n);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
+
+/* trace.c: recording. The inline wrappers cost a NULL test when the
+ * window does not record. */
+int64_t rmalab__trace_clock(void);
+void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
+                         int n, int flag);
+void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                       rmalab_type type, int count);
+void rmalab__trace_arrival_(rmalab_win *w, int kind, int peer);
+/* When a call starts: its time if the window records, else 0. */
+static inline int64_t rmalab__trace_t0(const rmalab_win *w)
+{
+    return w && w->trace ? rmalab__trace_clock() : 0;
+}
+/* A synchronisation call that succeeded: `peer` for lock, unlock and
+ * flush, else -1; `group` for post, start, complete, wait and test. */
+static inline void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int peer,
+                                      const int *group, int n, int flag)
+{
+    if (w->trace)
+        rmalab__trace_call_(w, kind, t0, peer, group, n, flag);
+}
+static inline void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target,
+                                    MPI_Aint disp, rmalab_type type, int count)
+{
+    if (w->trace)
+        rmalab__trace_op_(w, kind, t0, target, disp, type, count);
+}
+/* The rma engine saw a peer's post or complete arrive. */
+static inline void rmalab__trace_arrival(rmalab_win *w, int kind, int peer)
+{
+    if (w->trace)
+        rmalab__trace_arrival_(w, kind, peer);
+}
+/* Collective over the window: start recording if any rank wants to (its
+ * hints, RMALAB_TRACE, rmalab_trace_default) or `force`; aligns clocks. */
+int rmalab__trace_open(rmalab_win *w, bool force);
+/* Local: the window is being freed; its record stays in the list. */
+void rmalab__trace_retire(rmalab_win *w);
+/* Collective: this rank's offset to rank 0's clock, and its uncertainty. */
+int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert);
+extern pthread_mutex_t rmalab__trace_lock;
+extern rmalab__trace *rmalab__traces;
 
 /* state.c */
 /* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */

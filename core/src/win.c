@@ -76,9 +76,11 @@ static int free_mpi_windows(rmalab_win *w)
     return e;
 }
 
-/* Everything but the MPI windows (freed before, collectively). */
+/* Everything but the MPI windows (freed before, collectively). What the
+ * window recorded stays with the recorder. */
 static void win_destroy_struct(rmalab_win *w)
 {
+    rmalab__trace_retire(w);
     rmalab__layout_free(w);
     rmalab__epoch_free(w);
     rmalab__results_free(w);
@@ -335,6 +337,12 @@ static int step_attach(struct creation *c)
     return c->w->eng->attach ? c->w->eng->attach(c->w) : RMALAB_OK;
 }
 
+/* Collective: the recorder, if any rank asks for it (trace.c). */
+static int step_trace(struct creation *c)
+{
+    return rmalab__trace_open(c->w, false);
+}
+
 static const struct step {
     const char *name;
     int (*run)(struct creation *c);
@@ -350,6 +358,7 @@ static const struct step {
     {"checking window bases", step_base, true},
     {"exchanging the layout", step_layout, true},
     {"attaching the PSCW engine", step_attach, true},
+    {"starting the trace", step_trace, true},
     {"creating the window", NULL, true}, /* the last agreement */
 };
 

@@ -9,6 +9,7 @@
 #include <rmalab/hints.h>
 #include <rmalab/comm.h>
 #include <rmalab/win.h>
+#include <rmalab/trace.h>
 
 RMALAB_API const char *rmalab_version(void);
 

@@ -1,0 +1,359 @@
+/* The recorder: each traced window's ring of events, its clock offset, and
+ * the process's list of records, which outlive their windows.
+ *
+ * A record is a ring of fixed-size events. A call with a group (post,
+ * start, complete, wait, a test that returned true) is followed in the ring
+ * by one MEMBER event per rank of the group, carrying the index of the
+ * epoch between this rank and that one: the k-th post of t to o matches the
+ * k-th start of o to t, and the k-th complete of o to t the k-th wait of t
+ * that includes o. trace-gather.c turns these into arrows. The ring may
+ * overwrite a call and keep some of its members: the gatherer drops members
+ * that follow no call.
+ *
+ * Cost. A window that does not record pays one NULL test per call
+ * (rmalab__trace_t0 and the inline wrappers in win-private.h). A recording
+ * window pays two clock reads and one event (56 bytes) per call, plus one
+ * per group member. Calls below trace-gather.c run on the window's owning
+ * thread only, so the ring needs no lock; the list of records is under a
+ * mutex, taken when a record is opened, retired or gathered. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEMBER RMALAB_TRACE_NKINDS /* internal kind: a rank of the call before */
+#define DEFAULT_CAPACITY 4096
+#define SYNC_ROUNDS 10             /* ping-pongs per rank when aligning clocks */
+#define SYNC_TAG 4711
+
+pthread_mutex_t rmalab__trace_lock = PTHREAD_MUTEX_INITIALIZER;
+rmalab__trace *rmalab__traces;   /* oldest first */
+static bool default_on;
+
+int64_t rmalab__trace_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rmalab_trace_default(bool on)
+{
+    default_on = on;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Recording                                                                */
+
+static rmalab__tev *push(rmalab__trace *t)
+{
+    rmalab__tev *e = &t->ring[t->head];
+    t->head = (t->head + 1) % t->cap;
+    if (t->count < t->cap)
+        t->count++;
+    else
+        t->dropped++;
+    t->recorded++;
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static rmalab__tev *last(rmalab__trace *t)
+{
+    return t->count ? &t->ring[(t->head + t->cap - 1) % t->cap] : NULL;
+}
+
+/* The epoch index between this rank and `peer` that a call's member
+ * carries: posts and starts open the next one. */
+static uint32_t member_seq(rmalab__trace *t, int kind, int peer)
+{
+    switch (kind) {
+    case RMALAB_TRACE_POST: return ++t->expose_seq[peer];
+    case RMALAB_TRACE_START: return ++t->access_seq[peer];
+    case RMALAB_TRACE_COMPLETE: return t->access_seq[peer];
+    default: return t->expose_seq[peer]; /* wait, test */
+    }
+}
+
+void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
+                         int n, int flag)
+{
+    rmalab__trace *t = w->trace;
+    int64_t now = rmalab__trace_clock();
+    rmalab__tev *prev = last(t);
+    if (kind == RMALAB_TRACE_TEST && prev && prev->kind == RMALAB_TRACE_TEST && !prev->flag) {
+        prev->t1 = now; /* a polling loop: one event for the run of tests */
+        prev->calls++;
+        prev->flag = (uint8_t)flag;
+    } else {
+        rmalab__tev *e = push(t);
+        *e = (rmalab__tev){.t0 = t0, .t1 = now, .kind = (uint8_t)kind, .flag = (uint8_t)flag,
+                           .peer = peer, .count = n, .calls = 1};
+    }
+    if (kind == RMALAB_TRACE_TEST && !flag)
+        return;
+    /* A group larger than the ring keeps what fits after its call. */
+    for (int i = 0; i < n && i < (int)t->cap - 1; i++) {
+        rmalab__tev *m = push(t);
+        m->kind = MEMBER;
+        m->peer = group[i];
+        m->seq = member_seq(t, kind, group[i]);
+    }
+}
+
+void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                       rmalab_type type, int count)
+{
+    rmalab__tev *e = push(w->trace);
+    *e = (rmalab__tev){.t0 = t0, .t1 = rmalab__trace_clock(), .kind = (uint8_t)kind,
+                       .peer = target, .count = count, .calls = 1, .disp = disp,
+                       .bytes = (int64_t)count * rmalab_type_size(type)};
+}
+
+/* Once per epoch and peer: the engine reports what it sees at every poll. */
+void rmalab__trace_arrival_(rmalab_win *w, int kind, int peer)
+{
+    rmalab__trace *t = w->trace;
+    bool post = kind == RMALAB_TRACE_POST_ARRIVED;
+    uint32_t seq = post ? t->access_seq[peer] : t->expose_seq[peer];
+    uint32_t *seen = post ? &t->seen_post[peer] : &t->seen_complete[peer];
+    if (*seen == seq)
+        return;
+    *seen = seq;
+    rmalab__tev *e = push(t);
+    int64_t now = rmalab__trace_clock();
+    *e = (rmalab__tev){.t0 = now, .t1 = now, .kind = (uint8_t)kind, .peer = peer, .calls = 1,
+                       .seq = seq};
+}
+
+/* ------------------------------------------------------------------------ */
+/* Clocks                                                                   */
+
+/* Collective over comm: this rank's offset to rank 0's clock (add it to a
+ * local time) and its uncertainty, half the smallest of SYNC_ROUNDS round
+ * trips. Rank 0 serves the others in turn. */
+static int align_clocks(MPI_Comm comm, double *offset, double *uncert)
+{
+    int rank, size, e = MPI_SUCCESS;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    *offset = *uncert = 0;
+    if (rank == 0) {
+        for (int r = 1; r < size && e == MPI_SUCCESS; r++)
+            for (int k = 0; k < SYNC_ROUNDS && e == MPI_SUCCESS; k++) {
+                int64_t ping, t;
+                e = MPI_Recv(&ping, 1, MPI_INT64_T, r, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+                t = rmalab__trace_clock();
+                if (e == MPI_SUCCESS)
+                    e = MPI_Send(&t, 1, MPI_INT64_T, r, SYNC_TAG, comm);
+            }
+        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "aligning clocks");
+    }
+    int64_t best = INT64_MAX;
+    for (int k = 0; k < SYNC_ROUNDS && e == MPI_SUCCESS; k++) {
+        int64_t t1 = rmalab__trace_clock(), t0;
+        e = MPI_Send(&t1, 1, MPI_INT64_T, 0, SYNC_TAG, comm);
+        if (e == MPI_SUCCESS)
+            e = MPI_Recv(&t0, 1, MPI_INT64_T, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+        int64_t t2 = rmalab__trace_clock();
+        if (e == MPI_SUCCESS && t2 - t1 < best) {
+            best = t2 - t1;
+            *offset = 1e-9 * (double)(t0 - (t1 + (t2 - t1) / 2));
+            *uncert = 0.5e-9 * (double)best;
+        }
+    }
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "aligning clocks");
+}
+
+int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert)
+{
+    return align_clocks(comm, offset, uncert);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records and their list                                                   */
+
+static void record_free(rmalab__trace *t)
+{
+    if (!t)
+        return;
+    rmalab__free(t->ring);
+    rmalab__free(t->access_seq);
+    rmalab__free(t->expose_seq);
+    rmalab__free(t->seen_post);
+    rmalab__free(t->seen_complete);
+    rmalab__free(t->world_ranks);
+    rmalab__free(t);
+}
+
+static rmalab__trace *record_new(const rmalab_win *w, int capacity)
+{
+    rmalab__trace *t = rmalab__calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->cap = (uint32_t)capacity;
+    t->ring = rmalab__malloc((size_t)capacity * sizeof *t->ring);
+    t->access_seq = rmalab__calloc((size_t)w->size, sizeof *t->access_seq);
+    t->expose_seq = rmalab__calloc((size_t)w->size, sizeof *t->expose_seq);
+    t->seen_post = rmalab__calloc((size_t)w->size, sizeof *t->seen_post);
+    t->seen_complete = rmalab__calloc((size_t)w->size, sizeof *t->seen_complete);
+    t->world_ranks = rmalab__malloc((size_t)w->size * sizeof *t->world_ranks);
+    if (!t->ring || !t->access_seq || !t->expose_seq || !t->seen_post || !t->seen_complete ||
+        !t->world_ranks) {
+        record_free(t);
+        return NULL;
+    }
+    memcpy(t->world_ranks, w->lay.world_ranks, (size_t)w->size * sizeof *t->world_ranks);
+    t->rank = w->rank;
+    t->size = w->size;
+    snprintf(t->engine, sizeof t->engine, "%s", w->eng->name);
+    return t;
+}
+
+/* Does the window want a record? Its hint, else the process's default. */
+static bool wanted(const rmalab_win *w)
+{
+    const char *v = rmalab_info_lookup(w->at_create, "rmalab_trace", 12, NULL);
+    if (v)
+        return strcmp(v, "true") == 0;
+    const char *env = getenv("RMALAB_TRACE");
+    return default_on || (env && strcmp(env, "1") == 0);
+}
+
+static int hint_capacity(const rmalab_win *w)
+{
+    const char *v = rmalab_info_lookup(w->at_create, "rmalab_trace_size", 17, NULL);
+    return v ? atoi(v) : DEFAULT_CAPACITY; /* validated against the catalogue */
+}
+
+/* Local, under the list's lock: forget the oldest records of freed windows
+ * beyond RMALAB_TRACE_KEEP. */
+static void trim_retired(void)
+{
+    int retired = 0;
+    for (rmalab__trace *t = rmalab__traces; t; t = t->next)
+        retired += t->win == NULL;
+    for (rmalab__trace **p = &rmalab__traces; *p && retired > RMALAB_TRACE_KEEP;) {
+        rmalab__trace *t = *p;
+        if (t->win) {
+            p = &t->next;
+            continue;
+        }
+        *p = t->next;
+        record_free(t);
+        retired--;
+    }
+}
+
+/* Collective over the window: the ranks agree to record if any wants to
+ * (`force`: all do), each makes its record, they agree that all could, and
+ * align their clocks to rank 0's. The record's key is rank 0's world rank
+ * and a count of its records, the same on every rank. */
+int rmalab__trace_open(rmalab_win *w, bool force)
+{
+    static uint64_t opened;
+    int want = force || wanted(w), any = 0;
+    int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "deciding whether to trace");
+    if (!any || w->trace || w->trace_paused)
+        return RMALAB_OK;
+    rmalab__trace *t = record_new(w, hint_capacity(w));
+    int rc = rmalab__agree(w->comm, t ? RMALAB_OK : rmalab__fail(RMALAB_ERR_NO_MEM,
+                                                   "out of memory for the trace's ring"),
+                           "starting the trace");
+    int64_t key[2] = {w->lay.world_ranks[0], (int64_t)++opened};
+    if (!rc && (e = MPI_Bcast(key, 2, MPI_INT64_T, 0, w->comm)) != MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "naming the trace");
+    if (!rc)
+        rc = align_clocks(w->comm, &t->offset, &t->uncert);
+    if (rc) {
+        record_free(t);
+        return rc;
+    }
+    snprintf(t->key, sizeof t->key, "r%lld.%lld", (long long)key[0], (long long)key[1]);
+    t->win = w;
+    pthread_mutex_lock(&rmalab__trace_lock);
+    rmalab__trace **p = &rmalab__traces;
+    while (*p)
+        p = &(*p)->next;
+    *p = t;
+    pthread_mutex_unlock(&rmalab__trace_lock);
+    w->trace = t;
+    return RMALAB_OK;
+}
+
+void rmalab__trace_retire(rmalab_win *w)
+{
+    rmalab__trace *t = w->trace ? w->trace : w->trace_paused;
+    if (!t)
+        return;
+    pthread_mutex_lock(&rmalab__trace_lock);
+    snprintf(t->name, sizeof t->name, "%s", w->name);
+    t->win = NULL;
+    w->trace = w->trace_paused = NULL;
+    trim_retired();
+    pthread_mutex_unlock(&rmalab__trace_lock);
+}
+
+void rmalab_trace_clear(void)
+{
+    pthread_mutex_lock(&rmalab__trace_lock);
+    for (rmalab__trace **p = &rmalab__traces; *p;) {
+        rmalab__trace *t = *p;
+        if (t->win) { /* keep the epoch indices: arrows still match */
+            t->head = t->count = 0;
+            t->dropped = t->recorded = 0;
+            p = &t->next;
+        } else {
+            *p = t->next;
+            record_free(t);
+        }
+    }
+    pthread_mutex_unlock(&rmalab__trace_lock);
+}
+
+int rmalab_win_trace_start(rmalab_win *w)
+{
+    RMALAB__CHECK_WIN(w);
+    int rc = rmalab__trace_open(w, true);
+    return rc || !w->trace_paused ? rc : rmalab_win_trace_pause(w, false);
+}
+
+int rmalab_win_trace_pause(rmalab_win *w, bool paused)
+{
+    RMALAB__CHECK_WIN(w);
+    if (!w->trace && !w->trace_paused)
+        return rmalab__fail(RMALAB_ERR_WIN,
+                            "trace: this window records nothing; create it with the hint "
+                            "rmalab_trace = \"true\" or start its recording first");
+    /* A paused window keeps its record aside, so that every call skips
+     * recording with the same NULL test. */
+    rmalab__trace *t = w->trace ? w->trace : w->trace_paused;
+    t->paused = paused;
+    w->trace = paused ? NULL : t;
+    w->trace_paused = paused ? t : NULL;
+    return RMALAB_OK;
+}
+
+void rmalab_win_trace_status(const rmalab_win *w, rmalab_trace_status *out)
+{
+    memset(out, 0, sizeof *out);
+    const rmalab__trace *t = w ? (w->trace ? w->trace : w->trace_paused) : NULL;
+    if (!t)
+        return;
+    *out = (rmalab_trace_status){.on = true, .paused = t->paused, .capacity = (int)t->cap,
+                                 .recorded = t->recorded, .dropped = t->dropped,
+                                 .offset = t->offset, .uncertainty = t->uncert};
+}
+
+const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
+{
+    static const char *const names[RMALAB_TRACE_NKINDS] = {
+        "post", "start", "complete", "wait", "test", "fence", "lock", "unlock",
+        "lock_all", "unlock_all", "flush", "flush_all", "put", "get", "accumulate",
+        "get_accumulate", "fetch_and_op", "compare_and_swap", "post_arrived",
+        "complete_arrived"};
+    return (unsigned)kind < RMALAB_TRACE_NKINDS ? names[kind] : NULL;
+}
