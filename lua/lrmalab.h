@@ -18,11 +18,13 @@
  *   lsync.c      synchronisation and the epoch state
  *   lkeyval.c    keyvals, and their callbacks into Lua
  *   lattr.c      attribute caching on windows
+ *   ltrace.c     rl.trace and the window's trace methods; trace.lua, the
+ *                writers (JSON, SVG, timeline), ships inside
  *   ltest.c      the module rmalab.test
  *   rmalab.c     the module: luaopen_rmalab puts the files together
  *
- * Files that add methods to a type made above them (lrma.c, lsync.c and
- * lattr.c to windows) do so from their own lrm_open_* function, which
+ * Files that add methods to a type made above them (lrma.c, lsync.c,
+ * lattr.c and ltrace.c to windows) do so from their own lrm_open_* function, which
  * luaopen_rmalab calls after lrm_open_win. */
 #ifndef LRMALAB_H
 #define LRMALAB_H
@@ -216,5 +218,9 @@ static inline int lrm_attr_ref(void *value) { return (int)(intptr_t)value; }
 /* Attribute caching (lattr.c): adds set_attr, get_attr and delete_attr to
  * the window methods. */
 void lrm_open_attr(lua_State *L);
+
+/* Traces (ltrace.c): adds win:trace_events() and win:trace_status(), and
+ * sets rl.trace in the module table on top of the stack. */
+void lrm_open_trace(lua_State *L);
 
 #endif

@@ -1,0 +1,369 @@
+-- rl.trace's writers (docs/trace.md), shipped inside the module (ltrace.c
+-- loads this file with the table of C functions and the module).
+--   rl.trace.dump(path [, opts])    collective: Chrome trace-event JSON
+--   rl.trace.svg(path [, opts])     collective: one lane per rank, arrows
+--   rl.trace.timeline(win | set [, opts])  ASCII lanes, a string on rank 0
+--   rl.trace.chrome(set), rl.trace.svg_text(set [, opts])  the texts alone
+-- opts: window = name or key (only that window's events), last = N (the
+-- last N events; svg and timeline).
+local T, rl = ...
+local fmt, concat = string.format, table.concat
+
+local PSCW = { post = true, start = true, complete = true, wait = true, test = true }
+local OPS = { put = true, get = true, accumulate = true, get_accumulate = true,
+              fetch_and_op = true, compare_and_swap = true }
+local ARRIVED = { post_arrived = "post", complete_arrived = "complete" }
+
+local function category(kind)
+  if PSCW[kind] then return "pscw" end
+  if OPS[kind] then return "rma" end
+  if ARRIVED[kind] then return "arrival" end
+  if kind == "fence" then return "fence" end
+  return "passive"
+end
+
+-- "{0, 1}"
+local function group_text(g)
+  local t = {}
+  for i, r in ipairs(g or {}) do t[i] = tostring(r) end
+  return "{" .. concat(t, ",") .. "}"
+end
+
+-- What a person reads: "put 1 @0 8B", "post {0}", "test x12 -> true".
+local function label(e)
+  local k = e.kind
+  if OPS[k] then return fmt("%s %d @%d %dB", k, e.peer, e.disp, e.bytes) end
+  if ARRIVED[k] then return fmt("%s %d arrived", ARRIVED[k], e.peer) end
+  if k == "test" then
+    return fmt("test%s -> %s", e.calls > 1 and (" x" .. e.calls) or "", e.flag ~= 0)
+  end
+  if PSCW[k] then return k .. " " .. group_text(e.group) end
+  if k == "lock" then return fmt("lock %d %s", e.peer, e.flag ~= 0 and "excl" or "shared") end
+  if k == "unlock" or k == "flush" then return fmt("%s %d", k, e.peer) end
+  return k
+end
+
+-- Keep the events of one window (opts.window, a name or key) and the last
+-- opts.last of them; flows between kept events. Returns a new set.
+local function pick(set, opts)
+  opts = opts or {}
+  local keepwin
+  if opts.window then
+    for i, w in ipairs(set.windows) do
+      if w.name == opts.window or w.key == opts.window then keepwin = i end
+    end
+    if not keepwin then T._raise("ERR_ARG", fmt("trace: no window %q was recorded", opts.window)) end
+  end
+  local idx = {}
+  for i, e in ipairs(set.events) do
+    if not keepwin or e.win == keepwin then idx[#idx + 1] = i end
+  end
+  table.sort(idx, function(a, b)
+    local x, y = set.events[a], set.events[b]
+    if x.t0 ~= y.t0 then return x.t0 < y.t0 end
+    return a < b
+  end)
+  local first = opts.last and math.max(1, #idx - opts.last + 1) or 1
+  local out, map = {}, {}
+  for k = first, #idx do
+    out[#out + 1] = set.events[idx[k]]
+    map[idx[k]] = #out
+  end
+  local flows = {}
+  for _, f in ipairs(set.flows) do
+    if map[f.from] and map[f.to] then
+      flows[#flows + 1] = { kind = f.kind, from = map[f.from], to = map[f.to] }
+    end
+  end
+  return { ranks = set.ranks, uncertainty = set.uncertainty, windows = set.windows,
+           events = out, flows = flows, total = #idx, dropped = set.dropped }
+end
+
+-- Where a flow ends: an arrival is an instant; a call returned when it was
+-- released, at its end (a hair inside, so viewers bind it to the slice).
+local HAIR = 1e-9
+local function flow_times(set, f)
+  local a, b = set.events[f.from], set.events[f.to]
+  local ts = a.t0 + math.min(HAIR, (a.t1 - a.t0) / 2)
+  local te = b.t1 - math.min(HAIR, (b.t1 - b.t0) / 2)
+  return ts, te
+end
+T.flow_times = function(set, f) return flow_times(set, f) end
+
+---------------------------------------------------------------------------
+-- Chrome trace-event JSON
+
+local function jstr(s)
+  return '"' .. tostring(s):gsub('[%c"\\]', function(c)
+    return fmt("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function jval(v)
+  local t = type(v)
+  if t == "string" then return jstr(v) end
+  if t == "boolean" then return tostring(v) end
+  if t == "number" then
+    if math.type(v) == "integer" then return tostring(v) end
+    return fmt("%.3f", v)
+  end
+  if t == "table" then
+    if #v > 0 or next(v) == nil then
+      local a = {}
+      for i, x in ipairs(v) do a[i] = jval(x) end
+      return "[" .. concat(a, ",") .. "]"
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local a = {}
+    for i, k in ipairs(keys) do a[i] = jstr(k) .. ":" .. jval(v[k]) end
+    return "{" .. concat(a, ",") .. "}"
+  end
+  return "null"
+end
+
+local function us(t) return t * 1e6 end
+
+local function event_json(set, e)
+  local w = set.windows[e.win]
+  local args = { window = w.name ~= "" and w.name or w.key, engine = w.engine }
+  if e.peer >= 0 then args.peer = e.peer end
+  if e.group then args.group = e.group end
+  if OPS[e.kind] then args.disp, args.bytes, args.count = e.disp, e.bytes, e.count end
+  if e.kind == "test" then args.calls, args.result = e.calls, e.flag ~= 0 end
+  local ev = { name = label(e), cat = category(e.kind), pid = e.rank, tid = e.rank,
+               ts = us(e.t0), args = args }
+  if ARRIVED[e.kind] then
+    ev.ph, ev.s = "i", "t"
+  else
+    ev.ph, ev.dur = "X", us(e.t1 - e.t0)
+  end
+  return jval(ev)
+end
+
+function T.chrome(set)
+  local out = {}
+  for r = 0, set.ranks - 1 do
+    out[#out + 1] = jval{ ph = "M", name = "process_name", pid = r, tid = r,
+                          args = { name = "rank " .. r } }
+    out[#out + 1] = jval{ ph = "M", name = "process_sort_index", pid = r, tid = r,
+                          args = { sort_index = r } }
+    out[#out + 1] = jval{ ph = "M", name = "thread_name", pid = r, tid = r,
+                          args = { name = "rank " .. r } }
+  end
+  for _, e in ipairs(set.events) do out[#out + 1] = event_json(set, e) end
+  for i, f in ipairs(set.flows) do
+    local a, b = set.events[f.from], set.events[f.to]
+    local ts, te = flow_times(set, f)
+    local name = f.kind == "post" and "post -> start" or "complete -> wait"
+    out[#out + 1] = jval{ ph = "s", id = i, name = name, cat = "flow", pid = a.rank,
+                          tid = a.rank, ts = us(ts) }
+    out[#out + 1] = jval{ ph = "f", bp = "e", id = i, name = name, cat = "flow",
+                          pid = b.rank, tid = b.rank, ts = us(te) }
+  end
+  local other = { clock_uncertainty_us = us(set.uncertainty), ranks = set.ranks,
+                  rmalab = rl.version, flows = #set.flows }
+  return '{"displayTimeUnit":"ns","otherData":' .. jval(other) .. ',"traceEvents":[\n'
+         .. concat(out, ",\n") .. "\n]}\n"
+end
+
+---------------------------------------------------------------------------
+-- SVG: time runs down, a lane per rank, as in the standard's PSCW figure.
+-- Vertical positions are the order of the moments (every start and end of
+-- a call is a row), not their scale, so short calls stay readable; the
+-- left margin gives the times.
+
+local function xml(s)
+  return (tostring(s):gsub("[<>&\"]", { ["<"] = "&lt;", [">"] = "&gt;", ["&"] = "&amp;",
+                                          ['"'] = "&quot;" }))
+end
+
+local function rows_of(set)
+  local times = {}
+  for _, e in ipairs(set.events) do
+    times[#times + 1] = e.t0
+    times[#times + 1] = e.t1
+  end
+  table.sort(times)
+  local row, uniq = {}, {}
+  for _, t in ipairs(times) do
+    if #uniq == 0 or t > uniq[#uniq] then uniq[#uniq + 1] = t end
+    row[t] = #uniq
+  end
+  return row, uniq
+end
+
+local COLOR = { pscw = "#dbe8f7", rma = "#e3f3df", fence = "#f4ecd8", passive = "#efe0f3",
+                arrival = "#ffffff" }
+
+function T.svg_text(set, opts)
+  set = pick(set, opts)
+  local row, uniq = rows_of(set)
+  local ROW, LANE, LEFT, TOP = 20, 220, 90, 70
+  local width = LEFT + LANE * set.ranks + 20
+  local height = TOP + ROW * (#uniq + 1) + 20
+  local y = function(t) return TOP + ROW * row[t] end
+  local x = function(r) return LEFT + LANE * r + 30 end
+  local o = {}
+  o[#o + 1] = fmt('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+    .. 'viewBox="0 0 %d %d" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
+    width, height, width, height)
+  o[#o + 1] = '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+    .. 'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+    .. '<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>'
+  o[#o + 1] = fmt('<rect width="%d" height="%d" fill="white"/>', width, height)
+  local names = {}
+  for _, w in ipairs(set.windows) do names[#names + 1] = (w.name ~= "" and w.name or w.key)
+    .. " (" .. w.engine .. ")" end
+  o[#o + 1] = fmt('<text x="10" y="22" font-size="14" font-weight="bold">%s</text>',
+    xml("rmalab trace: " .. concat(names, ", ")))
+  o[#o + 1] = fmt('<text x="10" y="40" fill="#555">%s</text>', xml(fmt(
+    "time runs down, in order (not to scale); clocks aligned to within %.1f us", us(set.uncertainty))))
+  for r = 0, set.ranks - 1 do
+    o[#o + 1] = fmt('<text x="%d" y="%d" font-weight="bold">rank %d</text>', x(r) - 20, TOP - 12, r)
+    o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>', x(r), TOP - 5,
+      x(r), height - 15)
+  end
+  for i, t in ipairs(uniq) do
+    if i == 1 or i == #uniq or i % 5 == 0 then
+      o[#o + 1] = fmt('<text x="8" y="%d" fill="#888" font-size="10">%.3f ms</text>',
+        TOP + ROW * i + 4, t * 1e3)
+    end
+  end
+  for _, e in ipairs(set.events) do
+    local y0, y1 = y(e.t0), y(e.t1)
+    if ARRIVED[e.kind] then
+      o[#o + 1] = fmt('<circle cx="%d" cy="%d" r="4" fill="#333"/>', x(e.rank), y0)
+      o[#o + 1] = fmt('<text x="%d" y="%d" fill="#333" font-size="10">%s</text>',
+        x(e.rank) + 8, y0 + 4, xml(label(e)))
+    else
+      local h = math.max(y1 - y0, 8)
+      o[#o + 1] = fmt('<rect x="%d" y="%d" width="16" height="%d" rx="3" fill="%s" '
+        .. 'stroke="#333"/>', x(e.rank) - 8, y0 - 4, h, COLOR[category(e.kind)])
+      o[#o + 1] = fmt('<text x="%d" y="%d">%s</text>', x(e.rank) + 12, y0 + 4, xml(label(e)))
+    end
+  end
+  for _, f in ipairs(set.flows) do
+    local a, b = set.events[f.from], set.events[f.to]
+    local ye = ARRIVED[b.kind] and y(b.t0) or y(b.t1)
+    o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" '
+      .. 'stroke-dasharray="%s" marker-end="url(#arrow)"/>', x(a.rank), y(a.t0), x(b.rank), ye,
+      f.kind == "post" and "#1f5fbf" or "#c0392b", f.kind == "post" and "6,3" or "2,3")
+  end
+  o[#o + 1] = "</svg>\n"
+  return concat(o, "\n")
+end
+
+---------------------------------------------------------------------------
+-- The ASCII timeline: a row per event in time order, a column per rank.
+-- "<= post 1": the call or arrival that rank 1's post released; "=> 0":
+-- a post or complete that released something on rank 0.
+
+function T.timeline_text(set, opts)
+  opts = opts or {}
+  set = pick(set, { window = opts.window, last = opts.last or 40 })
+  local marks, sources = {}, {}
+  for _, f in ipairs(set.flows) do
+    local a = set.events[f.from]
+    marks[f.to] = fmt("<= %s %d", f.kind, a.rank)
+    sources[f.from] = (sources[f.from] and sources[f.from] .. "," or "=> ") .. set.events[f.to].rank
+  end
+  local cells, width = {}, {}
+  for r = 0, set.ranks - 1 do width[r] = #("rank " .. r) end
+  for i, e in ipairs(set.events) do
+    local c = label(e)
+    if not ARRIVED[e.kind] and e.t1 > e.t0 then c = c .. fmt(" (%.3f ms)", (e.t1 - e.t0) * 1e3) end
+    if sources[i] then c = c .. " " .. sources[i] end
+    if marks[i] then c = c .. " " .. marks[i] end
+    cells[i] = c
+    width[e.rank] = math.max(width[e.rank], #c)
+  end
+  local lines = {}
+  local what = "all windows"
+  for _, x in ipairs(set.windows) do
+    if #set.windows == 1 or opts.window == x.name or opts.window == x.key then
+      what = x.name ~= "" and fmt("%s (%s)", x.name, x.engine) or fmt("%s (%s)", x.key, x.engine)
+    end
+  end
+  lines[1] = fmt("trace of %s: %d ranks, clocks within %.3f ms%s", what, set.ranks,
+    set.uncertainty * 1e3, set.total > #set.events
+      and fmt(", the last %d of %d events", #set.events, set.total) or "")
+  local head = { fmt("%10s", "t (ms)") }
+  for r = 0, set.ranks - 1 do head[#head + 1] = fmt("%-" .. width[r] .. "s", "rank " .. r) end
+  lines[#lines + 1] = (concat(head, "  "):gsub("%s+$", ""))
+  local t0 = #set.events > 0 and set.events[1].t0 or 0
+  for i, e in ipairs(set.events) do
+    local row = { fmt("%10.3f", (e.t0 - t0) * 1e3) }
+    for r = 0, set.ranks - 1 do
+      row[#row + 1] = fmt("%-" .. width[r] .. "s", r == e.rank and cells[i] or (r < e.rank and "." or ""))
+    end
+    lines[#lines + 1] = (concat(row, "  "):gsub("%s+$", ""))
+  end
+  return concat(lines, "\n")
+end
+
+-- timeline(win) is collective over the window, timeline(name) and
+-- timeline() over the world (a name picks that window, nothing the one
+-- with the latest event); timeline(set) is local. A string on the rank
+-- that gathered (rank 0), nil on the others.
+function T.timeline(what, opts)
+  opts = opts or {}
+  local set = what
+  if type(what) == "userdata" then
+    set = what:trace_events()
+  elseif type(what) ~= "table" then
+    set = T.events()
+    if set and #set.events == 0 then
+      return "nothing was recorded: :trace on (rl.trace.on()), or create windows with the "
+        .. 'hint rmalab_trace = "true"'
+    end
+    if set then
+      local latest = set.events[1]
+      for _, e in ipairs(set.events) do if e.t1 > latest.t1 then latest = e end end
+      opts = { window = what or set.windows[latest.win].key, last = opts.last }
+    end
+  end
+  if set == nil then return nil end
+  return T.timeline_text(set, opts)
+end
+
+---------------------------------------------------------------------------
+-- Files: rank 0 writes, every rank learns whether it could.
+
+local function write_file(path, text)
+  local f, err = io.open(path, "w")
+  if not f then return false, err end
+  local ok, werr = f:write(text)
+  f:close()
+  if not ok then return false, werr end
+  return true
+end
+
+local function collective_write(call, path, render)
+  if type(path) ~= "string" then
+    T._raise("ERR_ARG", fmt("bad argument #1 to 'trace.%s' (a file name expected, got %s)",
+      call, type(path)))
+  end
+  local set = T.events()
+  local ok, err = true, nil
+  if set then
+    local rok, text = pcall(render, set)
+    if rok then ok, err = write_file(path, text) else ok, err = false, text end
+  end
+  local all_ok, msg = T._agree(ok, err and tostring(err) or nil)
+  if not all_ok then T._raise("ERR_OTHER", fmt("trace.%s: %s", call, msg)) end
+  return path
+end
+
+function T.dump(path, opts)
+  return collective_write("dump", path, function(set)
+    return T.chrome(opts and opts.window and pick(set, opts) or set)
+  end)
+end
+
+function T.svg(path, opts)
+  return collective_write("svg", path, function(set) return T.svg_text(set, opts) end)
+end
+
+return T
