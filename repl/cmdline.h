@@ -30,7 +30,8 @@ typedef struct {
     rankset target;
     const char *body;     /* chunk or command arguments, into the line */
     size_t bodylen;
-    char name[16];        /* on, status, wait, interrupt, help, save, record, quit */
+    char name[16];        /* on, status, wait, interrupt, help, save, record, trace,
+                             timeline, quit */
     char err[160];
 } cmdline;
 

@@ -32,6 +32,9 @@ static const char usage[] =
     "  -e CHUNK       run CHUNK on every rank, then exit\n"
     "      --record FILE  write the session's transcript to FILE as it goes (with\n"
     "                 piped input, - writes it to stdout instead of the output)\n"
+    "      --trace FILE   with a script or -e: every window records its epochs, and\n"
+    "                 at the end the ranks write them to FILE, Chrome trace-event\n"
+    "                 JSON for Perfetto (docs/trace.md); in the REPL, :trace\n"
     "      --help     display this help and exit\n"
     "      --version  output version information and exit\n"
     "\n"
@@ -41,7 +44,7 @@ static const char usage[] =
 typedef struct {
     int n, mpi_argc, file_at;
     char **mpi_argv;
-    const char *chunk, *record;
+    const char *chunk, *record, *trace;
 } args_t;
 
 static int parse(int argc, char **argv, args_t *a)
@@ -62,6 +65,8 @@ static int parse(int argc, char **argv, args_t *a)
             a->chunk = argv[++i];
         } else if (strcmp(o, "--record") == 0 && i + 1 < argc) {
             a->record = argv[++i];
+        } else if (strcmp(o, "--trace") == 0 && i + 1 < argc) {
+            a->trace = argv[++i];
         } else {
             int v = launch_option_values(o);
             if (i + v >= argc)
@@ -131,6 +136,15 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &a)) {
         fputs(usage, stderr);
         return 2;
+    }
+    if (a.trace && !a.file_at && !a.chunk) {
+        fputs("rmalab: --trace FILE records a script or -e chunk; in the REPL, use :trace on "
+              "and :trace dump FILE\n", stderr);
+        return 2;
+    }
+    if (a.trace) { /* the ranks inherit both through mpiexec (rank_script) */
+        setenv("RMALAB_TRACE", "1", 1);
+        setenv("RMALAB_TRACE_FILE", a.trace, 1);
     }
     int under_mpiexec = getenv("PMI_RANK") != NULL;
     if (under_mpiexec && (a.file_at || a.chunk))

@@ -467,6 +467,15 @@ int rank_script(const char *file, const char *code, int argc, char **argv)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = exec_script(x, file, code, argc, argv, rank);
+    /* rmalab --trace FILE: every rank has run the script; the dump is
+     * collective, and rank 0 says where it went. */
+    const char *trace = getenv("RMALAB_TRACE_FILE");
+    if (trace && *trace)
+        rc |= exec_script(x, NULL,
+                          "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
+                          "if rmalab.world:rank() == 0 then io.stderr:write("
+                          "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end",
+                          0, NULL, rank);
     exec_free(x);
     return rc;
 }

@@ -30,6 +30,9 @@ static const char help[] =
     "  :save FILE        write the session so far as a transcript (a test:\n"
     "                    rmalab test FILE replays it and compares the output)\n"
     "  :record FILE      the same, and keep writing as the session goes\n"
+    "  :trace on|off     record every window's epochs (or stop); also\n"
+    "  :trace dump FILE  Perfetto JSON, :trace svg FILE a picture, :trace clear\n"
+    "  :timeline [win]   the last epochs of a window, a lane per rank\n"
     "  :quit             free what can be freed and end the job (or Ctrl-D)\n"
     "A rank blocked in an epoch call never blocks the prompt. PSCW in two lines:\n"
     "  win = rmalab.win_allocate(64, {disp_unit = 8})\n"
@@ -179,12 +182,61 @@ static void transcript_command(front *f, const cmdline *c)
         fputs(msg, stderr);
 }
 
+/* :trace and :timeline: Lua chunks for every rank, as the calls are
+ * collective (rl.trace in docs/trace.md). The argument goes in a long
+ * string; one that could close it is refused. */
+static void trace_command(front *f, const cmdline *c)
+{
+    char arg[1024], chunk[1400];
+    const char *usage = "rmalab: use :trace on, :trace off, :trace clear, :trace dump FILE, "
+                        ":trace svg FILE, or :timeline [window]\n";
+    rankset all = {.n = f->n};
+    memset(all.in, 1, (size_t)f->n);
+    size_t w = 0;
+    while (w < c->bodylen && !isspace((unsigned char)c->body[w]))
+        w++;
+    size_t a = w;
+    while (a < c->bodylen && isspace((unsigned char)c->body[a]))
+        a++;
+    int timeline = strcmp(c->name, "timeline") == 0;
+    snprintf(arg, sizeof arg, "%.*s", (int)(timeline ? c->bodylen : c->bodylen - a),
+             timeline ? c->body : c->body + a);
+    if (strstr(arg, "]==]") || c->bodylen >= sizeof arg) {
+        front_note(f, usage);
+        return;
+    }
+    if (timeline && !arg[0])
+        snprintf(chunk, sizeof chunk, "local t = rmalab.trace.timeline() if t then print(t) end");
+    else if (timeline) /* a window in a variable, else a window's name */
+        snprintf(chunk, sizeof chunk,
+                 "local t = rmalab.trace.timeline((%s) or [==[%s]==]) if t then print(t) end",
+                 arg, arg);
+    else if ((w == 2 && memcmp(c->body, "on", 2) == 0) ||
+             (w == 3 && (memcmp(c->body, "off", 3) == 0)) ||
+             (w == 5 && memcmp(c->body, "clear", 5) == 0))
+        snprintf(chunk, sizeof chunk, "rmalab.trace.%.*s()", (int)w, c->body);
+    else if (arg[0] && ((w == 4 && memcmp(c->body, "dump", 4) == 0) ||
+                        (w == 3 && memcmp(c->body, "svg", 3) == 0)))
+        snprintf(chunk, sizeof chunk, "return rmalab.trace.%.*s([==[%s]==])", (int)w, c->body,
+                 arg);
+    else {
+        front_note(f, usage);
+        return;
+    }
+    f->chunk_target = all;
+    submit(f, &all, chunk);
+}
+
 static void command(front *f, const cmdline *c)
 {
     rankset s = f->deflt;
     char err[160];
     if (strcmp(c->name, "save") == 0 || strcmp(c->name, "record") == 0) {
         transcript_command(f, c);
+        return;
+    }
+    if (strcmp(c->name, "trace") == 0 || strcmp(c->name, "timeline") == 0) {
+        trace_command(f, c);
         return;
     }
     if (c->bodylen && strcmp(c->name, "wait") != 0 && strcmp(c->name, "help") != 0 &&
