@@ -231,7 +231,8 @@ static void merge_rank(struct merge *m, int rank, const unsigned char *p)
                 .peer = e.peer, .flag = e.flag, .count = e.count, .calls = e.calls,
                 .disp = e.disp, .bytes = e.bytes};
             m->gstart[i] = -1;
-            call = -1;
+            if (e.kind != RMALAB_TRACE_POST_ARRIVED && e.kind != RMALAB_TRACE_COMPLETE_ARRIVED)
+                call = -1; /* arrivals may come between a run of tests and its members */
             if (is_group_call(e.kind) && (e.kind != RMALAB_TRACE_TEST || e.flag)) {
                 call = i;
                 m->gstart[i] = m->ngroups; /* room for the members that follow */

@@ -3,7 +3,8 @@
  *
  * A record is a ring of fixed-size events. A call with a group (post,
  * start, complete, wait, a test that returned true) is followed in the ring
- * by one MEMBER event per rank of the group, carrying the index of the
+ * by one MEMBER event per rank of the group (a run of tests, by the
+ * arrivals it saw first), carrying the index of the
  * epoch between this rank and that one: the k-th post of t to o matches the
  * k-th start of o to t, and the k-th complete of o to t the k-th wait of t
  * that includes o. trace-gather.c turns these into arrows. The ring may
@@ -59,11 +60,6 @@ static rmalab__tev *push(rmalab__trace *t)
     return e;
 }
 
-static rmalab__tev *last(rmalab__trace *t)
-{
-    return t->count ? &t->ring[(t->head + t->cap - 1) % t->cap] : NULL;
-}
-
 /* The epoch index between this rank and `peer` that a call's member
  * carries: posts and starts open the next one. */
 static uint32_t member_seq(rmalab__trace *t, int kind, int peer)
@@ -76,16 +72,29 @@ static uint32_t member_seq(rmalab__trace *t, int kind, int peer)
     }
 }
 
+/* The run of failed tests that a test may extend: the last event, or the
+ * one before the arrivals that the tests saw. */
+static rmalab__tev *test_run(rmalab__trace *t)
+{
+    for (uint32_t back = 1; back <= t->count; back++) {
+        rmalab__tev *e = &t->ring[(t->head + t->cap - back) % t->cap];
+        if (e->kind == RMALAB_TRACE_POST_ARRIVED || e->kind == RMALAB_TRACE_COMPLETE_ARRIVED)
+            continue;
+        return e->kind == RMALAB_TRACE_TEST && !e->flag ? e : NULL;
+    }
+    return NULL;
+}
+
 void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
                          int n, int flag)
 {
     rmalab__trace *t = w->trace;
     int64_t now = rmalab__trace_clock();
-    rmalab__tev *prev = last(t);
-    if (kind == RMALAB_TRACE_TEST && prev && prev->kind == RMALAB_TRACE_TEST && !prev->flag) {
-        prev->t1 = now; /* a polling loop: one event for the run of tests */
-        prev->calls++;
-        prev->flag = (uint8_t)flag;
+    rmalab__tev *run = kind == RMALAB_TRACE_TEST ? test_run(t) : NULL;
+    if (run) { /* a polling loop: one event for the run of tests */
+        run->t1 = now;
+        run->calls++;
+        run->flag = (uint8_t)flag;
     } else {
         rmalab__tev *e = push(t);
         *e = (rmalab__tev){.t0 = t0, .t1 = now, .kind = (uint8_t)kind, .flag = (uint8_t)flag,
@@ -93,7 +102,8 @@ void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const in
     }
     if (kind == RMALAB_TRACE_TEST && !flag)
         return;
-    /* A group larger than the ring keeps what fits after its call. */
+    /* Members follow their call, or the arrivals after a run of tests. A
+     * group larger than the ring keeps what fits. */
     for (int i = 0; i < n && i < (int)t->cap - 1; i++) {
         rmalab__tev *m = push(t);
         m->kind = MEMBER;
