@@ -21,7 +21,8 @@ local function say(...) if me == 0 then print(...) end end
 
 -- Ranks' own prints would interleave (mpiexec forwards each rank's output
 -- on its own), so report() carries every rank's text to rank 0 through a
--- small window, and rank 0 prints it in rank order. Collective.
+-- small window, and rank 0 prints it in rank order (empty text prints
+-- nothing). Collective.
 local board <close> = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function report(text)
   board:write(0, "byte", text:sub(1, 1023) .. "\0")
@@ -29,7 +30,12 @@ local function report(text)
   local got = {}
   if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 1024) end end
   board:fence()
-  if me == 0 then for r = 0, size - 1 do print((got[r]:value():match("^[^%z]*"))) end end
+  if me == 0 then
+    for r = 0, size - 1 do
+      local line = got[r]:value():match("^[^%z]*")
+      if line ~= "" then print(line) end
+    end
+  end
 end
 
 -- The figure: who accesses whom. Values put are 10 * origin + target, each
