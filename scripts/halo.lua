@@ -6,7 +6,7 @@
 -- one rank computing the whole rod alone; the time per step differs.
 --   build/repl/rmalab -n 2 scripts/halo.lua
 -- ranks: 2
--- timeout: 60
+-- timeout: 30
 -- Rank 0 narrates. Also runs on 4 ranks (8 cells each), slower: 2 cores.
 local rl = require "rmalab"
 local me, size = rl.world:rank(), rl.world:size()
@@ -31,7 +31,10 @@ if right then nbrs[#nbrs + 1] = right end
 
 -- gather(text): rank 0 gets every rank's text, indexed by rank. Ranks' own
 -- prints would interleave. Collective.
-local board <close> = rl.win_allocate(2048, { disp_unit = 1, name = "board" })
+-- Windows are freed explicitly, not with <close>: a rank that fails then
+-- ends at once with its error, instead of waiting in a collective free that
+-- the other ranks never reach.
+local board = rl.win_allocate(2048, { disp_unit = 1, name = "board" })
 local function gather(text)
   board:write(0, "byte", text:sub(1, 2047) .. "\0")
   board:fence()
@@ -163,3 +166,4 @@ say("involves only the neighbours; fence synchronises the whole window group;")
 say("lock/unlock needs something else (here a barrier) to tell the target")
 say("that its ghosts arrived. Times are this machine's, now: with more ranks")
 say("than cores they measure the scheduler as much as MPI.")
+board:free()

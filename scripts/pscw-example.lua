@@ -5,7 +5,7 @@
 -- process 2." Each start lists the targets, each post lists the origins.
 --   build/repl/rmalab -n 4 scripts/pscw-example.lua
 -- ranks: 4
--- timeout: 60
+-- timeout: 30
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Both PSCW engines run the figure.
 local rl = require "rmalab"
@@ -23,7 +23,10 @@ local function say(...) if me == 0 then print(...) end end
 -- on its own), so report() carries every rank's text to rank 0 through a
 -- small window, and rank 0 prints it in rank order (empty text prints
 -- nothing). Collective.
-local board <close> = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
+-- Windows are freed explicitly, not with <close>: a rank that fails then
+-- ends at once with its error, instead of waiting in a collective free that
+-- the other ranks never reach.
+local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function report(text)
   board:write(0, "byte", text:sub(1, 1023) .. "\0")
   board:fence()
@@ -61,7 +64,7 @@ say("  must mirror each other (0 is in 1's post group because 1 is in 0's start)
 
 for _, engine in ipairs{ "native", "rma" } do
   say(("\n== engine %s (hint rmalab_pscw = %q) ==\n"):format(engine, engine))
-  local win <close> = rl.win_allocate(4 * 8, { disp_unit = 8, name = "fig-" .. engine,
+  local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "fig-" .. engine,
     info = { rmalab_pscw = engine } })
   win:write(0, "int64", { -1, -1, -1, -1 })
   rl.world:barrier()
@@ -108,6 +111,8 @@ for _, engine in ipairs{ "native", "rma" } do
   end
   report(line)
   rl.world:barrier()
+  win:free()
 end
 say("\nThe figure is one possible timing. With weak synchronisation, start, put")
 say("and complete may run ahead of the matching post: see scripts/weak-sync.lua.")
+board:free()

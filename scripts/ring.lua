@@ -4,7 +4,7 @@
 -- which orderings MPI promises: between epochs, and inside one.
 --   build/repl/rmalab -n 4 scripts/ring.lua
 -- ranks: 4
--- timeout: 60
+-- timeout: 30
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Runs on rmalab's default PSCW engine (rma).
 local rl = require "rmalab"
@@ -22,7 +22,10 @@ local left, right = (me - 1) % size, (me + 1) % size
 -- gather(text): rank 0 gets every rank's text, indexed by rank (other ranks
 -- get nil); report(text) prints them in rank order, skipping empty ones.
 -- Ranks' own prints would interleave. Both collective.
-local board <close> = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
+-- Windows are freed explicitly, not with <close>: a rank that fails then
+-- ends at once with its error, instead of waiting in a collective free that
+-- the other ranks never reach.
+local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function gather(text)
   board:write(0, "byte", text:sub(1, 1023) .. "\0")
   board:fence()
@@ -39,7 +42,7 @@ local function report(text)
   if t then for r = 0, size - 1 do if t[r] ~= "" then print(t[r]) end end end
 end
 
-local win <close> = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
+local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
 
 say("1. One round: post({left}), start({right}), put my rank * 100 to the")
 say("   right, complete(), wait(). Every post comes before every start: if the")
@@ -91,3 +94,5 @@ report(("     rank %d: put 1 then 2 left %d (not promised); accumulate 1 then 2 
   me, win:read(1, "int64"), win:read(2, "int64")))
 say("   A second put that wins here wins by the implementation's choice, not")
 say("   by MPI's: use accumulate, or two epochs, when order matters.")
+win:free()
+board:free()

@@ -5,7 +5,7 @@
 -- measures it instead of asserting it.
 --   build/repl/rmalab -n 2 scripts/weak-sync.lua
 -- ranks: 2
--- timeout: 60
+-- timeout: 30
 -- Rank 0 narrates; times are seconds since a common barrier.
 local rl = require "rmalab"
 local me, size = rl.world:rank(), rl.world:size()
@@ -22,7 +22,10 @@ local function busy(s) local t = rl.wtime(); while rl.wtime() - t < s do end end
 
 -- report(text): every rank's text reaches rank 0, printed in rank order
 -- (ranks' own prints would interleave); empty text prints nothing. Collective.
-local board <close> = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
+-- Windows are freed explicitly, not with <close>: a rank that fails then
+-- ends at once with its error, instead of waiting in a collective free that
+-- the other ranks never reach.
+local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function report(text)
   board:write(0, "byte", text:sub(1, 1023) .. "\0")
   board:fence()
@@ -46,7 +49,7 @@ say(("sequence completes. Here the target works %.1f s before it posts.\n"):form
 local where = {}
 for _, engine in ipairs{ "native", "rma" } do
   say(("== engine %s =="):format(engine))
-  local win <close> = rl.win_allocate(8, { disp_unit = 8, name = "weak-" .. engine,
+  local win = rl.win_allocate(8, { disp_unit = 8, name = "weak-" .. engine,
     info = { rmalab_pscw = engine } })
   win:write(0, "int64", 0)
   rl.world:barrier()
@@ -74,13 +77,14 @@ for _, engine in ipairs{ "native", "rma" } do
   end
   say(("   measured: the origin blocked in %s\n"):format(where[engine] or "?"))
   rl.world:barrier()
+  win:free()
 end
 
 say(("Why it matters: the origin has %.1f s of its own work to do after start."):format(DELAY))
 say("If start blocks, that work waits for the post; if only the first put")
 say("blocks, the work overlaps the target's. Work done between start and put:")
 for _, engine in ipairs{ "native", "rma" } do
-  local win <close> = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = engine } })
+  local win = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = engine } })
   rl.world:barrier()
   local t0 = rl.wtime()
   if me == 0 then
@@ -92,6 +96,7 @@ for _, engine in ipairs{ "native", "rma" } do
     report("")
   end
   rl.world:barrier()
+  win:free()
 end
 
 say("\nWhat to notice: MPI allows every one of these behaviours, so a correct")
@@ -99,3 +104,4 @@ say("program must not depend on start returning early, nor on it blocking.")
 say("MPICH's own PSCW (native) is expected to wait in start; rmalab's rma engine")
 say("lets start return and waits at the first operation to a target whose post")
 say("has not arrived. The lines above say what this machine did today.")
+board:free()
