@@ -1,6 +1,7 @@
 -- A tour of info objects and hints, on every rank.
 --   mpiexec -n 2 lua5.4 scripts/hints-tour.lua      (or: ./do start)
 -- Rank 0 narrates; the agreement check at the end needs every rank.
+-- ranks: 2
 local rl = require "rmalab"
 local rank, size = rl.world:rank(), rl.world:size()
 local function say(...) if rank == 0 then print(...) end end

@@ -1,6 +1,7 @@
 -- A lab on general active-target synchronisation (post/start/complete/wait)
 -- on 2 ranks, on both of rmalab's PSCW engines.
 --   mpiexec -n 2 lua5.4 scripts/pscw-lab.lua
+-- ranks: 2
 -- Rank 0 narrates; rank 0 is the origin and rank 1 the target.
 local rl = require "rmalab"
 local me, size = rl.world:rank(), rl.world:size()

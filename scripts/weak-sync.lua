@@ -1,0 +1,107 @@
+-- The weak-synchronisation puzzle, on 2 ranks and on both PSCW engines.
+-- The origin (rank 0) calls start, put and complete while the target
+-- (rank 1) is still busy for 0.3 s before it posts. MPI lets start return
+-- before the post, or block; where does the origin wait here? The lab
+-- measures it instead of asserting it.
+--   build/repl/rmalab -n 2 scripts/weak-sync.lua
+-- ranks: 2
+-- timeout: 30
+-- Rank 0 narrates; times are seconds since a common barrier.
+local rl = require "rmalab"
+local me, size = rl.world:rank(), rl.world:size()
+if size ~= 2 then
+  if me == 0 then
+    print(("this lab is written for 2 ranks, not %d: build/repl/rmalab -n 2 "
+      .. "scripts/weak-sync.lua"):format(size))
+  end
+  return
+end
+local function say(...) if me == 0 then print(...) end end
+local DELAY = 0.3
+local function busy(s) local t = rl.wtime(); while rl.wtime() - t < s do end end
+
+-- report(text): every rank's text reaches rank 0, printed in rank order
+-- (ranks' own prints would interleave); empty text prints nothing. Collective.
+-- Windows are freed explicitly, not with <close>: a rank that fails then
+-- ends at once with its error, instead of waiting in a collective free that
+-- the other ranks never reach.
+local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
+local function report(text)
+  board:write(0, "byte", text:sub(1, 1023) .. "\0")
+  board:fence()
+  local got = {}
+  if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 1024) end end
+  board:fence()
+  if me == 0 then
+    for r = 0, size - 1 do
+      local line = got[r]:value():match("^[^%z]*")
+      if line ~= "" then print(line) end
+    end
+  end
+end
+
+say("The standard (MPI_WIN_COMPLETE): start may block until the matching post,")
+say("or return at once and let put block, or let complete block, or even let all")
+say("three return before the post if the data is buffered. Only this is fixed:")
+say("the data reaches the target after its post, and once the post is made the")
+say(("sequence completes. Here the target works %.1f s before it posts.\n"):format(DELAY))
+
+local where = {}
+for _, engine in ipairs{ "native", "rma" } do
+  say(("== engine %s =="):format(engine))
+  local win = rl.win_allocate(8, { disp_unit = 8, name = "weak-" .. engine,
+    info = { rmalab_pscw = engine } })
+  win:write(0, "int64", 0)
+  rl.world:barrier()
+  local t0 = rl.wtime()
+  -- TRACE: origin's start/put/complete spans against the target's busy time and post
+  if me == 0 then
+    win:start({ 1 }); local t1 = rl.wtime()
+    win:put(1, 0, "int64", 42); local t2 = rl.wtime()
+    win:complete(); local t3 = rl.wtime()
+    local spans = { start = t1 - t0, put = t2 - t1, complete = t3 - t2 }
+    report(("   rank 0 (origin): start %.3f s, put %.3f s, complete %.3f s"):format(
+      spans.start, spans.put, spans.complete))
+    local blocked = {}
+    for _, call in ipairs{ "start", "put", "complete" } do
+      if spans[call] > DELAY / 2 then blocked[#blocked + 1] = call end
+    end
+    where[engine] = #blocked > 0 and table.concat(blocked, " and ") or "none of the three"
+  else
+    busy(DELAY)
+    local tp = rl.wtime()
+    win:post({ 0 }); win:wait()
+    local tw = rl.wtime()
+    report(("   rank 1 (target): posted at %.3f s, wait returned at %.3f s, holds %d"):format(
+      tp - t0, tw - t0, win:read(0, "int64")))
+  end
+  say(("   measured: the origin blocked in %s\n"):format(where[engine] or "?"))
+  rl.world:barrier()
+  win:free()
+end
+
+say(("Why it matters: the origin has %.1f s of its own work to do after start."):format(DELAY))
+say("If start blocks, that work waits for the post; if only the first put")
+say("blocks, the work overlaps the target's. Work done between start and put:")
+for _, engine in ipairs{ "native", "rma" } do
+  local win = rl.win_allocate(8, { disp_unit = 8, info = { rmalab_pscw = engine } })
+  rl.world:barrier()
+  local t0 = rl.wtime()
+  if me == 0 then
+    win:start({ 1 }); busy(DELAY); win:put(1, 0, "int64", 7); win:complete()
+    report(("   %-6s origin done at %.3f s (its work %.1f s, the target's %.1f s)"):format(
+      engine, rl.wtime() - t0, DELAY, DELAY))
+  else
+    busy(DELAY); win:post({ 0 }); win:wait()
+    report("")
+  end
+  rl.world:barrier()
+  win:free()
+end
+
+say("\nWhat to notice: MPI allows every one of these behaviours, so a correct")
+say("program must not depend on start returning early, nor on it blocking.")
+say("MPICH's own PSCW (native) is expected to wait in start; rmalab's rma engine")
+say("lets start return and waits at the first operation to a target whose post")
+say("has not arrived. The lines above say what this machine did today.")
+board:free()
