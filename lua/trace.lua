@@ -5,7 +5,8 @@
 --   rl.trace.timeline(win | set [, opts])  ASCII lanes, a string on rank 0
 --   rl.trace.chrome(set), rl.trace.svg_text(set [, opts])  the texts alone
 -- opts: window = name or key (only that window's events), last = N (the
--- last N events; svg and timeline).
+-- last N events; svg and timeline), times = false (timeline: no times or
+-- durations, for comparing runs).
 local T, rl = ...
 local fmt, concat = string.format, table.concat
 
@@ -213,13 +214,16 @@ function T.svg_text(set, opts)
     .. 'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
     .. '<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>'
   o[#o + 1] = fmt('<rect width="%d" height="%d" fill="white"/>', width, height)
-  local names = {}
-  for _, w in ipairs(set.windows) do names[#names + 1] = (w.name ~= "" and w.name or w.key)
-    .. " (" .. w.engine .. ")" end
+  local names, used = {}, {}
+  for _, e in ipairs(set.events) do used[e.win] = true end
+  for i, w in ipairs(set.windows) do
+    if used[i] then names[#names + 1] = (w.name ~= "" and w.name or w.key) .. " (" .. w.engine .. ")" end
+  end
   o[#o + 1] = fmt('<text x="10" y="22" font-size="14" font-weight="bold">%s</text>',
     xml("rmalab trace: " .. concat(names, ", ")))
   o[#o + 1] = fmt('<text x="10" y="40" fill="#555">%s</text>', xml(fmt(
-    "time runs down, in order (not to scale); clocks aligned to within %.1f us", us(set.uncertainty))))
+    "time runs down, in order (not to scale); clocks aligned to within %.3f ms",
+    set.uncertainty * 1e3)))
   for r = 0, set.ranks - 1 do
     o[#o + 1] = fmt('<text x="%d" y="%d" font-weight="bold">rank %d</text>', x(r) - 20, TOP - 12, r)
     o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>', x(r), TOP - 5,
@@ -266,14 +270,17 @@ function T.timeline_text(set, opts)
   local marks, sources = {}, {}
   for _, f in ipairs(set.flows) do
     local a = set.events[f.from]
-    marks[f.to] = fmt("<= %s %d", f.kind, a.rank)
+    local m = marks[f.to]
+    marks[f.to] = m and m .. "," .. a.rank or fmt("<= %s %d", f.kind, a.rank)
     sources[f.from] = (sources[f.from] and sources[f.from] .. "," or "=> ") .. set.events[f.to].rank
   end
   local cells, width = {}, {}
   for r = 0, set.ranks - 1 do width[r] = #("rank " .. r) end
   for i, e in ipairs(set.events) do
     local c = label(e)
-    if not ARRIVED[e.kind] and e.t1 > e.t0 then c = c .. fmt(" (%.3f ms)", (e.t1 - e.t0) * 1e3) end
+    if opts.times ~= false and not ARRIVED[e.kind] and e.t1 > e.t0 then
+      c = c .. fmt(" (%.3f ms)", (e.t1 - e.t0) * 1e3)
+    end
     if sources[i] then c = c .. " " .. sources[i] end
     if marks[i] then c = c .. " " .. marks[i] end
     cells[i] = c
@@ -286,15 +293,15 @@ function T.timeline_text(set, opts)
       what = x.name ~= "" and fmt("%s (%s)", x.name, x.engine) or fmt("%s (%s)", x.key, x.engine)
     end
   end
-  lines[1] = fmt("trace of %s: %d ranks, clocks within %.3f ms%s", what, set.ranks,
-    set.uncertainty * 1e3, set.total > #set.events
-      and fmt(", the last %d of %d events", #set.events, set.total) or "")
-  local head = { fmt("%10s", "t (ms)") }
+  lines[1] = fmt("trace of %s: %d ranks%s%s", what, set.ranks,
+    opts.times ~= false and fmt(", clocks within %.3f ms", set.uncertainty * 1e3) or "",
+    set.total > #set.events and fmt(", the last %d of %d events", #set.events, set.total) or "")
+  local head = { fmt("%10s", opts.times ~= false and "t (ms)" or "#") }
   for r = 0, set.ranks - 1 do head[#head + 1] = fmt("%-" .. width[r] .. "s", "rank " .. r) end
   lines[#lines + 1] = (concat(head, "  "):gsub("%s+$", ""))
   local t0 = #set.events > 0 and set.events[1].t0 or 0
   for i, e in ipairs(set.events) do
-    local row = { fmt("%10.3f", (e.t0 - t0) * 1e3) }
+    local row = { opts.times ~= false and fmt("%10.3f", (e.t0 - t0) * 1e3) or fmt("%10d", i) }
     for r = 0, set.ranks - 1 do
       row[#row + 1] = fmt("%-" .. width[r] .. "s", r == e.rank and cells[i] or (r < e.rank and "." or ""))
     end
@@ -321,7 +328,8 @@ function T.timeline(what, opts)
     if set then
       local latest = set.events[1]
       for _, e in ipairs(set.events) do if e.t1 > latest.t1 then latest = e end end
-      opts = { window = what or set.windows[latest.win].key, last = opts.last }
+      opts = { window = what or set.windows[latest.win].key, last = opts.last,
+               times = opts.times }
     end
   end
   if set == nil then return nil end

@@ -3,7 +3,9 @@
 -- Active Target Synchronization" in MPI-3.1). "Process 0 puts data in the
 -- windows of processes 1 and 2 and process 3 puts data in the window of
 -- process 2." Each start lists the targets, each post lists the origins.
---   build/repl/rmalab -n 4 scripts/pscw-example.lua
+--   build/repl/rmalab -n 4 scripts/pscw-example.lua [picture.svg]
+-- With a file name, it also draws the native engine's run as an SVG in
+-- the style of the standard's figure (the README shows it).
 -- ranks: 4
 -- timeout: 30
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
@@ -65,7 +67,7 @@ say("  must mirror each other (0 is in 1's post group because 1 is in 0's start)
 for _, engine in ipairs{ "native", "rma" } do
   say(("\n== engine %s (hint rmalab_pscw = %q) ==\n"):format(engine, engine))
   local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "fig-" .. engine,
-    info = { rmalab_pscw = engine } })
+    info = { rmalab_pscw = engine, rmalab_trace = "true" } })
   win:write(0, "int64", { -1, -1, -1, -1 })
   rl.world:barrier()
 
@@ -81,7 +83,6 @@ for _, engine in ipairs{ "native", "rma" } do
 
   say("\n2. The origins put and complete; the targets wait. Then each target")
   say("   reads its own window (slot k holds what rank k put, -1 if nothing):")
-  -- TRACE: post 1<-0, post 2<-{0,3}; arrows post->start; puts 0->1, 0->2, 3->2; complete->wait
   for _, t in ipairs(targets[me]) do win:put(t, me, "int64", 10 * me + t) end
   if #targets[me] > 0 then win:complete() end
   if #origins[me] > 0 then win:wait() end
@@ -112,6 +113,15 @@ for _, engine in ipairs{ "native", "rma" } do
   report(line)
   rl.world:barrier()
   win:free()
+end
+say("\n4. What happened, as the recorder saw it (rmalab.trace, docs/trace.md): the")
+say("   native engine's run, a lane per rank. \"<= post 1\" marks the call that")
+say("   rank 1's post released, \"=> 0\" a post or complete that released rank 0.")
+local text = rl.trace.timeline("fig-native")
+if text then print(text) end
+if arg and arg[1] then
+  rl.trace.svg(arg[1], { window = "fig-native" })
+  say("   The picture is in " .. arg[1] .. ".")
 end
 say("\nThe figure is one possible timing. With weak synchronisation, start, put")
 say("and complete may run ahead of the matching post: see scripts/weak-sync.lua.")
