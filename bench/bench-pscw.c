@@ -31,7 +31,9 @@
  * same round, a few ms apart), which a change of machine speed between
  * rounds does not move; then the targets (C API <= 1.05x raw, Lua <= 1.5x
  * raw) as PASS/MISS, and a note when raw itself varied by more than 1.5x
- * (something else was running). The exit status is 0 whatever the targets
+ * (something else was running). A fourth variant is the C API on a window
+ * that records (rmalab_trace): its cost per epoch over the C API's, per
+ * event recorded. The exit status is 0 whatever the targets
  * say; it is non-zero only if a call fails or a check does not hold. */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
@@ -63,10 +65,10 @@ int luaopen_rmalab(lua_State *L);
 #define TARGET_C 1.05
 #define TARGET_LUA 1.5
 
-enum { RAW, CAPI, LUA, NVARIANTS };
+enum { RAW, CAPI, LUA, TRACED, NVARIANTS };
 
 static const char *const variant_names[NVARIANTS] = {"raw MPICH C", "rmalab C API",
-                                                     "rmalab Lua"};
+                                                     "rmalab Lua", "C API traced"};
 
 static int rank;
 
@@ -158,11 +160,21 @@ static void raw_free(struct raw_side *r)
     check_mpi(MPI_Win_free(&r->win), "MPI_Win_free");
 }
 
-static rmalab_win *capi_setup(void)
+/* traced: the window records (hint rmalab_trace), its ring big enough to
+ * hold a round, so that the cost is recording, not overwriting. */
+static rmalab_win *capi_setup(bool traced)
 {
     rmalab_win *w = NULL;
-    rmalab_win_opts opts = {.size = WIN_BYTES, .disp_unit = DISP_UNIT, .name = "bench-pscw"};
+    rmalab_info *info = NULL;
+    check_rmalab(rmalab_info_create(&info), "rmalab_info_create");
+    if (traced) {
+        check_rmalab(rmalab_info_set(info, "rmalab_trace", "true"), "rmalab_info_set");
+        check_rmalab(rmalab_info_set(info, "rmalab_trace_size", "65536"), "rmalab_info_set");
+    }
+    rmalab_win_opts opts = {.size = WIN_BYTES, .disp_unit = DISP_UNIT, .info = info,
+                            .name = traced ? "bench-pscw-traced" : "bench-pscw"};
     check_rmalab(rmalab_win_allocate(&opts, &w, NULL), "rmalab_win_allocate");
+    rmalab_info_destroy(&info);
     return w; /* zeroed, and creation ends in an exchange among all ranks */
 }
 
@@ -268,7 +280,7 @@ static int64_t lua_last(lua_State *L)
 
 struct sides {
     struct raw_side raw;
-    rmalab_win *capi;
+    rmalab_win *capi, *traced;
     lua_State *L;
     int64_t next[NVARIANTS]; /* the value the next epoch puts */
 };
@@ -282,13 +294,16 @@ static double run(struct sides *s, int v, long n, int timed)
     switch (v) {
     case RAW: raw_run(&s->raw, n, first); break;
     case CAPI: capi_run(s->capi, n, first); break;
+    case TRACED: capi_run(s->traced, n, first); break;
     default: lua_run(s->L, n, first); break;
     }
     double t = now_s() - t0;
     s->next[v] += n;
     if (rank == 1) {
-        int64_t last = v == RAW ? raw_last(&s->raw) : v == CAPI ? capi_last(s->capi)
-                                                                : lua_last(s->L);
+        int64_t last = v == RAW      ? raw_last(&s->raw)
+                       : v == CAPI   ? capi_last(s->capi)
+                       : v == TRACED ? capi_last(s->traced)
+                                     : lua_last(s->L);
         if (last != first + n - 1) {
             char msg[128];
             snprintf(msg, sizeof msg, "the window holds %lld, expected %lld", (long long)last,
@@ -345,38 +360,52 @@ int main(int argc, char **argv)
     }
     long epochs = argc > 1 ? arg_long(argv[1], 1, 100000000, "epochs per round") : EPOCHS;
     int rounds = argc > 2 ? (int)arg_long(argv[2], 1, MAX_ROUNDS, "rounds") : ROUNDS;
+    /* bench-pscw E R 0: without the traced variant, to compare builds */
+    int nvar = argc > 3 && !arg_long(argv[3], 0, 1, "traced variant") ? TRACED : NVARIANTS;
 
     struct sides s = {0};
     double t_start = now_s();
     raw_setup(&s.raw);
-    s.capi = capi_setup();
+    s.capi = capi_setup(false);
+    s.traced = nvar > TRACED ? capi_setup(true) : NULL;
     s.L = lua_setup();
 
-    for (int v = 0; v < NVARIANTS; v++)
+    for (int v = 0; v < nvar; v++)
         run(&s, v, WARMUP, 0);
 
     double t[NVARIANTS][MAX_ROUNDS];
     for (int k = 0; k < rounds; k++)
-        for (int j = 0; j < NVARIANTS; j++) {
-            int v = (j + k) % NVARIANTS;
+        for (int j = 0; j < nvar; j++) {
+            int v = (j + k) % nvar;
             t[v][k] = run(&s, v, epochs, 1) / (double)epochs * 1e6;
         }
 
     lua_callbench(s.L, "free", 0, 0);
     lua_close(s.L);
+    rmalab_trace_status ts;
+    rmalab_win_trace_status(s.traced, &ts); /* all zero without it */
+    double events = (double)ts.recorded / (double)(WARMUP + epochs * rounds);
+    double all_events = 0;
+    check_mpi(MPI_Reduce(&events, &all_events, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+              "MPI_Reduce");
     check_rmalab(rmalab_win_free(&s.capi), "rmalab_win_free");
+    check_rmalab(rmalab_win_free(&s.traced), "rmalab_win_free");
     raw_free(&s.raw);
     double wall = now_s() - t_start;
 
     if (rank == 0) {
         double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS], ratio[NVARIANTS];
-        for (int v = 0; v < NVARIANTS; v++) {
+        for (int v = 0; v < nvar; v++) {
             double r[MAX_ROUNDS];
             for (int k = 0; k < rounds; k++)
                 r[k] = t[v][k] / t[RAW][k];
             ratio[v] = median(r, rounds);
         }
-        for (int v = 0; v < NVARIANTS; v++) {
+        double r_on[MAX_ROUNDS]; /* before the medians below sort t[] */
+        for (int k = 0; k < rounds; k++)
+            r_on[k] = nvar > TRACED ? t[TRACED][k] - t[CAPI][k] : 0;
+        double on_us = median(r_on, rounds);
+        for (int v = 0; v < nvar; v++) {
             med[v] = median(t[v], rounds); /* sorts */
             lo[v] = t[v][0];
             hi[v] = t[v][rounds - 1];
@@ -390,11 +419,11 @@ int main(int argc, char **argv)
                provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE");
         printf("%-13s %10s  %17s  %12s  %7s  %s\n", "variant", "us/epoch", "min..max",
                "ratio vs raw", "target", "result");
-        for (int v = 0; v < NVARIANTS; v++) {
+        for (int v = 0; v < nvar; v++) {
             char range[32], target[16] = "-";
             const char *result = "";
             snprintf(range, sizeof range, "%.3f..%.3f", lo[v], hi[v]);
-            if (v != RAW) {
+            if (v == CAPI || v == LUA) {
                 double goal = v == CAPI ? TARGET_C : TARGET_LUA;
                 snprintf(target, sizeof target, "<= %.2f", goal);
                 result = ratio[v] <= goal ? "PASS" : "MISS";
@@ -402,6 +431,11 @@ int main(int argc, char **argv)
             printf("%-13s %10.3f  %17s  %12.3f  %7s  %s\n", variant_names[v], med[v], range,
                    ratio[v], target, result);
         }
+        if (nvar > TRACED)
+            printf("\nrecording: the traced window records %.1f events per epoch on the "
+                   "busier rank;\nit costs %.3f us per epoch (median over rounds of traced - "
+                   "C API), %.0f ns per event\n",
+                   all_events, on_us, 1e3 * on_us / all_events);
         if (hi[RAW] > 1.5 * lo[RAW])
             printf("\nnote: raw MPICH varied %.1fx across rounds: something else was running "
                    "on the\nmachine (the ratios compare rounds run back to back, but rerun "

@@ -294,7 +294,9 @@ function T.timeline_text(set, opts)
     end
   end
   lines[1] = fmt("trace of %s: %d ranks%s%s", what, set.ranks,
-    opts.times ~= false and fmt(", clocks within %.3f ms", set.uncertainty * 1e3) or "",
+    opts.times ~= false and (set.uncertainty < 1e-3
+      and fmt(", clocks within %.1f us", set.uncertainty * 1e6)
+      or fmt(", clocks within %.1f ms", set.uncertainty * 1e3)) or "",
     set.total > #set.events and fmt(", the last %d of %d events", #set.events, set.total) or "")
   local head = { fmt("%10s", opts.times ~= false and "t (ms)" or "#") }
   for r = 0, set.ranks - 1 do head[#head + 1] = fmt("%-" .. width[r] .. "s", "rank " .. r) end

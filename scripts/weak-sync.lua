@@ -50,11 +50,10 @@ local where = {}
 for _, engine in ipairs{ "native", "rma" } do
   say(("== engine %s =="):format(engine))
   local win = rl.win_allocate(8, { disp_unit = 8, name = "weak-" .. engine,
-    info = { rmalab_pscw = engine } })
+    info = { rmalab_pscw = engine, rmalab_trace = "true" } })
   win:write(0, "int64", 0)
   rl.world:barrier()
   local t0 = rl.wtime()
-  -- TRACE: origin's start/put/complete spans against the target's busy time and post
   if me == 0 then
     win:start({ 1 }); local t1 = rl.wtime()
     win:put(1, 0, "int64", 42); local t2 = rl.wtime()
@@ -75,8 +74,11 @@ for _, engine in ipairs{ "native", "rma" } do
     report(("   rank 1 (target): posted at %.3f s, wait returned at %.3f s, holds %d"):format(
       tp - t0, tw - t0, win:read(0, "int64")))
   end
-  say(("   measured: the origin blocked in %s\n"):format(where[engine] or "?"))
-  rl.world:barrier()
+  say(("   measured: the origin blocked in %s"):format(where[engine] or "?"))
+  say("   The recorder's view (docs/trace.md): \"<= post 1\" marks what rank 1's")
+  say("   post released; on rma, the post's arrival falls inside the put.")
+  local text = rl.trace.timeline(win)
+  if text then print(text .. "\n") end
   win:free()
 end
 
