@@ -110,7 +110,8 @@ end
 say(("A rod of %d cells on %d ranks (%d each), %d Jacobi steps per round,"):format(
   CELLS, size, n, STEPS))
 say(("best of %d rounds, the methods interleaved:\n"):format(ROUNDS))
--- TRACE: one step of each method: post/start/complete/wait, fence, lock/put/unlock + barrier
+-- One step of each method side by side, as Perfetto shows it:
+--   build/repl/rmalab -n 2 --trace halo.json scripts/halo.lua
 local wins, best, final = {}, {}, {}
 for i, m in ipairs(methods) do
   wins[i] = rl.win_allocate(4 * 8, { disp_unit = 8, name = "halo-" .. m.name,

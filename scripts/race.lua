@@ -43,7 +43,8 @@ for _, run in ipairs(runs) do
   local A, B = string.rep("A", n), string.rep("B", n)
   local tally = { A = 0, B = 0, mixed = 0 }
   rl.world:barrier()
-  -- TRACE: the two origins' puts to rank 2 overlapping inside one exposure epoch
+  -- The two origins' puts overlap inside one exposure epoch of rank 2; to
+  -- see them: build/repl/rmalab -n 3 --trace race.json scripts/race.lua
   for _ = 1, epochs do
     if me == TARGET then
       win:post({ 0, 1 }); win:wait()

@@ -48,7 +48,9 @@ say("1. One round: post({left}), start({right}), put my rank * 100 to the")
 say("   right, complete(), wait(). Every post comes before every start: if the")
 say("   ranks started first, each would wait for a post its neighbour has not")
 say("   made yet (in start on MPICH's native engine, in put on rma): a deadlock.")
--- TRACE: four post->start arrows around the ring, each put one hop to the right
+-- To see the four post -> start arrows around the ring, record the run:
+--   build/repl/rmalab -n 4 --trace ring.json scripts/ring.lua
+-- and open ring.json in ui.perfetto.dev (docs/trace.md).
 win:post({ left }); win:start({ right })
 win:put(right, 0, "int64", me * 100)
 win:complete(); win:wait()
