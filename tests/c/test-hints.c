@@ -28,6 +28,8 @@ static const char *const win_keys[] = {
     "coll_attach",
     "perf_preference",
     "rmalab_pscw",
+    "rmalab_trace",
+    "rmalab_trace_size",
 };
 
 static const char *const comm_keys[] = {
