@@ -1,6 +1,8 @@
 /* Communicators in Lua: rl.world and the communicators made from it with
  * hints. MPI_Comm_free is collective, so __gc never frees a communicator:
  * it warns about one that was never freed, and MPI_Finalize reclaims it. */
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lrmalab.h"
@@ -65,6 +67,61 @@ static int comm_barrier(lua_State *L)
         return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Barrier failed"), c,
                               "barrier");
     return 0;
+}
+
+/* The rank that receives a gather: argument 3, default 0. Every rank makes
+ * the same checks before any MPI call, so a mistake raises everywhere. */
+static int gather_root(lua_State *L, rmalab_comm *c, size_t len)
+{
+    int size = rmalab_comm_size(c);
+    lua_Integer root = lua_isnoneornil(L, 3) ? 0 : lrm_checkinteger(L, 3, RMALAB_ERR_RANK, "root");
+    if (root < 0 || root >= size)
+        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_RANK, "root %lld is not a rank of "
+                                                  "this communicator (0 to %d)",
+                                                  (long long)root, size - 1),
+                              c, "gather");
+    if (len > (size_t)(INT_MAX / size))
+        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_ARG, "a text of %zu bytes is too "
+                                                  "long: at most %d per rank on %d ranks",
+                                                  len, INT_MAX / size, size),
+                              c, "gather");
+    return (int)root;
+}
+
+/* c:gather(text [, root]) -> on root the list of every rank's text (t[r + 1]
+ * is rank r's), nil elsewhere. Collective. For printing in rank order:
+ * ranks' own prints interleave under mpiexec. */
+static int comm_gather(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    size_t len;
+    const char *s = lrm_checkstring(L, 2, RMALAB_ERR_ARG, &len);
+    int root = gather_root(L, c, len), size = rmalab_comm_size(c), n = (int)len;
+    bool here = rmalab_comm_rank(c) == root;
+    MPI_Comm mc = rmalab_comm_mpi(c);
+    int *lens = here ? lua_newuserdatauv(L, 2 * (size_t)size * sizeof *lens, 0) : NULL;
+    int *displs = here ? lens + size : NULL, total = 0;
+    if (MPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, root, mc) != MPI_SUCCESS)
+        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gather failed"), c,
+                              "gather");
+    for (int r = 0; here && r < size; r++) {
+        displs[r] = total;
+        total += lens[r]; /* each at most INT_MAX / size */
+    }
+    char *all = here ? lua_newuserdatauv(L, (size_t)total + 1, 0) : NULL;
+    if (MPI_Gatherv(s, n, MPI_CHAR, all, lens, displs, MPI_CHAR, root, mc) != MPI_SUCCESS)
+        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gatherv failed"), c,
+                              "gather");
+    if (!here) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, size, 0);
+    for (int r = 0; r < size; r++) {
+        lua_pushlstring(L, all + displs[r], (size_t)lens[r]);
+        lua_rawseti(L, -2, r + 1);
+    }
+    return 1;
 }
 
 /* c:dup([hints]) -> new communicator, diagnostics (collective) */
@@ -157,7 +214,8 @@ static int comm_tostring(lua_State *L)
 
 static const luaL_Reg comm_methods[] = {
     {"rank", comm_rank},         {"size", comm_size},
-    {"barrier", comm_barrier},   {"dup", comm_dup},
+    {"barrier", comm_barrier},   {"gather", comm_gather},
+    {"dup", comm_dup},
     {"free", comm_free},         {NULL, NULL},
 };
 

@@ -1,8 +1,10 @@
 /* The `rmalab` Lua module: `local rl = require "rmalab"`. This file puts
  * the module together from the binding's files (their order is at the top
- * of lrmalab.h) and adds rl.debug.stats() and rl.wtime(). lruntime.c starts
- * MPI and keeps the context of each Lua state. */
+ * of lrmalab.h) and adds rl.debug.stats(), rl.wtime() and rl.sleep().
+ * lruntime.c starts MPI and keeps the context of each Lua state. */
 #include "lrmalab.h"
+
+#include <time.h>
 
 /* rl.debug.stats() -> { infos, comms, wins, keyvals, refs }: live binding
  * objects (userdata not yet collected; a window collected without win:free()
@@ -30,10 +32,41 @@ static int l_wtime(lua_State *L)
     return 1;
 }
 
+/* Call nothing, so that a host's debug hook (the REPL's interrupt) runs. */
+static int l_nothing(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* rl.sleep(seconds): wait without using the CPU, as a rank that waits on
+ * purpose must (a spinning rank takes a core from its peers). It sleeps in
+ * slices of at most 50 ms with a call between them, so that a debug hook
+ * such as the REPL's interrupt can end it. */
+static int l_sleep(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TNUMBER)
+        return lrm_argerror(L, 1, RMALAB_ERR_ARG,
+                            lua_pushfstring(L, "number expected, got %s", luaL_typename(L, 1)));
+    lua_Number s = lua_tonumber(L, 1);
+    if (!(s >= 0) || s > 1e6)
+        return lrm_argerror(L, 1, RMALAB_ERR_ARG, "seconds from 0 to 1e6 expected");
+    double until = MPI_Wtime() + s, left;
+    while ((left = until - MPI_Wtime()) > 0) {
+        double slice = left < 0.05 ? left : 0.05;
+        struct timespec ts = {(time_t)slice, (long)((slice - (double)(time_t)slice) * 1e9)};
+        nanosleep(&ts, NULL);
+        lua_pushcfunction(L, l_nothing);
+        lua_call(L, 0, 0);
+    }
+    return 0;
+}
+
 static const luaL_Reg module_funcs[] = {
     {"info", lrm_info_new},
     {"info_env", lrm_info_env},
     {"wtime", l_wtime},
+    {"sleep", l_sleep},
     {NULL, NULL},
 };
 

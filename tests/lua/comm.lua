@@ -24,6 +24,33 @@ T.case("world", function()
   T.ok(rl.version:match("^%d+%.%d+%.%d+$"), "version is x.y.z")
 end)
 
+T.case("gather: every rank's text on the root, in rank order", function()
+  local me, n = rl.world:rank(), rl.world:size()
+  local t = rl.world:gather(("rank %d\0of %d"):format(me, n))
+  if me == 0 then
+    T.eq(t, { "rank 0\0of 2", "rank 1\0of 2" }, "texts, NUL bytes kept")
+  else
+    T.eq(t, nil, "nil off the root")
+  end
+  local at1 = rl.world:gather(me == 0 and "" or "x", 1)
+  T.eq(at1, me == 1 and { "", "x" } or nil, "root 1, an empty text")
+  checkerr("ERR_RANK", "root 2 is not a rank of this communicator (0 to 1)",
+    rl.world.gather, rl.world, "x", 2)
+  checkerr("ERR_ARG", "(string expected, got number)", rl.world.gather, rl.world, 42)
+end)
+
+T.case("sleep: waits without the CPU", function()
+  local w, c = rl.wtime(), os.clock()
+  rl.sleep(0.2)
+  local waited, cpu = rl.wtime() - w, os.clock() - c
+  T.ok(waited >= 0.2 and waited < 1, "slept " .. waited .. " s")
+  T.ok(cpu < 0.05, "used " .. cpu .. " s of CPU")
+  rl.sleep(0)
+  checkerr("ERR_ARG", "seconds from 0 to 1e6 expected", rl.sleep, -1)
+  checkerr("ERR_ARG", "seconds from 0 to 1e6 expected", rl.sleep, 0 / 0)
+  checkerr("ERR_ARG", "(number expected, got string)", rl.sleep, "x")
+end)
+
 T.case("catalogue", function()
   local win, comm = rl.hints.catalog("win"), rl.hints.catalog("comm")
   for _, key in ipairs{ "no_locks", "accumulate_ordering", "accumulate_ops", "same_size",
