@@ -29,23 +29,9 @@ local nbrs = {}
 if left then nbrs[#nbrs + 1] = left end
 if right then nbrs[#nbrs + 1] = right end
 
--- gather(text): rank 0 gets every rank's text, indexed by rank. Ranks' own
--- prints would interleave. Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local board = rl.win_allocate(2048, { disp_unit = 1, name = "board" })
-local function gather(text)
-  board:write(0, "byte", text:sub(1, 2047) .. "\0")
-  board:fence()
-  local got = {}
-  if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 2048) end end
-  board:fence()
-  if me ~= 0 then return nil end
-  local t = {}
-  for r = 0, size - 1 do t[r] = got[r]:value():match("^[^%z]*") end
-  return t
-end
 
 local function initial()
   local u = {}
@@ -134,7 +120,7 @@ local pieces = {}
 for i = 1, #methods do
   local s = {}
   for k = 1, n do s[k] = ("%a"):format(final[i][k]) end
-  pieces[i] = gather(table.concat(s, " "))
+  pieces[i] = rl.world:gather(table.concat(s, " ")) -- rank r's at [r + 1], on rank 0
 end
 if me == 0 then
   -- the whole rod on one rank, as the reference
@@ -154,7 +140,7 @@ if me == 0 then
   print(("   %-14s %12s   %s"):format("method", "us per step", "result"))
   for i, m in ipairs(methods) do
     local same = true
-    for r = 0, size - 1 do same = same and pieces[i][r] == ref[r] end
+    for r = 0, size - 1 do same = same and pieces[i][r + 1] == ref[r] end
     print(("   %-14s %12.1f   %s"):format(m.name, best[i] * 1e6,
       same and "identical to one rank alone" or "DIFFERS from one rank alone"))
   end
@@ -167,4 +153,3 @@ say("involves only the neighbours; fence synchronises the whole window group;")
 say("lock/unlock needs something else (here a barrier) to tell the target")
 say("that its ghosts arrived. Times are this machine's, now: with more ranks")
 say("than cores they measure the scheduler as much as MPI.")
-board:free()

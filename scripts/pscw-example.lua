@@ -21,25 +21,14 @@ if size ~= 4 then
 end
 local function say(...) if me == 0 then print(...) end end
 
--- Ranks' own prints would interleave (mpiexec forwards each rank's output
--- on its own), so report() carries every rank's text to rank 0 through a
--- small window, and rank 0 prints it in rank order (empty text prints
--- nothing). Collective.
+-- report(text): every rank's text printed by rank 0 in rank order, empty
+-- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function report(text)
-  board:write(0, "byte", text:sub(1, 1023) .. "\0")
-  board:fence()
-  local got = {}
-  if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 1024) end end
-  board:fence()
-  if me == 0 then
-    for r = 0, size - 1 do
-      local line = got[r]:value():match("^[^%z]*")
-      if line ~= "" then print(line) end
-    end
+  for _, line in ipairs(rl.world:gather(text) or {}) do
+    if line ~= "" then print(line) end
   end
 end
 
@@ -103,7 +92,7 @@ for _, engine in ipairs{ "native", "rma" } do
   if #targets[me] > 0 then
     win:start(targets[me])
     for _, t in ipairs(targets[me]) do win:put(t, me, "int64", 100 + 10 * me + t) end
-    if me == 3 then local t = rl.wtime(); while rl.wtime() - t < 0.2 do end end
+    if me == 3 then rl.sleep(0.2) end
     win:complete()
     line = ("     rank %d: complete() returned at %.3f s"):format(me, rl.wtime() - t0)
   else
@@ -125,4 +114,3 @@ if arg and arg[1] then
 end
 say("\nThe figure is one possible timing. With weak synchronisation, start, put")
 say("and complete may run ahead of the matching post: see scripts/weak-sync.lua.")
-board:free()

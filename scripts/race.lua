@@ -18,12 +18,11 @@ end
 local function say(...) if me == 0 then print(...) end end
 local TARGET = 2
 
--- Rank 2's tally reaches rank 0 through a small window: ranks' own prints
+-- Rank 2's tally reaches rank 0 through rl.world:gather: ranks' own prints
 -- would interleave with rank 0's narration.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 
 say("Each epoch: rank 2 posts to {0, 1}; ranks 0 and 1 each start({2}), put")
 say("their data at displacement 0 of rank 2, and complete; rank 2 waits and")
@@ -64,12 +63,9 @@ for _, run in ipairs(runs) do
     if tally.mixed > 0 then line = line .. "\2" end -- marks "a mix was seen"
   end
   -- rank 0 learns from the line whether the outcome varied
-  board:write(0, "byte", line .. "\0")
-  board:fence()
-  local r = me == 0 and board:get(TARGET, 0, "byte", 1024) or nil
-  board:fence()
+  local lines = rl.world:gather(line)
   if me == 0 then
-    local got = r:value():match("^[^%z]*")
+    local got = lines[TARGET + 1]
     if got:find("\1", 1, true) then always = false end
     if got:find("\2", 1, true) then mixed = true end
     print((got:gsub("[\1\2]", "")))
@@ -95,4 +91,3 @@ say("and the outcome is undefined. To make it defined, give each origin its own"
 say("location, or order the puts with two epochs. Accumulate (op \"replace\")")
 say("makes concurrent updates legal and atomic per element, but still does not")
 say("say which origin wins.")
-board:free()

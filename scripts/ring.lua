@@ -19,27 +19,15 @@ end
 local function say(...) if me == 0 then print(...) end end
 local left, right = (me - 1) % size, (me + 1) % size
 
--- gather(text): rank 0 gets every rank's text, indexed by rank (other ranks
--- get nil); report(text) prints them in rank order, skipping empty ones.
--- Ranks' own prints would interleave. Both collective.
+-- report(text): every rank's text printed by rank 0 in rank order, empty
+-- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
-local function gather(text)
-  board:write(0, "byte", text:sub(1, 1023) .. "\0")
-  board:fence()
-  local got = {}
-  if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 1024) end end
-  board:fence()
-  if me ~= 0 then return nil end
-  local t = {}
-  for r = 0, size - 1 do t[r] = got[r]:value():match("^[^%z]*") end
-  return t
-end
 local function report(text)
-  local t = gather(text)
-  if t then for r = 0, size - 1 do if t[r] ~= "" then print(t[r]) end end end
+  for _, line in ipairs(rl.world:gather(text) or {}) do
+    if line ~= "" then print(line) end
+  end
 end
 
 local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
@@ -69,10 +57,10 @@ for round = 1, 5 do
   win:complete(); win:wait()
   local dt = rl.wtime() - t0
   seen[round] = win:read(0, "int64")
-  local t = gather(("%.9f"):format(dt))
+  local t = rl.world:gather(("%.9f"):format(dt)) -- rank r's at [r + 1], on rank 0
   if t then
     local ranks = { 0, 1, 2, 3 }
-    table.sort(ranks, function(a, b) return tonumber(t[a]) < tonumber(t[b]) end)
+    table.sort(ranks, function(a, b) return tonumber(t[a + 1]) < tonumber(t[b + 1]) end)
     order[round] = table.concat(ranks, " ")
   end
 end
@@ -97,4 +85,3 @@ report(("     rank %d: put 1 then 2 left %d (not promised); accumulate 1 then 2 
 say("   A second put that wins here wins by the implementation's choice, not")
 say("   by MPI's: use accumulate, or two epochs, when order matters.")
 win:free()
-board:free()

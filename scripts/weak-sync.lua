@@ -18,25 +18,15 @@ if size ~= 2 then
 end
 local function say(...) if me == 0 then print(...) end end
 local DELAY = 0.3
-local function busy(s) local t = rl.wtime(); while rl.wtime() - t < s do end end
 
--- report(text): every rank's text reaches rank 0, printed in rank order
--- (ranks' own prints would interleave); empty text prints nothing. Collective.
+-- report(text): every rank's text printed by rank 0 in rank order, empty
+-- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local board = rl.win_allocate(1024, { disp_unit = 1, name = "board" })
 local function report(text)
-  board:write(0, "byte", text:sub(1, 1023) .. "\0")
-  board:fence()
-  local got = {}
-  if me == 0 then for r = 0, size - 1 do got[r] = board:get(r, 0, "byte", 1024) end end
-  board:fence()
-  if me == 0 then
-    for r = 0, size - 1 do
-      local line = got[r]:value():match("^[^%z]*")
-      if line ~= "" then print(line) end
-    end
+  for _, line in ipairs(rl.world:gather(text) or {}) do
+    if line ~= "" then print(line) end
   end
 end
 
@@ -67,7 +57,7 @@ for _, engine in ipairs{ "native", "rma" } do
     end
     where[engine] = #blocked > 0 and table.concat(blocked, " and ") or "none of the three"
   else
-    busy(DELAY)
+    rl.sleep(DELAY)
     local tp = rl.wtime()
     win:post({ 0 }); win:wait()
     local tw = rl.wtime()
@@ -90,11 +80,11 @@ for _, engine in ipairs{ "native", "rma" } do
   rl.world:barrier()
   local t0 = rl.wtime()
   if me == 0 then
-    win:start({ 1 }); busy(DELAY); win:put(1, 0, "int64", 7); win:complete()
+    win:start({ 1 }); rl.sleep(DELAY); win:put(1, 0, "int64", 7); win:complete()
     report(("   %-6s origin done at %.3f s (its work %.1f s, the target's %.1f s)"):format(
       engine, rl.wtime() - t0, DELAY, DELAY))
   else
-    busy(DELAY); win:post({ 0 }); win:wait()
+    rl.sleep(DELAY); win:post({ 0 }); win:wait()
     report("")
   end
   rl.world:barrier()
@@ -106,4 +96,3 @@ say("program must not depend on start returning early, nor on it blocking.")
 say("MPICH's own PSCW (native) is expected to wait in start; rmalab's rma engine")
 say("lets start return and waits at the first operation to a target whose post")
 say("has not arrived. The lines above say what this machine did today.")
-board:free()

@@ -6,11 +6,6 @@
 local T = require "rmalab.test"
 local rl = require "rmalab"
 
-local function spin(s) -- a test may spin; the ranks it delays are the point
-  local t = rl.wtime()
-  while rl.wtime() - t < s do end
-end
-
 local function traced(name, extra)
   local info = { rmalab_trace = "true" }
   for k, v in pairs(extra or {}) do info[k] = v end
@@ -47,7 +42,7 @@ end)
 T.case("causality: a late post releases the origin after it", function()
   local win <close> = traced("causal")
   if T.rank == 1 then
-    spin(0.2)
+    rl.sleep(0.2)
     win:post({ 0 })
     win:wait()
   elseif T.rank == 0 then
@@ -118,7 +113,7 @@ T.case("a polling loop of tests is one event", function()
     win:post({ 0 })
     while not win:test() do end
   elseif T.rank == 0 then
-    spin(0.05)
+    rl.sleep(0.05)
     win:start({ 1 })
     win:put(1, 0, "int64", 1)
     win:complete()

@@ -5,18 +5,13 @@
 local rl = require "rmalab"
 local me = rl.world:rank()
 
-local function spin(s)
-  local t = rl.wtime()
-  while rl.wtime() - t < s do end
-end
-
 for _, engine in ipairs{ "native", "rma" } do
   local win = rl.win_allocate(64, { disp_unit = 8, name = "golden-" .. engine,
     info = { rmalab_trace = "true", rmalab_pscw = engine } })
   if me == 1 then
-    spin(0.1)
+    rl.sleep(0.1)
     win:post({ 0 })
-    spin(0.05)
+    rl.sleep(0.05)
     win:wait()
   else
     win:start({ 1 })
