@@ -76,6 +76,10 @@ typedef struct lrm_ctx {
 /* The runtime (lruntime.c). Make L's context, once, and start MPI if
  * nobody has; the context is the first rmalab object of the state. */
 void lrm_open_runtime(lua_State *L);
+/* For a host that started MPI (with MPI_THREAD_MULTIPLE) before any Lua
+ * state loads the module: the next state to load it takes MPI over, and the
+ * last to close finalises it, after the ranks agree on leaked windows. */
+void lrm_host_hands_mpi(void);
 /* The context of L's Lua state (any of its threads). */
 lrm_ctx *lrm_getctx(lua_State *L);
 /* Run fn(ud) with ctx->running = L: the one way a binding call that may run

@@ -10,11 +10,15 @@
  * the module started it, also after a Lua error; an atexit handler covers
  * os.exit() without closing the state. This list, the exit communicator and
  * whether the module started MPI are the module's only process-wide state.
+ * A host that must start MPI before any Lua state exists (the REPL under
+ * mpiexec) hands it over with lrm_host_hands_mpi: the module then ends it
+ * as if it had started it.
  *
  * Leaked windows are freed only when that is safe: MPI_Win_free is
  * collective and no __gc may run a collective, so they wait for the exit,
  * when every rank can agree (see release_leaked). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +281,14 @@ static int ctx_gc(lua_State *L)
     return 0;
 }
 
+/* Set by lrm_host_hands_mpi, taken by the first start_mpi. */
+static _Atomic int host_handed_mpi;
+
+void lrm_host_hands_mpi(void)
+{
+    host_handed_mpi = 1;
+}
+
 static void start_mpi(lua_State *L)
 {
     int init = 0, fini = 0, provided = 0;
@@ -284,9 +296,9 @@ static void start_mpi(lua_State *L)
     if (fini)
         lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI was already finalised");
     MPI_Initialized(&init);
-    if (init)
-        return;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+    if (init && !atomic_exchange(&host_handed_mpi, 0))
+        return; /* the program's, or already the module's */
+    if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
         lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
     runtime_owns_mpi = 1;
     rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);

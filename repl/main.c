@@ -13,6 +13,7 @@
 #include <rmalab/rmalab.h>
 
 #include "front.h"
+#include "lrmalab.h" /* lrm_host_hands_mpi */
 #include "launch.h"
 #include "rank.h"
 #include "runner.h"
@@ -92,6 +93,11 @@ static int serve_under_mpiexec(void)
 {
     int provided, rank, size;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    /* Rank 0 needs MPI to share its address before the executor's Lua
+     * state exists; the module ends MPI when that state closes, as under
+     * the front end. Otherwise no rank calls MPI_Finalize, and Hydra may
+     * kill a rank still running when another exits. */
+    lrm_host_hands_mpi();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     launch_t l = {.listen_fd = -1};
