@@ -4,7 +4,8 @@
  *     mpiexec -n 2 -bind-to core build/bench/stress [options] [epochs]
  *
  * options: -s SEED (1), -k CHECK (1000: epochs between checkpoints),
- * -w WARMUP (10000, at most a tenth of the run), -e ENGINES ("native,rma").
+ * -w WARMUP (10000, at most a tenth of the run), -e ENGINES ("native,rma"),
+ * -u (every drawn edge, no barriers: the rma engine only, see below).
  * `./do stress [epochs]` runs it on 2 ranks, one per core.
  *
  * Each engine in turn gets a fresh window (rmalab_win_allocate, disp_unit 1,
@@ -33,7 +34,9 @@
  * drawn graph with unsafe edges either loses them (7 times in 8) or, once
  * in 8, runs after a barrier, which makes every edge safe. So most epochs
  * run without a barrier and MPICH's count is never confused; both engines
- * run the same schedule, so their windows must end identical.
+ * run the same schedule, so their windows must end identical. With -u the
+ * graphs are kept as drawn, with no barrier: native then hangs on 3 ranks
+ * (measured), and the rma engine, which matches per peer, must not.
  *
  * Every CHECK epochs comes a checkpoint: a barrier, a fence epoch (each rank
  * puts into its fence slot of every rank), a passive-target epoch (each
@@ -183,6 +186,7 @@ struct graph {
 
 struct schedule {
     uint64_t seed;
+    bool unfiltered;       /* -u: keep unsafe edges (rma engine only) */
     mask after[MAX_RANKS]; /* see the top of the file */
     long barriers, edges, dropped;
 };
@@ -198,7 +202,25 @@ static void schedule_reset(struct schedule *s)
         s->after[o] = all_ranks();
 }
 
-/* The graph of epoch e. Every rank draws the same. */
+/* Who is known to post after each rank's last start, from the epoch after
+ * g on (the top of the file says why). */
+static void advance(struct schedule *s, const struct graph *g)
+{
+    mask next_after[MAX_RANKS];
+    for (int o = 0; o < size; o++) {
+        if (g->out[o]) {
+            next_after[o] = (mask)1 << o | g->out[o];
+            continue;
+        }
+        next_after[o] = s->after[o];
+        for (int r = 0; r < size; r++)
+            if (s->after[o] >> r & 1)
+                next_after[o] |= g->out[r];
+    }
+    memcpy(s->after, next_after, sizeof(mask) * (size_t)size);
+}
+
+/* The graph of epoch e, made safe for native. Every rank draws the same. */
 static void draw_graph(struct schedule *s, long e, struct graph *g)
 {
     rng r = rng_at(s->seed, (uint64_t)e, 1, 0);
@@ -213,7 +235,9 @@ static void draw_graph(struct schedule *s, long e, struct graph *g)
             }
         unsafe |= g->out[o] & ~s->after[o];
     }
-    if (unsafe && below(&r, 8) == 0) {
+    if (s->unfiltered) { /* -u: every edge as drawn */
+        schedule_reset(s);
+    } else if (unsafe && below(&r, 8) == 0) {
         g->barrier = true;
         s->barriers++;
         schedule_reset(s);
@@ -228,19 +252,7 @@ static void draw_graph(struct schedule *s, long e, struct graph *g)
             if (g->out[o] >> t & 1)
                 g->in[t] |= (mask)1 << o;
     }
-    /* Who is known to post after each rank's last start, from epoch e+1. */
-    mask next_after[MAX_RANKS];
-    for (int o = 0; o < size; o++) {
-        if (g->out[o]) {
-            next_after[o] = (mask)1 << o | g->out[o];
-        } else {
-            next_after[o] = s->after[o];
-            for (int r2 = 0; r2 < size; r2++)
-                if (s->after[o] >> r2 & 1)
-                    next_after[o] |= g->out[r2];
-        }
-    }
-    memcpy(s->after, next_after, sizeof(mask) * (size_t)size);
+    advance(s, g);
 }
 
 /* The ranks of m in an order drawn from r (groups need not be sorted). */
@@ -688,7 +700,7 @@ static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpiexec -n 2..%d stress [-s seed] [-k check] [-w warmup] "
-                        "[-e native,rma] [epochs]\n",
+                        "[-e native,rma] [-u] [epochs]\n",
                 MAX_RANKS);
     MPI_Finalize();
     exit(2);
@@ -711,13 +723,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long seed = 1, check = 1000, warmup = 10000, epochs = 1000000;
     const char *engines = "native,rma";
+    bool unfiltered = false;
     int c;
-    while ((c = getopt(argc, argv, "s:k:w:e:")) != -1) {
+    while ((c = getopt(argc, argv, "s:k:w:e:u")) != -1) {
         switch (c) {
         case 's': seed = arg_long(optarg, 0); break;
         case 'k': check = arg_long(optarg, 1); break;
         case 'w': warmup = arg_long(optarg, 1); break;
         case 'e': engines = optarg; break;
+        case 'u': unfiltered = true; break;
         default: usage();
         }
     }
@@ -733,18 +747,21 @@ int main(int argc, char **argv)
     char list[64];
     snprintf(list, sizeof list, "%s", engines);
     for (char *save, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-        if ((strcmp(e, "native") && strcmp(e, "rma")) || nruns == MAX_ENGINES)
+        if ((strcmp(e, "native") && strcmp(e, "rma")) || nruns == MAX_ENGINES ||
+            (unfiltered && strcmp(e, "rma")))
             usage();
         runs[nruns++] = (struct run){.engine = strcmp(e, "rma") ? "native" : "rma",
                                      .seed = (uint64_t)seed, .epochs = epochs,
-                                     .check = check, .warmup = warmup};
+                                     .check = check, .warmup = warmup,
+                                     .sched.unfiltered = unfiltered};
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (rank == 0)
         printf("stress: %d ranks%s, %ld epochs per engine, seed %ld, checkpoint every %ld, "
-               "warm-up %ld epochs; window of %ld bytes per rank\n",
+               "warm-up %ld epochs; window of %ld bytes per rank%s\n",
                size, cores > 0 && size > cores ? " (more ranks than cores)" : "", epochs, seed,
-               check, warmup, (long)win_bytes());
+               check, warmup, (long)win_bytes(),
+               unfiltered ? "; graphs as drawn, no barriers (-u)" : "");
     fflush(stdout);
 
     /* MPICH allocates for good on first use (the first MPI_Comm_split_type,
