@@ -6,6 +6,8 @@
 #   ./do test         build, then run every test; ends with "N passed, N failed"
 #   ./do asan         build the core with ASan+UBSan and run its unit tests
 #   ./do bench        build, then run the benchmarks
+#   ./do stress [N]   build, then the long run: N random-graph PSCW epochs per
+#                     engine (default 1,000,000) on 2 ranks, memory checked
 #   ./do deps         only install the packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -69,10 +71,14 @@ asan)
     ;;
 bench)
     build build
-    meson test -C build --benchmark --verbose
+    meson test -C build --benchmark --no-suite stress --verbose
+    ;;
+stress)
+    build build
+    exec mpiexec -n 2 -bind-to core build/bench/stress "${@:2}"
     ;;
 *)
-    echo "usage: ./do [start|test|asan|bench|deps]" >&2
+    echo "usage: ./do [start|test|asan|bench|stress [epochs]|deps]" >&2
     exit 2
     ;;
 esac
