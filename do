@@ -6,8 +6,9 @@
 #   ./do test         build, then run every test; ends with "N passed, N failed"
 #   ./do asan         build the core with ASan+UBSan and run its unit tests
 #   ./do bench        build, then run the benchmarks
-#   ./do stress [N]   build, then the long run: N random-graph PSCW epochs per
-#                     engine (default 1,000,000) on 2 ranks, memory checked
+#   ./do stress [N]   build, then the long run, in C and in Lua: N random-graph
+#                     PSCW epochs per engine (default 1,000,000) on 2 ranks,
+#                     every byte and the memory checked
 #   ./do deps         only install the packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -75,7 +76,10 @@ bench)
     ;;
 stress)
     build build
-    exec mpiexec -n 2 -bind-to core build/bench/stress "${@:2}"
+    status=0
+    mpiexec -n 2 -bind-to core build/bench/stress ${2:+"$2"} || status=1
+    build/repl/rmalab -n 2 -bind-to core bench/stress.lua ${2:+"$2"} || status=1
+    exit $status
     ;;
 *)
     echo "usage: ./do [start|test|asan|bench|stress [epochs]|deps]" >&2
