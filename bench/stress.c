@@ -44,6 +44,12 @@
  * and gets its identity; every other checkpoint lock_all with a flush
  * instead), a barrier, and a comparison of the whole window with the model.
  *
+ * Beside it, a second window stays in one lock_all epoch for the whole run,
+ * as MPI-3 programs keep one: after each epoch every rank puts the epoch's
+ * number into its cell at a rank drawn for it and flushes that rank, and
+ * each checkpoint checks that every cell holds the last epoch that wrote
+ * it.
+ *
  * Memory is sampled at checkpoints, where no epoch is open and no result is
  * held: VmRSS and VmHWM from /proc/self/status, the heap in use (glibc's
  * mallinfo2, MPI's allocations included) and the core's own live
@@ -384,6 +390,8 @@ struct run {
     struct schedule sched;
     rmalab_win *w;
     unsigned char *base, *model;
+    rmalab_win *side;       /* in lock_all for the whole run */
+    int64_t side_last[MAX_RANKS]; /* the last epoch each rank put into this one's side */
     long epoch;             /* the epoch running */
     long ops, polled, checkpoints;
     double seconds;
@@ -547,10 +555,40 @@ static void lock_epoch(struct run *r)
                  SIDE_SLOT);
 }
 
+/* Where rank o puts into the side window in epoch e. */
+static int side_target(const struct run *r, long e, int o)
+{
+    rng g = rng_at(r->seed, (uint64_t)e, 8, (uint64_t)o);
+    return (int)below(&g, (uint32_t)size);
+}
+
+static void side_epoch(struct run *r)
+{
+    int64_t e = r->epoch;
+    int t = side_target(r, r->epoch, rank);
+    CHECK(rmalab_win_put(r->side, t, rank, RMALAB_INT64, 1, &e));
+    CHECK(rmalab_win_flush(r->side, t));
+    for (int o = 0; o < size; o++)
+        if (side_target(r, r->epoch, o) == rank)
+            r->side_last[o] = e;
+}
+
+/* After a barrier: every put into the side window has been flushed. */
+static void side_check(const struct run *r)
+{
+    const int64_t *cell = rmalab_win_base(r->side);
+    for (int o = 0; o < size; o++)
+        if (cell[o] != r->side_last[o])
+            die("%s engine, epoch %ld: the side window's cell of rank %d holds %lld, "
+                "expected %lld",
+                r->engine, r->epoch, o, (long long)cell[o], (long long)r->side_last[o]);
+}
+
 static void checkpoint(struct run *r)
 {
     r->checkpoints++;
     MPI_Barrier(MPI_COMM_WORLD);
+    side_check(r);
     fence_epoch(r);
     lock_epoch(r);
     MPI_Barrier(MPI_COMM_WORLD); /* every unlock has returned */
@@ -590,7 +628,11 @@ static void run_engine(struct run *r)
     CHECK(rmalab_info_set(info, "rmalab_pscw", r->engine));
     rmalab_win_opts o = {.size = win_bytes(), .disp_unit = 1, .info = info, .name = "stress"};
     CHECK(rmalab_win_allocate(&o, &r->w, NULL));
+    rmalab_win_opts side = {.size = 8 * size, .disp_unit = 8, .info = info,
+                            .name = "stress-side"};
+    CHECK(rmalab_win_allocate(&side, &r->side, NULL));
     rmalab_info_destroy(&info);
+    CHECK(rmalab_win_lock_all(r->side, 0));
     r->base = rmalab_win_base(r->w);
     r->model = calloc((size_t)win_bytes(), 1);
     if (!r->model)
@@ -607,6 +649,7 @@ static void run_engine(struct run *r)
     for (r->epoch = 1; r->epoch <= r->epochs; r->epoch++) {
         draw_graph(&r->sched, r->epoch, &g);
         pscw_epoch(r, &g);
+        side_epoch(r);
         if (r->epoch % r->check == 0 || r->epoch == r->epochs || r->epoch == r->warmup)
             checkpoint(r);
     }
@@ -616,6 +659,8 @@ static void run_engine(struct run *r)
     MPI_Allreduce(&r->seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     r->seconds = slowest;
     r->checksum = checksum(r->base, win_bytes());
+    CHECK(rmalab_win_unlock_all(r->side));
+    CHECK(rmalab_win_free(&r->side));
     CHECK(rmalab_win_free(&r->w));
     free(r->model);
     r->model = r->base = NULL;
@@ -633,12 +678,67 @@ static void gather_samples(const struct sample *mine, int n, struct sample *all)
                MPI_COMM_WORLD);
 }
 
+/* The table of samples: a row per sample, the ranks side by side. */
+static void print_samples(const struct sample *all, int n)
+{
+    printf("  %9s", "epoch");
+    for (int p = 0; p < size; p++)
+        printf(" | rank %-2d %7s %7s %7s %6s", p, "RSS kB", "HWM kB", "heap kB", "allocs");
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        printf("  %9ld", all[i].epoch);
+        for (int p = 0; p < size; p++) {
+            const struct sample *x = &all[p * n + i];
+            printf(" | %7s %7ld %7ld %7ld %6ld", "", x->rss_kb, x->hwm_kb, x->heap_kb,
+                   x->allocs);
+        }
+        printf("\n");
+    }
+}
+
+/* The verdicts on every rank's samples; prints them. */
+static bool judge_samples(const struct sample *all, int n)
+{
+    int worst = 0, moved = -1; /* the rank whose RSS grew most; one whose count moved */
+    long worst_growth = -1, low = 0, high = 0;
+    for (int p = 0; p < size; p++) {
+        const struct sample *x = &all[p * n];
+        long growth = 0;
+        for (int i = 0; i < n; i++) {
+            if (x[i].rss_kb - x[0].rss_kb > growth)
+                growth = x[i].rss_kb - x[0].rss_kb;
+            if (x[i].allocs != x[0].allocs && moved < 0) {
+                moved = p;
+                low = x[0].allocs;
+                high = x[n - 1].allocs;
+            }
+        }
+        if (growth > worst_growth) {
+            worst_growth = growth;
+            worst = p;
+        }
+    }
+    bool flat = worst_growth <= RSS_TOLERANCE_KB;
+    printf("  RSS flat: %s (start %ld kB, end %ld kB, max growth %ld kB; rank %d, the worst, "
+           "from epoch %ld; tolerance %d kB)\n",
+           flat ? "yes" : "no", all[worst * n].rss_kb, all[worst * n + n - 1].rss_kb,
+           worst_growth, worst, all[0].epoch, RSS_TOLERANCE_KB);
+    if (moved < 0)
+        printf("  core allocations flat: yes (%ld on rank 0, the same at every sample on "
+               "every rank)\n",
+               all[0].allocs);
+    else
+        printf("  core allocations flat: no (rank %d: %ld at epoch %ld, %ld at the end)\n",
+               moved, low, all[0].epoch, high);
+    return flat && moved < 0;
+}
+
 static bool report_run(struct run *r)
 {
     static struct sample all[MAX_RANKS * MAX_SAMPLES];
     struct sample ends[MAX_RANKS * 2], mine[2] = {r->before, r->after_free};
-    long totals[3] = {r->ops, r->polled, 0}, sums[3];
-    MPI_Reduce(totals, sums, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long totals[2] = {r->ops, r->polled}, sums[2];
+    MPI_Reduce(totals, sums, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     int n = r->nsamples; /* the same on every rank: checkpoints are collective */
     gather_samples(r->samples, n, all);
     gather_samples(mine, 2, ends);
@@ -655,45 +755,9 @@ static bool report_run(struct run *r)
            100.0 * (double)s->barriers / (double)r->epochs,
            (double)s->dropped / (double)r->epochs,
            100.0 * (double)sums[1] / ((double)r->epochs * size), r->checkpoints);
-    printf("  %9s", "epoch");
-    for (int p = 0; p < size; p++)
-        printf(" | rank %-2d %7s %7s %7s %6s", p, "RSS kB", "HWM kB", "heap kB", "allocs");
-    printf("\n");
-    bool flat = true, allocs_flat = true;
-    long worst_growth = -1, start_rss = 0, end_rss = 0;
-    for (int i = 0; i < n; i++) {
-        printf("  %9ld", all[i].epoch);
-        for (int p = 0; p < size; p++) {
-            const struct sample *x = &all[p * n + i];
-            printf(" | %7s %7ld %7ld %7ld %6ld", "", x->rss_kb, x->hwm_kb, x->heap_kb,
-                   x->allocs);
-        }
-        printf("\n");
-    }
-    for (int p = 0; p < size; p++) {
-        const struct sample *x = &all[p * n];
-        long growth = 0;
-        for (int i = 0; i < n; i++) {
-            if (x[i].rss_kb - x[0].rss_kb > growth)
-                growth = x[i].rss_kb - x[0].rss_kb;
-            if (x[i].allocs != x[0].allocs)
-                allocs_flat = false;
-        }
-        if (growth > worst_growth) {
-            worst_growth = growth;
-            start_rss = x[0].rss_kb;
-            end_rss = x[n - 1].rss_kb;
-        }
-    }
-    flat = worst_growth <= RSS_TOLERANCE_KB;
-    printf("  RSS flat: %s (start %ld kB, end %ld kB, max growth %ld kB; worst rank, from "
-           "epoch %ld; tolerance %d kB)\n",
-           flat ? "yes" : "no", start_rss, end_rss, worst_growth, all[0].epoch,
-           RSS_TOLERANCE_KB);
-    printf("  core allocations flat: %s (%ld on rank 0 at every sample)\n",
-           allocs_flat ? "yes" : "no", all[0].allocs);
+    print_samples(all, n);
     memcpy(r->ends, ends, sizeof(struct sample) * 2 * (size_t)size);
-    return flat && allocs_flat;
+    return judge_samples(all, n);
 }
 
 static void usage(void)
