@@ -75,7 +75,6 @@
 #include <rmalab/debug.h>
 #include <rmalab/rmalab.h>
 
-#include <inttypes.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdbool.h>
