@@ -285,12 +285,14 @@ static void step_status(front *f, cmd *c)
     }
 }
 
-static cmd *status_cmd;
+/* The :status a pipe waits for, by id: once taken, flush_cmds prints and
+ * frees it, so a pointer to it would dangle. */
+static int status_id;
 
 static int status_taken(front *f)
 {
-    (void)f;
-    return !status_cmd || !status_cmd->pending;
+    const cmd *c = find_cmd(f, status_id);
+    return !c || !c->pending;
 }
 
 /* From a pipe, later input waits until the state has been taken, so that
@@ -303,11 +305,11 @@ void front_status(front *f, const rankset *target)
     c->pending = 1;
     if (f->tty)
         return;
-    status_cmd = c;
+    status_id = c->id;
     f->input_eof += 2;
     front_wait_until(f, status_taken, 15);
     f->input_eof -= 2;
-    status_cmd = NULL;
+    status_id = 0;
 }
 
 /* Deadlock hints: when the same hint holds for 1.5 s. */
@@ -555,6 +557,16 @@ static void step(front *f)
 int front_idle(const front *f)
 {
     return f->head == NULL;
+}
+
+void front_drop_cmds(front *f)
+{
+    while (f->head) {
+        cmd *c = f->head;
+        f->head = c->next;
+        cmd_free(f, c);
+    }
+    f->tail = NULL;
 }
 
 void front_wait_until(front *f, int (*done)(front *), double seconds)

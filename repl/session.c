@@ -127,6 +127,10 @@ void front_teardown(front *f)
     }
     if (f->L)
         lua_close(f->L);
+    front_drop_cmds(f);
+    for (int i = 0; i < f->nnames; i++)
+        free(f->names[i]);
+    free(f->names);
     ts_free(&f->ts);
     free(f->p);
     free(f->st);
