@@ -274,7 +274,10 @@ static void read_crashes(run_ctx *x)
             code = atoi(c + 11);
         for (int r = 0; r < x->f.n; r++) {
             run_rank *rr = &x->res->r[r];
-            if (x->f.p[r].pid != pid || rr->done || rr->crash[0])
+            /* A rank that ended its file and then failed (a sanitizer's
+             * report at exit) did not die in the run: it failed after. */
+            char *how = rr->done ? rr->exited : rr->crash;
+            if (x->f.p[r].pid != pid || how[0])
                 continue;
             const char *s = strstr(p, "EXIT STRING: ");
             char name[100] = "";
@@ -283,9 +286,9 @@ static void read_crashes(run_ctx *x)
                 size_t k = strlen(name);
                 while (k && name[k - 1] == ' ')
                     name[--k] = '\0';
-                snprintf(rr->crash, sizeof rr->crash, "killed by signal %d, %s", sig, name);
+                snprintf(how, sizeof rr->crash, "killed by signal %d, %s", sig, name);
             } else {
-                snprintf(rr->crash, sizeof rr->crash, "exited with status %d", code);
+                snprintf(how, sizeof rr->crash, "exited with status %d", code);
             }
         }
     }
@@ -306,8 +309,9 @@ static void leak_check(run_ctx *x)
         pump(x, 50);
 }
 
-/* QUIT, and mpiexec's exit; a job that does not end is killed. */
-static void end_job(run_ctx *x, int clean)
+/* QUIT, and mpiexec's exit; a job that does not end is killed. Returns
+ * mpiexec's exit status after a clean end, else -1. */
+static int end_job(run_ctx *x, int clean)
 {
     front *f = &x->f;
     if (clean) {
@@ -321,8 +325,10 @@ static void end_job(run_ctx *x, int clean)
             pump(x, 50);
         }
     }
-    if (f->l.pid > 0 && launch_wait(&f->l, clean ? 10 : 3) < 0)
+    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 3) : -1;
+    if (status < 0)
         launch_kill(&f->l, 2);
+    return clean ? status : -1;
 }
 
 /* Wait for the file to end on every rank, a death, a deadlock or the
@@ -396,7 +402,7 @@ void run_scenario(const run_spec *s, run_result *res)
         res->seconds = front_now() - x.start;
         if (res->outcome == RUN_FINISHED)
             leak_check(&x);
-        end_job(&x, res->outcome == RUN_FINISHED);
+        res->job_status = end_job(&x, res->outcome == RUN_FINISHED);
     }
     if (x.f.l.pid > 0)
         launch_kill(&x.f.l, 2);

@@ -225,6 +225,8 @@ static void reasons(const run_result *res, char *buf, size_t size)
                 rr->current[0] ? " in case \"" : "", rr->current, rr->current[0] ? "\"" : "");
         if (rr->failed)
             SAY("rank %d raised an error outside any case\n", r);
+        if (rr->exited[0])
+            SAY("rank %d %s after the file ended (stderr shows why)\n", r, rr->exited);
         if (res->outcome == RUN_FINISHED && !rr->leaks_known)
             SAY("rank %d did not answer the leak check\n", r);
         for (int k = 0; k < 5 && rr->leaks_known; k++)
@@ -232,6 +234,8 @@ static void reasons(const run_result *res, char *buf, size_t size)
                 SAY("rank %d leaked %ld %s%s\n", r, rr->leaks[k], leak_names[k],
                     rr->leaks[k] == 1 ? "" : "s");
     }
+    if (!off && res->outcome == RUN_FINISHED && res->job_status > 0)
+        SAY("mpiexec exited with status %d after the file ended\n", res->job_status);
 #undef SAY
 }
 
