@@ -69,6 +69,22 @@ static int comm_barrier(lua_State *L)
     return 0;
 }
 
+/* comm:abort([code]): MPI_Abort, on purpose. Every rank of the job ends
+ * (MPICH aborts the whole job whatever the communicator) and mpiexec exits
+ * with `code`; the REPL and the runner report the rank and the code. The
+ * one call in rmalab that ends the job: mistakes raise errors instead. */
+static int comm_abort(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    lua_Integer code = luaL_optinteger(L, 2, 1);
+    if (code < 0 || code > 255)
+        lrm_argerror(L, 2, RMALAB_ERR_ARG, "an exit code from 0 to 255 expected");
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(rmalab_comm_mpi(c), (int)code);
+    return 0; /* not reached */
+}
+
 /* The rank that receives a gather: argument 3, default 0. Every rank makes
  * the same checks before any MPI call, so a mistake raises everywhere. */
 static int gather_root(lua_State *L, rmalab_comm *c, size_t len)
@@ -215,7 +231,7 @@ static int comm_tostring(lua_State *L)
 static const luaL_Reg comm_methods[] = {
     {"rank", comm_rank},         {"size", comm_size},
     {"barrier", comm_barrier},   {"gather", comm_gather},
-    {"dup", comm_dup},
+    {"dup", comm_dup},           {"abort", comm_abort},
     {"free", comm_free},         {NULL, NULL},
 };
 

@@ -457,9 +457,9 @@ static void flush_cmds(front *f)
         f->status_cmd_pending |= c->kind == CMD_STATUS;
 }
 
-/* The input has ended on a deadlock: print, in order, what finished and
- * what never will, then the hint. */
-static void flush_unfinished(front *f)
+/* The session cannot go on (the input ended on a deadlock, or a rank is
+ * gone): print, in order, what finished and what never will, then `note`. */
+static void flush_unfinished(front *f, const char *note)
 {
     for (cmd *c = f->head; c; c = c->next) {
         if (!c->pending || c->kind != CMD_RUN) {
@@ -475,8 +475,10 @@ static void flush_unfinished(front *f)
         front_print(f, line);
         ts_output(&f->ts, c->id, line);
     }
-    front_print(f, f->hint_shown);
-    ts_note(&f->ts, f->hint_shown);
+    if (note[0]) {
+        front_print(f, note);
+        ts_note(&f->ts, note);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -492,10 +494,12 @@ static void on_signal(int sig)
     }
 }
 
+/* The first rank to go is named; mpiexec then ends the others, and those
+ * are not news. */
 static void rank_died(front *f, int r)
 {
     f->p[r].fd = -1;
-    if (f->p[r].bye || f->quitting)
+    if (f->p[r].bye || f->quitting || f->dead)
         return;
     fprintf(stderr, "rmalab: rank %d (pid %d on %s) is gone; ending the session\n", r,
             f->p[r].pid, f->p[r].host);
@@ -588,7 +592,7 @@ static int finish(front *f)
     }
     if (f->deadlocked && !front_idle(f)) {
         if (!f->tty)
-            flush_unfinished(f);
+            flush_unfinished(f, f->hint_shown);
         fprintf(stderr, "rmalab: ranks are blocked in epoch calls that cannot end; ending the job\n");
         status = 1;
     }
@@ -610,6 +614,22 @@ static int finish(front *f)
     return f->dead ? 1 : status;
 }
 
+/* After a death: read what the other ranks still send (what they finished
+ * before mpiexec ended them) for up to a second, then print it in order
+ * with what never finished, so that no output is lost. */
+static void after_death(front *f)
+{
+    for (double until = front_now() + 1; front_now() < until;) {
+        int open = 0;
+        for (int r = 0; r < f->n; r++)
+            open |= f->p[r].fd >= 0;
+        if (!open)
+            break;
+        step(f);
+    }
+    flush_unfinished(f, "");
+}
+
 int front_loop(front *f)
 {
     int pipefd[2];
@@ -628,6 +648,8 @@ int front_loop(front *f)
     while (!f->dead && !f->quit_asked)
         step(f);
     front_input_end(f);
+    if (f->dead)
+        after_death(f);
     int st = finish(f);
     if (f->dead)
         launch_kill(&f->l, 2);

@@ -260,6 +260,27 @@ static void diagnose(run_ctx *x)
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
 
+/* MPICH's line for a rank that called MPI_Abort (comm:abort) names its
+ * rank in MPI_COMM_WORLD as "process N":
+ *   Abort(3) on node 1 (rank 1 in comm 0): application called
+ *   MPI_Abort(MPI_COMM_WORLD, 3) - process 1
+ * mpiexec then ends the other ranks: they did not die of their own. */
+static void read_aborts(run_ctx *x)
+{
+    const char *t = x->res->errtext;
+    for (const char *p = t ? strstr(t, "Abort(") : NULL; p; p = strstr(p + 6, "Abort(")) {
+        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+        const char *call = strstr(p, "application called MPI_Abort");
+        const char *proc = call && call < end ? strstr(call, " - process ") : NULL;
+        if (!proc || proc > end)
+            continue;
+        int code = atoi(p + 6), r = atoi(proc + 11);
+        if (r >= 0 && r < x->f.n && !x->res->r[r].crash[0])
+            snprintf(x->res->r[r].crash, sizeof x->res->r[r].crash,
+                     "it called MPI_Abort with code %d", code);
+    }
+}
+
 /* mpiexec's report of a process that ended badly names its pid:
  *   =   PID 10595 RUNNING AT vm
  *   =   EXIT CODE: 11
@@ -267,6 +288,7 @@ static void diagnose(run_ctx *x)
 static void read_crashes(run_ctx *x)
 {
     const char *t = x->res->errtext;
+    read_aborts(x);
     for (const char *p = t ? strstr(t, "PID ") : NULL; p; p = strstr(p + 4, "PID ")) {
         int pid = atoi(p + 4), code = -1;
         const char *c = strstr(p, "EXIT CODE: ");
