@@ -4,7 +4,9 @@
 #
 #   ./do start        build, then open the REPL on 2 ranks (rmalab -n 2)
 #   ./do test         build, then run every test; ends with "N passed, N failed"
-#   ./do asan         build the core with ASan+UBSan and run its unit tests
+#   ./do asan         build with ASan+UBSan and run the core's unit tests, every
+#                     Lua scenario (through rmalab test, and under lua5.4 with
+#                     the sanitizer runtime preloaded), the runner and the REPL
 #   ./do bench        build, then run the benchmarks
 #   ./do deps         only install the packages
 set -euo pipefail
@@ -64,8 +66,12 @@ test)
     ;;
 asan)
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        run_tests build-asan --suite core
+    # The ranks inherit these through mpiexec; a rank that a sanitizer
+    # stops, even after its file ended, fails its test.
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        run_tests build-asan --suite core --suite scenarios --suite standalone \
+            --suite runner --suite repl --no-suite nodes
     ;;
 bench)
     build build
