@@ -30,7 +30,8 @@ int front_greet(front *f, int fd, double seconds)
             break;
         k = chan_next(&c, &m);
     }
-    const char *why = k <= 0 ? "no greeting" : m.type != CHAN_HELLO ? "not a greeting"
+    const char *why = k < 0 ? "not a frame of the control channel" : k == 0 ? "no greeting"
+                      : m.type != CHAN_HELLO ? "not a greeting"
                       : !chan_token_ok(&m, 0, f->l.token) ? "bad token" : NULL;
     if (!why) {
         rank = atoi(chan_field(&m, 1, v, sizeof v));

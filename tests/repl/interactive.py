@@ -270,6 +270,16 @@ def case_bad_token():
         s.sendall(struct.pack(">I", len(body)) + body)
         child.expect(r"refused a control connection from 127\.0\.0\.1: (bad token|not a greeting)")
         s.close()
+    # bytes that are no frame at all (a length beyond the limit), and a
+    # connection that says nothing
+    port = listening_ports(child.pid)[0]
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"\xff\xff\xff\xffGET / HTTP/1.0\r\n\r\n")
+    child.expect(r"refused a control connection from 127\.0\.0\.1: not a frame of the control")
+    s.close()
+    s = socket.create_connection(("127.0.0.1", port))
+    child.expect(r"refused a control connection from 127\.0\.0\.1: no greeting")
+    s.close()
     run(child, "1 + 1", r"\[0,1\] 2", PROMPT)
     quit_ok(child)
 
