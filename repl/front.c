@@ -538,7 +538,7 @@ static void step(front *f)
         if (!fds[i].revents)
             continue;
         if (map[i] == -3) {
-            int fd = accept(f->l.listen_fd, NULL, NULL);
+            int fd = accept4(f->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
             if (fd >= 0)
                 front_greet(f, fd, 0.5);
         } else if (map[i] == -2) {

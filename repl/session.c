@@ -72,7 +72,7 @@ static int gather(front *f)
         struct pollfd p = {f->l.listen_fd, POLLIN, 0};
         if (poll(&p, 1, 100) <= 0)
             continue;
-        int fd = accept(f->l.listen_fd, NULL, NULL);
+        int fd = accept4(f->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd >= 0 && front_greet(f, fd, 5) >= 0)
             have++;
     }
