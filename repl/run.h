@@ -29,7 +29,8 @@ typedef struct {
     char current[128];      /* a case that started and did not end */
     int done, failed;       /* the file returned (failed: with an error) */
     char *error;
-    int gone;               /* the connection closed before the end */
+    int gone;               /* the connection closed before the end: 1 for
+                               the first rank to go, 2 the next... */
     char crash[200];        /* how the process ended, from mpiexec's report */
     char exited[200];       /* the same, when it ended badly after the file had
                                ended (a sanitizer's report at exit, say) */

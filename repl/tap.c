@@ -72,8 +72,8 @@ static int verdict(const run_rank *rr, const char *name, int occ, const char **d
 }
 
 /* Rank r died of its own: mpiexec reported it, or, when mpiexec reported
- * no rank, its connection closed (mpiexec ends the other ranks of a job
- * when one dies: those are not reported). */
+ * no rank, its connection closed first (mpiexec ends the other ranks of a
+ * job when one dies: those are not reported). */
 static int died(const run_result *res, int r)
 {
     if (res->r[r].crash[0])
@@ -81,7 +81,7 @@ static int died(const run_result *res, int r)
     for (int q = 0; q < res->spec->nranks; q++)
         if (res->r[q].crash[0])
             return 0;
-    return res->r[r].gone;
+    return res->r[r].gone == 1;
 }
 
 static const char *why_cut(const run_result *res)
