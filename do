@@ -7,6 +7,7 @@
 #   ./do asan         build with ASan+UBSan and run the core's unit tests, every
 #                     Lua scenario (through rmalab test, and under lua5.4 with
 #                     the sanitizer runtime preloaded), the runner and the REPL
+#   ./do valgrind     build, then run the C test programs under valgrind
 #   ./do bench        build, then run the benchmarks
 #   ./do deps         only install the packages
 set -euo pipefail
@@ -15,9 +16,9 @@ cd "$(dirname "$0")"
 PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config
           libedit-dev gcc python3-pexpect tmux)
 
-deps() {
+deps() { # deps [more packages...]: PACKAGES and those
     local missing=()
-    for p in "${PACKAGES[@]}"; do
+    for p in "${PACKAGES[@]}" "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$p")
     done
@@ -39,12 +40,13 @@ build() { # build DIR [meson options...]
     ninja -C "$dir" >/dev/null
 }
 
-# Run meson test in DIR and print its counts as "N passed, N failed".
-run_tests() { # run_tests DIR [meson test args...]
-    local dir=$1; shift
+# Run meson test in DIR under test setup SETUP ("" for none) and print
+# its counts as "N passed, N failed".
+run_tests() { # run_tests DIR SETUP [meson test args...]
+    local dir=$1 setup=$2; shift 2
     local status=0
-    meson test -C "$dir" --print-errorlogs "$@" || status=$?
-    summarize "$dir/meson-logs/testlog.txt"
+    meson test -C "$dir" --print-errorlogs ${setup:+--setup "$setup"} "$@" || status=$?
+    summarize "$dir/meson-logs/testlog${setup:+-$setup}.txt"
     return $status
 }
 
@@ -62,7 +64,7 @@ start)
     ;;
 test)
     build build
-    run_tests build
+    run_tests build ""
     ;;
 asan)
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
@@ -70,15 +72,20 @@ asan)
     # stops, even after its file ended, fails its test.
     ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        run_tests build-asan --suite core --suite scenarios --suite standalone \
+        run_tests build-asan "" --suite core --suite scenarios --suite standalone \
             --suite runner --suite repl --no-suite nodes
+    ;;
+valgrind)
+    deps valgrind
+    build build
+    run_tests build valgrind --suite c
     ;;
 bench)
     build build
     meson test -C build --benchmark --verbose
     ;;
 *)
-    echo "usage: ./do [start|test|asan|bench|deps]" >&2
+    echo "usage: ./do [start|test|asan|valgrind|bench|deps]" >&2
     exit 2
     ;;
 esac
