@@ -628,6 +628,7 @@ static void after_death(front *f)
         step(f);
     }
     flush_unfinished(f, "");
+    front_drop_cmds(f); /* told once: finish() must not tell them again */
 }
 
 int front_loop(front *f)
