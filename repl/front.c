@@ -472,8 +472,18 @@ static void flush_unfinished(front *f, const char *note)
         char set[256], line[512];
         rankset_text(&s, set, sizeof set);
         snprintf(line, sizeof line, "[%s] \xe2\x80\xa6 never finished: %s\n", set, c->label);
-        front_print(f, line);
-        ts_output(&f->ts, c->id, line);
+        /* what it printed (all of it where it ended, so far elsewhere) */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m) {
+            fold_print(m, c->block, f->n);
+            fputs(line, m);
+            fclose(m);
+        }
+        front_print(f, buf ? buf : line);
+        ts_output(&f->ts, c->id, buf ? buf : line);
+        free(buf);
     }
     if (note[0]) {
         front_print(f, note);
@@ -580,6 +590,23 @@ void front_wait_until(front *f, int (*done)(front *), double seconds)
         step(f);
 }
 
+/* After a death: read what the other ranks still send (what they finished
+ * before mpiexec ended them) for up to a second, then print it in order
+ * with what never finished, so that no output is lost. */
+static void after_death(front *f)
+{
+    for (double until = front_now() + 1; front_now() < until;) {
+        int open = 0;
+        for (int r = 0; r < f->n; r++)
+            open |= f->p[r].fd >= 0;
+        if (!open)
+            break;
+        step(f);
+    }
+    flush_unfinished(f, "");
+    front_drop_cmds(f); /* told once: finish() must not tell them again */
+}
+
 /* Quit: wait for what runs (pipe mode: unless the ranks are deadlocked),
  * then QUIT, BYE from every rank, and mpiexec's exit. */
 static int finish(front *f)
@@ -590,6 +617,8 @@ static int finish(front *f)
         if (f->tty)
             break;
     }
+    if (f->dead) /* in the session, or while waiting for it to end */
+        after_death(f);
     if (f->deadlocked && !front_idle(f)) {
         if (!f->tty)
             flush_unfinished(f, f->hint_shown);
@@ -614,23 +643,6 @@ static int finish(front *f)
     return f->dead ? 1 : status;
 }
 
-/* After a death: read what the other ranks still send (what they finished
- * before mpiexec ended them) for up to a second, then print it in order
- * with what never finished, so that no output is lost. */
-static void after_death(front *f)
-{
-    for (double until = front_now() + 1; front_now() < until;) {
-        int open = 0;
-        for (int r = 0; r < f->n; r++)
-            open |= f->p[r].fd >= 0;
-        if (!open)
-            break;
-        step(f);
-    }
-    flush_unfinished(f, "");
-    front_drop_cmds(f); /* told once: finish() must not tell them again */
-}
-
 int front_loop(front *f)
 {
     int pipefd[2];
@@ -649,8 +661,6 @@ int front_loop(front *f)
     while (!f->dead && !f->quit_asked)
         step(f);
     front_input_end(f);
-    if (f->dead)
-        after_death(f);
     int st = finish(f);
     if (f->dead)
         launch_kill(&f->l, 2);
