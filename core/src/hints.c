@@ -190,7 +190,9 @@ void rmalab_diags_clear(rmalab_diags *d)
     rmalab_diags_init(d);
 }
 
-static void vdiag(rmalab_diags *d, const char *key, size_t klen, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static void vdiag(rmalab_diags *d, const char *key,
+                                                        size_t klen, const char *fmt,
+                                                        va_list ap)
 {
     if (!d)
         return;
