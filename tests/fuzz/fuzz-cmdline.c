@@ -201,10 +201,10 @@ static int check_chunk(const char *s, size_t n)
  * chunk before it; the chunk grows by "\n" and the line. */
 static void chunk_loop(const char *text, size_t len, int size)
 {
-    static char chunk[8192];
+    static char chunk[2048];
     size_t clen = 0;
     int pending = 0, lines = 0;
-    for (size_t i = 0; i < len && lines++ < 64;) { /* each line compiles the chunk anew */
+    for (size_t i = 0; i < len && lines++ < 24;) { /* each line compiles the chunk anew */
         const char *nl = memchr(text + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - text - i) : len - i;
         const char *line = text + i;
@@ -222,7 +222,7 @@ static void chunk_loop(const char *text, size_t len, int size)
         }
         cmdline c;
         cmdline_parse(line, n, size, &c);
-        if (c.kind == CMD_CHUNK) {
+        if (c.kind == CMD_CHUNK && c.bodylen <= sizeof chunk) {
             memcpy(chunk, c.body, c.bodylen);
             clen = c.bodylen;
             pending = check_chunk(chunk, clen);
