@@ -100,7 +100,8 @@ fuzz() { # fuzz [target] [seconds]
             bad=$((bad + 1))
             echo "fuzz-$t: FAILED (exit $status), ${execs:-?} runs, ${rate:-?} exec/s; log $log"
             grep -E 'check failed|ERROR:|SUMMARY:|Test unit written|^    #[0-9]+ ' "$log" |
-                head -n 20 | sed 's/^/    /' || true
+                grep -vE 'fuzzer::|__sanitizer|/libc|in (_start|main) ' | head -n 20 |
+                sed 's/^/    /' || true
             echo "    crash inputs: $dir/fuzz-artifacts/ (replay: $dir/tests/fuzz/fuzz-$t FILE)"
         fi
     done
