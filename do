@@ -8,6 +8,10 @@
 #                     Lua scenario (through rmalab test, and under lua5.4 with
 #                     the sanitizer runtime preloaded), the runner and the REPL
 #   ./do valgrind     build, then run the C test programs under valgrind
+#   ./do fuzz [target] [seconds]
+#                     build the libFuzzer targets (clang) and run each, or one,
+#                     for `seconds` (30) over its corpus; ends with "N passed,
+#                     N failed", one count per target (docs/testing.md)
 #   ./do bench        build, then run the benchmarks
 #   ./do deps         only install the packages
 set -euo pipefail
@@ -15,6 +19,9 @@ cd "$(dirname "$0")"
 
 PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config
           libedit-dev gcc python3-pexpect tmux)
+# Only ./do fuzz needs these: clang and its runtime libraries (libFuzzer).
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_TARGETS=(info hints cmdline transcript channel)
 
 deps() { # deps [more packages...]: PACKAGES and those
     local missing=()
@@ -50,6 +57,61 @@ run_tests() { # run_tests DIR SETUP [meson test args...]
     return $status
 }
 
+# Build the fuzz targets in build-fuzz (clang, ASan+UBSan, -Dfuzz=true) and
+# run them: each over a scratch corpus (build-fuzz/fuzz-corpus/T, where new
+# inputs go) seeded from tests/fuzz/corpus/T (read only, so the repository's
+# corpus grows only by hand). A crash, leak, UBSan error, timeout (5 s for one
+# input) or single allocation over 64 MB fails the target; its input goes to
+# build-fuzz/fuzz-artifacts/.
+fuzz() { # fuzz [target] [seconds]
+    local targets=("${FUZZ_TARGETS[@]}") secs=30
+    if [ $# -gt 0 ] && ! [[ $1 =~ ^[0-9]+$ ]]; then
+        [[ " ${FUZZ_TARGETS[*]} " == *" $1 "* ]] || {
+            echo "./do fuzz: no target '$1'; the targets are ${FUZZ_TARGETS[*]}" >&2
+            exit 2
+        }
+        targets=("$1")
+        shift
+    fi
+    [ $# -gt 0 ] && secs=$1
+    [[ $secs =~ ^[0-9]+$ ]] || { echo "./do fuzz: seconds must be a number" >&2; exit 2; }
+    deps "${FUZZ_PACKAGES[@]}"
+    local dir=build-fuzz
+    if [ ! -f "$dir/build.ninja" ]; then
+        CC=clang meson setup "$dir" -Dfuzz=true -Db_sanitize=address,undefined \
+            -Db_lundef=false >/dev/null
+    fi
+    ninja -C "$dir" "${targets[@]/#/tests/fuzz/fuzz-}" >/dev/null
+    mkdir -p "$dir/fuzz-artifacts" "$dir/fuzz-logs"
+    local t ok=0 bad=0
+    for t in "${targets[@]}"; do
+        local log=$dir/fuzz-logs/$t.log status=0
+        mkdir -p "$dir/fuzz-corpus/$t"
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+            "$dir/tests/fuzz/fuzz-$t" -max_total_time="$secs" -timeout=5 -malloc_limit_mb=64 \
+            -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/$t-" \
+            "$dir/fuzz-corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1 || status=$?
+        local done_line execs rate
+        done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 |
+                    sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/' || true)
+        execs=$(awk '/^stat::number_of_executed_units:/{print $2}' "$log")
+        rate=$(awk '/^stat::average_exec_per_sec:/{print $2}' "$log")
+        if [ $status -eq 0 ] && [ -n "$done_line" ]; then
+            ok=$((ok + 1))
+            echo "fuzz-$t: ok, ${execs:-?} runs in ${secs} s, ${rate:-?} exec/s, $done_line"
+        else
+            bad=$((bad + 1))
+            echo "fuzz-$t: FAILED (exit $status), ${execs:-?} runs, ${rate:-?} exec/s; log $log"
+            grep -E 'check failed|ERROR:|SUMMARY:|Test unit written|^    #[0-9]+ ' "$log" |
+                grep -vE 'fuzzer::|__sanitizer|/libc|in (_start|main) ' | head -n 20 |
+                sed 's/^/    /' || true
+            echo "    crash inputs: $dir/fuzz-artifacts/ (replay: $dir/tests/fuzz/fuzz-$t FILE)"
+        fi
+    done
+    echo "$ok passed, $bad failed"
+    [ $bad -eq 0 ]
+}
+
 summarize() {
     awk '/^Ok:/{ok+=$2} /^Expected Fail:/{ok+=$3} /^Fail:/{bad+=$2} /^Unexpected Pass:/{bad+=$3}
          /^Timeout:/{bad+=$2} END{printf "%d passed, %d failed\n", ok, bad}' "$1"
@@ -80,12 +142,16 @@ valgrind)
     build build
     run_tests build valgrind --suite c
     ;;
+fuzz)
+    shift
+    fuzz "$@"
+    ;;
 bench)
     build build
     meson test -C build --benchmark --verbose
     ;;
 *)
-    echo "usage: ./do [start|test|asan|valgrind|bench|deps]" >&2
+    echo "usage: ./do [start|test|asan|valgrind|fuzz [target] [seconds]|bench|deps]" >&2
     exit 2
     ;;
 esac
