@@ -13,6 +13,9 @@
 #                     for `seconds` (30) over its corpus; ends with "N passed,
 #                     N failed", one count per target (docs/testing.md)
 #   ./do bench        build, then run the benchmarks
+#   ./do stress [N]   build, then the long run, in C and in Lua: N random-graph
+#                     PSCW epochs per engine (default 1,000,000) on 2 ranks,
+#                     every byte and the memory checked
 #   ./do deps         only install the packages
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -148,10 +151,17 @@ fuzz)
     ;;
 bench)
     build build
-    meson test -C build --benchmark --verbose
+    meson test -C build --benchmark --no-suite stress --verbose
+    ;;
+stress)
+    build build
+    status=0
+    mpiexec -n 2 -bind-to core build/bench/stress ${2:+"$2"} || status=1
+    build/repl/rmalab -n 2 -bind-to core bench/stress.lua ${2:+"$2"} || status=1
+    exit $status
     ;;
 *)
-    echo "usage: ./do [start|test|asan|valgrind|fuzz [target] [seconds]|bench|deps]" >&2
+    echo "usage: ./do [start|test|asan|valgrind|fuzz [target] [seconds]|bench|stress [epochs]|deps]" >&2
     exit 2
     ;;
 esac

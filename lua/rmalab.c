@@ -4,15 +4,18 @@
  * lruntime.c starts MPI and keeps the context of each Lua state. */
 #include "lrmalab.h"
 
+#include <rmalab/debug.h>
 #include <time.h>
 
-/* rl.debug.stats() -> { infos, comms, wins, keyvals, refs }: live binding
- * objects (userdata not yet collected; a window collected without win:free()
- * stays counted, as leaked) and registry references held. */
+/* rl.debug.stats() -> { infos, comms, wins, keyvals, refs, core_allocs }:
+ * live binding objects (userdata not yet collected; a window collected
+ * without win:free() stays counted, as leaked) and registry references held
+ * by this Lua state; and the allocations the core holds in the whole
+ * process (rmalab_debug_live_allocs). */
 static int l_stats(lua_State *L)
 {
     const lrm_stats_t *st = &lrm_getctx(L)->stats;
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, st->infos);
     lua_setfield(L, -2, "infos");
     lua_pushinteger(L, st->comms - 1); /* rl.world lives as long as the module */
@@ -23,6 +26,8 @@ static int l_stats(lua_State *L)
     lua_setfield(L, -2, "keyvals");
     lua_pushinteger(L, st->refs);
     lua_setfield(L, -2, "refs");
+    lua_pushinteger(L, rmalab_debug_live_allocs());
+    lua_setfield(L, -2, "core_allocs");
     return 1;
 }
 

@@ -10,8 +10,11 @@
  * per-window arena that lives until every operation has completed, so the
  * caller may reuse or free its buffer at once (the Lua binding's buffers
  * are temporaries). The arena is a list of chunks, bump-allocated, and
- * emptied when an epoch completes everything. Calls only types.c and
- * below. */
+ * emptied when everything in it has completed: when an epoch or a flush_all
+ * completes every operation, or when a flush or unlock completes the last
+ * target that had data in it (a lock_all epoch that lasts the whole program,
+ * with a flush per operation, would otherwise grow without end). Calls only
+ * types.c and below. */
 #include "win-private.h"
 
 #include <stdio.h>
@@ -24,7 +27,7 @@ struct rmalab__chunk {
     _Alignas(16) unsigned char data[];
 };
 
-int rmalab__stage(rmalab_win *w, const void **data, size_t n)
+int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n)
 {
     struct rmalab__chunk *c = w->res.stage;
     size_t need = (n + 15) & ~(size_t)15;
@@ -45,6 +48,10 @@ int rmalab__stage(rmalab_win *w, const void **data, size_t n)
     if (n)
         memcpy(p, *data, n);
     *data = p;
+    if (!w->res.staged[target]) {
+        w->res.staged[target] = 1;
+        w->res.nstaged++;
+    }
     return RMALAB_OK;
 }
 
@@ -52,6 +59,10 @@ int rmalab__stage(rmalab_win *w, const void **data, size_t n)
 static void stage_reset(rmalab_win *w)
 {
     struct rmalab__chunk *c = w->res.stage;
+    if (w->res.nstaged) {
+        memset(w->res.staged, 0, (size_t)w->size);
+        w->res.nstaged = 0;
+    }
     if (!c)
         return;
     c->used = 0;
@@ -62,11 +73,15 @@ static void stage_reset(rmalab_win *w)
     c->next = NULL;
 }
 
+/* done[] and staged[] in one block: size x (8 + 1) bytes. */
 int rmalab__results_alloc(rmalab_win *w)
 {
-    w->res.done = rmalab__calloc((size_t)w->size, sizeof *w->res.done);
-    return w->res.done ? RMALAB_OK
-                       : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+    struct rmalab__results *s = &w->res;
+    s->done = rmalab__calloc((size_t)w->size, sizeof *s->done + 1);
+    if (!s->done)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+    s->staged = (unsigned char *)(s->done + w->size);
+    return RMALAB_OK;
 }
 
 void rmalab__results_free(rmalab_win *w)
@@ -77,9 +92,9 @@ void rmalab__results_free(rmalab_win *w)
         rmalab_result_release(s->pending[i]);
     }
     rmalab__free(s->pending);
-    rmalab__free(s->done);
     stage_reset(w);
     rmalab__free(s->stage);
+    rmalab__free(s->done); /* and staged[] */
     memset(s, 0, sizeof *s);
 }
 
@@ -134,6 +149,11 @@ void rmalab__results_complete(rmalab_win *w, int target)
         stage_reset(w);
     } else {
         s->done[target] = s->op_seq;
+        if (s->staged[target]) {
+            s->staged[target] = 0;
+            if (--s->nstaged == 0)
+                stage_reset(w);
+        }
     }
     int j = 0;
     for (int i = 0; i < s->npending; i++) {

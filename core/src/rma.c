@@ -74,7 +74,7 @@ static int put_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int 
         memcpy(p, origin, bytes_of(type, count));
         return RMALAB_OK;
     }
-    if ((rc = rmalab__stage(w, &origin, bytes_of(type, count))))
+    if ((rc = rmalab__stage(w, target, &origin, bytes_of(type, count))))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
     int e = MPI_Put(origin, count, dt, target, disp, count, dt, rmalab__op_win(w));
@@ -115,7 +115,7 @@ static int accumulate_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type typ
 {
     int rc = rmalab__check_op_type("accumulate", op, type, false);
     if (rc || (rc = atomic_checks(w, "accumulate", target, disp, type, count)) ||
-        (rc = rmalab__stage(w, &origin, bytes_of(type, count))))
+        (rc = rmalab__stage(w, target, &origin, bytes_of(type, count))))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
     int e = MPI_Accumulate(origin, count, dt, target, disp, count, dt, rmalab__mpi_op(op),
@@ -129,7 +129,7 @@ static int get_accumulate_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type
     rmalab_result *r;
     int rc = rmalab__check_op_type("get_accumulate", op, type, true);
     if (rc || (rc = atomic_checks(w, "get_accumulate", target, disp, type, count)) ||
-        (rc = rmalab__stage(w, &origin, bytes_of(type, count))) ||
+        (rc = rmalab__stage(w, target, &origin, bytes_of(type, count))) ||
         (rc = new_result(w, target, type, count, &r)))
         return rc;
     MPI_Datatype dt = rmalab__mpi_type(type);
@@ -144,7 +144,7 @@ static int fetch_and_op_(rmalab_win *w, int target, MPI_Aint disp, rmalab_type t
     rmalab_result *r;
     int rc = rmalab__check_op_type("fetch_and_op", op, type, true);
     if (rc || (rc = atomic_checks(w, "fetch_and_op", target, disp, type, 1)) ||
-        (rc = rmalab__stage(w, &origin, bytes_of(type, 1))) ||
+        (rc = rmalab__stage(w, target, &origin, bytes_of(type, 1))) ||
         (rc = new_result(w, target, type, 1, &r)))
         return rc;
     int e = MPI_Fetch_and_op(origin, r->data, rmalab__mpi_type(type), target, disp,
@@ -162,8 +162,8 @@ static int compare_and_swap_(rmalab_win *w, int target, MPI_Aint disp, rmalab_ty
                             "on %s",
                             rmalab_type_name(type));
     int rc = atomic_checks(w, "compare_and_swap", target, disp, type, 1);
-    if (rc || (rc = rmalab__stage(w, &origin, bytes_of(type, 1))) ||
-        (rc = rmalab__stage(w, &compare, bytes_of(type, 1))) ||
+    if (rc || (rc = rmalab__stage(w, target, &origin, bytes_of(type, 1))) ||
+        (rc = rmalab__stage(w, target, &compare, bytes_of(type, 1))) ||
         (rc = new_result(w, target, type, 1, &r)))
         return rc;
     int e = MPI_Compare_and_swap(origin, compare, r->data, rmalab__mpi_type(type), target, disp,

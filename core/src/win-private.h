@@ -166,6 +166,9 @@ struct rmalab__results {
     rmalab_result **pending;
     int npending, cappending;
     struct rmalab__chunk *stage; /* origin data of operations in flight */
+    unsigned char *staged;       /* per target: has data in the stage that no
+                                    completion has covered yet */
+    int nstaged;                 /* targets with staged[] set */
 };
 
 /* Owner trace.c: an event of a record (trace.c has the design). */
@@ -343,8 +346,9 @@ int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
 void rmalab__result_track(rmalab_win *w, rmalab_result *r);
 /* Mark completed results ready: all of them (target -1), or one target's. */
 void rmalab__results_complete(rmalab_win *w, int target);
-/* A copy of origin data that lives until its operation completes. */
-int rmalab__stage(rmalab_win *w, const void **data, size_t n);
+/* A copy of origin data for an operation to `target`, which lives until
+ * that operation completes. */
+int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 

@@ -648,6 +648,24 @@ T.case("check_hints reports must-agree keys that differ", function()
   b:free()
 end)
 
+T.case("debug.stats().core_allocs: a window's memory in the core returns at its free", function()
+  local function core()
+    collectgarbage(); collectgarbage()
+    return rl.debug.stats().core_allocs
+  end
+  local before = core()
+  T.eq(math.type(before), "integer", "an integer")
+  local w = rl.win_allocate(64, { disp_unit = 8 })
+  T.ok(core() > before, "the window holds core allocations")
+  w:fence()
+  local r = w:get((rl.world:rank() + 1) % rl.world:size(), 0, "int64")
+  w:fence("nosucceed")
+  T.eq(r:value(), 0, "the get")
+  r = nil -- luacheck: ignore
+  w:free()
+  T.eq(core(), before, "back where it was after free and a collection")
+end)
+
 T.case("free twice, use after free, <close>", function()
   local w = rl.win_allocate(16)
   w:free()
