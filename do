@@ -4,7 +4,14 @@
 #
 #   ./do start        build, then open the REPL on 2 ranks (rmalab -n 2)
 #   ./do test         build, then run every test; ends with "N passed, N failed"
-#   ./do asan         build the core with ASan+UBSan and run its unit tests
+#   ./do asan         build with ASan+UBSan and run the core's unit tests, every
+#                     Lua scenario (through rmalab test, and under lua5.4 with
+#                     the sanitizer runtime preloaded), the runner and the REPL
+#   ./do valgrind     build, then run the C test programs under valgrind
+#   ./do fuzz [target] [seconds]
+#                     build the libFuzzer targets (clang) and run each, or one,
+#                     for `seconds` (30) over its corpus; ends with "N passed,
+#                     N failed", one count per target (docs/testing.md)
 #   ./do bench        build, then run the benchmarks
 #   ./do stress [N]   build, then the long run, in C and in Lua: N random-graph
 #                     PSCW epochs per engine (default 1,000,000) on 2 ranks,
@@ -15,10 +22,13 @@ cd "$(dirname "$0")"
 
 PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config
           libedit-dev gcc python3-pexpect tmux)
+# Only ./do fuzz needs these: clang and its runtime libraries (libFuzzer).
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_TARGETS=(info hints cmdline transcript channel)
 
-deps() {
+deps() { # deps [more packages...]: PACKAGES and those
     local missing=()
-    for p in "${PACKAGES[@]}"; do
+    for p in "${PACKAGES[@]}" "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$p")
     done
@@ -40,13 +50,69 @@ build() { # build DIR [meson options...]
     ninja -C "$dir" >/dev/null
 }
 
-# Run meson test in DIR and print its counts as "N passed, N failed".
-run_tests() { # run_tests DIR [meson test args...]
-    local dir=$1; shift
+# Run meson test in DIR under test setup SETUP ("" for none) and print
+# its counts as "N passed, N failed".
+run_tests() { # run_tests DIR SETUP [meson test args...]
+    local dir=$1 setup=$2; shift 2
     local status=0
-    meson test -C "$dir" --print-errorlogs "$@" || status=$?
-    summarize "$dir/meson-logs/testlog.txt"
+    meson test -C "$dir" --print-errorlogs ${setup:+--setup "$setup"} "$@" || status=$?
+    summarize "$dir/meson-logs/testlog${setup:+-$setup}.txt"
     return $status
+}
+
+# Build the fuzz targets in build-fuzz (clang, ASan+UBSan, -Dfuzz=true) and
+# run them: each over a scratch corpus (build-fuzz/fuzz-corpus/T, where new
+# inputs go) seeded from tests/fuzz/corpus/T (read only, so the repository's
+# corpus grows only by hand). A crash, leak, UBSan error, timeout (5 s for one
+# input) or single allocation over 64 MB fails the target; its input goes to
+# build-fuzz/fuzz-artifacts/.
+fuzz() { # fuzz [target] [seconds]
+    local targets=("${FUZZ_TARGETS[@]}") secs=30
+    if [ $# -gt 0 ] && ! [[ $1 =~ ^[0-9]+$ ]]; then
+        [[ " ${FUZZ_TARGETS[*]} " == *" $1 "* ]] || {
+            echo "./do fuzz: no target '$1'; the targets are ${FUZZ_TARGETS[*]}" >&2
+            exit 2
+        }
+        targets=("$1")
+        shift
+    fi
+    [ $# -gt 0 ] && secs=$1
+    [[ $secs =~ ^[0-9]+$ ]] || { echo "./do fuzz: seconds must be a number" >&2; exit 2; }
+    deps "${FUZZ_PACKAGES[@]}"
+    local dir=build-fuzz
+    if [ ! -f "$dir/build.ninja" ]; then
+        CC=clang meson setup "$dir" -Dfuzz=true -Db_sanitize=address,undefined \
+            -Db_lundef=false >/dev/null
+    fi
+    ninja -C "$dir" "${targets[@]/#/tests/fuzz/fuzz-}" >/dev/null
+    mkdir -p "$dir/fuzz-artifacts" "$dir/fuzz-logs"
+    local t ok=0 bad=0
+    for t in "${targets[@]}"; do
+        local log=$dir/fuzz-logs/$t.log status=0
+        mkdir -p "$dir/fuzz-corpus/$t"
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+            "$dir/tests/fuzz/fuzz-$t" -max_total_time="$secs" -timeout=5 -malloc_limit_mb=64 \
+            -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/$t-" \
+            "$dir/fuzz-corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1 || status=$?
+        local done_line execs rate
+        done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 |
+                    sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/' || true)
+        execs=$(awk '/^stat::number_of_executed_units:/{print $2}' "$log")
+        rate=$(awk '/^stat::average_exec_per_sec:/{print $2}' "$log")
+        if [ $status -eq 0 ] && [ -n "$done_line" ]; then
+            ok=$((ok + 1))
+            echo "fuzz-$t: ok, ${execs:-?} runs in ${secs} s, ${rate:-?} exec/s, $done_line"
+        else
+            bad=$((bad + 1))
+            echo "fuzz-$t: FAILED (exit $status), ${execs:-?} runs, ${rate:-?} exec/s; log $log"
+            grep -E 'check failed|ERROR:|SUMMARY:|Test unit written|^    #[0-9]+ ' "$log" |
+                grep -vE 'fuzzer::|__sanitizer|/libc|in (_start|main) ' | head -n 20 |
+                sed 's/^/    /' || true
+            echo "    crash inputs: $dir/fuzz-artifacts/ (replay: $dir/tests/fuzz/fuzz-$t FILE)"
+        fi
+    done
+    echo "$ok passed, $bad failed"
+    [ $bad -eq 0 ]
 }
 
 summarize() {
@@ -63,12 +129,25 @@ start)
     ;;
 test)
     build build
-    run_tests build
+    run_tests build ""
     ;;
 asan)
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        run_tests build-asan --suite core
+    # The ranks inherit these through mpiexec; a rank that a sanitizer
+    # stops, even after its file ended, fails its test.
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        run_tests build-asan "" --suite core --suite scenarios --suite standalone \
+            --suite runner --suite repl --no-suite nodes
+    ;;
+valgrind)
+    deps valgrind
+    build build
+    run_tests build valgrind --suite c
+    ;;
+fuzz)
+    shift
+    fuzz "$@"
     ;;
 bench)
     build build
@@ -82,7 +161,7 @@ stress)
     exit $status
     ;;
 *)
-    echo "usage: ./do [start|test|asan|bench|stress [epochs]|deps]" >&2
+    echo "usage: ./do [start|test|asan|valgrind|fuzz [target] [seconds]|bench|stress [epochs]|deps]" >&2
     exit 2
     ;;
 esac

@@ -69,6 +69,22 @@ static int comm_barrier(lua_State *L)
     return 0;
 }
 
+/* comm:abort([code]): MPI_Abort, on purpose. Every rank of the job ends
+ * (MPICH aborts the whole job whatever the communicator) and mpiexec exits
+ * with `code`; the REPL and the runner report the rank and the code. The
+ * one call in rmalab that ends the job: mistakes raise errors instead. */
+static int comm_abort(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    lua_Integer code = luaL_optinteger(L, 2, 1);
+    if (code < 0 || code > 255)
+        lrm_argerror(L, 2, RMALAB_ERR_ARG, "an exit code from 0 to 255 expected");
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(rmalab_comm_mpi(c), (int)code);
+    return 0; /* not reached */
+}
+
 /* The rank that receives a gather: argument 3, default 0. Every rank makes
  * the same checks before any MPI call, so a mistake raises everywhere. */
 static int gather_root(lua_State *L, rmalab_comm *c, size_t len)
@@ -88,6 +104,40 @@ static int gather_root(lua_State *L, rmalab_comm *c, size_t len)
     return (int)root;
 }
 
+static int new_buffer(lua_State *L)
+{
+    lua_newuserdatauv(L, (size_t)lua_tointeger(L, 1), 0);
+    return 1;
+}
+
+/* A buffer of n bytes as a userdata on the stack, or NULL (and nothing on
+ * the stack) when Lua is out of memory: an error raised there would leave
+ * the other ranks in the collective call that follows. */
+static void *try_buffer(lua_State *L, size_t n)
+{
+    lua_pushcfunction(L, new_buffer);
+    lua_pushinteger(L, (lua_Integer)n);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    return lua_touserdata(L, -1);
+}
+
+/* The root tells every rank whether its buffer was made; if not, every
+ * rank raises the same error before the next collective call. */
+static void root_has_buffer(lua_State *L, rmalab_comm *c, int root, const void *buf,
+                            size_t bytes)
+{
+    int ok = rmalab_comm_rank(c) != root || buf != NULL;
+    if (MPI_Bcast(&ok, 1, MPI_INT, root, rmalab_comm_mpi(c)) != MPI_SUCCESS)
+        lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Bcast failed"), c, "gather");
+    if (!ok)
+        lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_NO_MEM, "the root (rank %d) is out of "
+                                           "memory for %zu bytes", root, bytes),
+                       c, "gather");
+}
+
 /* c:gather(text [, root]) -> on root the list of every rank's text (t[r + 1]
  * is rank r's), nil elsewhere. Collective. For printing in rank order:
  * ranks' own prints interleave under mpiexec. */
@@ -99,7 +149,9 @@ static int comm_gather(lua_State *L)
     int root = gather_root(L, c, len), size = rmalab_comm_size(c), n = (int)len;
     bool here = rmalab_comm_rank(c) == root;
     MPI_Comm mc = rmalab_comm_mpi(c);
-    int *lens = here ? lua_newuserdatauv(L, 2 * (size_t)size * sizeof *lens, 0) : NULL;
+    size_t lbytes = 2 * (size_t)size * sizeof(int);
+    int *lens = here ? try_buffer(L, lbytes) : NULL;
+    root_has_buffer(L, c, root, lens, lbytes);
     int *displs = here ? lens + size : NULL, total = 0;
     if (MPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, root, mc) != MPI_SUCCESS)
         return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gather failed"), c,
@@ -108,7 +160,8 @@ static int comm_gather(lua_State *L)
         displs[r] = total;
         total += lens[r]; /* each at most INT_MAX / size */
     }
-    char *all = here ? lua_newuserdatauv(L, (size_t)total + 1, 0) : NULL;
+    char *all = here ? try_buffer(L, (size_t)total + 1) : NULL;
+    root_has_buffer(L, c, root, all, (size_t)total + 1);
     if (MPI_Gatherv(s, n, MPI_CHAR, all, lens, displs, MPI_CHAR, root, mc) != MPI_SUCCESS)
         return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gatherv failed"), c,
                               "gather");
@@ -215,7 +268,7 @@ static int comm_tostring(lua_State *L)
 static const luaL_Reg comm_methods[] = {
     {"rank", comm_rank},         {"size", comm_size},
     {"barrier", comm_barrier},   {"gather", comm_gather},
-    {"dup", comm_dup},
+    {"dup", comm_dup},           {"abort", comm_abort},
     {"free", comm_free},         {NULL, NULL},
 };
 

@@ -68,6 +68,8 @@ void front_note(front *f, const char *text);
 void front_partial(front *f, cmd *c);
 void front_poll_states(front *f);
 int front_idle(const front *f);
+/* Free the commands still listed (the session ended before they did). */
+void front_drop_cmds(front *f);
 void front_wait_until(front *f, int (*done)(front *), double seconds);
 /* session.c */
 /* Launch (f->l.env and f->l.err_fd may be set before) and greet the

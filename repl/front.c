@@ -285,12 +285,14 @@ static void step_status(front *f, cmd *c)
     }
 }
 
-static cmd *status_cmd;
+/* The :status a pipe waits for, by id: once taken, flush_cmds prints and
+ * frees it, so a pointer to it would dangle. */
+static int status_id;
 
 static int status_taken(front *f)
 {
-    (void)f;
-    return !status_cmd || !status_cmd->pending;
+    const cmd *c = find_cmd(f, status_id);
+    return !c || !c->pending;
 }
 
 /* From a pipe, later input waits until the state has been taken, so that
@@ -303,11 +305,11 @@ void front_status(front *f, const rankset *target)
     c->pending = 1;
     if (f->tty)
         return;
-    status_cmd = c;
+    status_id = c->id;
     f->input_eof += 2;
     front_wait_until(f, status_taken, 15);
     f->input_eof -= 2;
-    status_cmd = NULL;
+    status_id = 0;
 }
 
 /* Deadlock hints: when the same hint holds for 1.5 s. */
@@ -455,9 +457,9 @@ static void flush_cmds(front *f)
         f->status_cmd_pending |= c->kind == CMD_STATUS;
 }
 
-/* The input has ended on a deadlock: print, in order, what finished and
- * what never will, then the hint. */
-static void flush_unfinished(front *f)
+/* The session cannot go on (the input ended on a deadlock, or a rank is
+ * gone): print, in order, what finished and what never will, then `note`. */
+static void flush_unfinished(front *f, const char *note)
 {
     for (cmd *c = f->head; c; c = c->next) {
         if (!c->pending || c->kind != CMD_RUN) {
@@ -470,11 +472,23 @@ static void flush_unfinished(front *f)
         char set[256], line[512];
         rankset_text(&s, set, sizeof set);
         snprintf(line, sizeof line, "[%s] \xe2\x80\xa6 never finished: %s\n", set, c->label);
-        front_print(f, line);
-        ts_output(&f->ts, c->id, line);
+        /* what it printed (all of it where it ended, so far elsewhere) */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m) {
+            fold_print(m, c->block, f->n);
+            fputs(line, m);
+            fclose(m);
+        }
+        front_print(f, buf ? buf : line);
+        ts_output(&f->ts, c->id, buf ? buf : line);
+        free(buf);
     }
-    front_print(f, f->hint_shown);
-    ts_note(&f->ts, f->hint_shown);
+    if (note[0]) {
+        front_print(f, note);
+        ts_note(&f->ts, note);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -490,10 +504,12 @@ static void on_signal(int sig)
     }
 }
 
+/* The first rank to go is named; mpiexec then ends the others, and those
+ * are not news. */
 static void rank_died(front *f, int r)
 {
     f->p[r].fd = -1;
-    if (f->p[r].bye || f->quitting)
+    if (f->p[r].bye || f->quitting || f->dead)
         return;
     fprintf(stderr, "rmalab: rank %d (pid %d on %s) is gone; ending the session\n", r,
             f->p[r].pid, f->p[r].host);
@@ -532,7 +548,7 @@ static void step(front *f)
         if (!fds[i].revents)
             continue;
         if (map[i] == -3) {
-            int fd = accept(f->l.listen_fd, NULL, NULL);
+            int fd = accept4(f->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
             if (fd >= 0)
                 front_greet(f, fd, 0.5);
         } else if (map[i] == -2) {
@@ -557,11 +573,38 @@ int front_idle(const front *f)
     return f->head == NULL;
 }
 
+void front_drop_cmds(front *f)
+{
+    while (f->head) {
+        cmd *c = f->head;
+        f->head = c->next;
+        cmd_free(f, c);
+    }
+    f->tail = NULL;
+}
+
 void front_wait_until(front *f, int (*done)(front *), double seconds)
 {
     double until = front_now() + seconds;
     while (!done(f) && !f->dead && front_now() < until)
         step(f);
+}
+
+/* After a death: read what the other ranks still send (what they finished
+ * before mpiexec ended them) for up to a second, then print it in order
+ * with what never finished, so that no output is lost. */
+static void after_death(front *f)
+{
+    for (double until = front_now() + 1; front_now() < until;) {
+        int open = 0;
+        for (int r = 0; r < f->n; r++)
+            open |= f->p[r].fd >= 0;
+        if (!open)
+            break;
+        step(f);
+    }
+    flush_unfinished(f, "");
+    front_drop_cmds(f); /* told once: finish() must not tell them again */
 }
 
 /* Quit: wait for what runs (pipe mode: unless the ranks are deadlocked),
@@ -574,9 +617,11 @@ static int finish(front *f)
         if (f->tty)
             break;
     }
+    if (f->dead) /* in the session, or while waiting for it to end */
+        after_death(f);
     if (f->deadlocked && !front_idle(f)) {
         if (!f->tty)
-            flush_unfinished(f);
+            flush_unfinished(f, f->hint_shown);
         fprintf(stderr, "rmalab: ranks are blocked in epoch calls that cannot end; ending the job\n");
         status = 1;
     }

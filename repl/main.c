@@ -122,27 +122,10 @@ static int serve_under_mpiexec(void)
     return st;
 }
 
-int main(int argc, char **argv)
+/* What the arguments ask for, once parsed. */
+static int run(const args_t *ap, int argc, char **argv, const char *self)
 {
-    args_t a = {0};
-    static char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl > 0)
-        self[sl] = '\0';
-    else
-        snprintf(self, sizeof self, "%s", argv[0]);
-    if (argc > 1 && strcmp(argv[1], "test") == 0)
-        return runner_main(argc - 1, argv + 1, self);
-    if (argc > 1 && strcmp(argv[1], "--serve") == 0)
-        return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
-    if (argc > 1 && strcmp(argv[1], "--help") == 0)
-        return fputs(usage, stdout), 0;
-    if (argc > 1 && strcmp(argv[1], "--version") == 0)
-        return printf("rmalab %s\n", rmalab_version()), 0;
-    if (parse(argc, argv, &a)) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    args_t a = *ap;
     if (a.trace && !a.file_at && !a.chunk) {
         fputs("rmalab: --trace FILE records a script or -e chunk; in the REPL, use :trace on "
               "and :trace dump FILE\n", stderr);
@@ -168,15 +151,42 @@ int main(int argc, char **argv)
         av[k++] = nb;
         for (int i = 0; i < a.mpi_argc; i++)
             av[k++] = a.mpi_argv[i];
-        av[k++] = self;
+        av[k++] = (char *)self;
         for (int i = a.file_at; i < argc; i++)
             av[k++] = argv[i];
         execvp("mpiexec", av);
         perror("rmalab: mpiexec");
+        free(av);
         return 1;
     }
     front_opts o = {.nranks = a.n ? a.n : 1, .mpiexec_argc = a.mpi_argc,
                     .mpiexec_argv = a.mpi_argv, .self = self, .launch = 1, .listen_fd = -1,
                     .exec_chunk = a.chunk, .record = a.record};
     return front_run(&o);
+}
+
+int main(int argc, char **argv)
+{
+    args_t a = {0};
+    static char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl > 0)
+        self[sl] = '\0';
+    else
+        snprintf(self, sizeof self, "%s", argv[0]);
+    if (argc > 1 && strcmp(argv[1], "test") == 0)
+        return runner_main(argc - 1, argv + 1, self);
+    if (argc > 1 && strcmp(argv[1], "--serve") == 0)
+        return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
+    if (argc > 1 && strcmp(argv[1], "--help") == 0)
+        return fputs(usage, stdout), 0;
+    if (argc > 1 && strcmp(argv[1], "--version") == 0)
+        return printf("rmalab %s\n", rmalab_version()), 0;
+    int rc = 2;
+    if (parse(argc, argv, &a))
+        fputs(usage, stderr);
+    else
+        rc = run(&a, argc, argv, self);
+    free(a.mpi_argv);
+    return rc;
 }

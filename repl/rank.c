@@ -80,7 +80,7 @@ static int connect_to(const char *hostport)
     for (int attempt = 0; attempt < 50; attempt++) {
         if (getaddrinfo(host, colon + 1, &hints, &ai) == 0) {
             for (struct addrinfo *a = ai; a; a = a->ai_next) {
-                int fd = socket(a->ai_family, a->ai_socktype, 0);
+                int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
                 if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
                     freeaddrinfo(ai);
                     return fd;

@@ -24,7 +24,7 @@
 typedef struct {
     front f;
     run_result *res;
-    int ndone, leak_done;
+    int ndone, leak_done, ngone;
     double start, polled_at, hint_since;
     char hint_sig[4096];
 } run_ctx;
@@ -174,7 +174,7 @@ static void pump(run_ctx *x, int ms)
             close(p->fd);
             p->fd = -1;
             if (!p->bye)
-                x->res->r[r].gone = 1;
+                x->res->r[r].gone = ++x->ngone;
         }
     }
 }
@@ -260,6 +260,27 @@ static void diagnose(run_ctx *x)
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
 
+/* MPICH's line for a rank that called MPI_Abort (comm:abort) names its
+ * rank in MPI_COMM_WORLD as "process N":
+ *   Abort(3) on node 1 (rank 1 in comm 0): application called
+ *   MPI_Abort(MPI_COMM_WORLD, 3) - process 1
+ * mpiexec then ends the other ranks: they did not die of their own. */
+static void read_aborts(run_ctx *x)
+{
+    const char *t = x->res->errtext;
+    for (const char *p = t ? strstr(t, "Abort(") : NULL; p; p = strstr(p + 6, "Abort(")) {
+        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+        const char *call = strstr(p, "application called MPI_Abort");
+        const char *proc = call && call < end ? strstr(call, " - process ") : NULL;
+        if (!proc || proc > end)
+            continue;
+        int code = atoi(p + 6), r = atoi(proc + 11);
+        if (r >= 0 && r < x->f.n && !x->res->r[r].crash[0])
+            snprintf(x->res->r[r].crash, sizeof x->res->r[r].crash,
+                     "it called MPI_Abort with code %d", code);
+    }
+}
+
 /* mpiexec's report of a process that ended badly names its pid:
  *   =   PID 10595 RUNNING AT vm
  *   =   EXIT CODE: 11
@@ -267,6 +288,15 @@ static void diagnose(run_ctx *x)
 static void read_crashes(run_ctx *x)
 {
     const char *t = x->res->errtext;
+    read_aborts(x);
+    /* mpiexec names one process, not always the first to go: after a
+     * SIGKILL it has named the rank its own cleanup killed next (1 run in
+     * 12 of crash-epoch.lua). The first connection to close is the rank
+     * that died; a report of another rank is then the cleanup's. */
+    int first = -1;
+    for (int r = 0; r < x->f.n; r++)
+        if (x->res->r[r].gone == 1)
+            first = r;
     for (const char *p = t ? strstr(t, "PID ") : NULL; p; p = strstr(p + 4, "PID ")) {
         int pid = atoi(p + 4), code = -1;
         const char *c = strstr(p, "EXIT CODE: ");
@@ -274,7 +304,11 @@ static void read_crashes(run_ctx *x)
             code = atoi(c + 11);
         for (int r = 0; r < x->f.n; r++) {
             run_rank *rr = &x->res->r[r];
-            if (x->f.p[r].pid != pid || rr->done || rr->crash[0])
+            /* A rank that ended its file and then failed (a sanitizer's
+             * report at exit) did not die in the run: it failed after. */
+            char *how = rr->done ? rr->exited : rr->crash;
+            if (x->f.p[r].pid != pid || how[0] ||
+                (first >= 0 && r != first && !x->res->r[first].crash[0]))
                 continue;
             const char *s = strstr(p, "EXIT STRING: ");
             char name[100] = "";
@@ -283,9 +317,9 @@ static void read_crashes(run_ctx *x)
                 size_t k = strlen(name);
                 while (k && name[k - 1] == ' ')
                     name[--k] = '\0';
-                snprintf(rr->crash, sizeof rr->crash, "killed by signal %d, %s", sig, name);
+                snprintf(how, sizeof rr->crash, "killed by signal %d, %s", sig, name);
             } else {
-                snprintf(rr->crash, sizeof rr->crash, "exited with status %d", code);
+                snprintf(how, sizeof rr->crash, "exited with status %d", code);
             }
         }
     }
@@ -306,8 +340,9 @@ static void leak_check(run_ctx *x)
         pump(x, 50);
 }
 
-/* QUIT, and mpiexec's exit; a job that does not end is killed. */
-static void end_job(run_ctx *x, int clean)
+/* QUIT, and mpiexec's exit; a job that does not end is killed. Returns
+ * mpiexec's exit status after a clean end, else -1. */
+static int end_job(run_ctx *x, int clean)
 {
     front *f = &x->f;
     if (clean) {
@@ -321,8 +356,10 @@ static void end_job(run_ctx *x, int clean)
             pump(x, 50);
         }
     }
-    if (f->l.pid > 0 && launch_wait(&f->l, clean ? 10 : 3) < 0)
+    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 3) : -1;
+    if (status < 0)
         launch_kill(&f->l, 2);
+    return clean ? status : -1;
 }
 
 /* Wait for the file to end on every rank, a death, a deadlock or the
@@ -396,7 +433,7 @@ void run_scenario(const run_spec *s, run_result *res)
         res->seconds = front_now() - x.start;
         if (res->outcome == RUN_FINISHED)
             leak_check(&x);
-        end_job(&x, res->outcome == RUN_FINISHED);
+        res->job_status = end_job(&x, res->outcome == RUN_FINISHED);
     }
     if (x.f.l.pid > 0)
         launch_kill(&x.f.l, 2);

@@ -29,8 +29,11 @@ typedef struct {
     char current[128];      /* a case that started and did not end */
     int done, failed;       /* the file returned (failed: with an error) */
     char *error;
-    int gone;               /* the connection closed before the end */
+    int gone;               /* the connection closed before the end: 1 for
+                               the first rank to go, 2 the next... */
     char crash[200];        /* how the process ended, from mpiexec's report */
+    char exited[200];       /* the same, when it ended badly after the file had
+                               ended (a sanitizer's report at exit, say) */
     char *out;              /* what it printed */
     size_t outlen;
     long leaks[5];          /* wins, infos, comms, keyvals, refs */
@@ -48,6 +51,7 @@ typedef struct {
     run_rank *r;            /* spec->nranks of them */
     char *hints;            /* at a hang: the deadlock hints */
     char *errtext;          /* mpiexec's stdout and stderr (the tail) */
+    int job_status;         /* mpiexec's exit status after a clean end, or -1 */
     int transcript;         /* a replay: */
     char *diff;             /*   the differences, or NULL when none */
     int updated;            /*   the file was rewritten (--update) */

@@ -27,6 +27,8 @@ static const char usage[] =
     "\n"
     "  -j N            run up to N files at once, as far as the cores allow\n"
     "      --engine E  run only engine E of files that name engines\n"
+    "      --ranks N,M only these rank counts of each file's (a file that names\n"
+    "                  none of them is not run)\n"
     "      --timeout S every file's timeout, in seconds (instead of its header's)\n"
     "      --update    rewrite transcripts whose replay printed something else\n"
     "      --help      display this help and exit\n"
@@ -36,6 +38,7 @@ static const char usage[] =
 
 typedef struct {
     int jobs, update, mpiexec_argc;
+    int counts[8], ncounts;      /* --ranks; none: every count */
     double timeout;
     const char *engine, *self;
     char **mpiexec_argv;
@@ -53,6 +56,29 @@ typedef struct {
     FILE *tap;           /* what the run's process wrote */
     int finished;
 } planned;
+
+/* --ranks 2,3: positive counts, at most 8. */
+static int parse_counts(const char *s, options *o)
+{
+    o->ncounts = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 4096 || o->ncounts == 8 || (*end && *end != ','))
+            return -1;
+        o->counts[o->ncounts++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return o->ncounts ? 0 : -1;
+}
+
+static int count_wanted(const options *o, int n)
+{
+    for (int i = 0; i < o->ncounts; i++)
+        if (o->counts[i] == n)
+            return 1;
+    return o->ncounts == 0;
+}
 
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -73,6 +99,9 @@ static int parse_args(int argc, char **argv, options *o)
             o->jobs = atoi(argv[++i]);
         } else if (strcmp(a, "--engine") == 0 && i + 1 < argc) {
             o->engine = argv[++i];
+        } else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
+            if (parse_counts(argv[++i], o))
+                return -1;
         } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
             o->timeout = atof(argv[++i]);
         } else if (strcmp(a, "--update") == 0) {
@@ -201,7 +230,9 @@ static void plan_file(const options *o, const char *path, planned **runs, int *n
     int bad = header_of(path, &sc, why, sizeof why) != NULL;
     int transcript = ends_with(path, ".rlab");
     int nengines = sc.nengines && !transcript ? sc.nengines : 1;
-    for (int c = 0; c < (bad ? 1 : sc.ncounts); c++)
+    for (int c = 0; c < (bad ? 1 : sc.ncounts); c++) {
+        if (!bad && !count_wanted(o, sc.counts[c]))
+            continue;
         for (int e = 0; e < nengines; e++) {
             const char *engine = sc.nengines ? sc.engines[e] : NULL;
             if (o->engine && engine && strcmp(engine, o->engine) != 0)
@@ -225,6 +256,7 @@ static void plan_file(const options *o, const char *path, planned **runs, int *n
                                  .mpiexec_argv = o->mpiexec_argv, .self = o->self,
                                  .update = o->update};
         }
+    }
 }
 
 /* ------------------------------------------------------------------------ */

@@ -30,7 +30,8 @@ int front_greet(front *f, int fd, double seconds)
             break;
         k = chan_next(&c, &m);
     }
-    const char *why = k <= 0 ? "no greeting" : m.type != CHAN_HELLO ? "not a greeting"
+    const char *why = k < 0 ? "not a frame of the control channel" : k == 0 ? "no greeting"
+                      : m.type != CHAN_HELLO ? "not a greeting"
                       : !chan_token_ok(&m, 0, f->l.token) ? "bad token" : NULL;
     if (!why) {
         rank = atoi(chan_field(&m, 1, v, sizeof v));
@@ -71,7 +72,7 @@ static int gather(front *f)
         struct pollfd p = {f->l.listen_fd, POLLIN, 0};
         if (poll(&p, 1, 100) <= 0)
             continue;
-        int fd = accept(f->l.listen_fd, NULL, NULL);
+        int fd = accept4(f->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd >= 0 && front_greet(f, fd, 5) >= 0)
             have++;
     }
@@ -127,6 +128,10 @@ void front_teardown(front *f)
     }
     if (f->L)
         lua_close(f->L);
+    front_drop_cmds(f);
+    for (int i = 0; i < f->nnames; i++)
+        free(f->names[i]);
+    free(f->names);
     ts_free(&f->ts);
     free(f->p);
     free(f->st);

@@ -72,8 +72,8 @@ static int verdict(const run_rank *rr, const char *name, int occ, const char **d
 }
 
 /* Rank r died of its own: mpiexec reported it, or, when mpiexec reported
- * no rank, its connection closed (mpiexec ends the other ranks of a job
- * when one dies: those are not reported). */
+ * no rank, its connection closed first (mpiexec ends the other ranks of a
+ * job when one dies: those are not reported). */
 static int died(const run_result *res, int r)
 {
     if (res->r[r].crash[0])
@@ -81,7 +81,7 @@ static int died(const run_result *res, int r)
     for (int q = 0; q < res->spec->nranks; q++)
         if (res->r[q].crash[0])
             return 0;
-    return res->r[r].gone;
+    return res->r[r].gone == 1;
 }
 
 static const char *why_cut(const run_result *res)
@@ -225,6 +225,8 @@ static void reasons(const run_result *res, char *buf, size_t size)
                 rr->current[0] ? " in case \"" : "", rr->current, rr->current[0] ? "\"" : "");
         if (rr->failed)
             SAY("rank %d raised an error outside any case\n", r);
+        if (rr->exited[0])
+            SAY("rank %d %s after the file ended (stderr shows why)\n", r, rr->exited);
         if (res->outcome == RUN_FINISHED && !rr->leaks_known)
             SAY("rank %d did not answer the leak check\n", r);
         for (int k = 0; k < 5 && rr->leaks_known; k++)
@@ -232,6 +234,8 @@ static void reasons(const run_result *res, char *buf, size_t size)
                 SAY("rank %d leaked %ld %s%s\n", r, rr->leaks[k], leak_names[k],
                     rr->leaks[k] == 1 ? "" : "s");
     }
+    if (!off && res->outcome == RUN_FINISHED && res->job_status > 0)
+        SAY("mpiexec exited with status %d after the file ended\n", res->job_status);
 #undef SAY
 }
 

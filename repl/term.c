@@ -14,6 +14,7 @@
 #include <lauxlib.h>
 #include <rmalab/rmalab.h>
 
+#include "chunk.h"
 #include "front-private.h"
 
 static front *F; /* libedit's callbacks take no context */
@@ -113,24 +114,7 @@ int front_input_wanted(const front *f)
 /* lua.c's test: a chunk whose syntax error ends at <eof> continues. */
 static int incomplete(front *f, const char *s)
 {
-    size_t n = strlen(s);
-    char *ret = malloc(n + 8);
-    int status = LUA_ERRMEM;
-    if (ret) {
-        memcpy(ret, "return ", 7);
-        memcpy(ret + 7, s, n + 1);
-        status = luaL_loadbuffer(f->L, ret, n + 7, "=stdin");
-        free(ret);
-        lua_pop(f->L, 1);
-    }
-    if (status == LUA_OK)
-        return 0;
-    status = luaL_loadbuffer(f->L, s, n, "=stdin");
-    const char *msg = lua_tostring(f->L, -1);
-    int inc = status == LUA_ERRSYNTAX && msg && strlen(msg) >= 5 &&
-              strcmp(msg + strlen(msg) - 5, "<eof>") == 0;
-    lua_pop(f->L, 1);
-    return inc;
+    return chunk_incomplete(f->L, s, strlen(s));
 }
 
 static void submit(front *f, const rankset *target, const char *chunk)

@@ -7,7 +7,9 @@
  * set, the front end's own start with "rmalab:" or "hint:". */
 #include "transcript.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +181,31 @@ static void append(char **buf, size_t *len, const char *s, size_t n)
     *buf = p;
 }
 
+/* "-- ranks: N" within the line s[0, n): sscanf would read on past the
+ * line, and past `len` when the text is not NUL-terminated. */
+static int header_ranks(const char *s, size_t n, int *k)
+{
+    static const char key[] = "-- ranks:";
+    size_t i = sizeof key - 1;
+    if (n < i || memcmp(s, key, i) != 0)
+        return 0;
+    while (i < n && isspace((unsigned char)s[i]))
+        i++;
+    int neg = i < n && s[i] == '-';
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        i++;
+    long long v = 0;
+    size_t start = i;
+    for (; i < n && isdigit((unsigned char)s[i]); i++)
+        if ((v = v * 10 + (s[i] - '0')) > (long long)INT_MAX + 1)
+            return 0;
+    v = neg ? -v : v;
+    if (i == start || v > INT_MAX)
+        return 0;
+    *k = (int)v;
+    return 1;
+}
+
 int ts_parse(const char *text, size_t len, ts_file *out)
 {
     size_t ilen = 0, blen = 0;
@@ -193,7 +220,7 @@ int ts_parse(const char *text, size_t len, ts_file *out)
         const char *s = text + i;
         if (n >= 2 && s[0] == '-' && s[1] == '-') {
             int k;
-            if (lineno <= 10 && sscanf(s, "-- ranks: %d", &k) == 1 && out->ranks < 0)
+            if (lineno <= 10 && out->ranks < 0 && header_ranks(s, n, &k))
                 out->ranks = k;
         } else {
             append(&out->body, &blen, s, n);

@@ -59,6 +59,9 @@ static int merge(rmalab_info *into, const rmalab_info *from)
     return rc;
 }
 
+/* Everything that can fail on one rank alone (memory, above all) happens
+ * before MPI_Comm_dup_with_info, and the ranks agree on it first: a rank
+ * that gave up alone would leave the others in the collective call. */
 int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
                     rmalab_diags *diags)
 {
@@ -66,33 +69,29 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
         return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
-    MPI_Comm nc = MPI_COMM_NULL;
     rmalab_comm *r = NULL;
-    int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
-    if (rc)
-        return rc;
-    if ((rc = rmalab_info_to_mpi(hints, &mi)))
+    int rc = comm_new(parent->comm, 1, &r); /* the new one has its rank and size */
+    if (!rc)
+        rc = merge(r->requested, info);
+    if (!rc)
+        rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
+    if (!rc)
+        rc = rmalab_info_to_mpi(hints, &mi);
+    if ((rc = rmalab__agree(parent->comm, rc, "duplicating a communicator")))
         goto out;
-    int e = MPI_Comm_dup_with_info(parent->comm, mi, &nc);
+    int e = MPI_Comm_dup_with_info(parent->comm, mi, &r->comm);
     if (e != MPI_SUCCESS) {
         rc = rmalab__mpi_fail(e, "MPI_Comm_dup_with_info");
         goto out;
     }
-    MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
-    if ((rc = comm_new(nc, 1, &r)))
-        goto out;
-    if ((rc = merge(r->requested, info)))
-        goto out;
+    MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
     *out = r;
     r = NULL;
-    nc = MPI_COMM_NULL;
 out:
     if (r) {
         rmalab_info_destroy(&r->requested);
         rmalab__free(r);
     }
-    if (nc != MPI_COMM_NULL)
-        MPI_Comm_free(&nc);
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
     rmalab_info_destroy(&hints);
@@ -106,16 +105,18 @@ int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diag
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
     int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
-    if (rc)
-        return rc;
-    if (!(rc = rmalab_info_to_mpi(hints, &mi))) {
+    if (!rc)
+        rc = rmalab_info_to_mpi(hints, &mi);
+    /* MPI_Comm_set_info is collective: as in dup, agree first. */
+    if (!(rc = rmalab__agree(comm->comm, rc, "setting a communicator's hints"))) {
         int e = MPI_Comm_set_info(comm->comm, mi);
         if (e != MPI_SUCCESS)
             rc = rmalab__mpi_fail(e, "MPI_Comm_set_info");
         else
             rc = merge(comm->requested, info);
-        MPI_Info_free(&mi);
     }
+    if (mi != MPI_INFO_NULL)
+        MPI_Info_free(&mi);
     rmalab_info_destroy(&hints);
     return rc;
 }

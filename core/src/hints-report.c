@@ -16,34 +16,45 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Do two values of a hint mean the same? Lists compare as sets. */
-static int same_value(const rmalab_hint_def *d, const char *a, const char *b)
+/* Do two values of a hint mean the same (*same)? Lists compare as sets.
+ * ERR_NO_MEM when the answer needs memory that is not there. */
+static int same_value(const rmalab_hint_def *d, const char *a, const char *b, int *same)
 {
-    if (!a || !b)
-        return a == b;
-    if (!d)
-        return strcmp(a, b) == 0;
+    *same = 0;
+    if (!a || !b) {
+        *same = a == b;
+        return RMALAB_OK;
+    }
     char na[RMALAB_MAX_INFO_VAL + 1], nb[RMALAB_MAX_INFO_VAL + 1];
-    if (rmalab_hint_normalize(d, a, strlen(a), na) || rmalab_hint_normalize(d, b, strlen(b), nb))
-        return strcmp(a, b) == 0;
-    if (d->type != RMALAB_HINT_LIST)
-        return strcmp(na, nb) == 0;
+    int rc = d ? rmalab_hint_normalize(d, a, strlen(a), na) : RMALAB_ERR_ARG;
+    if (rc == RMALAB_OK)
+        rc = rmalab_hint_normalize(d, b, strlen(b), nb);
+    if (rc == RMALAB_ERR_NO_MEM)
+        return rc;
+    if (rc) {
+        *same = strcmp(a, b) == 0;
+        return RMALAB_OK;
+    }
+    if (d->type != RMALAB_HINT_LIST) {
+        *same = strcmp(na, nb) == 0;
+        return RMALAB_OK;
+    }
     char **la, **lb;
-    int ca, cb, same = 0;
-    if (rmalab_parse_list(na, strlen(na), &la, &ca))
-        return 0;
-    if (!rmalab_parse_list(nb, strlen(nb), &lb, &cb)) {
+    int ca, cb;
+    if ((rc = rmalab_parse_list(na, strlen(na), &la, &ca)))
+        return rc;
+    if ((rc = rmalab_parse_list(nb, strlen(nb), &lb, &cb)) == RMALAB_OK) {
         if (ca == cb) {
             qsort(la, (size_t)ca, sizeof *la, cmp_str);
             qsort(lb, (size_t)cb, sizeof *lb, cmp_str);
-            same = 1;
-            for (int i = 0; i < ca && same; i++)
-                same = strcmp(la[i], lb[i]) == 0;
+            *same = 1;
+            for (int i = 0; i < ca && *same; i++)
+                *same = strcmp(la[i], lb[i]) == 0;
         }
         rmalab_list_free(lb, cb);
     }
     rmalab_list_free(la, ca);
-    return same;
+    return rc;
 }
 
 static char *dup_or_null(const char *s)
@@ -63,12 +74,17 @@ static int add_row(rmalab_hints_report *r, rmalab_hint_scope scope, const char *
     const char *req = get0(requested, key), *eff = get0(effective, key);
     rmalab_hint_row row = {0};
     char buf[RMALAB_MAX_INFO_VAL + 1], note[1536] = "";
+    int rc = RMALAB_OK, same = 0;
     row.default_value = d ? d->default_value : NULL;
     if (req) {
-        if (d && rmalab_hint_normalize(d, req, strlen(req), buf)) {
+        if (d && (rc = rmalab_hint_normalize(d, req, strlen(req), buf))) {
+            if (rc == RMALAB_ERR_NO_MEM)
+                return rc;
             row.status = RMALAB_HINT_IGNORED;
             snprintf(note, sizeof note, "%s; not passed on", rmalab_errmsg());
-        } else if (same_value(d, req, eff)) {
+        } else if ((rc = same_value(d, req, eff, &same))) {
+            return rc;
+        } else if (same) {
             row.status = RMALAB_HINT_APPLIED;
         } else {
             row.status = RMALAB_HINT_IGNORED;
@@ -79,7 +95,9 @@ static int add_row(rmalab_hints_report *r, rmalab_hint_scope scope, const char *
             else
                 snprintf(note, sizeof note, "the implementation kept %s", eff);
         }
-    } else if (!eff || (d && same_value(d, eff, d->default_value))) {
+    } else if (d && eff && (rc = same_value(d, eff, d->default_value, &same))) {
+        return rc;
+    } else if (!eff || (d && same)) {
         row.status = RMALAB_HINT_DEFAULT;
     } else {
         row.status = RMALAB_HINT_IMPLEMENTATION;
@@ -167,7 +185,12 @@ static char *encode_agree(rmalab_hint_scope scope, const rmalab_info *requested,
             continue;
         const char *v = get0(requested, d->key);
         uint32_t n = UINT32_MAX;
-        if (v && rmalab_hint_normalize(d, v, strlen(v), val) == RMALAB_OK)
+        int rc = v ? rmalab_hint_normalize(d, v, strlen(v), val) : RMALAB_ERR_INFO_VALUE;
+        if (rc == RMALAB_ERR_NO_MEM) { /* not "unset": the ranks would disagree */
+            rmalab__free(out);
+            return NULL;
+        }
+        if (rc == RMALAB_OK)
             n = (uint32_t)strlen(val);
         size_t need = off + 4 + (n == UINT32_MAX ? 0 : n);
         if (need > cap) {
@@ -272,7 +295,8 @@ static int decode_hint(struct gathered *g, const rmalab_hint_def *d, rmalab_agre
             vals[r] = rmalab__strndup(part + g->cursor[r], n);
             g->cursor[r] += n;
         }
-        if (r > 0 && !same_value(d, vals[0], vals[r]))
+        int same; /* out of memory: reported as a disagreement, never hidden */
+        if (r > 0 && (same_value(d, vals[0], vals[r], &same) || !same))
             differ = 1;
     }
     if (differ) {

@@ -190,7 +190,9 @@ void rmalab_diags_clear(rmalab_diags *d)
     rmalab_diags_init(d);
 }
 
-static void vdiag(rmalab_diags *d, const char *key, size_t klen, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static void vdiag(rmalab_diags *d, const char *key,
+                                                        size_t klen, const char *fmt,
+                                                        va_list ap)
 {
     if (!d)
         return;
@@ -345,7 +347,9 @@ static int normalize_list(const rmalab_hint_def *def, const char *value, size_t 
     char **items;
     int count, rc = RMALAB_OK;
     size_t off = 0;
-    if (rmalab_parse_list(value, vlen, &items, &count)) {
+    if ((rc = rmalab_parse_list(value, vlen, &items, &count)) == RMALAB_ERR_NO_MEM)
+        return rc;
+    if (rc) {
         char why[1024];
         snprintf(why, sizeof why, "%s", rmalab_errmsg());
         return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s", def->key,
@@ -469,7 +473,9 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
                 goto fail;
             continue;
         }
-        if (rmalab_hint_normalize(d, v, vl, buf)) {
+        if ((rc = rmalab_hint_normalize(d, v, vl, buf)) == RMALAB_ERR_NO_MEM)
+            goto fail;
+        if (rc) {
             diag(diags, k, kl, "%s; the hint is not passed on", rmalab_errmsg());
             continue;
         }

@@ -3,8 +3,8 @@
  *
  * Entries are appended in order; a delete frees the strings and leaves a dead
  * entry behind, so that indexes held by the hash stay valid. Dead entries are
- * squeezed out (and the index rebuilt) when they outnumber the live ones, or
- * when nthkey needs positions to be dense. Sets, gets and deletes are O(1) on
+ * squeezed out (and the index rebuilt in place, without allocating) when they
+ * outnumber the live ones, or when nthkey needs positions to be dense. Sets, gets and deletes are O(1) on
  * average whatever the number of keys. */
 #include "private.h"
 
@@ -140,8 +140,26 @@ static int find(const rmalab_info *info, const char *key, size_t klen, size_t *s
     return found;
 }
 
-/* Squeeze out dead entries and rebuild the index with room for `want` live
- * entries at a load below one half. */
+/* Squeeze out dead entries and index the live ones afresh in the current
+ * slots, which have room for them (nslots > 2 * nused >= 2 * nlive). */
+static void reindex(rmalab_info *info)
+{
+    size_t j = 0, mask = info->nslots - 1;
+    for (size_t i = 0; i < info->nents; i++)
+        if (info->ents[i].live)
+            info->ents[j++] = info->ents[i];
+    info->nents = j;
+    memset(info->slots, 0, info->nslots * sizeof *info->slots);
+    info->nused = j;
+    for (size_t i = 0; i < j; i++) {
+        size_t k = info->ents[i].hash & mask;
+        while (info->slots[k])
+            k = (k + 1) & mask;
+        info->slots[k] = (uint32_t)(i + 1);
+    }
+}
+
+/* A new index with room for `want` live entries at a load below one half. */
 static int rebuild(rmalab_info *info, size_t want)
 {
     size_t nslots = 16;
@@ -150,27 +168,19 @@ static int rebuild(rmalab_info *info, size_t want)
     uint32_t *slots = rmalab__calloc(nslots, sizeof *slots);
     if (!slots)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
-    size_t j = 0;
-    for (size_t i = 0; i < info->nents; i++)
-        if (info->ents[i].live)
-            info->ents[j++] = info->ents[i];
-    info->nents = j;
     rmalab__free(info->slots);
     info->slots = slots;
     info->nslots = nslots;
-    info->nused = j;
-    for (size_t i = 0; i < j; i++) {
-        size_t k = info->ents[i].hash & (nslots - 1);
-        while (slots[k])
-            k = (k + 1) & (nslots - 1);
-        slots[k] = (uint32_t)(i + 1);
-    }
+    reindex(info);
     return RMALAB_OK;
 }
 
-static int compact(rmalab_info *info)
+/* Dead entries out, so that positions are dense. Allocates nothing, so that
+ * a delete or an nthkey never fails for want of memory. */
+static void compact(rmalab_info *info)
 {
-    return info->nents == info->nlive ? RMALAB_OK : rebuild(info, info->nlive);
+    if (info->nents != info->nlive)
+        reindex(info);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -307,7 +317,7 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
     info->slots[slot] = SLOT_DEAD;
     info->nlive--;
     if (info->nents - info->nlive > info->nlive + 16)
-        return compact(info);
+        compact(info);
     return RMALAB_OK;
 }
 
@@ -418,9 +428,7 @@ int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
                             "key number %d is out of range: this info has %zu keys, "
                             "numbered 0 to %zd",
                             n, info->nlive, (ssize_t)info->nlive - 1);
-    int rc = compact(info);
-    if (rc)
-        return rc;
+    compact(info);
     const struct entry *e = &info->ents[n];
     if (key)
         *key = e->key;

@@ -13,7 +13,8 @@
 
 /* Record a detailed message for `code` on this thread and return `code`. */
 #define rmalab__fail rmalab_set_error /* the same call, kept short inside */
-int rmalab__vfail(int code, const char *fmt, va_list ap);
+int rmalab__vfail(int code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
 int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Translate an MPI error code; `what` names the MPI call. */

@@ -8,6 +8,8 @@
 
 #include "testutil.h"
 
+#include <rmalab/debug.h>
+
 /* ------------------------------------------------------------------------ */
 /* The catalogue                                                            */
 
@@ -490,6 +492,47 @@ START_TEST(test_validate_null)
 }
 END_TEST
 
+/* Regression (found by tests/fuzz/fuzz-hints.c; fixed in core/src/info.c):
+ * validation and the report walk the request with rmalab_info_nth, which
+ * squeezed out deleted entries into a fresh allocation. With that
+ * allocation failing, nth left the key pointer unset and validation read
+ * it (a SEGV). A request with holes now validates and reports under every
+ * single allocation failure: it succeeds or says ERR_NO_MEM, and frees
+ * what it took. */
+START_TEST(test_validate_out_of_memory)
+{
+    int done = 0;
+    for (long n = 1; n < 100 && !done; n++) {
+        rmalab_info *req = tu_info("no_locks", "true", "x", "1", "vci", "2",
+                                   "accumulate_ordering", "rar", "rmalab_pscw", "rma", NULL);
+        ck_assert_ok(rmalab_info_delete(req, "x"));
+        ck_assert_ok(rmalab_info_delete(req, "vci")); /* two holes before the last keys */
+        rmalab_info *out = NULL;
+        rmalab_hints_report *report = NULL;
+        rmalab_diags diags;
+        rmalab_diags_init(&diags);
+        long live = rmalab_debug_live_allocs();
+        rmalab_debug_fail_alloc(n);
+        int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, req, &out, &diags);
+        int rr = rmalab_hints_report_build(RMALAB_SCOPE_WIN, req, out, &report);
+        rmalab_debug_fail_alloc(0);
+        ck_assert_msg(rc == RMALAB_OK || rc == RMALAB_ERR_NO_MEM, "validate: %s",
+                      rmalab_err_name(rc));
+        ck_assert_msg(rr == RMALAB_OK || rr == RMALAB_ERR_NO_MEM, "report: %s",
+                      rmalab_err_name(rr));
+        done = rc == RMALAB_OK && rr == RMALAB_OK;
+        if (rc == RMALAB_OK)
+            ck_assert_str_eq(tu_get(out, "accumulate_ordering"), "rar");
+        rmalab_hints_report_destroy(report);
+        rmalab_diags_clear(&diags);
+        rmalab_info_destroy(&out);
+        ck_assert_int_eq(rmalab_debug_live_allocs(), live);
+        rmalab_info_destroy(&req);
+    }
+    ck_assert(done);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* The report                                                               */
 
@@ -669,6 +712,7 @@ Suite *hints_suite(void)
     tcase_add_test(tc, test_validate_rmalab_own);
     tcase_add_test(tc, test_validate_suggestions);
     tcase_add_test(tc, test_validate_null);
+    tcase_add_test(tc, test_validate_out_of_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("report");

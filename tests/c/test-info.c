@@ -12,6 +12,8 @@
 
 #include "testutil.h"
 
+#include <rmalab/debug.h>
+
 /* ------------------------------------------------------------------------ */
 /* Life cycle, order and overriding                                         */
 
@@ -734,6 +736,47 @@ START_TEST(test_interleaved_delete_set)
 }
 END_TEST
 
+/* Regression (found by tests/fuzz/fuzz-hints.c; fixed in core/src/info.c,
+ * compact): squeezing out the entries deletes leave behind rebuilt the hash
+ * index in a fresh allocation. When that allocation failed, nthkey returned
+ * ERR_NO_MEM without setting its outputs, and hints validation, which
+ * walks a request with rmalab_info_nth, read an uninitialised key pointer
+ * (a SEGV in edit_distance); a delete that triggered the squeeze returned
+ * ERR_NO_MEM although the key was gone. Neither allocates now. */
+START_TEST(test_compaction_never_allocates)
+{
+    rmalab_info *info = tu_info(NULL);
+    char k[32];
+    for (int i = 0; i < 40; i++) {
+        many_key(k, i);
+        ck_assert_ok(rmalab_info_set(info, k, "v"));
+    }
+    long live = rmalab_debug_live_allocs();
+    for (int i = 0; i < 39; i++) { /* squeezes on the way */
+        many_key(k, i);
+        rmalab_debug_fail_alloc(1);
+        ck_assert_ok(rmalab_info_delete(info, k));
+        rmalab_debug_fail_alloc(0);
+        ck_assert_ptr_null(tu_get(info, k));
+    }
+    ck_assert_int_eq(tu_nkeys(info), 1);
+    ck_assert_int_eq(rmalab_debug_live_allocs(), live - 2 * 39); /* a key and a value each */
+    ck_assert_ok(rmalab_info_set(info, "a", "1"));
+    ck_assert_ok(rmalab_info_set(info, "b", "2"));
+    ck_assert_ok(rmalab_info_delete(info, "a")); /* one dead entry before "b" */
+    const char *key = NULL, *v = NULL;
+    size_t kl = 0, vl = 0;
+    rmalab_debug_fail_alloc(1);
+    int rc = rmalab_info_nth(info, 1, &key, &kl, &v, &vl);
+    rmalab_debug_fail_alloc(0);
+    ck_assert_ok(rc);
+    ck_assert_str_eq(key, "b");
+    ck_assert_str_eq(v, "2");
+    ck_assert_str_eq(tu_nthkey(info, 0), "key-00039");
+    rmalab_info_destroy(&info);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Without MPI                                                              */
 
@@ -766,6 +809,7 @@ Suite *info_suite(void)
     tcase_add_test(tc, test_override_keeps_position);
     tcase_add_test(tc, test_dup);
     tcase_add_test(tc, test_nthkey_range);
+    tcase_add_test(tc, test_compaction_never_allocates);
     tcase_add_test(tc, test_without_mpi);
     suite_add_tcase(s, tc);
 

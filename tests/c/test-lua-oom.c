@@ -52,6 +52,7 @@ static const char script[] =
     "assert(#rl.hints.catalog('win') > 0)\n"
     "local cinfo <close> = rl.world:get_info()\n"
     "assert(#rl.world:hints() >= 0 and #rl.world:check_hints() == 0)\n"
+    "assert(rl.world:gather(string.rep('g', 100))[1] == string.rep('g', 100))\n"
     "local deleted = 0\n"
     "local kv <close> = rl.keyval{ delete = function(w, kv, v, x) deleted = deleted + 1 end,\n"
     "                              extra = { 'extra' } }\n"

@@ -156,22 +156,107 @@ def case_quit_open_epoch():
     quit_ok(child)
 
 
-def case_killed_rank():
-    child = spawn()
-    run(child, '@1 io.open("/proc/self/stat"):read("n")', r"\[1\] (\d+)")
-    pid = int(child.match.group(1))
-    run(child, '@0 io.open("/proc/self/stat"):read("n")', r"\[0\] (\d+)")
-    pid0 = int(child.match.group(1))
+def descendants(pid):
+    """Every process below pid (mpiexec, hydra_pmi_proxy, the ranks)."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found += kids
+        todo += kids
+    return found
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def rank_pid(child, r):
+    run(child, '@%d io.open("/proc/self/stat"):read("n")' % r, r"\[%d\] (\d+)" % r)
+    return int(child.match.group(1))
+
+
+def name_of(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def killed(child, victim, pid):
+    """SIGKILL rank `victim`: the front end names it, the session ends within
+    seconds with a non-zero status, and no process of the job is left (a
+    user's own `sleep` is not the job's)."""
+    procs = [p for p in descendants(child.pid) if name_of(p) != "sleep"]
+    t0 = time.time()
     os.kill(pid, signal.SIGKILL)
-    child.expect(r"rank 1 \(pid %d on \S+\) is gone" % pid, timeout=10)
+    child.expect(r"rank %d \(pid %d on \S+\) is gone" % (victim, pid), timeout=10)
     child.expect(pexpect.EOF, timeout=20)
     child.close()
+    took = time.time() - t0
+    print("\nthe session ended %.1f s after the kill" % took)
+    assert took < 5, "the session took %.1f s to end after the kill" % took
     assert child.exitstatus != 0, "exit status 0 after a rank died"
     for _ in range(50):
-        if not os.path.exists("/proc/%d" % pid0):
+        if not any(alive(p) for p in procs):
             break
         time.sleep(0.1)
-    assert not os.path.exists("/proc/%d" % pid0), "rank 0 was left running"
+    left = [p for p in procs if alive(p)]
+    assert not left, "processes of the job left running: %s" % left
+
+
+def case_killed_rank():
+    child = spawn()
+    pid = rank_pid(child, 1)
+    rank_pid(child, 0)
+    killed(child, 1, pid)
+
+
+def case_killed_mid_epoch():
+    """Rank 1 dies inside an access epoch while rank 0 is blocked in wait()
+    for it: the blocked rank must not keep the job (or the prompt) alive."""
+    child = spawn()
+    pid = rank_pid(child, 1)
+    run(child, "win = rmalab.win_allocate(64, {disp_unit = 8})", PROMPT)
+    run(child, "@0 win:post{1}; win:wait()", PROMPT)
+    run(child, "@1 win:start{0}; win:put(0, 0, 'int64', 42)", PROMPT)
+    # a child that outlives the rank must not hold its control connection
+    # open (it did: the socket was inherited, so the death went unseen)
+    run(child, "@1 os.execute('sleep 15 &')", PROMPT)
+    run(child, ":status", r"rank 0: blocked \S+ s in wait\(\)", r"rank 1: idle", PROMPT)
+    killed(child, 1, pid)
+
+
+def case_abort():
+    """comm:abort(3) on one rank (MPI_Abort, on purpose) ends the job: the
+    session ends with a non-zero status, says what never finished, and no
+    process of the job is left. (MPICH's own 'Abort(3) on node 1' line
+    usually shows too, but mpiexec's cleanup sometimes loses it.)"""
+    child = spawn()
+    run(child, "6 * 7", r"\[0,1\] 42", PROMPT)
+    procs = descendants(child.pid)
+    child.sendline("@1 rmalab.world:abort(3)")
+    child.expect(r"rank \d \(pid \d+ on \S+\) is gone; ending the session", timeout=10)
+    child.expect(r"\[1\] \S+ never finished: rmalab\.world:abort\(3\)", timeout=10)
+    child.expect(pexpect.EOF, timeout=20)
+    child.close()
+    assert child.exitstatus != 0, "exit status 0 after an abort"
+    time.sleep(0.5)
+    left = [p for p in procs if alive(p)]
+    assert not left, "processes of the job left running: %s" % left
 
 
 def listening_ports(pid):
@@ -201,6 +286,16 @@ def case_bad_token():
         s.sendall(struct.pack(">I", len(body)) + body)
         child.expect(r"refused a control connection from 127\.0\.0\.1: (bad token|not a greeting)")
         s.close()
+    # bytes that are no frame at all (a length beyond the limit), and a
+    # connection that says nothing
+    port = listening_ports(child.pid)[0]
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"\xff\xff\xff\xffGET / HTTP/1.0\r\n\r\n")
+    child.expect(r"refused a control connection from 127\.0\.0\.1: not a frame of the control")
+    s.close()
+    s = socket.create_connection(("127.0.0.1", port))
+    child.expect(r"refused a control connection from 127\.0\.0\.1: no greeting")
+    s.close()
     run(child, "1 + 1", r"\[0,1\] 2", PROMPT)
     quit_ok(child)
 

@@ -69,14 +69,16 @@ RMALAB_API void rmalab_diags_clear(rmalab_diags *d);
 /* Canonical text of `value` for a known hint: booleans and integers in the
  * standard's spelling, list elements trimmed and joined by ",". `buf` holds
  * RMALAB_MAX_INFO_VAL + 1 bytes. ERR_INFO_VALUE with a message when the value
- * is not of the hint's type. */
+ * is not of the hint's type; ERR_NO_MEM when a list could not be parsed for
+ * lack of memory (the value may be valid). */
 RMALAB_API int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value,
                                      size_t vlen, char *buf);
 
 /* Validate `requested` (may be NULL) for `scope`. *to_mpi (when not NULL)
  * receives the info to hand to MPI: known keys in canonical form, invalid
  * ones dropped, rmalab's own keys left out, unknown keys passed through.
- * Every problem becomes a diagnostic in `diags` (may be NULL). */
+ * Every problem becomes a diagnostic in `diags` (may be NULL). ERR_NO_MEM
+ * (and no *to_mpi) when memory runs out, never a valid hint dropped. */
 RMALAB_API int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
                                      rmalab_info **to_mpi, rmalab_diags *diags);
 

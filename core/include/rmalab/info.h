@@ -57,7 +57,9 @@ RMALAB_API int rmalab_info_get_string(const rmalab_info *info, const char *key, 
                                       char *value, int *flag);
 RMALAB_API int rmalab_info_get_nkeys(const rmalab_info *info, int *nkeys);
 /* key must hold RMALAB_MAX_INFO_KEY + 1 bytes. ERR_ARG when n is out of
- * range. Not const: it may compact the entries left by deletes. */
+ * range. Not const: it may compact the entries left by deletes, which
+ * allocates nothing, so that nthkey and nth (and delete) never fail for
+ * lack of memory. */
 RMALAB_API int rmalab_info_get_nthkey(rmalab_info *info, int n, char *key);
 
 /* Direct, zero-copy access. lookup returns NULL when absent; the pointers

@@ -1,0 +1,112 @@
+-- ranks: 2
+-- engines: native rma
+-- Errors where cleanup happens: error() inside a <close> handler next to a
+-- window's, a window closed by <close> while an epoch is still open on it,
+-- a Lua error on one rank in the middle of an epoch, and delete callbacks
+-- that fail while <close> frees their window. Each time the error reaches
+-- the caller with its message, the window is left in a state the program
+-- can see and finish (or is freed on every rank), the ranks stay in step,
+-- and nothing leaks. Every rank makes the same window calls.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+assert(T.size == 2, "faults.lua runs on 2 ranks")
+local other = 1 - T.rank
+
+local function live() return rl.debug.stats() end
+
+local function window(name)
+  return (rl.win_allocate(16, { disp_unit = 8, name = name }))
+end
+
+T.case("error() in a <close> handler: the window beside it is freed all the same", function()
+  local base = live()
+  local seen
+  local ok, err = pcall(function()
+    local w <close> = window("beside")
+    local boom <close> = setmetatable({}, { __close = function() error("close boom") end })
+    seen = w
+    w:write(0, "int64", 5)
+  end)
+  T.eq(ok, false, "the block failed")
+  T.ok(tostring(err):find("close boom", 1, true), "the handler's error reached the caller: "
+    .. tostring(err))
+  T.raises("ERR_WIN", function() return seen:read(0, "int64") end, "freed")
+  T.eq(live().wins, base.wins, "no window left")
+  rl.world:barrier()
+end)
+
+T.case("an error in the block and another in <close>: Lua keeps the last", function()
+  local base = live()
+  local ok, err = pcall(function()
+    local w <close> = window("twice")
+    local boom <close> = setmetatable({}, { __close = function(_, e)
+      error("close saw: " .. tostring(e)) end })
+    error("body")
+  end)
+  T.eq(ok, false, "the block failed")
+  T.ok(tostring(err):find("close saw: .*body"), "the block's error reached the handler: "
+    .. tostring(err))
+  T.eq(live().wins, base.wins, "the window was freed")
+end)
+
+T.case("<close> inside an epoch: free refuses, the window stays usable", function()
+  local base = live()
+  local keep
+  local ok, err = pcall(function()
+    local w <close> = window("open")
+    keep = w
+    w:lock_all()
+    error("body fails with lock_all open")
+  end)
+  T.eq(ok, false, "the block failed")
+  T.eq(err.class, "ERR_RMA_SYNC", "the close's error replaces the body's: " .. tostring(err))
+  T.ok(err.message:find("lock_all", 1, true), "it names the open epoch: " .. err.message)
+  T.eq(live().wins, base.wins + 1, "the window is still there")
+  keep:put(other, 0, "int64", 40 + T.rank)
+  keep:unlock_all()
+  rl.world:barrier()
+  T.eq(keep:read(0, "int64"), 40 + other, "the epoch worked after the error")
+  keep:free()
+  T.eq(live().wins, base.wins, "freed once the epoch closed")
+end)
+
+T.case("a Lua error on one rank inside a PSCW epoch", function()
+  local w <close> = window("pscw")
+  w:post({ other })
+  w:start({ other })
+  local ok, err = pcall(function()
+    w:put(other, 0, "int64", 7 + T.rank)
+    if T.rank == 1 then error("rank 1 fails between put and complete") end
+  end)
+  T.eq(ok, T.rank == 0, "only rank 1 failed")
+  if T.rank == 1 then T.ok(tostring(err):find("between put", 1, true), "its message") end
+  w:complete()
+  w:wait()
+  T.eq(w:read(0, "int64"), 7 + other, "the put before the error arrived")
+  local st = w:epochs()
+  T.eq(st.access, "none", "no access epoch left")
+  T.eq(st.exposure, "none", "no exposure epoch left")
+end)
+
+T.case("delete callbacks that fail while <close> frees the window", function()
+  local base = live()
+  local calls = 0
+  local bad = rl.keyval{ delete = function() calls = calls + 1; error("delete boom") end }
+  local ok, err = pcall(function()
+    local w <close> = window("callbacks")
+    w:set_attr(bad, { 1 })
+    w:set_attr(rl.keyval{ delete = function() calls = calls + 1 end }, 2)
+  end)
+  T.eq(ok, false, "the close failed")
+  T.eq(err.class, "ERR_CALLBACK", "class: " .. tostring(err))
+  T.ok(err.message:find("delete boom", 1, true), "the callback's message: " .. err.message)
+  T.eq(calls, 2, "both delete callbacks ran")
+  bad:free()
+  collectgarbage(); collectgarbage()
+  local now = live()
+  T.eq(now.wins, base.wins, "the window was freed on every rank")
+  T.eq(now.refs, base.refs, "the callbacks' references were released")
+end)
+
+T.done()
