@@ -68,6 +68,8 @@ void front_note(front *f, const char *text);
 void front_partial(front *f, cmd *c);
 void front_poll_states(front *f);
 int front_idle(const front *f);
+/* Does any rank's connection remain open? */
+int front_ranks_open(const front *f);
 /* Free the commands still listed (the session ended before they did). */
 void front_drop_cmds(front *f);
 void front_wait_until(front *f, int (*done)(front *), double seconds);

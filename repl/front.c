@@ -573,6 +573,14 @@ int front_idle(const front *f)
     return f->head == NULL;
 }
 
+int front_ranks_open(const front *f)
+{
+    for (int r = 0; r < f->n; r++)
+        if (f->p[r].fd >= 0)
+            return 1;
+    return 0;
+}
+
 void front_drop_cmds(front *f)
 {
     while (f->head) {
@@ -595,14 +603,8 @@ void front_wait_until(front *f, int (*done)(front *), double seconds)
  * with what never finished, so that no output is lost. */
 static void after_death(front *f)
 {
-    for (double until = front_now() + 1; front_now() < until;) {
-        int open = 0;
-        for (int r = 0; r < f->n; r++)
-            open |= f->p[r].fd >= 0;
-        if (!open)
-            break;
+    for (double until = front_now() + 1; front_ranks_open(f) && front_now() < until;)
         step(f);
-    }
     flush_unfinished(f, "");
     front_drop_cmds(f); /* told once: finish() must not tell them again */
 }
@@ -631,9 +633,7 @@ static int finish(front *f)
     int open = 1;
     while (open && front_now() < until && !f->dead) {
         step(f);
-        open = 0;
-        for (int r = 0; r < f->n; r++)
-            open |= f->p[r].fd >= 0;
+        open = front_ranks_open(f);
     }
     if (open || f->dead)
         status = 1;

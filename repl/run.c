@@ -347,14 +347,8 @@ static int end_job(run_ctx *x, int clean)
     front *f = &x->f;
     if (clean) {
         send_all(f, CHAN_QUIT, 0, NULL);
-        for (double until = front_now() + 40; front_now() < until;) {
-            int open = 0;
-            for (int r = 0; r < f->n; r++)
-                open |= f->p[r].fd >= 0;
-            if (!open)
-                break;
+        for (double until = front_now() + 40; front_ranks_open(f) && front_now() < until;)
             pump(x, 50);
-        }
     }
     int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 3) : -1;
     if (status < 0)
@@ -375,14 +369,8 @@ static void watch(run_ctx *x, double timeout)
             gone |= res->r[r].gone;
         if (gone) { /* take what the others said before mpiexec ends them */
             res->outcome = RUN_CRASH;
-            for (double until = front_now() + 3; front_now() < until;) {
-                int open = 0;
-                for (int r = 0; r < f->n; r++)
-                    open |= f->p[r].fd >= 0;
-                if (!open)
-                    break;
+            for (double until = front_now() + 3; front_ranks_open(f) && front_now() < until;)
                 pump(x, 50);
-            }
             return;
         }
         if (front_now() - x->start > timeout) {
