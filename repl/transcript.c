@@ -7,9 +7,7 @@
  * set, the front end's own start with "rmalab:" or "hint:". */
 #include "transcript.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,48 +179,18 @@ static void append(char **buf, size_t *len, const char *s, size_t n)
     *buf = p;
 }
 
-/* "-- ranks: N" within the line s[0, n): sscanf would read on past the
- * line, and past `len` when the text is not NUL-terminated. */
-static int header_ranks(const char *s, size_t n, int *k)
-{
-    static const char key[] = "-- ranks:";
-    size_t i = sizeof key - 1;
-    if (n < i || memcmp(s, key, i) != 0)
-        return 0;
-    while (i < n && isspace((unsigned char)s[i]))
-        i++;
-    int neg = i < n && s[i] == '-';
-    if (i < n && (s[i] == '-' || s[i] == '+'))
-        i++;
-    long long v = 0;
-    size_t start = i;
-    for (; i < n && isdigit((unsigned char)s[i]); i++)
-        if ((v = v * 10 + (s[i] - '0')) > (long long)INT_MAX + 1)
-            return 0;
-    v = neg ? -v : v;
-    if (i == start || v > INT_MAX)
-        return 0;
-    *k = (int)v;
-    return 1;
-}
-
 int ts_parse(const char *text, size_t len, ts_file *out)
 {
     size_t ilen = 0, blen = 0;
     out->input = calloc(1, 1);
     out->body = calloc(1, 1);
-    out->ranks = -1;
     if (!out->input || !out->body)
         return -1;
-    for (size_t i = 0, lineno = 1; i < len; lineno++) {
+    for (size_t i = 0; i < len;) {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
         const char *s = text + i;
-        if (n >= 2 && s[0] == '-' && s[1] == '-') {
-            int k;
-            if (lineno <= 10 && out->ranks < 0 && header_ranks(s, n, &k))
-                out->ranks = k;
-        } else {
+        if (n < 2 || s[0] != '-' || s[1] != '-') {
             append(&out->body, &blen, s, n);
             if (n >= 3 && memcmp(s, ">> ", 3) == 0)
                 append(&out->input, &ilen, s + 3, n - 3);

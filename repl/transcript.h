@@ -39,11 +39,11 @@ int ts_save(const transcript *t, const char *path);
 int ts_record(transcript *t, const char *path);
 
 /* Reading a .rlab file: the input lines to replay (prefixes removed, each
- * ending in \n), the expected body (every line that is not a comment), and
- * the rank count of the header (-1 when absent). malloc'd; 0 or -1. */
+ * ending in \n) and the expected body (every line that is not a comment).
+ * malloc'd; 0 or -1. The header (its rank count) is a scenario's header:
+ * scenario_parse reads it. */
 typedef struct {
     char *input, *body;
-    int ranks;
 } ts_file;
 int ts_parse(const char *text, size_t len, ts_file *out);
 /* The body of a transcript text: its lines that are not comments ("--"). */

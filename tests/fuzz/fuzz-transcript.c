@@ -2,19 +2,19 @@
  * repl/transcript.c) against a model of the format of docs/testing.md, and
  * the writer against the reader.
  *
- * The format, line by line: "--" starts a comment, and "-- ranks: N" among
- * the first 10 lines is the header's rank count (-1 when absent); "> " starts
- * a typed line, ">> " continues a chunk (a bare ">" or ">>" is an empty one);
+ * The format, line by line: "--" starts a comment (the header's among the
+ * first 10, which scenario_parse reads, as the runner does); "> " starts a
+ * typed line, ">> " continues a chunk (a bare ">" or ">>" is an empty one);
  * every other line is output. The body is every line that is not a comment;
  * input and body lines each end in "\n". The reader must read only the
  * `len` bytes it is given. The writer's side: a session of typed lines,
  * commands that print (in any order of completion) and notes, saved with
- * ts_save, reads back with every typed line in the order typed and the rank
- * count of the session. */
-#include <limits.h>
+ * ts_save, reads back with every typed line in the order typed, and its
+ * header (scenario_parse) with the rank count of the session. */
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../repl/scenario.h"
 #include "../../repl/transcript.h"
 #include "fuzz.h"
 
@@ -39,52 +39,18 @@ static void put(sbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
-/* "-- ranks:", white space, an optionally signed decimal int, all within
- * the line; anything may follow. */
-static int model_ranks(const char *s, size_t n, int *k)
-{
-    static const char head[] = "-- ranks:";
-    size_t i = sizeof head - 1;
-    if (n < i || memcmp(s, head, i) != 0)
-        return 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f' ||
-                     s[i] == '\r'))
-        i++;
-    int neg = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
-    size_t start = i;
-    long long v = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9') {
-        v = v * 10 + (s[i++] - '0');
-        if (v > (long long)INT_MAX + 1)
-            return 0;
-    }
-    v = neg ? -v : v;
-    if (i == start || v > INT_MAX || v < INT_MIN)
-        return 0;
-    *k = (int)v;
-    return 1;
-}
-
 static void check_reader(const char *text, size_t len)
 {
     sbuf in = {0}, body = {0};
     put(&in, "", 0);
     put(&body, "", 0);
-    int ranks = -1;
-    size_t lineno = 1;
-    for (size_t i = 0; i < len; lineno++) {
+    for (size_t i = 0; i < len;) {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - text - i) : len - i;
         const char *s = text + i;
         i += n + (nl != NULL);
-        if (n >= 2 && s[0] == '-' && s[1] == '-') {
-            int k;
-            if (lineno <= 10 && ranks < 0 && model_ranks(s, n, &k))
-                ranks = k;
+        if (n >= 2 && s[0] == '-' && s[1] == '-')
             continue;
-        }
         put(&body, s, n);
         put(&body, "\n", 1);
         if (n >= 3 && memcmp(s, ">> ", 3) == 0)
@@ -99,7 +65,6 @@ static void check_reader(const char *text, size_t len)
     FUZZ_CHECK(ts_parse(text, len, &f) == 0, "ts_parse failed");
     FUZZ_CHECK(memcmp(f.input, in.p, in.len + 1) == 0, "input differs from the model");
     FUZZ_CHECK(memcmp(f.body, body.p, body.len + 1) == 0, "body differs from the model");
-    FUZZ_CHECK(f.ranks == ranks, "ranks %d, model %d", f.ranks, ranks);
     char *b = ts_body(text, len);
     FUZZ_CHECK(b && memcmp(b, body.p, body.len + 1) == 0, "ts_body differs from the model");
     free(b);
@@ -175,7 +140,10 @@ static void check_writer(fuzz_in *in)
     FUZZ_CHECK(text && pread(memfd, text, (size_t)size, 0) == size, "read back");
     ts_file f;
     FUZZ_CHECK(ts_parse(text, (size_t)size, &f) == 0, "ts_parse");
-    FUZZ_CHECK(f.ranks == nranks, "ranks %d, saved %d", f.ranks, nranks);
+    scenario sc;
+    FUZZ_CHECK(scenario_parse(text, (size_t)size, &sc) == 0, "the saved header: %s", sc.err);
+    FUZZ_CHECK(sc.ncounts == 1 && sc.counts[0] == nranks, "ranks %d (of %d counts), saved %d",
+               sc.counts[0], sc.ncounts, nranks);
     FUZZ_CHECK(strcmp(f.input, typed.p) == 0, "typed lines lost or reordered:\n%s\nwant\n%s",
                f.input, typed.p);
     free(f.input);
