@@ -4,8 +4,8 @@
  * Entries are appended in order; a delete frees the strings and leaves a dead
  * entry behind, so that indexes held by the hash stay valid. Dead entries are
  * squeezed out (and the index rebuilt in place, without allocating) when they
- * outnumber the live ones, or when nthkey needs positions to be dense. Sets, gets and deletes are O(1) on
- * average whatever the number of keys. */
+ * outnumber the live ones, or when nthkey needs positions to be dense.
+ * Sets, gets and deletes are O(1) on average whatever the number of keys. */
 #include "private.h"
 
 #include <ctype.h>
