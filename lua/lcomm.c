@@ -76,7 +76,7 @@ static int comm_barrier(lua_State *L)
 static int comm_abort(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    lua_Integer code = luaL_optinteger(L, 2, 1);
+    lua_Integer code = lua_isnoneornil(L, 2) ? 1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "code");
     if (code < 0 || code > 255)
         lrm_argerror(L, 2, RMALAB_ERR_ARG, "an exit code from 0 to 255 expected");
     fflush(stdout);

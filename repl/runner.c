@@ -381,7 +381,9 @@ int runner_main(int argc, char **argv, const char *self)
     printf("TAP version 13\n");
     if (n == 0) {
         printf("1..0\n0 passed, 0 failed\n");
-        fprintf(stderr, "rmalab test: no *.lua or *.rlab files under the paths given\n");
+        fprintf(stderr, files.n ? "rmalab test: the files name none of the engines or rank "
+                                  "counts asked for (--engine, --ranks)\n"
+                                : "rmalab test: no *.lua or *.rlab files under the paths given\n");
         return 1;
     }
     schedule(runs, n, &o);

@@ -51,6 +51,15 @@ T.case("sleep: waits without the CPU", function()
   checkerr("ERR_ARG", "(number expected, got string)", rl.sleep, "x")
 end)
 
+T.case("abort refuses a bad code before it ends anything", function()
+  local w = rl.world
+  checkerr("ERR_ARG", "an exit code from 0 to 255 expected", w.abort, w, 256)
+  checkerr("ERR_ARG", "an exit code from 0 to 255 expected", w.abort, w, -1)
+  checkerr("ERR_ARG", "code (an integer) expected, got string", w.abort, w, "x")
+  checkerr("ERR_ARG", "code (an integer) expected", w.abort, w, 2.5)
+  w:barrier() -- every rank is still here
+end)
+
 T.case("catalogue", function()
   local win, comm = rl.hints.catalog("win"), rl.hints.catalog("comm")
   for _, key in ipairs{ "no_locks", "accumulate_ordering", "accumulate_ops", "same_size",
