@@ -1,8 +1,11 @@
-/* bench-pscw: time per PSCW epoch for raw MPICH, rmalab's C API and a Lua
- * script using the rmalab module, side by side in one run.
+/* bench-pscw: time per PSCW epoch for raw MPICH, rmalab's C API and Lua
+ * scripts using the rmalab module, on both engines and two window flavours,
+ * side by side in one run.
  *
  * Run on exactly 2 ranks, one per core (blocking MPICH calls busy-poll):
- *     mpiexec -n 2 -bind-to core build/bench/bench-pscw [epochs [rounds]]
+ *     mpiexec -n 2 -bind-to core build/bench/bench-pscw [epochs [rounds [ids]]]
+ * `ids` picks variants by the short names below, comma-separated ("all" by
+ * default); raw is always run, as every ratio is to it.
  *
  * Method. Every variant does the same epochs on its own window of 16 bytes
  * (disp_unit 8; MPICH 4.0.2 + UCX wants sizes that are multiples of 16):
@@ -11,30 +14,34 @@
  *   raw     MPI_Win_allocate + MPI_Win_start/MPI_Put/MPI_Win_complete and
  *           MPI_Win_post/MPI_Win_wait, the groups built once beforehand;
  *   C API   rmalab_win_allocate + rmalab_win_start/put/complete and
- *           rmalab_win_post/wait, the rank arrays static;
+ *           rmalab_win_post/wait, the rank arrays static, on the engine the
+ *           variant names (hint rmalab_pscw);
  *   Lua     bench/pscw.lua in a lua_State embedded here (luaL_openlibs, then
  *           luaL_requiref of luaopen_rmalab from lua_binding_dep; MPI is
  *           already initialised, so the module does not own it), looping over
- *           win:start/put/complete and win:post/wait, the group tables built
- *           once.
+ *           win:start/put/complete and win:post/wait on a window made by
+ *           rl.win_create or rl.win_allocate, with the group tables built
+ *           every epoch as a user writes them, or hoisted out of the loop.
  * The origin puts a running counter; after every run rank 1 checks that its
  * window holds the last value, so nothing is skipped.
  *
  * Each variant first runs WARMUP untimed epochs. Then ROUNDS rounds each run
- * every variant once for EPOCHS epochs, the order rotated by one each round
- * (raw, C, Lua / C, Lua, raw / ...), with a barrier before every run, so
- * that drift on a shared machine hits all three alike. A run is timed on
- * both ranks with CLOCK_MONOTONIC around the whole loop (for Lua, around the
- * lua_pcall of the loop) and counts as the slower rank's time. Reported per
- * variant: the median time over the rounds, and the ratio to raw as the
- * median of the per-round ratios (each variant against the raw run of the
- * same round, a few ms apart), which a change of machine speed between
- * rounds does not move; then the targets (C API <= 1.05x raw, Lua <= 1.5x
- * raw) as PASS/MISS, and a note when raw itself varied by more than 1.5x
- * (something else was running). A fourth variant is the C API on a window
- * that records (rmalab_trace): its cost per epoch over the C API's, per
- * event recorded. The exit status is 0 whatever the targets
- * say; it is non-zero only if a call fails or a check does not hold. */
+ * every variant once for EPOCHS epochs, the order rotated by one each round,
+ * with a barrier before every run, so that drift on a shared machine hits
+ * all variants alike. A run is timed on both ranks with CLOCK_MONOTONIC
+ * around the whole loop (for Lua, around the lua_pcall of the loop) and
+ * counts as the slower rank's time. Reported per variant: the median time
+ * over the rounds, and the ratio to raw as the median of the per-round
+ * ratios (each variant against the raw run of the same round, a few ms
+ * apart), which a change of machine speed between rounds does not move;
+ * then the goals as PASS/MISS (the C API on MPICH's engine within 5% of
+ * raw; Lua on it within 15%; Lua on the rma engine at most 0.3x raw on an
+ * allocated window and 0.5x on a created one, all with the group tables
+ * built every epoch), and a note when raw itself varied by more than 1.5x
+ * (something else was running). The C API on a window that records
+ * (rmalab_trace) gives its cost per epoch over the C API's, per event
+ * recorded. The exit status is 0 whatever the goals say; it is non-zero
+ * only if a call fails or a check does not hold. */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
 
@@ -55,20 +62,35 @@ int luaopen_rmalab(lua_State *L);
 #error "PSCW_LUA must name bench/pscw.lua (bench/meson.build defines it)"
 #endif
 
-#define ROUNDS 10
-#define EPOCHS 2000 /* per variant and round: 10 x 2000 = 20,000 timed epochs */
+#define ROUNDS 15
+#define EPOCHS 20000 /* per variant and round: 15 x 20,000 = 300,000 timed epochs */
 #define WARMUP 2000
 #define MAX_ROUNDS 101
 #define WIN_BYTES 16
 #define DISP_UNIT 8
 
-#define TARGET_C 1.05
-#define TARGET_LUA 1.5
+enum kind { RAW, CAPI, LUA };
 
-enum { RAW, CAPI, LUA, TRACED, NVARIANTS };
-
-static const char *const variant_names[NVARIANTS] = {"raw MPICH C", "rmalab C API",
-                                                     "rmalab Lua", "C API traced"};
+static const struct variant {
+    const char *id, *name;
+    enum kind kind;
+    const char *engine, *flavor; /* C API: allocate only */
+    int hoisted, traced;
+    double goal;                 /* ratio to raw; 0: none */
+} variants[] = {
+    {"raw", "raw MPICH C", RAW, NULL, NULL, 0, 0, 0},
+    {"c-native", "C native", CAPI, "native", "allocate", 0, 0, 1.05},
+    {"c-rma", "C rma", CAPI, "rma", "allocate", 0, 0, 0},
+    {"c-traced", "C native traced", CAPI, "native", "allocate", 0, 1, 0},
+    {"lua-native", "Lua native create", LUA, "native", "create", 0, 0, 1.15},
+    {"lua-native-h", "  groups hoisted", LUA, "native", "create", 1, 0, 0},
+    {"lua-rma-alloc", "Lua rma allocate", LUA, "rma", "allocate", 0, 0, 0.30},
+    {"lua-rma-alloc-h", "  groups hoisted", LUA, "rma", "allocate", 1, 0, 0},
+    {"lua-rma-create", "Lua rma create", LUA, "rma", "create", 0, 0, 0.50},
+    {"lua-rma-create-h", "  groups hoisted", LUA, "rma", "create", 1, 0, 0},
+};
+#define NVARIANTS (int)(sizeof variants / sizeof variants[0])
+enum { V_CNATIVE = 1, V_TRACED = 3 };
 
 static int rank;
 
@@ -104,7 +126,7 @@ static void check_rmalab(int rc, const char *what)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The three variants: the same epochs but for the calls.                   */
+/* raw MPICH                                                                */
 
 struct raw_side {
     MPI_Win win;
@@ -148,11 +170,6 @@ static void raw_run(struct raw_side *r, long n, int64_t first)
         die("raw MPI PSCW epoch", NULL);
 }
 
-static int64_t raw_last(struct raw_side *r)
-{
-    return r->base[0]; /* rank 1, after MPI_Win_wait */
-}
-
 static void raw_free(struct raw_side *r)
 {
     MPI_Group_free(&r->to_target);
@@ -160,19 +177,23 @@ static void raw_free(struct raw_side *r)
     check_mpi(MPI_Win_free(&r->win), "MPI_Win_free");
 }
 
+/* ------------------------------------------------------------------------ */
+/* rmalab's C API                                                           */
+
 /* traced: the window records (hint rmalab_trace), its ring big enough to
  * hold a round, so that the cost is recording, not overwriting. */
-static rmalab_win *capi_setup(bool traced)
+static rmalab_win *capi_setup(const struct variant *v)
 {
     rmalab_win *w = NULL;
     rmalab_info *info = NULL;
     check_rmalab(rmalab_info_create(&info), "rmalab_info_create");
-    if (traced) {
+    check_rmalab(rmalab_info_set(info, "rmalab_pscw", v->engine), "rmalab_info_set");
+    if (v->traced) {
         check_rmalab(rmalab_info_set(info, "rmalab_trace", "true"), "rmalab_info_set");
         check_rmalab(rmalab_info_set(info, "rmalab_trace_size", "65536"), "rmalab_info_set");
     }
     rmalab_win_opts opts = {.size = WIN_BYTES, .disp_unit = DISP_UNIT, .info = info,
-                            .name = traced ? "bench-pscw-traced" : "bench-pscw"};
+                            .name = v->id};
     check_rmalab(rmalab_win_allocate(&opts, &w, NULL), "rmalab_win_allocate");
     rmalab_info_destroy(&info);
     return w; /* zeroed, and creation ends in an exchange among all ranks */
@@ -206,8 +227,9 @@ static int64_t capi_last(rmalab_win *w)
     return v;
 }
 
-/* Lua: the table pscw.lua returns stays at stack index `bench`. */
-static int lua_bench;
+/* ------------------------------------------------------------------------ */
+/* Lua: pscw.lua's table B stays at stack index 1, and each Lua variant's
+ * table (B.open's result) at the index its side records.                  */
 
 static void lua_die(lua_State *L, const char *what)
 {
@@ -229,11 +251,12 @@ static int traceback(lua_State *L)
     return 1;
 }
 
-/* Call bench.<fn>(args...) with nargs arguments already pushed; nres results. */
-static void lua_callbench(lua_State *L, const char *fn, int nargs, int nres)
+/* Call t.<fn>(args...) for the table at stack index t, with nargs
+ * arguments already pushed; nres results. */
+static void lua_callfield(lua_State *L, int t, const char *fn, int nargs, int nres)
 {
     lua_pushcfunction(L, traceback);
-    lua_getfield(L, lua_bench, fn);
+    lua_getfield(L, t, fn);
     lua_rotate(L, -(nargs + 2), 2); /* handler and function below the arguments */
     int h = lua_gettop(L) - nargs - 1;
     if (lua_pcall(L, nargs, nres, h) != LUA_OK)
@@ -252,25 +275,36 @@ static lua_State *lua_setup(void)
     lua_pushcfunction(L, traceback);
     if (luaL_loadfile(L, PSCW_LUA) != LUA_OK)
         lua_die(L, "loading " PSCW_LUA);
-    if (lua_pcall(L, 0, 1, 1) != LUA_OK) /* collective: creates the window */
+    if (lua_pcall(L, 0, 1, 1) != LUA_OK)
         lua_die(L, "running " PSCW_LUA);
     lua_remove(L, 1);
     if (!lua_istable(L, 1))
         die(PSCW_LUA, "did not return a table");
-    lua_bench = 1;
     return L;
 }
 
-static void lua_run(lua_State *L, long n, int64_t first)
+/* Collective: B.open(engine, flavor, hoisted); the variant's stack index. */
+static int lua_open(lua_State *L, const struct variant *v)
+{
+    lua_pushstring(L, v->engine);
+    lua_pushstring(L, v->flavor);
+    lua_pushboolean(L, v->hoisted);
+    lua_callfield(L, 1, "open", 3, 1);
+    if (!lua_istable(L, -1))
+        die(PSCW_LUA, "B.open did not return a table");
+    return lua_gettop(L);
+}
+
+static void lua_run(lua_State *L, int t, long n, int64_t first)
 {
     lua_pushinteger(L, (lua_Integer)n);
     lua_pushinteger(L, (lua_Integer)first);
-    lua_callbench(L, "run", 2, 0);
+    lua_callfield(L, t, "run", 2, 0);
 }
 
-static int64_t lua_last(lua_State *L)
+static int64_t lua_last(lua_State *L, int t)
 {
-    lua_callbench(L, "last", 0, 1);
+    lua_callfield(L, t, "last", 0, 1);
     int64_t v = (int64_t)lua_tointeger(L, -1);
     lua_pop(L, 1);
     return v;
@@ -280,10 +314,46 @@ static int64_t lua_last(lua_State *L)
 
 struct sides {
     struct raw_side raw;
-    rmalab_win *capi, *traced;
     lua_State *L;
+    rmalab_win *capi[NVARIANTS];
+    int lua[NVARIANTS];      /* stack index of the Lua variant's table */
+    int on[NVARIANTS];       /* picked for this run */
     int64_t next[NVARIANTS]; /* the value the next epoch puts */
 };
+
+static void setup(struct sides *s)
+{
+    raw_setup(&s->raw);
+    s->L = lua_setup();
+    for (int v = 1; v < NVARIANTS; v++) {
+        if (!s->on[v])
+            continue;
+        if (variants[v].kind == CAPI)
+            s->capi[v] = capi_setup(&variants[v]);
+        else
+            s->lua[v] = lua_open(s->L, &variants[v]);
+    }
+}
+
+static void teardown(struct sides *s)
+{
+    for (int v = 1; v < NVARIANTS; v++) {
+        if (s->lua[v])
+            lua_callfield(s->L, s->lua[v], "free", 0, 0);
+        check_rmalab(rmalab_win_free(&s->capi[v]), "rmalab_win_free");
+    }
+    lua_close(s->L);
+    raw_free(&s->raw);
+}
+
+static int64_t last_value(struct sides *s, int v)
+{
+    switch (variants[v].kind) {
+    case RAW: return s->raw.base[0]; /* rank 1, after MPI_Win_wait */
+    case CAPI: return capi_last(s->capi[v]);
+    default: return lua_last(s->L, s->lua[v]);
+    }
+}
 
 /* One run of `n` epochs of variant v: the slower rank's seconds. */
 static double run(struct sides *s, int v, long n, int timed)
@@ -291,24 +361,20 @@ static double run(struct sides *s, int v, long n, int timed)
     int64_t first = s->next[v];
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now_s();
-    switch (v) {
+    switch (variants[v].kind) {
     case RAW: raw_run(&s->raw, n, first); break;
-    case CAPI: capi_run(s->capi, n, first); break;
-    case TRACED: capi_run(s->traced, n, first); break;
-    default: lua_run(s->L, n, first); break;
+    case CAPI: capi_run(s->capi[v], n, first); break;
+    default: lua_run(s->L, s->lua[v], n, first); break;
     }
     double t = now_s() - t0;
     s->next[v] += n;
     if (rank == 1) {
-        int64_t last = v == RAW      ? raw_last(&s->raw)
-                       : v == CAPI   ? capi_last(s->capi)
-                       : v == TRACED ? capi_last(s->traced)
-                                     : lua_last(s->L);
+        int64_t last = last_value(s, v);
         if (last != first + n - 1) {
             char msg[128];
             snprintf(msg, sizeof msg, "the window holds %lld, expected %lld", (long long)last,
                      (long long)(first + n - 1));
-            die(variant_names[v], msg);
+            die(variants[v].name, msg);
         }
     }
     double worst = 0;
@@ -345,6 +411,99 @@ static long arg_long(const char *s, long lo, long hi, const char *what)
     return v;
 }
 
+/* on[v] for the comma-separated ids in `list` ("all": every variant). */
+static void pick(const char *list, int *on)
+{
+    on[0] = 1;
+    for (int v = 1; v < NVARIANTS; v++)
+        on[v] = strcmp(list, "all") == 0;
+    for (const char *p = list; *p && strcmp(list, "all") != 0;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int v = 0; v < NVARIANTS; v++)
+            if (strlen(variants[v].id) == len && strncmp(p, variants[v].id, len) == 0)
+                on[v] = found = 1;
+        if (!found) {
+            if (rank == 0) {
+                fprintf(stderr, "bench-pscw: no variant \"%.*s\"; the variants are", (int)len,
+                        p);
+                for (int v = 0; v < NVARIANTS; v++)
+                    fprintf(stderr, " %s", variants[v].id);
+                fprintf(stderr, "\n");
+            }
+            MPI_Finalize();
+            exit(2);
+        }
+        p += len + (p[len] == ',');
+    }
+}
+
+/* What the traced window costs per event, over the C API's native window. */
+static void report_tracing(struct sides *s, double t[][MAX_ROUNDS], int rounds, long epochs)
+{
+    rmalab_trace_status ts = {0};
+    if (s->on[V_TRACED])
+        rmalab_win_trace_status(s->capi[V_TRACED], &ts);
+    double events = (double)ts.recorded / (double)(WARMUP + epochs * rounds), all = 0;
+    check_mpi(MPI_Reduce(&events, &all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+              "MPI_Reduce");
+    if (rank != 0 || !s->on[V_TRACED] || !s->on[V_CNATIVE])
+        return;
+    double d[MAX_ROUNDS];
+    for (int k = 0; k < rounds; k++)
+        d[k] = t[V_TRACED][k] - t[V_CNATIVE][k];
+    double on_us = median(d, rounds);
+    printf("\nrecording: the traced window records %.1f events per epoch on the busier "
+           "rank;\nit costs %.3f us per epoch (median over rounds of traced - C native), "
+           "%.0f ns per event\n",
+           all, on_us, 1e3 * on_us / all);
+}
+
+static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, long epochs,
+                   int provided)
+{
+    double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS], ratio[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        if (!s->on[v])
+            continue;
+        double r[MAX_ROUNDS];
+        for (int k = 0; k < rounds; k++)
+            r[k] = t[v][k] / t[0][k];
+        ratio[v] = median(r, rounds);
+        double x[MAX_ROUNDS];
+        memcpy(x, t[v], sizeof x);
+        med[v] = median(x, rounds); /* sorts x */
+        lo[v] = x[0];
+        hi[v] = x[rounds - 1];
+    }
+    printf("bench-pscw: us per PSCW epoch on 2 ranks (rank 0: start({1}), one int64 put, "
+           "complete();\nrank 1: post({0}), wait()), window of %d bytes; median of %d "
+           "interleaved rounds\nof %ld epochs per variant (%ld timed epochs each, %d "
+           "warm-up), slower rank's time;\nratio = median of per-round ratios to raw; Lua "
+           "builds its group tables every epoch\nunless hoisted\n",
+           WIN_BYTES, rounds, epochs, epochs * rounds, WARMUP);
+    printf("MPI thread level %s\n\n",
+           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE");
+    printf("%-19s %9s  %15s  %8s  %7s  %s\n", "variant", "us/epoch", "min..max",
+           "x raw", "goal", "result");
+    for (int v = 0; v < NVARIANTS; v++) {
+        if (!s->on[v])
+            continue;
+        char range[32], goal[16] = "-";
+        snprintf(range, sizeof range, "%.3f..%.3f", lo[v], hi[v]);
+        if (variants[v].goal)
+            snprintf(goal, sizeof goal, "<= %.2f", variants[v].goal);
+        printf("%-19s %9.3f  %15s  %8.3f  %7s  %s\n", variants[v].name, med[v], range,
+               ratio[v], goal,
+               !variants[v].goal ? "" : ratio[v] <= variants[v].goal ? "PASS" : "MISS");
+    }
+    if (hi[0] > 1.5 * lo[0])
+        printf("\nnote: raw MPICH varied %.1fx across rounds: something else was running "
+               "on the\nmachine (the ratios compare rounds run back to back, but rerun "
+               "on a quiet machine)\n",
+               hi[0] / lo[0]);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0, size = 0;
@@ -360,89 +519,30 @@ int main(int argc, char **argv)
     }
     long epochs = argc > 1 ? arg_long(argv[1], 1, 100000000, "epochs per round") : EPOCHS;
     int rounds = argc > 2 ? (int)arg_long(argv[2], 1, MAX_ROUNDS, "rounds") : ROUNDS;
-    /* bench-pscw E R 0: without the traced variant, to compare builds */
-    int nvar = argc > 3 && !arg_long(argv[3], 0, 1, "traced variant") ? TRACED : NVARIANTS;
-
     struct sides s = {0};
+    pick(argc > 3 ? argv[3] : "all", s.on);
+    int picked[NVARIANTS], n = 0;
+    for (int v = 0; v < NVARIANTS; v++)
+        if (s.on[v])
+            picked[n++] = v;
+
     double t_start = now_s();
-    raw_setup(&s.raw);
-    s.capi = capi_setup(false);
-    s.traced = nvar > TRACED ? capi_setup(true) : NULL;
-    s.L = lua_setup();
-
-    for (int v = 0; v < nvar; v++)
-        run(&s, v, WARMUP, 0);
-
-    double t[NVARIANTS][MAX_ROUNDS];
+    setup(&s);
+    for (int j = 0; j < n; j++)
+        run(&s, picked[j], WARMUP, 0);
+    static double t[NVARIANTS][MAX_ROUNDS];
     for (int k = 0; k < rounds; k++)
-        for (int j = 0; j < nvar; j++) {
-            int v = (j + k) % nvar;
+        for (int j = 0; j < n; j++) {
+            int v = picked[(j + k) % n];
             t[v][k] = run(&s, v, epochs, 1) / (double)epochs * 1e6;
         }
 
-    lua_callbench(s.L, "free", 0, 0);
-    lua_close(s.L);
-    rmalab_trace_status ts;
-    rmalab_win_trace_status(s.traced, &ts); /* all zero without it */
-    double events = (double)ts.recorded / (double)(WARMUP + epochs * rounds);
-    double all_events = 0;
-    check_mpi(MPI_Reduce(&events, &all_events, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-              "MPI_Reduce");
-    check_rmalab(rmalab_win_free(&s.capi), "rmalab_win_free");
-    check_rmalab(rmalab_win_free(&s.traced), "rmalab_win_free");
-    raw_free(&s.raw);
-    double wall = now_s() - t_start;
-
-    if (rank == 0) {
-        double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS], ratio[NVARIANTS];
-        for (int v = 0; v < nvar; v++) {
-            double r[MAX_ROUNDS];
-            for (int k = 0; k < rounds; k++)
-                r[k] = t[v][k] / t[RAW][k];
-            ratio[v] = median(r, rounds);
-        }
-        double r_on[MAX_ROUNDS]; /* before the medians below sort t[] */
-        for (int k = 0; k < rounds; k++)
-            r_on[k] = nvar > TRACED ? t[TRACED][k] - t[CAPI][k] : 0;
-        double on_us = median(r_on, rounds);
-        for (int v = 0; v < nvar; v++) {
-            med[v] = median(t[v], rounds); /* sorts */
-            lo[v] = t[v][0];
-            hi[v] = t[v][rounds - 1];
-        }
-        printf("bench-pscw: us per PSCW epoch on 2 ranks (rank 0: start({1}), one int64 put, "
-               "complete();\nrank 1: post({0}), wait()), window of %d bytes; median of %d "
-               "interleaved rounds\nof %ld epochs per variant (%ld timed epochs each, %d "
-               "warm-up), slower rank's time;\nratio = median of per-round ratios to raw\n",
-               WIN_BYTES, rounds, epochs, epochs * rounds, WARMUP);
-        printf("MPI thread level %s\n\n",
-               provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE");
-        printf("%-13s %10s  %17s  %12s  %7s  %s\n", "variant", "us/epoch", "min..max",
-               "ratio vs raw", "target", "result");
-        for (int v = 0; v < nvar; v++) {
-            char range[32], target[16] = "-";
-            const char *result = "";
-            snprintf(range, sizeof range, "%.3f..%.3f", lo[v], hi[v]);
-            if (v == CAPI || v == LUA) {
-                double goal = v == CAPI ? TARGET_C : TARGET_LUA;
-                snprintf(target, sizeof target, "<= %.2f", goal);
-                result = ratio[v] <= goal ? "PASS" : "MISS";
-            }
-            printf("%-13s %10.3f  %17s  %12.3f  %7s  %s\n", variant_names[v], med[v], range,
-                   ratio[v], target, result);
-        }
-        if (nvar > TRACED)
-            printf("\nrecording: the traced window records %.1f events per epoch on the "
-                   "busier rank;\nit costs %.3f us per epoch (median over rounds of traced - "
-                   "C API), %.0f ns per event\n",
-                   all_events, on_us, 1e3 * on_us / all_events);
-        if (hi[RAW] > 1.5 * lo[RAW])
-            printf("\nnote: raw MPICH varied %.1fx across rounds: something else was running "
-                   "on the\nmachine (the ratios compare rounds run back to back, but rerun "
-                   "on a quiet machine)\n",
-                   hi[RAW] / lo[RAW]);
-        printf("\nwall %.1f s\n", wall);
-    }
+    if (rank == 0)
+        report(&s, t, rounds, epochs, provided);
+    report_tracing(&s, t, rounds, epochs);
+    teardown(&s);
+    if (rank == 0)
+        printf("\nwall %.1f s\n", now_s() - t_start);
     MPI_Finalize();
     return 0;
 }
