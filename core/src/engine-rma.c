@@ -15,9 +15,9 @@
  *
  * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED) reach
  * the counters in a node-shared segment with C11 atomics (release on
- * increment, acquire on observation); for the allocate and allocate_shared
- * flavours their window memory is node-shared too, so puts and gets become
- * plain copies. Other peers go through MPI: the counters sit in an internal
+ * increment, acquire on observation); where rmalab provides the window
+ * memory (win_allocate, win_create without a base, and allocate_shared) it
+ * is node-shared too, so puts and gets become plain copies. Other peers go through MPI: the counters sit in an internal
  * window opened once in lock_all at creation and are incremented with
  * MPI_Accumulate, flushed before post and complete return (so a peer never
  * depends on this rank calling MPI again: "once post is issued, the
@@ -226,9 +226,38 @@ static int find_node(rmalab_win *w, int *group_ranks)
     return RMALAB_OK;
 }
 
+/* Collective over the node: node-shared window memory for the ranks whose
+ * memory rmalab provides (base != NULL: win_allocate, or win_create
+ * without a base); none if no rank of the node needs it. A rank whose
+ * caller gave the memory takes 0 bytes, and its peers reach it through
+ * MPI. */
+static int share_data(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, void **base,
+                      MPI_Info info)
+{
+    struct rmalab__rma *r = w->engine_state;
+    int mine = base != NULL, any = 0;
+    int e = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->node);
+    if (e == MPI_SUCCESS && any)
+        e = MPI_Win_allocate_shared(mine ? (alloc ? alloc : 16) : 0, w->disp_unit, info,
+                                    r->node, mine ? base : &(void *){NULL}, &r->shm_data);
+    if (e != MPI_SUCCESS) {
+        r->shm_data = MPI_WIN_NULL;
+        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
+    }
+    for (int i = 0; any && i < r->node_size; i++) {
+        MPI_Aint sz = 0;
+        int du;
+        void *p = NULL;
+        MPI_Win_shared_query(r->shm_data, i, &sz, &du, &p);
+        if (sz > 0)
+            r->peer_base[group_ranks[i]] = p;
+    }
+    return RMALAB_OK;
+}
+
 /* Collective over the node: node-shared counters, 2P per rank (a multiple
- * of 16 bytes, as MPICH+UCX needs of every window), and for the allocate
- * flavour node-shared window memory (*base). */
+ * of 16 bytes, as MPICH+UCX needs of every window), and the data memory
+ * (share_data). */
 static int share_node(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, void **base)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -238,24 +267,18 @@ static int share_node(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, voi
     MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
     int e = MPI_Win_allocate_shared((MPI_Aint)(2 * P * sizeof(counter_t)), sizeof(counter_t),
                                     noncontig, r->node, &r->my_shm, &r->shm_sync);
+    int rc = RMALAB_OK;
     if (e == MPI_SUCCESS) {
         memset(r->my_shm, 0, 2 * P * sizeof(counter_t));
         for (int i = 0; i < r->node_size; i++)
             r->peer_shm[group_ranks[i]] = node_peer_memory(r->shm_sync, i);
-        if (w->flavor == RMALAB_FLAVOR_ALLOCATE)
-            e = MPI_Win_allocate_shared(alloc ? alloc : 16, w->disp_unit, noncontig, r->node,
-                                        base, &r->shm_data);
+        rc = share_data(w, group_ranks, alloc, base, noncontig);
     } else {
         r->shm_sync = MPI_WIN_NULL;
+        rc = rmalab__mpi_fail(e, "allocating the rma engine's shared counters");
     }
     MPI_Info_free(&noncontig);
-    if (e != MPI_SUCCESS) {
-        r->shm_data = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
-    }
-    for (int i = 0; w->flavor == RMALAB_FLAVOR_ALLOCATE && i < r->node_size; i++)
-        r->peer_base[group_ranks[i]] = node_peer_memory(r->shm_data, i);
-    return RMALAB_OK;
+    return rc;
 }
 
 /* Collective: counters for peers on other nodes, in a window every rank

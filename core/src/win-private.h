@@ -72,8 +72,10 @@ typedef struct rmalab__engine {
      * which MPI allows no fence and no lock: win.c then opens a companion
      * window (`plain`) for them, and the hint no_locks goes to that one. */
     bool own_lock_all;
-    /* Creation, before the MPI window exists: the engine's state; it may
-     * provide the memory of the allocate flavour (*base). Collective. */
+    /* Creation, before the MPI window exists: the engine's state. `base`
+     * is non-NULL where rmalab provides this rank's memory (win_allocate,
+     * and win_create without memory from the caller): the engine may then
+     * provide it in *base, `alloc` bytes. Collective. */
     int (*setup)(rmalab_win *w, MPI_Aint alloc, void **base);
     /* Creation, once the MPI window exists (optional). Collective. */
     int (*attach)(rmalab_win *w);

@@ -204,17 +204,42 @@ static int step_promises(struct creation *c)
 }
 
 /* Local: what MPICH gets (the companion window's hints only when there is
- * one), and the memory of win_create without a base. */
+ * one). */
 static int step_prepare(struct creation *c)
 {
     rmalab_win *w = c->w;
     int rc = rmalab__win_hints_to_mpi(w, c->valid, true, &c->mi);
     if (!rc && w->eng->own_lock_all)
         rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->plain_mi);
-    if (rc)
-        return rc;
-    if (c->flavor != RMALAB_FLAVOR_CREATE)
+    return rc;
+}
+
+/* Does rmalab, not the caller, provide this rank's memory? For
+ * win_allocate, and for win_create without a base. */
+static bool core_memory(const struct creation *c)
+{
+    return c->flavor == RMALAB_FLAVOR_ALLOCATE ||
+           (c->flavor == RMALAB_FLAVOR_CREATE && !c->opts->base);
+}
+
+/* Collective: the engine's state; where rmalab provides the memory, the
+ * engine may provide it (node-shared, so that peers on this node reach it
+ * by plain copies). */
+static int step_engine(struct creation *c)
+{
+    return c->w->eng->setup(c->w, c->alloc, core_memory(c) ? &c->shm_base : NULL);
+}
+
+/* Local: the memory, when it exists before the MPI window: the engine's,
+ * else for win_create the caller's or the core's own. Zeroed in
+ * step_base. */
+static int step_memory(struct creation *c)
+{
+    rmalab_win *w = c->w;
+    if (c->shm_base || c->flavor != RMALAB_FLAVOR_CREATE) {
+        w->base = c->shm_base; /* NULL: MPI allocates it */
         return RMALAB_OK;
+    }
     if (c->opts->base) {
         w->base = c->opts->base;
         return RMALAB_OK;
@@ -222,15 +247,8 @@ static int step_prepare(struct creation *c)
     if (rmalab__memalign(&w->owned_mem, RMALAB__MEM_ALIGN, (size_t)(c->alloc ? c->alloc : 16)))
         return rmalab__fail(RMALAB_ERR_NO_MEM, "win_create: cannot allocate %ld bytes",
                             (long)c->alloc);
-    memset(w->owned_mem, 0, (size_t)(c->alloc ? c->alloc : 16));
     w->base = w->owned_mem;
     return RMALAB_OK;
-}
-
-/* Collective: the engine's state; it may provide the memory. */
-static int step_engine(struct creation *c)
-{
-    return c->w->eng->setup(c->w, c->alloc, &c->shm_base);
 }
 
 /* Collective: the MPI window the engine drives, in the flavour asked. */
@@ -243,12 +261,10 @@ static int step_window(struct creation *c)
         e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi, w->comm, &w->win);
         break;
     case RMALAB_FLAVOR_ALLOCATE:
-        if (c->shm_base) { /* the engine's node-shared memory */
-            w->base = c->shm_base;
+        if (w->base) /* the engine's node-shared memory */
             e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi, w->comm, &w->win);
-        } else {
+        else
             e = MPI_Win_allocate(c->alloc, w->disp_unit, c->mi, w->comm, &w->base, &w->win);
-        }
         break;
     case RMALAB_FLAVOR_SHARED:
         e = MPI_Win_allocate_shared(c->alloc, w->disp_unit, c->mi, w->comm, &w->base, &w->win);
@@ -306,7 +322,7 @@ static int step_base(struct creation *c)
 {
     rmalab_win *w = c->w;
     int flag = 0, *model = NULL, e;
-    if ((c->flavor == RMALAB_FLAVOR_ALLOCATE || c->flavor == RMALAB_FLAVOR_SHARED) && c->alloc)
+    if ((core_memory(c) || c->flavor == RMALAB_FLAVOR_SHARED) && c->alloc)
         memset(w->base, 0, (size_t)c->alloc);
     MPI_Win_get_attr(w->win, MPI_WIN_MODEL, &model, &flag);
     w->model = flag && model ? *model : MPI_WIN_SEPARATE;
@@ -353,6 +369,7 @@ static const struct step {
     {"checking same_size and same_disp_unit", step_promises, true},
     {"preparing the MPI window", step_prepare, false},
     {"setting up the PSCW engine", step_engine, true},
+    {"allocating the window's memory", step_memory, false},
     {"creating the MPI window", step_window, true},
     {"creating the window for fences and locks", step_plain, true},
     {"checking window bases", step_base, true},

@@ -228,7 +228,7 @@ START_TEST(test_info_paths)
         rmalab_flavor f;
         const char *sync, *data, *sync_nl, *data_nl;
     } want[] = {
-        {RMALAB_FLAVOR_CREATE, "shm", "mpi", "shm,mpi", "mpi"},
+        {RMALAB_FLAVOR_CREATE, "shm", "shm", "shm,mpi", "shm,mpi"},
         {RMALAB_FLAVOR_ALLOCATE, "shm", "shm", "shm,mpi", "shm,mpi"},
         {RMALAB_FLAVOR_SHARED, "shm", "shm", "shm,mpi", "shm,mpi"},
         {RMALAB_FLAVOR_DYNAMIC, "shm", "mpi", "shm,mpi", "mpi"},
@@ -244,6 +244,48 @@ START_TEST(test_info_paths)
         rmalab_info_destroy(&eff);
         SOFT_OK(rmalab_win_free(&w));
     }
+    tu_soft_end();
+}
+END_TEST
+
+/* win_create where rank 0 gives its own memory and the others let rmalab
+ * allocate: only the memory rmalab allocated is node-shared, so every rank
+ * copies to the others but goes through MPI to rank 0; every put lands in
+ * the right bytes, and rank 0's memory is the memory it gave. */
+START_TEST(test_create_mixed_memory)
+{
+    const char *nl = getenv("MPIR_CVAR_NOLOCAL"), *nodes = getenv("RMALAB_TEST_NODES");
+    int nolocal = (nl && strcmp(nl, "1") == 0) || (nodes && strcmp(nodes, "each") == 0);
+    _Alignas(64) int64_t mine[4] = {0};
+    rmalab_info *info = tu_info("rmalab_pscw", "rma", NULL);
+    rmalab_win_opts o = {.size = sizeof mine, .disp_unit = 8, .info = info,
+                         .base = rank == 0 ? mine : NULL};
+    rmalab_win *w = NULL;
+    ck_assert_ok(rmalab_win_create(&o, &w, NULL));
+    rmalab_info_destroy(&info);
+    rmalab_info *eff = NULL;
+    SOFT_OK(rmalab_win_get_info(w, &eff));
+    /* rank 0 reaches itself through MPI; with one rank per node, each rank
+     * other than 0 reaches only itself by copy */
+    const char *want = nranks == 1 ? "mpi" : nolocal && rank == 0 ? "mpi" : "shm,mpi";
+    SOFT_STR_EQ(tu_get(eff, "rmalab_pscw_data_path"), want);
+    rmalab_info_destroy(&eff);
+    SOFT(rank != 0 || rmalab_win_base(w) == (void *)mine, "rank 0's window is its memory");
+    if (active) {
+        SOFT_OK(rmalab_win_post(w, &other, 1, 0));
+        SOFT_OK(rmalab_win_start(w, &other, 1, 0));
+        int64_t v = 70 + rank;
+        SOFT_OK(rmalab_win_put(w, other, 1 + rank, RMALAB_INT64, 1, &v));
+        SOFT_OK(rmalab_win_complete(w));
+        SOFT_OK(rmalab_win_wait(w));
+        int64_t got[4];
+        SOFT_OK(rmalab_win_read(w, 0, RMALAB_INT64, 4, got));
+        for (int i = 0; i < 4; i++)
+            SOFT(got[i] == (i == 1 + other ? 70 + other : 0), "rank %d: slot %d holds %lld",
+                 rank, i, (long long)got[i]);
+        SOFT(rank != 0 || mine[1 + other] == 70 + other, "in rank 0's own memory");
+    }
+    SOFT_OK(rmalab_win_free(&w));
     tu_soft_end();
 }
 END_TEST
@@ -523,6 +565,7 @@ Suite *rma_engine_suite(void)
     tc = tcase_create("engine");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_info_paths);
+    tcase_add_test(tc, test_create_mixed_memory);
     tcase_add_test(tc, test_nocheck_both_sides);
     tcase_add_test(tc, test_nocheck_mismatch);
     tcase_add_test(tc, test_early_post);
