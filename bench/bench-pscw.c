@@ -462,14 +462,17 @@ static void report_tracing(struct sides *s, double t[][MAX_ROUNDS], int rounds, 
 static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, long epochs,
                    int provided)
 {
-    double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS], ratio[NVARIANTS];
+    double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS], ratio[NVARIANTS], extra[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++) {
         if (!s->on[v])
             continue;
-        double r[MAX_ROUNDS];
-        for (int k = 0; k < rounds; k++)
+        double r[MAX_ROUNDS], d[MAX_ROUNDS];
+        for (int k = 0; k < rounds; k++) {
             r[k] = t[v][k] / t[0][k];
+            d[k] = t[v][k] - t[0][k];
+        }
         ratio[v] = median(r, rounds);
+        extra[v] = median(d, rounds);
         double x[MAX_ROUNDS];
         memcpy(x, t[v], sizeof x);
         med[v] = median(x, rounds); /* sorts x */
@@ -479,13 +482,14 @@ static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, lo
     printf("bench-pscw: us per PSCW epoch on 2 ranks (rank 0: start({1}), one int64 put, "
            "complete();\nrank 1: post({0}), wait()), window of %d bytes; median of %d "
            "interleaved rounds\nof %ld epochs per variant (%ld timed epochs each, %d "
-           "warm-up), slower rank's time;\nratio = median of per-round ratios to raw; Lua "
-           "builds its group tables every epoch\nunless hoisted\n",
+           "warm-up), slower rank's time;\nx raw = median of per-round ratios to raw, +us = "
+           "median of per-round differences;\nLua builds its group tables every epoch unless "
+           "hoisted\n",
            WIN_BYTES, rounds, epochs, epochs * rounds, WARMUP);
     printf("MPI thread level %s\n\n",
            provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE");
-    printf("%-19s %9s  %15s  %8s  %7s  %s\n", "variant", "us/epoch", "min..max",
-           "x raw", "goal", "result");
+    printf("%-19s %9s  %15s  %7s  %7s  %7s  %s\n", "variant", "us/epoch", "min..max",
+           "+us", "x raw", "goal", "result");
     for (int v = 0; v < NVARIANTS; v++) {
         if (!s->on[v])
             continue;
@@ -493,8 +497,8 @@ static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, lo
         snprintf(range, sizeof range, "%.3f..%.3f", lo[v], hi[v]);
         if (variants[v].goal)
             snprintf(goal, sizeof goal, "<= %.2f", variants[v].goal);
-        printf("%-19s %9.3f  %15s  %8.3f  %7s  %s\n", variants[v].name, med[v], range,
-               ratio[v], goal,
+        printf("%-19s %9.3f  %15s  %+7.3f  %7.3f  %7s  %s\n", variants[v].name, med[v], range,
+               extra[v], ratio[v], goal,
                !variants[v].goal ? "" : ratio[v] <= variants[v].goal ? "PASS" : "MISS");
     }
     if (hi[0] > 1.5 * lo[0])

@@ -100,7 +100,7 @@ int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name)
 {
     if (!lua_istable(L, arg))
         lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group (an array of ranks, e.g. {1, 2}) expected");
-    lua_Integer len = luaL_len(L, arg);
+    lua_Integer len = (lua_Integer)lua_rawlen(L, arg); /* read raw, as the elements are */
     if (len > 1 << 20)
         lrm_argerror(L, arg, RMALAB_ERR_GROUP, "group too large");
     int *ranks = len <= LRM_SMALL_GROUP ? small

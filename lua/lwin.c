@@ -42,12 +42,24 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
     return lrm_raise_win(L, rc, w, NULL);
 }
 
+/* The window metatable is also in the registry under this address, so
+ * that the type check every window call makes is a lookup by pointer:
+ * luaL_testudata looks the metatable up by name, which costs a string
+ * comparison per call (a tenth of a PSCW epoch's time in Lua). */
+static const char win_mt_key = 'w';
+
 static lwin *towin(lua_State *L, int arg)
 {
-    lwin *u = luaL_testudata(L, arg, LRM_WIN_T);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_WIN, "window expected");
-    return u;
+    lwin *u = lua_touserdata(L, arg);
+    if (u && lua_getmetatable(L, arg)) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &win_mt_key);
+        int same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+        if (same)
+            return u;
+    }
+    lrm_argerror(L, arg, RMALAB_ERR_WIN, "window expected");
+    return NULL;
 }
 
 rmalab_win *lrm_checkwin(lua_State *L, int arg)
@@ -384,6 +396,8 @@ static const luaL_Reg module_funcs[] = {
 void lrm_open_win(lua_State *L)
 {
     luaL_newmetatable(L, LRM_WIN_T);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &win_mt_key);
     luaL_setfuncs(L, win_meta, 0);
     luaL_newlib(L, win_methods);
     lrm_hinted_methods(L, &win_hinted);
