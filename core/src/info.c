@@ -5,6 +5,12 @@
  * entry behind, so that indexes held by the hash stay valid. Dead entries are
  * squeezed out (and the index rebuilt in place, without allocating) when they
  * outnumber the live ones, or when nthkey needs positions to be dense.
+ *
+ * The index is a power-of-two array of 64-bit slots kept below half full
+ * and probed linearly. A slot holds an entry's position + 1 in its low half
+ * and the entry's key hash in its high half, so that a probe passes over
+ * other keys without reading their entries.
+ *
  * Sets, gets and deletes are O(1) on average whatever the number of keys. */
 #include "private.h"
 
@@ -27,12 +33,28 @@ struct rmalab_info {
     struct entry *ents; /* in insertion order, dead ones included */
     size_t nents, cap;  /* used and allocated entries */
     size_t nlive;
-    uint32_t *slots;    /* 0 empty, SLOT_DEAD deleted, else entry index + 1 */
+    uint64_t *slots;    /* 0 empty, SLOT_DEAD deleted, else hash << 32 | index + 1 */
     size_t nslots;      /* a power of two, or 0 */
     size_t nused;       /* slots that are not empty (live or dead) */
 };
 
-#define SLOT_DEAD UINT32_MAX
+#define SLOT_DEAD UINT64_MAX
+#define MAX_ENTS ((size_t)UINT32_MAX - 1) /* so that no position + 1 is all ones */
+
+static uint64_t slot_make(uint32_t hash, size_t index)
+{
+    return (uint64_t)hash << 32 | (uint64_t)(index + 1);
+}
+
+static uint32_t slot_hash(uint64_t s)
+{
+    return (uint32_t)(s >> 32);
+}
+
+static size_t slot_index(uint64_t s)
+{
+    return (size_t)(uint32_t)s - 1;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Strings                                                                  */
@@ -104,13 +126,14 @@ static int check_value(const char *val, size_t vlen)
 /* The index                                                                */
 
 /* Slot holding the key, or the first free slot of its probe sequence when
- * absent (*found = 0). Requires nslots > nused. */
+ * absent (*found = 0). An entry is read only when its slot's hash matches.
+ * Requires nslots > nused. */
 static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint32_t h,
                     int *found)
 {
-    size_t mask = info->nslots - 1, i = h & mask, first_dead = SIZE_MAX;
-    for (;;) {
-        uint32_t s = info->slots[i];
+    size_t mask = info->nslots - 1, first_dead = SIZE_MAX;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        uint64_t s = info->slots[i];
         if (s == 0) {
             *found = 0;
             return first_dead != SIZE_MAX ? first_dead : i;
@@ -118,14 +141,15 @@ static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint3
         if (s == SLOT_DEAD) {
             if (first_dead == SIZE_MAX)
                 first_dead = i;
-        } else {
-            const struct entry *e = &info->ents[s - 1];
-            if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0) {
-                *found = 1;
-                return i;
-            }
+            continue;
         }
-        i = (i + 1) & mask;
+        if (slot_hash(s) != h)
+            continue;
+        const struct entry *e = &info->ents[slot_index(s)];
+        if (e->klen == klen && memcmp(e->key, key, klen) == 0) {
+            *found = 1;
+            return i;
+        }
     }
 }
 
@@ -138,6 +162,11 @@ static int find(const rmalab_info *info, const char *key, size_t klen, size_t *s
     if (found && slot)
         *slot = i;
     return found;
+}
+
+static struct entry *slot_entry(const rmalab_info *info, size_t slot)
+{
+    return &info->ents[slot_index(info->slots[slot])];
 }
 
 /* Squeeze out dead entries and index the live ones afresh in the current
@@ -155,7 +184,7 @@ static void reindex(rmalab_info *info)
         size_t k = info->ents[i].hash & mask;
         while (info->slots[k])
             k = (k + 1) & mask;
-        info->slots[k] = (uint32_t)(i + 1);
+        info->slots[k] = slot_make(info->ents[i].hash, i);
     }
 }
 
@@ -165,7 +194,7 @@ static int rebuild(rmalab_info *info, size_t want)
     size_t nslots = 16;
     while (nslots < 2 * (want + 1))
         nslots <<= 1;
-    uint32_t *slots = rmalab__calloc(nslots, sizeof *slots);
+    uint64_t *slots = rmalab__calloc(nslots, sizeof *slots);
     if (!slots)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
     rmalab__free(info->slots);
@@ -249,7 +278,7 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
 
     size_t slot;
     if (find(info, key, klen, &slot)) {
-        struct entry *e = &info->ents[info->slots[slot] - 1];
+        struct entry *e = slot_entry(info, slot);
         rmalab__free(e->val);
         e->val = v;
         e->vlen = vlen;
@@ -264,7 +293,9 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
     }
     if (info->nents == info->cap) {
         size_t cap = info->cap ? 2 * info->cap : 8;
-        struct entry *ents = rmalab__realloc(info->ents, cap * sizeof *ents);
+        struct entry *ents = NULL;
+        if (cap <= MAX_ENTS)
+            ents = rmalab__realloc(info->ents, cap * sizeof *ents);
         if (!ents) {
             rmalab__free(v);
             return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
@@ -283,7 +314,7 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
     if (info->slots[i] == 0)
         info->nused++;
     info->ents[info->nents] = (struct entry){k, v, klen, vlen, h, 1};
-    info->slots[i] = (uint32_t)(++info->nents);
+    info->slots[i] = slot_make(h, info->nents++);
     info->nlive++;
     return RMALAB_OK;
 }
@@ -309,7 +340,7 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
                             "cannot delete info key \"%.*s\": it is not set (check with get "
                             "first)",
                             (int)klen, key);
-    struct entry *e = &info->ents[info->slots[slot] - 1];
+    struct entry *e = slot_entry(info, slot);
     rmalab__free(e->key);
     rmalab__free(e->val);
     e->key = e->val = NULL;
@@ -337,7 +368,7 @@ const char *rmalab_info_lookup(const rmalab_info *info, const char *key, size_t 
     size_t slot;
     if (!info || !key || !find(info, key, klen, &slot))
         return NULL;
-    const struct entry *e = &info->ents[info->slots[slot] - 1];
+    const struct entry *e = slot_entry(info, slot);
     if (vlen)
         *vlen = e->vlen;
     return e->val;
