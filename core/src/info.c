@@ -1,17 +1,23 @@
 /* Info objects: an insertion-ordered array of entries with an open-addressing
- * hash index over it.
+ * hash index over it, laid out so that a set or a get of a short key touches
+ * three cache lines whatever the number of keys: a slot, an entry, a value.
  *
- * Entries are appended in order; a delete frees the strings and leaves a dead
- * entry behind, so that indexes held by the hash stay valid. Dead entries are
- * squeezed out (and the index rebuilt in place, without allocating) when they
- * outnumber the live ones, or when nthkey needs positions to be dense.
+ * Entries are appended in order; a delete frees the entry's buffers and
+ * leaves it dead, so that positions held by the index stay valid. Dead
+ * entries are squeezed out (and the index rebuilt in place, without
+ * allocating) when they outnumber the live ones, or when nthkey needs
+ * positions to be dense.
  *
  * The index is a power-of-two array of 64-bit slots kept below half full
  * and probed linearly. A slot holds an entry's position + 1 in its low half
  * and the entry's key hash in its high half, so that a probe passes over
  * other keys without reading their entries.
  *
- * Sets, gets and deletes are O(1) on average whatever the number of keys. */
+ * An entry is one cache line (the array is aligned to them). A key of up to
+ * KEY_INLINE bytes is stored in the entry, a longer one in an allocation of
+ * its own. A value has a buffer of vcap bytes that an overwrite reuses when
+ * the new value fits, so that overwriting allocates only when a value
+ * outgrows its buffer. Sets, gets and deletes are O(1) on average. */
 #include "private.h"
 
 #include <ctype.h>
@@ -21,16 +27,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LINE 64       /* bytes in a cache line */
+#define KEY_INLINE 39 /* the longest key kept in its entry */
+
 struct entry {
-    char *key;
-    char *val;
-    size_t klen, vlen;
+    char *val;           /* vcap bytes, NUL-terminated */
+    uint32_t vlen, vcap; /* vcap is 0 when there is no buffer yet */
     uint32_t hash;
-    int live;
+    uint8_t klen;
+    bool live;
+    union {
+        char in[KEY_INLINE + 1]; /* klen <= KEY_INLINE */
+        char *out;               /* klen > KEY_INLINE */
+    } key;
 };
 
+_Static_assert(sizeof(struct entry) == LINE, "an entry is one cache line");
+_Static_assert(RMALAB_MAX_INFO_KEY <= UINT8_MAX, "klen holds every key length");
+_Static_assert(RMALAB_MAX_INFO_VAL < UINT32_MAX - 16, "vcap holds every value buffer");
+
 struct rmalab_info {
-    struct entry *ents; /* in insertion order, dead ones included */
+    struct entry *ents; /* in insertion order, dead ones included; LINE-aligned */
     size_t nents, cap;  /* used and allocated entries */
     size_t nlive;
     uint64_t *slots;    /* 0 empty, SLOT_DEAD deleted, else hash << 32 | index + 1 */
@@ -54,6 +71,18 @@ static uint32_t slot_hash(uint64_t s)
 static size_t slot_index(uint64_t s)
 {
     return (size_t)(uint32_t)s - 1;
+}
+
+static const char *entry_key(const struct entry *e)
+{
+    return e->klen <= KEY_INLINE ? e->key.in : e->key.out;
+}
+
+static void entry_free(struct entry *e)
+{
+    if (e->klen > KEY_INLINE)
+        rmalab__free(e->key.out);
+    rmalab__free(e->val);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -146,7 +175,7 @@ static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint3
         if (slot_hash(s) != h)
             continue;
         const struct entry *e = &info->ents[slot_index(s)];
-        if (e->klen == klen && memcmp(e->key, key, klen) == 0) {
+        if (e->klen == klen && memcmp(entry_key(e), key, klen) == 0) {
             *found = 1;
             return i;
         }
@@ -212,6 +241,23 @@ static void compact(rmalab_info *info)
         reindex(info);
 }
 
+/* Room for one more entry: a LINE-aligned array of twice the entries. */
+static int grow_ents(rmalab_info *info)
+{
+    if (info->nents < info->cap)
+        return RMALAB_OK;
+    size_t cap = info->cap ? 2 * info->cap : 8;
+    void *ents = NULL;
+    if (cap > MAX_ENTS || rmalab__memalign(&ents, LINE, cap * sizeof *info->ents))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
+    if (info->nents)
+        memcpy(ents, info->ents, info->nents * sizeof *info->ents);
+    rmalab__free(info->ents);
+    info->ents = ents;
+    info->cap = cap;
+    return RMALAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Life cycle                                                               */
 
@@ -231,10 +277,9 @@ void rmalab_info_destroy(rmalab_info **handle)
         return;
     rmalab_info *info = *handle;
     *handle = NULL;
-    for (size_t i = 0; i < info->nents; i++) {
-        rmalab__free(info->ents[i].key);
-        rmalab__free(info->ents[i].val);
-    }
+    for (size_t i = 0; i < info->nents; i++)
+        if (info->ents[i].live)
+            entry_free(&info->ents[i]);
     rmalab__free(info->ents);
     rmalab__free(info->slots);
     rmalab__free(info);
@@ -250,7 +295,7 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
     for (size_t i = 0; i < info->nents && rc == RMALAB_OK; i++) {
         const struct entry *e = &info->ents[i];
         if (e->live)
-            rc = rmalab_info_set_n(copy, e->key, e->klen, e->val, e->vlen);
+            rc = rmalab_info_set_n(copy, entry_key(e), e->klen, e->val, e->vlen);
     }
     if (rc) {
         rmalab_info_destroy(&copy);
@@ -263,6 +308,56 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
 /* ------------------------------------------------------------------------ */
 /* Set and delete                                                           */
 
+/* The value into the entry's buffer, or into a new one (of vlen + 1 bytes
+ * rounded up to 16) when it does not fit. The old buffer is freed after the
+ * copy: `value` may point into it. A failure changes nothing. */
+static int store_value(struct entry *e, const char *value, size_t vlen)
+{
+    char *buf = e->val;
+    size_t cap = (vlen + 16) & ~(size_t)15;
+    if (vlen >= e->vcap && !(buf = rmalab__malloc(cap)))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
+    memmove(buf, value, vlen);
+    buf[vlen] = '\0';
+    if (buf != e->val) {
+        rmalab__free(e->val);
+        e->val = buf;
+        e->vcap = (uint32_t)cap;
+    }
+    e->vlen = (uint32_t)vlen;
+    return RMALAB_OK;
+}
+
+/* A new entry after the last one, and its slot. Growing the index or the
+ * array changes no pairs, so a later failure leaves the object unchanged. */
+static int insert(rmalab_info *info, const char *key, size_t klen, const char *value,
+                  size_t vlen)
+{
+    int rc;
+    /* Room for one more entry and a load factor below one half. */
+    if (2 * (info->nused + 1) >= info->nslots && (rc = rebuild(info, info->nlive + 1)))
+        return rc;
+    if ((rc = grow_ents(info)))
+        return rc;
+    struct entry *e = &info->ents[info->nents];
+    *e = (struct entry){.hash = hash_bytes(key, klen), .klen = (uint8_t)klen, .live = true};
+    if (klen <= KEY_INLINE)
+        memcpy(e->key.in, key, klen); /* NUL-terminated by the initialiser */
+    else if (!(e->key.out = rmalab__strndup(key, klen)))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
+    if ((rc = store_value(e, value, vlen))) {
+        entry_free(e);
+        return rc;
+    }
+    int found;
+    size_t i = probe(info, key, klen, e->hash, &found);
+    if (info->slots[i] == 0)
+        info->nused++;
+    info->slots[i] = slot_make(e->hash, info->nents++);
+    info->nlive++;
+    return RMALAB_OK;
+}
+
 int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const char *value,
                       size_t vlen)
 {
@@ -272,51 +367,10 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
         return rc;
     if ((rc = check_value(value, vlen)))
         return rc;
-    char *v = rmalab__strndup(value, vlen);
-    if (!v)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
-
     size_t slot;
-    if (find(info, key, klen, &slot)) {
-        struct entry *e = slot_entry(info, slot);
-        rmalab__free(e->val);
-        e->val = v;
-        e->vlen = vlen;
-        return RMALAB_OK;
-    }
-    /* Room for one more entry and a load factor below one half. */
-    if (2 * (info->nused + 1) >= info->nslots) {
-        if ((rc = rebuild(info, info->nlive + 1))) {
-            rmalab__free(v);
-            return rc;
-        }
-    }
-    if (info->nents == info->cap) {
-        size_t cap = info->cap ? 2 * info->cap : 8;
-        struct entry *ents = NULL;
-        if (cap <= MAX_ENTS)
-            ents = rmalab__realloc(info->ents, cap * sizeof *ents);
-        if (!ents) {
-            rmalab__free(v);
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
-        }
-        info->ents = ents;
-        info->cap = cap;
-    }
-    char *k = rmalab__strndup(key, klen);
-    if (!k) {
-        rmalab__free(v);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
-    }
-    uint32_t h = hash_bytes(key, klen);
-    int found;
-    size_t i = probe(info, key, klen, h, &found);
-    if (info->slots[i] == 0)
-        info->nused++;
-    info->ents[info->nents] = (struct entry){k, v, klen, vlen, h, 1};
-    info->slots[i] = slot_make(h, info->nents++);
-    info->nlive++;
-    return RMALAB_OK;
+    if (find(info, key, klen, &slot))
+        return store_value(slot_entry(info, slot), value, vlen);
+    return insert(info, key, klen, value, vlen);
 }
 
 int rmalab_info_set(rmalab_info *info, const char *key, const char *value)
@@ -341,10 +395,8 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
                             "first)",
                             (int)klen, key);
     struct entry *e = slot_entry(info, slot);
-    rmalab__free(e->key);
-    rmalab__free(e->val);
-    e->key = e->val = NULL;
-    e->live = 0;
+    entry_free(e);
+    e->live = false;
     info->slots[slot] = SLOT_DEAD;
     info->nlive--;
     if (info->nents - info->nlive > info->nlive + 16)
@@ -462,7 +514,7 @@ int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
     compact(info);
     const struct entry *e = &info->ents[n];
     if (key)
-        *key = e->key;
+        *key = entry_key(e);
     if (klen)
         *klen = e->klen;
     if (value)

@@ -736,6 +736,20 @@ START_TEST(test_interleaved_delete_set)
 }
 END_TEST
 
+/* Keys and values of the longest lengths allowed, so that each has an
+ * allocation of its own however short strings are kept. */
+static void long_key(char *buf, int i)
+{
+    memset(buf, 'k', RMALAB_MAX_INFO_KEY);
+    snprintf(buf + RMALAB_MAX_INFO_KEY - 5, 6, "%05d", i);
+}
+
+static void long_val(char *buf)
+{
+    memset(buf, 'v', RMALAB_MAX_INFO_VAL);
+    buf[RMALAB_MAX_INFO_VAL] = '\0';
+}
+
 /* Regression (found by tests/fuzz/fuzz-hints.c; fixed in core/src/info.c,
  * compact): squeezing out the entries deletes leave behind rebuilt the hash
  * index in a fresh allocation. When that allocation failed, nthkey returned
@@ -746,14 +760,15 @@ END_TEST
 START_TEST(test_compaction_never_allocates)
 {
     rmalab_info *info = tu_info(NULL);
-    char k[32];
+    char k[RMALAB_MAX_INFO_KEY + 1], v[RMALAB_MAX_INFO_VAL + 1];
+    long_val(v);
     for (int i = 0; i < 40; i++) {
-        many_key(k, i);
-        ck_assert_ok(rmalab_info_set(info, k, "v"));
+        long_key(k, i);
+        ck_assert_ok(rmalab_info_set(info, k, v));
     }
     long live = rmalab_debug_live_allocs();
     for (int i = 0; i < 39; i++) { /* squeezes on the way */
-        many_key(k, i);
+        long_key(k, i);
         rmalab_debug_fail_alloc(1);
         ck_assert_ok(rmalab_info_delete(info, k));
         rmalab_debug_fail_alloc(0);
@@ -764,15 +779,17 @@ START_TEST(test_compaction_never_allocates)
     ck_assert_ok(rmalab_info_set(info, "a", "1"));
     ck_assert_ok(rmalab_info_set(info, "b", "2"));
     ck_assert_ok(rmalab_info_delete(info, "a")); /* one dead entry before "b" */
-    const char *key = NULL, *v = NULL;
+    const char *key = NULL, *val = NULL;
     size_t kl = 0, vl = 0;
     rmalab_debug_fail_alloc(1);
-    int rc = rmalab_info_nth(info, 1, &key, &kl, &v, &vl);
+    int rc = rmalab_info_nth(info, 1, &key, &kl, &val, &vl);
     rmalab_debug_fail_alloc(0);
     ck_assert_ok(rc);
     ck_assert_str_eq(key, "b");
-    ck_assert_str_eq(v, "2");
-    ck_assert_str_eq(tu_nthkey(info, 0), "key-00039");
+    ck_assert_str_eq(val, "2");
+    long_key(k, 39);
+    ck_assert_str_eq(tu_nthkey(info, 0), k);
+    ck_assert_str_eq(tu_get(info, k), v);
     rmalab_info_destroy(&info);
 }
 END_TEST
