@@ -1,6 +1,7 @@
 /* Info objects: an insertion-ordered array of entries with an open-addressing
- * hash index over it, laid out so that a set or a get of a short key touches
- * three cache lines whatever the number of keys: a slot, an entry, a value.
+ * hash index over it, laid out so that a set or a get of a short key and
+ * value touches two cache lines whatever the number of keys: a slot and an
+ * entry.
  *
  * Entries are appended in order; a delete frees the entry's buffers and
  * leaves it dead, so that positions held by the index stay valid. Dead
@@ -13,11 +14,12 @@
  * and the entry's key hash in its high half, so that a probe passes over
  * other keys without reading their entries.
  *
- * An entry is one cache line (the array is aligned to them). A key of up to
- * KEY_INLINE bytes is stored in the entry, a longer one in an allocation of
- * its own. A value has a buffer of vcap bytes that an overwrite reuses when
- * the new value fits, so that overwriting allocates only when a value
- * outgrows its buffer. Sets, gets and deletes are O(1) on average. */
+ * An entry is one cache line (the array is aligned to them) and holds its
+ * key and value when they are short: up to KEY_INLINE and VAL_INLINE bytes.
+ * A longer key or value has a buffer of its own. An overwrite copies a long
+ * value into the buffer the entry has when it fits (it allocates only when
+ * a value outgrows its buffer) and frees the buffer when the new value is
+ * short. Sets, gets and deletes are O(1) on average. */
 #include "private.h"
 
 #include <ctype.h>
@@ -28,23 +30,30 @@
 #include <string.h>
 
 #define LINE 64       /* bytes in a cache line */
-#define KEY_INLINE 39 /* the longest key kept in its entry */
+#define KEY_INLINE 31 /* the longest key kept in its entry */
+#define VAL_INLINE 23 /* the longest value kept in its entry */
 
 struct entry {
-    char *val;           /* vcap bytes, NUL-terminated */
-    uint32_t vlen, vcap; /* vcap is 0 when there is no buffer yet */
     uint32_t hash;
+    uint16_t vlen;
     uint8_t klen;
     bool live;
     union {
         char in[KEY_INLINE + 1]; /* klen <= KEY_INLINE */
         char *out;               /* klen > KEY_INLINE */
     } key;
+    union {
+        char in[VAL_INLINE + 1]; /* vlen <= VAL_INLINE */
+        struct {
+            char *buf; /* vlen > VAL_INLINE: cap bytes */
+            size_t cap;
+        } out;
+    } val;
 };
 
 _Static_assert(sizeof(struct entry) == LINE, "an entry is one cache line");
 _Static_assert(RMALAB_MAX_INFO_KEY <= UINT8_MAX, "klen holds every key length");
-_Static_assert(RMALAB_MAX_INFO_VAL < UINT32_MAX - 16, "vcap holds every value buffer");
+_Static_assert(RMALAB_MAX_INFO_VAL <= UINT16_MAX, "vlen holds every value length");
 
 struct rmalab_info {
     struct entry *ents; /* in insertion order, dead ones included; LINE-aligned */
@@ -78,11 +87,17 @@ static const char *entry_key(const struct entry *e)
     return e->klen <= KEY_INLINE ? e->key.in : e->key.out;
 }
 
+static const char *entry_val(const struct entry *e)
+{
+    return e->vlen <= VAL_INLINE ? e->val.in : e->val.out.buf;
+}
+
 static void entry_free(struct entry *e)
 {
     if (e->klen > KEY_INLINE)
         rmalab__free(e->key.out);
-    rmalab__free(e->val);
+    if (e->vlen > VAL_INLINE)
+        rmalab__free(e->val.out.buf);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -295,7 +310,7 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
     for (size_t i = 0; i < info->nents && rc == RMALAB_OK; i++) {
         const struct entry *e = &info->ents[i];
         if (e->live)
-            rc = rmalab_info_set_n(copy, entry_key(e), e->klen, e->val, e->vlen);
+            rc = rmalab_info_set_n(copy, entry_key(e), e->klen, entry_val(e), e->vlen);
     }
     if (rc) {
         rmalab_info_destroy(&copy);
@@ -308,52 +323,59 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
 /* ------------------------------------------------------------------------ */
 /* Set and delete                                                           */
 
-/* The value into the entry's buffer, or into a new one (of vlen + 1 bytes
- * rounded up to 16) when it does not fit. The old buffer is freed after the
- * copy: `value` may point into it. A failure changes nothing. */
+/* The value into the entry when short, else into the entry's buffer when it
+ * fits, else into a new buffer of vlen + 1 bytes rounded up to 16. `value`
+ * may point into the entry or its buffer: the copy comes first, then the
+ * old buffer is freed. A failure changes nothing. */
 static int store_value(struct entry *e, const char *value, size_t vlen)
 {
-    char *buf = e->val;
-    size_t cap = (vlen + 16) & ~(size_t)15;
-    if (vlen >= e->vcap && !(buf = rmalab__malloc(cap)))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
-    memmove(buf, value, vlen);
-    buf[vlen] = '\0';
-    if (buf != e->val) {
-        rmalab__free(e->val);
-        e->val = buf;
-        e->vcap = (uint32_t)cap;
+    char *old = e->vlen > VAL_INLINE ? e->val.out.buf : NULL, *dst = old;
+    size_t cap = old ? e->val.out.cap : 0;
+    if (vlen <= VAL_INLINE)
+        dst = e->val.in;
+    else if (vlen >= cap) {
+        cap = (vlen + 16) & ~(size_t)15;
+        if (!(dst = rmalab__malloc(cap)))
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
     }
-    e->vlen = (uint32_t)vlen;
+    memmove(dst, value, vlen);
+    dst[vlen] = '\0';
+    if (old && dst != old)
+        rmalab__free(old);
+    if (vlen > VAL_INLINE) {
+        e->val.out.buf = dst;
+        e->val.out.cap = cap;
+    }
+    e->vlen = (uint16_t)vlen;
     return RMALAB_OK;
 }
 
-/* A new entry after the last one, and its slot. Growing the index or the
- * array changes no pairs, so a later failure leaves the object unchanged. */
+/* A new entry after the last one, and its slot. The entry is made first, so
+ * that `key` and `value` may point into the object, which growing the index
+ * or the array moves; growing changes no pairs, so a failure leaves the
+ * object unchanged. */
 static int insert(rmalab_info *info, const char *key, size_t klen, const char *value,
                   size_t vlen)
 {
-    int rc;
-    /* Room for one more entry and a load factor below one half. */
-    if (2 * (info->nused + 1) >= info->nslots && (rc = rebuild(info, info->nlive + 1)))
-        return rc;
-    if ((rc = grow_ents(info)))
-        return rc;
-    struct entry *e = &info->ents[info->nents];
-    *e = (struct entry){.hash = hash_bytes(key, klen), .klen = (uint8_t)klen, .live = true};
+    struct entry e = {.hash = hash_bytes(key, klen), .klen = (uint8_t)klen, .live = true};
     if (klen <= KEY_INLINE)
-        memcpy(e->key.in, key, klen); /* NUL-terminated by the initialiser */
-    else if (!(e->key.out = rmalab__strndup(key, klen)))
+        memcpy(e.key.in, key, klen); /* NUL-terminated by the initialiser */
+    else if (!(e.key.out = rmalab__strndup(key, klen)))
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
-    if ((rc = store_value(e, value, vlen))) {
-        entry_free(e);
+    int rc = store_value(&e, value, vlen);
+    /* Room for one more entry and a load factor below one half. */
+    if (!rc && 2 * (info->nused + 1) >= info->nslots)
+        rc = rebuild(info, info->nlive + 1);
+    if (rc || (rc = grow_ents(info))) {
+        entry_free(&e);
         return rc;
     }
     int found;
-    size_t i = probe(info, key, klen, e->hash, &found);
+    size_t i = probe(info, entry_key(&e), klen, e.hash, &found);
     if (info->slots[i] == 0)
         info->nused++;
-    info->slots[i] = slot_make(e->hash, info->nents++);
+    info->slots[i] = slot_make(e.hash, info->nents);
+    info->ents[info->nents++] = e;
     info->nlive++;
     return RMALAB_OK;
 }
@@ -423,7 +445,7 @@ const char *rmalab_info_lookup(const rmalab_info *info, const char *key, size_t 
     const struct entry *e = slot_entry(info, slot);
     if (vlen)
         *vlen = e->vlen;
-    return e->val;
+    return entry_val(e);
 }
 
 /* The common front of the C readers: validate, then look up. */
@@ -518,7 +540,7 @@ int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
     if (klen)
         *klen = e->klen;
     if (value)
-        *value = e->val;
+        *value = entry_val(e);
     if (vlen)
         *vlen = e->vlen;
     return RMALAB_OK;

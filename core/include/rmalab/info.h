@@ -63,7 +63,9 @@ RMALAB_API int rmalab_info_get_nkeys(const rmalab_info *info, int *nkeys);
 RMALAB_API int rmalab_info_get_nthkey(rmalab_info *info, int n, char *key);
 
 /* Direct, zero-copy access. lookup returns NULL when absent; the pointers
- * stay valid until the object is next modified. */
+ * stay valid until the object is next modified, and a first nth or nthkey
+ * after a delete counts (it compacts, which moves short keys and values).
+ * They may be handed back to set on the same object. */
 RMALAB_API const char *rmalab_info_lookup(const rmalab_info *info, const char *key,
                                           size_t klen, size_t *vlen);
 RMALAB_API int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
