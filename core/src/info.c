@@ -9,10 +9,11 @@
  * allocating) when they outnumber the live ones, or when nthkey needs
  * positions to be dense.
  *
- * The index is a power-of-two array of 64-bit slots kept below half full
- * and probed linearly. A slot holds an entry's position + 1 in its low half
- * and the entry's key hash in its high half, so that a probe passes over
- * other keys without reading their entries.
+ * The index is a power-of-two array of 32-bit slots kept below half full
+ * and probed linearly. A slot holds an entry's position + 1 in its low 24
+ * bits and the top 8 bits of the entry's key hash above them, so that a
+ * probe passes over other keys without reading their entries (all but 1 in
+ * 256). That bounds an object to MAX_ENTS entries, some 16 million.
  *
  * An entry is one cache line (the array is aligned to them) and holds its
  * key and value when they are short: up to KEY_INLINE and VAL_INLINE bytes.
@@ -59,27 +60,25 @@ struct rmalab_info {
     struct entry *ents; /* in insertion order, dead ones included; LINE-aligned */
     size_t nents, cap;  /* used and allocated entries */
     size_t nlive;
-    uint64_t *slots;    /* 0 empty, SLOT_DEAD deleted, else hash << 32 | index + 1 */
+    uint32_t *slots;    /* 0 empty, SLOT_DEAD deleted, else hash tag | index + 1 */
     size_t nslots;      /* a power of two, or 0 */
     size_t nused;       /* slots that are not empty (live or dead) */
 };
 
-#define SLOT_DEAD UINT64_MAX
-#define MAX_ENTS ((size_t)UINT32_MAX - 1) /* so that no position + 1 is all ones */
+#define SLOT_DEAD UINT32_MAX
+#define TAG 0xff000000u             /* the bits of a hash that slots keep */
+#define MAX_ENTS ((size_t)0xfffffe) /* positions + 1 below the tag, never all ones */
 
-static uint64_t slot_make(uint32_t hash, size_t index)
+_Static_assert(MAX_ENTS + 1 == (size_t)~TAG, "positions + 1 fill the bits below TAG");
+
+static uint32_t slot_make(uint32_t hash, size_t index)
 {
-    return (uint64_t)hash << 32 | (uint64_t)(index + 1);
+    return (hash & TAG) | (uint32_t)(index + 1);
 }
 
-static uint32_t slot_hash(uint64_t s)
+static size_t slot_index(uint32_t s)
 {
-    return (uint32_t)(s >> 32);
-}
-
-static size_t slot_index(uint64_t s)
-{
-    return (size_t)(uint32_t)s - 1;
+    return (size_t)(s & ~TAG) - 1;
 }
 
 static const char *entry_key(const struct entry *e)
@@ -170,14 +169,14 @@ static int check_value(const char *val, size_t vlen)
 /* The index                                                                */
 
 /* Slot holding the key, or the first free slot of its probe sequence when
- * absent (*found = 0). An entry is read only when its slot's hash matches.
+ * absent (*found = 0). An entry is read only when its slot's tag matches.
  * Requires nslots > nused. */
 static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint32_t h,
                     int *found)
 {
     size_t mask = info->nslots - 1, first_dead = SIZE_MAX;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        uint64_t s = info->slots[i];
+        uint32_t s = info->slots[i];
         if (s == 0) {
             *found = 0;
             return first_dead != SIZE_MAX ? first_dead : i;
@@ -187,7 +186,7 @@ static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint3
                 first_dead = i;
             continue;
         }
-        if (slot_hash(s) != h)
+        if ((s & TAG) != (h & TAG))
             continue;
         const struct entry *e = &info->ents[slot_index(s)];
         if (e->klen == klen && memcmp(entry_key(e), key, klen) == 0) {
@@ -238,7 +237,7 @@ static int rebuild(rmalab_info *info, size_t want)
     size_t nslots = 16;
     while (nslots < 2 * (want + 1))
         nslots <<= 1;
-    uint64_t *slots = rmalab__calloc(nslots, sizeof *slots);
+    uint32_t *slots = rmalab__calloc(nslots, sizeof *slots);
     if (!slots)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
     rmalab__free(info->slots);
@@ -261,9 +260,16 @@ static int grow_ents(rmalab_info *info)
 {
     if (info->nents < info->cap)
         return RMALAB_OK;
+    if (info->nents == MAX_ENTS)
+        return rmalab__fail(RMALAB_ERR_NO_MEM,
+                            "an info object holds at most %zu entries (its keys, and "
+                            "deleted keys not yet squeezed out)",
+                            MAX_ENTS);
     size_t cap = info->cap ? 2 * info->cap : 8;
+    if (cap > MAX_ENTS)
+        cap = MAX_ENTS;
     void *ents = NULL;
-    if (cap > MAX_ENTS || rmalab__memalign(&ents, LINE, cap * sizeof *info->ents))
+    if (rmalab__memalign(&ents, LINE, cap * sizeof *info->ents))
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
     if (info->nents)
         memcpy(ents, info->ents, info->nents * sizeof *info->ents);
