@@ -36,6 +36,7 @@
 #define ROUNDS 5
 #define TARGET_NS 40000000.0 /* about 40 ms per timed repetition */
 #define CALIB_MIN_NS 5000000.0
+#define GROWTH_TARGET 1.5 /* rmalab's 10,000-key cost over its 8-key cost (issue 13) */
 
 _Static_assert(RMALAB_MAX_INFO_VAL == MPI_MAX_INFO_VAL,
                "the two sides must be handed the same buffer size");
@@ -277,15 +278,15 @@ int main(int argc, char **argv)
     double speedup = hi->m_med / hi->r_med;
     double growth = hi->r_med / lo->r_med;
     printf("\ntargets: within 1.5x of MPI_Info at %d keys; flat growth (rmalab %d-key "
-           "cost <= 2x its %d-key cost) and >= 20x faster than MPI_Info at %d keys\n",
-           lo->n, hi->n, lo->n, hi->n);
+           "cost <= %.1fx its %d-key cost) and >= 20x faster than MPI_Info at %d keys\n",
+           lo->n, hi->n, GROWTH_TARGET, lo->n, hi->n);
     if (NSIZES == 3)
         printf("  (growth 1,000 -> 10,000 keys: rmalab %.2fx, MPI_Info %.2fx)\n",
                hi->r_med / res[1].r_med, hi->m_med / res[1].m_med);
     printf("  %-44s %s (ratio %.2f)\n", "within 1.5x of MPI_Info at 8 keys:",
            r_small <= 1.5 ? "PASS" : "MISS", r_small);
     printf("  %-44s %s (growth %.2fx; MPI_Info %.0fx)\n", "flat growth 8 -> 10,000 keys:",
-           growth <= 2.0 ? "PASS" : "MISS", growth, hi->m_med / lo->m_med);
+           growth <= GROWTH_TARGET ? "PASS" : "MISS", growth, hi->m_med / lo->m_med);
     printf("  %-44s %s (%.1fx faster)\n", ">= 20x faster than MPI_Info at 10,000 keys:",
            speedup >= 20.0 ? "PASS" : "MISS", speedup);
     printf("\nchecksum %llu, missed lookups %llu, wall %.1f s\n", checksum, misses, total);

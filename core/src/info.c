@@ -1,11 +1,26 @@
 /* Info objects: an insertion-ordered array of entries with an open-addressing
- * hash index over it.
+ * hash index over it, laid out so that a set or a get of a short key and
+ * value touches two cache lines whatever the number of keys: a slot and an
+ * entry.
  *
- * Entries are appended in order; a delete frees the strings and leaves a dead
- * entry behind, so that indexes held by the hash stay valid. Dead entries are
- * squeezed out (and the index rebuilt in place, without allocating) when they
- * outnumber the live ones, or when nthkey needs positions to be dense.
- * Sets, gets and deletes are O(1) on average whatever the number of keys. */
+ * Entries are appended in order; a delete frees the entry's buffers and
+ * leaves it dead, so that positions held by the index stay valid. Dead
+ * entries are squeezed out (and the index rebuilt in place, without
+ * allocating) when they outnumber the live ones, or when nthkey needs
+ * positions to be dense.
+ *
+ * The index is a power-of-two array of 32-bit slots kept below half full
+ * and probed linearly. A slot holds an entry's position + 1 in its low 24
+ * bits and the top 8 bits of the entry's key hash above them, so that a
+ * probe passes over other keys without reading their entries (all but 1 in
+ * 256). That bounds an object to MAX_ENTS entries, some 16 million.
+ *
+ * An entry is one cache line (the array is aligned to them) and holds its
+ * key and value when they are short: up to KEY_INLINE and VAL_INLINE bytes.
+ * A longer key or value has a buffer of its own. An overwrite copies a long
+ * value into the buffer the entry has when it fits (it allocates only when
+ * a value outgrows its buffer) and frees the buffer when the new value is
+ * short. Sets, gets and deletes are O(1) on average. */
 #include "private.h"
 
 #include <ctype.h>
@@ -15,24 +30,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LINE 64       /* bytes in a cache line */
+#define KEY_INLINE 31 /* the longest key kept in its entry */
+#define VAL_INLINE 23 /* the longest value kept in its entry */
+
 struct entry {
-    char *key;
-    char *val;
-    size_t klen, vlen;
     uint32_t hash;
-    int live;
+    uint16_t vlen;
+    uint8_t klen;
+    bool live;
+    union {
+        char in[KEY_INLINE + 1]; /* klen <= KEY_INLINE */
+        char *out;               /* klen > KEY_INLINE */
+    } key;
+    union {
+        char in[VAL_INLINE + 1]; /* vlen <= VAL_INLINE */
+        struct {
+            char *buf; /* vlen > VAL_INLINE: cap bytes */
+            size_t cap;
+        } out;
+    } val;
 };
 
+_Static_assert(sizeof(struct entry) == LINE, "an entry is one cache line");
+_Static_assert(RMALAB_MAX_INFO_KEY <= UINT8_MAX, "klen holds every key length");
+_Static_assert(RMALAB_MAX_INFO_VAL <= UINT16_MAX, "vlen holds every value length");
+
 struct rmalab_info {
-    struct entry *ents; /* in insertion order, dead ones included */
+    struct entry *ents; /* in insertion order, dead ones included; LINE-aligned */
     size_t nents, cap;  /* used and allocated entries */
     size_t nlive;
-    uint32_t *slots;    /* 0 empty, SLOT_DEAD deleted, else entry index + 1 */
+    uint32_t *slots;    /* 0 empty, SLOT_DEAD deleted, else hash tag | index + 1 */
     size_t nslots;      /* a power of two, or 0 */
     size_t nused;       /* slots that are not empty (live or dead) */
 };
 
 #define SLOT_DEAD UINT32_MAX
+#define TAG 0xff000000u             /* the bits of a hash that slots keep */
+#define MAX_ENTS ((size_t)0xfffffe) /* positions + 1 below the tag, never all ones */
+
+_Static_assert(MAX_ENTS + 1 == (size_t)~TAG, "positions + 1 fill the bits below TAG");
+
+static uint32_t slot_make(uint32_t hash, size_t index)
+{
+    return (hash & TAG) | (uint32_t)(index + 1);
+}
+
+static size_t slot_index(uint32_t s)
+{
+    return (size_t)(s & ~TAG) - 1;
+}
+
+static const char *entry_key(const struct entry *e)
+{
+    return e->klen <= KEY_INLINE ? e->key.in : e->key.out;
+}
+
+static const char *entry_val(const struct entry *e)
+{
+    return e->vlen <= VAL_INLINE ? e->val.in : e->val.out.buf;
+}
+
+static void entry_free(struct entry *e)
+{
+    if (e->klen > KEY_INLINE)
+        rmalab__free(e->key.out);
+    if (e->vlen > VAL_INLINE)
+        rmalab__free(e->val.out.buf);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Strings                                                                  */
@@ -104,12 +169,13 @@ static int check_value(const char *val, size_t vlen)
 /* The index                                                                */
 
 /* Slot holding the key, or the first free slot of its probe sequence when
- * absent (*found = 0). Requires nslots > nused. */
+ * absent (*found = 0). An entry is read only when its slot's tag matches.
+ * Requires nslots > nused. */
 static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint32_t h,
                     int *found)
 {
-    size_t mask = info->nslots - 1, i = h & mask, first_dead = SIZE_MAX;
-    for (;;) {
+    size_t mask = info->nslots - 1, first_dead = SIZE_MAX;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
         uint32_t s = info->slots[i];
         if (s == 0) {
             *found = 0;
@@ -118,14 +184,15 @@ static size_t probe(const rmalab_info *info, const char *key, size_t klen, uint3
         if (s == SLOT_DEAD) {
             if (first_dead == SIZE_MAX)
                 first_dead = i;
-        } else {
-            const struct entry *e = &info->ents[s - 1];
-            if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0) {
-                *found = 1;
-                return i;
-            }
+            continue;
         }
-        i = (i + 1) & mask;
+        if ((s & TAG) != (h & TAG))
+            continue;
+        const struct entry *e = &info->ents[slot_index(s)];
+        if (e->klen == klen && memcmp(entry_key(e), key, klen) == 0) {
+            *found = 1;
+            return i;
+        }
     }
 }
 
@@ -138,6 +205,11 @@ static int find(const rmalab_info *info, const char *key, size_t klen, size_t *s
     if (found && slot)
         *slot = i;
     return found;
+}
+
+static struct entry *slot_entry(const rmalab_info *info, size_t slot)
+{
+    return &info->ents[slot_index(info->slots[slot])];
 }
 
 /* Squeeze out dead entries and index the live ones afresh in the current
@@ -155,7 +227,7 @@ static void reindex(rmalab_info *info)
         size_t k = info->ents[i].hash & mask;
         while (info->slots[k])
             k = (k + 1) & mask;
-        info->slots[k] = (uint32_t)(i + 1);
+        info->slots[k] = slot_make(info->ents[i].hash, i);
     }
 }
 
@@ -183,6 +255,30 @@ static void compact(rmalab_info *info)
         reindex(info);
 }
 
+/* Room for one more entry: a LINE-aligned array of twice the entries. */
+static int grow_ents(rmalab_info *info)
+{
+    if (info->nents < info->cap)
+        return RMALAB_OK;
+    if (info->nents == MAX_ENTS)
+        return rmalab__fail(RMALAB_ERR_NO_MEM,
+                            "an info object holds at most %zu entries (its keys, and "
+                            "deleted keys not yet squeezed out)",
+                            MAX_ENTS);
+    size_t cap = info->cap ? 2 * info->cap : 8;
+    if (cap > MAX_ENTS)
+        cap = MAX_ENTS;
+    void *ents = NULL;
+    if (rmalab__memalign(&ents, LINE, cap * sizeof *info->ents))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
+    if (info->nents)
+        memcpy(ents, info->ents, info->nents * sizeof *info->ents);
+    rmalab__free(info->ents);
+    info->ents = ents;
+    info->cap = cap;
+    return RMALAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Life cycle                                                               */
 
@@ -202,10 +298,9 @@ void rmalab_info_destroy(rmalab_info **handle)
         return;
     rmalab_info *info = *handle;
     *handle = NULL;
-    for (size_t i = 0; i < info->nents; i++) {
-        rmalab__free(info->ents[i].key);
-        rmalab__free(info->ents[i].val);
-    }
+    for (size_t i = 0; i < info->nents; i++)
+        if (info->ents[i].live)
+            entry_free(&info->ents[i]);
     rmalab__free(info->ents);
     rmalab__free(info->slots);
     rmalab__free(info);
@@ -221,7 +316,7 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
     for (size_t i = 0; i < info->nents && rc == RMALAB_OK; i++) {
         const struct entry *e = &info->ents[i];
         if (e->live)
-            rc = rmalab_info_set_n(copy, e->key, e->klen, e->val, e->vlen);
+            rc = rmalab_info_set_n(copy, entry_key(e), e->klen, entry_val(e), e->vlen);
     }
     if (rc) {
         rmalab_info_destroy(&copy);
@@ -234,6 +329,63 @@ int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
 /* ------------------------------------------------------------------------ */
 /* Set and delete                                                           */
 
+/* The value into the entry when short, else into the entry's buffer when it
+ * fits, else into a new buffer of vlen + 1 bytes rounded up to 16. `value`
+ * may point into the entry or its buffer: the copy comes first, then the
+ * old buffer is freed. A failure changes nothing. */
+static int store_value(struct entry *e, const char *value, size_t vlen)
+{
+    char *old = e->vlen > VAL_INLINE ? e->val.out.buf : NULL, *dst = old;
+    size_t cap = old ? e->val.out.cap : 0;
+    if (vlen <= VAL_INLINE)
+        dst = e->val.in;
+    else if (vlen >= cap) {
+        cap = (vlen + 16) & ~(size_t)15;
+        if (!(dst = rmalab__malloc(cap)))
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
+    }
+    memmove(dst, value, vlen);
+    dst[vlen] = '\0';
+    if (old && dst != old)
+        rmalab__free(old);
+    if (vlen > VAL_INLINE) {
+        e->val.out.buf = dst;
+        e->val.out.cap = cap;
+    }
+    e->vlen = (uint16_t)vlen;
+    return RMALAB_OK;
+}
+
+/* A new entry after the last one, and its slot. The entry is made first, so
+ * that `key` and `value` may point into the object, which growing the index
+ * or the array moves; growing changes no pairs, so a failure leaves the
+ * object unchanged. */
+static int insert(rmalab_info *info, const char *key, size_t klen, const char *value,
+                  size_t vlen)
+{
+    struct entry e = {.hash = hash_bytes(key, klen), .klen = (uint8_t)klen, .live = true};
+    if (klen <= KEY_INLINE)
+        memcpy(e.key.in, key, klen); /* NUL-terminated by the initialiser */
+    else if (!(e.key.out = rmalab__strndup(key, klen)))
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
+    int rc = store_value(&e, value, vlen);
+    /* Room for one more entry and a load factor below one half. */
+    if (!rc && 2 * (info->nused + 1) >= info->nslots)
+        rc = rebuild(info, info->nlive + 1);
+    if (rc || (rc = grow_ents(info))) {
+        entry_free(&e);
+        return rc;
+    }
+    int found;
+    size_t i = probe(info, entry_key(&e), klen, e.hash, &found);
+    if (info->slots[i] == 0)
+        info->nused++;
+    info->slots[i] = slot_make(e.hash, info->nents);
+    info->ents[info->nents++] = e;
+    info->nlive++;
+    return RMALAB_OK;
+}
+
 int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const char *value,
                       size_t vlen)
 {
@@ -243,49 +395,10 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
         return rc;
     if ((rc = check_value(value, vlen)))
         return rc;
-    char *v = rmalab__strndup(value, vlen);
-    if (!v)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
-
     size_t slot;
-    if (find(info, key, klen, &slot)) {
-        struct entry *e = &info->ents[info->slots[slot] - 1];
-        rmalab__free(e->val);
-        e->val = v;
-        e->vlen = vlen;
-        return RMALAB_OK;
-    }
-    /* Room for one more entry and a load factor below one half. */
-    if (2 * (info->nused + 1) >= info->nslots) {
-        if ((rc = rebuild(info, info->nlive + 1))) {
-            rmalab__free(v);
-            return rc;
-        }
-    }
-    if (info->nents == info->cap) {
-        size_t cap = info->cap ? 2 * info->cap : 8;
-        struct entry *ents = rmalab__realloc(info->ents, cap * sizeof *ents);
-        if (!ents) {
-            rmalab__free(v);
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
-        }
-        info->ents = ents;
-        info->cap = cap;
-    }
-    char *k = rmalab__strndup(key, klen);
-    if (!k) {
-        rmalab__free(v);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
-    }
-    uint32_t h = hash_bytes(key, klen);
-    int found;
-    size_t i = probe(info, key, klen, h, &found);
-    if (info->slots[i] == 0)
-        info->nused++;
-    info->ents[info->nents] = (struct entry){k, v, klen, vlen, h, 1};
-    info->slots[i] = (uint32_t)(++info->nents);
-    info->nlive++;
-    return RMALAB_OK;
+    if (find(info, key, klen, &slot))
+        return store_value(slot_entry(info, slot), value, vlen);
+    return insert(info, key, klen, value, vlen);
 }
 
 int rmalab_info_set(rmalab_info *info, const char *key, const char *value)
@@ -309,11 +422,9 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
                             "cannot delete info key \"%.*s\": it is not set (check with get "
                             "first)",
                             (int)klen, key);
-    struct entry *e = &info->ents[info->slots[slot] - 1];
-    rmalab__free(e->key);
-    rmalab__free(e->val);
-    e->key = e->val = NULL;
-    e->live = 0;
+    struct entry *e = slot_entry(info, slot);
+    entry_free(e);
+    e->live = false;
     info->slots[slot] = SLOT_DEAD;
     info->nlive--;
     if (info->nents - info->nlive > info->nlive + 16)
@@ -337,10 +448,10 @@ const char *rmalab_info_lookup(const rmalab_info *info, const char *key, size_t 
     size_t slot;
     if (!info || !key || !find(info, key, klen, &slot))
         return NULL;
-    const struct entry *e = &info->ents[info->slots[slot] - 1];
+    const struct entry *e = slot_entry(info, slot);
     if (vlen)
         *vlen = e->vlen;
-    return e->val;
+    return entry_val(e);
 }
 
 /* The common front of the C readers: validate, then look up. */
@@ -431,11 +542,11 @@ int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
     compact(info);
     const struct entry *e = &info->ents[n];
     if (key)
-        *key = e->key;
+        *key = entry_key(e);
     if (klen)
         *klen = e->klen;
     if (value)
-        *value = e->val;
+        *value = entry_val(e);
     if (vlen)
         *vlen = e->vlen;
     return RMALAB_OK;

@@ -736,6 +736,15 @@ START_TEST(test_interleaved_delete_set)
 }
 END_TEST
 
+/* A key of the longest length allowed. With values of the longest length
+ * too, each key and value has an allocation of its own however short
+ * strings are kept. */
+static void long_key(char *buf, int i)
+{
+    memset(buf, 'k', RMALAB_MAX_INFO_KEY);
+    snprintf(buf + RMALAB_MAX_INFO_KEY - 5, 6, "%05d", i);
+}
+
 /* Regression (found by tests/fuzz/fuzz-hints.c; fixed in core/src/info.c,
  * compact): squeezing out the entries deletes leave behind rebuilt the hash
  * index in a fresh allocation. When that allocation failed, nthkey returned
@@ -746,14 +755,15 @@ END_TEST
 START_TEST(test_compaction_never_allocates)
 {
     rmalab_info *info = tu_info(NULL);
-    char k[32];
+    char k[RMALAB_MAX_INFO_KEY + 1], v[RMALAB_MAX_INFO_VAL + 1];
+    tu_fill(v, 'v', RMALAB_MAX_INFO_VAL);
     for (int i = 0; i < 40; i++) {
-        many_key(k, i);
-        ck_assert_ok(rmalab_info_set(info, k, "v"));
+        long_key(k, i);
+        ck_assert_ok(rmalab_info_set(info, k, v));
     }
     long live = rmalab_debug_live_allocs();
     for (int i = 0; i < 39; i++) { /* squeezes on the way */
-        many_key(k, i);
+        long_key(k, i);
         rmalab_debug_fail_alloc(1);
         ck_assert_ok(rmalab_info_delete(info, k));
         rmalab_debug_fail_alloc(0);
@@ -764,16 +774,214 @@ START_TEST(test_compaction_never_allocates)
     ck_assert_ok(rmalab_info_set(info, "a", "1"));
     ck_assert_ok(rmalab_info_set(info, "b", "2"));
     ck_assert_ok(rmalab_info_delete(info, "a")); /* one dead entry before "b" */
-    const char *key = NULL, *v = NULL;
+    const char *key = NULL, *val = NULL;
     size_t kl = 0, vl = 0;
     rmalab_debug_fail_alloc(1);
-    int rc = rmalab_info_nth(info, 1, &key, &kl, &v, &vl);
+    int rc = rmalab_info_nth(info, 1, &key, &kl, &val, &vl);
     rmalab_debug_fail_alloc(0);
     ck_assert_ok(rc);
     ck_assert_str_eq(key, "b");
-    ck_assert_str_eq(v, "2");
-    ck_assert_str_eq(tu_nthkey(info, 0), "key-00039");
+    ck_assert_str_eq(val, "2");
+    long_key(k, 39);
+    ck_assert_str_eq(tu_nthkey(info, 0), k);
+    ck_assert_str_eq(tu_get(info, k), v);
     rmalab_info_destroy(&info);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Storage: short strings in the entry, long ones in buffers                */
+
+/* Buffers a delete of `key` frees (a delete never allocates); the pair is
+ * set again afterwards, at the end. */
+static long buffers_of(rmalab_info *info, const char *key)
+{
+    size_t vlen = 0;
+    char val[RMALAB_MAX_INFO_VAL + 1];
+    const char *v = rmalab_info_lookup(info, key, strlen(key), &vlen);
+    ck_assert_ptr_nonnull(v);
+    memcpy(val, v, vlen + 1);
+    long before = rmalab_debug_live_allocs();
+    ck_assert_ok(rmalab_info_delete(info, key));
+    long freed = before - rmalab_debug_live_allocs();
+    ck_assert_ok(rmalab_info_set(info, key, val));
+    return freed;
+}
+
+/* Every key length from 1 to the maximum, so that the longest key kept in
+ * an entry and the shortest kept outside are both here, whatever the
+ * limit: the pairs read back, keep their order through deletes and dup,
+ * and keys switch from no buffer to a buffer once, at one length. */
+START_TEST(test_every_key_length)
+{
+    rmalab_info *info = tu_info(NULL), *copy = NULL;
+    char k[RMALAB_MAX_INFO_KEY + 1], v[16];
+    int switches = 0;
+    long prev = 0;
+    for (int n = 1; n <= RMALAB_MAX_INFO_KEY; n++) {
+        snprintf(v, sizeof v, "v%d", n);
+        ck_assert_ok(rmalab_info_set(info, tu_fill(k, (char)('a' + n % 26), (size_t)n), v));
+    }
+    for (int n = 1; n <= RMALAB_MAX_INFO_KEY; n++) {
+        snprintf(v, sizeof v, "v%d", n);
+        tu_fill(k, (char)('a' + n % 26), (size_t)n);
+        ck_assert_str_eq(tu_nthkey(info, 0), k); /* the shorter ones moved to the end */
+        ck_assert_str_eq(tu_get(info, k), v);
+        long b = buffers_of(info, k);
+        ck_assert_int_le(b, n == 1 ? 0 : 1); /* a one-byte key is in its entry */
+        switches += b != prev;
+        prev = b;
+    }
+    ck_assert_int_eq(prev, 1); /* the longest has a buffer */
+    ck_assert_int_eq(switches, 1);
+    for (int n = 1; n <= RMALAB_MAX_INFO_KEY; n++) /* back in order */
+        ck_assert_str_eq(tu_nthkey(info, n - 1), tu_fill(k, (char)('a' + n % 26), (size_t)n));
+    for (int n = 1; n <= RMALAB_MAX_INFO_KEY; n += 2)
+        ck_assert_ok(rmalab_info_delete(info, tu_fill(k, (char)('a' + n % 26), (size_t)n)));
+    ck_assert_ok(rmalab_info_dup(info, &copy));
+    for (int j = 0, n = 2; n <= RMALAB_MAX_INFO_KEY; j++, n += 2) {
+        snprintf(v, sizeof v, "v%d", n);
+        tu_fill(k, (char)('a' + n % 26), (size_t)n);
+        ck_assert_str_eq(tu_nthkey(copy, j), k);
+        ck_assert_str_eq(tu_get(copy, k), v);
+        ck_assert_ok(rmalab_info_set(copy, k, "")); /* the original keeps its value */
+        ck_assert_str_eq(tu_get(info, k), v);
+    }
+    rmalab_info_destroy(&copy);
+    rmalab_info_destroy(&info);
+}
+END_TEST
+
+/* The same for values, from empty to the maximum, set on one key. */
+START_TEST(test_every_value_length)
+{
+    rmalab_info *info = tu_info(NULL);
+    char v[RMALAB_MAX_INFO_VAL + 1];
+    size_t vlen = 1;
+    int switches = 0;
+    long prev = 0;
+    for (int n = 0; n <= RMALAB_MAX_INFO_VAL; n++) {
+        ck_assert_ok(rmalab_info_set(info, "k", tu_fill(v, (char)('a' + n % 26), (size_t)n)));
+        ck_assert_str_eq(rmalab_info_lookup(info, "k", 1, &vlen), v);
+        ck_assert_uint_eq(vlen, (size_t)n);
+        long b = buffers_of(info, "k");
+        ck_assert_int_le(b, n == 0 ? 0 : 1);
+        switches += b != prev;
+        prev = b;
+    }
+    ck_assert_int_eq(prev, 1);
+    ck_assert_int_eq(switches, 1);
+    ck_assert_int_eq(tu_nkeys(info), 1);
+    rmalab_info_destroy(&info);
+}
+END_TEST
+
+/* An overwrite that fits the buffer a long value has allocates nothing; one
+ * that does not may fail for memory and then changes nothing; a short value
+ * frees the buffer. */
+START_TEST(test_overwrite_reuses_value_buffer)
+{
+    rmalab_info *info = tu_info("first", "1", NULL);
+    char v[RMALAB_MAX_INFO_VAL + 1];
+    ck_assert_ok(rmalab_info_set(info, "k", tu_fill(v, 'a', 100)));
+    long live = rmalab_debug_live_allocs();
+    rmalab_debug_fail_alloc(1); /* the next allocation would fail */
+    ck_assert_ok(rmalab_info_set(info, "k", tu_fill(v, 'b', 60))); /* shorter */
+    ck_assert_str_eq(tu_get(info, "k"), v);
+    ck_assert_ok(rmalab_info_set(info, "k", tu_fill(v, 'c', 100))); /* as long again */
+    ck_assert_str_eq(tu_get(info, "k"), v);
+    ck_assert_rc(rmalab_info_set(info, "k", tu_fill(v, 'd', RMALAB_MAX_INFO_VAL)),
+                 RMALAB_ERR_NO_MEM); /* longer: a new buffer */
+    rmalab_debug_fail_alloc(0);
+    ck_assert_str_eq(tu_get(info, "k"), tu_fill(v, 'c', 100));
+    ck_assert_int_eq(rmalab_debug_live_allocs(), live);
+
+    ck_assert_ok(rmalab_info_set(info, "k", tu_fill(v, 'd', RMALAB_MAX_INFO_VAL)));
+    ck_assert_int_eq(rmalab_debug_live_allocs(), live); /* one buffer for another */
+    ck_assert_ok(rmalab_info_set(info, "k", "short"));
+    ck_assert_int_eq(rmalab_debug_live_allocs(), live - 1);
+    rmalab_debug_fail_alloc(1);
+    ck_assert_ok(rmalab_info_set(info, "k", "")); /* short values never allocate */
+    ck_assert_ok(rmalab_info_set(info, "k", "longer, but still short"));
+    rmalab_debug_fail_alloc(0);
+    ck_assert_str_eq(tu_get(info, "k"), "longer, but still short");
+    ck_assert_int_eq(tu_nkeys(info), 2);
+    ck_assert_str_eq(tu_nthkey(info, 1), "k");
+    rmalab_info_destroy(&info);
+}
+END_TEST
+
+/* Keys and values handed to set may point into the same object, short ones
+ * into the entry array, which inserts grow and compaction squeezes. */
+START_TEST(test_set_from_the_object_itself)
+{
+    char k[32], v[RMALAB_MAX_INFO_VAL + 1];
+    tu_fill(v, 'L', 300);
+    for (int pass = 0; pass < 2; pass++) { /* short values, then a long one */
+        const char *from = pass ? "long" : "short", *want = pass ? v : "a short value";
+        rmalab_info *info = tu_info("gone", "x", "short", "a short value", "long", v, NULL);
+        ck_assert_ok(rmalab_info_delete(info, "gone")); /* the others move when squeezed */
+        for (int i = 0; i < 200; i++) { /* the array and the index grow */
+            snprintf(k, sizeof k, "copy-%d", i);
+            size_t vlen;
+            const char *src = rmalab_info_lookup(info, from, strlen(from), &vlen);
+            ck_assert_ok(rmalab_info_set_n(info, k, strlen(k), src, vlen));
+        }
+        for (int i = 0; i < 200; i++) {
+            snprintf(k, sizeof k, "copy-%d", i);
+            ck_assert_str_eq(tu_get(info, k), want);
+        }
+        rmalab_info_destroy(&info);
+    }
+
+    /* A value as a new key; a value overwritten by a part of itself. */
+    rmalab_info *info = tu_info("short", "a short value", "long", v, NULL);
+    size_t vlen;
+    ck_assert_ok(rmalab_info_set(info, rmalab_info_lookup(info, "short", 5, NULL), "k"));
+    ck_assert_str_eq(tu_get(info, "a short value"), "k");
+    const char *s = rmalab_info_lookup(info, "short", 5, &vlen);
+    ck_assert_ok(rmalab_info_set_n(info, "short", 5, s + 2, vlen - 2));
+    ck_assert_str_eq(tu_get(info, "short"), "short value");
+    s = rmalab_info_lookup(info, "long", 4, &vlen);
+    ck_assert_ok(rmalab_info_set_n(info, "long", 4, s + 1, vlen - 1));
+    ck_assert_str_eq(tu_get(info, "long"), tu_fill(v, 'L', 299));
+    s = rmalab_info_lookup(info, "long", 4, &vlen);
+    ck_assert_ok(rmalab_info_set_n(info, "long", 4, s + 290, vlen - 290)); /* to short */
+    ck_assert_str_eq(tu_get(info, "long"), tu_fill(v, 'L', 9));
+    ck_assert_int_eq(tu_nkeys(info), 3);
+    rmalab_info_destroy(&info);
+}
+END_TEST
+
+/* Keys of equal length whose 32-bit FNV-1a hashes (info.c's hash_bytes) are
+ * equal, found by a search: a short pair and a pair kept in buffers. The
+ * index holds the same bits for both, so only the keys tell them apart. */
+START_TEST(test_hash_collisions)
+{
+    static const char *pairs[][2] = {
+        {"c001113d", "c00bd088"}, /* 0x834b79d4 */
+        {"a-key-long-enough-to-need-a-buffer-of-its-own-00198eb",
+         "a-key-long-enough-to-need-a-buffer-of-its-own-0052938"}, /* 0x1629cf2e */
+    };
+    for (int p = 0; p < 2; p++) {
+        const char *a = pairs[p][0], *b = pairs[p][1];
+        rmalab_info *info = tu_info(a, "A", NULL);
+        ck_assert_ptr_null(tu_get(info, b));
+        ck_assert_rc(rmalab_info_delete(info, b), RMALAB_ERR_INFO_NOKEY);
+        ck_assert_ok(rmalab_info_set(info, b, "B"));
+        ck_assert_str_eq(tu_get(info, a), "A");
+        ck_assert_str_eq(tu_get(info, b), "B");
+        ck_assert_ok(rmalab_info_set(info, a, "A2")); /* overwrites a, not b */
+        ck_assert_str_eq(tu_get(info, b), "B");
+        ck_assert_ok(rmalab_info_delete(info, a));
+        ck_assert_ptr_null(tu_get(info, a));
+        ck_assert_str_eq(tu_get(info, b), "B");
+        ck_assert_ok(rmalab_info_set(info, a, "A3"));
+        ck_assert_str_eq(tu_nthkey(info, 0), b);
+        ck_assert_str_eq(tu_nthkey(info, 1), a);
+        ck_assert_str_eq(tu_get(info, a), "A3");
+        rmalab_info_destroy(&info);
+    }
 }
 END_TEST
 
@@ -840,6 +1048,14 @@ Suite *info_suite(void)
     tc = tcase_create("errors");
     tcase_add_test(tc, test_error_names);
     tcase_add_test(tc, test_error_messages);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("storage");
+    tcase_add_test(tc, test_every_key_length);
+    tcase_add_test(tc, test_every_value_length);
+    tcase_add_test(tc, test_overwrite_reuses_value_buffer);
+    tcase_add_test(tc, test_set_from_the_object_itself);
+    tcase_add_test(tc, test_hash_collisions);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("many");

@@ -8,7 +8,9 @@
  * longer or empty key is ERR_INFO_KEY, a longer value ERR_INFO_VALUE, and a
  * key or value holding a NUL byte is rejected with the same classes rather
  * than truncated. Lookups are O(1) on average (a hash index over the
- * insertion-ordered entries).
+ * insertion-ordered entries). An object holds at most 16,777,214 entries,
+ * counting deleted keys it has not yet squeezed out; a set beyond that is
+ * ERR_NO_MEM.
  *
  * Nothing here calls MPI except the conversion functions at the end, so the
  * object works before MPI_Init and without mpiexec. An info object is not
@@ -63,7 +65,9 @@ RMALAB_API int rmalab_info_get_nkeys(const rmalab_info *info, int *nkeys);
 RMALAB_API int rmalab_info_get_nthkey(rmalab_info *info, int n, char *key);
 
 /* Direct, zero-copy access. lookup returns NULL when absent; the pointers
- * stay valid until the object is next modified. */
+ * stay valid until the object is next modified, and a first nth or nthkey
+ * after a delete counts (it compacts, which moves short keys and values).
+ * They may be handed back to set on the same object. */
 RMALAB_API const char *rmalab_info_lookup(const rmalab_info *info, const char *key,
                                           size_t klen, size_t *vlen);
 RMALAB_API int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
