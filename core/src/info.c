@@ -260,6 +260,10 @@ static int grow_ents(rmalab_info *info)
 {
     if (info->nents < info->cap)
         return RMALAB_OK;
+    if (info->nents == MAX_ENTS && info->nlive < info->nents) {
+        compact(info); /* deleted entries make the room */
+        return RMALAB_OK;
+    }
     if (info->nents == MAX_ENTS)
         return rmalab__fail(RMALAB_ERR_NO_MEM,
                             "an info object holds at most %zu entries (its keys, and "
