@@ -17,14 +17,15 @@
  * the counters in a node-shared segment with C11 atomics (release on
  * increment, acquire on observation); where rmalab provides the window
  * memory (win_allocate, win_create without a base, and allocate_shared) it
- * is node-shared too, so puts and gets become plain copies. Other peers go through MPI: the counters sit in an internal
- * window opened once in lock_all at creation and are incremented with
- * MPI_Accumulate, flushed before post and complete return (so a peer never
- * depends on this rank calling MPI again: "once post is issued, the
- * sequence must complete without further dependencies"), and read with
- * plain atomic loads of the rank's own part, as the
- * unified memory model allows; the data window is itself kept in lock_all,
- * so operations are issued at any time and completed with MPI_Win_flush.
+ * is node-shared too, so puts and gets become plain copies. Other peers go
+ * through MPI: the counters sit in an internal window opened once in
+ * lock_all at creation and are incremented with MPI_Accumulate, flushed
+ * before post and complete return (so a peer never depends on this rank
+ * calling MPI again: "once post is issued, the sequence must complete
+ * without further dependencies"), and read with plain atomic loads of the
+ * rank's own part, as the unified memory model allows; the data window is
+ * itself kept in lock_all, so operations are issued at any time and
+ * completed with MPI_Win_flush.
  *
  * Weak synchronisation: start returns at once; the first operation to a
  * target waits for that target's post. An origin whose epoch touches only
