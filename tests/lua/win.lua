@@ -677,6 +677,20 @@ T.case("free twice, use after free, <close>", function()
   checkerr("ERR_WIN", "this window was freed", w.get_name, w)
   checkerr("ERR_WIN", "this window was freed", w.epochs, w)
   checkerr("ERR_WIN", "window expected", w.read, {}, 0, "int8")
+  -- a window is known by what its userdata holds, not only by its
+  -- metatable: other userdata are refused, full or light, and so is one
+  -- that debug.setmetatable dressed as a window
+  checkerr("ERR_WIN", "window expected", w.read, io.stdout, 0, "int8")
+  local up = 0
+  local light = debug.upvalueid(function() return up end, 1)
+  checkerr("ERR_WIN", "window expected", w.read, light, 0, "int8")
+  local info = rl.info({ a = "1" })
+  local mt = debug.getmetatable(info)
+  debug.setmetatable(info, debug.getmetatable(w))
+  checkerr("ERR_WIN", "window expected", w.read, info, 0, "int8")
+  checkerr("ERR_WIN", "window expected", tostring, info)
+  debug.setmetatable(info, mt)
+  T.eq(info:get("a"), "1", "the info object is untouched")
   local kept
   do
     local c <close> = rl.win_allocate(16)
