@@ -8,14 +8,17 @@
 #include "lrmalab.h"
 
 typedef struct {
+    const void *tag; /* &comm_tag (lrm_newud) */
     rmalab_comm *comm;
     int is_world;
     int counted; /* in the context's stats.comms */
 } lcomm;
 
+static const char comm_tag = 'c';
+
 static lcomm *newcomm(lua_State *L)
 {
-    lcomm *u = lua_newuserdatauv(L, sizeof *u, 0);
+    lcomm *u = lrm_newud(L, sizeof *u, 0, &comm_tag);
     u->comm = NULL;
     u->is_world = 0;
     u->counted = 1;
@@ -24,11 +27,17 @@ static lcomm *newcomm(lua_State *L)
     return u;
 }
 
-rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+static lcomm *tocomm(lua_State *L, int arg)
 {
-    lcomm *u = luaL_testudata(L, arg, LRM_COMM_T);
+    lcomm *u = lrm_toud(L, arg, &comm_tag, sizeof *u);
     if (!u)
         lrm_argerror(L, arg, RMALAB_ERR_COMM, "communicator expected");
+    return u;
+}
+
+rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+{
+    lcomm *u = tocomm(L, arg);
     if (!u->comm)
         lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
     return u->comm;
@@ -211,7 +220,7 @@ static const lrm_hinted comm_hinted = {h_check_comm, h_set_info, h_get_info, h_h
 
 static int comm_free(lua_State *L)
 {
-    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    lcomm *u = tocomm(L, 1);
     if (u->is_world)
         return lrm_raise_comm(L,
                               rmalab_set_error(RMALAB_ERR_COMM, "rl.world is MPI_COMM_WORLD "
@@ -229,7 +238,7 @@ static int comm_free(lua_State *L)
 
 static int comm_gc(lua_State *L)
 {
-    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    lcomm *u = tocomm(L, 1);
     if (!u->comm || u->is_world) { /* else it leaked: it stays counted */
         lrm_getctx(L)->stats.comms -= u->counted;
         u->counted = 0;
@@ -248,7 +257,7 @@ static int comm_gc(lua_State *L)
 
 static int comm_close(lua_State *L)
 {
-    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    lcomm *u = tocomm(L, 1);
     if (u->comm && !u->is_world)
         return comm_free(L);
     return 0;
@@ -256,7 +265,7 @@ static int comm_close(lua_State *L)
 
 static int comm_tostring(lua_State *L)
 {
-    lcomm *u = luaL_checkudata(L, 1, LRM_COMM_T);
+    lcomm *u = tocomm(L, 1);
     if (!u->comm)
         lua_pushstring(L, "rmalab.comm (freed)");
     else

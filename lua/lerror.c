@@ -73,6 +73,21 @@ int lrm_raise_named(lua_State *L, const char *name, int code, const char *fmt, .
     return lua_error(L);
 }
 
+void *lrm_newud(lua_State *L, size_t size, int nuv, const void *tag)
+{
+    void *u = lua_newuserdatauv(L, size, nuv);
+    memset(u, 0, size);
+    memcpy(u, &tag, sizeof tag);
+    return u;
+}
+
+void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size)
+{
+    const void *const *u = lua_touserdata(L, arg);
+    /* the size first: a light userdata has none, and is never read */
+    return u && lua_rawlen(L, arg) == size && *u == tag ? (void *)u : NULL;
+}
+
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
 {
     lua_Debug ar;

@@ -9,13 +9,16 @@
 #define LRM_LIST_T "rmalab.list"
 
 typedef struct {
+    const void *tag; /* &info_tag (lrm_newud) */
     rmalab_info *info;
     int counted; /* in the context's stats.infos until info:free() or __gc */
 } linfo;
 
+static const char info_tag = 'i';
+
 static linfo *newinfo(lua_State *L)
 {
-    linfo *u = lua_newuserdatauv(L, sizeof *u, 0);
+    linfo *u = lrm_newud(L, sizeof *u, 0, &info_tag);
     u->info = NULL;
     u->counted = 1;
     luaL_setmetatable(L, LRM_INFO_T);
@@ -28,11 +31,22 @@ rmalab_info **lrm_newinfo(lua_State *L)
     return &newinfo(L)->info;
 }
 
-static rmalab_info *checkinfo(lua_State *L, int arg)
+static linfo *testinfo(lua_State *L, int arg)
 {
-    linfo *u = luaL_testudata(L, arg, LRM_INFO_T);
+    return lrm_toud(L, arg, &info_tag, sizeof(linfo));
+}
+
+static linfo *toinfo(lua_State *L, int arg)
+{
+    linfo *u = testinfo(L, arg);
     if (!u)
         lrm_argerror(L, arg, RMALAB_ERR_INFO, "info object expected");
+    return u;
+}
+
+static rmalab_info *checkinfo(lua_State *L, int arg)
+{
+    linfo *u = toinfo(L, arg);
     if (!u->info)
         lrm_raisef(L, RMALAB_ERR_INFO, "this info object was freed; create a new one with "
                                        "rl.info()");
@@ -126,7 +140,7 @@ int lrm_info_new(lua_State *L)
         linfo *u = newinfo(L);
         if ((rc = rmalab_info_create(&u->info)))
             return lrm_raise(L, rc, "rl.info");
-    } else if (luaL_testudata(L, 1, LRM_INFO_T)) {
+    } else if (testinfo(L, 1)) {
         rmalab_info *src = checkinfo(L, 1);
         linfo *u = newinfo(L);
         if ((rc = rmalab_info_dup(src, &u->info)))
@@ -155,7 +169,7 @@ rmalab_info *lrm_toinfo(lua_State *L, int arg, int optional)
         fill_from_table(L, u->info, arg);
         return u->info;
     }
-    if (!luaL_testudata(L, arg, LRM_INFO_T))
+    if (!testinfo(L, arg))
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "table of hints or info object expected");
     return checkinfo(L, arg);
 }
@@ -272,7 +286,7 @@ static int info_dup(lua_State *L)
 
 static int info_free(lua_State *L)
 {
-    linfo *u = luaL_checkudata(L, 1, LRM_INFO_T);
+    linfo *u = toinfo(L, 1);
     if (u->info) {
         rmalab_info_destroy(&u->info);
         u->info = NULL;
@@ -391,7 +405,7 @@ static int info_gc(lua_State *L)
 
 static int info_tostring(lua_State *L)
 {
-    linfo *u = luaL_checkudata(L, 1, LRM_INFO_T);
+    linfo *u = toinfo(L, 1);
     int n = 0;
     if (!u->info) {
         lua_pushstring(L, "rmalab.info (freed)");

@@ -32,6 +32,7 @@
 typedef struct kvstate kvstate;
 
 typedef struct {
+    const void *tag;   /* &keyval_tag (lrm_newud) */
     rmalab_keyval *kv; /* NULL once the core keyval is destroyed */
     kvstate *st;       /* NULL for predefined keyvals and once destroyed */
     int freed;         /* the user's reference is gone (kv:free, __gc) */
@@ -83,9 +84,24 @@ static void push_ref(lua_State *L, int r)
 /* ------------------------------------------------------------------------ */
 /* Keyval userdata                                                          */
 
+static const char keyval_tag = 'k';
+
+static lkeyval *testkeyval(lua_State *L, int arg)
+{
+    return lrm_toud(L, arg, &keyval_tag, sizeof(lkeyval));
+}
+
+static lkeyval *tokeyval(lua_State *L, int arg)
+{
+    lkeyval *u = testkeyval(L, arg);
+    if (!u)
+        lrm_argerror(L, arg, RMALAB_ERR_KEYVAL, "keyval expected");
+    return u;
+}
+
 static lkeyval *newkeyval(lua_State *L)
 {
-    lkeyval *u = lua_newuserdatauv(L, sizeof *u, 0);
+    lkeyval *u = lrm_newud(L, sizeof *u, 0, &keyval_tag);
     u->kv = NULL;
     u->st = NULL;
     u->freed = 0;
@@ -134,7 +150,7 @@ static void push_keyval(lua_State *L, kvstate *st)
 {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &weak_key);
     lua_rawgetp(L, -1, st->kv);
-    lkeyval *u = luaL_testudata(L, -1, LRM_KEYVAL_T);
+    lkeyval *u = testkeyval(L, -1);
     if (u && u->kv == st->kv) {
         lua_remove(L, -2);
         return;
@@ -175,7 +191,7 @@ static int drop_user_ref(lua_State *L, lkeyval *u)
 
 static lkeyval *checkkeyval(lua_State *L, int arg)
 {
-    lkeyval *u = luaL_testudata(L, arg, LRM_KEYVAL_T);
+    lkeyval *u = testkeyval(L, arg);
     if (!u) {
         char msg[128];
         snprintf(msg, sizeof msg, "keyval expected (make one with rl.keyval{...}), got %s",
@@ -191,9 +207,7 @@ static lkeyval *checkkeyval(lua_State *L, int arg)
 
 static int keyval_free(lua_State *L)
 {
-    lkeyval *u = luaL_testudata(L, 1, LRM_KEYVAL_T);
-    if (!u)
-        return lrm_argerror(L, 1, RMALAB_ERR_KEYVAL, "keyval expected");
+    lkeyval *u = tokeyval(L, 1);
     if (u->predefined)
         return lrm_raisef(L, RMALAB_ERR_KEYVAL,
                           "kv:free: rl.%s is predefined and cannot be freed; only keyvals "
@@ -210,7 +224,7 @@ static int keyval_free(lua_State *L)
 
 static int keyval_close(lua_State *L)
 {
-    lkeyval *u = luaL_checkudata(L, 1, LRM_KEYVAL_T);
+    lkeyval *u = tokeyval(L, 1);
     if (!u->predefined)
         keyval_free(L);
     return 0;
@@ -220,7 +234,7 @@ static int keyval_close(lua_State *L)
  * did not. The core keyval lives on while attributes use it. */
 static int keyval_gc(lua_State *L)
 {
-    lkeyval *u = luaL_checkudata(L, 1, LRM_KEYVAL_T);
+    lkeyval *u = tokeyval(L, 1);
     if (u->predefined)
         return 0;
     if (!u->freed)
@@ -243,7 +257,7 @@ static int keyval_gc(lua_State *L)
 
 static int keyval_tostring(lua_State *L)
 {
-    lkeyval *u = luaL_checkudata(L, 1, LRM_KEYVAL_T);
+    lkeyval *u = tokeyval(L, 1);
     if (u->predefined)
         lua_pushfstring(L, "rmalab.keyval (rl.%s)", u->predefined);
     else if (!u->kv)
@@ -524,7 +538,7 @@ void lrm_open_keyval(lua_State *L)
     lua_pushcfunction(L, l_keyval);
     lua_setfield(L, -2, "keyval");
     for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++) {
-        lkeyval *u = lua_newuserdatauv(L, sizeof *u, 0);
+        lkeyval *u = lrm_newud(L, sizeof *u, 0, &keyval_tag);
         u->kv = *predefined[i].kv;
         u->st = NULL;
         u->freed = 1;

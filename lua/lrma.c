@@ -9,8 +9,19 @@
 
 /* A result handle; its user value is the name of its window, for errors. */
 typedef struct {
+    const void *tag; /* &result_tag (lrm_newud) */
     rmalab_result *r;
 } lresult;
+
+static const char result_tag = 'r';
+
+static lresult *toresult(lua_State *L, int arg)
+{
+    lresult *u = lrm_toud(L, arg, &result_tag, sizeof *u);
+    if (!u)
+        lrm_argerror(L, arg, RMALAB_ERR_ARG, "RMA result expected");
+    return u;
+}
 
 static int win_error(lua_State *L, int rc, rmalab_win *w)
 {
@@ -21,8 +32,7 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
  * result the moment it exists. */
 static lresult *new_result_ud(lua_State *L, rmalab_win *w)
 {
-    lresult *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->r = NULL;
+    lresult *u = lrm_newud(L, sizeof *u, 1, &result_tag);
     luaL_setmetatable(L, LRM_RESULT_T);
     lua_pushstring(L, rmalab_win_get_name(w));
     lua_setiuservalue(L, -2, 1);
@@ -130,8 +140,8 @@ static int win_compare_and_swap(lua_State *L)
 static const rmalab_result *checkresult(lua_State *L, const void **data, rmalab_type *t,
                                         int *count)
 {
-    lresult *u = luaL_testudata(L, 1, LRM_RESULT_T);
-    if (!u || !u->r)
+    lresult *u = toresult(L, 1);
+    if (!u->r)
         lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
     int rc = rmalab_result_data(u->r, data, t, count);
     if (rc) {
@@ -164,8 +174,8 @@ static int result_values(lua_State *L)
 
 static int result_ready(lua_State *L)
 {
-    lresult *u = luaL_testudata(L, 1, LRM_RESULT_T);
-    if (!u || !u->r)
+    lresult *u = toresult(L, 1);
+    if (!u->r)
         return lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
     lua_pushboolean(L, rmalab_result_ready(u->r));
     return 1;
@@ -173,7 +183,7 @@ static int result_ready(lua_State *L)
 
 static int result_gc(lua_State *L)
 {
-    lresult *u = luaL_checkudata(L, 1, LRM_RESULT_T);
+    lresult *u = toresult(L, 1);
     rmalab_result_release(u->r);
     u->r = NULL;
     return 0;

@@ -108,6 +108,16 @@ int lrm_raise_named(lua_State *L, const char *name, int code, const char *fmt, .
 /* luaL_argerror's wording ("bad argument #n to 'f' (msg)") in an error
  * object of class `code`. Never returns. */
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg);
+/* The userdata the binding hands to Lua code (windows, communicators, info
+ * objects, keyvals, results) start with a tag: the address of a static in
+ * the file that owns the type. lrm_newud makes one, zeroed but for the tag
+ * (set the metatable once the fields are ready); lrm_toud gives it back
+ * when the value at `arg` is a full userdata of `size` bytes starting with
+ * `tag`, else NULL. It costs two Lua API calls where luaL_testudata fetches
+ * the metatable by name, and debug.setmetatable cannot make another
+ * userdata pass for one of ours. */
+void *lrm_newud(lua_State *L, size_t size, int nuv, const void *tag);
+void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size);
 /* Check that argument `arg` is a string (no number coercion). */
 const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len);
 /* An integer argument (no string coercion, no fractional part), or an

@@ -18,7 +18,7 @@
 #define WINS_KEY "rmalab.wins"
 
 typedef struct {
-    const void *tag; /* &win_tag: what makes a userdata a window (towin) */
+    const void *tag; /* &win_tag (lrm_newud) */
     rmalab_win *win;
     lrm_ctx *ctx;   /* of the Lua state that made it */
     lrm_leak *leak; /* the note __gc files if the window is never freed */
@@ -43,24 +43,17 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
     return lrm_raise_win(L, rc, w, NULL);
 }
 
-/* Every window call checks its first argument. luaL_testudata compares
- * metatables, fetched by name from the registry: 22 ns of a 47 ns
- * win:rank() (bench/lua-calls.lua), a quarter of what Lua adds to a PSCW
- * epoch. A window userdata instead starts with this address, written when
- * it is made, and the check reads it: a block of a window's size (light
- * userdata have none, so nothing is read through a stray pointer) holding
- * a pointer into this module's own data. Only C code could forge that; and
- * unlike the metatable, debug.setmetatable cannot dress another userdata
- * as a window. */
+/* Every window call checks its first argument, by its tag (lrm_toud):
+ * luaL_testudata took 22 ns of a 47 ns win:rank() (bench/lua-calls.lua),
+ * a quarter of what Lua adds to a PSCW epoch. */
 static const char win_tag = 'w';
 
 static lwin *towin(lua_State *L, int arg)
 {
-    lwin *u = lua_touserdata(L, arg);
-    if (u && lua_rawlen(L, arg) == sizeof *u && u->tag == &win_tag)
-        return u;
-    lrm_argerror(L, arg, RMALAB_ERR_WIN, "window expected");
-    return NULL;
+    lwin *u = lrm_toud(L, arg, &win_tag, sizeof *u);
+    if (!u)
+        lrm_argerror(L, arg, RMALAB_ERR_WIN, "window expected");
+    return u;
 }
 
 rmalab_win *lrm_checkwin(lua_State *L, int arg)
@@ -128,8 +121,7 @@ static void check_opts(lua_State *L, int optarg, rmalab_win_opts *opts)
  * is there before the core creates it. */
 static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
 {
-    lwin *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->tag = &win_tag;
+    lwin *u = lrm_newud(L, sizeof *u, 0, &win_tag);
     u->win = NULL;
     u->ctx = lrm_getctx(L);
     u->leak = NULL;

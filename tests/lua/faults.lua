@@ -109,4 +109,41 @@ T.case("delete callbacks that fail while <close> frees the window", function()
   T.eq(now.refs, base.refs, "the callbacks' references were released")
 end)
 
+T.case("debug.setmetatable cannot pass one object off as another", function()
+  -- Every object the module hands out is known by what its userdata holds,
+  -- not by its metatable: dressed in another type's metatable, it is
+  -- refused with that type's error instead of being read as that type
+  -- (which crashed the rank for windows before).
+  local w <close> = window("dressed")
+  local info, kv = rl.info({ a = "1" }), rl.keyval({})
+  w:lock(T.rank, "shared")
+  local r = w:get(T.rank, 0, "int64")
+  w:unlock(T.rank)
+  local objects = { win = w, comm = rl.world, info = info, keyval = kv, result = r,
+                    file = io.stdout }
+  local calls = { -- a method of each type, and the class its check raises
+    win = { "ERR_WIN", w.read, 0, "int8" },
+    comm = { "ERR_COMM", rl.world.rank },
+    info = { "ERR_INFO", info.get, "a" },
+    keyval = { "ERR_KEYVAL", kv.free },
+    result = { "ERR_ARG", r.ready },
+  }
+  for as, call in pairs(calls) do
+    for name, o in pairs(objects) do
+      if name ~= as then
+        local mt = debug.getmetatable(o)
+        debug.setmetatable(o, debug.getmetatable(objects[as]))
+        T.raises(call[1], function() return call[2](o, table.unpack(call, 3)) end,
+          "expected")
+        debug.setmetatable(o, mt)
+      end
+    end
+  end
+  T.eq(info:get("a"), "1", "the info object is untouched")
+  T.eq(r:value(), 0, "the result is untouched")
+  T.eq(rl.world:rank(), T.rank, "rl.world is untouched")
+  kv:free()
+  rl.world:barrier()
+end)
+
 T.done()
