@@ -81,13 +81,23 @@ static int comm_barrier(lua_State *L)
 /* comm:abort([code]): MPI_Abort, on purpose. Every rank of the job ends
  * (MPICH aborts the whole job whatever the communicator) and mpiexec exits
  * with `code`; the REPL and the runner report the rank and the code. The
- * one call in rmalab that ends the job: mistakes raise errors instead. */
+ * one call in rmalab that ends the job: mistakes raise errors instead.
+ *
+ * A host that embeds the module may store a function in the registry
+ * under "rmalab.abort.hook": it is called, protected, with the code just
+ * before MPI_Abort, so that the host can say who aborted by its own means
+ * (the runner's ranks tell the front end over their socket; MPICH's own
+ * line on stderr is sometimes lost in mpiexec's cleanup). */
 static int comm_abort(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     lua_Integer code = lua_isnoneornil(L, 2) ? 1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "code");
     if (code < 0 || code > 255)
         lrm_argerror(L, 2, RMALAB_ERR_ARG, "an exit code from 0 to 255 expected");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.abort.hook") == LUA_TFUNCTION) {
+        lua_pushinteger(L, code);
+        lua_pcall(L, 1, 0, 0); /* whatever it does, the job ends */
+    }
     fflush(stdout);
     fflush(stderr);
     MPI_Abort(rmalab_comm_mpi(c), (int)code);

@@ -358,6 +358,16 @@ static int test_sink(lua_State *L)
     return 0;
 }
 
+/* comm:abort's hook (lua/lcomm.c): the host hears of it before MPI_Abort,
+ * as an event ("abort", code). */
+static int abort_hook(lua_State *L)
+{
+    exec *x = *(exec **)lua_getextraspace(L);
+    if (x->event)
+        x->event(x->out_ud, "abort", luaL_tolstring(L, 1, NULL), "", "");
+    return 0;
+}
+
 int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void *ud, char **text,
               char *cls, size_t clssize)
 {
@@ -372,6 +382,8 @@ int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void
     *text = NULL;
     lua_pushcfunction(L, test_sink);
     lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.test.sink");
+    lua_pushcfunction(L, abort_hook);
+    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.abort.hook");
     lua_createtable(L, 0, 1);
     lua_pushstring(L, path);
     lua_rawseti(L, -2, 0);

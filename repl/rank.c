@@ -311,9 +311,12 @@ static void send_event(void *ud, const char *kind, const char *name, const char 
                        const char *detail)
 {
     out_ctx *o = ud;
-    pthread_mutex_lock(&o->r->qlock);
-    snprintf(o->r->test_case, sizeof o->r->test_case, "%s", strcmp(kind, "case") ? "" : name);
-    pthread_mutex_unlock(&o->r->qlock);
+    if (strcmp(kind, "case") == 0 || strcmp(kind, "end") == 0) {
+        pthread_mutex_lock(&o->r->qlock);
+        snprintf(o->r->test_case, sizeof o->r->test_case, "%s",
+                 strcmp(kind, "case") ? "" : name);
+        pthread_mutex_unlock(&o->r->qlock);
+    }
     const char *f[] = {o->id, kind, name, verdict, detail};
     send_frame(o->r, CHAN_EVENT, 5, f, NULL);
 }

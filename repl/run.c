@@ -81,6 +81,13 @@ static void on_event(run_rank *rr, const chan_msg *m)
         chan_field(m, 2, rr->current, sizeof rr->current);
         return;
     }
+    if (strcmp(kind, "abort") == 0) { /* comm:abort, just before MPI_Abort */
+        char code[16];
+        chan_field(m, 2, code, sizeof code);
+        snprintf(rr->crash, sizeof rr->crash, "it called MPI_Abort with code %s", code);
+        rr->aborted = 1;
+        return;
+    }
     if (strcmp(kind, "end") != 0 || m->nfields < 5)
         return;
     if (rr->ncases == rr->cap) {
@@ -260,7 +267,8 @@ static void diagnose(run_ctx *x)
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
 
-/* MPICH's line for a rank that called MPI_Abort (comm:abort) names its
+/* The rank that calls comm:abort says so first (an "abort" event); should
+ * it not reach us, MPICH's line for a rank that called MPI_Abort names its
  * rank in MPI_COMM_WORLD as "process N":
  *   Abort(3) on node 1 (rank 1 in comm 0): application called
  *   MPI_Abort(MPI_COMM_WORLD, 3) - process 1
@@ -275,9 +283,11 @@ static void read_aborts(run_ctx *x)
         if (!proc || proc > end)
             continue;
         int code = atoi(p + 6), r = atoi(proc + 11);
-        if (r >= 0 && r < x->f.n && !x->res->r[r].crash[0])
+        if (r >= 0 && r < x->f.n && !x->res->r[r].crash[0]) {
             snprintf(x->res->r[r].crash, sizeof x->res->r[r].crash,
                      "it called MPI_Abort with code %d", code);
+            x->res->r[r].aborted = 1;
+        }
     }
 }
 
@@ -289,6 +299,10 @@ static void read_crashes(run_ctx *x)
 {
     const char *t = x->res->errtext;
     read_aborts(x);
+    /* After an MPI_Abort, mpiexec's reports are of its cleanup. */
+    for (int r = 0; r < x->f.n; r++)
+        if (x->res->r[r].aborted)
+            return;
     /* mpiexec names one process, not always the first to go: after a
      * SIGKILL it has named the rank its own cleanup killed next (1 run in
      * 12 of crash-epoch.lua). The first connection to close is the rank

@@ -31,7 +31,9 @@ typedef struct {
     char *error;
     int gone;               /* the connection closed before the end: 1 for
                                the first rank to go, 2 the next... */
-    char crash[200];        /* how the process ended, from mpiexec's report */
+    char crash[200];        /* how the process ended, from mpiexec's report,
+                               or from the rank itself before MPI_Abort */
+    int aborted;            /* it called MPI_Abort (comm:abort) */
     char exited[200];       /* the same, when it ended badly after the file had
                                ended (a sanitizer's report at exit, say) */
     char *out;              /* what it printed */
