@@ -4,6 +4,10 @@ local T = require "rmalab.test"
 local rl = require "rmalab"
 T.case("before", function() T.ok(true) end)
 T.case("aborts", function()
+  -- both ranks have reported "before" (events are sent as they happen):
+  -- without this, rank 1 could end the job while rank 0, slower to start
+  -- under ASan, was still in "before" (seen once in CI)
+  rl.world:barrier()
   if T.rank == 1 then rl.world:abort(3) end
   rl.world:barrier()
 end)
