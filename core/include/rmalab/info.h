@@ -9,8 +9,8 @@
  * key or value holding a NUL byte is rejected with the same classes rather
  * than truncated. Lookups are O(1) on average (a hash index over the
  * insertion-ordered entries). An object holds at most 16,777,214 entries,
- * counting deleted keys it has not yet squeezed out; a set beyond that is
- * ERR_NO_MEM.
+ * counting deleted keys it has not yet squeezed out; a set beyond that
+ * squeezes them out first, and is ERR_NO_MEM when there are none.
  *
  * Nothing here calls MPI except the conversion functions at the end, so the
  * object works before MPI_Init and without mpiexec. An info object is not
