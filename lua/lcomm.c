@@ -29,10 +29,7 @@ static lcomm *newcomm(lua_State *L)
 
 static lcomm *tocomm(lua_State *L, int arg)
 {
-    lcomm *u = lrm_toud(L, arg, &comm_tag, sizeof *u);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_COMM, "communicator expected");
-    return u;
+    return lrm_checkud(L, arg, &comm_tag, sizeof(lcomm), RMALAB_ERR_COMM, "communicator expected");
 }
 
 rmalab_comm *lrm_checkcomm(lua_State *L, int arg)

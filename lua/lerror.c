@@ -88,6 +88,15 @@ void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size)
     return u && lua_rawlen(L, arg) == size && *u == tag ? (void *)u : NULL;
 }
 
+void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
+                  const char *what)
+{
+    void *u = lrm_toud(L, arg, tag, size);
+    if (!u)
+        lrm_argerror(L, arg, code, what);
+    return u;
+}
+
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
 {
     lua_Debug ar;

@@ -38,10 +38,7 @@ static linfo *testinfo(lua_State *L, int arg)
 
 static linfo *toinfo(lua_State *L, int arg)
 {
-    linfo *u = testinfo(L, arg);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_INFO, "info object expected");
-    return u;
+    return lrm_checkud(L, arg, &info_tag, sizeof(linfo), RMALAB_ERR_INFO, "info object expected");
 }
 
 static rmalab_info *checkinfo(lua_State *L, int arg)

@@ -93,10 +93,7 @@ static lkeyval *testkeyval(lua_State *L, int arg)
 
 static lkeyval *tokeyval(lua_State *L, int arg)
 {
-    lkeyval *u = testkeyval(L, arg);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_KEYVAL, "keyval expected");
-    return u;
+    return lrm_checkud(L, arg, &keyval_tag, sizeof(lkeyval), RMALAB_ERR_KEYVAL, "keyval expected");
 }
 
 static lkeyval *newkeyval(lua_State *L)

@@ -17,10 +17,7 @@ static const char result_tag = 'r';
 
 static lresult *toresult(lua_State *L, int arg)
 {
-    lresult *u = lrm_toud(L, arg, &result_tag, sizeof *u);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, "RMA result expected");
-    return u;
+    return lrm_checkud(L, arg, &result_tag, sizeof(lresult), RMALAB_ERR_ARG, "RMA result expected");
 }
 
 static int win_error(lua_State *L, int rc, rmalab_win *w)

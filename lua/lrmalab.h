@@ -118,6 +118,10 @@ int lrm_argerror(lua_State *L, int arg, int code, const char *msg);
  * userdata pass for one of ours. */
 void *lrm_newud(lua_State *L, size_t size, int nuv, const void *tag);
 void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size);
+/* lrm_toud, or an argument error of class `code` saying `what` ("window
+ * expected"). */
+void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
+                  const char *what);
 /* Check that argument `arg` is a string (no number coercion). */
 const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len);
 /* An integer argument (no string coercion, no fractional part), or an

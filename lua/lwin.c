@@ -50,10 +50,7 @@ static const char win_tag = 'w';
 
 static lwin *towin(lua_State *L, int arg)
 {
-    lwin *u = lrm_toud(L, arg, &win_tag, sizeof *u);
-    if (!u)
-        lrm_argerror(L, arg, RMALAB_ERR_WIN, "window expected");
-    return u;
+    return lrm_checkud(L, arg, &win_tag, sizeof(lwin), RMALAB_ERR_WIN, "window expected");
 }
 
 rmalab_win *lrm_checkwin(lua_State *L, int arg)
