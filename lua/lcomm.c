@@ -69,9 +69,9 @@ static int comm_size(lua_State *L)
 static int comm_barrier(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    if (MPI_Barrier(rmalab_comm_mpi(c)) != MPI_SUCCESS)
-        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Barrier failed"), c,
-                              "barrier");
+    int rc = rmalab_barrier(rmalab_comm_mpi(c)); /* carries the race checker's clocks */
+    if (rc)
+        return lrm_raise_comm(L, rc, c, "barrier");
     return 0;
 }
 

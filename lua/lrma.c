@@ -45,6 +45,7 @@ static int win_put(lua_State *L)
     int count;
     _Alignas(16) unsigned char small[64];
     void *buf = lrm_checkvalues_buf(L, 5, t, &count, small, sizeof small);
+    lrm_site(L, w);
     int rc = rmalab_win_put(w, target, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
@@ -59,6 +60,7 @@ static int win_get(lua_State *L)
     rmalab_type t = lrm_checktype(L, 4);
     int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
     lresult *u = new_result_ud(L, w);
+    lrm_site(L, w);
     int rc = rmalab_win_get(w, target, disp, t, count, &u->r);
     if (rc)
         return win_error(L, rc, w);
@@ -74,6 +76,7 @@ static int win_accumulate(lua_State *L)
     rmalab_op op = lrm_checkop(L, 6);
     int count;
     void *buf = lrm_checkvalues(L, 5, t, &count);
+    lrm_site(L, w);
     int rc = rmalab_win_accumulate(w, target, disp, t, count, buf, op);
     if (rc)
         return win_error(L, rc, w);
@@ -90,6 +93,7 @@ static int win_get_accumulate(lua_State *L)
     int count;
     void *buf = lrm_checkvalues(L, 5, t, &count);
     lresult *u = new_result_ud(L, w);
+    lrm_site(L, w);
     int rc = rmalab_win_get_accumulate(w, target, disp, t, count, buf, op, &u->r);
     if (rc)
         return win_error(L, rc, w);
@@ -108,6 +112,7 @@ static int win_fetch_and_op(lua_State *L)
     if (count != 1)
         lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
     lresult *u = new_result_ud(L, w);
+    lrm_site(L, w);
     int rc = rmalab_win_fetch_and_op(w, target, disp, t, buf, op, &u->r);
     if (rc)
         return win_error(L, rc, w);
@@ -128,6 +133,7 @@ static int win_compare_and_swap(lua_State *L)
         lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
                      "compare_and_swap takes exactly one value");
     lresult *u = new_result_ud(L, w);
+    lrm_site(L, w);
     int rc = rmalab_win_compare_and_swap(w, target, disp, t, cmp, val, &u->r);
     if (rc)
         return win_error(L, rc, w);

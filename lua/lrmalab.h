@@ -20,6 +20,7 @@
  *   lattr.c      attribute caching on windows
  *   ltrace.c     rl.trace and the window's trace methods; trace.lua, the
  *                writers (JSON, SVG, timeline), ships inside
+ *   lraces.c     rl.races: the race checker's reports; win:check_mode()
  *   ltest.c      the module rmalab.test
  *   rmalab.c     the module: luaopen_rmalab puts the files together
  *
@@ -31,6 +32,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -240,5 +242,25 @@ void lrm_open_attr(lua_State *L);
 /* Traces (ltrace.c): adds win:trace_events() and win:trace_status(), and
  * sets rl.trace in the module table on top of the stack. */
 void lrm_open_trace(lua_State *L);
+
+/* The race checker (lraces.c): adds win:check_mode(), and sets rl.races in
+ * the module table on top of the stack. */
+void lrm_open_races(lua_State *L);
+
+/* Tell the race checker where the coming call on `w` comes from: the
+ * innermost Lua function's "file:line". Only checked windows pay for it. */
+static inline void lrm_site(lua_State *L, const rmalab_win *w)
+{
+    lua_Debug ar;
+    if (rmalab_win_check_mode(w) == RMALAB_CHECK_OFF)
+        return;
+    for (int level = 1; lua_getstack(L, level, &ar); level++)
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "%s:%d", ar.short_src, ar.currentline);
+            rmalab_check_site(buf);
+            return;
+        }
+}
 
 #endif

@@ -11,6 +11,7 @@
     static int fname(lua_State *L)                                             \
     {                                                                          \
         rmalab_win *w = lrm_checkwin(L, 1);                                    \
+        lrm_site(L, w);                                                        \
         int rc = call;                                                         \
         if (rc)                                                                \
             return lrm_raise_win(L, rc, w, NULL);                              \
@@ -24,6 +25,7 @@ static int group_epoch(lua_State *L, int (*open)(rmalab_win *, const int *, int,
     int small[LRM_SMALL_GROUP], n;
     int mode = lrm_checkassert(L, 3);
     int *g = lrm_checkgroup(L, 2, &n, small, rmalab_win_get_name(w));
+    lrm_site(L, w);
     int rc = open(w, g, n, mode);
     if (rc)
         return lrm_raise_win(L, rc, w, NULL);
@@ -53,6 +55,7 @@ static int win_test(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
     bool done = false;
+    lrm_site(L, w);
     int rc = rmalab_win_test(w, &done);
     if (rc)
         return lrm_raise_win(L, rc, w, NULL);
@@ -68,7 +71,9 @@ static int win_lock(lua_State *L)
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
     int kind = lrm_checkoption(L, 3, "exclusive", kinds);
-    int rc = rmalab_win_lock(w, target, kind == 0, lrm_checkassert(L, 4));
+    int mode = lrm_checkassert(L, 4);
+    lrm_site(L, w);
+    int rc = rmalab_win_lock(w, target, kind == 0, mode);
     if (rc)
         return lrm_raise_win(L, rc, w, NULL);
     return 0;

@@ -303,6 +303,7 @@ static int win_read(lua_State *L)
     if (rc)
         return win_error(L, rc, w);
     void *buf = lua_newuserdatauv(L, (size_t)(count ? count : 1) * (size_t)rmalab_type_size(t), 0);
+    lrm_site(L, w);
     rc = rmalab_win_read(w, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);
@@ -317,6 +318,7 @@ static int win_write(lua_State *L)
     rmalab_type t = lrm_checktype(L, 3);
     int count;
     void *buf = lrm_checkvalues(L, 4, t, &count);
+    lrm_site(L, w);
     int rc = rmalab_win_write(w, disp, t, count, buf);
     if (rc)
         return win_error(L, rc, w);

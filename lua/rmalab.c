@@ -91,6 +91,7 @@ int luaopen_rmalab(lua_State *L)
     lrm_open_keyval(L);
     lrm_open_attr(L);
     lrm_open_trace(L);
+    lrm_open_races(L);
     lua_pushstring(L, rmalab_version());
     lua_setfield(L, -2, "version");
     lua_pushinteger(L, RMALAB_MAX_INFO_KEY);

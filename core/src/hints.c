@@ -28,6 +28,7 @@ static const char *const ops_values[] = {"cswap", "max",    "min",    "sum",    
                                          NULL};
 static const char *const perf_values[] = {"none", "lat", "mr", NULL};
 static const char *const pscw_values[] = {"native", "rma", NULL};
+static const char *const check_values[] = {"off", "races", "races:warn", "races:quiet", NULL};
 
 #define W RMALAB_SCOPE_WIN
 #define C RMALAB_SCOPE_COMM
@@ -86,6 +87,11 @@ static const rmalab_hint_def win_hints[] = {
     {"rmalab_trace_size", W, INT, NULL, "4096",
      "rmalab: events the window's trace keeps, the latest (creation only)", false, false,
      .rmalab_own = true, .min = 16, .max = 1 << 24},
+    {"rmalab_check", W, ENUM, check_values, "off",
+     "rmalab: find conflicting accesses by happens-before (docs/races.md): races raises "
+     "ERR_RMA_CONFLICT, races:warn prints, races:quiet records; RMALAB_CHECK checks every "
+     "window (creation only)",
+     false, false, .rmalab_own = true},
 };
 
 static const rmalab_hint_def comm_hints[] = {

@@ -247,8 +247,8 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
 
 /* The local bytes [off, off + n) of a displacement: for dynamic windows the
  * displacement is an address inside an attached region. */
-static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
-                       unsigned char **p)
+int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
+                         unsigned char **p)
 {
     if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
         for (int i = 0; i < w->lay.nregions; i++) {
@@ -276,38 +276,6 @@ static int local_bytes(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint 
                             what, (long)disp, at, (long)n, (long)w->size_req);
     }
     *p = (unsigned char *)w->base + disp * w->disp_unit;
-    return RMALAB_OK;
-}
-
-int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
-{
-    unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    int rc = rmalab__check_count("read", type, count);
-    if (!rc)
-        rc = local_bytes(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
-    if (rc || !out)
-        return rc;
-    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
-        MPI_Win_sync(w->win);
-    memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
-    return RMALAB_OK;
-}
-
-int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
-{
-    unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    int rc = rmalab__check_count("write", type, count);
-    if (!rc)
-        rc = local_bytes(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
-    if (rc)
-        return rc;
-    memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
-    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
-        MPI_Win_sync(w->win);
     return RMALAB_OK;
 }
 

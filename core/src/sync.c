@@ -147,6 +147,7 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
 int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     char g[512];
     int rc = rmalab__check_assert("post", assert_,
@@ -173,7 +174,7 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
     /* "A call is a noop, and can be skipped, if the group argument is
      * empty": the state still opens the (empty) epoch, so that wait, test
      * and complete pair with it, and they skip the engine in turn. */
-    if (n)
+    if (n && !(rc = rmalab__race_post(w, ranks, n)))
         rc = w->eng->post(w, ranks, n, rmalab__mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
@@ -187,7 +188,7 @@ int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.closed_by_test = false;
     rmalab__unlock(w);
     rmalab__trace_call(w, RMALAB_TRACE_POST, t0, -1, ranks, n, assert_);
-    return RMALAB_OK;
+    return rmalab__race_synced(w, "post");
 }
 
 /* start({me}) waits for a post that only this rank can make, later: it can
@@ -211,6 +212,7 @@ static int check_self_start(const rmalab_win *w, const int *ranks, int n)
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     char g[512];
     int rc = rmalab__check_assert("start", assert_, RMALAB_MODE_NOCHECK);
@@ -255,7 +257,7 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
     set_ops(w, 0);
     rmalab__unlock(w);
     rmalab__trace_call(w, RMALAB_TRACE_START, t0, -1, ranks, n, assert_);
-    return RMALAB_OK;
+    return rmalab__race_synced(w, "start");
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
@@ -274,6 +276,7 @@ static void access_closed(rmalab_win *w)
 int rmalab_win_complete(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_START)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
@@ -284,8 +287,8 @@ int rmalab_win_complete(rmalab_win *w)
                                                                  "it with fence())"
                                                                : " (this is a passive-target "
                                                                  "epoch: end it with unlock)");
-    int rc = RMALAB_OK;
-    if (w->ep.ngroup) { /* an empty start was a no-op */
+    int rc = rmalab__race_complete(w, w->ep.group, w->ep.ngroup);
+    if (!rc && w->ep.ngroup) { /* an empty start was a no-op */
         rmalab__set_blocked(w, "complete");
         rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
         rmalab__set_blocked(w, NULL);
@@ -294,7 +297,7 @@ int rmalab_win_complete(rmalab_win *w)
         return rc;
     rmalab__trace_call(w, RMALAB_TRACE_COMPLETE, t0, -1, w->ep.group, w->ep.ngroup, 0);
     access_closed(w);
-    return RMALAB_OK;
+    return rmalab__race_synced(w, "complete");
 }
 
 static int no_exposure(rmalab_win *w, const char *call)
@@ -325,6 +328,7 @@ static void exposure_closed(rmalab_win *w, bool by_test)
 int rmalab_win_wait(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
@@ -337,13 +341,15 @@ int rmalab_win_wait(rmalab_win *w)
     if (rc)
         return rc;
     rmalab__trace_call(w, RMALAB_TRACE_WAIT, t0, -1, w->ep.xgroup, w->ep.nxgroup, 0);
+    rc = rmalab__race_exposed(w, w->ep.xgroup, w->ep.nxgroup, "wait");
     exposure_closed(w, false);
-    return RMALAB_OK;
+    return rc;
 }
 
 int rmalab_win_test(rmalab_win *w, bool *done)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
@@ -352,10 +358,12 @@ int rmalab_win_test(rmalab_win *w, bool *done)
     if (rc)
         return rc;
     rmalab__trace_call(w, RMALAB_TRACE_TEST, t0, -1, w->ep.xgroup, w->ep.nxgroup, flag != 0);
-    if (flag)
+    if (flag) {
+        rc = rmalab__race_exposed(w, w->ep.xgroup, w->ep.nxgroup, "test");
         exposure_closed(w, true);
+    }
     *done = flag != 0;
-    return RMALAB_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -364,6 +372,7 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("fence", assert_,
                           RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT | RMALAB_MODE_NOPRECEDE |
@@ -403,7 +412,7 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
     rmalab__unlock(w);
     rmalab__results_complete(w, -1);
     rmalab__trace_call(w, RMALAB_TRACE_FENCE, t0, -1, NULL, 0, assert_);
-    return RMALAB_OK;
+    return rmalab__race_fence(w);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -431,6 +440,7 @@ static int passive_allowed(rmalab_win *w, const char *call)
 int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock")))
@@ -468,12 +478,13 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
     w->ep.nlocked++;
     rmalab__unlock(w);
     rmalab__trace_call(w, RMALAB_TRACE_LOCK, t0, target, NULL, 0, exclusive);
-    return RMALAB_OK;
+    return rmalab__race_synced(w, "lock");
 }
 
 int rmalab_win_unlock(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "unlock: rank %d is not in the window's group "
@@ -499,12 +510,13 @@ int rmalab_win_unlock(rmalab_win *w, int target)
         access_closed(w);
     else
         rmalab__results_complete(w, target);
-    return RMALAB_OK;
+    return rmalab__race_released(w, target, "unlock");
 }
 
 int rmalab_win_lock_all(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     int rc = rmalab__check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock_all")))
@@ -531,12 +543,13 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
     set_ops(w, 0);
     rmalab__unlock(w);
     rmalab__trace_call(w, RMALAB_TRACE_LOCK_ALL, t0, -1, NULL, 0, assert_);
-    return RMALAB_OK;
+    return rmalab__race_synced(w, "lock_all");
 }
 
 int rmalab_win_unlock_all(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
@@ -551,12 +564,13 @@ int rmalab_win_unlock_all(rmalab_win *w)
         return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
     access_closed(w);
     rmalab__trace_call(w, RMALAB_TRACE_UNLOCK_ALL, t0, -1, NULL, 0, 0);
-    return RMALAB_OK;
+    return rmalab__race_released(w, -1, "unlock_all");
 }
 
 int rmalab_win_flush(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "flush: rank %d is not in the window's group "
@@ -575,12 +589,13 @@ int rmalab_win_flush(rmalab_win *w, int target)
         return rmalab__mpi_fail(e, "MPI_Win_flush");
     rmalab__results_complete(w, target);
     rmalab__trace_call(w, RMALAB_TRACE_FLUSH, t0, target, NULL, 0, 0);
-    return RMALAB_OK;
+    return rmalab__race_released(w, target, "flush");
 }
 
 int rmalab_win_flush_all(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
+    rmalab__race_enter(w);
     int64_t t0 = rmalab__trace_t0(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
@@ -594,5 +609,5 @@ int rmalab_win_flush_all(rmalab_win *w)
         return rmalab__mpi_fail(e, "MPI_Win_flush_all");
     rmalab__results_complete(w, -1);
     rmalab__trace_call(w, RMALAB_TRACE_FLUSH_ALL, t0, -1, NULL, 0, 0);
-    return RMALAB_OK;
+    return rmalab__race_released(w, -1, "flush_all");
 }

@@ -19,13 +19,20 @@
  *                    arena of origin data
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
+ *   races.c          the race checker's model: the process's vector clock,
+ *                    access records, the race rule, reports and the
+ *                    process's list of races (docs/races.md)
+ *   races-sync.c     the race checker at each call: what every
+ *                    synchronisation carries, records shipped to targets,
+ *                    the checks and their reporting; rmalab_barrier
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
  *   state.c          the observable epoch state: snapshot and description
  *   sync.c           the epoch state machine and every synchronisation
  *                    call; the origin-side check of each operation
- *   rma.c            the typed RMA operations
+ *   rma.c            the typed RMA operations, and the window's local
+ *                    reads and writes
  *   attr.c           attribute caching
  *   registry.c       the process's live windows
  *   trace-gather.c   gathering records across ranks, arrows; starting
@@ -48,6 +55,7 @@
 #include <time.h>
 
 #include "private.h"
+#include <rmalab/races.h>
 #include <rmalab/trace.h>
 
 /* MPICH 4.0.2 + UCX 1.13 rounds window bases down to this. */
@@ -142,7 +150,8 @@ struct rmalab__layout {
 };
 
 /* Owner sync.c, under the window's lock; state.c reads it under the lock,
- * win.c reads it to refuse freeing inside an epoch. */
+ * win.c reads it to refuse freeing inside an epoch, races-sync.c on the
+ * owning thread for what records say about locks and epochs. */
 struct rmalab__epoch {
     rmalab_access access;
     rmalab_exposure exposure;
@@ -198,6 +207,58 @@ typedef struct rmalab__trace {
     bool paused;
 } rmalab__trace;
 
+/* Owner races.c: an access record of the race checker. Records lie
+ * rmalab__racc_size() bytes apart: this header, then the issue clock, one
+ * int64 per world rank. The same bytes go over the wire. */
+typedef struct {
+    int64_t lo, hi;         /* bytes of the target's window; dynamic: addresses */
+    int64_t c;              /* completion: the issuer's own clock at the release
+                               that completed it (local accesses: the next one) */
+    int32_t issuer, target; /* window ranks */
+    uint32_t id;            /* the issuer's access number, in program order */
+    uint32_t count;         /* elements */
+    uint8_t kind;           /* RMALAB__RK_* */
+    uint8_t call;           /* rmalab_trace_kind of the operation; local: RMALAB__RC_* */
+    uint8_t op;             /* rmalab_op; RMALAB_NOPS for compare_and_swap */
+    uint8_t type;           /* rmalab_type */
+    uint8_t lock;           /* the issuer's lock on the target: 0, 1 shared, 2 exclusive */
+    uint8_t local;          /* a win:read/win:write of the target itself */
+    uint8_t during;         /* remote: the issuer's rmalab_access; local: the target's
+                               rmalab_exposure */
+    uint8_t spare;
+    char site[48];
+    int64_t vc[];           /* the issue clock */
+} rmalab__racc;
+enum { RMALAB__RK_READ, RMALAB__RK_WRITE, RMALAB__RK_ATOMIC };
+enum { RMALAB__RC_READ = RMALAB_TRACE_NKINDS, RMALAB__RC_WRITE };
+
+/* A list of records (the log of a window's memory, what an origin has not
+ * completed yet, a batch on the wire). */
+struct rmalab__rlist {
+    unsigned char *p;
+    int n, cap;
+};
+
+/* The race checker's state of a window: NULL when it is not checked. */
+struct rmalab__races {
+    /* Owner races.c. */
+    rmalab_check_mode mode;       /* this rank's */
+    bool same_op_no_op;           /* accumulate_ops in force */
+    bool acc_ordered;             /* accumulate_ordering is not none */
+    struct rmalab__rlist log;     /* accesses to this rank's memory, live */
+    int log_cap;
+    bool log_dropped;
+    unsigned found_now;           /* races found by the call that runs */
+    char now_text[1600];          /* the first of them */
+    /* Owner races-sync.c. */
+    MPI_Comm comm;                /* the checker's messages */
+    struct rmalab__rlist *out;    /* per target: records not completed yet */
+    uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
+    MPI_Request *req;             /* sends in flight, and their buffers */
+    void **reqbuf;
+    int nreq, capreq;
+};
+
 struct rmalab_win {
     /* Set in creation (win.c), read by all. */
     MPI_Win win;            /* PSCW and the operations of start epochs */
@@ -231,6 +292,9 @@ struct rmalab_win {
     /* Owner trace.c: the record, NULL when the window records nothing or
      * is paused (then trace_paused holds it). */
     rmalab__trace *trace, *trace_paused;
+    /* Owner races-sync.c: the race checker, NULL when the window is not
+     * checked (every hook is then one NULL test). */
+    struct rmalab__races *races;
 
     /* Shared by every writer of the epoch state (sync.c) and its readers
      * (state.c): a spin lock, held for a few stores or a copy. */
@@ -333,6 +397,9 @@ int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
  * memory, for dynamic windows)? `what` names the call. */
 int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                                rmalab_type type, int count);
+/* This rank's memory at disp, n bytes (win:read and win:write). */
+int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
+                         unsigned char **p);
 /* Dynamic windows: the region bookkeeping; created in creation (collective),
  * released with the window. */
 int rmalab__layout_open_meta(rmalab_win *w);
@@ -396,6 +463,110 @@ void rmalab__trace_retire(rmalab_win *w);
 int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert);
 extern pthread_mutex_t rmalab__trace_lock;
 extern rmalab__trace *rmalab__traces;
+
+/* races.c: the model (docs/races.md). One thread per process calls it. */
+/* The process's clock, made at the first checked window or barrier that
+ * needs it; world-indexed. */
+int rmalab__clock_ready(void);
+bool rmalab__clock_exists(void);
+int rmalab__clock_size(void);
+/* Tick this rank's entry and copy the clock into S (a release). */
+void rmalab__clock_release(int64_t *S);
+/* Element-wise max into the clock (an acquire). */
+void rmalab__clock_acquire(const int64_t *V);
+/* Sleep as rmalab_races_jitter asked, before a call. */
+void rmalab__races_jitter_now(void);
+/* The call's site (rmalab_check_site), or `fallback`; clears it. */
+void rmalab__races_site(char *buf, size_t size, const char *fallback);
+size_t rmalab__racc_size(void);
+rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i);
+/* Room for one more record at the end (NULL: out of memory). */
+rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
+void rmalab__rlist_free(struct rmalab__rlist *l);
+/* A record of an access by this rank, issued now, appended to `l` or merged
+ * into its last record (an adjacent access of the same kind from the same
+ * site in the same interval). `w` gives the world ranks. */
+int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto);
+/* Compare n records against the window's log (and, unless `intra`, each
+ * against those before it), report what races, and add them to the log.
+ * `at` names the call, for reports. Returns the races found. */
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, bool intra,
+                             const char *at);
+/* Compare the records of one batch with each other only (an origin's
+ * passive-target batch, before it ships). */
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
+/* Forget the log: every access so far happens before every later one. */
+void rmalab__races_forget(rmalab_win *w);
+/* The window's state of races.c, and its release. */
+int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
+void rmalab__races_model_free(struct rmalab__races *R);
+
+/* races-sync.c: the hooks. Each inline wrapper costs a NULL test when the
+ * window is not checked. A hook that finds a race returns
+ * RMALAB_ERR_RMA_CONFLICT (mode races) after the call's own work. */
+int rmalab__race_enter_(rmalab_win *w);
+int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
+                     int count, rmalab_op op);
+int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
+int rmalab__race_post_(rmalab_win *w, const int *ranks, int n);
+int rmalab__race_complete_(rmalab_win *w, const int *group, int n);
+int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *call);
+int rmalab__race_fence_(rmalab_win *w);
+int rmalab__race_released_(rmalab_win *w, int target, const char *call);
+int rmalab__race_synced_(rmalab_win *w, const char *call);
+/* Before any call on the window: jitter, then batches that arrived. */
+static inline int rmalab__race_enter(rmalab_win *w)
+{
+    return w && w->races ? rmalab__race_enter_(w) : RMALAB_OK;
+}
+/* An operation was issued. */
+static inline int rmalab__race_op(rmalab_win *w, int call, int target, MPI_Aint disp,
+                                  rmalab_type type, int count, rmalab_op op)
+{
+    return w->races ? rmalab__race_op_(w, call, target, disp, type, count, op) : RMALAB_OK;
+}
+/* win:read / win:write. */
+static inline int rmalab__race_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type,
+                                     int count)
+{
+    return w->races ? rmalab__race_local_(w, write, disp, type, count) : RMALAB_OK;
+}
+/* Before the engine's post: the post's clock to each origin. */
+static inline int rmalab__race_post(rmalab_win *w, const int *ranks, int n)
+{
+    return w->races && n ? rmalab__race_post_(w, ranks, n) : RMALAB_OK;
+}
+/* Before the engine's complete: the epoch's records and clock to each target. */
+static inline int rmalab__race_complete(rmalab_win *w, const int *group, int n)
+{
+    return w->races && n ? rmalab__race_complete_(w, group, n) : RMALAB_OK;
+}
+/* After wait, or test that returned true: the origins' records, checked. */
+static inline int rmalab__race_exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
+{
+    return w->races && n ? rmalab__race_exposed_(w, xgroup, n, call) : RMALAB_OK;
+}
+/* After MPI_Win_fence: every rank's records, checked (collective). */
+static inline int rmalab__race_fence(rmalab_win *w)
+{
+    return w->races ? rmalab__race_fence_(w) : RMALAB_OK;
+}
+/* After unlock or flush of `target` (-1: all). */
+static inline int rmalab__race_released(rmalab_win *w, int target, const char *call)
+{
+    return w->races ? rmalab__race_released_(w, target, call) : RMALAB_OK;
+}
+/* After lock, lock_all, post, start or complete: batches that arrived. */
+static inline int rmalab__race_synced(rmalab_win *w, const char *call)
+{
+    return w->races ? rmalab__race_synced_(w, call) : RMALAB_OK;
+}
+/* Creation (collective): check the window if any rank asks. */
+int rmalab__races_open(rmalab_win *w);
+/* Freeing (collective, before MPI_Win_free): the last check. */
+int rmalab__races_close(rmalab_win *w);
+/* Release the checker's state (no MPI but freeing its communicator). */
+void rmalab__races_free(rmalab_win *w);
 
 /* state.c */
 /* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */

@@ -81,6 +81,7 @@ static int free_mpi_windows(rmalab_win *w)
 static void win_destroy_struct(rmalab_win *w)
 {
     rmalab__trace_retire(w);
+    rmalab__races_free(w);
     rmalab__layout_free(w);
     rmalab__epoch_free(w);
     rmalab__results_free(w);
@@ -359,6 +360,11 @@ static int step_trace(struct creation *c)
     return rmalab__trace_open(c->w, false);
 }
 
+static int step_races(struct creation *c)
+{
+    return rmalab__races_open(c->w);
+}
+
 static const struct step {
     const char *name;
     int (*run)(struct creation *c);
@@ -376,6 +382,7 @@ static const struct step {
     {"exchanging the layout", step_layout, true},
     {"attaching the PSCW engine", step_attach, true},
     {"starting the trace", step_trace, true},
+    {"starting the race checker", step_races, true},
     {"creating the window", NULL, true}, /* the last agreement */
 };
 
@@ -522,15 +529,23 @@ int rmalab_win_free(rmalab_win **win)
     if (rc)
         return rc;
     char saved[2048] = "";
-    int cb_rc = rmalab__attrs_delete_all(w);
-    if (cb_rc)
+    /* The race checker's last check is collective: before the window goes.
+     * Its report, or else a delete callback's error, is returned once the
+     * window is freed. */
+    int late = rmalab__races_close(w);
+    if (late)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
+    int cb_rc = rmalab__attrs_delete_all(w);
+    if (cb_rc && !late) {
+        late = cb_rc;
+        snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
+    }
     *win = NULL;
     int e = release_window(w);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_free");
-    if (cb_rc)
-        return rmalab__fail(cb_rc, "%s", saved);
+    if (late)
+        return rmalab__fail(late, "%s", saved);
     return RMALAB_OK;
 }
 

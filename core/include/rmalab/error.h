@@ -22,6 +22,7 @@
     X(RMA_RANGE, "target memory is outside the window")                        \
     X(RMA_ATTACH, "memory cannot be attached")                                 \
     X(RMA_FLAVOR, "wrong window flavour for this call")                        \
+    X(RMA_CONFLICT, "conflicting RMA accesses")                                \
     X(RANK, "invalid rank")                                                    \
     X(GROUP, "invalid group")                                                  \
     X(KEYVAL, "invalid keyval")                                                \

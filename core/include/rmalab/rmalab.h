@@ -10,6 +10,7 @@
 #include <rmalab/comm.h>
 #include <rmalab/win.h>
 #include <rmalab/trace.h>
+#include <rmalab/races.h>
 
 RMALAB_API const char *rmalab_version(void);
 

@@ -1,0 +1,78 @@
+/* The race checker (docs/races.md): conflicting accesses to window memory
+ * found by happens-before, reported at the call where the target can first
+ * see both.
+ *
+ * A window is checked when it is created with the hint rmalab_check
+ * ("races", "races:warn" or "races:quiet"), or under RMALAB_CHECK. Every
+ * rank keeps a vector clock indexed by world rank; post -> start, complete
+ * -> wait, fence, rmalab_barrier and the origin's own flush and unlock
+ * carry it. Two accesses race when their bytes overlap, at least one
+ * writes, neither happens before the other, they are not both atomic with
+ * the same op and type, and locks do not keep them apart. */
+#ifndef RMALAB_RACES_H
+#define RMALAB_RACES_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rmalab/export.h>
+#include <rmalab/win.h>
+
+typedef enum {
+    RMALAB_CHECK_OFF,
+    RMALAB_CHECK_RACES, /* a race raises ERR_RMA_CONFLICT from the call that found it */
+    RMALAB_CHECK_WARN,  /* "races:warn": prints the report on stderr and goes on */
+    RMALAB_CHECK_QUIET, /* "races:quiet": only records it (rmalab_races) */
+} rmalab_check_mode;
+
+/* The mode of a window on this rank (OFF when it is not checked). */
+RMALAB_API rmalab_check_mode rmalab_win_check_mode(const rmalab_win *w);
+
+/* Where the next access or call on a checked window comes from, for its
+ * report ("file.lua:12"; up to 47 bytes are kept). Per thread; the next
+ * call copies and clears it. Without it the call's name is used. */
+RMALAB_API void rmalab_check_site(const char *site);
+
+typedef struct {
+    int rank;             /* issuer, window rank */
+    char call[24];        /* "put", ..., "read" and "write" for win:read/win:write */
+    char kind[8];         /* "read", "write" or "atomic" */
+    char site[48];        /* "file.lua:12", or the call's name */
+    char during[48];      /* "fence epoch", "start epoch", "lock (shared)", "exposure epoch"... */
+} rmalab_race_access;
+
+typedef struct {
+    uint64_t seq;         /* numbers the races of this process, from 1 */
+    char window[128];
+    int target;           /* window rank whose memory it is */
+    int64_t lo, hi;       /* bytes [lo, hi) of the target's window; dynamic: addresses */
+    rmalab_race_access a, b;
+    char why[320];        /* why neither is ordered */
+    char found_at[96];    /* "wait() at x.lua:31" */
+    int found_by;         /* window rank */
+    char text[1600];      /* the whole report, as raised or printed */
+} rmalab_race;
+
+/* This process's races, oldest first (at most RMALAB_RACES_KEEP), valid
+ * until the next call that may find one; *found counts every race found
+ * since the last clear, kept or not. */
+#define RMALAB_RACES_KEEP 1000
+RMALAB_API void rmalab_races(const rmalab_race **list, int *n, uint64_t *found);
+RMALAB_API void rmalab_races_clear(void);
+/* Collective over comm: races found on all its ranks since their clear. */
+RMALAB_API int rmalab_races_total(MPI_Comm comm, uint64_t *total);
+/* Collective over comm: rank 0 gets every rank's reports in rank order, or
+ * "no races found" (free with free()); other ranks get NULL. */
+RMALAB_API int rmalab_races_text(MPI_Comm comm, char **text);
+
+/* MPI_Barrier that carries the checker's clocks (one allreduce when no rank
+ * checks anything). Collective over comm. */
+RMALAB_API int rmalab_barrier(MPI_Comm comm);
+
+/* Tests: sleep a random 0..max_seconds before every call on a checked
+ * window and every rmalab_barrier, from a generator seeded with `seed`
+ * (0 turns it off). Verdicts must not change with it. */
+RMALAB_API void rmalab_races_jitter(double max_seconds, uint64_t seed);
+
+#endif

@@ -1,0 +1,665 @@
+/* The race checker at each call (docs/races.md): what every
+ * synchronisation carries, how records reach the rank whose memory they
+ * touch, and where races are checked and reported. races.c holds the model.
+ *
+ * An origin keeps the records of its operations to each target until the
+ * call that completes them, then ships them to the target as one message
+ * on the checker's own communicator (a duplicate of the window's):
+ *   post     sends its clock to each origin (tag POST) before the engine's post;
+ *   complete takes each target's post clock into the epoch's records,
+ *            releases, and sends them with its clock (DONE) before the
+ *            engine's complete; wait and test receive one DONE per origin,
+ *            check and acquire;
+ *   unlock, flush  release and send (PASSIVE) after checking the batch's
+ *            own pairs; the target checks what arrived at its next
+ *            synchronisation call, and at fence and free at the latest,
+ *            where the ranks first exchange how many each sent to each;
+ *   fence    sends every record (FENCE), exchanges the counts, checks,
+ *            and joins the clocks in an allreduce, which also says who
+ *            found a race, so that every rank raises together;
+ *   free     is the last such exchange.
+ * Messages go out with MPI_Isend before the call that lets the peer go on,
+ * so a receive never waits for a peer's progress beyond a message already
+ * sent. Waits poll and sleep, as every deliberate wait in rmalab does. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { TAG_POST = 1, TAG_DONE, TAG_PASSIVE, TAG_FENCE };
+
+/* A message: this header, the sender's clock (W entries), then records. */
+typedef struct {
+    int32_t nrec, spare;
+    int64_t pad;
+} msg_hdr;
+
+static size_t clock_bytes(void) { return (size_t)rmalab__clock_size() * sizeof(int64_t); }
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+
+/* Forget sends that finished; their buffers go with them. */
+static void reap(struct rmalab__races *R)
+{
+    int j = 0;
+    for (int i = 0; i < R->nreq; i++) {
+        int done = 0;
+        MPI_Test(&R->req[i], &done, MPI_STATUS_IGNORE);
+        if (done) {
+            rmalab__free(R->reqbuf[i]);
+            continue;
+        }
+        R->req[j] = R->req[i];
+        R->reqbuf[j++] = R->reqbuf[i];
+    }
+    R->nreq = j;
+}
+
+static int send_msg(rmalab_win *w, int to, int tag, const int64_t *clock,
+                    const struct rmalab__rlist *recs)
+{
+    struct rmalab__races *R = w->races;
+    reap(R);
+    if (R->nreq == R->capreq) {
+        int cap = R->capreq ? 2 * R->capreq : 8;
+        MPI_Request *q = rmalab__realloc(R->req, (size_t)cap * sizeof *q);
+        if (q)
+            R->req = q;
+        void **b = q ? rmalab__realloc(R->reqbuf, (size_t)cap * sizeof *b) : NULL;
+        if (!b)
+            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        R->reqbuf = b;
+        R->capreq = cap;
+    }
+    int n = recs ? recs->n : 0;
+    size_t bytes = sizeof(msg_hdr) + clock_bytes() + (size_t)n * rmalab__racc_size();
+    unsigned char *buf = rmalab__malloc(bytes);
+    if (!buf)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    *(msg_hdr *)buf = (msg_hdr){.nrec = n};
+    memcpy(buf + sizeof(msg_hdr), clock, clock_bytes());
+    if (n)
+        memcpy(buf + sizeof(msg_hdr) + clock_bytes(), recs->p, (size_t)n * rmalab__racc_size());
+    int e = MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, R->comm, &R->req[R->nreq]);
+    if (e != MPI_SUCCESS) {
+        rmalab__free(buf);
+        return rmalab__mpi_fail(e, "MPI_Isend (race checker)");
+    }
+    R->reqbuf[R->nreq++] = buf;
+    return RMALAB_OK;
+}
+
+/* A message from `from` (blocking: it was sent before the call that let
+ * this rank get here). The caller frees *buf. */
+static int recv_msg(rmalab_win *w, int from, int tag, unsigned char **buf)
+{
+    struct rmalab__races *R = w->races;
+    MPI_Status st;
+    int flag = 0, count;
+    for (unsigned spins = 0;; spins++) {
+        int e = MPI_Iprobe(from, tag, R->comm, &flag, &st);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
+        if (flag)
+            break;
+        if (spins > 1000)
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    *buf = rmalab__malloc((size_t)count);
+    if (!*buf)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    int e = MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, R->comm, MPI_STATUS_IGNORE);
+    if (e != MPI_SUCCESS) {
+        rmalab__free(*buf);
+        return rmalab__mpi_fail(e, "MPI_Recv (race checker)");
+    }
+    return RMALAB_OK;
+}
+
+static const int64_t *msg_clock(const unsigned char *buf) { return (const int64_t *)(buf + sizeof(msg_hdr)); }
+static int msg_n(const unsigned char *buf) { return ((const msg_hdr *)buf)->nrec; }
+static const rmalab__racc *msg_recs(const unsigned char *buf)
+{
+    return (const rmalab__racc *)(buf + sizeof(msg_hdr) + clock_bytes());
+}
+
+/* Receive one message and check its records. */
+static int take(rmalab_win *w, int from, int tag, bool intra, const char *at, bool acquire)
+{
+    unsigned char *buf;
+    int rc = recv_msg(w, from, tag, &buf);
+    if (rc)
+        return rc;
+    rmalab__races_check(w, msg_recs(buf), msg_n(buf), intra, at);
+    if (acquire)
+        rmalab__clock_acquire(msg_clock(buf));
+    rmalab__free(buf);
+    return RMALAB_OK;
+}
+
+/* Passive-target batches that have arrived. */
+static int drain(rmalab_win *w, const char *at)
+{
+    struct rmalab__races *R = w->races;
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        int e = MPI_Iprobe(MPI_ANY_SOURCE, TAG_PASSIVE, R->comm, &flag, &st);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
+        if (!flag)
+            return RMALAB_OK;
+        int rc = take(w, st.MPI_SOURCE, TAG_PASSIVE, true, at, false);
+        if (rc)
+            return rc;
+        R->recvd[st.MPI_SOURCE]++;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reporting                                                                */
+
+/* "wait() at x.lua:31" */
+static void where(char *buf, size_t size, const char *call)
+{
+    char site[48];
+    rmalab__races_site(site, sizeof site, "");
+    snprintf(buf, size, site[0] ? "%s() at %s" : "%s()", call, site);
+}
+
+/* What this rank found during the call: raised, printed or kept. */
+static int finish(rmalab_win *w, int rc)
+{
+    struct rmalab__races *R = w->races;
+    unsigned n = R->found_now;
+    R->found_now = 0;
+    if (rc || !n || R->mode == RMALAB_CHECK_QUIET)
+        return rc;
+    char more[96] = "";
+    if (n > 1)
+        snprintf(more, sizeof more, "\n(and %u more races: rmalab.races.list())", n - 1);
+    if (R->mode == RMALAB_CHECK_WARN) {
+        fprintf(stderr, "rmalab: %s%s\n(races:warn: continuing)\n", R->now_text, more);
+        return RMALAB_OK;
+    }
+    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s%s", R->now_text, more);
+}
+
+/* Collective: the lowest rank that found a race tells the others, so that
+ * in mode races every rank raises at the same fence or free. `S` holds
+ * this rank's release clock and gets the join; NULL: no clock. */
+static int finish_together(rmalab_win *w, int64_t *S, const char *call)
+{
+    struct rmalab__races *R = w->races;
+    int W = rmalab__clock_size();
+    int64_t *v = rmalab__malloc(((size_t)W + 1) * sizeof *v);
+    if (!v)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (S)
+        memcpy(v, S, (size_t)W * sizeof *v);
+    else
+        memset(v, 0, (size_t)W * sizeof *v);
+    v[W] = R->found_now ? w->size - w->rank : 0;
+    int e = MPI_Allreduce(MPI_IN_PLACE, v, W + 1, MPI_INT64_T, MPI_MAX, R->comm);
+    int64_t code = v[W];
+    if (e == MPI_SUCCESS && S)
+        rmalab__clock_acquire(v);
+    rmalab__free(v);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "joining the race checker's clocks");
+    if (!code)
+        return RMALAB_OK;
+    int finder = w->size - (int)code;
+    e = MPI_Bcast(R->now_text, sizeof R->now_text, MPI_CHAR, finder, R->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "sharing a race report");
+    if (finder == w->rank)
+        return finish(w, RMALAB_OK);
+    R->found_now = 0;
+    if (R->mode != RMALAB_CHECK_RACES)
+        return RMALAB_OK;
+    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
+                        call, finder, R->now_text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Accesses                                                                 */
+
+int rmalab__race_enter_(rmalab_win *w)
+{
+    (void)w;
+    rmalab__races_jitter_now();
+    return RMALAB_OK;
+}
+
+static uint8_t lock_on(const rmalab_win *w, int target)
+{
+    if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
+        return 1;
+    return w->ep.access == RMALAB_ACCESS_LOCK ? w->ep.locked[target] : 0;
+}
+
+int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
+                     int count, rmalab_op op)
+{
+    rmalab__racc r = {0};
+    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->lay.disp_units[target];
+    r.lo = (int64_t)disp * unit;
+    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
+    r.issuer = w->rank;
+    r.target = target;
+    r.count = (uint32_t)count;
+    r.call = (uint8_t)call;
+    r.kind = call == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
+             : call == RMALAB_TRACE_GET ? RMALAB__RK_READ
+                                        : RMALAB__RK_ATOMIC;
+    r.op = (uint8_t)(call == RMALAB_TRACE_COMPARE_AND_SWAP ? RMALAB_NOPS : op);
+    r.type = (uint8_t)type;
+    r.lock = lock_on(w, target);
+    r.during = (uint8_t)w->ep.access;
+    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)call));
+    return rmalab__racc_add(w, &w->races->out[target], &r);
+}
+
+int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
+{
+    static struct rmalab__rlist one;
+    rmalab__racc r = {0};
+    r.lo = (int64_t)disp * (w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->disp_unit);
+    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
+    r.issuer = r.target = w->rank;
+    r.count = (uint32_t)count;
+    r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
+    r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
+    r.op = RMALAB_NOPS;
+    r.type = (uint8_t)type;
+    r.lock = lock_on(w, w->rank);
+    r.local = 1;
+    r.during = (uint8_t)w->ep.exposure;
+    rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
+    one.n = 0;
+    int rc = rmalab__racc_add(w, &one, &r);
+    if (rc)
+        return rc;
+    char at[96];
+    snprintf(at, sizeof at, "%s at %s", write ? "win:write()" : "win:read()",
+             rmalab__rlist_at(&one, 0)->site);
+    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, false, at);
+    return finish(w, RMALAB_OK);
+}
+
+/* Records to `t` are complete: the issuer's release S completed them. */
+static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_t *S)
+{
+    int64_t c = S[w->lay.world_ranks[w->rank]];
+    for (int i = 0; i < l->n; i++)
+        rmalab__rlist_at(l, i)->c = c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Synchronisation                                                          */
+
+int rmalab__race_synced_(rmalab_win *w, const char *call)
+{
+    char at[96];
+    where(at, sizeof at, call);
+    return finish(w, drain(w, at));
+}
+
+int rmalab__race_post_(rmalab_win *w, const int *ranks, int n)
+{
+    int64_t *S = rmalab__malloc(clock_bytes());
+    if (!S)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    rmalab__clock_release(S);
+    int rc = RMALAB_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = send_msg(w, ranks[i], TAG_POST, S, NULL);
+    rmalab__free(S);
+    return rc;
+}
+
+/* MPI orders a target's accesses before its post only before the
+ * operations of the access epoch that matches it: the post clock joins
+ * those records, not this rank's clock. */
+static int join_post(rmalab_win *w, int t)
+{
+    unsigned char *buf;
+    int rc = recv_msg(w, t, TAG_POST, &buf);
+    if (rc)
+        return rc;
+    const int64_t *P = msg_clock(buf);
+    struct rmalab__rlist *l = &w->races->out[t];
+    int W = rmalab__clock_size();
+    for (int i = 0; i < l->n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(l, i);
+        for (int k = 0; k < W; k++)
+            r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
+    }
+    rmalab__free(buf);
+    return RMALAB_OK;
+}
+
+int rmalab__race_complete_(rmalab_win *w, const int *group, int n)
+{
+    struct rmalab__races *R = w->races;
+    int rc = RMALAB_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = join_post(w, group[i]);
+    int64_t *S = rc ? NULL : rmalab__malloc(clock_bytes());
+    if (!rc && !S)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (rc)
+        return rc;
+    rmalab__clock_release(S);
+    for (int i = 0; i < n && !rc; i++) {
+        completed(w, &R->out[group[i]], S);
+        rc = send_msg(w, group[i], TAG_DONE, S, &R->out[group[i]]);
+        R->out[group[i]].n = 0;
+    }
+    rmalab__free(S);
+    return rc;
+}
+
+int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *call)
+{
+    char at[96];
+    where(at, sizeof at, call);
+    int rc = RMALAB_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = take(w, xgroup[i], TAG_DONE, false, at, true);
+    return finish(w, rc ? rc : drain(w, at));
+}
+
+/* Passive target: the records to t are complete. The origin checks the
+ * batch's own pairs (the target may call nothing soon), then ships it. */
+static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
+{
+    struct rmalab__races *R = w->races;
+    struct rmalab__rlist *l = &R->out[t];
+    if (!l->n)
+        return RMALAB_OK;
+    completed(w, l, S);
+    int rc = RMALAB_OK;
+    if (t == w->rank) {
+        rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, false, at);
+    } else {
+        rmalab__races_within(w, rmalab__rlist_at(l, 0), l->n, at);
+        if (!(rc = send_msg(w, t, TAG_PASSIVE, S, l)))
+            R->sent[t]++;
+    }
+    l->n = 0;
+    return rc;
+}
+
+int rmalab__race_released_(rmalab_win *w, int target, const char *call)
+{
+    char at[96];
+    where(at, sizeof at, call);
+    int64_t *S = rmalab__malloc(clock_bytes());
+    if (!S)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    rmalab__clock_release(S);
+    int rc = RMALAB_OK;
+    for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
+        rc = ship_passive(w, t, S, at);
+    rmalab__free(S);
+    return finish(w, rc ? rc : drain(w, at));
+}
+
+/* Collective: every passive batch sent to this rank, and `fence` (per
+ * origin: one FENCE message or none), received and checked. */
+static int exchange(rmalab_win *w, const int64_t *fence, const char *at)
+{
+    struct rmalab__races *R = w->races;
+    int P = w->size, rc = RMALAB_OK;
+    int64_t *mine = rmalab__malloc(4 * (size_t)P * sizeof *mine);
+    if (!mine)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    int64_t *theirs = mine + 2 * P;
+    for (int t = 0; t < P; t++) {
+        mine[2 * t] = (int64_t)R->sent[t];
+        mine[2 * t + 1] = fence ? fence[t] : 0;
+    }
+    int e = MPI_Alltoall(mine, 2, MPI_INT64_T, theirs, 2, MPI_INT64_T, R->comm);
+    if (e != MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "MPI_Alltoall (race checker)");
+    for (int o = 0; o < P && !rc; o++) {
+        while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
+            rc = take(w, o, TAG_PASSIVE, true, at, false);
+            R->recvd[o]++;
+        }
+        if (!rc && theirs[2 * o + 1])
+            rc = take(w, o, TAG_FENCE, false, at, false);
+    }
+    rmalab__free(mine);
+    return rc;
+}
+
+int rmalab__race_fence_(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    char at[96];
+    where(at, sizeof at, "fence");
+    int P = w->size, rc = RMALAB_OK;
+    int64_t *S = rmalab__malloc(clock_bytes() + (size_t)P * sizeof(int64_t));
+    if (!S)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    int64_t *sent = S + rmalab__clock_size();
+    rmalab__clock_release(S);
+    for (int t = 0; t < P; t++) {
+        struct rmalab__rlist *l = &R->out[t];
+        sent[t] = t != w->rank && l->n;
+        completed(w, l, S);
+        if (t == w->rank)
+            rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, false, at);
+        else if (l->n && !rc)
+            rc = send_msg(w, t, TAG_FENCE, S, l);
+        l->n = 0;
+    }
+    /* Every rank goes through the collectives, whatever failed. */
+    int rc2 = exchange(w, sent, at);
+    int rc3 = finish_together(w, S, "fence");
+    rmalab__free(S);
+    rmalab__races_forget(w); /* the fence orders everything before it */
+    return rc ? rc : rc2 ? rc2 : rc3;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The checker's life                                                       */
+
+static rmalab_check_mode mode_of(const char *v)
+{
+    if (!v || !*v || strcmp(v, "off") == 0)
+        return RMALAB_CHECK_OFF;
+    if (strcmp(v, "races:warn") == 0)
+        return RMALAB_CHECK_WARN;
+    if (strcmp(v, "races:quiet") == 0)
+        return RMALAB_CHECK_QUIET;
+    return RMALAB_CHECK_RACES;
+}
+
+rmalab_check_mode rmalab_win_check_mode(const rmalab_win *w)
+{
+    return w && w->races ? w->races->mode : RMALAB_CHECK_OFF;
+}
+
+static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
+{
+    struct rmalab__races *R = rmalab__calloc(1, sizeof *R);
+    if (!R)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+    w->races = R;
+    R->comm = comm;
+    R->mode = mode ? mode : RMALAB_CHECK_QUIET; /* a rank that did not ask records */
+    R->out = rmalab__calloc((size_t)w->size, sizeof *R->out);
+    R->sent = rmalab__calloc((size_t)w->size, sizeof *R->sent);
+    R->recvd = rmalab__calloc((size_t)w->size, sizeof *R->recvd);
+    if (!R->out || !R->sent || !R->recvd)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+    return rmalab__races_model_init(w, R);
+}
+
+int rmalab__races_open(rmalab_win *w)
+{
+    const char *v = rmalab_info_lookup(w->requested, "rmalab_check", 12, NULL);
+    rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
+    int want = mode != RMALAB_CHECK_OFF, any = 0;
+    int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "deciding whether to check for races");
+    if (!any)
+        return RMALAB_OK;
+    MPI_Comm comm;
+    if ((e = MPI_Comm_dup(w->comm, &comm)) != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Comm_dup (race checker)");
+    int rc = open_state(w, mode, comm);
+    if (rc && !w->races)
+        MPI_Comm_free(&comm);
+    return rmalab__agree(w->comm, rc, "starting the race checker");
+}
+
+int rmalab__races_close(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    if (!R)
+        return RMALAB_OK;
+    char at[96];
+    where(at, sizeof at, "free");
+    int rc = exchange(w, NULL, at);
+    int rc2 = finish_together(w, NULL, "free");
+    /* Every peer has received what this rank sent: the sends end now. */
+    for (int i = 0; i < R->nreq; i++) {
+        MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
+        rmalab__free(R->reqbuf[i]);
+    }
+    R->nreq = 0;
+    return rc ? rc : rc2;
+}
+
+void rmalab__races_free(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    if (!R)
+        return;
+    w->races = NULL;
+    /* Sends still in flight (a window abandoned on the way out) keep
+     * their buffers: MPI may still read them. */
+    for (int i = 0; i < R->nreq; i++)
+        MPI_Request_free(&R->req[i]);
+    rmalab__free(R->req);
+    rmalab__free(R->reqbuf);
+    for (int t = 0; R->out && t < w->size; t++)
+        rmalab__rlist_free(&R->out[t]);
+    rmalab__free(R->out);
+    rmalab__free(R->sent);
+    rmalab__free(R->recvd);
+    rmalab__races_model_free(R);
+    if (R->comm != MPI_COMM_NULL && R->comm != 0)
+        MPI_Comm_free(&R->comm);
+    rmalab__free(R);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Across a communicator                                                    */
+
+int rmalab_barrier(MPI_Comm comm)
+{
+    rmalab__races_jitter_now();
+    int active = rmalab__clock_exists(), any = 0;
+    int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+    if (!any)
+        return RMALAB_OK;
+    int rc = rmalab__clock_ready();
+    int64_t *S = rc ? NULL : rmalab__malloc(clock_bytes());
+    if (!rc && !S)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (rc) /* the peers are in the allreduce below: abort rather than hang */
+        MPI_Abort(comm, 1);
+    rmalab__clock_release(S);
+    e = MPI_Allreduce(MPI_IN_PLACE, S, rmalab__clock_size(), MPI_INT64_T, MPI_MAX, comm);
+    if (e == MPI_SUCCESS)
+        rmalab__clock_acquire(S);
+    rmalab__free(S);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+}
+
+int rmalab_races_total(MPI_Comm comm, uint64_t *total)
+{
+    const rmalab_race *l;
+    int n;
+    uint64_t found;
+    rmalab_races(&l, &n, &found);
+    int e = MPI_Allreduce(&found, total, 1, MPI_UINT64_T, MPI_SUM, comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (races total)");
+}
+
+/* This rank's reports, one after the other. */
+static char *own_text(void)
+{
+    const rmalab_race *l;
+    int n;
+    uint64_t found;
+    rmalab_races(&l, &n, &found);
+    size_t size = 1;
+    for (int i = 0; i < n; i++)
+        size += strlen(l[i].text) + 2;
+    size += 128;
+    char *s = rmalab__malloc(size), *p = s;
+    if (!s)
+        return NULL;
+    *p = 0;
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\n\n", l[i].text);
+    if (found > (uint64_t)n)
+        sprintf(p, "(%llu more races were found than kept)\n\n",
+                (unsigned long long)(found - (uint64_t)n));
+    return s;
+}
+
+int rmalab_races_text(MPI_Comm comm, char **text)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    *text = NULL;
+    char *mine = own_text();
+    int len = mine ? (int)strlen(mine) : 0, *lens = NULL, *offs = NULL, total = 0;
+    if (rank == 0) {
+        lens = rmalab__calloc(2 * (size_t)size, sizeof *lens);
+        if (!lens)
+            MPI_Abort(comm, 1);
+        offs = lens + size;
+    }
+    int e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    for (int i = 0; rank == 0 && i < size; i++) {
+        offs[i] = total;
+        total += lens[i];
+    }
+    char *all = rank == 0 ? malloc((size_t)total + 32) : NULL; /* the caller's: free() */
+    if (rank == 0 && !all)
+        MPI_Abort(comm, 1);
+    if (e == MPI_SUCCESS)
+        e = MPI_Gatherv(mine ? mine : "", len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
+    rmalab__free(mine);
+    rmalab__free(lens);
+    if (e != MPI_SUCCESS) {
+        free(all);
+        return rmalab__mpi_fail(e, "gathering race reports");
+    }
+    if (rank == 0) {
+        while (total > 0 && all[total - 1] == '\n')
+            total--;
+        all[total] = 0;
+        if (!total)
+            strcpy(all, "no races found");
+        *text = all;
+    }
+    return RMALAB_OK;
+}

@@ -1,0 +1,502 @@
+/* The race checker's model (docs/races.md): the process's vector clock,
+ * access records, the race rule, the reports and the process's list of
+ * races. races-sync.c decides when records are made, moved and checked.
+ *
+ * An access record R has an issuer, a target, bytes [lo, hi) of the
+ * target's window, a kind (read, write, atomic with op and type), its issue
+ * clock vc and its completion c: the issuer's own clock entry at the
+ * release that completed it. Clocks tick only at releases, so:
+ *   A happens before B  iff  c(A) <= vc(B)[issuer(A)],
+ * or A and B share an issuer and A is a local access issued first (program
+ * order). A release ticks this rank's entry and sends the clock; an
+ * acquire takes the element-wise max. A local access is a point: its c is
+ * the value of the next release. */
+#include "win-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* The process's clock                                                      */
+
+static struct {
+    int W, me;
+    int64_t *vc;
+    uint32_t next_id;
+} clk;
+
+int rmalab__clock_ready(void)
+{
+    if (clk.vc)
+        return RMALAB_OK;
+    MPI_Comm_size(MPI_COMM_WORLD, &clk.W);
+    MPI_Comm_rank(MPI_COMM_WORLD, &clk.me);
+    clk.vc = rmalab__calloc((size_t)clk.W, sizeof *clk.vc);
+    if (!clk.vc)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
+    clk.vc[clk.me] = 1;
+    return RMALAB_OK;
+}
+
+bool rmalab__clock_exists(void) { return clk.vc != NULL; }
+int rmalab__clock_size(void) { return clk.W; }
+
+void rmalab__clock_release(int64_t *S)
+{
+    clk.vc[clk.me]++;
+    memcpy(S, clk.vc, (size_t)clk.W * sizeof *S);
+}
+
+void rmalab__clock_acquire(const int64_t *V)
+{
+    for (int i = 0; i < clk.W; i++)
+        if (V[i] > clk.vc[i])
+            clk.vc[i] = V[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Jitter and call sites                                                    */
+
+static double jitter_max;
+static uint64_t jitter_state;
+
+void rmalab_races_jitter(double max_seconds, uint64_t seed)
+{
+    jitter_max = max_seconds > 0 && max_seconds < 10 ? max_seconds : 0;
+    jitter_state = seed * 0x9E3779B97F4A7C15ull + 1;
+}
+
+void rmalab__races_jitter_now(void)
+{
+    if (jitter_max <= 0)
+        return;
+    jitter_state ^= jitter_state << 13; /* xorshift64 */
+    jitter_state ^= jitter_state >> 7;
+    jitter_state ^= jitter_state << 17;
+    double s = jitter_max * (double)(jitter_state >> 11) / (double)(1ull << 53);
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static _Thread_local char site_now[48];
+
+void rmalab_check_site(const char *site)
+{
+    snprintf(site_now, sizeof site_now, "%s", site ? site : "");
+}
+
+void rmalab__races_site(char *buf, size_t size, const char *fallback)
+{
+    snprintf(buf, size, "%s", site_now[0] ? site_now : fallback);
+    site_now[0] = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records and lists                                                        */
+
+size_t rmalab__racc_size(void)
+{
+    return sizeof(rmalab__racc) + (size_t)clk.W * sizeof(int64_t);
+}
+
+rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i)
+{
+    return (rmalab__racc *)(l->p + (size_t)i * rmalab__racc_size());
+}
+
+rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        unsigned char *p = rmalab__realloc(l->p, (size_t)cap * rmalab__racc_size());
+        if (!p)
+            return NULL;
+        l->p = p;
+        l->cap = cap;
+    }
+    return rmalab__rlist_at(l, l->n++);
+}
+
+void rmalab__rlist_free(struct rmalab__rlist *l)
+{
+    rmalab__free(l->p);
+    *l = (struct rmalab__rlist){0};
+}
+
+/* Can `r` join `last`: the same access from the same site in the same
+ * interval, bytes adjacent (local accesses: or overlapping; they are
+ * ordered among themselves, but two remote ones that overlap race). */
+static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
+{
+    if (last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
+        last->call != r->call || last->op != r->op || last->type != r->type ||
+        last->lock != r->lock || last->local != r->local || last->during != r->during ||
+        last->c != r->c || strcmp(last->site, r->site) != 0 ||
+        memcmp(last->vc, r->vc, (size_t)clk.W * sizeof(int64_t)) != 0)
+        return false;
+    if (r->local)
+        return r->lo <= last->hi && last->lo <= r->hi;
+    return r->lo == last->hi;
+}
+
+int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto)
+{
+    (void)w;
+    rmalab__racc *r = rmalab__rlist_push(l);
+    if (!r)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
+    memcpy(r, proto, sizeof *r);
+    r->id = ++clk.next_id;
+    memcpy(r->vc, clk.vc, (size_t)clk.W * sizeof(int64_t));
+    if (r->local) /* a point: completed by the next release */
+        r->c = clk.vc[clk.me] + 1;
+    rmalab__racc *last = l->n > 1 ? rmalab__rlist_at(l, l->n - 2) : NULL;
+    if (last && mergeable(last, r)) {
+        last->lo = r->lo < last->lo ? r->lo : last->lo;
+        last->hi = r->hi > last->hi ? r->hi : last->hi;
+        last->count += r->count;
+        l->n--;
+    }
+    return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The rule                                                                 */
+
+static bool readlike(const rmalab__racc *r)
+{
+    return r->kind == RMALAB__RK_READ ||
+           (r->kind == RMALAB__RK_ATOMIC && r->op == RMALAB_OP_NO_OP);
+}
+
+/* Both atomic and MPI makes them atomic with respect to each other: the
+ * same basic type on the same elements, and the same op (no_op goes with
+ * any under accumulate_ops = same_op_no_op). One origin's atomics are also
+ * ordered by accumulate_ordering unless it is none. */
+static bool atomic_ok(const struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b)
+{
+    if (a->kind != RMALAB__RK_ATOMIC || b->kind != RMALAB__RK_ATOMIC || a->type != b->type)
+        return false;
+    int64_t size = rmalab_type_size((rmalab_type)a->type);
+    if (size > 0 && (a->lo - b->lo) % size != 0)
+        return false;
+    if (a->op == b->op)
+        return true;
+    if (R->same_op_no_op && (a->op == RMALAB_OP_NO_OP || b->op == RMALAB_OP_NO_OP))
+        return true;
+    return a->issuer == b->issuer && !a->local && !b->local && R->acc_ordered;
+}
+
+static bool hb(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
+{
+    if (a->issuer == b->issuer && a->local)
+        return a->id < b->id;
+    return a->c <= b->vc[w->lay.world_ranks[a->issuer]];
+}
+
+/* Different issuers, both under a lock on the target, one exclusive. */
+static bool excluded(const rmalab__racc *a, const rmalab__racc *b)
+{
+    return a->issuer != b->issuer && a->lock && b->lock && (a->lock == 2 || b->lock == 2);
+}
+
+static bool is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
+{
+    return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
+           !atomic_ok(w->races, a, b) && !excluded(a, b) && !hb(w, a, b) && !hb(w, b, a);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reports                                                                  */
+
+static struct {
+    rmalab_race *list;
+    int n, cap;
+    uint64_t found, seq;
+} session;
+
+void rmalab_races(const rmalab_race **list, int *n, uint64_t *found)
+{
+    *list = session.list;
+    *n = session.n;
+    if (found)
+        *found = session.found;
+}
+
+void rmalab_races_clear(void)
+{
+    session.n = 0;
+    session.found = 0;
+}
+
+static const char *kind_name(const rmalab__racc *r)
+{
+    return r->kind == RMALAB__RK_READ ? "read" : r->kind == RMALAB__RK_WRITE ? "write" : "atomic";
+}
+
+static const char *call_name(const rmalab__racc *r)
+{
+    if (r->call == RMALAB__RC_READ)
+        return "win:read";
+    if (r->call == RMALAB__RC_WRITE)
+        return "win:write";
+    return rmalab_trace_kind_name((rmalab_trace_kind)r->call);
+}
+
+static void during_text(const rmalab__racc *r, char *buf, size_t size)
+{
+    static const char *const lock[] = {"", ", holding a shared lock on itself",
+                                       ", holding an exclusive lock on itself"};
+    if (r->local) {
+        snprintf(buf, size, "%s%s",
+                 r->during == RMALAB_EXPOSURE_FENCE  ? "during a fence epoch"
+                 : r->during == RMALAB_EXPOSURE_POST ? "during its exposure epoch"
+                                                     : "outside any exposure epoch",
+                 lock[r->lock % 3]);
+        return;
+    }
+    switch (r->during) {
+    case RMALAB_ACCESS_FENCE: snprintf(buf, size, "in a fence epoch"); break;
+    case RMALAB_ACCESS_START: snprintf(buf, size, "in a start() epoch"); break;
+    case RMALAB_ACCESS_LOCK_ALL: snprintf(buf, size, "under lock_all (shared)"); break;
+    default:
+        snprintf(buf, size, "under lock(%d, \"%s\")", r->target,
+                 r->lock == 2 ? "exclusive" : "shared");
+    }
+}
+
+/* What completes a remote access. */
+static const char *completer(const rmalab__racc *r)
+{
+    switch (r->during) {
+    case RMALAB_ACCESS_FENCE: return "the fence that ends its epoch";
+    case RMALAB_ACCESS_START: return "complete()";
+    case RMALAB_ACCESS_LOCK_ALL: return "flush or unlock_all()";
+    default: return "flush or unlock";
+    }
+}
+
+/* Why neither access is ordered, and the fix: the first rule that matches.
+ * Pure functions of the two records, so the same on every run. */
+static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, char *buf,
+                size_t size)
+{
+    const char *ta = rmalab_type_name((rmalab_type)a->type);
+    if (a->kind == RMALAB__RK_ATOMIC && b->kind == RMALAB__RK_ATOMIC) {
+        if (a->type != b->type)
+            snprintf(buf, size, "accumulates of %s and %s are not atomic with respect to each "
+                     "other: MPI's atomicity needs the same basic type\n  fix: use one type "
+                     "for a location", ta, rmalab_type_name((rmalab_type)b->type));
+        else if ((a->lo - b->lo) % rmalab_type_size((rmalab_type)a->type))
+            snprintf(buf, size, "their %s elements start %lld bytes apart: atomicity is per "
+                     "element\n  fix: use the same displacements", ta,
+                     (long long)llabs((long long)(a->lo - b->lo)));
+        else
+            snprintf(buf, size, "ops %s and %s differ: MPI makes accumulates atomic only with "
+                     "the same op (and no_op)\n  fix: one op per location in an epoch, or "
+                     "order them", a->op == RMALAB_NOPS ? "compare_and_swap"
+                                                        : rmalab_op_name((rmalab_op)a->op),
+                     b->op == RMALAB_NOPS ? "compare_and_swap" : rmalab_op_name((rmalab_op)b->op));
+        return;
+    }
+    if (a->issuer == b->issuer) {
+        const rmalab__racc *first = a->id < b->id ? a : b;
+        snprintf(buf, size, "both from rank %d, and its %s completes only at %s, after the %s "
+                 "was issued: MPI does not order one origin's operations before that\n  fix: "
+                 "flush between them (passive target), or put them in different epochs",
+                 a->issuer, call_name(first), completer(first),
+                 call_name(first == a ? b : a));
+        return;
+    }
+    if (!a->local && !b->local) {
+        if (a->lock && b->lock)
+            snprintf(buf, size, "both under shared locks of rank %d (lock_all counts as "
+                     "shared): shared locks do not exclude each other\n  fix: take "
+                     "lock(%d, \"exclusive\"), or a barrier after the first unlock",
+                     a->target, a->target);
+        else if (a->during == b->during && a->during == RMALAB_ACCESS_FENCE)
+            snprintf(buf, size, "both in one fence epoch of rank %d, from different origins\n"
+                     "  fix: give each origin its own bytes, or a fence between them",
+                     a->target);
+        else if (a->during == b->during && a->during == RMALAB_ACCESS_START)
+            snprintf(buf, size, "both in one exposure epoch of rank %d, from different "
+                     "origins\n  fix: give each origin its own bytes, or expose them in "
+                     "different epochs", a->target);
+        else
+            snprintf(buf, size, "no synchronisation orders rank %d's %s and rank %d's %s\n"
+                     "  fix: order them with a barrier, fence or PSCW epoch",
+                     a->issuer, call_name(a), b->issuer, call_name(b));
+        return;
+    }
+    const rmalab__racc *rem = a->local ? b : a, *loc = a->local ? a : b;
+    int o = rem->issuer, t = loc->issuer;
+    if (loc->during == RMALAB_EXPOSURE_FENCE && rem->during == RMALAB_ACCESS_FENCE)
+        snprintf(buf, size, "rank %d's %s happened during a fence epoch, in which rank %d's %s "
+                 "may land at any time until the fence that ends it\n  fix: access local "
+                 "memory before the fence that opens the epoch or after the one that ends it",
+                 t, call_name(loc), o, call_name(rem));
+    else if (loc->during == RMALAB_EXPOSURE_POST && rem->during == RMALAB_ACCESS_START)
+        snprintf(buf, size, "rank %d's %s happened during its exposure epoch (after post(), "
+                 "before wait()), in which rank %d's %s may land\n  fix: access local memory "
+                 "before post() or after wait()", t, call_name(loc), o, call_name(rem));
+    else if (rem->lock && !loc->lock)
+        snprintf(buf, size, "rank %d's %s holds no lock on itself, and nothing orders rank "
+                 "%d's %s (complete only at %s) before or after it\n  fix: access under "
+                 "lock(%d, \"exclusive\") on itself, or a barrier after the unlock",
+                 t, call_name(loc), o, call_name(rem), completer(rem), t);
+    else if (rem->vc[w->lay.world_ranks[t]] >= loc->c && rem->c > loc->vc[w->lay.world_ranks[o]])
+        snprintf(buf, size, "rank %d's %s completes only at %s, and nothing orders that "
+                 "before rank %d's %s\n  fix: complete it before the synchronisation that "
+                 "orders them", o, call_name(rem), completer(rem), t, call_name(loc));
+    else
+        snprintf(buf, size, "no synchronisation orders rank %d's %s and rank %d's %s\n"
+                 "  fix: order them with a barrier, fence or PSCW epoch",
+                 o, call_name(rem), t, call_name(loc));
+}
+
+static void fill_access(const rmalab__racc *r, rmalab_race_access *x)
+{
+    x->rank = r->issuer;
+    snprintf(x->call, sizeof x->call, "%s", call_name(r));
+    snprintf(x->kind, sizeof x->kind, "%s", kind_name(r));
+    snprintf(x->site, sizeof x->site, "%s", r->site);
+    during_text(r, x->during, sizeof x->during);
+}
+
+static int access_line(char *buf, size_t size, const rmalab_race_access *x,
+                       const rmalab__racc *r)
+{
+    return snprintf(buf, size, "  rank %d  %-6s %s(%s x%u) at %s, %s\n", x->rank, x->kind,
+                    x->call, rmalab_type_name((rmalab_type)r->type), r->count, x->site,
+                    x->during);
+}
+
+static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, const char *at)
+{
+    struct rmalab__races *R = w->races;
+    rmalab_race x = {0};
+    if (a->issuer > b->issuer || (a->issuer == b->issuer && a->id > b->id)) {
+        const rmalab__racc *t = a;
+        a = b;
+        b = t;
+    }
+    x.seq = ++session.seq;
+    snprintf(x.window, sizeof x.window, "%s", w->name);
+    x.target = a->target;
+    x.lo = a->lo > b->lo ? a->lo : b->lo;
+    x.hi = a->hi < b->hi ? a->hi : b->hi;
+    fill_access(a, &x.a);
+    fill_access(b, &x.b);
+    why(w, a, b, x.why, sizeof x.why);
+    snprintf(x.found_at, sizeof x.found_at, "%s", at);
+    x.found_by = w->rank;
+    size_t n = (size_t)snprintf(x.text, sizeof x.text, "race on window %s%s%s, rank %d, %s "
+                                "%lld-%lld:\n", x.window[0] ? "\"" : "",
+                                x.window[0] ? x.window : "(unnamed)", x.window[0] ? "\"" : "",
+                                x.target,
+                                w->flavor == RMALAB_FLAVOR_DYNAMIC ? "addresses" : "bytes",
+                                (long long)x.lo, (long long)x.hi - 1);
+    if (n < sizeof x.text)
+        n += (size_t)access_line(x.text + n, sizeof x.text - n, &x.a, a);
+    if (n < sizeof x.text)
+        n += (size_t)access_line(x.text + n, sizeof x.text - n, &x.b, b);
+    if (n < sizeof x.text)
+        snprintf(x.text + n, sizeof x.text - n, "  not ordered: %s\n  found by rank %d at %s",
+                 x.why, x.found_by, x.found_at);
+    session.found++;
+    if (R->found_now++ == 0)
+        snprintf(R->now_text, sizeof R->now_text, "%s", x.text);
+    if (session.n == session.cap && session.cap < RMALAB_RACES_KEEP) {
+        int cap = session.cap ? 2 * session.cap : 16;
+        rmalab_race *p = rmalab__realloc(session.list, (size_t)cap * sizeof *p);
+        if (p) {
+            session.list = p;
+            session.cap = cap;
+        }
+    }
+    if (session.n < session.cap)
+        session.list[session.n++] = x;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checking                                                                 */
+
+/* The log is full: drop its oldest record, once with a warning, since a
+ * race with it may now be missed. */
+static void make_room(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    if (R->log.n < R->log_cap)
+        return;
+    if (!R->log_dropped)
+        fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: "
+                "its log of %d accesses is full (no fence cleared it), and races with the "
+                "oldest may be missed\n", w->name, w->rank, R->log_cap);
+    R->log_dropped = true;
+    size_t sz = rmalab__racc_size();
+    memmove(R->log.p, R->log.p + sz, (size_t)(R->log.n - 1) * sz);
+    R->log.n--;
+}
+
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, bool intra,
+                             const char *at)
+{
+    struct rmalab__races *R = w->races;
+    unsigned before = R->found_now;
+    size_t sz = rmalab__racc_size();
+    for (int i = 0; i < n; i++) {
+        const rmalab__racc *r = (const rmalab__racc *)((const unsigned char *)recs + i * sz);
+        int first_new = R->log.n - i; /* this batch's records already in the log */
+        for (int j = 0; j < R->log.n; j++) {
+            const rmalab__racc *l = rmalab__rlist_at(&R->log, j);
+            if ((intra && j >= first_new) || !is_race(w, l, r))
+                continue;
+            report(w, l, r, at);
+        }
+        make_room(w);
+        rmalab__racc *slot = rmalab__rlist_push(&R->log);
+        if (!slot)
+            continue;
+        memcpy(slot, r, sz);
+        /* A local access repeated in one interval (a polling loop) is one record. */
+        rmalab__racc *prev = R->log.n > 1 ? rmalab__rlist_at(&R->log, R->log.n - 2) : NULL;
+        if (n == 1 && r->local && prev && mergeable(prev, slot)) {
+            prev->lo = slot->lo < prev->lo ? slot->lo : prev->lo;
+            prev->hi = slot->hi > prev->hi ? slot->hi : prev->hi;
+            prev->count += slot->count;
+            R->log.n--;
+        }
+    }
+    return R->found_now - before;
+}
+
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
+{
+    unsigned before = w->races->found_now;
+    size_t sz = rmalab__racc_size();
+    const unsigned char *p = (const unsigned char *)recs;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
+            const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
+            if (is_race(w, a, b))
+                report(w, a, b, at);
+        }
+    return w->races->found_now - before;
+}
+
+void rmalab__races_forget(rmalab_win *w) { w->races->log.n = 0; }
+
+int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
+{
+    const char *ops = rmalab_info_lookup(w->at_create, "accumulate_ops", 14, NULL);
+    const char *ord = rmalab_info_lookup(w->at_create, "accumulate_ordering", 19, NULL);
+    R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
+    R->acc_ordered = !ord || strcmp(ord, "none") != 0;
+    R->log_cap = 1 << 16;
+    return rmalab__clock_ready();
+}
+
+void rmalab__races_model_free(struct rmalab__races *R) { rmalab__rlist_free(&R->log); }
