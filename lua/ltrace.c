@@ -7,8 +7,8 @@
  *   { ranks = N, uncertainty = s, rank_uncertainty = {..}, dropped = {..},
  *     windows = { {key, name, engine, size, freed}, ... },
  *     events = { {t0, t1, rank, win, kind, peer, flag, count, calls, disp,
- *                 bytes, group = {..} or nil}, ... },
- *     flows = { {kind = "post" | "complete", from = i, to = j}, ... } }
+ *                 bytes, seq, group = {..} or nil}, ... },
+ *     flows = { {kind = "post" | "complete" | "race", from = i, to = j}, ... } }
  * with times in seconds from the first event, indices 1-based, and ranks
  * as the core gives them (0-based). */
 #include "lrmalab.h"
@@ -42,6 +42,7 @@ static void push_event(lua_State *L, const rmalab_trace_event *e)
     setint(L, "calls", e->calls);
     setint(L, "disp", e->disp);
     setint(L, "bytes", e->bytes);
+    setint(L, "seq", e->seq);
     if (e->group) {
         lua_createtable(L, e->count, 0);
         for (int i = 0; i < e->count; i++) {
@@ -111,7 +112,9 @@ static int push_set(lua_State *L, lrm_box *b)
     for (int i = 0; i < s->nflows; i++) {
         const rmalab_trace_flow *f = &s->flows[i];
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, f->kind == RMALAB_FLOW_POST ? "post" : "complete");
+        lua_pushstring(L, f->kind == RMALAB_FLOW_POST       ? "post"
+                          : f->kind == RMALAB_FLOW_COMPLETE ? "complete"
+                                                            : "race");
         lua_setfield(L, -2, "kind");
         setint(L, "from", f->from + 1);
         setint(L, "to", f->to + 1);

@@ -16,6 +16,8 @@ local OPS = { put = true, get = true, accumulate = true, get_accumulate = true,
 local ARRIVED = { post_arrived = "post", complete_arrived = "complete" }
 
 local function category(kind)
+  if kind == "race" then return "race" end
+  if kind == "read" or kind == "write" then return "local" end
   if PSCW[kind] then return "pscw" end
   if OPS[kind] then return "rma" end
   if ARRIVED[kind] then return "arrival" end
@@ -35,6 +37,10 @@ local function label(e)
   local k = e.kind
   if OPS[k] then return fmt("%s %d @%d %dB", k, e.peer, e.disp, e.bytes) end
   if ARRIVED[k] then return fmt("%s %d arrived", ARRIVED[k], e.peer) end
+  if k == "read" or k == "write" then return fmt("win:%s @%d %dB", k, e.disp, e.bytes) end
+  if k == "race" then
+    return fmt("RACE %d: bytes %d-%d of rank %d", e.seq, e.disp, e.disp + e.bytes - 1, e.peer)
+  end
   if k == "test" then
     return fmt("test%s -> %s", e.calls > 1 and (" x" .. e.calls) or "", e.flag ~= 0)
   end
@@ -157,7 +163,8 @@ function T.chrome(set)
   for i, f in ipairs(set.flows) do
     local a, b = set.events[f.from], set.events[f.to]
     local ts, te = flow_times(set, f)
-    local name = f.kind == "post" and "post -> start" or "complete -> wait"
+    local name = f.kind == "post" and "post -> start"
+      or f.kind == "race" and "race" or "complete -> wait"
     out[#out + 1] = jval{ ph = "s", id = i, name = name, cat = "flow", pid = a.rank,
                           tid = a.rank, ts = us(ts) }
     out[#out + 1] = jval{ ph = "f", bp = "e", id = i, name = name, cat = "flow",
@@ -196,7 +203,7 @@ local function rows_of(set)
 end
 
 local COLOR = { pscw = "#dbe8f7", rma = "#e3f3df", fence = "#f4ecd8", passive = "#efe0f3",
-                arrival = "#ffffff" }
+                arrival = "#ffffff", ["local"] = "#f7f7d8", race = "#f5b7b1" }
 
 function T.svg_text(set, opts)
   set = pick(set, opts)
@@ -253,7 +260,8 @@ function T.svg_text(set, opts)
     local ye = ARRIVED[b.kind] and y(b.t0) or y(b.t1)
     o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" '
       .. 'stroke-dasharray="%s" marker-end="url(#arrow)"/>', x(a.rank), y(a.t0), x(b.rank), ye,
-      f.kind == "post" and "#1f5fbf" or "#c0392b", f.kind == "post" and "6,3" or "2,3")
+      f.kind == "post" and "#1f5fbf" or "#c0392b",
+      f.kind == "post" and "6,3" or f.kind == "race" and "none" or "2,3")
   end
   o[#o + 1] = "</svg>\n"
   return concat(o, "\n")
@@ -271,8 +279,12 @@ function T.timeline_text(set, opts)
   for _, f in ipairs(set.flows) do
     local a = set.events[f.from]
     local m = marks[f.to]
-    marks[f.to] = m and m .. "," .. a.rank or fmt("<= %s %d", f.kind, a.rank)
-    sources[f.from] = (sources[f.from] and sources[f.from] .. "," or "=> ") .. set.events[f.to].rank
+    if f.kind == "race" then -- the two accesses of a race
+      marks[f.to] = (m and m .. " " or "") .. fmt("!! race %d", a.seq)
+    else
+      marks[f.to] = m and m .. "," .. a.rank or fmt("<= %s %d", f.kind, a.rank)
+      sources[f.from] = (sources[f.from] and sources[f.from] .. "," or "=> ") .. set.events[f.to].rank
+    end
   end
   local cells, width = {}, {}
   for r = 0, set.ranks - 1 do width[r] = #("rank " .. r) end

@@ -34,6 +34,8 @@ static const char help[] =
     "  :trace on|off     record every window's epochs (or stop); also\n"
     "  :trace dump FILE  Perfetto JSON, :trace svg FILE a picture, :trace clear\n"
     "  :timeline [win]   the last epochs of a window, a lane per rank\n"
+    "  :races [clear]    the races the checker found so far (windows made with\n"
+    "                    the hint rmalab_check = \"races\", or RMALAB_CHECK=races)\n"
     "  :quit             free what can be freed and end the job (or Ctrl-D)\n"
     "A rank blocked in an epoch call never blocks the prompt. PSCW in two lines:\n"
     "  win = rmalab.win_allocate(64, {disp_unit = 8})\n"
@@ -211,6 +213,25 @@ static void trace_command(front *f, const cmdline *c)
     submit(f, &all, chunk);
 }
 
+/* :races lists every rank's findings (collective over the world, so it
+ * runs on every rank); :races clear forgets them. */
+static void races_command(front *f, const cmdline *c)
+{
+    rankset all = {.n = f->n};
+    memset(all.in, 1, (size_t)f->n);
+    const char *chunk;
+    if (!c->bodylen)
+        chunk = "local t = rmalab.races.text() if t then print(t) end";
+    else if (c->bodylen == 5 && memcmp(c->body, "clear", 5) == 0)
+        chunk = "rmalab.races.clear()";
+    else {
+        front_note(f, "rmalab: use :races, or :races clear\n");
+        return;
+    }
+    f->chunk_target = all;
+    submit(f, &all, chunk);
+}
+
 static void command(front *f, const cmdline *c)
 {
     rankset s = f->deflt;
@@ -221,6 +242,10 @@ static void command(front *f, const cmdline *c)
     }
     if (strcmp(c->name, "trace") == 0 || strcmp(c->name, "timeline") == 0) {
         trace_command(f, c);
+        return;
+    }
+    if (strcmp(c->name, "races") == 0) {
+        races_command(f, c);
         return;
     }
     if (c->bodylen && strcmp(c->name, "wait") != 0 && strcmp(c->name, "help") != 0 &&

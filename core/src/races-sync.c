@@ -244,7 +244,7 @@ static uint8_t lock_on(const rmalab_win *w, int target)
 }
 
 int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                     int count, rmalab_op op)
+                     int count, rmalab_op op, uint32_t *id)
 {
     rmalab__racc r = {0};
     MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->lay.disp_units[target];
@@ -262,7 +262,7 @@ int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_
     r.lock = lock_on(w, target);
     r.during = (uint8_t)w->ep.access;
     rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)call));
-    return rmalab__racc_add(w, &w->races->out[target], &r);
+    return rmalab__racc_add(w, &w->races->out[target], &r, id);
 }
 
 int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
@@ -282,9 +282,12 @@ int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type ty
     r.during = (uint8_t)w->ep.exposure;
     rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
     one.n = 0;
-    int rc = rmalab__racc_add(w, &one, &r);
+    uint32_t id;
+    int rc = rmalab__racc_add(w, &one, &r, &id);
     if (rc)
         return rc;
+    rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
+                     w->rank, disp, type, count, id);
     char at[96];
     snprintf(at, sizeof at, "%s at %s", write ? "win:write()" : "win:read()",
              rmalab__rlist_at(&one, 0)->site);
@@ -472,15 +475,15 @@ int rmalab__race_fence_(rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* The checker's life                                                       */
 
+/* The hint's values (validated against the catalogue), and RMALAB_CHECK's:
+ * anything else is off. */
 static rmalab_check_mode mode_of(const char *v)
 {
-    if (!v || !*v || strcmp(v, "off") == 0)
-        return RMALAB_CHECK_OFF;
-    if (strcmp(v, "races:warn") == 0)
-        return RMALAB_CHECK_WARN;
-    if (strcmp(v, "races:quiet") == 0)
-        return RMALAB_CHECK_QUIET;
-    return RMALAB_CHECK_RACES;
+    static const char *const names[] = {"races", "races:warn", "races:quiet"};
+    for (int i = 0; v && i < 3; i++)
+        if (strcmp(v, names[i]) == 0)
+            return (rmalab_check_mode)(RMALAB_CHECK_RACES + i);
+    return RMALAB_CHECK_OFF;
 }
 
 rmalab_check_mode rmalab_win_check_mode(const rmalab_win *w)
@@ -506,7 +509,7 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
 
 int rmalab__races_open(rmalab_win *w)
 {
-    const char *v = rmalab_info_lookup(w->requested, "rmalab_check", 12, NULL);
+    const char *v = rmalab_info_lookup(w->at_create, "rmalab_check", 12, NULL);
     rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
     int want = mode != RMALAB_CHECK_OFF, any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);

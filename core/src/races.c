@@ -141,7 +141,8 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
     return r->lo == last->hi;
 }
 
-int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto)
+int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto,
+                     uint32_t *id)
 {
     (void)w;
     rmalab__racc *r = rmalab__rlist_push(l);
@@ -158,7 +159,9 @@ int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab_
         last->hi = r->hi > last->hi ? r->hi : last->hi;
         last->count += r->count;
         l->n--;
+        r = last;
     }
+    *id = r->id;
     return RMALAB_OK;
 }
 
@@ -418,6 +421,11 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
     }
     if (session.n < session.cap)
         session.list[session.n++] = x;
+    if (w->trace) {
+        int issuer[2] = {a->issuer, b->issuer};
+        uint32_t id[2] = {a->id, b->id};
+        rmalab__trace_race_(w, (uint32_t)x.seq, x.target, x.lo, x.hi, issuer, id);
+    }
 }
 
 /* ------------------------------------------------------------------------ */

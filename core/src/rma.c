@@ -181,8 +181,10 @@ static int traced(rmalab_win *w, int kind, int64_t t0, int rc, int target, MPI_A
 {
     if (rc)
         return rc;
-    rmalab__trace_op(w, kind, t0, target, disp, type, count);
-    return rmalab__race_op(w, kind, target, disp, type, count, op);
+    uint32_t id = 0;
+    rc = rmalab__race_op(w, kind, target, disp, type, count, op, &id);
+    rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
+    return rc;
 }
 
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,

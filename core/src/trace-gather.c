@@ -197,6 +197,12 @@ static bool is_group_call(int kind)
            kind == RMALAB_TRACE_TEST;
 }
 
+static bool is_access(int kind)
+{
+    return (kind >= RMALAB_TRACE_PUT && kind <= RMALAB_TRACE_COMPARE_AND_SWAP) ||
+           kind == RMALAB_TRACE_READ || kind == RMALAB_TRACE_WRITE;
+}
+
 /* One rank's packed records into the set. `call` is the last call with a
  * group, while its members follow it. */
 static void merge_rank(struct merge *m, int rank, const unsigned char *p)
@@ -213,10 +219,14 @@ static void merge_rank(struct merge *m, int rank, const unsigned char *p)
         struct wire_win ww;
         memcpy(&ww, p, sizeof ww);
         p += sizeof ww;
-        int win = find_win(s, &ww), call = -1;
+        int win = find_win(s, &ww), call = -1, race = -1;
         for (int k = 0; k < ww.nevents; k++, p += sizeof(struct wire_ev)) {
             struct wire_ev e;
             memcpy(&e, p, sizeof e);
+            if (e.kind == MEMBER && race >= 0) { /* an access of the race before */
+                m->keys[m->nkeys++] = (struct key){win, rank, e.peer, e.seq, e.kind, race};
+                continue;
+            }
             if (e.kind == MEMBER) {
                 if (call < 0)
                     continue; /* the ring overwrote its call */
@@ -229,8 +239,11 @@ static void merge_rank(struct merge *m, int rank, const unsigned char *p)
             s->events[i] = (rmalab_trace_event){
                 .t0 = e.t0, .t1 = e.t1, .rank = rank, .win = win, .kind = e.kind,
                 .peer = e.peer, .flag = e.flag, .count = e.count, .calls = e.calls,
-                .disp = e.disp, .bytes = e.bytes};
+                .disp = e.disp, .bytes = e.bytes, .seq = e.seq};
             m->gstart[i] = -1;
+            race = e.kind == RMALAB_TRACE_RACE ? i : -1;
+            if (e.seq && is_access(e.kind)) /* a checked window's: a race may point here */
+                m->keys[m->nkeys++] = (struct key){win, rank, -1, e.seq, e.kind, i};
             if (e.kind != RMALAB_TRACE_POST_ARRIVED && e.kind != RMALAB_TRACE_COMPLETE_ARRIVED)
                 call = -1; /* arrivals may come between a run of tests and its members */
             if (is_group_call(e.kind) && (e.kind != RMALAB_TRACE_TEST || e.flag)) {
@@ -283,6 +296,19 @@ static int released_by(const struct merge *m, const struct key *k, rmalab_flow_k
     return e >= 0 ? e : find_key(m, k->win, RMALAB_TRACE_TEST, k->peer, k->rank, k->seq);
 }
 
+/* A race's arrows: to the events of its two accesses, on the ranks that
+ * issued them (member k: rank = the finder, peer = the issuer). */
+static void race_flows(struct merge *m, const struct key *k)
+{
+    for (int kind = 0; kind < RMALAB_TRACE_NKINDS; kind++) {
+        int to = is_access(kind) ? find_key(m, k->win, kind, k->peer, -1, k->seq) : -1;
+        if (to >= 0) {
+            m->s->flows[m->s->nflows++] = (rmalab_trace_flow){RMALAB_FLOW_RACE, k->event, to};
+            return;
+        }
+    }
+}
+
 /* Arrows, once every rank is merged. An engine that sees arrivals (rma)
  * waits for a post only at an operation to that target: a start it did
  * not wait in gets no arrow. */
@@ -292,6 +318,10 @@ static void match_flows(struct merge *m)
     qsort(m->keys, (size_t)m->nkeys, sizeof *m->keys, key_cmp);
     for (int i = 0; i < m->nkeys; i++) {
         const struct key *k = &m->keys[i];
+        if (k->kind == MEMBER) {
+            race_flows(m, k);
+            continue;
+        }
         if (k->kind != RMALAB_TRACE_POST && k->kind != RMALAB_TRACE_COMPLETE)
             continue;
         rmalab_flow_kind fk;

@@ -113,12 +113,30 @@ void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const in
 }
 
 void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                       rmalab_type type, int count)
+                       rmalab_type type, int count, uint32_t seq)
 {
     rmalab__tev *e = push(w->trace);
     *e = (rmalab__tev){.t0 = t0, .t1 = rmalab__trace_clock(), .kind = (uint8_t)kind,
                        .peer = target, .count = count, .calls = 1, .disp = disp,
-                       .bytes = (int64_t)count * rmalab_type_size(type)};
+                       .bytes = (int64_t)count * rmalab_type_size(type), .seq = seq};
+}
+
+/* A race: the event, then one member per access (its issuer and number),
+ * which the gathering turns into arrows to the accesses' events. */
+void rmalab__trace_race_(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
+                         const int issuer[2], const uint32_t id[2])
+{
+    rmalab__trace *t = w->trace;
+    int64_t now = rmalab__trace_clock();
+    rmalab__tev *e = push(t);
+    *e = (rmalab__tev){.t0 = now, .t1 = now, .kind = RMALAB_TRACE_RACE, .peer = target,
+                       .calls = 1, .disp = lo, .bytes = hi - lo, .seq = race};
+    for (int i = 0; i < 2 && t->cap > 2; i++) {
+        rmalab__tev *m = push(t);
+        m->kind = MEMBER;
+        m->peer = issuer[i];
+        m->seq = id[i];
+    }
 }
 
 /* Once per epoch and peer: the engine reports what it sees at every poll. */
@@ -364,6 +382,6 @@ const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
         "post", "start", "complete", "wait", "test", "fence", "lock", "unlock",
         "lock_all", "unlock_all", "flush", "flush_all", "put", "get", "accumulate",
         "get_accumulate", "fetch_and_op", "compare_and_swap", "post_arrived",
-        "complete_arrived"};
+        "complete_arrived", "read", "write", "race"};
     return (unsigned)kind < RMALAB_TRACE_NKINDS ? names[kind] : NULL;
 }

@@ -427,7 +427,9 @@ int64_t rmalab__trace_clock(void);
 void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
                          int n, int flag);
 void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                       rmalab_type type, int count);
+                       rmalab_type type, int count, uint32_t seq);
+void rmalab__trace_race_(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
+                         const int issuer[2], const uint32_t id[2]);
 void rmalab__trace_arrival_(rmalab_win *w, int kind, int peer);
 /* When a call starts: its time if the window records, else 0. */
 static inline int64_t rmalab__trace_t0(const rmalab_win *w)
@@ -442,11 +444,12 @@ static inline void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int p
     if (w->trace)
         rmalab__trace_call_(w, kind, t0, peer, group, n, flag);
 }
+/* `seq`: the race checker's number of the access, or 0. */
 static inline void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target,
-                                    MPI_Aint disp, rmalab_type type, int count)
+                                    MPI_Aint disp, rmalab_type type, int count, uint32_t seq)
 {
     if (w->trace)
-        rmalab__trace_op_(w, kind, t0, target, disp, type, count);
+        rmalab__trace_op_(w, kind, t0, target, disp, type, count, seq);
 }
 /* The rma engine saw a peer's post or complete arrive. */
 static inline void rmalab__trace_arrival(rmalab_win *w, int kind, int peer)
@@ -486,7 +489,8 @@ void rmalab__rlist_free(struct rmalab__rlist *l);
 /* A record of an access by this rank, issued now, appended to `l` or merged
  * into its last record (an adjacent access of the same kind from the same
  * site in the same interval). `w` gives the world ranks. */
-int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto);
+int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto,
+                     uint32_t *id);
 /* Compare n records against the window's log (and, unless `intra`, each
  * against those before it), report what races, and add them to the log.
  * `at` names the call, for reports. Returns the races found. */
@@ -506,7 +510,7 @@ void rmalab__races_model_free(struct rmalab__races *R);
  * RMALAB_ERR_RMA_CONFLICT (mode races) after the call's own work. */
 int rmalab__race_enter_(rmalab_win *w);
 int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                     int count, rmalab_op op);
+                     int count, rmalab_op op, uint32_t *id);
 int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
 int rmalab__race_post_(rmalab_win *w, const int *ranks, int n);
 int rmalab__race_complete_(rmalab_win *w, const int *group, int n);
@@ -519,11 +523,11 @@ static inline int rmalab__race_enter(rmalab_win *w)
 {
     return w && w->races ? rmalab__race_enter_(w) : RMALAB_OK;
 }
-/* An operation was issued. */
+/* An operation was issued; *id: its number for the trace. */
 static inline int rmalab__race_op(rmalab_win *w, int call, int target, MPI_Aint disp,
-                                  rmalab_type type, int count, rmalab_op op)
+                                  rmalab_type type, int count, rmalab_op op, uint32_t *id)
 {
-    return w->races ? rmalab__race_op_(w, call, target, disp, type, count, op) : RMALAB_OK;
+    return w->races ? rmalab__race_op_(w, call, target, disp, type, count, op, id) : RMALAB_OK;
 }
 /* win:read / win:write. */
 static inline int rmalab__race_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type,

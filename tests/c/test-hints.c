@@ -32,6 +32,7 @@ static const char *const win_keys[] = {
     "rmalab_pscw",
     "rmalab_trace",
     "rmalab_trace_size",
+    "rmalab_check",
 };
 
 static const char *const comm_keys[] = {

@@ -47,6 +47,13 @@ typedef enum {
      * origin, or a peer's complete this target. */
     RMALAB_TRACE_POST_ARRIVED,
     RMALAB_TRACE_COMPLETE_ARRIVED,
+    /* Windows the race checker checks (docs/races.md) also record the
+     * rank's own win:read and win:write, and each race found, an instant
+     * on the lane of the rank that found it (disp, bytes: the bytes of
+     * `peer`, the target; seq: the race's number). */
+    RMALAB_TRACE_READ,
+    RMALAB_TRACE_WRITE,
+    RMALAB_TRACE_RACE,
     RMALAB_TRACE_NKINDS
 } rmalab_trace_kind;
 
@@ -67,13 +74,15 @@ typedef struct {
     int calls;            /* test: consecutive calls merged into the event; else 1 */
     int64_t disp, bytes;  /* operations */
     const int *group;     /* post/start/complete/wait/test(true): the group (count ranks) */
+    uint32_t seq;         /* on a checked window: operations, read and write, the access's
+                             number in the race checker; race, the race's; else 0 */
 } rmalab_trace_event;
 
 /* Arrows: a post to the call that its arrival released on the origin, and
  * a complete to the one it released on the target. The released event is
  * the rma engine's arrival (inside the operation or call that waited for
  * it), else the start, wait or test that matched. */
-typedef enum { RMALAB_FLOW_POST, RMALAB_FLOW_COMPLETE } rmalab_flow_kind;
+typedef enum { RMALAB_FLOW_POST, RMALAB_FLOW_COMPLETE, RMALAB_FLOW_RACE } rmalab_flow_kind;
 
 typedef struct {
     rmalab_flow_kind kind;

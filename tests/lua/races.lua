@@ -1,0 +1,190 @@
+-- ranks: 2
+-- engines: native rma
+-- timeout: 120
+-- The race checker (docs/races.md): where a race is raised and what the
+-- report says, the modes, what is ordered (no report), and that an
+-- unchecked window records nothing. tests/races/ has the RMARaceBench cases.
+local T = require "rmalab.test"
+local rl = require "rmalab"
+
+local function checked(mode, name, extra)
+  local info = { rmalab_check = mode }
+  for k, v in pairs(extra or {}) do info[k] = v end
+  return rl.win_allocate(64, { disp_unit = 4, name = name, info = info })
+end
+
+-- Runs fn(win) on every rank with a fresh window in `mode`, frees it, and
+-- returns the races found on all ranks meanwhile.
+local function found(mode, fn, extra)
+  rl.races.clear()
+  local win = checked(mode, "w", extra)
+  fn(win)
+  rl.world:barrier()
+  win:free()
+  return rl.races.total()
+end
+
+T.case("an unchecked window records nothing", function()
+  local win <close> = rl.win_allocate(64, { disp_unit = 4 })
+  T.eq(win:check_mode(), "off")
+  T.eq(win:get_info():get("rmalab_check"), nil, "rmalab's own key stays out of get_info")
+  rl.races.clear()
+  win:fence()
+  if T.rank == 0 then win:put(1, 0, "int32", 1) else win:write(0, "int32", 2) end
+  win:fence()
+  T.eq(rl.races.total(), 0)
+end)
+
+T.case("fence: every rank raises at the fence that ends the epoch", function()
+  rl.races.clear()
+  local win = checked("races", "halo")
+  T.eq(win:check_mode(), "races")
+  win:fence()
+  if T.rank == 0 then win:put(1, 2, "int32", 1) else win:write(2, "int32", 42) end
+  local err = T.raises("ERR_RMA_CONFLICT", function() win:fence() end)
+  local msg = tostring(err)
+  T.ok(msg:find('race on window "halo", rank 1, bytes 8%-11'), msg)
+  T.ok(msg:find("rank 0  write  put%(int32 x1%) at [%w/]*races.lua:%d+, in a fence epoch"), msg)
+  T.ok(msg:find("rank 1  write  win:write%(int32 x1%) at [%w/]*races.lua:%d+, during a fence "
+                .. "epoch"), msg)
+  T.ok(msg:find("not ordered: rank 1's win:write happened during a fence epoch"), msg)
+  if T.rank == 0 then T.ok(msg:find("fence: rank 1 found a race"), msg) end
+  -- The fence did its work: the window goes on, in step on both ranks.
+  win:fence()
+  win:free()
+  T.eq(rl.races.total(), 1, "one race, found by rank 1")
+end)
+
+T.case("PSCW: the target raises at wait(), the origin goes on", function()
+  rl.races.clear()
+  local win = checked("races", "x")
+  if T.rank == 1 then
+    win:post({ 0 })
+    win:read(1, "int32")
+    local err = T.raises("ERR_RMA_CONFLICT", function() win:wait() end)
+    T.ok(tostring(err):find("during its exposure epoch %(after post%(%), before wait%(%)%)"),
+         tostring(err))
+    T.ok(tostring(err):find("found by rank 1 at wait%(%) at [%w/]*races.lua:%d+"), tostring(err))
+  else
+    win:start({ 1 })
+    win:put(1, 1, "int32", 5)
+    win:complete()
+  end
+  win:free()
+  T.eq(rl.races.total(), 1)
+end)
+
+T.case("passive target: one origin's put and get without flush, at unlock", function()
+  rl.races.clear()
+  local win = checked("races", "p")
+  if T.rank == 0 then
+    win:lock(1)
+    win:put(1, 3, "int32", 1)
+    win:get(1, 3, "int32")
+    local err = T.raises("ERR_RMA_CONFLICT", function() win:unlock(1) end)
+    T.ok(tostring(err):find("both from rank 0, and its put completes only at flush or unlock"),
+         tostring(err))
+    -- With a flush between them there is nothing to report.
+    win:lock(1)
+    win:put(1, 3, "int32", 1)
+    win:flush(1)
+    win:get(1, 3, "int32")
+    win:unlock(1)
+  end
+  win:free()
+  T.eq(rl.races.total(), 1)
+end)
+
+T.case("races:warn prints and goes on; rl.races.list() has the report", function()
+  rl.races.clear()
+  local win = checked("races:warn", "warned")
+  win:fence()
+  if T.rank == 0 then win:accumulate(1, 0, "int32", 1, "sum") else win:read(0, "int32") end
+  win:fence() -- no error
+  local list = rl.races.list()
+  if T.rank == 1 then
+    T.eq(#list, 1, "rank 1 found it")
+    local r = list[1] or { a = {}, b = {} }
+    T.eq({ r.window, r.target, r.lo, r.hi, r.found_by }, { "warned", 1, 0, 4, 1 })
+    T.eq({ r.a.rank, r.a.call, r.a.kind, r.b.rank, r.b.call, r.b.kind },
+         { 0, "accumulate", "atomic", 1, "win:read", "read" })
+    T.ok(r.a.site:find("races.lua:%d+$"), r.a.site)
+    T.ok(r.text:find("not ordered"), r.text)
+  else
+    T.eq(#list, 0, "rank 0 found nothing")
+  end
+  win:free()
+  local text = rl.races.text()
+  if T.rank == 0 then T.ok(text:find('race on window "warned"'), text) else T.eq(text, nil) end
+end)
+
+T.case("ordered accesses are not races", function()
+  T.eq(found("races", function(win)
+    -- PSCW: the target reads after wait, writes before post.
+    for i = 1, 5 do
+      if T.rank == 1 then
+        win:write(0, "int32", i)
+        win:post({ 0 })
+        win:wait()
+        win:read(0, "int32")
+      else
+        win:start({ 1 })
+        win:put(1, 0, "int32", i)
+        win:complete()
+      end
+    end
+    -- Fence: disjoint bytes, two reads, accumulates with one op.
+    win:fence()
+    win:put(1 - T.rank, T.rank, "int32", 7)
+    win:get(1, 9, "int32")
+    win:read(9, "int32")
+    win:accumulate(1, 10, "int32", 1, "sum")
+    win:fetch_and_op(1, 10, "int32", 0, "no_op")
+    win:fence()
+    -- Passive target: unlock, barrier, then the target reads.
+    if T.rank == 0 then win:lock(1, "shared"); win:put(1, 4, "int32", 1); win:unlock(1) end
+    rl.world:barrier()
+    if T.rank == 1 then win:read(4, "int32") end
+    -- Exclusive locks keep two origins apart.
+    win:lock(1, "exclusive")
+    win:put(1, 5, "int32", T.rank)
+    win:unlock(1)
+  end), 0)
+end)
+
+T.case("what is not ordered is a race, whatever the timing", function()
+  -- A put still in flight across a barrier (completed only at unlock).
+  T.eq(found("races:quiet", function(win)
+    if T.rank == 0 then win:lock(1, "shared"); win:put(1, 5, "int32", 1) end
+    rl.world:barrier()
+    if T.rank == 1 then win:read(5, "int32") end
+    if T.rank == 0 then win:unlock(1) end
+  end), 1, "put before a barrier, unlock after it")
+  -- Shared locks do not exclude each other.
+  T.eq(found("races:quiet", function(win)
+    win:lock(1, "shared")
+    win:put(1, 6, "int32", T.rank)
+    win:unlock(1)
+  end), 1, "two shared locks")
+  -- Accumulates with different ops.
+  T.eq(found("races:quiet", function(win)
+    win:fence()
+    win:accumulate(1, 7, "int32", 1, T.rank == 0 and "sum" or "replace")
+    win:fence()
+  end), 1, "sum and replace")
+end)
+
+T.case("free reports a passive-target race that no later call saw", function()
+  rl.races.clear()
+  local win = checked("races", "late")
+  if T.rank == 0 then win:lock(1, "shared"); win:put(1, 0, "int32", 1); win:unlock(1) end
+  if T.rank == 1 then win:write(0, "int32", 3) end
+  local err = T.raises("ERR_RMA_CONFLICT", function() win:free() end)
+  T.ok(tostring(err):find("race on window \"late\""), tostring(err))
+  T.eq(rl.races.total(), 1)
+end)
+
+T.case("a bad hint value is dropped, as every invalid hint is", function()
+  local win <close> = rl.win_allocate(16, { info = { rmalab_check = "sometimes" } })
+  T.eq(win:check_mode(), "off")
+end)
