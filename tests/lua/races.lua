@@ -188,3 +188,26 @@ T.case("a bad hint value is dropped, as every invalid hint is", function()
   local win <close> = rl.win_allocate(16, { info = { rmalab_check = "sometimes" } })
   T.eq(win:check_mode(), "off")
 end)
+
+T.case("the timeline marks both accesses and the race", function()
+  rl.races.clear()
+  local win = checked("races:quiet", "marked", { rmalab_trace = "true" })
+  win:fence()
+  if T.rank == 0 then win:put(1, 2, "int32", 1) else win:write(2, "int32", 42) end
+  win:fence()
+  local text = rl.trace.timeline(win, { times = false })
+  if T.rank == 0 then
+    -- Races are numbered in the order the process found them.
+    local n = text:match("RACE (%d+): bytes 8%-11 of rank 1")
+    T.ok(n, text)
+    T.ok(text:find("put 1 @2 4B !! race " .. tostring(n), 1, true), text)
+    T.ok(text:find("win:write @2 4B !! race " .. tostring(n), 1, true), text)
+  end
+  local set = win:trace_events()
+  if T.rank == 0 then
+    local n = 0
+    for _, f in ipairs(set.flows) do n = n + (f.kind == "race" and 1 or 0) end
+    T.eq(n, 2, "a race flow to each access")
+  end
+  win:free()
+end)
