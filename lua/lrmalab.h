@@ -33,6 +33,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -248,7 +249,8 @@ void lrm_open_trace(lua_State *L);
 void lrm_open_races(lua_State *L);
 
 /* Tell the race checker where the coming call on `w` comes from: the
- * innermost Lua function's "file:line". Only checked windows pay for it. */
+ * innermost Lua function's "file:line", the file cut from the left to fit.
+ * Only checked windows pay for it, on every access: no printf. */
 static inline void lrm_site(lua_State *L, const rmalab_win *w)
 {
     lua_Debug ar;
@@ -256,8 +258,17 @@ static inline void lrm_site(lua_State *L, const rmalab_win *w)
         return;
     for (int level = 1; lua_getstack(L, level, &ar); level++)
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-            char buf[48];
-            snprintf(buf, sizeof buf, "%s:%d", ar.short_src, ar.currentline);
+            char buf[48], num[12];
+            int n = 0;
+            for (int line = ar.currentline; line > 0 && n < 11; line /= 10)
+                num[n++] = (char)('0' + line % 10);
+            size_t len = strlen(ar.short_src), room = sizeof buf - 2 - (size_t)n;
+            size_t k = len > room ? room : len;
+            memcpy(buf, ar.short_src + (len - k), k);
+            buf[k++] = ':';
+            while (n)
+                buf[k++] = num[--n];
+            buf[k] = 0;
             rmalab_check_site(buf);
             return;
         }

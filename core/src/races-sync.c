@@ -171,8 +171,8 @@ static void where(char *buf, size_t size, const char *call)
     snprintf(buf, size, site[0] ? "%s() at %s" : "%s()", call, site);
 }
 
-/* What this rank found during the call: raised, printed or kept. */
-static int finish(rmalab_win *w, int rc)
+/* What this rank found during `call`: raised, printed or kept. */
+static int finish(rmalab_win *w, const char *call, int rc)
 {
     struct rmalab__races *R = w->races;
     unsigned n = R->found_now;
@@ -186,7 +186,7 @@ static int finish(rmalab_win *w, int rc)
         fprintf(stderr, "rmalab: %s%s\n(races:warn: continuing)\n", R->now_text, more);
         return RMALAB_OK;
     }
-    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s%s", R->now_text, more);
+    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
 }
 
 /* Collective: the lowest rank that found a race tells the others, so that
@@ -214,16 +214,17 @@ static int finish_together(rmalab_win *w, int64_t *S, const char *call)
     if (!code)
         return RMALAB_OK;
     int finder = w->size - (int)code;
-    e = MPI_Bcast(R->now_text, sizeof R->now_text, MPI_CHAR, finder, R->comm);
+    char first[sizeof R->now_text];
+    memcpy(first, R->now_text, sizeof first);
+    e = MPI_Bcast(first, sizeof first, MPI_CHAR, finder, R->comm);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "sharing a race report");
-    if (finder == w->rank)
-        return finish(w, RMALAB_OK);
-    R->found_now = 0;
+    if (R->found_now) /* this rank's own report */
+        return finish(w, call, RMALAB_OK);
     if (R->mode != RMALAB_CHECK_RACES)
         return RMALAB_OK;
     return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
-                        call, finder, R->now_text);
+                        call, finder, first);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -288,11 +289,8 @@ int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type ty
         return rc;
     rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
                      w->rank, disp, type, count, id);
-    char at[96];
-    snprintf(at, sizeof at, "%s at %s", write ? "win:write()" : "win:read()",
-             rmalab__rlist_at(&one, 0)->site);
-    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, false, at);
-    return finish(w, RMALAB_OK);
+    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, false, NULL);
+    return finish(w, write ? "write" : "read", RMALAB_OK);
 }
 
 /* Records to `t` are complete: the issuer's release S completed them. */
@@ -310,7 +308,7 @@ int rmalab__race_synced_(rmalab_win *w, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
-    return finish(w, drain(w, at));
+    return finish(w, call, drain(w, at));
 }
 
 int rmalab__race_post_(rmalab_win *w, const int *ranks, int n)
@@ -375,7 +373,7 @@ int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *c
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = take(w, xgroup[i], TAG_DONE, false, at, true);
-    return finish(w, rc ? rc : drain(w, at));
+    return finish(w, call, rc ? rc : drain(w, at));
 }
 
 /* Passive target: the records to t are complete. The origin checks the
@@ -411,7 +409,7 @@ int rmalab__race_released_(rmalab_win *w, int target, const char *call)
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
         rc = ship_passive(w, t, S, at);
     rmalab__free(S);
-    return finish(w, rc ? rc : drain(w, at));
+    return finish(w, call, rc ? rc : drain(w, at));
 }
 
 /* Collective: every passive batch sent to this rank, and `fence` (per

@@ -82,14 +82,22 @@ void rmalab__races_jitter_now(void)
 
 static _Thread_local char site_now[48];
 
+/* Both run on every access of a checked window: plain copies. */
+static void copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 void rmalab_check_site(const char *site)
 {
-    snprintf(site_now, sizeof site_now, "%s", site ? site : "");
+    copy(site_now, sizeof site_now, site ? site : "");
 }
 
 void rmalab__races_site(char *buf, size_t size, const char *fallback)
 {
-    snprintf(buf, size, "%s", site_now[0] ? site_now : fallback);
+    copy(buf, size, site_now[0] ? site_now : fallback);
     site_now[0] = 0;
 }
 
@@ -376,10 +384,15 @@ static int access_line(char *buf, size_t size, const rmalab_race_access *x,
                     x->during);
 }
 
+/* `at` names the call that found it; NULL: the access `b` itself. */
 static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, const char *at)
 {
     struct rmalab__races *R = w->races;
     rmalab_race x = {0};
+    if (at)
+        snprintf(x.found_at, sizeof x.found_at, "%s", at);
+    else
+        snprintf(x.found_at, sizeof x.found_at, "%s() at %s", call_name(b), b->site);
     if (a->issuer > b->issuer || (a->issuer == b->issuer && a->id > b->id)) {
         const rmalab__racc *t = a;
         a = b;
@@ -393,7 +406,6 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
     fill_access(a, &x.a);
     fill_access(b, &x.b);
     why(w, a, b, x.why, sizeof x.why);
-    snprintf(x.found_at, sizeof x.found_at, "%s", at);
     x.found_by = w->rank;
     size_t n = (size_t)snprintf(x.text, sizeof x.text, "race on window %s%s%s, rank %d, %s "
                                 "%lld-%lld:\n", x.window[0] ? "\"" : "",
@@ -441,7 +453,8 @@ static void make_room(rmalab_win *w)
     if (!R->log_dropped)
         fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: "
                 "its log of %d accesses is full (no fence cleared it), and races with the "
-                "oldest may be missed\n", w->name, w->rank, R->log_cap);
+                "oldest may be missed\n", w->name[0] ? w->name : "(unnamed)", w->rank,
+                R->log_cap);
     R->log_dropped = true;
     size_t sz = rmalab__racc_size();
     memmove(R->log.p, R->log.p + sz, (size_t)(R->log.n - 1) * sz);

@@ -493,7 +493,8 @@ int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab_
                      uint32_t *id);
 /* Compare n records against the window's log (and, unless `intra`, each
  * against those before it), report what races, and add them to the log.
- * `at` names the call, for reports. Returns the races found. */
+ * `at` names the call, for reports (NULL: the new access itself). Returns
+ * the races found. */
 unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, bool intra,
                              const char *at);
 /* Compare the records of one batch with each other only (an origin's
