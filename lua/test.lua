@@ -270,8 +270,9 @@ function T.races(expect, shape, body, opts)
   for run = 1, reps do
     local flavour = flavours[(run - 1) % #flavours + 1]
     local seed = 100 * run + T.rank
-    local what = string.format("run %d of %d (%s windows, jitter seed %d): race found",
-      run, reps, flavour, seed)
+    -- The same text on every rank, so that the runner folds their failures.
+    local what = string.format("run %d of %d (%s windows, jitter seed %d + rank): race found",
+      run, reps, flavour, 100 * run)
     rl.races.clear()
     local wins, attached, ats = {}, {}, {}
     for w = 1, nwin do
