@@ -10,6 +10,10 @@
 -- error raised in a case ends the case on that rank. T.skip(why) ends the
 -- case as skipped.
 --
+-- T.races(expect, shape, body [, opts]) runs a race-checker case (issue 14,
+-- tests/races/) many times on fresh checked windows of every flavour and
+-- checks the checker's verdict each time: see its comment below.
+--
 -- Who hears the verdicts: `rmalab test` (the runner) installs a sink that
 -- takes each event to the front end, which combines the ranks' verdicts.
 -- Run by itself (lua5.4 or `rmalab file.lua` under mpiexec), each rank
@@ -170,6 +174,153 @@ end
 
 -- What a case is running now (its name), or nil.
 function T.current() return current and current.name end
+
+-- T.races(expect, shape, body [, opts]): a case of the race checker
+-- (tests/races/, RMARaceBench's cases).
+--   expect  "yes": the checker must find a race in every run; "no": never
+--   shape   { bytes = 40, disp_unit = 4, windows = 1 }: each window's size in
+--           bytes on every rank, its disp_unit, and 1 or 2 windows
+--   body    function(win, at [, win2, at2]), run by every rank
+--   opts    { reps = n, delay = seconds, flavours = {...} }
+-- Runs body `reps` times (20 for "yes", 5 for "no"). Each run:
+--   * forgets this rank's reports (rl.races.clear) and creates fresh windows
+--     of the flavour picked by the run number, in turn: allocate, create,
+--     allocate_shared, dynamic (allocate_shared is left out when the ranks
+--     are not on one node: RMALAB_TEST_NODES or MPIR_CVAR_NOLOCAL=1). The
+--     windows ask for the checker with the hint rmalab_check =
+--     $RMALAB_CHECK or "races:quiet", so it is on without the variable;
+--   * at(rank, i): the displacement of element i on `rank`, to pass to the
+--     RMA calls and to win:read/win:write. It is i for the first three
+--     flavours (the windows have shape.disp_unit). A dynamic window has one
+--     region of shape.bytes attached per rank and its displacements are
+--     addresses (disp_unit 1): at(rank, i) is the address `rank` attached
+--     plus i * shape.disp_unit. The addresses are exchanged through a small
+--     unchecked window and two fences before the body;
+--   * random delays of up to `delay` seconds (0.002 by default) before
+--     every call on a checked window and every barrier, from a generator
+--     seeded by the run number and the rank (rl.races.jitter): seed
+--     100 * run + rank. Jitter is off again once the body returns;
+--   * a world barrier after the body, the windows' free (dynamic: detach
+--     first), which is the checker's last, collective check, then
+--     rl.races.total() (collective): the races found on all ranks.
+-- Checks T.eq(total > 0, expect == "yes") per run, naming the run, the
+-- flavour and the seed; on a mismatch rank 0's failure also carries
+-- rl.races.text(), what the checker found or "no races found". An error
+-- raised by the body ends the case on that rank (its peers then wait: the
+-- runner diagnoses it).
+local race_flavours = { "allocate", "create", "allocate_shared", "dynamic" }
+local race_ctors = { allocate = "win_allocate", create = "win_create",
+                     allocate_shared = "win_allocate_shared" }
+
+local function ranks_apart()
+  local nodes = os.getenv("RMALAB_TEST_NODES")
+  return (nodes ~= nil and nodes ~= "") or os.getenv("MPIR_CVAR_NOLOCAL") == "1"
+end
+
+-- Every rank's attached address of each window: addrs[w][rank].
+local function exchange_addresses(mine)
+  local n = #mine
+  local x = rl.win_allocate(8 * n, { disp_unit = 8, name = "T.races addresses",
+                                     info = { rmalab_check = "off" } })
+  x:write(0, "int64", mine)
+  x:fence()
+  local got = {}
+  for r = 0, T.size - 1 do
+    if r ~= T.rank then got[r] = x:get(r, 0, "int64", n) end
+  end
+  x:fence()
+  local addrs = {}
+  for w = 1, n do addrs[w] = {} end
+  for r = 0, T.size - 1 do
+    local v = r == T.rank and mine or got[r]:values()
+    for w = 1, n do addrs[w][r] = v[w] end
+  end
+  x:free()
+  return addrs
+end
+
+local function keep_error(e)
+  if is_error_object(e) then return e end
+  return debug.traceback(tostring(e), 2)
+end
+
+function T.races(expect, shape, body, opts)
+  if expect ~= "yes" and expect ~= "no" then
+    error('T.races: expect must be "yes" or "no"', 2)
+  end
+  if type(shape) ~= "table" or type(body) ~= "function" then
+    error("T.races(expect, shape, body [, opts]): a table and a function expected", 2)
+  end
+  if not current then error("T.races is for use inside T.case", 2) end
+  opts = opts or {}
+  local bytes = shape.bytes or 40
+  local unit = shape.disp_unit or 1
+  local nwin = shape.windows or 1
+  if nwin ~= 1 and nwin ~= 2 then error("T.races: shape.windows must be 1 or 2", 2) end
+  local reps = opts.reps or (expect == "yes" and 20 or 5)
+  local delay = opts.delay or 0.002
+  local env = os.getenv("RMALAB_CHECK")
+  local mode = (env ~= nil and env ~= "") and env or "races:quiet"
+  local flavours = {}
+  for _, f in ipairs(opts.flavours or race_flavours) do
+    if not (f == "allocate_shared" and ranks_apart()) then flavours[#flavours + 1] = f end
+  end
+  local want = expect == "yes"
+
+  for run = 1, reps do
+    local flavour = flavours[(run - 1) % #flavours + 1]
+    local seed = 100 * run + T.rank
+    -- The same text on every rank, so that the runner folds their failures.
+    local what = string.format("run %d of %d (%s windows, jitter seed %d + rank): race found",
+      run, reps, flavour, 100 * run)
+    rl.races.clear()
+    local wins, attached, ats = {}, {}, {}
+    for w = 1, nwin do
+      local name = w == 1 and "win" or "win" .. w
+      local info = { rmalab_check = mode }
+      local win, diags
+      if flavour == "dynamic" then
+        win, diags = rl.win_create_dynamic({ name = name, info = info })
+        attached[w] = win:attach(bytes)
+      else
+        win, diags = rl[race_ctors[flavour]](bytes, { disp_unit = unit, name = name, info = info })
+      end
+      wins[w] = win
+      for _, d in ipairs(diags or {}) do
+        fail(string.format("%s: window %s: hint %s: %s", what, name, tostring(d.key),
+          tostring(d.message)), 2)
+      end
+    end
+    if flavour == "dynamic" then
+      local addrs = exchange_addresses(attached)
+      for w = 1, nwin do
+        local base = addrs[w]
+        ats[w] = function(rank, i) return base[rank] + i * unit end
+      end
+    else
+      for w = 1, nwin do ats[w] = function(_, i) return i end end
+    end
+
+    rl.races.jitter(delay, seed)
+    local ok, err = xpcall(body, keep_error, wins[1], ats[1], wins[2], ats[2])
+    rl.races.jitter(0)
+    if not ok then error(err, 0) end
+
+    rl.world:barrier()
+    for w = 1, nwin do
+      if attached[w] then wins[w]:detach(attached[w]) end
+      wins[w]:free()
+    end
+    local total = rl.races.total()
+    if (total > 0) ~= want then
+      local text = rl.races.text() -- collective: total is the same on every rank
+      local m = string.format("%s: expected %s, got %s (%d races)", what, tostring(want),
+        tostring(total > 0), total)
+      if text then m = m .. "; the checker says:\n" .. text end
+      fail(m, 2)
+    end
+  end
+end
 
 -- The end of a scenario. Under the runner it returns the counts (the
 -- runner checks for leaks itself, once the file has returned). By itself,

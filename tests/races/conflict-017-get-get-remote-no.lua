@@ -1,0 +1,25 @@
+-- ranks: 3
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/conflict/017-MPI-conflict-get-get-remote-no.c
+-- Gets by ranks 0 and 2 of rank 1's element 0 in one fence epoch: both only
+-- read, and reads never race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("conflict 017: get by rank 0, get by rank 2", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    win:fence()
+    if T.rank == 0 then
+      win:get(1, at(1, 0), "int32")
+    end
+    if T.rank == 2 then
+      win:get(1, at(1, 0), "int32")
+    end
+    win:fence()
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)

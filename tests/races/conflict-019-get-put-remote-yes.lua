@@ -1,0 +1,25 @@
+-- ranks: 3
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/conflict/019-MPI-conflict-get-put-remote-yes.c
+-- Rank 0 gets and rank 2 puts rank 1's element 0 in one fence epoch. Two
+-- origins, one writing, nothing orders them inside the epoch: a race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("conflict 019: get by rank 0, put by rank 2", function()
+  T.races("yes", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    win:fence()
+    if T.rank == 0 then
+      win:get(1, at(1, 0), "int32")
+    end
+    if T.rank == 2 then
+      win:put(1, at(1, 0), "int32", 2)
+    end
+    win:fence()
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)

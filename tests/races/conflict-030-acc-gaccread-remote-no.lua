@@ -1,0 +1,26 @@
+-- ranks: 3
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/conflict/030-MPI-conflict-acc-gaccread-remote-no.c
+-- Rank 0 accumulates (sum) and rank 2 reads with get_accumulate(no_op) rank
+-- 1's element 0 in one fence epoch. Under the default accumulate_ops =
+-- same_op_no_op, no_op is compatible with any op: both are atomic, no race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("conflict 030: accumulate by rank 0, get_accumulate(no_op) by rank 2", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    win:fence()
+    if T.rank == 0 then
+      win:accumulate(1, at(1, 0), "int32", 1, "sum")
+    end
+    if T.rank == 2 then
+      win:get_accumulate(1, at(1, 0), "int32", 2, "no_op")
+    end
+    win:fence()
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)

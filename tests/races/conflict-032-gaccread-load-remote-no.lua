@@ -1,0 +1,25 @@
+-- ranks: 2
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/conflict/032-MPI-conflict-gaccread-load-remote-no.c
+-- Rank 0 reads rank 1's element 0 with get_accumulate(no_op) while rank 1
+-- loads it in the same fence epoch: both only read, no race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("conflict 032: get_accumulate(no_op) by rank 0, a load by rank 1", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    win:fence()
+    if T.rank == 0 then
+      win:get_accumulate(1, at(1, 0), "int32", 1, "no_op")
+    end
+    if T.rank == 1 then
+      local v = win:read(at(1, 0), "int32")
+    end
+    win:fence()
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)

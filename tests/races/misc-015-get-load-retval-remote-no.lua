@@ -1,0 +1,29 @@
+-- ranks: 2
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/misc/015-MPI-misc-get-load-retval-remote-no.c
+-- In one fence epoch rank 0 gets rank 1's element 0, and rank 1 loads it
+-- through an alias of its window returned by a function. Both only read: no
+-- race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+-- aliasgenerator(&x) returns *x: the alias is a function's return value.
+local function aliasgenerator(x) return x[1] end
+
+T.case("misc 015: get and a load through a returned alias", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    win:fence()
+    local win_alias = aliasgenerator({ win })
+    if T.rank == 0 then
+      win:get(1, at(1, 0), "int32")
+    else
+      local v = win_alias:read(at(1, 0), "int32")
+    end
+    win:fence()
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)

@@ -1,0 +1,28 @@
+-- ranks: 2
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/sync/015-MPI-sync-lockall-barrier-remote-no.c
+-- Rank 0 puts to rank 1's element 0 inside lock_all; unlock_all completes
+-- the put, and rank 1 loads only after the barrier that follows: the put
+-- happens before the load, no race.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("sync 015: unlock_all, then a barrier before the load", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    rl.world:barrier()
+    win:lock_all()
+    if T.rank == 0 then
+      win:put(1, at(1, 0), "int32", 1)
+    end
+    win:unlock_all()
+    rl.world:barrier()
+    if T.rank == 1 then
+      local v = win:read(at(1, 0), "int32")
+    end
+    rl.world:barrier()
+    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+  end)
+end)
