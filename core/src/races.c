@@ -301,9 +301,10 @@ static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *
                      "other: MPI's atomicity needs the same basic type\n  fix: use one type "
                      "for a location", ta, rmalab_type_name((rmalab_type)b->type));
         else if ((a->lo - b->lo) % rmalab_type_size((rmalab_type)a->type))
-            snprintf(buf, size, "their %s elements start %lld bytes apart: atomicity is per "
+            snprintf(buf, size, "their %s elements start %lld byte%s apart: atomicity is per "
                      "element\n  fix: use the same displacements", ta,
-                     (long long)llabs((long long)(a->lo - b->lo)));
+                     (long long)llabs((long long)(a->lo - b->lo)),
+                     llabs((long long)(a->lo - b->lo)) == 1 ? "" : "s");
         else
             snprintf(buf, size, "ops %s and %s differ: MPI makes accumulates atomic only with "
                      "the same op (and no_op)\n  fix: one op per location in an epoch, or "
@@ -352,6 +353,11 @@ static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *
         snprintf(buf, size, "rank %d's %s happened during its exposure epoch (after post(), "
                  "before wait()), in which rank %d's %s may land\n  fix: access local memory "
                  "before post() or after wait()", t, call_name(loc), o, call_name(rem));
+    else if (rem->lock && loc->lock)
+        snprintf(buf, size, "rank %d's %s and rank %d's %s both hold shared locks on rank %d "
+                 "(lock_all counts as shared): shared locks do not exclude each other\n  fix: "
+                 "take lock(%d, \"exclusive\") for one of them, or a barrier after the unlock",
+                 t, call_name(loc), o, call_name(rem), t, t);
     else if (rem->lock && !loc->lock)
         snprintf(buf, size, "rank %d's %s holds no lock on itself, and nothing orders rank "
                  "%d's %s (complete only at %s) before or after it\n  fix: access under "
@@ -385,6 +391,22 @@ static int access_line(char *buf, size_t size, const rmalab_race_access *x,
 }
 
 /* `at` names the call that found it; NULL: the access `b` itself. */
+/* The same race again: the same window, rank, bytes and pair of calls from
+ * the same sites (a polling loop's reads against one put). */
+static bool known(const rmalab_race *x)
+{
+    for (int i = session.n - 1; i >= 0; i--) {
+        const rmalab_race *y = &session.list[i];
+        if (y->target == x->target && y->lo == x->lo && y->hi == x->hi &&
+            y->a.rank == x->a.rank && y->b.rank == x->b.rank &&
+            strcmp(y->a.site, x->a.site) == 0 && strcmp(y->b.site, x->b.site) == 0 &&
+            strcmp(y->a.call, x->a.call) == 0 && strcmp(y->b.call, x->b.call) == 0 &&
+            strcmp(y->window, x->window) == 0)
+            return true;
+    }
+    return false;
+}
+
 static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, const char *at)
 {
     struct rmalab__races *R = w->races;
@@ -398,13 +420,15 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
         a = b;
         b = t;
     }
-    x.seq = ++session.seq;
     snprintf(x.window, sizeof x.window, "%s", w->name);
     x.target = a->target;
     x.lo = a->lo > b->lo ? a->lo : b->lo;
     x.hi = a->hi < b->hi ? a->hi : b->hi;
     fill_access(a, &x.a);
     fill_access(b, &x.b);
+    if (known(&x))
+        return;
+    x.seq = ++session.seq;
     why(w, a, b, x.why, sizeof x.why);
     x.found_by = w->rank;
     size_t n = (size_t)snprintf(x.text, sizeof x.text, "race on window %s%s%s, rank %d, %s "

@@ -39,7 +39,8 @@ typedef struct {
     char call[24];        /* "put", ..., "read" and "write" for win:read/win:write */
     char kind[8];         /* "read", "write" or "atomic" */
     char site[48];        /* "file.lua:12", or the call's name */
-    char during[48];      /* "fence epoch", "start epoch", "lock (shared)", "exposure epoch"... */
+    char during[80];      /* "in a fence epoch", "under lock(1, \"shared\")", "during its
+                             exposure epoch, holding a shared lock on itself"... */
 } rmalab_race_access;
 
 typedef struct {
@@ -56,7 +57,9 @@ typedef struct {
 
 /* This process's races, oldest first (at most RMALAB_RACES_KEEP), valid
  * until the next call that may find one; *found counts every race found
- * since the last clear, kept or not. */
+ * since the last clear, kept or not. A race is counted once per pair of
+ * call sites on the same bytes of a window's rank: a loop that repeats it
+ * adds nothing. */
 #define RMALAB_RACES_KEEP 1000
 RMALAB_API void rmalab_races(const rmalab_race **list, int *n, uint64_t *found);
 RMALAB_API void rmalab_races_clear(void);
