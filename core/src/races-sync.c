@@ -134,7 +134,8 @@ static int take(rmalab_win *w, int from, int tag, bool intra, const char *at, bo
     int rc = recv_msg(w, from, tag, &buf);
     if (rc)
         return rc;
-    rmalab__races_check(w, msg_recs(buf), msg_n(buf), intra, at);
+    rmalab__races_check(w, msg_recs(buf), msg_n(buf),
+                        intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
     if (acquire)
         rmalab__clock_acquire(msg_clock(buf));
     rmalab__free(buf);
@@ -289,7 +290,7 @@ int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type ty
         return rc;
     rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
                      w->rank, disp, type, count, id);
-    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, false, NULL);
+    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, 0, NULL);
     return finish(w, write ? "write" : "read", RMALAB_OK);
 }
 
@@ -373,6 +374,8 @@ int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *c
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = take(w, xgroup[i], TAG_DONE, false, at, true);
+    if (!rc)
+        rmalab__races_prune(w);
     return finish(w, call, rc ? rc : drain(w, at));
 }
 
@@ -387,7 +390,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
     completed(w, l, S);
     int rc = RMALAB_OK;
     if (t == w->rank) {
-        rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, false, at);
+        rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, RMALAB__CK_PASSIVE, at);
     } else {
         rmalab__races_within(w, rmalab__rlist_at(l, 0), l->n, at);
         if (!(rc = send_msg(w, t, TAG_PASSIVE, S, l)))
@@ -457,7 +460,7 @@ int rmalab__race_fence_(rmalab_win *w)
         sent[t] = t != w->rank && l->n;
         completed(w, l, S);
         if (t == w->rank)
-            rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, false, at);
+            rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, 0, at);
         else if (l->n && !rc)
             rc = send_msg(w, t, TAG_FENCE, S, l);
         l->n = 0;

@@ -467,40 +467,58 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
 /* ------------------------------------------------------------------------ */
 /* Checking                                                                 */
 
-/* The log is full: drop its oldest record, once with a warning, since a
- * race with it may now be missed. */
-static void make_room(rmalab_win *w)
+static void warn_incomplete(const rmalab_win *w, const char *what)
 {
-    struct rmalab__races *R = w->races;
-    if (R->log.n < R->log_cap)
-        return;
-    if (!R->log_dropped)
-        fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: "
-                "its log of %d accesses is full (no fence cleared it), and races with the "
-                "oldest may be missed\n", w->name[0] ? w->name : "(unnamed)", w->rank,
-                R->log_cap);
-    R->log_dropped = true;
-    size_t sz = rmalab__racc_size();
-    memmove(R->log.p, R->log.p + sz, (size_t)(R->log.n - 1) * sz);
-    R->log.n--;
+    fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
+            "fence cleared it), and races with the oldest accesses may be missed\n",
+            w->name[0] ? w->name : "(unnamed)", w->rank, what);
 }
 
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, bool intra,
+/* A list at its cap drops its oldest record. */
+static bool make_room(struct rmalab__rlist *l, int cap)
+{
+    if (l->n < cap)
+        return false;
+    size_t sz = rmalab__racc_size();
+    memmove(l->p, l->p + sz, (size_t)(l->n - 1) * sz);
+    l->n--;
+    return true;
+}
+
+static void compare(rmalab_win *w, const struct rmalab__rlist *l, int upto,
+                    const rmalab__racc *r, const char *at)
+{
+    for (int j = 0; j < upto; j++) {
+        const rmalab__racc *x = rmalab__rlist_at(l, j);
+        if (is_race(w, x, r))
+            report(w, x, r, at);
+    }
+}
+
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
                              const char *at)
 {
     struct rmalab__races *R = w->races;
     unsigned before = R->found_now;
     size_t sz = rmalab__racc_size();
+    if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
+        warn_incomplete(w, "its record of accesses already ordered is full");
+        R->past_warned = true;
+    }
+    int old = R->log.n; /* with `intra`, the batch's pairs were compared by its origin */
     for (int i = 0; i < n; i++) {
         const rmalab__racc *r = (const rmalab__racc *)((const unsigned char *)recs + i * sz);
-        int first_new = R->log.n - i; /* this batch's records already in the log */
-        for (int j = 0; j < R->log.n; j++) {
-            const rmalab__racc *l = rmalab__rlist_at(&R->log, j);
-            if ((intra && j >= first_new) || !is_race(w, l, r))
-                continue;
-            report(w, l, r, at);
+        compare(w, &R->log, (how & RMALAB__CK_INTRA) && old <= R->log.n ? old : R->log.n, r, at);
+        /* Accesses ordered before this rank's clock are done with, but for
+         * passive-target ones, which no clock of this rank orders. */
+        if (how & RMALAB__CK_PASSIVE)
+            compare(w, &R->past, R->past.n, r, at);
+        if (make_room(&R->log, R->log_cap)) {
+            old--;
+            if (!R->log_dropped)
+                warn_incomplete(w, "its log of accesses is full");
+            R->log_dropped = true;
         }
-        make_room(w);
         rmalab__racc *slot = rmalab__rlist_push(&R->log);
         if (!slot)
             continue;
@@ -532,7 +550,37 @@ unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, co
     return w->races->found_now - before;
 }
 
-void rmalab__races_forget(rmalab_win *w) { w->races->log.n = 0; }
+void rmalab__races_forget(rmalab_win *w)
+{
+    w->races->log.n = 0;
+    w->races->past.n = 0;
+}
+
+/* Each record that happens before this rank's clock moves from the log to
+ * `past`. Every later access of this rank, of an origin in a later PSCW
+ * epoch (which takes this rank's post clock) and of a fence epoch is
+ * ordered after it; only passive-target accesses, which no clock of this
+ * rank orders, are still compared with `past`. */
+void rmalab__races_prune(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    int keep = 0;
+    for (int i = 0; i < R->log.n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(&R->log, i);
+        if (r->c <= clk.vc[w->lay.world_ranks[r->issuer]]) {
+            R->past_dropped += make_room(&R->past, R->log_cap);
+            rmalab__racc *slot = rmalab__rlist_push(&R->past);
+            if (slot) {
+                memcpy(slot, r, rmalab__racc_size());
+                continue;
+            }
+        }
+        if (keep != i)
+            memcpy(rmalab__rlist_at(&R->log, keep), r, rmalab__racc_size());
+        keep++;
+    }
+    R->log.n = keep;
+}
 
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
 {
@@ -544,4 +592,8 @@ int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
     return rmalab__clock_ready();
 }
 
-void rmalab__races_model_free(struct rmalab__races *R) { rmalab__rlist_free(&R->log); }
+void rmalab__races_model_free(struct rmalab__races *R)
+{
+    rmalab__rlist_free(&R->log);
+    rmalab__rlist_free(&R->past);
+}

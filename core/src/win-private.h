@@ -246,8 +246,10 @@ struct rmalab__races {
     bool same_op_no_op;           /* accumulate_ops in force */
     bool acc_ordered;             /* accumulate_ordering is not none */
     struct rmalab__rlist log;     /* accesses to this rank's memory, live */
-    int log_cap;
-    bool log_dropped;
+    struct rmalab__rlist past;    /* those ordered before this rank's clock */
+    int log_cap;                  /* each list's */
+    bool log_dropped, past_warned;
+    unsigned past_dropped;
     unsigned found_now;           /* races found by the call that runs */
     char now_text[1600];          /* the first of them */
     /* Owner races-sync.c. */
@@ -491,12 +493,19 @@ void rmalab__rlist_free(struct rmalab__rlist *l);
  * site in the same interval). `w` gives the world ranks. */
 int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto,
                      uint32_t *id);
-/* Compare n records against the window's log (and, unless `intra`, each
- * against those before it), report what races, and add them to the log.
+/* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
+ * each against those before it), report what races, and add them to the log.
  * `at` names the call, for reports (NULL: the new access itself). Returns
  * the races found. */
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, bool intra,
+enum {
+    RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
+    RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
+};
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
                              const char *at);
+/* After an acquire (wait, test): the log's records ordered before this
+ * rank's clock move to `past`. */
+void rmalab__races_prune(rmalab_win *w);
 /* Compare the records of one batch with each other only (an origin's
  * passive-target batch, before it ships). */
 unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
