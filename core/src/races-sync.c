@@ -264,7 +264,7 @@ int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_
     r.lock = lock_on(w, target);
     r.during = (uint8_t)w->ep.access;
     rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)call));
-    return rmalab__racc_add(w, &w->races->out[target], &r, id);
+    return rmalab__racc_add(&w->races->out[target], &r, id);
 }
 
 int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
@@ -285,7 +285,7 @@ int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type ty
     rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
     one.n = 0;
     uint32_t id;
-    int rc = rmalab__racc_add(w, &one, &r, &id);
+    int rc = rmalab__racc_add(&one, &r, &id);
     if (rc)
         return rc;
     rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
@@ -584,8 +584,10 @@ int rmalab_barrier(MPI_Comm comm)
     int64_t *S = rc ? NULL : rmalab__malloc(clock_bytes());
     if (!rc && !S)
         rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (rc) /* the peers are in the allreduce below: abort rather than hang */
-        MPI_Abort(comm, 1);
+    if ((rc = rmalab__agree(comm, rc, "carrying the race checker's clocks"))) {
+        rmalab__free(S);
+        return rc;
+    }
     rmalab__clock_release(S);
     e = MPI_Allreduce(MPI_IN_PLACE, S, rmalab__clock_size(), MPI_INT64_T, MPI_MAX, comm);
     if (e == MPI_SUCCESS)
@@ -627,35 +629,29 @@ static char *own_text(void)
     return s;
 }
 
-int rmalab_races_text(MPI_Comm comm, char **text)
+/* Rank 0 gets every rank's text; lens has 2 * size ints on rank 0. */
+static int gather_text(MPI_Comm comm, int rank, int size, const char *mine, int *lens,
+                       char **text)
 {
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    *text = NULL;
-    char *mine = own_text();
-    int len = mine ? (int)strlen(mine) : 0, *lens = NULL, *offs = NULL, total = 0;
-    if (rank == 0) {
-        lens = rmalab__calloc(2 * (size_t)size, sizeof *lens);
-        if (!lens)
-            MPI_Abort(comm, 1);
-        offs = lens + size;
-    }
+    int len = (int)strlen(mine), total = 0, *offs = lens ? lens + size : NULL;
     int e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "gathering race reports");
     for (int i = 0; rank == 0 && i < size; i++) {
         offs[i] = total;
         total += lens[i];
     }
     char *all = rank == 0 ? malloc((size_t)total + 32) : NULL; /* the caller's: free() */
-    if (rank == 0 && !all)
-        MPI_Abort(comm, 1);
-    if (e == MPI_SUCCESS)
-        e = MPI_Gatherv(mine ? mine : "", len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
-    rmalab__free(mine);
-    rmalab__free(lens);
-    if (e != MPI_SUCCESS) {
+    int rc = rank == 0 && !all
+                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 : RMALAB_OK;
+    rc = rmalab__agree(comm, rc, "gathering race reports");
+    if (!rc && (e = MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm)) !=
+                   MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "gathering race reports");
+    if (rc) {
         free(all);
-        return rmalab__mpi_fail(e, "gathering race reports");
+        return rc;
     }
     if (rank == 0) {
         while (total > 0 && all[total - 1] == '\n')
@@ -666,4 +662,22 @@ int rmalab_races_text(MPI_Comm comm, char **text)
         *text = all;
     }
     return RMALAB_OK;
+}
+
+int rmalab_races_text(MPI_Comm comm, char **text)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    *text = NULL;
+    char *mine = own_text();
+    int *lens = rank == 0 ? rmalab__calloc(2 * (size_t)size, sizeof *lens) : NULL;
+    int rc = !mine || (rank == 0 && !lens)
+                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 : RMALAB_OK;
+    if (!(rc = rmalab__agree(comm, rc, "gathering race reports")))
+        rc = gather_text(comm, rank, size, mine, lens, text);
+    rmalab__free(mine);
+    rmalab__free(lens);
+    return rc;
 }

@@ -149,10 +149,8 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
     return r->lo == last->hi;
 }
 
-int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto,
-                     uint32_t *id)
+int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
 {
-    (void)w;
     rmalab__racc *r = rmalab__rlist_push(l);
     if (!r)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");

@@ -287,10 +287,12 @@ int rmalab_win_complete(rmalab_win *w)
                                                                  "it with fence())"
                                                                : " (this is a passive-target "
                                                                  "epoch: end it with unlock)");
-    int rc = rmalab__race_complete(w, w->ep.group, w->ep.ngroup);
-    if (!rc && w->ep.ngroup) { /* an empty start was a no-op */
-        rmalab__set_blocked(w, "complete");
-        rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
+    int rc = RMALAB_OK;
+    if (w->ep.ngroup) { /* an empty start was a no-op */
+        rmalab__set_blocked(w, "complete"); /* the race checker may wait for the posts */
+        rc = rmalab__race_complete(w, w->ep.group, w->ep.ngroup);
+        if (!rc)
+            rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
         rmalab__set_blocked(w, NULL);
     }
     if (rc)

@@ -490,9 +490,8 @@ rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
 void rmalab__rlist_free(struct rmalab__rlist *l);
 /* A record of an access by this rank, issued now, appended to `l` or merged
  * into its last record (an adjacent access of the same kind from the same
- * site in the same interval). `w` gives the world ranks. */
-int rmalab__racc_add(const rmalab_win *w, struct rmalab__rlist *l, const rmalab__racc *proto,
-                     uint32_t *id);
+ * site in the same interval); *id: the record's number. */
+int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
 /* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
  * each against those before it), report what races, and add them to the log.
  * `at` names the call, for reports (NULL: the new access itself). Returns
@@ -528,7 +527,7 @@ int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *c
 int rmalab__race_fence_(rmalab_win *w);
 int rmalab__race_released_(rmalab_win *w, int target, const char *call);
 int rmalab__race_synced_(rmalab_win *w, const char *call);
-/* Before any call on the window: jitter, then batches that arrived. */
+/* Before any call on a checked window: the tests' jitter (rmalab_races_jitter). */
 static inline int rmalab__race_enter(rmalab_win *w)
 {
     return w && w->races ? rmalab__race_enter_(w) : RMALAB_OK;
