@@ -116,6 +116,9 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
         snprintf(cap, sizeof cap, "%d", ts.capacity);
         rc = rmalab_info_set(info, "rmalab_trace_size", cap);
     }
+    static const char *const check[] = {"off", "races", "races:warn", "races:quiet"};
+    if (!rc)
+        rc = rmalab_info_set(info, "rmalab_check", check[rmalab_win_check_mode(w)]);
     if (!rc && w->eng->info)
         rc = w->eng->info(w, info);
     if (rc) {
