@@ -120,7 +120,10 @@ static int recv_msg(rmalab_win *w, int from, int tag, unsigned char **buf)
     return RMALAB_OK;
 }
 
-static const int64_t *msg_clock(const unsigned char *buf) { return (const int64_t *)(buf + sizeof(msg_hdr)); }
+static const int64_t *msg_clock(const unsigned char *buf)
+{
+    return (const int64_t *)(buf + sizeof(msg_hdr));
+}
 static int msg_n(const unsigned char *buf) { return ((const msg_hdr *)buf)->nrec; }
 static const rmalab__racc *msg_recs(const unsigned char *buf)
 {
