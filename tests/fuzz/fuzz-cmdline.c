@@ -115,8 +115,8 @@ static void check_rankset(const char *s, size_t len, int size)
 /* ------------------------------------------------------------------------ */
 /* Lines                                                                    */
 
-static const char *const commands[] = {"on",   "status", "wait",  "interrupt", "help",
-                                       "save", "record", "trace", "timeline",  "quit"};
+static const char *const commands[] = {"on",     "status", "wait",     "interrupt", "help", "save",
+                                       "record", "trace",  "timeline", "races",     "quit"};
 
 static int inside(const char *p, size_t n, const char *line, size_t len)
 {
