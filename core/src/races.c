@@ -149,6 +149,21 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
     return r->lo == last->hi;
 }
 
+/* The list's last record, just pushed, joins the one before it if it may
+ * (mergeable); returns the record that holds the access. */
+static rmalab__racc *merge_last(struct rmalab__rlist *l)
+{
+    rmalab__racc *r = rmalab__rlist_at(l, l->n - 1);
+    rmalab__racc *prev = l->n > 1 ? rmalab__rlist_at(l, l->n - 2) : NULL;
+    if (!prev || !mergeable(prev, r))
+        return r;
+    prev->lo = r->lo < prev->lo ? r->lo : prev->lo;
+    prev->hi = r->hi > prev->hi ? r->hi : prev->hi;
+    prev->count += r->count;
+    l->n--;
+    return prev;
+}
+
 int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
 {
     rmalab__racc *r = rmalab__rlist_push(l);
@@ -159,15 +174,7 @@ int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_
     memcpy(r->vc, clk.vc, (size_t)clk.W * sizeof(int64_t));
     if (r->local) /* a point: completed by the next release */
         r->c = clk.vc[clk.me] + 1;
-    rmalab__racc *last = l->n > 1 ? rmalab__rlist_at(l, l->n - 2) : NULL;
-    if (last && mergeable(last, r)) {
-        last->lo = r->lo < last->lo ? r->lo : last->lo;
-        last->hi = r->hi > last->hi ? r->hi : last->hi;
-        last->count += r->count;
-        l->n--;
-        r = last;
-    }
-    *id = r->id;
+    *id = merge_last(l)->id;
     return RMALAB_OK;
 }
 
@@ -522,13 +529,8 @@ unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, uns
             continue;
         memcpy(slot, r, sz);
         /* A local access repeated in one interval (a polling loop) is one record. */
-        rmalab__racc *prev = R->log.n > 1 ? rmalab__rlist_at(&R->log, R->log.n - 2) : NULL;
-        if (n == 1 && r->local && prev && mergeable(prev, slot)) {
-            prev->lo = slot->lo < prev->lo ? slot->lo : prev->lo;
-            prev->hi = slot->hi > prev->hi ? slot->hi : prev->hi;
-            prev->count += slot->count;
-            R->log.n--;
-        }
+        if (n == 1 && r->local)
+            merge_last(&R->log);
     }
     return R->found_now - before;
 }
