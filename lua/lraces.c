@@ -94,11 +94,16 @@ static int races_clear(lua_State *L)
     return 0;
 }
 
-/* rl.races.jitter(max_seconds [, seed]) */
+/* rl.races.jitter(max_seconds [, seed]): 0 turns it off. */
 static int races_jitter(lua_State *L)
 {
-    double max = luaL_checknumber(L, 1);
-    lua_Integer seed = luaL_optinteger(L, 2, 1);
+    if (lua_type(L, 1) != LUA_TNUMBER)
+        return lrm_argerror(L, 1, RMALAB_ERR_ARG,
+                            lua_pushfstring(L, "number expected, got %s", luaL_typename(L, 1)));
+    lua_Number max = lua_tonumber(L, 1);
+    if (!(max >= 0) || max > 10)
+        return lrm_argerror(L, 1, RMALAB_ERR_ARG, "seconds from 0 to 10 expected");
+    lua_Integer seed = lua_isnoneornil(L, 2) ? 1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "seed");
     rmalab_races_jitter(max, (uint64_t)seed);
     return 0;
 }

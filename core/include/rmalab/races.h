@@ -75,7 +75,8 @@ RMALAB_API int rmalab_barrier(MPI_Comm comm);
 
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
- * (0 turns it off). Verdicts must not change with it. */
+ * (0, or anything outside 0 to 10 s, turns it off). Verdicts must not
+ * change with it. */
 RMALAB_API void rmalab_races_jitter(double max_seconds, uint64_t seed);
 
 #endif
