@@ -211,6 +211,7 @@ static char *header_of(const char *path, scenario *sc, char *why, size_t size)
     char text[8192];
     size_t len = f ? fread(text, 1, sizeof text, f) : 0;
     if (!f) {
+        memset(sc, 0, sizeof *sc); /* plan_file reads its counts and engines */
         snprintf(why, size, "cannot read the file: %s", strerror(errno));
         return why;
     }
