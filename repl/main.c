@@ -3,6 +3,8 @@
  * mode for a file or -e under mpiexec; and, under mpiexec with no file,
  * every rank serving a front end that rank 0 runs in a thread, reading its
  * plain stdin. */
+#include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +14,8 @@
 
 #include <rmalab/rmalab.h>
 
+#include "cli.h"
+#include "cmdline.h" /* RANKSET_MAX */
 #include "front.h"
 #include "lrmalab.h" /* lrm_host_hands_mpi */
 #include "launch.h"
@@ -29,56 +33,115 @@ static const char usage[] =
     "-launcher, -bind-to, -genv ...) are passed to it. rmalab test runs scenarios\n"
     "and transcripts and prints TAP (rmalab test --help).\n"
     "\n"
-    "  -n, -np N      number of ranks\n"
-    "  -e CHUNK       run CHUNK on every rank, then exit\n"
-    "      --record FILE  write the session's transcript to FILE as it goes (with\n"
-    "                 piped input, - writes it to stdout instead of the output)\n"
+    "  -n, -np N          number of ranks, 1 or more (the REPL and -e: at most 1024)\n"
+    "  -e CHUNK           run CHUNK on every rank, print the results, then exit\n"
+    "      --record FILE  write the REPL session's transcript to FILE as it goes\n"
+    "                     (with piped input, - writes it to stdout instead of the\n"
+    "                     output)\n"
     "      --trace FILE   with a script or -e: every window records its epochs, and\n"
-    "                 at the end the ranks write them to FILE, Chrome trace-event\n"
-    "                 JSON for Perfetto (docs/trace.md); in the REPL, :trace\n"
-    "      --help     display this help and exit\n"
-    "      --version  output version information and exit\n"
+    "                     at the end the ranks write them to FILE, Chrome trace-event\n"
+    "                     JSON for Perfetto (docs/trace.md); in the REPL, :trace\n"
+    "  -h, --help         display this help and exit\n"
+    "      --version      output version information and exit\n"
     "\n"
+    "Options go before FILE; what follows FILE is the script's (its arg table).\n"
     "In the REPL, :help lists the commands. Exit status: 0 on success, 1 when a\n"
-    "rank failed or the job could not end cleanly, 2 for a usage error.\n";
+    "script or -e chunk failed, a rank died or the job could not end cleanly, 2\n"
+    "for a usage error. Documentation: man rmalab, README.md and docs/repl.md.\n";
 
 typedef struct {
-    int n, mpi_argc, file_at;
+    int n, mpi_argc, file_at, help, version;
     char **mpi_argv;
     const char *chunk, *record, *trace;
 } args_t;
 
+/* -n N: a whole number, 1 or more. */
+static int parse_ranks(const char *s, int *n)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > INT_MAX)
+        return -1;
+    *n = (int)v;
+    return 0;
+}
+
+/* One of rmalab's own options that takes a value, with its value v. */
+static int own_option(args_t *a, const char *o, const char *v)
+{
+    if (!v)
+        return cli_usage_error("rmalab", "option '%s' needs a value", o);
+    if (strcmp(o, "-n") == 0 || strcmp(o, "-np") == 0) {
+        if (parse_ranks(v, &a->n))
+            return cli_usage_error("rmalab", "%s takes a number of ranks, 1 or more (got '%s')",
+                                   o, v);
+    } else if (strcmp(o, "-e") == 0) {
+        a->chunk = v;
+    } else if (strcmp(o, "--record") == 0) {
+        a->record = v;
+    } else {
+        a->trace = v;
+    }
+    return 0;
+}
+
+/* The options together, once FILE is known. */
+static int check(const args_t *a)
+{
+    if (a->chunk && a->file_at)
+        return cli_usage_error("rmalab", "-e CHUNK and FILE do not go together: give one");
+    if (a->record && a->file_at)
+        return cli_usage_error("rmalab", "--record writes the transcript of a REPL session; "
+                                         "a script has none");
+    if (a->trace && !a->file_at && !a->chunk)
+        return cli_usage_error("rmalab", "--trace FILE records a script or -e chunk; in the "
+                                         "REPL, use :trace on and :trace dump FILE");
+    if (a->n > RANKSET_MAX && !a->file_at)
+        return cli_usage_error("rmalab", "the REPL and -e take at most %d ranks", RANKSET_MAX);
+    return 0;
+}
+
+/* The options before FILE; those after it are the script's. 0, or 2 after
+ * a usage error's message. --help and --version end the options. */
 static int parse(int argc, char **argv, args_t *a)
 {
-    a->n = 0;
+    static const char *const own[] = {"-n", "-np", "-e", "--record", "--trace"};
     a->mpi_argv = calloc((size_t)argc + 1, sizeof *a->mpi_argv);
-    a->file_at = 0;
+    if (!a->mpi_argv)
+        return 1;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *o = argv[i];
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int mine = 0;
+        for (size_t k = 0; k < sizeof own / sizeof *own; k++)
+            mine |= strcmp(o, own[k]) == 0;
         if (strcmp(o, "--") == 0) {
             i++;
             break;
-        }
-        if ((strcmp(o, "-n") == 0 || strcmp(o, "-np") == 0) && i + 1 < argc) {
-            a->n = atoi(argv[++i]);
-        } else if (strcmp(o, "-e") == 0 && i + 1 < argc) {
-            a->chunk = argv[++i];
-        } else if (strcmp(o, "--record") == 0 && i + 1 < argc) {
-            a->record = argv[++i];
-        } else if (strcmp(o, "--trace") == 0 && i + 1 < argc) {
-            a->trace = argv[++i];
-        } else {
-            int v = launch_option_values(o);
-            if (i + v >= argc)
-                return -1;
-            for (int k = 0; k <= v; k++)
+        } else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            a->help = 1;
+            return 0;
+        } else if (strcmp(o, "--version") == 0) {
+            a->version = 1;
+            return 0;
+        } else if (mine) {
+            if (own_option(a, o, v))
+                return 2;
+            i++;
+        } else { /* mpiexec's (launch_option_values): passed on with its values */
+            int nv = launch_option_values(o);
+            if (i + nv >= argc)
+                return cli_usage_error("rmalab", "option '%s' needs %s (options that rmalab "
+                                       "does not know go to mpiexec)", o,
+                                       nv == 2 ? "two values" : "a value");
+            for (int k = 0; k <= nv; k++)
                 a->mpi_argv[a->mpi_argc++] = argv[i + k];
-            i += v;
+            i += nv;
         }
     }
     a->file_at = i < argc ? i : 0;
-    return a->n < 0 ? -1 : 0;
+    return check(a);
 }
 
 /* mpiexec -n N rmalab: rank 0 runs the front end in a thread. */
@@ -126,12 +189,7 @@ static int serve_under_mpiexec(void)
 static int run(const args_t *ap, int argc, char **argv, const char *self)
 {
     args_t a = *ap;
-    if (a.trace && !a.file_at && !a.chunk) {
-        fputs("rmalab: --trace FILE records a script or -e chunk; in the REPL, use :trace on "
-              "and :trace dump FILE\n", stderr);
-        return 2;
-    }
-    if (a.trace) { /* the ranks inherit both through mpiexec (rank_script) */
+    if (a.trace) { /* the ranks inherit both through mpiexec (rank_script, trace_dump) */
         setenv("RMALAB_TRACE", "1", 1);
         setenv("RMALAB_TRACE_FILE", a.trace, 1);
     }
@@ -167,7 +225,6 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
 
 int main(int argc, char **argv)
 {
-    args_t a = {0};
     static char self[4096];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sl > 0)
@@ -178,15 +235,16 @@ int main(int argc, char **argv)
         return runner_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "--serve") == 0)
         return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
-    if (argc > 1 && strcmp(argv[1], "--help") == 0)
-        return fputs(usage, stdout), 0;
-    if (argc > 1 && strcmp(argv[1], "--version") == 0)
-        return printf("rmalab %s\n", rmalab_version()), 0;
-    int rc = 2;
-    if (parse(argc, argv, &a))
-        fputs(usage, stderr);
-    else
+    args_t a = {0};
+    int rc = parse(argc, argv, &a);
+    if (rc == 0 && a.help) {
+        fputs(usage, stdout);
+        rc = cli_stdout_done("rmalab");
+    } else if (rc == 0 && a.version) {
+        rc = cli_version("rmalab");
+    } else if (rc == 0) {
         rc = run(&a, argc, argv, self);
+    }
     free(a.mpi_argv);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "launch.h"
 #include "run.h"
 #include "scenario.h"
@@ -31,10 +32,12 @@ static const char usage[] =
     "                  none of them is not run)\n"
     "      --timeout S every file's timeout, in seconds (instead of its header's)\n"
     "      --update    rewrite transcripts whose replay printed something else\n"
-    "      --help      display this help and exit\n"
+    "  -h, --help      display this help and exit\n"
+    "      --version   output version information and exit\n"
     "\n"
     "The last line is \"N passed, N failed\". Exit status: 0 when every test point\n"
-    "passed, 1 when any failed, 2 for a usage error.\n";
+    "passed, 1 when any failed or there was nothing to run, 2 for a usage error.\n"
+    "Documentation: man rmalab, and docs/testing.md in the source tree.\n";
 
 typedef struct {
     int jobs, update, mpiexec_argc;
@@ -80,45 +83,88 @@ static int count_wanted(const options *o, int n)
     return o->ncounts == 0;
 }
 
+#define PROG "rmalab test"
+
+/* A whole number in [lo, hi], all of s. */
+static int whole(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* An option of the runner's own that takes a value v (NULL: none left). 0,
+ * or 2 after a usage error's message. */
+static int value_option(options *o, const char *a, const char *v)
+{
+    if (!v)
+        return cli_usage_error(PROG, "option '%s' needs a value", a);
+    if (strcmp(a, "-j") == 0) {
+        if (whole(v, 1, 4096, &o->jobs))
+            return cli_usage_error(PROG, "-j takes how many files may run at once, 1 or more "
+                                         "(got '%s')", v);
+    } else if (strcmp(a, "--engine") == 0) {
+        o->engine = v;
+    } else if (strcmp(a, "--ranks") == 0) {
+        if (parse_counts(v, o))
+            return cli_usage_error(PROG, "--ranks takes up to 8 rank counts from 1 to 4096, "
+                                         "separated by commas (got '%s')", v);
+    } else {
+        char *end;
+        o->timeout = strtod(v, &end);
+        if (end == v || *end || !(o->timeout > 0 && o->timeout <= 86400))
+            return cli_usage_error(PROG, "--timeout takes seconds, more than 0 (got '%s')", v);
+    }
+    return 0;
+}
+
+/* -1 to go on and run, else the exit status: 0 after --help or --version,
+ * 2 after a usage error's message. */
 static int parse_args(int argc, char **argv, options *o)
 {
+    static const char *const valued[] = {"-j", "--engine", "--ranks", "--timeout"};
     memset(o, 0, sizeof *o);
     o->jobs = 1;
     o->mpiexec_argv = calloc((size_t)argc + 1, sizeof *o->mpiexec_argv);
     o->paths = calloc((size_t)argc + 1, sizeof *o->paths);
     if (!o->mpiexec_argv || !o->paths)
-        return -1;
-    int i = 1, rest = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
+        return 1;
+    for (int i = 1, rest = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int mine = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+            mine |= strcmp(a, valued[k]) == 0;
         if (rest || a[0] != '-') {
             o->paths[o->npaths++] = argv[i];
         } else if (strcmp(a, "--") == 0) {
             rest = 1;
-        } else if (strcmp(a, "-j") == 0 && i + 1 < argc) {
-            o->jobs = atoi(argv[++i]);
-        } else if (strcmp(a, "--engine") == 0 && i + 1 < argc) {
-            o->engine = argv[++i];
-        } else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
-            if (parse_counts(argv[++i], o))
-                return -1;
-        } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
-            o->timeout = atof(argv[++i]);
+        } else if (mine) {
+            if (value_option(o, a, v))
+                return 2;
+            i++;
         } else if (strcmp(a, "--update") == 0) {
             o->update = 1;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
-            exit(0);
-        } else {
-            int v = launch_option_values(a);
-            if (i + v >= argc)
-                return -1;
-            for (int k = 0; k <= v; k++)
+            return cli_stdout_done(PROG);
+        } else if (strcmp(a, "--version") == 0) {
+            return cli_version(PROG);
+        } else { /* mpiexec's (launch_option_values): passed on with its values */
+            int nv = launch_option_values(a);
+            if (i + nv >= argc)
+                return cli_usage_error(PROG, "option '%s' needs %s (options that rmalab test "
+                                       "does not know go to mpiexec)", a,
+                                       nv == 2 ? "two values" : "a value");
+            for (int k = 0; k <= nv; k++)
                 o->mpiexec_argv[o->mpiexec_argc++] = argv[i + k];
-            i += v;
+            i += nv;
         }
     }
-    return o->npaths > 0 && o->jobs >= 1 && o->timeout >= 0 ? 0 : -1;
+    return o->npaths ? -1 : cli_usage_error(PROG, "no FILE_OR_FOLDER to run");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -211,6 +257,7 @@ static char *header_of(const char *path, scenario *sc, char *why, size_t size)
     char text[8192];
     size_t len = f ? fread(text, 1, sizeof text, f) : 0;
     if (!f) {
+        memset(sc, 0, sizeof *sc); /* plan_file reads its counts and engines */
         snprintf(why, size, "cannot read the file: %s", strerror(errno));
         return why;
     }
@@ -366,10 +413,9 @@ static void schedule(planned *runs, int n, const options *o)
 int runner_main(int argc, char **argv, const char *self)
 {
     options o;
-    if (parse_args(argc, argv, &o)) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    int st = parse_args(argc, argv, &o);
+    if (st >= 0)
+        return st;
     o.self = self;
     list files = {0};
     for (int i = 0; i < o.npaths; i++)

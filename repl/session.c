@@ -138,6 +138,19 @@ void front_teardown(front *f)
     free(f->st_fresh);
 }
 
+/* rmalab --trace FILE -e CHUNK: once the chunk has run, every rank writes
+ * the trace (collective), as after a script (rank_script); rank 0 says
+ * where it went. */
+static void trace_dump(front *f)
+{
+    const char *path = getenv("RMALAB_TRACE_FILE");
+    if (path && *path)
+        front_run_chunk(f, &f->deflt,
+                        "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
+                        "if rmalab.world:rank() == 0 then io.stderr:write("
+                        "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end");
+}
+
 int front_run(const front_opts *o)
 {
     front f = {0};
@@ -146,6 +159,7 @@ int front_run(const front_opts *o)
         front_term_init(&f);
         if (o->exec_chunk) {
             front_run_chunk(&f, &f.deflt, o->exec_chunk);
+            trace_dump(&f);
             f.input_eof = 1;
             f.quit_asked = 1;
             f.banner[0] = '\0';
