@@ -22,7 +22,7 @@ for _, try in ipairs{
   function() info:delete("no_such_key") end,
   function() info:set("x", "a\0b") end,
 } do
-  local ok, err = pcall(try)
+  local _, err = pcall(try)
   say(("     %s"):format(tostring(err)))
 end
 

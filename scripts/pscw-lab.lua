@@ -9,7 +9,6 @@ if size ~= 2 then
   if me == 0 then print("run this lab on 2 ranks: mpiexec -n 2 lua5.4 " .. arg[0]) end
   return
 end
-local other = 1 - me
 local function say(...) if me == 0 then print(...) end end
 local function show(label, win)
   -- every rank reports its own state, rank by rank
@@ -33,7 +32,7 @@ for _, engine in ipairs{ "native", "rma" } do
   if me == 0 then
     win:put(1, 0, "int64", { 10, 20, 30 })
     local r = win:get(1, 3, "int64")
-    local ok, err = pcall(r.value, r)
+    local _, err = pcall(r.value, r)
     say("     reading a get before complete: " .. tostring(err))
     win:complete()
     say("     after complete the get holds " .. r:value())
@@ -45,7 +44,7 @@ for _, engine in ipairs{ "native", "rma" } do
 
   say("\n2. Misuse is refused before MPI sees it, and the window stays usable:")
   local function try(f, ...)
-    local ok, err = pcall(f, ...)
+    local _, err = pcall(f, ...)
     if me == 0 then print("     " .. tostring(err)) end
   end
   if me == 0 then

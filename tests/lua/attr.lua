@@ -53,7 +53,7 @@ T.case("keyval constructor", function()
   checkerr("ERR_KEYVAL", "was freed", w.set_attr, w, a, 1)
   checkerr("ERR_KEYVAL", "keyval expected", w.get_attr, w, {})
   checkerr("ERR_KEYVAL", "WIN_BASE is predefined", rl.WIN_BASE.free, rl.WIN_BASE)
-  do local kv <close> = rl.keyval{ extra = "x" } end
+  do local _kv <close> = rl.keyval{ extra = "x" } end
   T.eq(refs(), base, "<close> frees")
   w:free()
 end)
@@ -172,7 +172,7 @@ end)
 T.case("replacing runs delete first, on the old value still set", function()
   local seen = {}
   local kv
-  kv = rl.keyval{ delete = function(win, k, value)
+  kv = rl.keyval{ delete = function(win, _, value)
     seen[#seen + 1] = { value, (win:get_attr(kv)) } end }
   local w <close> = window()
   w:set_attr(kv, "first")
@@ -192,7 +192,7 @@ T.case("a replacement's delete callback cannot delete or set its attribute", fun
   local base = refs()
   local inner = {}
   local kv
-  kv = rl.keyval{ delete = function(win, k, value)
+  kv = rl.keyval{ delete = function(win, _, value)
     if value ~= "first" then return end
     inner[1] = select(2, pcall(win.delete_attr, win, kv))
     inner[2] = select(2, pcall(win.set_attr, win, kv, "from inside"))
@@ -250,7 +250,7 @@ T.case("errors in delete callbacks", function()
   local first = rl.keyval{ delete = function() error("first") end }
   w:set_attr(ok, 1); w:set_attr(first, 2) -- bad still holds "old"
   calls = 0
-  err = checkerr("ERR_CALLBACK", "first", w.free, w)
+  checkerr("ERR_CALLBACK", "first", w.free, w)
   T.eq(calls, 1, "the other failing callback ran")
   T.eq(#log, 1, "the good callback ran")
   checkerr("ERR_WIN", "freed", w.get_attr, w, ok)
@@ -290,7 +290,7 @@ T.case("a collected keyval still reaches its callback", function()
   w:free()
   T.eq(got.value, "kept", "callback ran")
   T.ok(tostring(got.kv):find("rmalab.keyval", 1, true), "callback got a keyval")
-  got = nil
+  got = nil -- luacheck: ignore 311 (drops the last reference to the keyval, for refs())
   T.eq(refs(), base, "refs")
 end)
 

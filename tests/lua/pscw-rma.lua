@@ -137,10 +137,9 @@ T.case("get_info reports the paths", function()
     T.eq(eff:get("rmalab_pscw_sync_path"), want[f][1], f .. ": sync path")
     T.eq(eff:get("rmalab_pscw_data_path"), want[f][2], f .. ": data path")
     -- and the window works whatever the path
-    local base = 0
     if f == "dynamic" then
       local mine = w:attach(16)
-      base = peer_address(mine)
+      local base = peer_address(mine)
       w:post({ other }); w:start({ other })
       w:put(other, base + 8, "int64", 30 + rank)
       w:complete(); w:wait()
@@ -297,7 +296,7 @@ T.case("a wait whose origin never completes is diagnosable", function()
     checkerr("ERR_RMA_SYNC", "free: a window may only be freed outside of any epoch, and this "
       .. "one has no access epoch; exposure epoch to {0}; close it first (wait())", w.free, w)
     rl.world:barrier() -- now rank 0 starts and completes
-    local deadline, done = rl.wtime() + 20, false
+    local deadline, done = rl.wtime() + 20
     repeat done = w:test() until done or rl.wtime() > deadline
     T.eq(done, true, "test() turns true once rank 0 completed")
     T.eq(w:read(0, "int64"), 77, "rank 0's put")

@@ -21,6 +21,6 @@ T.case("atomic 009: int32 accumulates from two origins", function()
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -16,10 +16,10 @@ T.case("conflict 016: get by rank 0, a load by rank 1", function()
       win:get(1, at(1, 0), "int32")
     end
     if T.rank == 1 then
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

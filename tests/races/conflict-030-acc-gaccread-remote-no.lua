@@ -21,6 +21,6 @@ T.case("conflict 030: accumulate by rank 0, get_accumulate(no_op) by rank 2", fu
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -20,6 +20,6 @@ T.case("conflict 031: get_accumulate(no_op) by rank 0, get_accumulate(no_op) by 
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

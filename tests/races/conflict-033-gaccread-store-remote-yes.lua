@@ -21,6 +21,6 @@ T.case("conflict 033: get_accumulate(no_op) by rank 0, a store by rank 1", funct
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

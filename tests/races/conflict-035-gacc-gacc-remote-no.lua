@@ -20,6 +20,6 @@ T.case("conflict 035: get_accumulate(sum) by rank 0, get_accumulate(sum) by rank
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -20,6 +20,6 @@ T.case("conflict 039: compare_and_swap by rank 0, compare_and_swap by rank 2", f
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -28,10 +28,10 @@ T.case("misc 009: a deeply nested get and a load", function()
     if T.rank == 0 then
       rank0(win, at)
     else
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -32,6 +32,6 @@ T.case("misc 010: a deeply nested get and a store", function()
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

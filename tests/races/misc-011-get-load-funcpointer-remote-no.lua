@@ -11,7 +11,7 @@ local T = require "rmalab.test"
 -- The ranks' parts, called through a function value (the C case's
 -- function pointer rankfunc).
 local function rank0(win, at) win:get(1, at(1, 0), "int32") end
-local function rank1(win, at) local v = win:read(at(1, 0), "int32") end
+local function rank1(win, at) win:read(at(1, 0), "int32") end
 
 T.case("misc 011: get and load through a function value", function()
   T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
@@ -26,6 +26,6 @@ T.case("misc 011: get and load through a function value", function()
     rankfunc(win, at)
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

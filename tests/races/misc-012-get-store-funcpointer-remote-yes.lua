@@ -27,6 +27,6 @@ T.case("misc 012: get and store through a function value", function()
     rankfunc(win, at)
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

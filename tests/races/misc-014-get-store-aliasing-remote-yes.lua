@@ -26,6 +26,6 @@ T.case("misc 014: get and a store through an alias", function()
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

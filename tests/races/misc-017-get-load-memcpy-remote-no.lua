@@ -18,10 +18,10 @@ T.case("misc 017: get and a load through a copied reference", function()
     if T.rank == 0 then
       win:get(1, at(1, 0), "int32")
     else
-      local v = win_alias:read(at(1, 0), "int32")
+      win_alias:read(at(1, 0), "int32")
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

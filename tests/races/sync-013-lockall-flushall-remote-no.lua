@@ -22,11 +22,11 @@ T.case("sync 013: flush_all, then a barrier before the load", function()
     end
     if T.rank == 1 then
       rl.world:barrier()
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     win:unlock_all()
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

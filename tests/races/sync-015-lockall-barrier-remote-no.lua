@@ -20,9 +20,9 @@ T.case("sync 015: unlock_all, then a barrier before the load", function()
     win:unlock_all()
     rl.world:barrier()
     if T.rank == 1 then
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -18,11 +18,11 @@ T.case("sync 017: a put and a load inside lock_all", function()
       win:put(1, at(1, 0), "int32", 1)
     end
     if T.rank == 1 then
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     win:unlock_all()
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -22,6 +22,6 @@ T.case("sync 019: put and get in consecutive fence epochs", function()
     end
     win:fence()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

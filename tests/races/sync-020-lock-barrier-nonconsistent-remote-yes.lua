@@ -20,13 +20,13 @@ T.case("sync 020: the unlock comes after the barrier", function()
     end
     rl.world:barrier()
     if T.rank == 1 then
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     if T.rank == 0 then
       win:unlock(1)
     end
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

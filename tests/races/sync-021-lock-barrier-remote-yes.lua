@@ -19,10 +19,10 @@ T.case("sync 021: lock, put, unlock, and a load with no barrier between", functi
       win:unlock(1)
     end
     if T.rank == 1 then
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -22,6 +22,6 @@ T.case("sync 023: put, flush, get from one origin", function()
     end
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -20,11 +20,11 @@ T.case("sync 027: put and load, each under an exclusive lock of rank 1", functio
     end
     if T.rank == 1 then
       win:lock(1, "exclusive")
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
       win:unlock(1)
     end
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

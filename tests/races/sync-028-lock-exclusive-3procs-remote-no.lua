@@ -24,6 +24,6 @@ T.case("sync 028: put and get, each under an exclusive lock of rank 1", function
     end
     rl.world:barrier()
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -27,9 +27,9 @@ T.case("sync 029: lock order on another window does not order the load", functio
     else
       win2:lock(1, "exclusive") -- "sync with rank 0"
       win2:unlock(1)
-      local v = win:read(at(1, 0), "int32")
+      win:read(at(1, 0), "int32")
     end
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

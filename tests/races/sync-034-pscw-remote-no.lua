@@ -29,6 +29,6 @@ T.case("sync 034: a put and a get in two exposure epochs", function()
       win:wait()
     end
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)

@@ -26,6 +26,6 @@ T.case("sync 035: a put and a get in one exposure epoch", function()
       win:wait()
     end
     rl.world:barrier()
-    local v = win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
+    win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]
   end)
 end)
