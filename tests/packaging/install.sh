@@ -27,7 +27,7 @@ version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$src/meson.build")
 
 # What landed, and where.
 for f in "$bin/rmalab" "$lib/librmalab.so.$version" "$lib/pkgconfig/rmalab.pc" \
-         "$root/lib/lua/5.4/rmalab.so" "$root/$mandir/man1/rmalab.1"; do
+         "$root/lib/lua/5.4/rmalab.so" "$root/$mandir/man1/rmalab.1" "$root/share/doc/rmalab/LICENSE"; do
     [ -f "$f" ] || fail "${f#"$stage"} was not installed"
 done
 for h in "$src"/core/include/rmalab/*.h; do
