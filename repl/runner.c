@@ -414,8 +414,11 @@ int runner_main(int argc, char **argv, const char *self)
 {
     options o;
     int st = parse_args(argc, argv, &o);
-    if (st >= 0)
+    if (st >= 0) { /* --help, --version or a usage error: nothing to run */
+        free(o.mpiexec_argv);
+        free(o.paths);
         return st;
+    }
     o.self = self;
     list files = {0};
     for (int i = 0; i < o.npaths; i++)
