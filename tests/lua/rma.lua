@@ -115,8 +115,9 @@ T.case("result handles: reading before the epoch completes", function()
   w:fence("nosucceed")
   w:lock(other, "shared")
   local a = w:get(other, 0, "int64")
-  checkerr("ERR_RMA_SYNC", "here at unlock(" .. other .. ") or flush("
+  err = checkerr("ERR_RMA_SYNC", "here at unlock(" .. other .. ") or flush("
     .. other .. ")", a.value, a)
+  has(err, "from rank " .. other, "has not arrived yet")
   w:unlock(other)
   T.eq(a:value(), 100 + other, "after unlock")
   -- lock_all
