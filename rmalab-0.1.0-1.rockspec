@@ -4,6 +4,8 @@
 rockspec_format = "3.0"
 package = "rmalab"
 version = "0.1.0-1"
+-- No published source archive yet: the rock is built from a checkout with
+-- `luarocks make`, which uses the files at hand and never fetches this.
 source = {
    url = "git+file://.",
 }
