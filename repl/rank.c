@@ -462,6 +462,11 @@ int rank_serve(const char *connect, const char *token)
     return gone ? 1 : 0;
 }
 
+const char rank_trace_dump[] =
+    "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
+    "if rmalab.world:rank() == 0 then io.stderr:write("
+    "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end";
+
 int rank_script(const char *file, const char *code, int argc, char **argv)
 {
     exec *x = exec_new(0);
@@ -474,11 +479,7 @@ int rank_script(const char *file, const char *code, int argc, char **argv)
      * collective, and rank 0 says where it went. */
     const char *trace = getenv("RMALAB_TRACE_FILE");
     if (trace && *trace)
-        rc |= exec_script(x, NULL,
-                          "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
-                          "if rmalab.world:rank() == 0 then io.stderr:write("
-                          "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end",
-                          0, NULL, rank);
+        rc |= exec_script(x, NULL, rank_trace_dump, 0, NULL, rank);
     exec_free(x);
     return rc;
 }

@@ -15,4 +15,10 @@ int rank_serve(const char *connect, const char *token);
  * traceback. Returns the exit status (0 or 1). */
 int rank_script(const char *file, const char *code, int argc, char **argv);
 
+/* The chunk every rank runs once a script or an -e chunk has run under
+ * rmalab --trace FILE (RMALAB_TRACE_FILE): the collective dump, after
+ * which rank 0 says where it went. Script mode runs it in rank_script, the
+ * front end after -e. */
+extern const char rank_trace_dump[];
+
 #endif

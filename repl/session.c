@@ -15,6 +15,7 @@
 #include <lualib.h>
 
 #include "front-private.h"
+#include "rank.h" /* rank_trace_dump */
 
 /* Read one HELLO from a new connection, within `seconds`; the rank, or
  * -1 (refused, closed and logged). */
@@ -139,16 +140,12 @@ void front_teardown(front *f)
 }
 
 /* rmalab --trace FILE -e CHUNK: once the chunk has run, every rank writes
- * the trace (collective), as after a script (rank_script); rank 0 says
- * where it went. */
+ * the trace, as after a script. */
 static void trace_dump(front *f)
 {
     const char *path = getenv("RMALAB_TRACE_FILE");
     if (path && *path)
-        front_run_chunk(f, &f->deflt,
-                        "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
-                        "if rmalab.world:rank() == 0 then io.stderr:write("
-                        "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end");
+        front_run_chunk(f, &f->deflt, rank_trace_dump);
 }
 
 int front_run(const front_opts *o)

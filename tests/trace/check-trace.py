@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run a script with `rmalab --trace` and check what it wrote (issue 11).
 
-    check-trace.py RMALAB N SCRIPT [--min-flows K] [--svg] [-- mpiexec options]
+    check-trace.py RMALAB N SCRIPT [--min-flows K] [--svg] [-e] [-- mpiexec options]
 
 The JSON must load, carry the fields Perfetto needs (ph, name, pid, tid,
 ts; dur for slices), have one track per rank (a pid per rank, one tid
@@ -114,10 +114,14 @@ def main():
     if "--svg" in args:
         args.remove("--svg")
         svg = True
+    chunk = "-e" in args  # run the script as rmalab --trace FILE -e 'dofile(...)'
+    if chunk:
+        args.remove("-e")
     rmalab, n, script = args[0], int(args[1]), args[2]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "trace.json")
-        run([rmalab, "-n", str(n)] + mpi + ["--trace", out, script])
+        what = ["-e", f"dofile([[{script}]])"] if chunk else [script]
+        run([rmalab, "-n", str(n)] + mpi + ["--trace", out] + what)
         check_json(out, n, min_flows)
         if svg:
             pic = os.path.join(d, "trace.svg")
