@@ -178,18 +178,20 @@ local function describe(ok, err)
   return ("%s, report found by %s"):format(err.class, by)
 end
 
-say('\n5. With rmalab_check = "races" a race raises ERR_RMA_CONFLICT from the')
-say("   call that found it, once that call has done its work (the epoch is")
-say("   closed). In PSCW that is the target's wait(): only rank 0 can raise,")
-say("   but every rank calls through pcall, as a program would.")
-rl.world:barrier()
-do
-  local ok, err = pscw("pscw (races mode)", "races", { { 1, 2 } }, function() return 0 end)
+-- What each rank's call returned, gathered to rank 0 (collective).
+local function show_each_rank(ok, err)
   local all = rl.world:gather(describe(ok, err))
   if me == 0 then
     for r, l in ipairs(all) do print(("     rank %d: %s"):format(r - 1, l)) end
   end
 end
+
+say('\n5. With rmalab_check = "races" a race raises ERR_RMA_CONFLICT from the')
+say("   call that found it, once that call has done its work (the epoch is")
+say("   closed). In PSCW that is the target's wait(): only rank 0 can raise,")
+say("   but every rank calls through pcall, as a program would.")
+rl.world:barrier()
+show_each_rank(pscw("pscw (races mode)", "races", { { 1, 2 } }, function() return 0 end))
 findings()
 
 say("\n   At a fence the ranks raise together: every rank's closing fence raises")
@@ -197,13 +199,7 @@ say("   with the report of the lowest rank that found a race (each rank's own ar
 say("   in rl.races.list()), so no rank runs on into a collective that another")
 say("   left. The halo of 1 again:")
 rl.world:barrier()
-do
-  local ok, err = halo("halo (races mode)", "races", false)
-  local all = rl.world:gather(describe(ok, err))
-  if me == 0 then
-    for r, l in ipairs(all) do print(("     rank %d: %s"):format(r - 1, l)) end
-  end
-end
+show_each_rank(halo("halo (races mode)", "races", false))
 findings()
 
 say("\nEvery race of this run, every rank's reports in rank order")
