@@ -126,6 +126,21 @@ static void submit(front *f, const rankset *target, const char *chunk)
         f->waiting_for = f->next_id;
 }
 
+static rankset every_rank(const front *f)
+{
+    rankset all = {.n = f->n};
+    memset(all.in, 1, (size_t)f->n);
+    return all;
+}
+
+/* A chunk for every rank, as the collective calls of :trace, :timeline and
+ * :races need; :wait waits for all of them. */
+static void submit_all(front *f, const char *chunk)
+{
+    f->chunk_target = every_rank(f);
+    submit(f, &f->chunk_target, chunk);
+}
+
 static int targets_idle(front *f)
 {
     for (int r = 0; r < f->n; r++)
@@ -176,8 +191,6 @@ static void trace_command(front *f, const cmdline *c)
     char arg[1024], chunk[1400];
     const char *usage = "rmalab: use :trace on, :trace off, :trace clear, :trace dump FILE, "
                         ":trace svg FILE, or :timeline [window]\n";
-    rankset all = {.n = f->n};
-    memset(all.in, 1, (size_t)f->n);
     size_t w = 0;
     while (w < c->bodylen && !isspace((unsigned char)c->body[w]))
         w++;
@@ -209,16 +222,13 @@ static void trace_command(front *f, const cmdline *c)
         front_note(f, usage);
         return;
     }
-    f->chunk_target = all;
-    submit(f, &all, chunk);
+    submit_all(f, chunk);
 }
 
 /* :races lists every rank's findings (collective over the world, so it
  * runs on every rank); :races clear forgets them. */
 static void races_command(front *f, const cmdline *c)
 {
-    rankset all = {.n = f->n};
-    memset(all.in, 1, (size_t)f->n);
     const char *chunk;
     if (!c->bodylen)
         chunk = "local t = rmalab.races.text() if t then print(t) end";
@@ -228,8 +238,7 @@ static void races_command(front *f, const cmdline *c)
         front_note(f, "rmalab: use :races, or :races clear\n");
         return;
     }
-    f->chunk_target = all;
-    submit(f, &all, chunk);
+    submit_all(f, chunk);
 }
 
 static void command(front *f, const cmdline *c)
@@ -259,8 +268,7 @@ static void command(front *f, const cmdline *c)
         if (rankset_count(&s))
             f->deflt = s;
     } else if (strcmp(c->name, "status") == 0) {
-        rankset all = {.n = f->n};
-        memset(all.in, 1, (size_t)f->n);
+        rankset all = every_rank(f);
         front_status(f, c->bodylen ? &s : &all);
     } else if (strcmp(c->name, "wait") == 0) {
         double secs = c->bodylen ? atof(c->body) : 1e9;
