@@ -164,3 +164,8 @@ void launch_kill(launch_t *l, double grace)
         launch_wait(l, 5);
     }
 }
+
+void launch_end_job(launch_t *l, double grace)
+{
+    launch_kill(l, grace);
+}

@@ -25,6 +25,9 @@ int launch_listen(launch_t *l, int argc, char **argv);
 int launch_start(launch_t *l, int n, int argc, char **argv, const char *self);
 /* SIGTERM then SIGKILL to mpiexec's session; reaps it. */
 void launch_kill(launch_t *l, double grace);
+/* End the whole job (mpiexec, its proxies and every rank it started) now:
+ * SIGTERM, then SIGKILL after `grace` seconds; reaps mpiexec. */
+void launch_end_job(launch_t *l, double grace);
 /* Wait up to `seconds` for mpiexec to exit; its status, or -1. */
 int launch_wait(launch_t *l, double seconds);
 

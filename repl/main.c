@@ -16,7 +16,7 @@
 
 #include "cli.h"
 #include "cmdline.h" /* RANKSET_MAX */
-#include "front.h"
+#include "repl.h"
 #include "lrmalab.h" /* lrm_host_hands_mpi */
 #include "launch.h"
 #include "rank.h"
@@ -35,6 +35,8 @@ static const char usage[] =
     "\n"
     "  -n, -np N          number of ranks, 1 or more (the REPL and -e: at most 1024)\n"
     "  -e CHUNK           run CHUNK on every rank, print the results, then exit\n"
+    "      --json         print JSON lines, one object per event (output, result,\n"
+    "                     error, still running, hint, status...), for programs\n"
     "      --record FILE  write the REPL session's transcript to FILE as it goes\n"
     "                     (with piped input, - writes it to stdout instead of the\n"
     "                     output)\n"
@@ -46,11 +48,13 @@ static const char usage[] =
     "\n"
     "Options go before FILE; what follows FILE is the script's (its arg table).\n"
     "In the REPL, :help lists the commands. Exit status: 0 on success, 1 when a\n"
-    "script or -e chunk failed, a rank died or the job could not end cleanly, 2\n"
-    "for a usage error. Documentation: man rmalab, README.md and docs/repl.md.\n";
+    "script or -e chunk failed, a rank died, a deadlock ended the job or the job\n"
+    "could not end cleanly, 2 for a usage error, 128+N when signal N (SIGTERM,\n"
+    "SIGHUP; SIGINT without a terminal) ended it. Documentation: man rmalab,\n"
+    "README.md and docs/repl.md.\n";
 
 typedef struct {
-    int n, mpi_argc, file_at, help, version;
+    int n, mpi_argc, file_at, help, version, json;
     char **mpi_argv;
     const char *chunk, *record, *trace;
 } args_t;
@@ -91,6 +95,9 @@ static int check(const args_t *a)
 {
     if (a->chunk && a->file_at)
         return cli_usage_error("rmalab", "-e CHUNK and FILE do not go together: give one");
+    if (a->json && a->file_at)
+        return cli_usage_error("rmalab", "--json is for the REPL and -e; a script prints "
+                                         "what it prints");
     if (a->record && a->file_at)
         return cli_usage_error("rmalab", "--record writes the transcript of a REPL session; "
                                          "a script has none");
@@ -125,6 +132,8 @@ static int parse(int argc, char **argv, args_t *a)
         } else if (strcmp(o, "--version") == 0) {
             a->version = 1;
             return 0;
+        } else if (strcmp(o, "--json") == 0) {
+            a->json = 1;
         } else if (mine) {
             if (own_option(a, o, v))
                 return 2;
@@ -148,7 +157,7 @@ static int parse(int argc, char **argv, args_t *a)
 static void *front_thread(void *arg)
 {
     static int status;
-    status = front_run(arg);
+    status = repl_run(arg);
     return &status;
 }
 
@@ -173,7 +182,7 @@ static int serve_under_mpiexec(void)
     char connect[300], token[65];
     sscanf(addr, "%299s %64s", connect, token);
     pthread_t t;
-    front_opts o = {.nranks = size, .launch = 0, .listen_fd = l.listen_fd, .token = token};
+    session_opts o = {.nranks = size, .launch = 0, .listen_fd = l.listen_fd, .token = token};
     if (rank == 0 && pthread_create(&t, NULL, front_thread, &o))
         return 1;
     int st = rank_serve(connect, token);
@@ -217,10 +226,10 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
         free(av);
         return 1;
     }
-    front_opts o = {.nranks = a.n ? a.n : 1, .mpiexec_argc = a.mpi_argc,
+    session_opts o = {.nranks = a.n ? a.n : 1, .mpiexec_argc = a.mpi_argc,
                     .mpiexec_argv = a.mpi_argv, .self = self, .launch = 1, .listen_fd = -1,
-                    .exec_chunk = a.chunk, .record = a.record};
-    return front_run(&o);
+                    .exec_chunk = a.chunk, .record = a.record, .json = a.json};
+    return repl_run(&o);
 }
 
 int main(int argc, char **argv)

@@ -16,7 +16,7 @@
 
 #include "cli.h"
 #include "launch.h"
-#include "run.h"
+#include "scenario-run.h"
 #include "scenario.h"
 
 static const char usage[] =

@@ -1,31 +1,60 @@
-/* Starting a session (front.h): the ranks are launched (or already there),
- * each connects and says HELLO with the session's token; connections that
- * do not are refused and logged, and the session goes on. */
+/* A session with the ranks of one job (session.h, docs/repl.md): one poll
+ * loop over the ranks' sockets, the owner's input, the listening socket and
+ * a self-pipe for signals. Commands go to their ranks at once and never
+ * block the loop; each command's per-rank output and result are gathered,
+ * and every event leaves through the sink. */
+#include "session.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "front-private.h"
-#include "rank.h" /* rank_trace_dump */
+double session_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
-/* Read one HELLO from a new connection, within `seconds`; the rank, or
- * -1 (refused, closed and logged). */
-int front_greet(front *f, int fd, double seconds)
+void session_send_all(session *s, const rankset *to, int type, int n, const char *const *f)
+{
+    for (int r = 0; r < s->n; r++)
+        if ((!to || to->in[r]) && s->p[r].fd >= 0)
+            chan_send(s->p[r].fd, type, n, f, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Greeting the ranks                                                       */
+
+static void refuse(int fd, const char *why)
+{
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof sa;
+    char host[64] = "?";
+    if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof host);
+    fprintf(stderr, "rmalab: refused a control connection from %s: %s\n", host, why);
+    close(fd);
+}
+
+int session_greet(session *s, int fd, double seconds)
 {
     chan_conn c = {.fd = fd};
     chan_msg m;
     int k = 0, rank = -1;
     char v[256];
-    for (double until = front_now() + seconds; k == 0 && front_now() < until;) {
+    for (double until = session_now() + seconds; k == 0 && session_now() < until;) {
         struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, 100) > 0 && chan_fill(&c) <= 0)
             break;
@@ -33,140 +62,642 @@ int front_greet(front *f, int fd, double seconds)
     }
     const char *why = k < 0 ? "not a frame of the control channel" : k == 0 ? "no greeting"
                       : m.type != CHAN_HELLO ? "not a greeting"
-                      : !chan_token_ok(&m, 0, f->l.token) ? "bad token" : NULL;
+                      : !chan_token_ok(&m, 0, s->l.token) ? "bad token" : NULL;
     if (!why) {
         rank = atoi(chan_field(&m, 1, v, sizeof v));
-        if (rank < 0 || rank >= f->n || f->p[rank].fd >= 0)
+        if (rank < 0 || rank >= s->n || s->p[rank].fd >= 0)
             why = "a rank outside the job or seen twice";
     }
     if (why) {
-        struct sockaddr_storage sa;
-        socklen_t len = sizeof sa;
-        char host[64] = "?";
-        if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.ss_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof host);
-        fprintf(stderr, "rmalab: refused a control connection from %s: %s\n", host, why);
         chan_buf_free(&c.in);
-        close(fd);
+        refuse(fd, why);
         return -1;
     }
-    peer *p = &f->p[rank];
+    peer *p = &s->p[rank];
     p->fd = fd;
     p->c = c; /* keeps what came after the greeting */
     p->pid = atoi(chan_field(&m, 4, v, sizeof v));
     chan_field(&m, 3, p->host, sizeof p->host);
     if (rank == 0)
-        chan_field(&m, 5, f->banner, sizeof f->banner);
+        chan_field(&m, 5, s->banner, sizeof s->banner);
     return rank;
 }
 
 /* Accept until every rank has greeted, mpiexec is gone, or 60 s. */
-static int gather(front *f)
+static int gather(session *s)
 {
     int have = 0;
-    double until = front_now() + 60;
-    while (have < f->n && front_now() < until) {
-        if (f->l.pid > 0 && launch_wait(&f->l, 0) >= 0) {
+    double until = session_now() + 60;
+    while (have < s->n && session_now() < until) {
+        if (s->l.pid > 0 && launch_wait(&s->l, 0) >= 0) {
             fprintf(stderr, "rmalab: mpiexec ended before every rank connected\n");
             return -1;
         }
-        struct pollfd p = {f->l.listen_fd, POLLIN, 0};
+        struct pollfd p = {s->l.listen_fd, POLLIN, 0};
         if (poll(&p, 1, 100) <= 0)
             continue;
-        int fd = accept4(f->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0 && front_greet(f, fd, 5) >= 0)
+        int fd = accept4(s->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0 && session_greet(s, fd, 5) >= 0)
             have++;
     }
-    if (have < f->n)
-        fprintf(stderr, "rmalab: only %d of %d ranks connected\n", have, f->n);
-    return have == f->n ? 0 : -1;
+    if (have < s->n)
+        fprintf(stderr, "rmalab: only %d of %d ranks connected\n", have, s->n);
+    return have == s->n ? 0 : -1;
 }
 
-int front_setup(front *f, const front_opts *o)
+int session_open(session *s, const session_opts *o)
 {
-    f->o = *o;
-    f->n = o->nranks;
-    f->p = calloc((size_t)f->n, sizeof *f->p);
-    f->st = calloc((size_t)f->n, sizeof *f->st);
-    f->st_fresh = calloc((size_t)f->n, 1);
-    f->L = luaL_newstate();
-    if (!f->p || !f->st || !f->st_fresh || !f->L || f->n > RANKSET_MAX)
+    s->o = *o;
+    s->n = o->nranks;
+    s->sig_r = -1;
+    s->sent_seq = -1;
+    if (!s->deadlock_hold)
+        s->deadlock_hold = 1.5;
+    s->p = calloc((size_t)s->n, sizeof *s->p);
+    s->st = calloc((size_t)s->n, sizeof *s->st);
+    s->st_seq = calloc((size_t)s->n, sizeof *s->st_seq);
+    s->L = luaL_newstate();
+    s->out.nranks = s->n;
+    ts_init(&s->ts, s->n);
+    if (!s->p || !s->st || !s->st_seq || !s->L || s->n > RANKSET_MAX)
         return -1;
-    for (int r = 0; r < f->n; r++)
-        f->p[r].fd = -1;
-    f->deflt.n = f->n;
-    memset(f->deflt.in, 1, (size_t)f->n);
-    f->tty = !o->exec_chunk && isatty(0) && isatty(1);
-    ts_init(&f->ts, f->n);
-    if (o->record && strcmp(o->record, "-") == 0) {
-        if (f->tty) {
-            fprintf(stderr, "rmalab: --record - is for piped input; on a terminal give a file\n");
-            return -1;
-        }
-        f->record_stdout = 1;
-    }
-    if (o->record && ts_record(&f->ts, o->record)) {
-        fprintf(stderr, "rmalab: cannot write %s: %s\n", o->record, strerror(errno));
-        return -1;
-    }
+    for (int r = 0; r < s->n; r++)
+        s->p[r].fd = -1;
     if (o->launch) {
-        if (launch_listen(&f->l, o->mpiexec_argc, o->mpiexec_argv) ||
-            launch_start(&f->l, f->n, o->mpiexec_argc, o->mpiexec_argv, o->self))
+        if (launch_listen(&s->l, o->mpiexec_argc, o->mpiexec_argv) ||
+            launch_start(&s->l, s->n, o->mpiexec_argc, o->mpiexec_argv, o->self))
             return -1;
     } else {
-        f->l.listen_fd = o->listen_fd;
-        snprintf(f->l.token, sizeof f->l.token, "%s", o->token);
+        s->l.listen_fd = o->listen_fd;
+        snprintf(s->l.token, sizeof s->l.token, "%s", o->token);
     }
-    return gather(f);
+    return gather(s);
 }
 
-void front_teardown(front *f)
+static void cmd_free(session *s, cmd *c);
+
+void session_close(session *s)
 {
-    for (int r = 0; r < f->n && f->p; r++) {
-        if (f->p[r].fd >= 0)
-            close(f->p[r].fd);
-        chan_buf_free(&f->p[r].c.in);
+    for (int r = 0; r < s->n && s->p; r++) {
+        if (s->p[r].fd >= 0)
+            close(s->p[r].fd);
+        chan_buf_free(&s->p[r].c.in);
     }
-    if (f->L)
-        lua_close(f->L);
-    front_drop_cmds(f);
-    for (int i = 0; i < f->nnames; i++)
-        free(f->names[i]);
-    free(f->names);
-    ts_free(&f->ts);
-    free(f->p);
-    free(f->st);
-    free(f->st_fresh);
+    if (s->L)
+        lua_close(s->L);
+    while (s->head) {
+        cmd *c = s->head;
+        s->head = c->next;
+        cmd_free(s, c);
+    }
+    s->tail = NULL;
+    ts_free(&s->ts);
+    free(s->p);
+    free(s->st);
+    free(s->st_seq);
 }
 
-/* rmalab --trace FILE -e CHUNK: once the chunk has run, every rank writes
- * the trace, as after a script. */
-static void trace_dump(front *f)
+/* ------------------------------------------------------------------------ */
+/* Commands                                                                 */
+
+static cmd *cmd_new(session *s, int kind, const rankset *target, const char *label)
 {
-    const char *path = getenv("RMALAB_TRACE_FILE");
-    if (path && *path)
-        front_run_chunk(f, &f->deflt, rank_trace_dump);
+    cmd *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->kind = kind;
+    c->id = ++s->next_id;
+    c->target = *target;
+    c->sent = session_now();
+    snprintf(c->label, sizeof c->label, "%s", label);
+    c->block = calloc((size_t)s->n, sizeof *c->block);
+    c->status = calloc((size_t)s->n, sizeof *c->status);
+    if (!c->block || !c->status) {
+        cmd_free(s, c);
+        return NULL;
+    }
+    c->pending = rankset_count(target);
+    ts_expect(&s->ts, c->id);
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    return c;
 }
 
-int front_run(const front_opts *o)
+static void cmd_free(session *s, cmd *c)
 {
-    front f = {0};
-    int status = 1;
-    if (front_setup(&f, o) == 0) {
-        front_term_init(&f);
-        if (o->exec_chunk) {
-            front_run_chunk(&f, &f.deflt, o->exec_chunk);
-            trace_dump(&f);
-            f.input_eof = 1;
-            f.quit_asked = 1;
-            f.banner[0] = '\0';
+    for (int r = 0; c->block && r < s->n; r++)
+        free(c->block[r]);
+    free(c->block);
+    free(c->status);
+    free(c->text);
+    free(c->plain);
+    free(c);
+}
+
+cmd *session_find(session *s, int id)
+{
+    for (cmd *c = s->head; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+/* Send a RUN or FILE to the command's targets. */
+static void send_cmd(session *s, cmd *c, int type, const char *body)
+{
+    char id[16];
+    snprintf(id, sizeof id, "%d", c->id);
+    const char *fl[] = {id, body, c->label};
+    session_send_all(s, &c->target, type, 3, fl);
+    for (int r = 0; r < s->n; r++)
+        s->p[r].busy += c->target.in[r];
+    s->sent_seq = s->status_seq; /* states asked before this are stale */
+    s->deadlocked = 0;
+    s->hint_sig[0] = '\0';
+}
+
+cmd *session_run(session *s, const rankset *target, const char *chunk)
+{
+    char label[64];
+    size_t k = strcspn(chunk, "\n");
+    snprintf(label, sizeof label, "%.*s%s", (int)(k < 40 ? k : 40), chunk, k > 40 ? "..." : "");
+    cmd *c = cmd_new(s, CMD_RUN, target, label);
+    if (c)
+        send_cmd(s, c, CHAN_RUN, chunk);
+    return c;
+}
+
+cmd *session_file(session *s, const char *path)
+{
+    rankset all = {.n = s->n};
+    memset(all.in, 1, (size_t)s->n);
+    cmd *c = cmd_new(s, CMD_FILE, &all, path);
+    if (c)
+        send_cmd(s, c, CHAN_FILE, path);
+    return c;
+}
+
+cmd *session_status(session *s, const rankset *target)
+{
+    cmd *c = cmd_new(s, CMD_STATUS, target, ":status");
+    if (c)
+        c->pending = 1;
+    return c;
+}
+
+void session_note(session *s, const char *text)
+{
+    if (!s->ordered) {
+        sink_emit_text(&s->out, EV_NOTE, text);
+        return;
+    }
+    rankset none = {.n = s->n};
+    cmd *c = cmd_new(s, CMD_NOTE, &none, "note");
+    if (c)
+        c->text = strdup(text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames from the ranks                                                    */
+
+/* Append to rank r's block of command c. */
+static void block_add(cmd *c, int r, const char *t, size_t n)
+{
+    size_t have = c->block[r] ? strlen(c->block[r]) : 0;
+    char *p = realloc(c->block[r], have + n + 1);
+    if (!p)
+        return;
+    memcpy(p + have, t, n);
+    p[have + n] = '\0';
+    c->block[r] = p;
+}
+
+static void on_done(session *s, int r, const chan_msg *m)
+{
+    char id[16], st[16], cls[64];
+    cmd *c = session_find(s, atoi(chan_field(m, 0, id, sizeof id)));
+    chan_field(m, 1, st, sizeof st);
+    chan_field(m, 3, cls, sizeof cls);
+    int failed = strcmp(st, "ok") != 0;
+    const char *text = m->nfields > 2 ? m->field[2] : "";
+    size_t len = m->nfields > 2 ? m->len[2] : 0;
+    s->p[r].busy--;
+    s->p[r].last_error = failed;
+    s->any_error |= failed;
+    s->st[r].last_error = failed;
+    if (!c || c->status[r])
+        return;
+    sink_event e = {.kind = failed ? EV_ERROR : EV_RESULT, .id = c->id, .label = c->label,
+                    .rank = r, .ranks = &c->target, .text = text, .len = len, .cls = cls};
+    sink_emit(&s->out, &e);
+    if (c->block[r] && c->block[r][0] && c->block[r][strlen(c->block[r]) - 1] != '\n')
+        block_add(c, r, "\n", 1);
+    if (failed) {
+        block_add(c, r, "error ", 6);
+        if (cls[0]) {
+            block_add(c, r, cls, strlen(cls));
+            block_add(c, r, ": ", 2);
         }
-        status = front_loop(&f);
-        if (o->exec_chunk && f.any_error)
-            status = 1;
-    } else {
-        launch_kill(&f.l, 2);
     }
-    front_teardown(&f);
+    if (len || failed) {
+        block_add(c, r, text, len);
+        block_add(c, r, "\n", 1);
+    }
+    if (!c->block[r])
+        block_add(c, r, "", 0);
+    c->status[r] = 1;
+    c->pending--;
+}
+
+static void on_frame(session *s, int r, const chan_msg *m)
+{
+    char id[16];
+    cmd *c;
+    switch (m->type) {
+    case CHAN_OUT:
+        if ((c = session_find(s, atoi(chan_field(m, 0, id, sizeof id)))) && m->nfields > 1) {
+            block_add(c, r, m->field[1], m->len[1]);
+            sink_event e = {.kind = EV_OUTPUT, .id = c->id, .label = c->label, .rank = r,
+                            .ranks = &c->target, .text = m->field[1], .len = m->len[1]};
+            sink_emit(&s->out, &e);
+        }
+        break;
+    case CHAN_DONE: on_done(s, r, m); break;
+    case CHAN_STATE:
+        if (m->nfields > 1)
+            rstate_parse(m->field[1], m->len[1], &s->st[r]);
+        s->st_seq[r] = atoi(chan_field(m, 0, id, sizeof id));
+        break;
+    case CHAN_BYE: s->p[r].bye = 1; break;
+    default:
+        if (s->h.on_frame)
+            s->h.on_frame(s, r, m);
+    }
+}
+
+/* The first rank to go is named; mpiexec then ends the others, and those
+ * are not news. Each rank that went without BYE gets its place in that
+ * order (peer.gone: 1 for the first). */
+static void rank_died(session *s, int r)
+{
+    peer *p = &s->p[r];
+    close(p->fd);
+    p->fd = -1;
+    if (p->bye || s->quitting)
+        return;
+    p->gone = ++s->ngone;
+    if (!s->dead && !s->quiet)
+        fprintf(stderr, "rmalab: rank %d (pid %d on %s) is gone; ending the session\n", r,
+                p->pid, p->host);
+    s->dead = 1;
+}
+
+/* A rank's socket is readable. Returns -1 when it closed. */
+static int read_rank(session *s, int r)
+{
+    peer *p = &s->p[r];
+    long got = chan_fill(&p->c);
+    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
+        return -1;
+    chan_msg m;
+    int k;
+    while ((k = chan_next(&p->c, &m)) == 1)
+        on_frame(s, r, &m);
+    return k < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* States and the deadlock verdict                                          */
+
+void session_poll_states(session *s)
+{
+    char id[16];
+    snprintf(id, sizeof id, "%d", ++s->status_seq);
+    const char *fl[] = {id};
+    session_send_all(s, NULL, CHAN_STATUS, 1, fl);
+    s->polled_at = session_now();
+}
+
+int session_states_fresh(const session *s)
+{
+    for (int r = 0; r < s->n; r++)
+        if (s->p[r].fd >= 0 && s->st_seq[r] != s->status_seq)
+            return 0;
+    return 1;
+}
+
+static int any_busy(const session *s)
+{
+    for (int r = 0; r < s->n; r++)
+        if (s->p[r].busy > 0)
+            return 1;
+    return 0;
+}
+
+static int status_pending(const session *s)
+{
+    for (const cmd *c = s->head; c; c = c->next)
+        if (c->kind == CMD_STATUS && c->pending)
+            return 1;
+    return 0;
+}
+
+int session_deadlock_now(session *s)
+{
+    if (!any_busy(s)) {
+        s->hint_sig[0] = '\0';
+        s->deadlocked = 0;
+        return 0;
+    }
+    int fresh = session_states_fresh(s) && s->status_seq > s->sent_seq;
+    if (session_now() - s->polled_at > 0.5 && (fresh || session_now() - s->polled_at > 2) &&
+        !status_pending(s))
+        session_poll_states(s);
+    if (!fresh)
+        return s->deadlocked;
+    char h[4096];
+    deadlock_hint(s->st, s->n, h, sizeof h);
+    if (!h[0] || strcmp(h, s->hint_sig) != 0) {
+        snprintf(s->hint_sig, sizeof s->hint_sig, "%s", h);
+        s->hint_since = session_now();
+        s->deadlocked = 0;
+        return 0;
+    }
+    s->deadlocked = session_now() - s->hint_since >= s->deadlock_hold;
+    return s->deadlocked;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handing finished commands to the sink                                    */
+
+/* From a pipe, the state is taken once it no longer depends on timing:
+ * every command before it has finished, or no rank runs Lua and the same
+ * ranks have stayed blocked in the same calls for 0.3 s. */
+static int settled(session *s, cmd *c)
+{
+    int earlier = 0;
+    for (cmd *e = s->head; e && e != c; e = e->next)
+        earlier |= e->kind != CMD_STATUS && e->kind != CMD_NOTE && e->pending;
+    if (!earlier) /* states polled before the last DONE may still say running */
+        return !rstate_any_running(s->st, s->n);
+    char sig[2048] = "";
+    size_t off = 0;
+    for (int r = 0; r < s->n && off < sizeof sig; r++)
+        off += (size_t)snprintf(sig + off, sizeof sig - off, "%s:%s;", s->st[r].state,
+                                s->st[r].call);
+    if (rstate_any_running(s->st, s->n) || strcmp(sig, c->sig) != 0) {
+        snprintf(c->sig, sizeof c->sig, "%s", sig);
+        c->retry_at = session_now();
+        return 0;
+    }
+    return session_now() - c->retry_at >= 0.3;
+}
+
+static void step_status(session *s, cmd *c)
+{
+    if (c->status_asked && session_states_fresh(s)) {
+        if (s->ordered && !settled(s, c) && session_now() - c->sent < 60) {
+            c->status_asked = 0; /* ask again */
+            return;
+        }
+        free(c->text);
+        free(c->plain);
+        c->text = rstate_status_text(s->st, s->n, &c->target, !s->ordered);
+        c->plain = rstate_status_text(s->st, s->n, &c->target, 0);
+        c->pending = 0;
+    } else if (!c->status_asked && session_now() - s->polled_at >= 0.05) {
+        session_poll_states(s);
+        c->status_asked = 1;
+    }
+}
+
+static void emit_cmd(session *s, cmd *c, int kind, const rankset *ranks)
+{
+    sink_event e = {.kind = kind, .id = c->id, .label = c->label, .ranks = ranks,
+                    .blocks = c->kind == CMD_RUN || c->kind == CMD_FILE ? c->block : NULL,
+                    .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain};
+    sink_emit(&s->out, &e);
+}
+
+static rankset unfinished(const session *s, const cmd *c)
+{
+    rankset still = {.n = s->n};
+    for (int r = 0; r < s->n; r++)
+        still.in[r] = c->target.in[r] && !c->status[r];
+    return still;
+}
+
+/* Still running after a second, where notices are shown: say so, once. */
+static void notice(session *s, cmd *c)
+{
+    if (s->ordered || c->noticed || c->kind != CMD_RUN || session_now() - c->sent < 1.0)
+        return;
+    c->noticed = 1;
+    rankset still = unfinished(s, c);
+    sink_event e = {.kind = EV_RUNNING, .id = c->id, .label = c->label, .ranks = &still,
+                    .seconds = session_now() - c->sent};
+    sink_emit(&s->out, &e);
+}
+
+/* Hand what is complete to the sink: as it completes, or, when the sink is
+ * ordered (a pipe), in the order the commands were given. */
+static void flush_cmds(session *s)
+{
+    cmd **pp = &s->head, *prev = NULL;
+    int was_busy = s->head != NULL;
+    for (cmd *c = s->head; c; c = c->next)
+        if (c->kind == CMD_STATUS && c->pending)
+            step_status(s, c);
+    while (*pp) {
+        cmd *c = *pp;
+        if (c->pending) {
+            notice(s, c);
+            if (s->ordered)
+                break;
+            prev = c;
+            pp = &c->next;
+            continue;
+        }
+        emit_cmd(s, c, EV_DONE, &c->target);
+        *pp = c->next;
+        if (s->tail == c)
+            s->tail = prev;
+        cmd_free(s, c);
+    }
+    if (was_busy && !s->head)
+        sink_emit_text(&s->out, EV_IDLE, "");
+}
+
+/* Deadlock hints where they are shown as they come (not to a pipe, whose
+ * hint comes at the end): when the same hint holds for deadlock_hold. */
+static void step_hints(session *s)
+{
+    if (!session_deadlock_now(s) || s->ordered || strcmp(s->hint_sig, s->hint_shown) == 0)
+        return;
+    snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
+    sink_emit_text(&s->out, EV_HINT, s->hint_sig);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The loop                                                                 */
+
+static int build_fds(session *s, struct pollfd *fds, int *map)
+{
+    int k = 0;
+    if (s->sig_r >= 0) {
+        fds[k] = (struct pollfd){s->sig_r, POLLIN, 0};
+        map[k++] = -2;
+    }
+    if (s->l.listen_fd >= 0) { /* late connections are refused and logged */
+        fds[k] = (struct pollfd){s->l.listen_fd, POLLIN, 0};
+        map[k++] = -3;
+    }
+    int in = s->h.input_fd ? s->h.input_fd(s) : -1;
+    if (in >= 0) {
+        fds[k] = (struct pollfd){in, POLLIN, 0};
+        map[k++] = -1;
+    }
+    for (int r = 0; r < s->n; r++)
+        if (s->p[r].fd >= 0) {
+            fds[k] = (struct pollfd){s->p[r].fd, POLLIN, 0};
+            map[k++] = r;
+        }
+    return k;
+}
+
+void session_step(session *s, int ms)
+{
+    struct pollfd fds[RANKSET_MAX + 3];
+    int map[RANKSET_MAX + 3];
+    int k = build_fds(s, fds, map);
+    if (poll(fds, (nfds_t)k, ms) < 0 && errno != EINTR)
+        s->dead = -1;
+    for (int i = 0; i < k; i++) {
+        if (!fds[i].revents)
+            continue;
+        if (map[i] == -3) {
+            int fd = accept4(s->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            if (fd >= 0)
+                session_greet(s, fd, 0.5);
+        } else if (map[i] == -2) {
+            unsigned char b;
+            if (read(s->sig_r, &b, 1) == 1 && s->h.on_signal)
+                s->h.on_signal(s, b);
+        } else if (map[i] == -1) {
+            s->h.on_input(s);
+        } else if (read_rank(s, map[i]) < 0) {
+            rank_died(s, map[i]);
+        }
+    }
+    flush_cmds(s);
+    step_hints(s);
+}
+
+void session_wait_until(session *s, int (*done)(session *), double seconds)
+{
+    double until = session_now() + seconds;
+    while (!done(s) && !s->signalled && session_now() < until)
+        session_step(s, 20);
+}
+
+int session_idle(const session *s)
+{
+    return s->head == NULL;
+}
+
+int session_ranks_open(const session *s)
+{
+    for (int r = 0; r < s->n; r++)
+        if (s->p[r].fd >= 0)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The end                                                                  */
+
+/* What finished goes out in order, then what never will. */
+static void flush_unfinished(session *s)
+{
+    while (s->head) {
+        cmd *c = s->head;
+        rankset still = unfinished(s, c);
+        if (!c->pending || c->kind == CMD_STATUS || c->kind == CMD_NOTE)
+            emit_cmd(s, c, EV_DONE, &c->target);
+        else
+            emit_cmd(s, c, EV_NEVER, &still);
+        s->head = c->next;
+        cmd_free(s, c);
+    }
+    s->tail = NULL;
+}
+
+/* After a death: read what the other ranks still send (what they finished
+ * before mpiexec ended them) for up to a second, then hand it out in order
+ * with what never finished, so that no output is lost. */
+static void after_death(session *s)
+{
+    for (double until = session_now() + 1; session_ranks_open(s) && session_now() < until;)
+        session_step(s, 20);
+    flush_unfinished(s);
+}
+
+int session_abort(session *s, const char *why, int status)
+{
+    s->quitting = 1;
+    flush_unfinished(s);
+    launch_end_job(&s->l, 3);
+    if (why[0])
+        fputs(why, stderr);
+    sink_event e = {.kind = EV_END, .status = status, .text = why, .len = strlen(why)};
+    sink_emit(&s->out, &e);
+    return status;
+}
+
+/* Every command already sent, run to its end, unless the job ends first:
+ * a death, a signal, a deadlock that holds now. */
+static void drain(session *s)
+{
+    while (!s->dead && !s->signalled && !session_idle(s) && !session_deadlock_now(s))
+        session_step(s, 20);
+}
+
+int session_finish(session *s)
+{
+    drain(s);
+    if (s->signalled)
+        return s->signalled; /* the owner's signal handling has ended it */
+    if (s->dead) {
+        after_death(s);
+        return session_abort(s, "", 1);
+    }
+    if (!session_idle(s)) { /* deadlocked now */
+        char why[4200];
+        flush_unfinished(s);
+        snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
+        sink_emit_text(&s->out, EV_HINT, s->hint_sig);
+        snprintf(why, sizeof why, "rmalab: ranks are blocked in calls that cannot end; "
+                                  "ending the job\n");
+        return session_abort(s, why, 1);
+    }
+    s->quitting = 1;
+    session_send_all(s, NULL, CHAN_QUIT, 0, NULL);
+    double until = session_now() + 40; /* ranks may wait 30 s for each other */
+    while (session_ranks_open(s) && session_now() < until && !s->signalled)
+        session_step(s, 20);
+    if (s->signalled)
+        return s->signalled;
+    int open = session_ranks_open(s), status = 0;
+    fflush(stdout);
+    if (open || (s->l.pid > 0 && launch_wait(&s->l, 10) < 0)) {
+        launch_end_job(&s->l, 2);
+        fputs("rmalab: the ranks did not end after :quit; ended the job\n", stderr);
+        status = 1;
+    }
+    sink_event e = {.kind = EV_END, .status = status, .text = ""};
+    sink_emit(&s->out, &e);
     return status;
 }

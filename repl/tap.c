@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmdline.h"
-#include "run.h"
+#include "scenario-run.h"
 
 /* A YAML scalar at `in` (indentation and any "- "): quoted on one line,
  * or a literal block. */

@@ -8,7 +8,7 @@
  * :status does. A rank whose connection closes before it finished has
  * died: mpiexec's report says how. When every rank is done, a last chunk
  * reads rl.debug.stats() for leaks. */
-#include "run.h"
+#include "scenario-run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,15 +18,14 @@
 #include <unistd.h>
 
 #include "channel.h"
-#include "front-private.h"
-#include "hint.h"
+#include "session.h"
 
 typedef struct {
-    front f;
+    session s;
     run_result *res;
-    int ndone, leak_done, ngone;
-    double start, polled_at, hint_since;
-    char hint_sig[4096];
+    int file_id, leak_id;
+    int ndone, leak_done;
+    double start;
 } run_ctx;
 
 static char *xstrndup(const char *s, size_t n)
@@ -71,7 +70,8 @@ static char *slurp(FILE *f, size_t tail)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Frames from the ranks                                                    */
+/* The run's renderer: the sink's events and rmalab.test's become the run's
+ * result, which tap.c writes                                               */
 
 static void on_event(run_rank *rr, const chan_msg *m)
 {
@@ -105,141 +105,69 @@ static void on_event(run_rank *rr, const chan_msg *m)
     rr->current[0] = '\0';
 }
 
-/* DONE of the scenario (id 1) or of the leak check (id 2). */
-static void on_done(run_ctx *x, int r, const chan_msg *m)
+static void on_frame(session *s, int r, const chan_msg *m)
 {
-    run_rank *rr = &x->res->r[r];
-    char id[16], st[16];
-    chan_field(m, 0, id, sizeof id);
-    chan_field(m, 1, st, sizeof st);
-    const char *text = m->nfields > 2 ? m->field[2] : "";
-    size_t len = m->nfields > 2 ? m->len[2] : 0;
-    if (strcmp(id, "1") == 0 && !rr->done) {
+    run_ctx *x = s->h.ud;
+    if (m->type == CHAN_EVENT)
+        on_event(&x->res->r[r], m);
+}
+
+/* The file's end (its DONE) and the leak check's, per rank. */
+static void on_result(run_ctx *x, const sink_event *e)
+{
+    run_rank *rr = &x->res->r[e->rank];
+    if (e->id == x->file_id && !rr->done) {
         rr->done = 1;
         x->ndone++;
-        x->f.p[r].busy = 0;
-        if ((rr->failed = strcmp(st, "ok") != 0))
-            rr->error = xstrndup(text, len);
-    } else if (strcmp(id, "2") == 0 && strcmp(st, "ok") == 0) {
+        if ((rr->failed = e->kind == EV_ERROR))
+            rr->error = xstrndup(e->text, e->len);
+    } else if (e->id == x->leak_id) {
         char buf[128];
-        chan_field(m, 2, buf, sizeof buf);
-        rr->leaks_known = sscanf(buf, "%ld %ld %ld %ld %ld", &rr->leaks[0], &rr->leaks[1],
+        snprintf(buf, sizeof buf, "%.*s", (int)(e->len < 127 ? e->len : 127), e->text);
+        rr->leaks_known = e->kind == EV_RESULT &&
+                          sscanf(buf, "%ld %ld %ld %ld %ld", &rr->leaks[0], &rr->leaks[1],
                                  &rr->leaks[2], &rr->leaks[3], &rr->leaks[4]) == 5;
         x->leak_done++;
-    } else if (strcmp(id, "2") == 0) {
-        x->leak_done++;
     }
 }
 
-static void on_frame(run_ctx *x, int r, const chan_msg *m)
+static void render_run(void *ud, const sink_event *e)
 {
-    run_rank *rr = &x->res->r[r];
-    switch (m->type) {
-    case CHAN_OUT:
-        if (m->nfields > 1)
-            append(&rr->out, &rr->outlen, m->field[1], m->len[1], 64 * 1024);
-        break;
-    case CHAN_EVENT: on_event(rr, m); break;
-    case CHAN_DONE: on_done(x, r, m); break;
-    case CHAN_STATE:
-        if (m->nfields > 1)
-            hint_parse(m->field[1], m->len[1], &x->f.st[r]);
-        x->f.st_fresh[r] = 1;
-        break;
-    case CHAN_BYE: x->f.p[r].bye = 1; break;
-    default: break;
-    }
-}
-
-/* Wait up to `ms` for frames, and take them. */
-static void pump(run_ctx *x, int ms)
-{
-    front *f = &x->f;
-    struct pollfd fds[RANKSET_MAX];
-    int map[RANKSET_MAX], k = 0;
-    for (int r = 0; r < f->n; r++)
-        if (f->p[r].fd >= 0) {
-            fds[k] = (struct pollfd){f->p[r].fd, POLLIN, 0};
-            map[k++] = r;
-        }
-    if (k == 0 || poll(fds, (nfds_t)k, ms) <= 0) {
-        if (k == 0)
-            usleep((useconds_t)ms * 1000);
-        return;
-    }
-    for (int i = 0; i < k; i++) {
-        if (!fds[i].revents)
-            continue;
-        int r = map[i];
-        peer *p = &f->p[r];
-        long got = chan_fill(&p->c);
-        chan_msg m;
-        int c = 0;
-        while (got > 0 && (c = chan_next(&p->c, &m)) == 1)
-            on_frame(x, r, &m);
-        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN) || c < 0) {
-            close(p->fd);
-            p->fd = -1;
-            if (!p->bye)
-                x->res->r[r].gone = ++x->ngone;
-        }
-    }
-}
-
-static void send_all(front *f, int type, int nfields, const char *const *fl)
-{
-    for (int r = 0; r < f->n; r++)
-        if (f->p[r].fd >= 0)
-            chan_send(f->p[r].fd, type, nfields, fl, NULL);
+    run_ctx *x = ud;
+    if (e->kind == EV_OUTPUT && e->id == x->file_id)
+        append(&x->res->r[e->rank].out, &x->res->r[e->rank].outlen, e->text, e->len,
+               64 * 1024);
+    else if (e->kind == EV_RESULT || e->kind == EV_ERROR)
+        on_result(x, e);
 }
 
 /* ------------------------------------------------------------------------ */
 /* States, hangs and deaths                                                 */
 
 /* Ask every rank for its state and wait up to `seconds` for the answers. */
-static void take_states(run_ctx *x, double seconds)
+static int states_fresh(session *s)
 {
-    front *f = &x->f;
-    char id[16];
-    snprintf(id, sizeof id, "%d", ++f->status_seq);
-    const char *fl[] = {id};
-    memset(f->st_fresh, 0, (size_t)f->n);
-    send_all(f, CHAN_STATUS, 1, fl);
-    x->polled_at = front_now();
-    for (double until = front_now() + seconds; front_now() < until;) {
-        int fresh = 1;
-        for (int r = 0; r < f->n; r++)
-            fresh &= f->st_fresh[r] || f->p[r].fd < 0;
-        if (fresh)
-            return;
-        pump(x, 20);
-    }
+    return session_states_fresh(s);
 }
 
-/* Every busy rank blocked in an epoch call that only another can end, the
- * same way, for 3 s: the run cannot finish. */
-static int deadlocked(run_ctx *x)
+static void take_states(run_ctx *x, double seconds)
 {
-    front *f = &x->f;
-    if (front_now() - x->polled_at < 0.5)
-        return 0;
-    take_states(x, 1);
-    for (int r = 0; r < f->n; r++)
-        f->st[r].last_error = x->res->r[r].failed;
-    char h[4096];
-    hint_deadlock(f->st, f->n, h, sizeof h);
-    if (!h[0] || strcmp(h, x->hint_sig) != 0) {
-        snprintf(x->hint_sig, sizeof x->hint_sig, "%s", h);
-        x->hint_since = front_now();
-        return 0;
-    }
-    return front_now() - x->hint_since >= 3;
+    session_poll_states(&x->s);
+    session_wait_until(&x->s, states_fresh, seconds);
+}
+
+/* The ranks' verdicts, for the hints: a rank whose file failed will not
+ * reach what the others wait for. */
+static void mark_errors(run_ctx *x)
+{
+    for (int r = 0; r < x->s.n; r++)
+        x->s.st[r].last_error = x->res->r[r].failed;
 }
 
 /* Each rank's state as :status says it, with the case it is in. */
 static void diagnose(run_ctx *x)
 {
-    front *f = &x->f;
+    session *f = &x->s;
     take_states(x, 3);
     for (int r = 0; r < f->n; r++) {
         run_rank *rr = &x->res->r[r];
@@ -251,7 +179,7 @@ static void diagnose(run_ctx *x)
         if (rr->done)
             snprintf(line, sizeof line, "idle: the file has ended on this rank");
         else
-            hint_status_line(f->st, f->n, r, 1, line, sizeof line);
+            rstate_status_line(f->st, f->n, r, 1, line, sizeof line);
         char *cut = strstr(line, " (inside MPI");
         if (cut)
             *cut = '\0';
@@ -261,9 +189,8 @@ static void diagnose(run_ctx *x)
             snprintf(rr->state, sizeof rr->state, "%s", line);
     }
     char h[4096];
-    for (int r = 0; r < f->n; r++)
-        f->st[r].last_error = x->res->r[r].failed;
-    hint_deadlock(f->st, f->n, h, sizeof h);
+    mark_errors(x);
+    deadlock_hint(f->st, f->n, h, sizeof h);
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
 
@@ -283,7 +210,7 @@ static void read_aborts(run_ctx *x)
         if (!proc || proc > end)
             continue;
         int code = atoi(p + 6), r = atoi(proc + 11);
-        if (r >= 0 && r < x->f.n && !x->res->r[r].crash[0]) {
+        if (r >= 0 && r < x->s.n && !x->res->r[r].crash[0]) {
             snprintf(x->res->r[r].crash, sizeof x->res->r[r].crash,
                      "it called MPI_Abort with code %d", code);
             x->res->r[r].aborted = 1;
@@ -300,7 +227,7 @@ static void read_crashes(run_ctx *x)
     const char *t = x->res->errtext;
     read_aborts(x);
     /* After an MPI_Abort, mpiexec's reports are of its cleanup. */
-    for (int r = 0; r < x->f.n; r++)
+    for (int r = 0; r < x->s.n; r++)
         if (x->res->r[r].aborted)
             return;
     /* mpiexec names one process, not always the first to go: after a
@@ -308,7 +235,7 @@ static void read_crashes(run_ctx *x)
      * 12 of crash-epoch.lua). The first connection to close is the rank
      * that died; a report of another rank is then the cleanup's. */
     int first = -1;
-    for (int r = 0; r < x->f.n; r++)
+    for (int r = 0; r < x->s.n; r++)
         if (x->res->r[r].gone == 1)
             first = r;
     for (const char *p = t ? strstr(t, "PID ") : NULL; p; p = strstr(p + 4, "PID ")) {
@@ -316,12 +243,12 @@ static void read_crashes(run_ctx *x)
         const char *c = strstr(p, "EXIT CODE: ");
         if (c)
             code = atoi(c + 11);
-        for (int r = 0; r < x->f.n; r++) {
+        for (int r = 0; r < x->s.n; r++) {
             run_rank *rr = &x->res->r[r];
             /* A rank that ended its file and then failed (a sanitizer's
              * report at exit) did not die in the run: it failed after. */
             char *how = rr->done ? rr->exited : rr->crash;
-            if (x->f.p[r].pid != pid || how[0] ||
+            if (x->s.p[r].pid != pid || how[0] ||
                 (first >= 0 && r != first && !x->res->r[first].crash[0]))
                 continue;
             const char *s = strstr(p, "EXIT STRING: ");
@@ -346,53 +273,68 @@ static const char leak_chunk[] =
     "(function() collectgarbage() collectgarbage() local s = rmalab.debug.stats() "
     "return s.wins, s.infos, s.comms, s.keyvals, s.refs end)()";
 
+static int leaks_done(session *s)
+{
+    run_ctx *x = s->h.ud;
+    return x->leak_done >= s->n;
+}
+
 static void leak_check(run_ctx *x)
 {
-    const char *fl[] = {"2", leak_chunk, "leak check"};
-    send_all(&x->f, CHAN_RUN, 3, fl);
-    for (double until = front_now() + 15; x->leak_done < x->f.n && front_now() < until;)
-        pump(x, 50);
+    rankset all = {.n = x->s.n};
+    memset(all.in, 1, (size_t)x->s.n);
+    cmd *c = session_run(&x->s, &all, leak_chunk);
+    x->leak_id = c ? c->id : -1;
+    session_wait_until(&x->s, leaks_done, 15);
+}
+
+static int ranks_closed(session *s)
+{
+    return !session_ranks_open(s);
 }
 
 /* QUIT, and mpiexec's exit; a job that does not end is killed. Returns
  * mpiexec's exit status after a clean end, else -1. */
 static int end_job(run_ctx *x, int clean)
 {
-    front *f = &x->f;
+    session *f = &x->s;
+    f->quitting = 1;
     if (clean) {
-        send_all(f, CHAN_QUIT, 0, NULL);
-        for (double until = front_now() + 40; front_ranks_open(f) && front_now() < until;)
-            pump(x, 50);
+        session_send_all(f, NULL, CHAN_QUIT, 0, NULL);
+        session_wait_until(f, ranks_closed, 40);
     }
-    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 3) : -1;
+    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 0) : -1;
     if (status < 0)
-        launch_kill(&f->l, 2);
+        launch_end_job(&f->l, 2);
     return clean ? status : -1;
+}
+
+static int file_done(session *s)
+{
+    run_ctx *x = s->h.ud;
+    return x->ndone >= s->n || s->dead;
 }
 
 /* Wait for the file to end on every rank, a death, a deadlock or the
  * timeout. */
 static void watch(run_ctx *x, double timeout)
 {
-    front *f = &x->f;
+    session *f = &x->s;
     run_result *res = x->res;
     while (x->ndone < f->n) {
-        pump(x, 100);
-        int gone = 0;
-        for (int r = 0; r < f->n; r++)
-            gone |= res->r[r].gone;
-        if (gone) { /* take what the others said before mpiexec ends them */
+        session_wait_until(f, file_done, 0.1);
+        if (f->dead) { /* take what the others said before mpiexec ends them */
             res->outcome = RUN_CRASH;
-            for (double until = front_now() + 3; front_ranks_open(f) && front_now() < until;)
-                pump(x, 50);
+            session_wait_until(f, ranks_closed, 3);
             return;
         }
-        if (front_now() - x->start > timeout) {
+        if (session_now() - x->start > timeout) {
             res->outcome = RUN_TIMEOUT;
             diagnose(x);
             return;
         }
-        if (front_now() - x->start > 1 && deadlocked(x)) {
+        mark_errors(x);
+        if (session_now() - x->start > 1 && session_deadlock_now(f)) {
             res->outcome = RUN_DEADLOCK;
             diagnose(x);
             return;
@@ -408,12 +350,16 @@ static void set_label(run_result *res, const run_spec *s)
 
 static int start(run_ctx *x, const run_spec *s, FILE *err)
 {
-    front_opts o = {.nranks = s->nranks, .mpiexec_argc = s->mpiexec_argc,
-                    .mpiexec_argv = s->mpiexec_argv, .self = s->self, .launch = 1,
-                    .listen_fd = -1};
-    x->f.l.env = s->env;
-    x->f.l.err_fd = err ? fileno(err) : -1;
-    return front_setup(&x->f, &o);
+    session_opts o = {.nranks = s->nranks, .mpiexec_argc = s->mpiexec_argc,
+                      .mpiexec_argv = s->mpiexec_argv, .self = s->self, .launch = 1,
+                      .listen_fd = -1};
+    x->s.l.env = s->env;
+    x->s.l.err_fd = err ? fileno(err) : -1;
+    x->s.h = (session_hooks){.on_frame = on_frame, .ud = x};
+    x->s.quiet = 1;
+    x->s.deadlock_hold = 3;
+    sink_add(&x->s.out, render_run, x);
+    return session_open(&x->s, &o);
 }
 
 void run_scenario(const run_spec *s, run_result *res)
@@ -428,17 +374,19 @@ void run_scenario(const run_spec *s, run_result *res)
     if (!res->r || !realpath(s->path, path) || start(&x, s, err)) {
         res->outcome = RUN_NOSTART;
     } else {
-        x.start = front_now();
-        const char *fl[] = {"1", s->path, s->path};
-        send_all(&x.f, CHAN_FILE, 3, fl);
+        x.start = session_now();
+        cmd *c = session_file(&x.s, s->path);
+        x.file_id = c ? c->id : -1;
         watch(&x, s->timeout);
-        res->seconds = front_now() - x.start;
+        res->seconds = session_now() - x.start;
         if (res->outcome == RUN_FINISHED)
             leak_check(&x);
         res->job_status = end_job(&x, res->outcome == RUN_FINISHED);
+        for (int r = 0; r < s->nranks; r++)
+            res->r[r].gone = x.s.p[r].gone;
     }
-    if (x.f.l.pid > 0)
-        launch_kill(&x.f.l, 2);
+    if (x.s.l.pid > 0)
+        launch_end_job(&x.s.l, 2);
     res->errtext = slurp(err, 6000);
     if (res->outcome == RUN_CRASH || res->outcome == RUN_FINISHED)
         read_crashes(&x); /* else the runner stopped the job itself */
@@ -450,8 +398,8 @@ void run_scenario(const run_spec *s, run_result *res)
         *banner = '\0';
     if (err)
         fclose(err);
-    if (x.f.n)
-        front_teardown(&x.f);
+    if (x.s.n)
+        session_close(&x.s);
 }
 
 void run_result_free(run_result *res)
@@ -587,7 +535,7 @@ void run_transcript(const run_spec *s, run_result *res)
     size_t len;
     char *text = read_file(s->path, &len), *got = NULL, *got_body = NULL;
     ts_file tf = {0};
-    double t0 = front_now();
+    double t0 = session_now();
     if (!text || ts_parse(text, len, &tf)) {
         res->outcome = RUN_NOSTART;
     } else if (!(got = replay(s, tf.input, res)) || !(got_body = ts_body(got, strlen(got)))) {
@@ -600,7 +548,7 @@ void run_transcript(const run_spec *s, run_result *res)
             res->diff = unified_diff(s->path, tf.body, got_body);
         }
     }
-    res->seconds = front_now() - t0;
+    res->seconds = session_now() - t0;
     free(text);
     free(got);
     free(got_body);

@@ -1,8 +1,8 @@
 /* One run of `rmalab test` (run.c): a scenario file on N ranks with one
  * engine, or the replay of a transcript, and what came of it; tap.c turns
  * the result into TAP. */
-#ifndef RMALAB_REPL_RUN_H
-#define RMALAB_REPL_RUN_H
+#ifndef RMALAB_REPL_SCENARIO_RUN_H
+#define RMALAB_REPL_SCENARIO_RUN_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,0 +1,18 @@
+/* The sink's renderers (sink.h): each takes every event and shows what its
+ * reader wants of it. The terminal's is term_render (term.h). */
+#ifndef RMALAB_REPL_RENDER_H
+#define RMALAB_REPL_RENDER_H
+
+#include "sink.h"
+
+/* render-text.c: a pipe's stdout (ud unused); the transcript (ud: the
+ * session's transcript). */
+void render_pipe(void *ud, const sink_event *e);
+void render_transcript(void *ud, const sink_event *e);
+
+/* render-json.c: JSON lines on stdout, one object per event (ud unused);
+ * the format is in docs/repl.md ("JSON lines"). */
+#define RENDER_JSON_VERSION 1
+void render_json(void *ud, const sink_event *e);
+
+#endif

@@ -1,0 +1,43 @@
+/* The REPL's front end (repl.c, commands.c; docs/repl.md): reads lines
+ * from the terminal or a pipe, runs chunks on their target ranks and the
+ * `:` commands, over a session (session.h) whose sink renders for a
+ * terminal, a pipe, a transcript or JSON lines. */
+#ifndef RMALAB_REPL_REPL_H
+#define RMALAB_REPL_REPL_H
+
+#include "cmdline.h"
+#include "session.h"
+#include "term.h"
+
+typedef struct {
+    session s;
+    term t;
+    rankset deflt;         /* :on */
+    rankset chunk_target;  /* the chunk being typed, or the last sent */
+    char *chunk;           /* a chunk being continued */
+    int quit_asked;
+    /* Input is held (not read) while: */
+    int hold_status;       /* a pipe's :status (its id) is not yet taken */
+    double wait_until;     /* :wait: until the targets are idle, or then */
+    rankset wait_target;
+    int completing;        /* a completion request is out */
+    int matches_seq;       /* MATCHES answers so far */
+    char prompt[300];
+} repl;
+
+/* Run the REPL (or -e) with these options; the exit status: 0, 1 (a
+ * chunk of -e failed, a rank died, a deadlock ended the job, the job did
+ * not end), 128 + a signal that ended it. */
+int repl_run(const session_opts *o);
+
+/* commands.c: what a line does. Run one `:` command. */
+void commands_run(repl *r, const cmdline *c);
+/* Send a chunk to `target`; on a terminal, the prompt waits for it. */
+void commands_submit(repl *r, const rankset *target, const char *chunk);
+/* Every rank of the job. */
+rankset commands_every_rank(const repl *r);
+/* Ctrl-C on a terminal: stop waiting; else interrupt what runs; else
+ * drop the line being typed. */
+void commands_ctrl_c(repl *r);
+
+#endif
