@@ -2,7 +2,25 @@
  * when started by a person; a rank serving the front end (--serve); script
  * mode for a file or -e under mpiexec; and, under mpiexec with no file,
  * every rank serving a front end that rank 0 runs in a thread, reading its
- * plain stdin. */
+ * plain stdin.
+ *
+ * The files of repl/, each calling only those on its line and above
+ * (tests/layers.py, the repl-layers test); calls the other way go
+ * through function pointers (session_hooks, term_hooks, the sink's
+ * renderers):
+ *   channel.c                       the control channel's frames
+ *   exec.c locals.c                 a rank's Lua state, REPL locals
+ *   rank.c                          a rank: the control thread, the executor
+ *   fold.c cmdline.c chunk.c        folding; the command language; chunks
+ *   sink.c deadlock.c transcript.c launch.c scenario.c   events; states and
+ *                                   hints; transcripts; mpiexec; file headers
+ *   session.c                       the ranks of a job: the one frame loop
+ *   term.c render-text.c render-json.c   the terminal; the sink's renderers
+ *   commands.c                      what a line does: chunks and : commands
+ *   repl.c                          the REPL's loop: input, signals, -e
+ *   scenario-run.c tap.c            one run of a file, its result as TAP
+ *   runner.c                        rmalab test: plans, runs files in parallel
+ *   main.c                          the modes */
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -154,11 +172,16 @@ static int parse(int argc, char **argv, args_t *a)
 }
 
 /* mpiexec -n N rmalab: rank 0 runs the front end in a thread. */
+typedef struct {
+    session_opts o;
+    int status;
+} front_job;
+
 static void *front_thread(void *arg)
 {
-    static int status;
-    status = repl_run(arg);
-    return &status;
+    front_job *j = arg;
+    j->status = repl_run(&j->o);
+    return NULL;
 }
 
 static int serve_under_mpiexec(void)
@@ -182,14 +205,13 @@ static int serve_under_mpiexec(void)
     char connect[300], token[65];
     sscanf(addr, "%299s %64s", connect, token);
     pthread_t t;
-    session_opts o = {.nranks = size, .launch = 0, .listen_fd = l.listen_fd, .token = token};
-    if (rank == 0 && pthread_create(&t, NULL, front_thread, &o))
+    front_job j = {.o = {.nranks = size, .launch = 0, .listen_fd = l.listen_fd, .token = token}};
+    if (rank == 0 && pthread_create(&t, NULL, front_thread, &j))
         return 1;
     int st = rank_serve(connect, token);
     if (rank == 0) {
-        void *ret;
-        pthread_join(t, &ret);
-        st = st ? st : *(int *)ret;
+        pthread_join(t, NULL);
+        st = st ? st : j.status;
     }
     return st;
 }
@@ -234,7 +256,7 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
 
 int main(int argc, char **argv)
 {
-    static char self[4096];
+    char self[4096];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sl > 0)
         self[sl] = '\0';

@@ -112,7 +112,7 @@ int session_open(session *s, const session_opts *o)
     s->sig_r = -1;
     s->sent_seq = -1;
     if (!s->deadlock_hold)
-        s->deadlock_hold = 1.5;
+        s->deadlock_hold = 1.0;
     s->p = calloc((size_t)s->n, sizeof *s->p);
     s->st = calloc((size_t)s->n, sizeof *s->st);
     s->st_seq = calloc((size_t)s->n, sizeof *s->st_seq);
@@ -413,7 +413,7 @@ int session_deadlock_now(session *s)
         return 0;
     }
     int fresh = session_states_fresh(s) && s->status_seq > s->sent_seq;
-    if (session_now() - s->polled_at > 0.5 && (fresh || session_now() - s->polled_at > 2) &&
+    if (session_now() - s->polled_at > 0.25 && (fresh || session_now() - s->polled_at > 2) &&
         !status_pending(s))
         session_poll_states(s);
     if (!fresh)

@@ -84,16 +84,15 @@ static int died(const run_result *res, int r)
     return res->r[r].gone == 1;
 }
 
-static const char *why_cut(const run_result *res)
+static const char *why_cut(const run_result *res, char *why, size_t size)
 {
-    static char why[300];
     switch (res->outcome) {
     case RUN_TIMEOUT: return "the run timed out";
     case RUN_DEADLOCK: return "the ranks deadlocked";
     case RUN_CRASH:
         for (int r = 0; r < res->spec->nranks; r++)
             if (died(res, r)) {
-                snprintf(why, sizeof why, "rank %d died (%s)", r,
+                snprintf(why, size, "rank %d died (%s)", r,
                          res->r[r].crash[0] ? res->r[r].crash : "its connection closed");
                 return why;
             }
@@ -139,7 +138,7 @@ static void one_case(FILE *o, const run_result *res, const char *name, int occ)
         in[v[r]].in[r] = 1;
     }
     const char *path = res->spec->path;
-    char a[300], b[300], msg[800];
+    char a[300], b[300], msg[800], why[300];
     if (!count[V_FAIL] && !count[V_RUNNING] && !count[V_MISSING]) {
         if (!count[V_SKIP])
             fprintf(o, "ok - %s: %s [%s]\n", path, name, res->label);
@@ -154,12 +153,12 @@ static void one_case(FILE *o, const run_result *res, const char *name, int occ)
         snprintf(msg, sizeof msg, "failed on %s", a);
     } else if (count[V_RUNNING]) {
         set_text(&in[V_RUNNING], a, sizeof a);
-        snprintf(msg, sizeof msg, "did not finish on %s: %s", a, why_cut(res));
+        snprintf(msg, sizeof msg, "did not finish on %s: %s", a, why_cut(res, why, sizeof why));
     } else if (count[V_MISSING]) {
         set_text(&in[V_MISSING], a, sizeof a);
         snprintf(msg, sizeof msg, "%s did not run this case%s%s", a,
-                 res->outcome == RUN_FINISHED ? "" : ": ", res->outcome == RUN_FINISHED ? ""
-                                                                                         : why_cut(res));
+                 res->outcome == RUN_FINISHED ? "" : ": ",
+                 res->outcome == RUN_FINISHED ? "" : why_cut(res, why, sizeof why));
     } else {
         set_text(&in[V_SKIP], a, sizeof a);
         set_text(&in[V_PASS], b, sizeof b);
