@@ -5,6 +5,8 @@
 #include "launch.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -154,18 +156,137 @@ int launch_wait(launch_t *l, double seconds)
     return -1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Ending the job: the process tree under mpiexec                          */
+
+typedef struct {
+    pid_t *v;
+    int n, cap;
+} pidset;
+
+static int has(const pidset *s, pid_t p)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] == p)
+            return 1;
+    return 0;
+}
+
+static void put(pidset *s, pid_t p)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 32;
+        pid_t *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = p;
+}
+
+/* A process's state letter and parent from /proc/PID/stat; 0 when gone. */
+static char proc_stat(pid_t pid, pid_t *ppid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')'), st = 0; /* the name may hold spaces and ')' */
+    int pp = 0;
+    if (!rp || sscanf(rp + 1, " %c %d", &st, &pp) != 2)
+        return 0;
+    if (ppid)
+        *ppid = pp;
+    return st;
+}
+
+/* Add every process whose parent is in s (stopping each); how many. */
+static int add_children(pidset *s)
+{
+    DIR *d = opendir("/proc");
+    int added = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *end;
+        long v = strtol(e->d_name, &end, 10);
+        pid_t p = (pid_t)v, pp;
+        if (*end || v <= 0 || has(s, p) || !proc_stat(p, &pp) || !has(s, pp))
+            continue;
+        kill(p, SIGSTOP);
+        put(s, p);
+        added++;
+    }
+    closedir(d);
+    return added;
+}
+
+/* Whether every process of s is stopped, a zombie or gone: then none can
+ * fork any more. */
+static int all_still(const pidset *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        char st = proc_stat(s->v[i], NULL);
+        if (st && st != 'T' && st != 't' && st != 'Z' && st != 'X')
+            return 0;
+    }
+    return 1;
+}
+
+int launch_end(launch_t *l)
+{
+    if (l->pid <= 0)
+        return 0;
+    pidset s = {0};
+    put(&s, l->pid);
+    if (!s.n)
+        return 0;
+    kill(l->pid, SIGSTOP);
+    /* Walk until the tree is stopped and a walk finds no one new (SIGSTOP
+     * takes effect asynchronously: a process may finish a fork first). */
+    for (int i = 0; i < 500; i++) {
+        int added = add_children(&s), still = all_still(&s);
+        if (!added && still && !add_children(&s))
+            break;
+        if (!added)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    for (int i = 0; i < s.n; i++) /* mpiexec first: it reports nothing */
+        kill(s.v[i], SIGKILL);
+    for (int i = 0; i < s.n; i++)
+        kill(s.v[i], SIGCONT); /* a stopped process dies at once anyway; harmless */
+    int st;
+    if (waitpid(l->pid, &st, 0) == l->pid || errno == ECHILD)
+        l->pid = 0;
+    /* The others are reaped by whoever inherits them (init): wait until no
+     * process of the tree is left but zombies, for up to 2 s. */
+    for (int t = 0; t < 200; t++) {
+        int left = 0;
+        for (int i = 1; i < s.n; i++) {
+            char c = proc_stat(s.v[i], NULL);
+            left += c && c != 'Z' && c != 'X';
+        }
+        if (!left)
+            break;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    int n = s.n;
+    free(s.v);
+    return n;
+}
+
 void launch_kill(launch_t *l, double grace)
 {
     if (l->pid <= 0)
         return;
-    kill(-l->pid, SIGTERM);
-    if (launch_wait(l, grace) < 0 && l->pid > 0) {
-        kill(-l->pid, SIGKILL);
-        launch_wait(l, 5);
-    }
-}
-
-void launch_end_job(launch_t *l, double grace)
-{
-    launch_kill(l, grace);
+    if (grace > 0 && launch_wait(l, grace) >= 0)
+        return;
+    launch_end(l);
 }

@@ -23,11 +23,24 @@ int launch_listen(launch_t *l, int argc, char **argv);
 /* Start `mpiexec -n N [opts] self --serve` in a new session, with the
  * address and token in its environment (not on its command line). */
 int launch_start(launch_t *l, int n, int argc, char **argv, const char *self);
-/* SIGTERM then SIGKILL to mpiexec's session; reaps it. */
+/* End the job now: mpiexec (l->pid), the hydra_pmi_proxy processes it
+ * started and every rank process they started on this host, whatever each
+ * is doing (running Lua, blocked inside MPI), with SIGKILL. Hydra puts each
+ * proxy and each rank in a session of its own, so mpiexec's process group
+ * or session does not reach them: the job is the process tree under
+ * mpiexec, found through /proc and stopped (SIGSTOP) as it is found, so
+ * that nothing forks behind the walk, then killed, mpiexec first, so that
+ * Hydra prints nothing (no "BAD TERMINATION" banner: the caller says what
+ * was ended, in one line). Reaps mpiexec and returns once every process of
+ * the tree is gone (well under a second). Returns how many processes were
+ * ended, mpiexec included; 0 if there was no job. Ranks on other hosts
+ * (-hosts) lose their proxy and their control connection and end by
+ * themselves within 5 s (rank.c). Safe to call when mpiexec has exited.
+ * Also works for any child pid (the whole tree under it). */
+int launch_end(launch_t *l);
+/* Wait up to `grace` seconds for mpiexec to exit by itself, then
+ * launch_end. */
 void launch_kill(launch_t *l, double grace);
-/* End the whole job (mpiexec, its proxies and every rank it started) now:
- * SIGTERM, then SIGKILL after `grace` seconds; reaps mpiexec. */
-void launch_end_job(launch_t *l, double grace);
 /* Wait up to `seconds` for mpiexec to exit; its status, or -1. */
 int launch_wait(launch_t *l, double seconds);
 

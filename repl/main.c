@@ -25,9 +25,11 @@
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rmalab/rmalab.h>
@@ -216,6 +218,96 @@ static int serve_under_mpiexec(void)
     return st;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The guard of script mode and -e                                          */
+
+static volatile sig_atomic_t guard_sig;
+static pid_t guard_child;
+
+static void guard_on_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    /* Ctrl-C on a terminal reaches the whole foreground process group: the
+     * job's own handling (mpiexec forwards it to the ranks; the -e front
+     * end interrupts the chunk) is the one wanted, as before the guard.
+     * A SIGINT sent to this process while input is a terminal goes on to
+     * the child, as it went to mpiexec before. */
+    if (sig == SIGINT && si && si->si_code == SI_KERNEL)
+        return;
+    if (sig == SIGINT && isatty(0)) {
+        kill(guard_child, SIGINT);
+        return;
+    }
+    guard_sig = sig;
+}
+
+/* Script mode runs in a child, under this small parent that stays for the
+ * job's lifetime: exec'ing mpiexec directly would leave SIGTERM, SIGHUP and
+ * a SIGINT that does not come from the terminal to Hydra, which forwards
+ * them to the ranks (a rank that catches or survives them lives on),
+ * prints its "BAD TERMINATION" banner and exits 0 or 15. (-e runs the
+ * front end, which ends the job on those signals itself: repl.c.) Here
+ * those signals end the whole job (the child, mpiexec, its proxies and the
+ * ranks: launch_end) at once, one line says so, and the exit status is
+ * 128 + the signal. The child keeps stdin, stdout, stderr and the process
+ * group; its own exit status, or its death by a signal, is passed on. */
+static int guard(int (*body)(void *), void *arg)
+{
+    fflush(stdout);
+    fflush(stderr);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &old); /* until the handlers are in place */
+    pid_t pid = fork();
+    if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return body(arg);
+    }
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        exit(body(arg)); /* exit: the -e front end's output is in stdio's buffers */
+    }
+    guard_child = pid;
+    struct sigaction sa = {.sa_sigaction = guard_on_signal, .sa_flags = SA_SIGINFO};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int st;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, 0);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return 1;
+        if (guard_sig) {
+            int sig = guard_sig;
+            launch_t l = {.pid = pid};
+            launch_end(&l);
+            fprintf(stderr, "rmalab: %s: ended the job (mpiexec and its ranks)\n",
+                    strsignal(sig));
+            return 128 + sig;
+        }
+    }
+    if (WIFSIGNALED(st)) { /* as when this process was mpiexec */
+        signal(WTERMSIG(st), SIG_DFL);
+        raise(WTERMSIG(st));
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int exec_mpiexec(void *arg)
+{
+    char **av = arg;
+    execvp("mpiexec", av);
+    perror("rmalab: mpiexec");
+    return 127;
+}
+
 /* What the arguments ask for, once parsed. */
 static int run(const args_t *ap, int argc, char **argv, const char *self)
 {
@@ -233,6 +325,8 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
         return serve_under_mpiexec();
     if (a.file_at) { /* script mode: every rank runs the file */
         char **av = calloc((size_t)argc + 8, sizeof *av), nb[16];
+        if (!av)
+            return 1;
         int k = 0;
         snprintf(nb, sizeof nb, "%d", a.n ? a.n : 1);
         av[k++] = "mpiexec";
@@ -243,10 +337,9 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
         av[k++] = (char *)self;
         for (int i = a.file_at; i < argc; i++)
             av[k++] = argv[i];
-        execvp("mpiexec", av);
-        perror("rmalab: mpiexec");
+        int rc = guard(exec_mpiexec, av);
         free(av);
-        return 1;
+        return rc;
     }
     session_opts o = {.nranks = a.n ? a.n : 1, .mpiexec_argc = a.mpi_argc,
                     .mpiexec_argv = a.mpi_argv, .self = self, .launch = 1, .listen_fd = -1,

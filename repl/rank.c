@@ -44,11 +44,15 @@ typedef struct {
     item *head, *tail;
     atomic_int running;  /* the executor runs a chunk */
     atomic_int gone;     /* the front end closed the channel */
+    atomic_int ended;    /* rank_serve is past the Lua state's close and MPI's end */
     char label[128];     /* under qlock */
     char run_id[32];     /* under qlock */
     char test_case[128]; /* under qlock: the rmalab.test case that runs */
     double since;        /* under qlock */
 } rank_t;
+
+/* Seconds from the channel's close to this process's end, at most. */
+#define GONE_DEADLINE 4.0
 
 static double now(void)
 {
@@ -77,7 +81,13 @@ static int connect_to(const char *hostport)
         return -1;
     *colon = '\0';
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
-    for (int attempt = 0; attempt < 50; attempt++) {
+    /* The front end (or rank 0 under mpiexec) listens before any rank
+     * starts, so a refused connection means it is gone (killed while the
+     * ranks started): give up after 0.5 s of refusals, and end, instead of
+     * 5 s. Other failures (a name or a network still coming up) are
+     * retried for 5 s. */
+    for (int attempt = 0, refused = 0; attempt < 50 && refused < 5; attempt++) {
+        int was_refused = 0;
         if (getaddrinfo(host, colon + 1, &hints, &ai) == 0) {
             for (struct addrinfo *a = ai; a; a = a->ai_next) {
                 int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
@@ -85,11 +95,13 @@ static int connect_to(const char *hostport)
                     freeaddrinfo(ai);
                     return fd;
                 }
+                was_refused |= errno == ECONNREFUSED;
                 if (fd >= 0)
                     close(fd);
             }
             freeaddrinfo(ai);
         }
+        refused += was_refused;
         nanosleep(&(struct timespec){0, 100000000}, NULL);
     }
     return -1;
@@ -279,12 +291,22 @@ static void *control(void *arg)
             break;
     }
     chan_buf_free(&c.in);
+    /* The front end is gone (it quit, or was killed, even with SIGKILL):
+     * no one will ever send QUIT or read a result, and mpiexec may be gone
+     * too, so this rank must end by itself, within GONE_DEADLINE s whatever
+     * the executor does. Idle, it drops its queue and leaves the clean way
+     * (rank_serve shortens the module's wait for the other ranks); running
+     * Lua, the chunk is interrupted; blocked inside MPI, or in a loop that
+     * catches the interrupt, or in the exit path, it never gets here in
+     * time: the process ends here. */
+    double deadline = now() + GONE_DEADLINE;
     atomic_store(&r->gone, 1);
     enqueue(r, CHAN_QUIT, NULL);
-    /* The front end is gone: a rank blocked in MPI would be orphaned. */
-    for (int i = 0; i < 30 && atomic_load(&r->running); i++)
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
     if (atomic_load(&r->running))
+        exec_interrupt(r->x);
+    while (!atomic_load(&r->ended) && now() < deadline)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    if (!atomic_load(&r->ended))
         _exit(1);
     return NULL;
 }
@@ -407,8 +429,8 @@ static void serve(rank_t *r, MPI_Comm poke)
         else if (type == CHAN_COMPLETE)
             complete(r, it);
         free_item(it);
-        if (type == CHAN_QUIT)
-            break;
+        if (type == CHAN_QUIT || atomic_load(&r->gone))
+            break; /* the front end is gone: what is queued has no reader */
     }
 }
 
@@ -430,6 +452,7 @@ int rank_serve(const char *connect, const char *token)
     MPI_Comm_dup(MPI_COMM_WORLD, &poke);
     if ((r.fd = connect_to(connect)) < 0) {
         fprintf(stderr, "rmalab: rank %d cannot reach the front end at %s\n", r.rank, connect);
+        setenv("RMALAB_EXIT_TIMEOUT", "2", 1); /* no one to wait for long */
         exec_free(r.x);
         return 1;
     }
@@ -449,7 +472,13 @@ int rank_serve(const char *connect, const char *token)
      * cores) reaching the exit together can take longer than the module's
      * default 5 s, after which it would leave without MPI_Finalize. */
     setenv("RMALAB_EXIT_TIMEOUT", "30", 0);
+    /* Without a front end, a rank that waits for the others at exit must
+     * not outlive the control thread's deadline: 2 s, then it leaves
+     * without MPI_Finalize (the module's exit path). */
+    if (gone)
+        setenv("RMALAB_EXIT_TIMEOUT", "2", 1);
     exec_free(r.x); /* frees what can be freed, finalises MPI */
+    atomic_store(&r.ended, 1);
     if (!gone)
         send_frame(&r, CHAN_BYE, 0, NULL, NULL);
     shutdown(r.fd, SHUT_RDWR);

@@ -307,7 +307,7 @@ int repl_run(const session_opts *o)
         }
         term_end(&r.t);
     } else {
-        launch_end_job(&r.s.l, 2);
+        launch_end(&r.s.l);
     }
     session_close(&r.s);
     return status;

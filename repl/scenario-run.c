@@ -305,7 +305,7 @@ static int end_job(run_ctx *x, int clean)
     }
     int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 0) : -1;
     if (status < 0)
-        launch_end_job(&f->l, 2);
+        launch_end(&f->l);
     return clean ? status : -1;
 }
 
@@ -386,7 +386,7 @@ void run_scenario(const run_spec *s, run_result *res)
             res->r[r].gone = x.s.p[r].gone;
     }
     if (x.s.l.pid > 0)
-        launch_end_job(&x.s.l, 2);
+        launch_end(&x.s.l);
     res->errtext = slurp(err, 6000);
     if (res->outcome == RUN_CRASH || res->outcome == RUN_FINISHED)
         read_crashes(&x); /* else the runner stopped the job itself */

@@ -649,7 +649,7 @@ int session_abort(session *s, const char *why, int status)
 {
     s->quitting = 1;
     flush_unfinished(s);
-    launch_end_job(&s->l, 3);
+    launch_end(&s->l);
     if (why[0])
         fputs(why, stderr);
     sink_event e = {.kind = EV_END, .status = status, .text = why, .len = strlen(why)};
@@ -693,7 +693,7 @@ int session_finish(session *s)
     int open = session_ranks_open(s), status = 0;
     fflush(stdout);
     if (open || (s->l.pid > 0 && launch_wait(&s->l, 10) < 0)) {
-        launch_end_job(&s->l, 2);
+        launch_end(&s->l);
         fputs("rmalab: the ranks did not end after :quit; ended the job\n", stderr);
         status = 1;
     }
