@@ -198,6 +198,48 @@ def case_script_sigint_pipe():
         os.unlink(f.name)
 
 
+def repl_signalled(sig):
+    """The REPL with piped input that stays open: rank 0 blocked in a fence
+    rank 1 never reaches, rank 1 in `while true do end`. The signal to the
+    front end ends the whole job within 5 s, status 128 + sig, one line of
+    rmalab's, and no Hydra banner."""
+    r, w = os.pipe()
+    proc = subprocess.Popen([RMALAB, "-n", "2"], env=ENV, stdin=r, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    os.close(r)
+    wait_busy(2)
+    os.write(w, b"w = rmalab.win_create(8)\n@0 w:fence()\n@1 while true do end\n")
+    time.sleep(1.5)
+    t0 = time.time()
+    os.kill(proc.pid, sig)
+    took = gone_within(5.0, t0, proc)
+    out, err = proc.communicate(timeout=10)
+    err = err.decode(errors="replace")
+    os.close(w)
+    print("job gone %.2f s after %s; status %s" % (took, sig.name, proc.returncode))
+    print("stderr:", err)
+    if proc.returncode != 128 + sig:
+        fail("exit status %s, not %d" % (proc.returncode, 128 + sig))
+    if "BAD TERMINATION" in err:
+        fail("Hydra's banner reached the user")
+    if "ended the job" not in err:
+        fail("no line from rmalab says the job was ended")
+    if "never finished: w:fence()" not in out.decode(errors="replace"):
+        fail("the output does not say what never finished: %r" % out)
+
+
+def case_repl_sigterm():
+    repl_signalled(signal.SIGTERM)
+
+
+def case_repl_sighup():
+    repl_signalled(signal.SIGHUP)
+
+
+def case_repl_sigint_pipe():
+    repl_signalled(signal.SIGINT)
+
+
 if __name__ == "__main__":
     globals()["case_" + CASE]()
     print("ok", CASE)
