@@ -98,12 +98,12 @@ static void partial(repl *r, cmd *c)
 
 void commands_ctrl_c(repl *r)
 {
+    term_after_interrupt(&r->t);
     if (r->t.waiting) {
         r->t.waiting = 0;
         term_print(&r->t, "\n");
         for (cmd *c = r->s.head; c; c = c->next) {
-            c->noticed = 0;
-            c->sent -= 1e6; /* the still-running notice, now */
+            c->noticed = -1; /* the still-running notice, now */
             partial(r, c);
         }
         term_prompt(&r->t);

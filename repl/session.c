@@ -490,10 +490,12 @@ static rankset unfinished(const session *s, const cmd *c)
     return still;
 }
 
-/* Still running after a second, where notices are shown: say so, once. */
+/* Still running after a second, where notices are shown: say so, once
+ * (noticed -1: now, as the first Ctrl-C asks). */
 static void notice(session *s, cmd *c)
 {
-    if (s->ordered || c->noticed || c->kind != CMD_RUN || session_now() - c->sent < 1.0)
+    if (s->ordered || c->noticed > 0 || c->kind != CMD_RUN ||
+        (!c->noticed && session_now() - c->sent < 1.0))
         return;
     c->noticed = 1;
     rankset still = unfinished(s, c);

@@ -49,7 +49,8 @@ typedef struct cmd {
     char label[64];
     char **block;          /* per rank: output, then result or error */
     unsigned char *status; /* per rank: finished */
-    int pending, noticed, status_asked;
+    int pending, status_asked;
+    int noticed;           /* the still-running notice went; -1: send it now */
     double sent, retry_at;
     char *text;            /* :status (with durations on a terminal), a note */
     char *plain;           /* :status without durations */

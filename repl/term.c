@@ -19,6 +19,16 @@ static term *active;
 
 static void on_line(char *line);
 
+/* libedit redraws from where it thinks the line starts; the cursor may be
+ * after what was typed (a line typed while a command ran, under the ""
+ * prompt): go to the start of the line first. */
+static void redraw_line(void)
+{
+    fputs("\r\033[K", stdout);
+    fflush(stdout);
+    rl_forced_update_display();
+}
+
 void term_prompt(term *t)
 {
     if (!t->tty || t->ended)
@@ -30,7 +40,7 @@ void term_prompt(term *t)
     } else {
         rl_set_prompt(p);
         if (!t->waiting)
-            rl_forced_update_display();
+            redraw_line();
     }
 }
 
@@ -59,6 +69,10 @@ void term_print(term *t, const char *text)
 static void on_line(char *line)
 {
     term *t = active;
+    /* libedit has left line mode before calling us, the finished line still
+     * in its buffer: until the install below, print plainly (a redisplay
+     * would draw that line again, and the next prompt after it). */
+    t->installed = 0;
     if (!line) {
         hide_prompt(t);
         printf("\n");
@@ -77,6 +91,7 @@ static void on_line(char *line)
     /* libedit leaves line mode once a line is read: install again, which
      * also shows the prompt ("" while results are awaited). */
     rl_callback_handler_install(t->waiting ? "" : t->h.prompt(t->h.ud), on_line);
+    t->installed = 1;
 }
 
 int term_fd(const term *t)
@@ -141,10 +156,20 @@ void term_clear_line(term *t)
 {
     if (!t->tty || !t->installed)
         return;
-    rl_replace_line("", 0);
+    /* a fresh line (rl_replace_line("") does nothing in libedit) */
+    rl_callback_handler_remove();
     printf("^C\n");
-    rl_set_prompt(t->h.prompt(t->h.ud));
-    rl_forced_update_display();
+    rl_callback_handler_install(t->h.prompt(t->h.ud), on_line);
+}
+
+/* libedit's own SIGINT handler (rl_catch_signals) puts the terminal back in
+ * cooked mode, echo on, before passing the signal on: it expects el_gets to
+ * be called again, which sets raw mode. In callback mode nothing does until
+ * the line ends, so the terminal echoed each key and libedit drew it too. */
+void term_after_interrupt(term *t)
+{
+    if (t->tty && t->installed)
+        rl_prep_terminal(1);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -54,6 +54,8 @@ void term_drain(term *t);
 void term_prompt(term *t);
 /* Print above the prompt (a terminal) or to stdout. */
 void term_print(term *t, const char *text);
+/* After a Ctrl-C: the terminal back in the editor's mode. */
+void term_after_interrupt(term *t);
 /* Ctrl-C with nothing running: drop the half-typed line, a fresh prompt. */
 void term_clear_line(term *t);
 /* The answer to a completion request. */
