@@ -85,6 +85,7 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
         goto out;
     }
     MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+    rmalab__comm_tag(r->comm); /* its id in rmalab_blocked, in creation order */
     *out = r;
     r = NULL;
 out:

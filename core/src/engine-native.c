@@ -84,9 +84,22 @@ static int native_complete(rmalab_win *w, const int *group, int n)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_complete");
 }
 
+/* In SLEEP mode MPI_Win_test with the sleeping backoff, which ends the
+ * exposure epoch as MPI_Win_wait does. */
 static int native_wait(rmalab_win *w, const int *xgroup, int n)
 {
     (void)xgroup, (void)n;
+    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP) {
+        rmalab__backoff bo = RMALAB__BACKOFF_INIT;
+        for (int done = 0;;) {
+            int e = MPI_Win_test(w->win, &done);
+            if (e != MPI_SUCCESS)
+                return rmalab__mpi_fail(e, "MPI_Win_test");
+            if (done)
+                return RMALAB_OK;
+            rmalab__backoff_step(&bo);
+        }
+    }
     int e = MPI_Win_wait(w->win);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_wait");
 }

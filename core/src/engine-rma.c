@@ -143,18 +143,28 @@ static int flush_signals(rmalab_win *w)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_flush_all");
 }
 
+/* A polling loop's progress. */
+struct poll {
+    unsigned long spins;
+    rmalab__backoff sleep; /* RMALAB_WAIT_SLEEP */
+};
+#define POLL_INIT {0, RMALAB__BACKOFF_INIT}
+
 /* One step of a polling loop: complete our own signals, drive MPI progress
- * (every step when peers on other nodes may be writing our counters), then
- * back off as the wait grows (spin, then yield, then sleep 50 µs). */
-static void backoff(rmalab_win *w, unsigned long *spins)
+ * (every step when peers on other nodes may be writing our counters, and
+ * once it sleeps), then back off as the wait grows: spin, then yield, then
+ * sleep 50 µs; in SLEEP mode block.c's backoff, which sleeps after 50 µs. */
+static void backoff(rmalab_win *w, struct poll *p)
 {
     int flag;
-    unsigned long n = ++*spins;
+    unsigned long n = ++p->spins;
     const struct rmalab__rma *r = w->engine_state;
     flush_signals(w);
-    if (r->remote_peers || n % 16 == 0 || n > 1024)
+    if (r->remote_peers || n % 16 == 0 || n > 1024 || p->sleep.ns)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &flag, MPI_STATUS_IGNORE);
-    if (n > 200000)
+    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
+        rmalab__backoff_step(&p->sleep);
+    else if (n > 200000)
         nanosleep(&(struct timespec){0, 50000}, NULL);
     else if (n > 1024)
         sched_yield();
@@ -451,16 +461,16 @@ static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
 static int await_post(rmalab_win *w, const char *what, int t)
 {
     struct rmalab__rma *r = w->engine_state;
-    unsigned long spins = 0;
+    struct poll p = POLL_INIT;
     if (r->ready[t])
         return RMALAB_OK;
     flush_signals(w);
     if (read_counter(w, t, post_slot(r, t)) < r->need[t]) {
-        const char *prev = atomic_load_explicit(&w->blocked_in, memory_order_relaxed);
-        rmalab__set_blocked(w, what);
+        rmalab__block b;
+        (void)rmalab__win_block(w, &b, what, false, &t, 1);
         while (read_counter(w, t, post_slot(r, t)) < r->need[t])
-            backoff(w, &spins);
-        rmalab__set_blocked(w, prev);
+            backoff(w, &p);
+        rmalab__win_unblock(w, &b);
     }
     rmalab__trace_arrival(w, RMALAB_TRACE_POST_ARRIVED, t);
     __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
@@ -534,10 +544,10 @@ static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 
 static int rma_wait(rmalab_win *w, const int *xgroup, int n)
 {
-    unsigned long spins = 0;
+    struct poll p = POLL_INIT;
     flush_signals(w);
     while (!all_arrived(w, xgroup, n))
-        backoff(w, &spins);
+        backoff(w, &p);
     /* Make the origins' writes visible to local loads. */
     if (needs_win_sync(w))
         MPI_Win_sync(w->win);

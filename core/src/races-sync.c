@@ -574,7 +574,7 @@ void rmalab__races_free(rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Across a communicator                                                    */
 
-int rmalab_barrier(MPI_Comm comm)
+static int barrier_call(MPI_Comm comm)
 {
     rmalab__races_jitter_now();
     int active = rmalab__clock_exists(), any = 0;
@@ -597,6 +597,23 @@ int rmalab_barrier(MPI_Comm comm)
         rmalab__clock_acquire(S);
     rmalab__free(S);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+}
+
+int rmalab_barrier(MPI_Comm comm)
+{
+    rmalab__block b = {.call = "barrier", .collective = true};
+    rmalab__call_begin();
+    if (comm == MPI_COMM_NULL)
+        return rmalab__call_end("barrier", "comm", UINT64_MAX,
+                                rmalab__fail(RMALAB_ERR_COMM, "barrier: the communicator "
+                                                              "is MPI_COMM_NULL"));
+    rmalab__block_comm(&b, comm);
+    int rc = rmalab__block_enter(&b);
+    if (!rc) {
+        rc = barrier_call(comm);
+        rmalab__block_leave(&b);
+    }
+    return rmalab__call_end("barrier", "comm", b.id, rc);
 }
 
 int rmalab_races_total(MPI_Comm comm, uint64_t *total)

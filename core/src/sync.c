@@ -144,7 +144,7 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
 /* ------------------------------------------------------------------------ */
 /* General active target: post, start, complete, wait, test                 */
 
-int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
+static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -209,7 +209,7 @@ static int check_self_start(const rmalab_win *w, const int *ranks, int n)
                         w->rank, w->rank);
 }
 
-int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
+static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -238,9 +238,10 @@ int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
     if ((rc = check_group(w, "start", ranks, n)) || (rc = check_self_start(w, ranks, n)))
         return rc;
     if (n) { /* empty: a no-op, as for post */
-        rmalab__set_blocked(w, "start"); /* MPICH's start waits for the posts */
+        rmalab__block b; /* MPICH's start waits for the posts */
+        (void)rmalab__win_block(w, &b, "start", false, ranks, n);
         rc = w->eng->start(w, ranks, n, rmalab__mpi_mode(assert_));
-        rmalab__set_blocked(w, NULL);
+        rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
@@ -273,7 +274,7 @@ static void access_closed(rmalab_win *w)
     rmalab__results_complete(w, -1);
 }
 
-int rmalab_win_complete(rmalab_win *w)
+static int complete_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -289,11 +290,12 @@ int rmalab_win_complete(rmalab_win *w)
                                                                  "epoch: end it with unlock)");
     int rc = RMALAB_OK;
     if (w->ep.ngroup) { /* an empty start was a no-op */
-        rmalab__set_blocked(w, "complete"); /* the race checker may wait for the posts */
+        rmalab__block b; /* the race checker may wait for the posts */
+        (void)rmalab__win_block(w, &b, "complete", false, w->ep.group, w->ep.ngroup);
         rc = rmalab__race_complete(w, w->ep.group, w->ep.ngroup);
         if (!rc)
             rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
-        rmalab__set_blocked(w, NULL);
+        rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
@@ -327,7 +329,7 @@ static void exposure_closed(rmalab_win *w, bool by_test)
     rmalab__unlock(w);
 }
 
-int rmalab_win_wait(rmalab_win *w)
+static int wait_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -336,9 +338,10 @@ int rmalab_win_wait(rmalab_win *w)
         return no_exposure(w, "wait");
     int rc = RMALAB_OK;
     if (w->ep.nxgroup) { /* an empty post was a no-op */
-        rmalab__set_blocked(w, "wait");
+        rmalab__block b;
+        (void)rmalab__win_block(w, &b, "wait", false, w->ep.xgroup, w->ep.nxgroup);
         rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
-        rmalab__set_blocked(w, NULL);
+        rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
@@ -371,7 +374,7 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 /* ------------------------------------------------------------------------ */
 /* Fence                                                                    */
 
-int rmalab_win_fence(rmalab_win *w, int assert_)
+static int fence_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -398,9 +401,11 @@ int rmalab_win_fence(rmalab_win *w, int assert_)
                             "fence: \"noprecede\" promises that no RMA calls precede this "
                             "fence, but %llu were made since the last one; drop the assertion",
                             (unsigned long long)w->ep.ops_in_epoch);
-    rmalab__set_blocked(w, "fence");
+    rmalab__block b;
+    if ((rc = rmalab__win_block(w, &b, "fence", true, NULL, 0)))
+        return rc;
     int e = MPI_Win_fence(rmalab__mpi_mode(assert_), w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_fence");
     bool had_ops = w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch > 0;
@@ -439,7 +444,7 @@ static int passive_allowed(rmalab_win *w, const char *call)
     return RMALAB_OK;
 }
 
-int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
+static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -465,10 +470,11 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
                             "lock: rank %d is already locked by this process; a rank can be "
                             "locked once at a time, so unlock(%d) first",
                             target, target);
-    rmalab__set_blocked(w, "lock");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "lock", false, &target, 1);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
                          rmalab__mpi_mode(assert_), w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock");
     rmalab__lock(w);
@@ -483,7 +489,7 @@ int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
     return rmalab__race_synced(w, "lock");
 }
 
-int rmalab_win_unlock(rmalab_win *w, int target)
+static int unlock_call(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -498,9 +504,10 @@ int rmalab_win_unlock(rmalab_win *w, int target)
                             w->ep.access == RMALAB_ACCESS_LOCK_ALL ? " (use unlock_all() "
                                                                   "after lock_all())"
                                                                 : "; lock it first");
-    rmalab__set_blocked(w, "unlock");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "unlock", false, &target, 1);
     int e = MPI_Win_unlock(target, w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock");
     rmalab__lock(w);
@@ -515,7 +522,7 @@ int rmalab_win_unlock(rmalab_win *w, int target)
     return rmalab__race_released(w, target, "unlock");
 }
 
-int rmalab_win_lock_all(rmalab_win *w, int assert_)
+static int lock_all_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -534,9 +541,10 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
                                 "lock_all: rank %d gave the hint no_locks = true, promising "
                                 "that no passive-target lock targets it; use fence or PSCW",
                                 r);
-    rmalab__set_blocked(w, "lock_all");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "lock_all", false, NULL, 0);
     int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock_all");
     rmalab__lock(w);
@@ -548,7 +556,7 @@ int rmalab_win_lock_all(rmalab_win *w, int assert_)
     return rmalab__race_synced(w, "lock_all");
 }
 
-int rmalab_win_unlock_all(rmalab_win *w)
+static int unlock_all_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -559,9 +567,10 @@ int rmalab_win_unlock_all(rmalab_win *w)
                             w->ep.access == RMALAB_ACCESS_LOCK ? " (use unlock(target) after "
                                                               "lock(target))"
                                                             : "");
-    rmalab__set_blocked(w, "unlock_all");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "unlock_all", false, NULL, 0);
     int e = MPI_Win_unlock_all(w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
     access_closed(w);
@@ -569,7 +578,7 @@ int rmalab_win_unlock_all(rmalab_win *w)
     return rmalab__race_released(w, -1, "unlock_all");
 }
 
-int rmalab_win_flush(rmalab_win *w, int target)
+static int flush_call(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -584,9 +593,10 @@ int rmalab_win_flush(rmalab_win *w, int target)
                             "flush: flushes complete operations of a passive-target epoch, and "
                             "rank %d is not locked; call lock(%d) or lock_all() first",
                             target, target);
-    rmalab__set_blocked(w, "flush");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "flush", false, &target, 1);
     int e = MPI_Win_flush(target, w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush");
     rmalab__results_complete(w, target);
@@ -594,7 +604,7 @@ int rmalab_win_flush(rmalab_win *w, int target)
     return rmalab__race_released(w, target, "flush");
 }
 
-int rmalab_win_flush_all(rmalab_win *w)
+static int flush_all_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__race_enter(w);
@@ -604,12 +614,82 @@ int rmalab_win_flush_all(rmalab_win *w)
                             "flush_all: flushes complete operations of a passive-target "
                             "epoch, and none is open; call lock(target) or "
                             "lock_all() first");
-    rmalab__set_blocked(w, "flush_all");
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "flush_all", false, NULL, 0);
     int e = MPI_Win_flush_all(w->plain);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_flush_all");
     rmalab__results_complete(w, -1);
     rmalab__trace_call(w, RMALAB_TRACE_FLUSH_ALL, t0, -1, NULL, 0, 0);
     return rmalab__race_released(w, -1, "flush_all");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The public calls: each records its failure (rmalab/block.h)             */
+
+int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "post", post_call(w, ranks, n, assert_));
+}
+
+int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "start", start_call(w, ranks, n, assert_));
+}
+
+int rmalab_win_complete(rmalab_win *w)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "complete", complete_call(w));
+}
+
+int rmalab_win_wait(rmalab_win *w)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "wait", wait_call(w));
+}
+
+int rmalab_win_fence(rmalab_win *w, int assert_)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "fence", fence_call(w, assert_));
+}
+
+int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "lock", lock_call(w, target, exclusive, assert_));
+}
+
+int rmalab_win_unlock(rmalab_win *w, int target)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "unlock", unlock_call(w, target));
+}
+
+int rmalab_win_lock_all(rmalab_win *w, int assert_)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "lock_all", lock_all_call(w, assert_));
+}
+
+int rmalab_win_unlock_all(rmalab_win *w)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "unlock_all", unlock_all_call(w));
+}
+
+int rmalab_win_flush(rmalab_win *w, int target)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "flush", flush_call(w, target));
+}
+
+int rmalab_win_flush_all(rmalab_win *w)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "flush_all", flush_all_call(w));
 }

@@ -48,7 +48,7 @@ static int set_info_mpi(rmalab_win *w, const rmalab_info *valid)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_set_info");
 }
 
-int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
+static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
 {
     if (!w)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
@@ -68,11 +68,14 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
                              "set_info. Give it at creation instead",
                              k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
     }
-    rmalab__set_blocked(w, "set_info");
-    rc = set_info_mpi(w, valid);
-    if (!rc)
-        rc = rmalab__layout_set_no_locks(w, rmalab__no_locks_in(valid, w->lay.no_locks[w->rank]));
-    rmalab__set_blocked(w, NULL);
+    rmalab__block b;
+    if (!(rc = rmalab__win_block(w, &b, "set_info", true, NULL, 0))) {
+        rc = set_info_mpi(w, valid);
+        if (!rc)
+            rc = rmalab__layout_set_no_locks(w, rmalab__no_locks_in(valid,
+                                                                    w->lay.no_locks[w->rank]));
+        rmalab__win_unblock(w, &b);
+    }
     for (int i = 0; i < n && !rc; i++) {
         const char *k, *v;
         size_t kl, vl;
@@ -81,6 +84,12 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
     }
     rmalab_info_destroy(&valid);
     return rc;
+}
+
+int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
+{
+    rmalab__call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "set_info", set_info_call(w, info, diags));
 }
 
 int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)

@@ -7,6 +7,8 @@
  *
  *   alloc.c          counted, failable allocation (rmalab/debug.h)
  *   error.c          error classes and the per-thread message
+ *   block.c          blocking calls: what the process is blocked in, its
+ *                    last failure, waiting without spinning (rmalab/block.h)
  *   info.c info-mpi.c  info objects
  *   hints.c hints-report.c  the hint catalogue, validation; reports and
  *                    agreement across ranks
@@ -352,6 +354,45 @@ static inline void rmalab__set_blocked(rmalab_win *w, const char *call)
     if (call)
         atomic_store_explicit(&w->blocked_since, rmalab__coarse_now(), memory_order_relaxed);
     atomic_store_explicit(&w->blocked_in, call, memory_order_release);
+}
+
+/* A window call that may block: block.c's record of the process, and the
+ * window's own blocked_in (restored when it leaves, for an operation that
+ * waits inside a call that blocks already). It waits for `ranks` (n window
+ * ranks), or with ranks NULL for the whole window. A collective call first
+ * waits for the window's group on w->comm in SLEEP mode; if that fails,
+ * the call has left and the error is returned. */
+static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char *call,
+                                    bool collective, const int *ranks, int n)
+{
+    *b = (rmalab__block){.call = call, .object = "win", .id = w->id, .comm = w->comm,
+                         .ranks = ranks, .map = w->lay.world_ranks,
+                         .n = ranks ? n : w->size, .collective = collective,
+                         .win_prev = atomic_load_explicit(&w->blocked_in,
+                                                          memory_order_relaxed)};
+    rmalab__set_blocked(w, call);
+    int rc = rmalab__block_enter(b);
+    if (rc)
+        rmalab__set_blocked(w, b->win_prev);
+    return rc;
+}
+
+static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)
+{
+    rmalab__set_blocked(w, b->win_prev);
+    rmalab__block_leave(b);
+}
+
+/* The end of a public call of rmalab/block.h on a window (id: the
+ * window's, read before a free). Records a failure; returns rc. */
+static inline int rmalab__win_call_end(uint64_t id, const char *call, int rc)
+{
+    return rmalab__call_end(call, "win", id, rc);
+}
+
+static inline uint64_t rmalab__win_id(const rmalab_win *w)
+{
+    return w ? w->id : 0;
 }
 
 /* The MPI window an operation of the open access epoch goes through. */

@@ -425,6 +425,14 @@ static void creation_end(struct creation *c, int rc)
     c->w = NULL;
 }
 
+/* What rmalab_blocked_get calls creation in each flavour. */
+static const char *const creation_calls[] = {
+    [RMALAB_FLAVOR_CREATE] = "win_create",
+    [RMALAB_FLAVOR_ALLOCATE] = "win_allocate",
+    [RMALAB_FLAVOR_SHARED] = "win_allocate_shared",
+    [RMALAB_FLAVOR_DYNAMIC] = "win_create_dynamic",
+};
+
 static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
                    rmalab_diags *diags)
 {
@@ -439,12 +447,20 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     if (rc)
         return rc;
     MPI_Comm parent = c.opts->comm ? rmalab_comm_mpi(c.opts->comm) : MPI_COMM_WORLD;
+    /* Collective over the parent from here: blocked in win_<flavour>. */
+    rmalab__block b = {.call = creation_calls[flavor], .collective = true};
+    rmalab__block_comm(&b, parent);
+    if ((rc = rmalab__block_enter(&b)))
+        return rc;
     int e = MPI_Comm_dup(parent, &c.comm);
-    if (e != MPI_SUCCESS)
+    if (e != MPI_SUCCESS) {
+        rmalab__block_leave(&b);
         return rmalab__mpi_fail(e, "MPI_Comm_dup");
+    }
     MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
     rc = run_steps(&c);
     creation_end(&c, rc);
+    rmalab__block_leave(&b);
     if (rc)
         return rc;
     rmalab__registry_add(c.w);
@@ -454,41 +470,57 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     return RMALAB_OK;
 }
 
+/* A creation as a public call: its failure is recorded against the parent
+ * communicator. */
+static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
+                         rmalab_diags *diags)
+{
+    rmalab__call_begin();
+    int rc = win_new(flavor, opts, out, diags);
+    if (!rc)
+        return rc;
+    rmalab__block b = {.call = NULL};
+    MPI_Comm parent = opts && opts->comm ? rmalab_comm_mpi(opts->comm) : MPI_COMM_WORLD;
+    if (parent != MPI_COMM_NULL)
+        rmalab__block_comm(&b, parent);
+    return rmalab__call_end(creation_calls[flavor], "comm", b.id, rc);
+}
+
 int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
 {
-    return win_new(RMALAB_FLAVOR_CREATE, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_CREATE, opts, out, diags);
 }
 
 int rmalab_win_allocate(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
 {
-    return win_new(RMALAB_FLAVOR_ALLOCATE, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_ALLOCATE, opts, out, diags);
 }
 
 int rmalab_win_allocate_shared(const rmalab_win_opts *opts, rmalab_win **out,
                                rmalab_diags *diags)
 {
-    return win_new(RMALAB_FLAVOR_SHARED, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_SHARED, opts, out, diags);
 }
 
 int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
                               rmalab_diags *diags)
 {
-    return win_new(RMALAB_FLAVOR_DYNAMIC, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_DYNAMIC, opts, out, diags);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Destruction                                                              */
 
 /* Collective: the MPI side of freeing (the rma engine's lock_all first),
- * then everything else; returns MPI's code. */
-static int release_window(rmalab_win *w)
+ * then everything else; returns MPI's code. Ends the caller's blocked
+ * record `b` of the free before the window's memory goes. */
+static int release_window(rmalab_win *w, rmalab__block *b)
 {
     rmalab__registry_remove(w);
-    rmalab__set_blocked(w, "free");
     if (w->eng->quiesce)
         w->eng->quiesce(w);
     int e = free_mpi_windows(w);
-    rmalab__set_blocked(w, NULL);
+    rmalab__win_unblock(w, b);
     win_destroy_struct(w);
     return e;
 }
@@ -516,7 +548,7 @@ static int check_free(rmalab_win *w)
     return RMALAB_OK;
 }
 
-int rmalab_win_free(rmalab_win **win)
+static int free_call(rmalab_win **win)
 {
     if (!win || !*win)
         return RMALAB_OK;
@@ -527,6 +559,9 @@ int rmalab_win_free(rmalab_win **win)
                             "delete callbacks; free it after the call that ran the callback");
     int rc = check_free(w);
     if (rc)
+        return rc;
+    rmalab__block b;
+    if ((rc = rmalab__win_block(w, &b, "free", true, NULL, 0)))
         return rc;
     char saved[2048] = "";
     /* The race checker's last check is collective: before the window goes.
@@ -541,12 +576,19 @@ int rmalab_win_free(rmalab_win **win)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
     }
     *win = NULL;
-    int e = release_window(w);
+    int e = release_window(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_free");
     if (late)
         return rmalab__fail(late, "%s", saved);
     return RMALAB_OK;
+}
+
+int rmalab_win_free(rmalab_win **win)
+{
+    uint64_t id = win ? rmalab__win_id(*win) : 0;
+    rmalab__call_begin();
+    return rmalab__win_call_end(id, "free", free_call(win));
 }
 
 int rmalab_win_abandon(rmalab_win **win, bool fence)
@@ -557,6 +599,9 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
     if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "abandon: a PSCW epoch is open, and closing it could block");
+    /* Not collective for rmalab_blocked: the group may be gone already. */
+    rmalab__block b;
+    (void)rmalab__win_block(w, &b, "free", false, NULL, 0);
     if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
         MPI_Win_unlock_all(w->plain);
     for (int r = 0; w->ep.access == RMALAB_ACCESS_LOCK && r < w->size; r++)
@@ -567,6 +612,6 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
     /* Attribute values belong to a caller that is gone: forget them. */
     rmalab__attrs_forget(w);
     *win = NULL;
-    int e = release_window(w);
+    int e = release_window(w, &b);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_free");
 }

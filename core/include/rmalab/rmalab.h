@@ -11,6 +11,7 @@
 #include <rmalab/win.h>
 #include <rmalab/trace.h>
 #include <rmalab/races.h>
+#include <rmalab/block.h>
 
 RMALAB_API const char *rmalab_version(void);
 

@@ -1,0 +1,90 @@
+/* Blocking calls: how this process waits in them, what it is blocked in,
+ * and which of them failed last (docs/core.md, "Blocking calls").
+ *
+ * The calls that may block are window creation (every flavour), free,
+ * set_info, fence, start, complete, wait, lock, unlock, lock_all,
+ * unlock_all, flush, flush_all and rmalab_barrier. Each of them publishes
+ * what it waits for while it runs, so that another thread (a REPL's control
+ * thread) can read it with rmalab_blocked_get, and records its failure for
+ * rmalab_last_failure (post too).
+ *
+ * MPICH busy-polls in its blocking calls. In RMALAB_WAIT_SLEEP mode a
+ * collective call first waits in an MPI_Ibarrier on its communicator, tested
+ * with a backoff that sleeps (a few tens of µs of polling, then sleeps
+ * growing to 1 ms), and only then makes the MPI call; PSCW waits poll with
+ * the same backoff. Locks, unlock, flush and MPICH's own MPI_Win_start
+ * (the native engine) have no nonblocking form and still spin.
+ *
+ * Every rank of a communicator must be in the same mode when it makes a
+ * collective call on it, as with any argument of a collective: a rank in
+ * SLEEP mode makes one more collective (the MPI_Ibarrier) than a rank in
+ * SPIN mode. */
+#ifndef RMALAB_BLOCK_H
+#define RMALAB_BLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rmalab/export.h>
+#include <rmalab/win.h>
+
+typedef enum {
+    RMALAB_WAIT_SPIN,  /* MPICH's own waiting: the fastest, at 100% CPU */
+    RMALAB_WAIT_SLEEP, /* sleep while blocked: 1.5 to 4 µs more per fence */
+} rmalab_wait_mode;
+
+/* Process-wide. The initial mode comes from the environment variable
+ * RMALAB_WAIT: "sleep" or "spin" (anything else: spin). */
+RMALAB_API void rmalab_wait_set_mode(int mode);
+RMALAB_API int rmalab_wait_get_mode(void);
+
+/* What this process is blocked in: a consistent snapshot, safe to take from
+ * any thread. When several calls are nested (an operation that waits for a
+ * post inside an access epoch), the innermost one. */
+typedef struct {
+    const char *call;   /* "fence", "free", "barrier", "win_create", "win_allocate",
+                           "win_allocate_shared", "win_create_dynamic", "set_info",
+                           "start", "complete", "wait", "lock", "unlock",
+                           "lock_all", "unlock_all", "flush", "flush_all", or an RMA
+                           operation ("put", ...) waiting for its target's post;
+                           NULL: not blocked */
+    int collective;     /* 1: every member of the group must make the same call */
+    const char *object; /* "win" or "comm" */
+    /* "win": rmalab_win_id of the window. "comm" (rmalab_barrier, and window
+     * creation, which is collective over its parent communicator): 0 for
+     * MPI_COMM_WORLD; a communicator that rmalab_comm_dup created gets the
+     * next number of a process-wide counter (from 1) when it is created, so
+     * it is equal on every member that created its communicators in the
+     * same order; any other communicator gets the next number when it is
+     * first used in a blocking call. */
+    uint64_t id;
+    double seconds;     /* blocked so far (resolution: a few ms) */
+    /* The group the call waits for, as ranks of MPI_COMM_WORLD: the window's
+     * or communicator's for collective calls, the start group for start
+     * and complete, the post group for wait, the target for lock, unlock
+     * and flush, the window's for lock_all, unlock_all and flush_all.
+     * n_members counts them all; members holds the first
+     * RMALAB_STATE_MAX_RANKS. n_members is 0 when they are unknown (no
+     * memory to learn a communicator's). */
+    int n_members;
+    int members[RMALAB_STATE_MAX_RANKS];
+} rmalab_blocked;
+
+/* False, and *out zeroed, when the process is not blocked in such a call. */
+RMALAB_API bool rmalab_blocked_get(rmalab_blocked *out);
+
+/* The last of the calls above that failed on this process: refused by the
+ * epoch state machine or the argument checks (ERR_RMA_SYNC, ...), or failed
+ * in MPI. Cleared when the next such call starts. */
+typedef struct {
+    const char *call;   /* as in rmalab_blocked, or "post" */
+    int code;           /* rmalab error code (rmalab_err_name) */
+    const char *object; /* "win" or "comm" */
+    uint64_t id;        /* as in rmalab_blocked; 0 for a window that was NULL */
+    char message[256];  /* rmalab_errmsg() of the failing call, cut */
+} rmalab_failure;
+
+/* False, and *out zeroed, when the last such call succeeded. */
+RMALAB_API bool rmalab_last_failure(rmalab_failure *out);
+
+#endif

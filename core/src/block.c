@@ -1,0 +1,293 @@
+/* Blocking calls (rmalab/block.h): the one road every call that may block
+ * takes. It publishes what the call waits for, so that another thread can
+ * read it while this one is inside MPI; in SLEEP mode it waits for the
+ * group of a collective call in an MPI_Ibarrier, tested with a backoff that
+ * sleeps, before the call itself runs, which then finds every rank there
+ * and hardly waits. It also keeps the last of these calls that failed.
+ *
+ * The record is a stack of rmalab__block on the callers' stacks, guarded by
+ * a spin lock that writers hold for a few stores and readers for a copy:
+ * a call leaves only under the lock, so a reader never sees a record whose
+ * arrays are gone. In SPIN mode a call costs two lock/unlock pairs and a
+ * branch on the mode. */
+#include "private.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rmalab/block.h>
+
+_Atomic int rmalab__wait_mode = RMALAB_WAIT_SPIN;
+
+static struct {
+    atomic_flag lock;
+    const rmalab__block *now;     /* the innermost call, NULL: not blocked */
+    atomic_bool failed;
+    rmalab_failure failure;
+} proc = {.lock = ATOMIC_FLAG_INIT};
+
+static void proc_lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&proc.lock, memory_order_acquire))
+        ;
+}
+
+static void proc_unlock(void)
+{
+    atomic_flag_clear_explicit(&proc.lock, memory_order_release);
+}
+
+static double coarse_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The mode                                                                 */
+
+__attribute__((constructor)) static void mode_from_env(void)
+{
+    const char *env = getenv("RMALAB_WAIT");
+    atomic_store(&rmalab__wait_mode,
+                 env && strcmp(env, "sleep") == 0 ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
+}
+
+void rmalab_wait_set_mode(int mode)
+{
+    atomic_store(&rmalab__wait_mode, mode == RMALAB_WAIT_SLEEP ? RMALAB_WAIT_SLEEP
+                                                                : RMALAB_WAIT_SPIN);
+}
+
+int rmalab_wait_get_mode(void)
+{
+    return atomic_load(&rmalab__wait_mode);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting without spinning                                                 */
+
+#define SPIN_NS 50000L     /* poll without sleeping this long */
+#define FIRST_SLEEP 20000L
+#define MAX_SLEEP 1000000L
+
+void rmalab__backoff_step(rmalab__backoff *b)
+{
+    struct timespec now;
+    if (b->n++ == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &b->t0);
+        return;
+    }
+    if (!b->ns) {
+        if (b->n % 16)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - b->t0.tv_sec) * 1000000000L + now.tv_nsec - b->t0.tv_nsec < SPIN_NS)
+            return;
+        b->ns = FIRST_SLEEP;
+    }
+    nanosleep(&(struct timespec){0, b->ns}, NULL);
+    if (b->ns < MAX_SLEEP)
+        b->ns = b->ns * 2 < MAX_SLEEP ? b->ns * 2 : MAX_SLEEP;
+}
+
+int rmalab__wait_request(MPI_Request *req, const char *what)
+{
+    rmalab__backoff bo = RMALAB__BACKOFF_INIT;
+    int done = 0;
+    for (;;) {
+        int e = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, what);
+        if (done)
+            return RMALAB_OK;
+        rmalab__backoff_step(&bo);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Communicators: an id and the world ranks, cached as an attribute         */
+
+struct comm_tag {
+    uint64_t id;
+    int n;
+    int world[]; /* n entries */
+};
+
+static int tag_keyval = MPI_KEYVAL_INVALID;
+static atomic_uint_fast64_t next_comm_id = 1;
+static int world_size = -1;
+
+static int tag_delete(MPI_Comm c, int keyval, void *value, void *extra)
+{
+    (void)c, (void)keyval, (void)extra;
+    rmalab__free(value);
+    return MPI_SUCCESS;
+}
+
+/* The communicator's tag, made now if it has none (NULL: no memory). */
+static struct comm_tag *comm_tag(MPI_Comm c)
+{
+    struct comm_tag *t = NULL;
+    int flag = 0, n = 0;
+    if (tag_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tag_delete, &tag_keyval, NULL) !=
+            MPI_SUCCESS)
+        return NULL;
+    MPI_Comm_get_attr(c, tag_keyval, &t, &flag);
+    if (flag)
+        return t;
+    MPI_Comm_size(c, &n);
+    if (!(t = rmalab__malloc(sizeof *t + (size_t)n * sizeof(int))))
+        return NULL;
+    int *local = rmalab__malloc((size_t)n * sizeof(int));
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    if (!local || MPI_Comm_group(c, &g) != MPI_SUCCESS ||
+        MPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS) {
+        rmalab__free(local);
+        rmalab__free(t);
+        t = NULL;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        local[i] = i;
+    MPI_Group_translate_ranks(g, n, local, wg, t->world);
+    rmalab__free(local);
+    t->n = n;
+    t->id = atomic_fetch_add(&next_comm_id, 1);
+    if (MPI_Comm_set_attr(c, tag_keyval, t) != MPI_SUCCESS) {
+        rmalab__free(t);
+        t = NULL;
+    }
+out:
+    if (g != MPI_GROUP_NULL)
+        MPI_Group_free(&g);
+    if (wg != MPI_GROUP_NULL)
+        MPI_Group_free(&wg);
+    return t;
+}
+
+void rmalab__comm_tag(MPI_Comm c)
+{
+    comm_tag(c);
+}
+
+void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
+{
+    b->object = "comm";
+    b->comm = c;
+    b->ranks = NULL;
+    if (c == MPI_COMM_WORLD) {
+        if (world_size < 0)
+            MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+        b->id = 0;
+        b->map = NULL;
+        b->n = world_size;
+        return;
+    }
+    const struct comm_tag *t = comm_tag(c);
+    b->id = t ? t->id : UINT64_MAX;
+    b->map = t ? t->world : NULL;
+    b->n = t ? t->n : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The record                                                               */
+
+int rmalab__block_enter(rmalab__block *b)
+{
+    b->since = coarse_now();
+    proc_lock();
+    b->prev = proc.now;
+    proc.now = b;
+    proc_unlock();
+    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP ||
+        !b->collective)
+        return RMALAB_OK;
+    MPI_Request req;
+    int e = MPI_Ibarrier(b->comm, &req), rc;
+    if (e != MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "MPI_Ibarrier (waiting for the group without spinning)");
+    else
+        rc = rmalab__wait_request(&req, "MPI_Test (waiting for the group without spinning)");
+    if (rc)
+        rmalab__block_leave(b);
+    return rc;
+}
+
+void rmalab__block_leave(rmalab__block *b)
+{
+    proc_lock();
+    if (proc.now == b) {
+        proc.now = b->prev;
+    } else { /* another thread's call entered after this one */
+        rmalab__block *p = (rmalab__block *)proc.now;
+        while (p && p->prev != b)
+            p = (rmalab__block *)p->prev;
+        if (p)
+            p->prev = b->prev;
+    }
+    proc_unlock();
+}
+
+bool rmalab_blocked_get(rmalab_blocked *out)
+{
+    memset(out, 0, sizeof *out);
+    proc_lock();
+    const rmalab__block *b = proc.now;
+    if (b) {
+        out->call = b->call;
+        out->collective = b->collective;
+        out->object = b->object;
+        out->id = b->id;
+        out->seconds = coarse_now() - b->since;
+        out->n_members = b->n;
+        for (int i = 0; i < b->n && i < RMALAB_STATE_MAX_RANKS; i++) {
+            int r = b->ranks ? b->ranks[i] : i;
+            out->members[i] = b->map ? b->map[r] : r;
+        }
+    }
+    proc_unlock();
+    return b != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The last failure                                                         */
+
+void rmalab__call_begin(void)
+{
+    if (atomic_load_explicit(&proc.failed, memory_order_relaxed)) {
+        proc_lock();
+        atomic_store_explicit(&proc.failed, false, memory_order_relaxed);
+        proc_unlock();
+    }
+}
+
+int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc)
+{
+    if (rc == RMALAB_OK)
+        return rc;
+    proc_lock();
+    proc.failure.call = call;
+    proc.failure.code = rc;
+    proc.failure.object = object;
+    proc.failure.id = id;
+    snprintf(proc.failure.message, sizeof proc.failure.message, "%s", rmalab_errmsg());
+    atomic_store_explicit(&proc.failed, true, memory_order_relaxed);
+    proc_unlock();
+    return rc;
+}
+
+bool rmalab_last_failure(rmalab_failure *out)
+{
+    memset(out, 0, sizeof *out);
+    proc_lock();
+    bool failed = atomic_load_explicit(&proc.failed, memory_order_relaxed);
+    if (failed)
+        *out = proc.failure;
+    proc_unlock();
+    return failed;
+}

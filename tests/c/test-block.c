@@ -1,0 +1,245 @@
+/* The block suite: what a process is blocked in, read from a second thread
+ * while the first waits in a call that the last rank delays (window
+ * creation, fence, barrier on MPI_COMM_WORLD and on a communicator rmalab
+ * created, free, PSCW wait), in both wait modes; and the last failed call
+ * (a free refused inside an epoch, a creation refused on its arguments, a
+ * barrier on MPI_COMM_NULL), cleared by the next call. Needs
+ * MPI_THREAD_MULTIPLE (the `rma` set of test-core-mpi) and two ranks or
+ * more. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static int rank, nranks;
+
+/* A second thread that keeps the first snapshot of `call` at least 0.1 s
+ * old, and every call it saw. */
+typedef struct {
+    const char *call;
+    atomic_int stop;
+    int seen;
+    rmalab_blocked b;
+    char calls[256];
+} watcher;
+
+static void *watch(void *arg)
+{
+    watcher *wt = arg;
+    while (!atomic_load(&wt->stop)) {
+        rmalab_blocked b;
+        if (rmalab_blocked_get(&b)) {
+            char tag[40];
+            snprintf(tag, sizeof tag, "%s,", b.call);
+            if (!strstr(wt->calls, tag) && strlen(wt->calls) + strlen(tag) < sizeof wt->calls)
+                strcat(wt->calls, tag);
+            if (!wt->seen && strcmp(b.call, wt->call) == 0 && b.seconds >= 0.1) {
+                wt->b = b;
+                wt->seen = 1;
+            }
+        } else if (b.call || b.n_members) {
+            tu_soft_fail(__FILE__, __LINE__, "not blocked, but the snapshot is not zeroed");
+        }
+        usleep(2000);
+    }
+    return NULL;
+}
+
+/* What the ranks that wait should see. */
+typedef struct {
+    const char *call;
+    const char *object;
+    uint64_t id;
+    int collective;
+} expected;
+
+static pthread_t t;
+static watcher wt;
+
+/* Before `call`: a watcher on every rank but the last, which enters the
+ * call 300 ms late. */
+static void watch_start(const char *call)
+{
+    memset(&wt, 0, sizeof wt);
+    wt.call = call;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == nranks - 1)
+        usleep(300000);
+    else
+        ck_assert_int_eq(pthread_create(&t, NULL, watch, &wt), 0);
+}
+
+static void watch_stop(void)
+{
+    if (rank == nranks - 1 || atomic_exchange(&wt.stop, 1))
+        return;
+    pthread_join(t, NULL);
+}
+
+/* After the call: what the waiting ranks saw. */
+static void watch_check(expected e)
+{
+    if (rank == nranks - 1)
+        return;
+    watch_stop();
+    EXPECT(wt.seen, "never saw %s (calls seen: %s)", e.call, wt.calls);
+    if (!wt.seen)
+        return;
+    EXPECT_STR_EQ(wt.b.call, e.call);
+    EXPECT_STR_EQ(wt.b.object, e.object);
+    EXPECT_INT_EQ(wt.b.id, e.id);
+    EXPECT_INT_EQ(wt.b.collective, e.collective);
+    EXPECT(wt.b.seconds >= 0.1 && wt.b.seconds < 30, "%s: blocked %f s", e.call,
+           wt.b.seconds);
+    rmalab_blocked now;
+    EXPECT(!rmalab_blocked_get(&now), "still blocked in %s", now.call);
+}
+
+static void expect_world(const char *call)
+{
+    if (rank == nranks - 1 || !wt.seen)
+        return;
+    EXPECT_INT_EQ(wt.b.n_members, nranks);
+    for (int i = 0; i < nranks && i < RMALAB_STATE_MAX_RANKS; i++)
+        EXPECT(wt.b.members[i] == i, "%s: member %d is %d", call, i, wt.b.members[i]);
+}
+
+/* _i: the wait mode, RMALAB_WAIT_SPIN then RMALAB_WAIT_SLEEP. */
+START_TEST(test_blocked_visible)
+{
+    int provided = 0;
+    MPI_Query_thread(&provided);
+    ck_assert_msg(provided == MPI_THREAD_MULTIPLE, "needs MPI_THREAD_MULTIPLE, got %d", provided);
+    tu_begin();
+    rank = tu_rank();
+    nranks = tu_size();
+    int saved = rmalab_wait_get_mode();
+    rmalab_wait_set_mode(_i);
+    EXPECT_INT_EQ(rmalab_wait_get_mode(), _i);
+
+    rmalab_win *w = NULL;
+    rmalab_win_opts o = {.size = 64, .disp_unit = 1};
+    watch_start("win_allocate");
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    watch_check((expected){"win_allocate", "comm", 0, 1});
+    expect_world("win_allocate");
+    if (!w)
+        goto out;
+
+    watch_start("fence");
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    watch_check((expected){"fence", "win", rmalab_win_id(w), 1});
+    expect_world("fence");
+
+    watch_start("barrier");
+    EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
+    watch_check((expected){"barrier", "comm", 0, 1});
+    expect_world("barrier");
+
+    /* A communicator rmalab created: the same id on every rank, not 0. */
+    rmalab_comm *world = NULL, *dup = NULL;
+    EXPECT_OK(rmalab_comm_wrap(MPI_COMM_WORLD, &world));
+    EXPECT_OK(rmalab_comm_dup(world, NULL, &dup, NULL));
+    if (dup) {
+        watch_start("barrier");
+        EXPECT_OK(rmalab_barrier(rmalab_comm_mpi(dup)));
+        watch_stop();
+        /* The last rank saw nothing: it takes rank 0's id. */
+        unsigned long long id = rank == nranks - 1 ? 0 : (unsigned long long)wt.b.id, id0 = id;
+        MPI_Bcast(&id0, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        if (rank == nranks - 1)
+            id = id0;
+        watch_check((expected){"barrier", "comm", id, 1});
+        expect_world("barrier on a dup");
+        EXPECT(id == id0, "communicator ids differ: %llu here, %llu on rank 0", id, id0);
+        EXPECT(id > 0, "a communicator rmalab created has id %llu", id);
+    }
+    rmalab_comm_free(&dup);
+    rmalab_comm_free(&world);
+
+    /* PSCW: rank 0 waits for the last rank's complete; members: the post
+     * group. */
+    int last = nranks - 1, zero = 0;
+    watch_start("wait");
+    if (rank == 0) {
+        EXPECT_OK(rmalab_win_post(w, &last, 1, 0));
+        EXPECT_OK(rmalab_win_wait(w));
+    } else if (rank == last) {
+        EXPECT_OK(rmalab_win_start(w, &zero, 1, 0));
+        EXPECT_OK(rmalab_win_complete(w));
+    }
+    if (rank == 0) {
+        watch_check((expected){"wait", "win", rmalab_win_id(w), 0});
+        EXPECT_INT_EQ(wt.b.n_members, 1);
+        EXPECT_INT_EQ(wt.b.members[0], last);
+    } else {
+        watch_stop();
+    }
+
+    uint64_t wid = rmalab_win_id(w);
+    watch_start("free");
+    EXPECT_OK(rmalab_win_free(&w));
+    watch_check((expected){"free", "win", wid, 1});
+    expect_world("free");
+out:
+    rmalab_wait_set_mode(saved);
+    tu_end();
+}
+END_TEST
+
+START_TEST(test_last_failure)
+{
+    tu_begin();
+    rank = tu_rank();
+    rmalab_failure f;
+    rmalab_win *w = NULL;
+    rmalab_win_opts o = {.size = 64, .disp_unit = 1};
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    EXPECT(!rmalab_last_failure(&f), "a failure after a creation that worked: %s", f.call);
+    EXPECT(f.call == NULL, "not zeroed: %s", f.call);
+
+    /* Refused by the epoch state machine. */
+    EXPECT_OK(rmalab_win_lock_all(w, 0));
+    EXPECT_ERR(rmalab_win_free(&w), RMALAB_ERR_RMA_SYNC, "free");
+    EXPECT(rmalab_last_failure(&f), "the refused free left no failure");
+    EXPECT_STR_EQ(f.call, "free");
+    EXPECT_INT_EQ(f.code, RMALAB_ERR_RMA_SYNC);
+    EXPECT_STR_EQ(f.object, "win");
+    EXPECT_INT_EQ(f.id, rmalab_win_id(w));
+    EXPECT_CONTAINS(f.message, "free: a window may only be freed outside of any epoch");
+    /* The next such call clears it. */
+    EXPECT_OK(rmalab_win_unlock_all(w));
+    EXPECT(!rmalab_last_failure(&f), "unlock_all worked, but the failure of %s remains",
+           f.call);
+
+    /* Refused on its arguments, before any collective call. */
+    rmalab_win *bad = NULL;
+    rmalab_win_opts neg = {.size = -1};
+    EXPECT_ERR(rmalab_win_create(&neg, &bad, NULL), RMALAB_ERR_ARG, "negative");
+    EXPECT(rmalab_last_failure(&f), "the refused creation left no failure");
+    EXPECT_STR_EQ(f.call, "win_create");
+    EXPECT_INT_EQ(f.code, RMALAB_ERR_ARG);
+    EXPECT_STR_EQ(f.object, "comm");
+    EXPECT_INT_EQ(f.id, 0);
+
+    EXPECT_ERR(rmalab_barrier(MPI_COMM_NULL), RMALAB_ERR_COMM, "MPI_COMM_NULL");
+    EXPECT(rmalab_last_failure(&f) && f.call && strcmp(f.call, "barrier") == 0,
+           "the barrier's failure is %s", f.call ? f.call : "(none)");
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    EXPECT(!rmalab_last_failure(&f), "fence worked, but the failure of %s remains", f.call);
+    EXPECT_OK(rmalab_win_free(&w));
+    tu_end();
+}
+END_TEST
+
+Suite *block_suite(void)
+{
+    Suite *s = suite_create("block");
+    TCase *tc = tcase_create("blocked");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_blocked_visible, RMALAB_WAIT_SPIN, RMALAB_WAIT_SLEEP + 1);
+    tcase_add_test(tc, test_last_failure);
+    suite_add_tcase(s, tc);
+    return s;
+}
