@@ -223,7 +223,9 @@ static int waits_for(const rstate *all, int n, int r, const rstate_win *w, char 
     char set[256];
     if (!partners(all, n, r, w, &miss, &call))
         return 0;
-    for (int m = 0; m < n; m++)
+    /* A rank that failed and went idle will not reach a collective; an
+     * epoch partner (post, complete) may still make its call. */
+    for (int m = 0; m < n && strcmp(w->blocked, "fence") == 0; m++)
         err.in[m] = miss.in[m] && all[m].last_error && strcmp(all[m].state, "idle") == 0;
     int ne = rankset_count(&err), nm = rankset_count(&miss);
     rankset_text(ne ? &err : &miss, set, sizeof set);

@@ -48,6 +48,8 @@ typedef struct {
     char label[128];     /* under qlock */
     char run_id[32];     /* under qlock */
     char test_case[128]; /* under qlock: the rmalab.test case that runs */
+    char failed[160];    /* under qlock: "call CLASS object id" of the call
+                            that failed the last command, or "" */
     double since;        /* under qlock */
 } rank_t;
 
@@ -237,27 +239,42 @@ static void describe_win(rmalab_win *w, void *ud)
         s.blocked_in ? s.blocked_in : "-", d);
 }
 
+/* STATE (docs/repl.md): whether the executor runs, what the core says it
+ * is blocked in (any blocking call, collectives and window creation
+ * included), the call that failed its last command, and every window. */
 static void answer_status(rank_t *r, const chan_msg *m)
 {
     text wins = {0}, t = {0};
     win_walk ww = {&wins, NULL, 0};
+    rmalab_blocked b;
     rmalab_win_each(describe_win, &ww);
+    int blocked = rmalab_blocked_get(&b);
     pthread_mutex_lock(&r->qlock);
     /* A command still in the queue counts: it is about to run. */
     int queued = r->head != NULL && (r->head->type == CHAN_RUN || r->head->type == CHAN_FILE);
     int running = atomic_load(&r->running) || queued;
     double secs = atomic_load(&r->running) ? now() - r->since : 0;
-    add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : ww.blocked ? "blocked" : "running",
-        ww.blocked ? ww.blocked_for : secs);
+    blocked &= atomic_load(&r->running);
+    add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : blocked ? "blocked" : "running",
+        blocked ? b.seconds : secs);
     if (atomic_load(&r->running))
         add(&t, "\nlabel=%s\nid=%s", r->label, r->run_id);
     else if (queued)
         add(&t, "\nlabel=%s", r->head->label);
     if (r->test_case[0])
         add(&t, "\ncase=%s", r->test_case);
+    if (!running && r->failed[0])
+        add(&t, "\nfailed=%s", r->failed);
     pthread_mutex_unlock(&r->qlock);
-    if (ww.blocked)
-        add(&t, "\ncall=%s", ww.blocked);
+    if (blocked) {
+        add(&t, "\ncall=%s\ncollective=%d\nobject=%s %llu", b.call, b.collective, b.object,
+            (unsigned long long)b.id);
+        if (b.collective && b.n_members > 0 && b.n_members <= RMALAB_STATE_MAX_RANKS) {
+            add(&t, "\nmembers=");
+            for (int i = 0; i < b.n_members; i++)
+                add(&t, "%s%d", i ? "," : "", b.members[i]);
+        }
+    }
     if (wins.p)
         add(&t, "%s", wins.p);
     const char *f[] = {m->nfields ? m->field[0] : "", t.p ? t.p : ""};
@@ -343,6 +360,15 @@ static void send_event(void *ud, const char *kind, const char *name, const char 
     send_frame(o->r, CHAN_EVENT, 5, f, NULL);
 }
 
+/* Is the core's failure `msg` the one in the error text (which the Lua
+ * binding may have prefixed, "win:free: ...")? */
+static int is_message_of(const char *err, const char *msg)
+{
+    char head[48];
+    snprintf(head, sizeof head, "%s", msg);
+    return head[0] && strstr(err, head) != NULL;
+}
+
 /* RUN a chunk, or FILE: a scenario of `rmalab test`. */
 static void run(rank_t *r, item *it)
 {
@@ -359,7 +385,15 @@ static void run(rank_t *r, item *it)
     int st = it->type == CHAN_FILE
                  ? exec_file(r->x, body, send_out, send_event, &o, &result, cls, sizeof cls)
                  : exec_chunk(r->x, body, it->len, send_out, &o, &result, cls, sizeof cls);
+    rmalab_failure fl;
+    pthread_mutex_lock(&r->qlock);
+    r->failed[0] = '\0';
+    /* the core's last failure, if it is this command's error */
+    if (st != EXEC_OK && rmalab_last_failure(&fl) && result && is_message_of(result, fl.message))
+        snprintf(r->failed, sizeof r->failed, "%s %s %s %llu", fl.call, rmalab_err_name(fl.code),
+                 fl.object, (unsigned long long)fl.id);
     atomic_store(&r->running, 0);
+    pthread_mutex_unlock(&r->qlock);
     const char *f[] = {o.id, status[st], result ? result : "", cls};
     send_frame(r, CHAN_DONE, 4, f, NULL);
     free(result);
@@ -444,6 +478,10 @@ int rank_serve(const char *connect, const char *token)
     }
     if (!(r.x = exec_new(1))) /* loads the module, which starts MPI */
         return 1;
+    /* A rank that waits for a person sleeps while it is blocked (every rank
+     * of the job alike: docs/core.md), unless RMALAB_WAIT says otherwise. */
+    if (!getenv("RMALAB_WAIT"))
+        rmalab_wait_set_mode(RMALAB_WAIT_SLEEP);
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.size);
     /* Collective, so before the greeting: once a rank has greeted, it

@@ -8,12 +8,14 @@ what they draw, so a prompt drawn twice or on the wrong line shows.
 screen.py RMALAB CASE; non-zero exit on failure, with the screen and its
 difference from the golden file. Each wait polls the screen until a
 condition holds, within a timeout; the tmux server is private to the run
-(its own socket) and is killed at the end. SCREEN_UPDATE=1 writes the
-golden file from the screen instead (read what it wrote before committing)."""
+(its socket in a temporary directory, removed at the end with the server). SCREEN_UPDATE=1 writes the
+golden file from the screen instead (read what it wrote before committing);
+SCREEN_LOG=FILE appends every screen polled, with the cursor, to FILE."""
 import difflib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,13 +24,15 @@ import time
 RMALAB, CASE = os.path.abspath(sys.argv[1]), sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "screen-%s.txt" % CASE)
-SOCKET = "rmalab-screen-%s-%d" % (CASE, os.getpid())
+HOME = tempfile.mkdtemp(prefix="rmalab-screen-")  # the history file, the tmux socket
+SOCKET = os.path.join(HOME, "tmux")
+TARGET = "screen"
 WIDTH, HEIGHT = 100, 30
 PROMPT = "rmalab[all]>"  # as captured: trailing blanks are cut
 
 
 def tmux(*args, check=True):
-    r = subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", *args],
+    r = subprocess.run(["tmux", "-S", SOCKET, "-f", "/dev/null", *args],
                        capture_output=True, text=True, check=False)
     if check and r.returncode:
         raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
@@ -51,11 +55,15 @@ def normalise(text):
 
 
 def screen():
-    return normalise(tmux("capture-pane", "-p", "-t", SOCKET))
+    s = normalise(tmux("capture-pane", "-p", "-t", TARGET))
+    if os.environ.get("SCREEN_LOG"):
+        with open(os.environ["SCREEN_LOG"], "a") as f:
+            f.write("=== %.3f %s\n%s" % (time.time(), cursor(), s))
+    return s
 
 
 def cursor():
-    x, y = tmux("display-message", "-p", "-t", SOCKET, "#{cursor_x} #{cursor_y}").split()
+    x, y = tmux("display-message", "-p", "-t", TARGET, "#{cursor_x} #{cursor_y}").split()
     return int(x), int(y)
 
 
@@ -112,11 +120,11 @@ def line_sent(line):
 
 
 def keys(*k):
-    tmux("send-keys", "-t", SOCKET, *k)
+    tmux("send-keys", "-t", TARGET, *k)
 
 
 def text(t):
-    tmux("send-keys", "-t", SOCKET, "-l", t)
+    tmux("send-keys", "-t", TARGET, "-l", t)
 
 
 def enter(line):
@@ -148,12 +156,10 @@ def compare():
 
 
 def start():
-    home = tempfile.mkdtemp(prefix="rmalab-screen-")
-    env = "env HOME=%s TERM=xterm-256color LC_ALL=C.UTF-8" % home
-    tmux("new-session", "-d", "-s", SOCKET, "-x", str(WIDTH), "-y", str(HEIGHT),
+    env = "env HOME=%s TERM=xterm-256color LC_ALL=C.UTF-8" % HOME
+    tmux("new-session", "-d", "-s", TARGET, "-x", str(WIDTH), "-y", str(HEIGHT),
          "%s %s -n 2; echo EXIT=$?; sleep 60" % (env, RMALAB))
     wait("the banner and the prompt", at_prompt(), timeout=60)
-    return home
 
 
 def quit_ok():
@@ -251,13 +257,14 @@ def case_notice_while_typing():
 
 if not shutil.which("tmux"):
     print("tmux is missing (./do deps installs it)")
+    shutil.rmtree(HOME, ignore_errors=True)
     sys.exit(77)
-home = None
+# meson's timeout sends SIGTERM: end the tmux server (and rmalab) too
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 try:
-    home = start()
+    start()
     globals()["case_" + CASE.replace("-", "_")]()
 finally:
     tmux("kill-server", check=False)
-    if home:
-        shutil.rmtree(home, ignore_errors=True)
+    shutil.rmtree(HOME, ignore_errors=True)
 print("screen.py %s: passed" % CASE)
