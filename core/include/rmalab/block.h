@@ -55,8 +55,9 @@ typedef struct {
      * MPI_COMM_WORLD; a communicator that rmalab_comm_dup created gets the
      * next number of a process-wide counter (from 1) when it is created, so
      * it is equal on every member that created its communicators in the
-     * same order; any other communicator gets the next number when it is
-     * first used in a blocking call. */
+     * same order; any other communicator gets 2^63 + the next number of
+     * another counter when it is first used in a blocking call, which
+     * only this process knows. */
     uint64_t id;
     double seconds;     /* blocked so far (resolution: a few ms) */
     /* The group the call waits for, as ranks of MPI_COMM_WORLD: the window's
