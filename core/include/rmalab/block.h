@@ -30,7 +30,7 @@
 
 typedef enum {
     RMALAB_WAIT_SPIN,  /* MPICH's own waiting: the fastest, at 100% CPU */
-    RMALAB_WAIT_SLEEP, /* sleep while blocked: 1.5 to 4 µs more per fence */
+    RMALAB_WAIT_SLEEP, /* sleep while blocked: up to ~4 µs more per fence */
 } rmalab_wait_mode;
 
 /* Process-wide. The initial mode comes from the environment variable
