@@ -118,7 +118,12 @@ struct comm_tag {
 };
 
 static int tag_keyval = MPI_KEYVAL_INVALID;
-static atomic_uint_fast64_t next_comm_id = 1;
+/* Communicators rmalab creates are numbered by a collective call, the same
+ * on every member; others when first used, with the top bit set, so that a
+ * communicator one rank alone uses (MPI_COMM_SELF, a failed call) never
+ * shifts the numbers of the first kind. */
+static atomic_uint_fast64_t next_comm_id = 1, next_local_id = 1;
+#define LOCAL_ID (UINT64_C(1) << 63)
 static int world_size = -1;
 
 static int tag_delete(MPI_Comm c, int keyval, void *value, void *extra)
@@ -128,8 +133,9 @@ static int tag_delete(MPI_Comm c, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-/* The communicator's tag, made now if it has none (NULL: no memory). */
-static struct comm_tag *comm_tag(MPI_Comm c)
+/* The communicator's tag, made now with number `id` if it has none
+ * (NULL: no memory; the number is used up all the same). */
+static struct comm_tag *comm_tag(MPI_Comm c, uint64_t id)
 {
     struct comm_tag *t = NULL;
     int flag = 0, n = 0;
@@ -157,7 +163,7 @@ static struct comm_tag *comm_tag(MPI_Comm c)
     MPI_Group_translate_ranks(g, n, local, wg, t->world);
     rmalab__free(local);
     t->n = n;
-    t->id = atomic_fetch_add(&next_comm_id, 1);
+    t->id = id ? id : LOCAL_ID | atomic_fetch_add(&next_local_id, 1);
     if (MPI_Comm_set_attr(c, tag_keyval, t) != MPI_SUCCESS) {
         rmalab__free(t);
         t = NULL;
@@ -172,7 +178,7 @@ out:
 
 void rmalab__comm_tag(MPI_Comm c)
 {
-    comm_tag(c);
+    comm_tag(c, atomic_fetch_add(&next_comm_id, 1));
 }
 
 void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
@@ -188,7 +194,7 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
         b->n = world_size;
         return;
     }
-    const struct comm_tag *t = comm_tag(c);
+    const struct comm_tag *t = comm_tag(c, 0);
     b->id = t ? t->id : UINT64_MAX;
     b->map = t ? t->world : NULL;
     b->n = t ? t->n : 0;

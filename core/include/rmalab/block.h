@@ -30,7 +30,7 @@
 
 typedef enum {
     RMALAB_WAIT_SPIN,  /* MPICH's own waiting: the fastest, at 100% CPU */
-    RMALAB_WAIT_SLEEP, /* sleep while blocked: 1.5 to 4 µs more per fence */
+    RMALAB_WAIT_SLEEP, /* sleep while blocked: up to ~4 µs more per fence */
 } rmalab_wait_mode;
 
 /* Process-wide. The initial mode comes from the environment variable
@@ -55,8 +55,9 @@ typedef struct {
      * MPI_COMM_WORLD; a communicator that rmalab_comm_dup created gets the
      * next number of a process-wide counter (from 1) when it is created, so
      * it is equal on every member that created its communicators in the
-     * same order; any other communicator gets the next number when it is
-     * first used in a blocking call. */
+     * same order; any other communicator gets 2^63 + the next number of
+     * another counter when it is first used in a blocking call, which
+     * only this process knows. */
     uint64_t id;
     double seconds;     /* blocked so far (resolution: a few ms) */
     /* The group the call waits for, as ranks of MPI_COMM_WORLD: the window's
