@@ -5,7 +5,15 @@ folded result is printed), median and p95 at 2 and 4 ranks, and the CPU that
 a whole idle 4-rank session uses over 10 s (front end, mpiexec, Hydra's
 proxy and every rank, from /proc). Goals: idle <= 1% of one core; median
 <= 5 ms on 2 ranks and <= 20 ms on 4 ranks (on a 2-core machine, where 4
-ranks oversubscribe the cores)."""
+ranks oversubscribe the cores).
+
+Then what sleeping while blocked costs and saves (docs/core.md, "Blocking
+calls"): the CPU of three ranks blocked 5 s in a fence for an idle fourth,
+with the REPL's default (RMALAB_WAIT=sleep) against RMALAB_WAIT=spin (goal:
+<= 5% of one core together), and the time of a fence in a chunk on 2 ranks
+bound to cores, sleep against spin, interleaved, as the added µs per fence
+(goal: <= 20 µs). Last, the time a 16-rank session stuck in a collective
+free takes to end after :quit, and a blocked job after SIGTERM."""
 import os
 import statistics
 import sys
@@ -17,10 +25,10 @@ RMALAB = sys.argv[1]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def spawn(n):
+def spawn(n, extra=(), env=None):
     t0 = time.perf_counter()
-    child = pexpect.spawn(RMALAB, ["-n", str(n)], encoding="utf-8", timeout=60,
-                          env=dict(os.environ, HOME="/tmp", TERM="xterm"))
+    child = pexpect.spawn(RMALAB, ["-n", str(n), *extra], encoding="utf-8", timeout=60,
+                          env=dict(os.environ, HOME="/tmp", TERM="xterm", **(env or {})))
     child.expect(r"rmalab\[all\]> ")
     child.delaybeforesend = None  # pexpect waits 50 ms before each send otherwise
     return child, time.perf_counter() - t0
@@ -100,4 +108,126 @@ def main():
         child.close()
 
 
+def rank_pids(pid, ranks):
+    """The processes of these ranks under the front end (PMI_RANK)."""
+    out = []
+    for p in tree(pid):
+        try:
+            with open("/proc/%d/environ" % p, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%d/cmdline" % p, "rb") as f:
+                serve = b"--serve" in f.read().split(b"\0")
+        except OSError:
+            continue
+        if serve and any(e == b"PMI_RANK=%d" % r for r in ranks for e in env):
+            out.append(p)
+    return out
+
+
+def blocked_cpu(mode):
+    """CPU share of one core that 3 ranks blocked 5 s in a fence use."""
+    child, _ = spawn(4, env={"RMALAB_WAIT": mode})
+    child.sendline("w = rmalab.win_allocate(8, {disp_unit = 8})")
+    child.expect(r"rmalab\[all\]> ")
+    child.sendline("@0-2 w:fence()")
+    time.sleep(1.5)  # the notice, the ranks in MPI
+    pids = rank_pids(child.pid, (0, 1, 2))
+    c0, t0 = cpu_seconds(pids), time.perf_counter()
+    time.sleep(5)
+    c1, t1 = cpu_seconds(pids), time.perf_counter()
+    child.sendline("@3 w:fence()")
+    child.sendline(":wait")
+    child.sendline("w:free()")
+    child.sendline(":quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    return (c1 - c0) / (t1 - t0)
+
+
+FENCES = 20000
+FENCE_CHUNK = ("local t0 = rmalab.wtime() for i = 1, %d do w:fence() end "
+               "return string.format('us=%%.3f', (rmalab.wtime() - t0) / %d * 1e6)"
+               % (FENCES, FENCES))
+
+
+def fence_us(child):
+    child.sendline(FENCE_CHUNK)
+    child.expect(r"us=([0-9.]+)")
+    us = float(child.match.group(1))
+    child.expect(r"rmalab\[all\]> ")
+    return us
+
+
+def fence_cost():
+    """Median over rounds of (sleep - spin) µs per fence, interleaved."""
+    sessions = {}
+    for mode in ("sleep", "spin"):
+        child, _ = spawn(2, ["-bind-to", "core"], env={"RMALAB_WAIT": mode})
+        child.sendline("w = rmalab.win_allocate(8, {disp_unit = 8})")
+        child.expect(r"rmalab\[all\]> ")
+        fence_us(child)  # warm up
+        sessions[mode] = child
+    per = {"sleep": [], "spin": []}
+    for _ in range(7):
+        for mode, child in sessions.items():
+            per[mode].append(fence_us(child))
+    for child in sessions.values():
+        child.sendline("w:free()")
+        child.sendline(":quit")
+        child.expect(pexpect.EOF)
+        child.close()
+    added = statistics.median(a - b for a, b in zip(per["sleep"], per["spin"]))
+    return statistics.median(per["sleep"]), statistics.median(per["spin"]), added
+
+
+def stuck_16():
+    """Seconds from :quit to the end of a 16-rank session stuck in free."""
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    with open(os.path.join(here, "..", "tests", "repl", "stuck-16.in")) as f:
+        lines = [l for l in f.read().splitlines() if l and not l.startswith(":")]
+    child, _ = spawn(16)
+    for line in lines:
+        child.sendline(line)
+    child.expect(r"hint: ranks 2-15 are blocked in free\(\)", timeout=60)
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    child.sendline(":quit")
+    child.expect(pexpect.EOF, timeout=60)
+    took = time.perf_counter() - t0
+    child.close()
+    return took
+
+
+def sigterm_blocked():
+    """Seconds from SIGTERM to the end of a job with a rank blocked in a fence."""
+    child, _ = spawn(2)
+    child.sendline("w = rmalab.win_allocate(8, {disp_unit = 8})")
+    child.expect(r"rmalab\[all\]> ")
+    child.sendline("@0 w:fence()")
+    child.expect("still running")
+    t0 = time.perf_counter()
+    child.kill(15)
+    child.expect(pexpect.EOF, timeout=30)
+    took = time.perf_counter() - t0
+    child.close()
+    return took, child.exitstatus, child.signalstatus
+
+
+def sleeping():
+    sleep, spin = blocked_cpu("sleep"), blocked_cpu("spin")
+    print("3 ranks blocked 5 s in a fence for an idle 4th: %.2f%% of one core sleeping, "
+          "%.1f%% spinning" % (100 * sleep, 100 * spin))
+    print("goal: blocked ranks <= 5%% of one core together: %s (%.2f%%)"
+          % (verdict(sleep <= 0.05), 100 * sleep))
+    s, p, added = fence_cost()
+    print("fence in a REPL chunk, 2 ranks bound to cores: %.2f us sleeping, %.2f us spinning, "
+          "sleeping adds %.2f us (median of 7 interleaved rounds of %d)" % (s, p, added, FENCES))
+    print("goal: sleeping adds <= 20 us to a fence: %s (%.2f us)" % (verdict(added <= 20), added))
+    print("16 ranks stuck in a collective free: :quit ends the job in %.2f s" % stuck_16())
+    took, status, sig = sigterm_blocked()
+    print("a rank blocked in a fence: SIGTERM to the front end ends the job in %.2f s "
+          "(status %s)" % (took, status if status is not None else "signal %s" % sig))
+
+
 main()
+sleeping()

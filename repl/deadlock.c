@@ -180,6 +180,11 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
         snprintf(buf, size, "no answer");
         return;
     }
+    if (strcmp(r->state, "idle") == 0 && r->failed[0]) {
+        snprintf(buf, size, "idle; its last command's %s() failed (%s)", r->failed,
+                 r->failed_class);
+        return;
+    }
     if (strcmp(r->state, "idle") == 0) {
         snprintf(buf, size, "idle");
         return;

@@ -1,8 +1,10 @@
-/* One run of `rmalab test` (run.h, docs/testing.md). A scenario runs as the
- * REPL's session does: mpiexec starts the ranks in serving mode, and each
- * gets FILE (the scenario's path) over the control channel. While it runs,
- * rmalab.test's events (a case starts, a case ends with its verdict) and
- * the ranks' output come back as frames. The runner stops a run early
+/* One run of `rmalab test` (scenario-run.h, docs/testing.md). A scenario
+ * runs in a session (session.h) as the REPL's does: mpiexec starts the
+ * ranks in serving mode, and each gets FILE (the scenario's path) over the
+ * control channel. While it runs, rmalab.test's events (a case starts, a
+ * case ends with its verdict) come back as frames, and the ranks' output
+ * and results as the sink's events, which this file's renderer turns into
+ * the run's result (tap.c writes it as TAP). The runner stops a run early
  * when the ranks are deadlocked (the REPL's hint holds for 3 s) and at the
  * file's timeout; either way it first asks every rank for its state, as
  * :status does. A rank whose connection closes before it finished has

@@ -1,4 +1,4 @@
-/* One run of `rmalab test` (run.c): a scenario file on N ranks with one
+/* One run of `rmalab test` (scenario-run.c): a scenario file on N ranks with one
  * engine, or the replay of a transcript, and what came of it; tap.c turns
  * the result into TAP. */
 #ifndef RMALAB_REPL_SCENARIO_RUN_H

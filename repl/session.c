@@ -680,7 +680,9 @@ int session_finish(session *s)
         char why[4200];
         flush_unfinished(s);
         snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
-        sink_emit_text(&s->out, EV_HINT, s->hint_sig);
+        sink_event e = {.kind = EV_HINT, .text = s->hint_sig, .len = strlen(s->hint_sig),
+                        .status = 1};
+        sink_emit(&s->out, &e);
         snprintf(why, sizeof why, "rmalab: ranks are blocked in calls that cannot end; "
                                   "ending the job\n");
         return session_abort(s, why, 1);

@@ -136,7 +136,7 @@ int session_deadlock_now(session *s);
 
 /* The end. Run every command already sent (ending the job if they are
  * deadlocked now), QUIT, and wait for the ranks and mpiexec; a job that
- * does not end is killed through its process group. The exit status. */
+ * does not end is killed (launch_end: mpiexec's whole tree). The exit status. */
 int session_finish(session *s);
 /* End the job now (a signal, a dead rank): what finished is printed in
  * order with what never will, the job is killed, one line says so. */

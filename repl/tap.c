@@ -1,4 +1,4 @@
-/* TAP for one run (run.h, docs/testing.md). Each case is one test point,
+/* TAP for one run (scenario-run.h, docs/testing.md). Each case is one test point,
  * its verdict combined across the ranks: it fails when any rank failed it,
  * did not finish it, or did not run it, and when only some ranks skipped
  * it (skipping must agree). One more point per run says whether the file

@@ -14,7 +14,7 @@
 
 /* libedit's readline callbacks (the line handler, completion) take no
  * context: the terminal in use. The one file-scope variable of repl/'s
- * front end besides the signal pipe (session.c); set by term_init. */
+ * front end besides the signal pipe (repl.c); set by term_init. */
 static term *active;
 
 static void on_line(char *line);

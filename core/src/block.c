@@ -73,6 +73,8 @@ int rmalab_wait_get_mode(void)
 #define SPIN_NS 50000L     /* poll without sleeping this long */
 #define FIRST_SLEEP 20000L
 #define MAX_SLEEP 1000000L
+#define LONG_SLEEP 10000000L /* after LONG_AFTER sleeps */
+#define LONG_AFTER 100
 
 void rmalab__backoff_step(rmalab__backoff *b)
 {
@@ -90,7 +92,9 @@ void rmalab__backoff_step(rmalab__backoff *b)
         b->ns = FIRST_SLEEP;
     }
     nanosleep(&(struct timespec){0, b->ns}, NULL);
-    if (b->ns < MAX_SLEEP)
+    if (++b->slept > LONG_AFTER)
+        b->ns = LONG_SLEEP;
+    else if (b->ns < MAX_SLEEP)
         b->ns = b->ns * 2 < MAX_SLEEP ? b->ns * 2 : MAX_SLEEP;
 }
 

@@ -105,13 +105,15 @@ void rmalab__call_begin(void);
 int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc);
 
 /* The sleeping backoff of a polling loop: each step polls at once for the
- * first tens of µs, then sleeps, from 20 µs doubling to 1 ms. */
+ * first tens of µs, then sleeps, from 20 µs doubling to 1 ms; a wait that
+ * has lasted about 0.1 s (someone at a prompt has yet to act) sleeps 10 ms
+ * at a time. */
 typedef struct {
-    unsigned long n;
+    unsigned long n, slept;
     long ns;
     struct timespec t0;
 } rmalab__backoff;
-#define RMALAB__BACKOFF_INIT {0, 0, {0, 0}}
+#define RMALAB__BACKOFF_INIT {0, 0, 0, {0, 0}}
 void rmalab__backoff_step(rmalab__backoff *b);
 /* Wait for *req: MPI_Test with the sleeping backoff. */
 int rmalab__wait_request(MPI_Request *req, const char *what);
