@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "fold.h"
 
 static int parse_ranks(const char *v, int *out)
 {
@@ -379,21 +380,22 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
                                      collective_wait(all, n, r, what[r], sizeof what[r], told, 0)))
             epoch_wait(all, n, r, what[r], sizeof what[r]);
     /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
-    for (int r = 0; r < n && off < size; r++) {
-        if (!what[r][0] || told[r])
+    const char **keys = calloc((size_t)n, sizeof *keys);
+    unsigned char *done = calloc((size_t)n, 1);
+    for (int r = 0; keys && r < n; r++)
+        keys[r] = what[r][0] && !told[r] ? what[r] : NULL;
+    for (int r = 0; keys && done && r < n && off < size; r++) {
+        if (!keys[r] || done[r])
             continue;
-        rankset same = {.n = n};
-        for (int q = r; q < n; q++)
-            if (q != r && !told[q] && strcmp(what[q], what[r]) == 0)
-                same.in[q] = 1, what[q][0] = '\0';
-        same.in[r] = 1;
+        rankset same = fold_group(keys, n, r, done);
         char set[256];
         rankset_text(&same, set, sizeof set);
         int one = rankset_count(&same) == 1;
         off += (size_t)snprintf(buf + off, size - off, "hint: rank%s %s %s %s\n", one ? "" : "s",
                                 set, one ? "is" : "are", what[r]);
-        what[r][0] = '\0';
     }
+    free(keys);
+    free(done);
     free(what);
     free(told);
 }
@@ -414,33 +416,38 @@ int rstate_any_running(const rstate *all, int n)
  * group stacks: "ranks 0,2-7: blocked 3.1 s in wait(); ...". */
 char *rstate_status_text(const rstate *all, int n, const rankset *target, int timings)
 {
-    char line[1200], key[1200], other[1200], set[512];
-    size_t cap = (size_t)n * sizeof line + 1, off = 0;
+    enum { LINE = 1200 };
+    char line[LINE], set[512];
+    size_t cap = (size_t)n * LINE + 1, off = 0;
     int fold = rankset_count(target) > 8;
     unsigned char *done = calloc((size_t)n, 1);
-    char *text = calloc(1, cap);
-    if (!text || !done) {
-        free(done);
+    char *text = calloc(1, cap), *lines = calloc((size_t)n, LINE);
+    const char **keys = calloc((size_t)n, sizeof *keys);
+    if (!text || !done || !lines || !keys) {
         free(text);
-        return NULL;
+        text = NULL;
+        goto out;
     }
-    for (int r = 0; r < n; r++) {
-        if (!target->in[r] || done[r])
-            continue;
-        rstate_status_line(all, n, r, timings, line, sizeof line);
-        rstate_status_line(all, n, r, 0, key, sizeof key);
-        rankset g = {.n = n};
-        for (int q = r; q < n && fold; q++) {
-            if (!target->in[q] || done[q])
-                continue;
-            rstate_status_line(all, n, q, 0, other, sizeof other);
-            g.in[q] = done[q] = strcmp(other, key) == 0;
+    for (int r = 0; r < n; r++) /* the lines without durations are the keys */
+        if (target->in[r]) {
+            rstate_status_line(all, n, r, 0, lines + (size_t)r * LINE, LINE);
+            keys[r] = lines + (size_t)r * LINE;
         }
+    for (int r = 0; r < n; r++) {
+        if (!keys[r] || done[r])
+            continue;
+        rankset g = {.n = n};
+        if (fold)
+            g = fold_group(keys, n, r, done);
         g.in[r] = done[r] = 1;
+        rstate_status_line(all, n, r, timings, line, sizeof line);
         rankset_text(&g, set, sizeof set);
         off += (size_t)snprintf(text + off, cap - off, "rank%s %s: %s\n",
                                 rankset_count(&g) > 1 ? "s" : "", set, line);
     }
+out:
+    free(keys);
+    free(lines);
     free(done);
     return text;
 }

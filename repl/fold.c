@@ -4,7 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+
+rankset fold_group(const char *const *keys, int n, int r, unsigned char *done)
+{
+    rankset set = {.n = n < RANKSET_MAX ? n : RANKSET_MAX};
+    for (int q = r; q < set.n && keys[r]; q++)
+        if (!done[q] && keys[q] && strcmp(keys[q], keys[r]) == 0)
+            set.in[q] = done[q] = 1;
+    return set;
+}
 
 void fold_print(FILE *out, char *const *blocks, int n)
 {
@@ -14,12 +22,7 @@ void fold_print(FILE *out, char *const *blocks, int n)
     for (int r = 0; r < n; r++) {
         if (done[r] || !blocks[r] || !blocks[r][0])
             continue;
-        rankset set = {.n = n < RANKSET_MAX ? n : RANKSET_MAX};
-        for (int q = r; q < set.n; q++)
-            if (!done[q] && blocks[q] && strcmp(blocks[q], blocks[r]) == 0) {
-                set.in[q] = 1;
-                done[q] = 1;
-            }
+        rankset set = fold_group((const char *const *)blocks, n, r, done);
         char name[512];
         rankset_text(&set, name, sizeof name);
         for (const char *p = blocks[r]; *p;) {

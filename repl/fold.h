@@ -5,6 +5,14 @@
 
 #include <stdio.h>
 
+#include "cmdline.h"
+
+/* The one grouping every folded text uses (blocks here, :status lines,
+ * deadlock hints, TAP's failures): rank r and the ranks after it whose
+ * key is the same text, none of them done yet; marks them done. A NULL key
+ * is in no group. */
+rankset fold_group(const char *const *keys, int n, int r, unsigned char *done);
+
 /* blocks[r] for r in 0..n-1 (NULL: rank not part of it; "" prints
  * nothing). Writes each line as "[set] line" to out, groups in order of
  * their lowest rank. */

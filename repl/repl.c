@@ -309,6 +309,7 @@ int repl_run(const session_opts *o)
     } else {
         launch_end(&r.s.l);
     }
+    free(r.chunk);
     session_close(&r.s);
     return status;
 }

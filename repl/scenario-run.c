@@ -358,7 +358,6 @@ static int start(run_ctx *x, const run_spec *s, FILE *err)
     x->s.l.env = s->env;
     x->s.l.err_fd = err ? fileno(err) : -1;
     x->s.h = (session_hooks){.on_frame = on_frame, .ud = x};
-    x->s.quiet = 1;
     x->s.deadlock_hold = 3;
     sink_add(&x->s.out, render_run, x);
     return session_open(&x->s, &o);

@@ -349,9 +349,12 @@ static void rank_died(session *s, int r)
     if (p->bye || s->quitting)
         return;
     p->gone = ++s->ngone;
-    if (!s->dead && !s->quiet)
-        fprintf(stderr, "rmalab: rank %d (pid %d on %s) is gone; ending the session\n", r,
-                p->pid, p->host);
+    if (!s->dead) {
+        char line[300];
+        snprintf(line, sizeof line, "rmalab: rank %d (pid %d on %s) is gone; ending the session\n",
+                 r, p->pid, p->host);
+        sink_emit_text(&s->out, EV_MESSAGE, line);
+    }
     s->dead = 1;
 }
 
@@ -653,7 +656,7 @@ int session_abort(session *s, const char *why, int status)
     flush_unfinished(s);
     launch_end(&s->l);
     if (why[0])
-        fputs(why, stderr);
+        sink_emit_text(&s->out, EV_MESSAGE, why);
     sink_event e = {.kind = EV_END, .status = status, .text = why, .len = strlen(why)};
     sink_emit(&s->out, &e);
     return status;
@@ -698,7 +701,8 @@ int session_finish(session *s)
     fflush(stdout);
     if (open || (s->l.pid > 0 && launch_wait(&s->l, 10) < 0)) {
         launch_end(&s->l);
-        fputs("rmalab: the ranks did not end after :quit; ended the job\n", stderr);
+        sink_emit_text(&s->out, EV_MESSAGE,
+                       "rmalab: the ranks did not end after :quit; ended the job\n");
         status = 1;
     }
     sink_event e = {.kind = EV_END, .status = status, .text = ""};

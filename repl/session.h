@@ -85,7 +85,6 @@ struct session {
     char hint_sig[4096], hint_shown[4096];
     int dead, quitting, signalled, any_error, ngone;
     int ordered;           /* the sink wants commands in the order given (a pipe) */
-    int quiet;             /* a rank's death is the owner's to tell */
     double deadlock_hold;  /* seconds a deadlock holds before it is one */
     int deadlocked;        /* the last fresh verdict found a deadlock */
     int sig_r;             /* the self-pipe of signals, or -1 */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "fold.h"
 #include "scenario-run.h"
 
 /* A YAML scalar at `in` (indentation and any "- "): quoted on one line,
@@ -106,19 +107,20 @@ static void failures(FILE *o, const run_result *res, const int *v, const char **
 {
     int n = res->spec->nranks;
     unsigned char *done = calloc((size_t)n, 1);
+    const char **keys = calloc((size_t)n, sizeof *keys);
     fputs("  failures:\n", o);
-    for (int r = 0; done && r < n; r++) {
-        if (v[r] != want || done[r])
+    for (int r = 0; keys && r < n; r++)
+        keys[r] = v[r] == want ? detail[r] : NULL;
+    for (int r = 0; done && keys && r < n; r++) {
+        if (!keys[r] || done[r])
             continue;
-        rankset s = {.n = n};
-        for (int q = r; q < n; q++)
-            if (v[q] == want && !done[q] && strcmp(detail[q], detail[r]) == 0)
-                s.in[q] = done[q] = 1;
+        rankset s = fold_group(keys, n, r, done);
         char set[300];
         rankset_text(&s, set, sizeof set);
         yaml_at(o, "    - ", "ranks", set);
         yaml_at(o, "      ", "why", detail[r]);
     }
+    free(keys);
     free(done);
 }
 
