@@ -356,6 +356,16 @@ static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size)
     return w && waits_for(all, n, r, w, out, size);
 }
 
+int rstate_progressing(const rstate *all, int n)
+{
+    rankset miss;
+    for (int r = 0; r < n; r++)
+        if (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
+            !collective_missing(all, n, r, &miss))
+            return 1;
+    return 0;
+}
+
 void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
 {
     size_t off = 0;
@@ -366,8 +376,8 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
             return; /* someone still runs Lua, or is unknown: no hint */
         blocked += is_blocked(&all[r]);
     }
-    if (!blocked)
-        return;
+    if (!blocked || rstate_progressing(all, n))
+        return; /* a collective that every member has reached will end */
     char (*what)[1800] = calloc((size_t)n, sizeof *what);
     unsigned char *told = calloc((size_t)n, 1);
     if (!what || !told) {

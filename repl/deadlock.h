@@ -46,6 +46,9 @@ void rstate_parse(const char *text, size_t len, rstate *r);
 /* The `:status` line of rank `me` (without "rank N: "), durations left out
  * when `timings` is 0. */
 void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf, size_t size);
+/* Is some rank blocked in a collective that every member has reached (a
+ * slow window creation, say), which will end by itself? */
+int rstate_progressing(const rstate *all, int n);
 /* Any rank running Lua (or unknown)? */
 int rstate_any_running(const rstate *all, int n);
 /* The :status text of the ranks in `target` (a rankset of n ranks): a

@@ -437,8 +437,9 @@ int session_deadlock_now(session *s)
 /* Handing finished commands to the sink                                    */
 
 /* From a pipe, the state is taken once it no longer depends on timing:
- * every command before it has finished, or no rank runs Lua and the same
- * ranks have stayed blocked in the same calls for 0.3 s. */
+ * every command before it has finished, or no rank runs Lua or is in a
+ * collective that all its members have reached, and the same ranks have
+ * stayed blocked in the same calls for 0.3 s. */
 static int settled(session *s, cmd *c)
 {
     int earlier = 0;
@@ -451,7 +452,8 @@ static int settled(session *s, cmd *c)
     for (int r = 0; r < s->n && off < sizeof sig; r++)
         off += (size_t)snprintf(sig + off, sizeof sig - off, "%s:%s;", s->st[r].state,
                                 s->st[r].call);
-    if (rstate_any_running(s->st, s->n) || strcmp(sig, c->sig) != 0) {
+    if (rstate_any_running(s->st, s->n) || rstate_progressing(s->st, s->n) ||
+        strcmp(sig, c->sig) != 0) {
         snprintf(c->sig, sizeof c->sig, "%s", sig);
         c->retry_at = session_now();
         return 0;

@@ -113,18 +113,25 @@ def signalled(args, sig, ranks=2, limit=5.0, settle=1.5):
         fail("Hydra's banner reached the user")
 
 
+def repl_on_pipe(lines, settle, out=subprocess.DEVNULL):
+    """rmalab -n 2 reading a pipe that stays open (the session does not end
+    by itself): once the ranks run, send lines and let them settle. The
+    process and the pipe's write end."""
+    r, w = os.pipe()
+    proc = subprocess.Popen([RMALAB, "-n", "2"], env=ENV, stdin=r, stdout=out, stderr=out)
+    os.close(r)
+    wait_busy(2)
+    os.write(w, lines)
+    time.sleep(settle)
+    return proc, w
+
+
 def case_sigkill_front_end():
     """The front end is SIGKILLed while rank 0 runs `while true do end` and
     rank 1 is blocked in a fence rank 0 never reaches: the ranks notice the
     control channel close and end (interrupt, else _exit), and Hydra with
     them, within 5 s."""
-    r, w = os.pipe()  # input that stays open: the session does not end by itself
-    proc = subprocess.Popen([RMALAB, "-n", "2"], env=ENV, stdin=r, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    os.close(r)
-    wait_busy(2)
-    os.write(w, b"w = rmalab.win_create(8)\n@0 while true do end\n@1 w:fence()\n")
-    time.sleep(2.5)
+    proc, w = repl_on_pipe(b"w = rmalab.win_create(8)\n@0 while true do end\n@1 w:fence()\n", 2.5)
     pids = job()
     print(describe(pids))
     t0 = time.time()
@@ -138,13 +145,7 @@ def case_sigkill_front_end():
 def case_sigkill_front_end_idle():
     """Both ranks idle with a window never freed: the exit path's collective
     free must not make a rank wait for a peer that is gone."""
-    r, w = os.pipe()
-    proc = subprocess.Popen([RMALAB, "-n", "2"], env=ENV, stdin=r, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    os.close(r)
-    wait_busy(2)
-    os.write(w, b"w = rmalab.win_create(8)\n@0 w:fence()\n")
-    time.sleep(2.5)
+    proc, w = repl_on_pipe(b"w = rmalab.win_create(8)\n@0 w:fence()\n", 2.5)
     t0 = time.time()
     proc.kill()
     proc.wait()
@@ -203,13 +204,8 @@ def repl_signalled(sig):
     rank 1 never reaches, rank 1 in `while true do end`. The signal to the
     front end ends the whole job within 5 s, status 128 + sig, one line of
     rmalab's, and no Hydra banner."""
-    r, w = os.pipe()
-    proc = subprocess.Popen([RMALAB, "-n", "2"], env=ENV, stdin=r, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    os.close(r)
-    wait_busy(2)
-    os.write(w, b"w = rmalab.win_create(8)\n@0 w:fence()\n@1 while true do end\n")
-    time.sleep(1.5)
+    proc, w = repl_on_pipe(b"w = rmalab.win_create(8)\n@0 w:fence()\n@1 while true do end\n", 1.5,
+                           subprocess.PIPE)
     t0 = time.time()
     os.kill(proc.pid, sig)
     took = gone_within(5.0, t0, proc)
