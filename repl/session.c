@@ -411,18 +411,21 @@ static int status_pending(const session *s)
 int session_deadlock_now(session *s)
 {
     if (!any_busy(s)) {
-        s->hint_sig[0] = '\0';
+        s->hint_sig[0] = s->hint_shown[0] = '\0'; /* the same hint may come again */
         s->deadlocked = 0;
         return 0;
     }
-    int fresh = session_states_fresh(s) && s->status_seq > s->sent_seq;
-    if (session_now() - s->polled_at > 0.25 && (fresh || session_now() - s->polled_at > 2) &&
-        !status_pending(s))
+    /* every rank answered the last poll, and it went after the last command */
+    int answered = session_states_fresh(s), after = s->status_seq > s->sent_seq;
+    double since = session_now() - s->polled_at;
+    if (since > 0.25 && (answered || !after || since > 2) && !status_pending(s))
         session_poll_states(s);
-    if (!fresh)
+    if (!answered || !after)
         return s->deadlocked;
     char h[4096];
     deadlock_hint(s->st, s->n, h, sizeof h);
+    if (!h[0])
+        s->hint_shown[0] = '\0';
     if (!h[0] || strcmp(h, s->hint_sig) != 0) {
         snprintf(s->hint_sig, sizeof s->hint_sig, "%s", h);
         s->hint_since = session_now();
