@@ -659,7 +659,8 @@ int session_abort(session *s, const char *why, int status)
 {
     s->quitting = 1;
     flush_unfinished(s);
-    launch_end(&s->l);
+    launch_end(&s->l); /* ranks it did not launch, or on other hosts, end
+                          once session_close closes their channel (rank.c) */
     if (why[0])
         sink_emit_text(&s->out, EV_MESSAGE, why);
     sink_event e = {.kind = EV_END, .status = status, .text = why, .len = strlen(why)};
@@ -685,15 +686,13 @@ int session_finish(session *s)
         return session_abort(s, "", 1);
     }
     if (!session_idle(s)) { /* deadlocked now */
-        char why[4200];
         flush_unfinished(s);
         snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
         sink_event e = {.kind = EV_HINT, .text = s->hint_sig, .len = strlen(s->hint_sig),
                         .status = 1};
         sink_emit(&s->out, &e);
-        snprintf(why, sizeof why, "rmalab: ranks are blocked in calls that cannot end; "
-                                  "ending the job\n");
-        return session_abort(s, why, 1);
+        return session_abort(s, "rmalab: ranks are blocked in calls that cannot end; "
+                                "ending the job\n", 1);
     }
     s->quitting = 1;
     session_send_all(s, NULL, CHAN_QUIT, 0, NULL);
