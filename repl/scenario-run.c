@@ -295,8 +295,10 @@ static int ranks_closed(session *s)
     return !session_ranks_open(s);
 }
 
-/* QUIT, and mpiexec's exit; a job that does not end is killed. Returns
- * mpiexec's exit status after a clean end, else -1. */
+/* QUIT, and mpiexec's exit; a job that does not end is killed. After a
+ * death mpiexec gets 3 s to end by itself: its report names the process
+ * that died and how (read_crashes). Returns mpiexec's exit status after a
+ * clean end, else -1. */
 static int end_job(run_ctx *x, int clean)
 {
     session *f = &x->s;
@@ -305,7 +307,7 @@ static int end_job(run_ctx *x, int clean)
         session_send_all(f, NULL, CHAN_QUIT, 0, NULL);
         session_wait_until(f, ranks_closed, 40);
     }
-    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 0) : -1;
+    int status = f->l.pid > 0 ? launch_wait(&f->l, clean ? 10 : 3) : -1;
     if (status < 0)
         launch_end(&f->l);
     return clean ? status : -1;

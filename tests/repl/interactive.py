@@ -106,9 +106,10 @@ def case_blocked_session():
     run(child, "win = rmalab.win_create(64, {disp_unit = 8})", PROMPT)
     run(child, '@0 win:start{1}; win:put(1, 0, "int64", 42); win:complete()',
         r"\[0\] \u2026 still running: win:start\{1\}", PROMPT)
+    # the hint comes about 1 s after the deadlock began, by itself
+    child.expect(r"hint: rank 0 is blocked in put\(\) until rank 1 calls post\(\)", timeout=5)
     run(child, ":status", r"rank 0: blocked [\d.]+ s in put\(\); access epoch to \{1\}",
         r"rank 1 has not called post\(\)", r"rank 1: idle", PROMPT)
-    child.expect(r"hint: rank 0 is blocked in put\(\) until rank 1 calls post\(\)", timeout=5)
     run(child, '@1 win:post{0}; win:wait(); return win:read(0, "int64")', r"\[1\] 42")
     run(child, ":status", r"rank 0: idle\s+rank 1: idle", PROMPT)
     run(child, "win:free()", PROMPT)
