@@ -19,6 +19,8 @@ int rmalab__vfail(int code, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
 int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning (no final newline) to the embedder's function (rmalab/error.h). */
+void rmalab__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Translate an MPI error code; `what` names the MPI call. */
 int rmalab__mpi_fail(int mpierr, const char *what);
 

@@ -187,7 +187,7 @@ static int finish(rmalab_win *w, const char *call, int rc)
     if (n > 1)
         snprintf(more, sizeof more, "\n(and %u more races: rmalab.races.list())", n - 1);
     if (R->mode == RMALAB_CHECK_WARN) {
-        fprintf(stderr, "rmalab: %s%s\n(races:warn: continuing)\n", R->now_text, more);
+        rmalab__warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
         return RMALAB_OK;
     }
     return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);

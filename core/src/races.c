@@ -474,9 +474,9 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
 
 static void warn_incomplete(const rmalab_win *w, const char *what)
 {
-    fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
-            "fence cleared it), and races with the oldest accesses may be missed\n",
-            w->name[0] ? w->name : "(unnamed)", w->rank, what);
+    rmalab__warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
+                 "fence cleared it), and races with the oldest accesses may be missed",
+                 w->name[0] ? w->name : "(unnamed)", w->rank, what);
 }
 
 /* A list at its cap drops its oldest record. */

@@ -22,7 +22,7 @@
 typedef enum {
     RMALAB_CHECK_OFF,
     RMALAB_CHECK_RACES, /* a race raises ERR_RMA_CONFLICT from the call that found it */
-    RMALAB_CHECK_WARN,  /* "races:warn": prints the report on stderr and goes on */
+    RMALAB_CHECK_WARN,  /* "races:warn": warns with the report (rmalab_set_warnf) and goes on */
     RMALAB_CHECK_QUIET, /* "races:quiet": only records it (rmalab_races) */
 } rmalab_check_mode;
 
