@@ -56,7 +56,7 @@
 #include <time.h>
 
 /* Defined in lua/rmalab.c (lua_binding_dep); no public header declares it. */
-int luaopen_rmalab(lua_State *L);
+#include <rmalab-embed.h>
 
 #ifndef PSCW_LUA
 #error "PSCW_LUA must name bench/pscw.lua (bench/meson.build defines it)"

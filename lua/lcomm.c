@@ -81,7 +81,7 @@ static int comm_barrier(lua_State *L)
  * one call in rmalab that ends the job: mistakes raise errors instead.
  *
  * A host that embeds the module may store a function in the registry
- * under "rmalab.abort.hook": it is called, protected, with the code just
+ * under RMALAB_LUA_ABORT_HOOK (rmalab-embed.h): it is called, protected, with the code just
  * before MPI_Abort, so that the host can say who aborted by its own means
  * (the runner's ranks tell the front end over their socket; MPICH's own
  * line on stderr is sometimes lost in mpiexec's cleanup). */
@@ -91,7 +91,7 @@ static int comm_abort(lua_State *L)
     lua_Integer code = lua_isnoneornil(L, 2) ? 1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "code");
     if (code < 0 || code > 255)
         lrm_argerror(L, 2, RMALAB_ERR_ARG, "an exit code from 0 to 255 expected");
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.abort.hook") == LUA_TFUNCTION) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_ABORT_HOOK) == LUA_TFUNCTION) {
         lua_pushinteger(L, code);
         lua_pcall(L, 1, 0, 0); /* whatever it does, the job ends */
     }
@@ -255,9 +255,10 @@ static int comm_gc(lua_State *L)
         return 0;
     }
     if (u->comm) {
-        fprintf(stderr, "rmalab: rank %d: a communicator was never freed; call c:free() "
-                        "(collective) or declare it local <close>\n",
-                rmalab_comm_rank(u->comm));
+        lrm_warn(lrm_getctx(L),
+                 "rmalab: rank %d: a communicator was never freed; call c:free() "
+                 "(collective) or declare it local <close>",
+                 rmalab_comm_rank(u->comm));
     }
     return 0;
 }

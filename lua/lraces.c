@@ -111,8 +111,7 @@ static int races_jitter(lua_State *L)
 /* win:check_mode(): "off", "races", "races:warn" or "races:quiet". */
 static int win_check_mode(lua_State *L)
 {
-    static const char *const names[] = {"off", "races", "races:warn", "races:quiet"};
-    lua_pushstring(L, names[rmalab_win_check_mode(lrm_checkwin(L, 1))]);
+    lua_pushstring(L, rmalab_check_mode_name(rmalab_win_check_mode(lrm_checkwin(L, 1))));
     return 1;
 }
 

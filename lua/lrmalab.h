@@ -40,6 +40,8 @@
 
 #include <rmalab/rmalab.h>
 
+#include "rmalab-embed.h"
+
 #define LRM_ERROR_T "rmalab.error"
 #define LRM_INFO_T "rmalab.info"
 #define LRM_COMM_T "rmalab.comm"
@@ -73,21 +75,25 @@ typedef struct lrm_ctx {
     lua_State *running;
     lrm_stats_t stats;
     lrm_leak *leaked;            /* windows collected without win:free(), by id */
+    rmalab_lua_warn_fn warn;     /* the host's (rmalab_lua_set_warnf); NULL: stderr */
+    void *warn_ud;
     struct lrm_ctx *prev, *next; /* the open contexts of the process (lruntime.c) */
 } lrm_ctx;
 
 /* The runtime (lruntime.c). Make L's context, once, and start MPI if
  * nobody has; the context is the first rmalab object of the state. */
 void lrm_open_runtime(lua_State *L);
-/* For a host that started MPI (with MPI_THREAD_MULTIPLE) before any Lua
- * state loads the module: the next state to load it takes MPI over, and the
- * last to close finalises it, after the ranks agree on leaked windows. */
-void lrm_host_hands_mpi(void);
 /* The context of L's Lua state (any of its threads). */
 lrm_ctx *lrm_getctx(lua_State *L);
 /* Run fn(ud) with ctx->running = L: the one way a binding call that may run
  * attribute callbacks enters the core. Returns fn's status. */
 int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud);
+/* The one road of the binding's warnings: to ctx's host (NULL ctx, or no
+ * host function: stderr). The core's warnings go to the context that this
+ * thread last named with lrm_calling (lrm_checkwin and lrm_ctx_call do),
+ * when it is still open. */
+void lrm_warn(lrm_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lrm_calling(lrm_ctx *ctx);
 /* The note a window's __gc files if it is never freed (malloc'd; NULL when
  * out of memory), and the filing, which cannot fail: the window waits in
  * the context for release before MPI_Finalize. */

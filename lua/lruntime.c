@@ -9,15 +9,19 @@
  * hands them the windows it leaked, and the last to close finalises MPI if
  * the module started it, also after a Lua error; an atexit handler covers
  * os.exit() without closing the state. This list, the exit communicator and
- * whether the module started MPI are the module's only process-wide state.
+ * whether the module started MPI are the module's only process-wide state,
+ * with the core's warning function, which the first state to load the
+ * module installs: it sends a warning to the host of the state whose call
+ * raised it (rmalab_lua_set_warnf), as the binding's own warnings go.
  * A host that must start MPI before any Lua state exists (the REPL under
- * mpiexec) hands it over with lrm_host_hands_mpi: the module then ends it
+ * mpiexec) hands it over with rmalab_lua_host_hands_mpi: the module then ends it
  * as if it had started it.
  *
  * Leaked windows are freed only when that is safe: MPI_Win_free is
  * collective and no __gc may run a collective, so they wait for the exit,
  * when every rank can agree (see release_leaked). */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +31,7 @@
 #include "lrmalab.h"
 
 static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
-static lrm_ctx *open_ctxs;          /* under runtime_lock */
+static lrm_ctx *open_ctxs;          /* changed under runtime_lock and warn_lock */
 static int runtime_owns_mpi, runtime_done;
 static MPI_Comm exit_comm = MPI_COMM_NULL;
 
@@ -45,10 +49,75 @@ lrm_ctx *lrm_getctx(lua_State *L)
 int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud)
 {
     lua_State *prev = ctx->running;
+    lrm_calling(ctx);
     ctx->running = L;
     int rc = fn(ud);
     ctx->running = prev;
     return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Warnings                                                                 */
+
+/* The open contexts again, for the core's warnings: a warning may come
+ * while runtime_lock is held (a leaked window freed at exit), so the list
+ * changes under this lock too, and core_warn takes only this one. */
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local lrm_ctx *calling;
+
+void lrm_calling(lrm_ctx *ctx)
+{
+    calling = ctx;
+}
+
+void rmalab_lua_set_warnf(lua_State *L, rmalab_lua_warn_fn fn, void *ud)
+{
+    lrm_ctx *c = lrm_getctx(L);
+    if (!c)
+        return;
+    pthread_mutex_lock(&warn_lock);
+    c->warn = fn;
+    c->warn_ud = fn ? ud : NULL;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+static void warn_to(rmalab_lua_warn_fn fn, void *ud, const char *text)
+{
+    if (fn)
+        fn(ud, text);
+    else
+        fprintf(stderr, "%s\n", text);
+}
+
+void lrm_warn(lrm_ctx *ctx, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&warn_lock);
+    rmalab_lua_warn_fn fn = ctx ? ctx->warn : NULL;
+    void *ud = ctx ? ctx->warn_ud : NULL;
+    pthread_mutex_unlock(&warn_lock);
+    warn_to(fn, ud, text);
+}
+
+/* The core's warnings (rmalab_set_warnf): to the host of the context whose
+ * call this thread is making, if it is still open. */
+static void core_warn(void *unused, const char *text)
+{
+    (void)unused;
+    rmalab_lua_warn_fn fn = NULL;
+    void *ud = NULL;
+    pthread_mutex_lock(&warn_lock);
+    for (lrm_ctx *c = open_ctxs; c; c = c->next)
+        if (c == calling) {
+            fn = c->warn;
+            ud = c->warn_ud;
+        }
+    pthread_mutex_unlock(&warn_lock);
+    warn_to(fn, ud, text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -163,10 +232,10 @@ static int release_leaked(lrm_leak *leaked)
     double timeout = t ? atof(t) : 5.0;
     if (!all_ranks_exiting(timeout > 0 ? timeout : 5.0)) {
         if (n)
-            fprintf(stderr,
-                    "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
-                    "within %.0f s; exiting without MPI_Finalize\n",
-                    rank, n, n == 1 ? " was" : "s were", timeout);
+            lrm_warn(NULL,
+                     "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
+                     "within %.0f s; exiting without MPI_Finalize",
+                     rank, n, n == 1 ? " was" : "s were", timeout);
         free_notes(leaked);
         return n == 0;
     }
@@ -180,10 +249,10 @@ static int release_leaked(lrm_leak *leaked)
     else if (lo[0] == hi[0] && !hi[1])
         ok = abandon_all(leaked);
     else if (n)
-        fprintf(stderr,
-                "rmalab: rank %d: %d window%s never freed and cannot be freed safely at exit "
-                "(ranks differ, or a PSCW epoch is open); exiting without MPI_Finalize\n",
-                rank, n, n == 1 ? " was" : "s were");
+        lrm_warn(NULL,
+                 "rmalab: rank %d: %d window%s never freed and cannot be freed safely at exit "
+                 "(ranks differ, or a PSCW epoch is open); exiting without MPI_Finalize",
+                 rank, n, n == 1 ? " was" : "s were");
     free_notes(leaked);
     return ok;
 }
@@ -208,10 +277,10 @@ static void release_local(lrm_leak *leaked)
             kept++;
     }
     if (kept)
-        fprintf(stderr,
-                "rmalab: rank %d: %d window%s never freed and cannot be freed as the Lua "
-                "state closes: freeing is collective, and MPI belongs to the program\n",
-                rank, kept, kept == 1 ? " was" : "s were");
+        lrm_warn(NULL,
+                 "rmalab: rank %d: %d window%s never freed and cannot be freed as the Lua "
+                 "state closes: freeing is collective, and MPI belongs to the program",
+                 rank, kept, kept == 1 ? " was" : "s were");
     free_notes(leaked);
 }
 
@@ -260,12 +329,14 @@ static int ctx_gc(lua_State *L)
 {
     lrm_ctx *c = lua_touserdata(L, 1);
     pthread_mutex_lock(&runtime_lock);
+    pthread_mutex_lock(&warn_lock);
     if (c->prev)
         c->prev->next = c->next;
     else if (open_ctxs == c)
         open_ctxs = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    pthread_mutex_unlock(&warn_lock);
     lrm_leak *leaked = c->leaked;
     c->leaked = NULL;
     c->prev = c->next = NULL;
@@ -281,10 +352,10 @@ static int ctx_gc(lua_State *L)
     return 0;
 }
 
-/* Set by lrm_host_hands_mpi, taken by the first start_mpi. */
+/* Set by rmalab_lua_host_hands_mpi, taken by the first start_mpi. */
 static _Atomic int host_handed_mpi;
 
-void lrm_host_hands_mpi(void)
+void rmalab_lua_host_hands_mpi(void)
 {
     host_handed_mpi = 1;
 }
@@ -322,10 +393,16 @@ void lrm_open_runtime(lua_State *L)
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
     pthread_mutex_lock(&runtime_lock);
+    pthread_mutex_lock(&warn_lock);
     c->next = open_ctxs;
     if (open_ctxs)
         open_ctxs->prev = c;
     open_ctxs = c;
+    pthread_mutex_unlock(&warn_lock);
+    rmalab_warn_fn fn;
+    rmalab_get_warnf(&fn, NULL);
+    if (!fn) /* unless the program that links the binding has its own */
+        rmalab_set_warnf(core_warn, NULL);
     pthread_mutex_unlock(&runtime_lock);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &ctx_key);
     start_mpi(L);

@@ -4,7 +4,7 @@
  * luaopen_rmalab_test in rmalab.so, and the REPL preloads it.
  *
  * A host that runs scenarios (the `rmalab test` runner's ranks) stores a
- * function in the registry under "rmalab.test.sink" before the module is
+ * function in the registry under RMALAB_LUA_TEST_SINK before the module is
  * first required; the module then reports each event to it:
  *   sink("case", name)                        a case starts
  *   sink("end", name, verdict, detail)        "pass", "fail" (detail: the
@@ -20,7 +20,7 @@ int luaopen_rmalab_test(lua_State *L)
 {
     if (luaL_loadbufferx(L, rmalab_test_lua, sizeof rmalab_test_lua, "=rmalab.test", "t"))
         return lua_error(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.test.sink");
+    lua_getfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_TEST_SINK);
     lua_call(L, 1, 1);
     return 1;
 }

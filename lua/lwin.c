@@ -58,6 +58,7 @@ rmalab_win *lrm_checkwin(lua_State *L, int arg)
     lwin *u = towin(L, arg);
     if (!u->win)
         lrm_raisef(L, RMALAB_ERR_WIN, "this window was freed; create a new one");
+    lrm_calling(u->ctx);
     return u->win;
 }
 
@@ -215,10 +216,10 @@ static int win_gc(lua_State *L)
     const char *name = rmalab_win_get_name(u->win);
     rmalab_win_describe(u->win, state, sizeof state);
     /* Always shown: lua_warning is off by default in lua.c. */
-    fprintf(stderr,
-            "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
-            "rank, or declare it local <close>\n",
-            rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
+    lrm_warn(u->ctx,
+             "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
+             "rank, or declare it local <close>",
+             rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
     lrm_leak_file(u->ctx, u->leak, u->win);
     u->leak = NULL;
     u->win = NULL;

@@ -13,11 +13,9 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <rmalab-embed.h>
 
 #include "locals.h"
-
-int luaopen_rmalab(lua_State *L);
-int luaopen_rmalab_test(lua_State *L);
 
 struct exec {
     lua_State *L;
@@ -147,12 +145,30 @@ static void install_repl_io(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* The module's warnings (rmalab-embed.h): while a chunk or scenario runs,
+ * where its print goes; else on stderr. */
+static void exec_warn(void *ud, const char *text)
+{
+    exec *x = ud;
+    size_t n = strlen(text);
+    char *line = x->out ? malloc(n + 1) : NULL;
+    if (!line) {
+        fprintf(stderr, "%s\n", text);
+        return;
+    }
+    memcpy(line, text, n);
+    line[n] = '\n';
+    x->out(x->out_ud, line, n + 1);
+    free(line);
+}
+
 static int open_state(lua_State *L)
 {
     exec *x = lua_touserdata(L, 1);
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 1);
     lua_pop(L, 1);
+    rmalab_lua_set_warnf(L, exec_warn, x);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_rmalab_test);
     lua_setfield(L, -2, "rmalab.test");
@@ -381,9 +397,9 @@ int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void
     cls[0] = '\0';
     *text = NULL;
     lua_pushcfunction(L, test_sink);
-    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.test.sink");
+    lua_setfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_TEST_SINK);
     lua_pushcfunction(L, abort_hook);
-    lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.abort.hook");
+    lua_setfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_ABORT_HOOK);
     lua_createtable(L, 0, 1);
     lua_pushstring(L, path);
     lua_rawseti(L, -2, 0);

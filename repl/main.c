@@ -33,11 +33,11 @@
 #include <unistd.h>
 
 #include <rmalab/rmalab.h>
+#include <rmalab-embed.h>
 
 #include "cli.h"
 #include "cmdline.h" /* RANKSET_MAX */
 #include "repl.h"
-#include "lrmalab.h" /* lrm_host_hands_mpi */
 #include "launch.h"
 #include "rank.h"
 #include "runner.h"
@@ -194,7 +194,7 @@ static int serve_under_mpiexec(void)
      * state exists; the module ends MPI when that state closes, as under
      * the front end. Otherwise no rank calls MPI_Finalize, and Hydra may
      * kill a rank still running when another exits. */
-    lrm_host_hands_mpi();
+    rmalab_lua_host_hands_mpi();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     launch_t l = {.listen_fd = -1};

@@ -1,9 +1,12 @@
 /* The status table of the core and the per-thread detail of the last
  * failure. Internal code fails through rmalab__fail(), which records a
  * formatted message and returns the code, so that every error path is one
- * expression: `return rmalab__fail(RMALAB_ERR_ARG, "...", ...);`. */
+ * expression: `return rmalab__fail(RMALAB_ERR_ARG, "...", ...);`. Warnings,
+ * which fail nothing, leave through rmalab__warn and the embedder's
+ * function. */
 #include "private.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,4 +112,45 @@ int rmalab__agree(MPI_Comm comm, int rc, const char *what)
         return rmalab__fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
                             rmalab_strerror(worst));
     return RMALAB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Warnings                                                                 */
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmalab_warn_fn warn_fn; /* under warn_lock; NULL: stderr */
+static void *warn_ud;
+
+void rmalab_set_warnf(rmalab_warn_fn fn, void *ud)
+{
+    pthread_mutex_lock(&warn_lock);
+    warn_fn = fn;
+    warn_ud = fn ? ud : NULL;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+void rmalab_get_warnf(rmalab_warn_fn *fn, void **ud)
+{
+    pthread_mutex_lock(&warn_lock);
+    if (fn)
+        *fn = warn_fn;
+    if (ud)
+        *ud = warn_ud;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+void rmalab__warn(const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    rmalab_warn_fn fn;
+    void *ud;
+    rmalab_get_warnf(&fn, &ud);
+    if (fn)
+        fn(ud, text);
+    else
+        fprintf(stderr, "%s\n", text);
 }

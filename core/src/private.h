@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <rmalab/rmalab.h>
@@ -19,6 +20,14 @@ int rmalab__vfail(int code, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
 int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning (no final newline) to the embedder's function (rmalab/error.h). */
+void rmalab__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The value of the hint `key` (an RMALAB_KEY_ constant) in `info` (may be
+ * NULL), or NULL. */
+static inline const char *rmalab__hint_value(const rmalab_info *info, const char *key)
+{
+    return info ? rmalab_info_lookup(info, key, strlen(key), NULL) : NULL;
+}
 /* Translate an MPI error code; `what` names the MPI call. */
 int rmalab__mpi_fail(int mpierr, const char *what);
 

@@ -187,7 +187,7 @@ static int finish(rmalab_win *w, const char *call, int rc)
     if (n > 1)
         snprintf(more, sizeof more, "\n(and %u more races: rmalab.races.list())", n - 1);
     if (R->mode == RMALAB_CHECK_WARN) {
-        fprintf(stderr, "rmalab: %s%s\n(races:warn: continuing)\n", R->now_text, more);
+        rmalab__warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
         return RMALAB_OK;
     }
     return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
@@ -483,10 +483,9 @@ int rmalab__race_fence_(rmalab_win *w)
  * anything else is off. */
 static rmalab_check_mode mode_of(const char *v)
 {
-    static const char *const names[] = {"races", "races:warn", "races:quiet"};
-    for (int i = 0; v && i < 3; i++)
-        if (strcmp(v, names[i]) == 0)
-            return (rmalab_check_mode)(RMALAB_CHECK_RACES + i);
+    for (rmalab_check_mode m = RMALAB_CHECK_RACES; v && m <= RMALAB_CHECK_QUIET; m++)
+        if (strcmp(v, rmalab_check_mode_name(m)) == 0)
+            return m;
     return RMALAB_CHECK_OFF;
 }
 
@@ -513,7 +512,7 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
 
 int rmalab__races_open(rmalab_win *w)
 {
-    const char *v = rmalab_info_lookup(w->at_create, "rmalab_check", 12, NULL);
+    const char *v = rmalab__hint_value(w->at_create, RMALAB_KEY_CHECK);
     rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
     int want = mode != RMALAB_CHECK_OFF, any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);

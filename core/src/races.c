@@ -474,9 +474,9 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
 
 static void warn_incomplete(const rmalab_win *w, const char *what)
 {
-    fprintf(stderr, "rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
-            "fence cleared it), and races with the oldest accesses may be missed\n",
-            w->name[0] ? w->name : "(unnamed)", w->rank, what);
+    rmalab__warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
+                 "fence cleared it), and races with the oldest accesses may be missed",
+                 w->name[0] ? w->name : "(unnamed)", w->rank, what);
 }
 
 /* A list at its cap drops its oldest record. */
@@ -584,8 +584,8 @@ void rmalab__races_prune(rmalab_win *w)
 
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
 {
-    const char *ops = rmalab_info_lookup(w->at_create, "accumulate_ops", 14, NULL);
-    const char *ord = rmalab_info_lookup(w->at_create, "accumulate_ordering", 19, NULL);
+    const char *ops = rmalab__hint_value(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
+    const char *ord = rmalab__hint_value(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
     R->log_cap = 1 << 16;

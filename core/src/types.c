@@ -68,6 +68,16 @@ const char *rmalab_flavor_name(rmalab_flavor flavor)
     return (unsigned)flavor < 4 ? names[flavor] : "?";
 }
 
+const char *rmalab_check_mode_name(rmalab_check_mode mode)
+{
+    static const char *const names[] = {
+#define RMALAB__CHECK_NAME(suffix, name) name,
+        RMALAB_CHECK_MODE_MAP(RMALAB__CHECK_NAME)
+#undef RMALAB__CHECK_NAME
+    };
+    return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "?";
+}
+
 int rmalab_mode_from_name(const char *name, int *out)
 {
     for (int i = 0; name && i < 5; i++)

@@ -10,7 +10,7 @@
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
 bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback)
 {
-    const char *v = valid ? rmalab_info_lookup(valid, "no_locks", 8, NULL) : NULL;
+    const char *v = rmalab__hint_value(valid, RMALAB_KEY_NO_LOCKS);
     return v ? strcmp(v, "true") == 0 : fallback;
 }
 
@@ -22,8 +22,8 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
 {
     int rc = rmalab_info_to_mpi(valid, out);
     if (!rc && engine_window && w->eng->own_lock_all &&
-        rmalab_info_lookup(valid, "no_locks", 8, NULL))
-        MPI_Info_delete(*out, "no_locks");
+        rmalab__hint_value(valid, RMALAB_KEY_NO_LOCKS))
+        MPI_Info_delete(*out, RMALAB_KEY_NO_LOCKS);
     return rc;
 }
 
@@ -115,19 +115,19 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
         rc = rmalab_info_set(info, d->key, v ? v : d->default_value);
     }
     if (!rc)
-        rc = rmalab_info_set(info, "rmalab_pscw", w->eng->name);
+        rc = rmalab_info_set(info, RMALAB_KEY_PSCW, w->eng->name);
     rmalab_trace_status ts;
     rmalab_win_trace_status(w, &ts);
     if (!rc)
-        rc = rmalab_info_set(info, "rmalab_trace", ts.on ? "true" : "false");
+        rc = rmalab_info_set(info, RMALAB_KEY_TRACE, ts.on ? "true" : "false");
     if (!rc && ts.on) {
         char cap[16];
         snprintf(cap, sizeof cap, "%d", ts.capacity);
-        rc = rmalab_info_set(info, "rmalab_trace_size", cap);
+        rc = rmalab_info_set(info, RMALAB_KEY_TRACE_SIZE, cap);
     }
-    static const char *const check[] = {"off", "races", "races:warn", "races:quiet"};
     if (!rc)
-        rc = rmalab_info_set(info, "rmalab_check", check[rmalab_win_check_mode(w)]);
+        rc = rmalab_info_set(info, RMALAB_KEY_CHECK,
+                             rmalab_check_mode_name(rmalab_win_check_mode(w)));
     if (!rc && w->eng->info)
         rc = w->eng->info(w, info);
     if (rc) {

@@ -36,10 +36,10 @@ static const rmalab__engine *find_engine(const char *name)
 
 static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diags *diags)
 {
-    const rmalab__engine *e = find_engine(rmalab_info_lookup(valid, "rmalab_pscw", 11, NULL));
+    const rmalab__engine *e = find_engine(rmalab__hint_value(valid, RMALAB_KEY_PSCW));
     const char *env = getenv("RMALAB_PSCW");
     if (!e && env && *env && !(e = find_engine(env)))
-        rmalab__diag_add(diags, "rmalab_pscw",
+        rmalab__diag_add(diags, RMALAB_KEY_PSCW,
                          "the environment variable RMALAB_PSCW=\"%s\" is neither \"native\" "
                          "nor \"rma\"; using rma",
                          env);

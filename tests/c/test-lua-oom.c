@@ -37,7 +37,7 @@
 #include <string.h>
 
 /* Defined in lua/rmalab.c (lua_binding_dep); no public header declares it. */
-int luaopen_rmalab(lua_State *L);
+#include <rmalab-embed.h>
 
 static const char script[] =
     "local rl = require 'rmalab'\n"

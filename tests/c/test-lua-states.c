@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* Defined in lua/rmalab.c (lua_binding_dep); no public header declares it. */
-int luaopen_rmalab(lua_State *L);
+#include <rmalab-embed.h>
 
 static int rank, failures;
 

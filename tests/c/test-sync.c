@@ -885,6 +885,63 @@ START_TEST(test_visible_while_blocked)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Warnings                                                                 */
+
+/* What the race checker reports in races:warn goes to the function the
+ * embedder installed (rmalab_set_warnf), not to stderr: ranks 0 and 1 put
+ * to the same byte of the last rank in one fence epoch, and the target
+ * warns at the closing fence. */
+typedef struct {
+    int count;
+    char text[2048];
+} warnings;
+
+static void keep_warning(void *ud, const char *text)
+{
+    warnings *w = ud;
+    if (w->count++ == 0)
+        snprintf(w->text, sizeof w->text, "%s", text);
+}
+
+START_TEST(test_race_warning_callback)
+{
+    warnings got = {0};
+    rmalab_warn_fn fn;
+    void *ud;
+    rmalab_info *info = tu_info("rmalab_check", "races:warn", NULL);
+    rmalab_win_opts o = {.size = WSIZE, .info = info, .name = "warned"};
+    rmalab_win *w = NULL;
+    int target = nranks - 1;
+    unsigned char b = 1;
+    rmalab_set_warnf(keep_warning, &got);
+    rmalab_get_warnf(&fn, &ud);
+    EXPECT(fn == keep_warning && ud == &got, "rmalab_get_warnf gives back what was set");
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    if (w) {
+        EXPECT_OK(rmalab_win_fence(w, 0));
+        if (rank < 2)
+            EXPECT_OK(rmalab_win_put(w, target, 0, RMALAB_BYTE, 1, &b));
+        EXPECT_OK(rmalab_win_fence(w, 0));
+        EXPECT_OK(rmalab_win_free(&w));
+    }
+    rmalab_set_warnf(NULL, NULL);
+    rmalab_get_warnf(&fn, &ud);
+    EXPECT(fn == NULL && ud == NULL, "rmalab_set_warnf(NULL) puts the default back");
+    rmalab_info_destroy(&info);
+    rmalab_races_clear();
+    if (rank == target) {
+        EXPECT(got.count == 1, "the target warned %d times, expected once", got.count);
+        EXPECT(strstr(got.text, "rmalab: ") == got.text &&
+                   strstr(got.text, "(races:warn: continuing)"),
+               "the warning is the race report: \"%s\"", got.text);
+    } else {
+        EXPECT(got.count == 0, "rank %d warned: \"%s\"", rank, got.text);
+    }
+    tu_end();
+}
+END_TEST
+
 Suite *sync_suite(void)
 {
     Suite *s = suite_create("sync");
@@ -907,6 +964,11 @@ Suite *sync_suite(void)
     tc = tcase_create("passive");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_passive);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("warnings");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_race_warning_callback);
     suite_add_tcase(s, tc);
 
     /* The early post of the next epoch: on the rma engine (the default)

@@ -56,4 +56,18 @@ RMALAB_API const char *rmalab_errmsg(void);
 RMALAB_API int rmalab_set_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Warnings: what the core reports without failing a call (a race found in
+ * races:warn, race checking that became incomplete). They go to one
+ * process-wide function, which an embedder installs to show them its own
+ * way (the Lua module does, and through it the REPL); the default writes
+ * the text and a newline to stderr. `text` has no final newline and is
+ * valid during the call only. The function runs on the thread that made
+ * the core call, inside it: it must not call the core. */
+typedef void (*rmalab_warn_fn)(void *ud, const char *text);
+/* Install `fn` with `ud` (NULL: the default). */
+RMALAB_API void rmalab_set_warnf(rmalab_warn_fn fn, void *ud);
+/* The function installed now and its `ud`, so that an embedder can chain
+ * to it or put it back; the default is reported as NULL. */
+RMALAB_API void rmalab_get_warnf(rmalab_warn_fn *fn, void **ud);
+
 #endif

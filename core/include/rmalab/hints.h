@@ -21,6 +21,16 @@
 
 typedef enum { RMALAB_SCOPE_WIN, RMALAB_SCOPE_COMM } rmalab_hint_scope;
 
+/* Keys of the catalogue that rmalab reads itself: each names a row of the
+ * catalogue (rmalab_hints_find), which says its type, default and use. */
+#define RMALAB_KEY_NO_LOCKS "no_locks"
+#define RMALAB_KEY_ACCUMULATE_ORDERING "accumulate_ordering"
+#define RMALAB_KEY_ACCUMULATE_OPS "accumulate_ops"
+#define RMALAB_KEY_PSCW "rmalab_pscw"
+#define RMALAB_KEY_TRACE "rmalab_trace"
+#define RMALAB_KEY_TRACE_SIZE "rmalab_trace_size"
+#define RMALAB_KEY_CHECK "rmalab_check"
+
 typedef enum {
     RMALAB_HINT_BOOL,   /* "true" | "false" */
     RMALAB_HINT_INT,    /* a C int within [min, max], or the `unlimited` word */

@@ -19,12 +19,24 @@
 #include <rmalab/export.h>
 #include <rmalab/win.h>
 
+/* X(suffix, name of the mode as the hint rmalab_check spells it) */
+#define RMALAB_CHECK_MODE_MAP(X)                                               \
+    X(OFF, "off")                                                              \
+    /* a race raises ERR_RMA_CONFLICT from the call that found it */          \
+    X(RACES, "races")                                                          \
+    /* warns with the report (rmalab_set_warnf) and goes on */                 \
+    X(WARN, "races:warn")                                                      \
+    /* only records it (rmalab_races) */                                       \
+    X(QUIET, "races:quiet")
+
 typedef enum {
-    RMALAB_CHECK_OFF,
-    RMALAB_CHECK_RACES, /* a race raises ERR_RMA_CONFLICT from the call that found it */
-    RMALAB_CHECK_WARN,  /* "races:warn": prints the report on stderr and goes on */
-    RMALAB_CHECK_QUIET, /* "races:quiet": only records it (rmalab_races) */
+#define RMALAB__CHECK_ENUM(suffix, name) RMALAB_CHECK_##suffix,
+    RMALAB_CHECK_MODE_MAP(RMALAB__CHECK_ENUM)
+#undef RMALAB__CHECK_ENUM
 } rmalab_check_mode;
+
+/* "off", "races", "races:warn" or "races:quiet"; "?" for others. */
+RMALAB_API const char *rmalab_check_mode_name(rmalab_check_mode mode);
 
 /* The mode of a window on this rank (OFF when it is not checked). */
 RMALAB_API rmalab_check_mode rmalab_win_check_mode(const rmalab_win *w);

@@ -1,0 +1,45 @@
+/* Embedding the rmalab Lua module in a C program: what a host may call
+ * besides Lua's own API, and the registry keys it may set. Installed.
+ *
+ * WHO GETS WHAT. rmalab.so, the module that `require "rmalab"` loads,
+ * exports the two luaopen_ functions and nothing else (lua/rmalab.map): it
+ * embeds its own copy of the core, which must not mix with a librmalab.so
+ * the program may also link. A host that loads rmalab.so can therefore use
+ * the luaopen_ functions and the registry keys below, and nothing more; the
+ * module's warnings then go to stderr. A host that links the binding
+ * itself, as the REPL links the static library rmalab-lua of the build
+ * (lua/meson.build), gets every function here; they act on the binding's
+ * copy of the core, in the same program. */
+#ifndef RMALAB_EMBED_H
+#define RMALAB_EMBED_H
+
+#include <lua.h>
+
+/* The module and rmalab.test, for luaL_requiref or package.preload. */
+int luaopen_rmalab(lua_State *L);
+int luaopen_rmalab_test(lua_State *L);
+
+/* For a host that started MPI (with MPI_THREAD_MULTIPLE) before any Lua
+ * state loads the module: the next state to load it takes MPI over, and the
+ * last to close finalises it, after the ranks agree on leaked windows. */
+void rmalab_lua_host_hands_mpi(void);
+
+/* Where the warnings of L's state go (a window or communicator collected
+ * without being freed, a race found in races:warn...): `text` has no final
+ * newline and is valid during the call. `fn` runs inside the binding call
+ * or the collection that warns, on its thread: it must not call Lua on L
+ * or the module. NULL (the default): the text and a newline on stderr.
+ * Call it after the module is loaded in L. */
+typedef void (*rmalab_lua_warn_fn)(void *ud, const char *text);
+void rmalab_lua_set_warnf(lua_State *L, rmalab_lua_warn_fn fn, void *ud);
+
+/* Registry keys a host may set in a state that loads the module (from C,
+ * or from Lua through debug.getregistry()); also with rmalab.so. */
+/* A function called, protected, with the exit code just before comm:abort
+ * calls MPI_Abort, so that the host can say who aborted by its own means. */
+#define RMALAB_LUA_ABORT_HOOK "rmalab.abort.hook"
+/* A function that hears rmalab.test's events, set before the module
+ * rmalab.test is first required (lua/ltest.c says what it is called with). */
+#define RMALAB_LUA_TEST_SINK "rmalab.test.sink"
+
+#endif
