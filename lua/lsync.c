@@ -1,7 +1,8 @@
 /* Synchronisation in Lua: fence, post/start/complete/wait/test, lock,
  * unlock, lock_all, unlock_all, flush, flush_all, flush_local,
- * flush_local_all, and win:epochs(), the observable epoch state. Every call is the core's, which checks the epoch
- * state machine before MPI sees the call. */
+ * flush_local_all, and win:epochs(), the observable epoch state. Every
+ * call is the core's, which checks the epoch state machine before MPI sees
+ * the call. */
 #include <limits.h>
 #include <string.h>
 

@@ -30,7 +30,7 @@
  *            the accesses stay with the origin until a flush or unlock
  *            completes them at their target;
  *   acquires EPOCH: wait, test;  otherwise the batches that arrived. */
-#include "win-private.h"
+#include "sync-event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -484,18 +484,15 @@ static int fenced(rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* The entry point of every call (win-private.h)                            */
 
-void rmalab__sync_begin(rmalab_win *w, rmalab__sync_event *ev, rmalab_sync_id id)
+void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
 {
     if (w->races)
         rmalab__races_jitter_now();
-    *ev = (rmalab__sync_event){.k = &rmalab__sync_kinds[id], .t0 = rmalab__trace_t0(w),
-                               .peer = -1};
+    ev->t0 = rmalab__trace_t0(w);
 }
 
-int rmalab__sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
 {
-    if (!w->races || !ev->n)
-        return RMALAB_OK;
     switch (ev->k->releases) {
     case RMALAB_RELEASE_CLOCK: return post_clock(w, ev->group, ev->n);
     case RMALAB_RELEASE_EPOCH: return complete_epoch(w, ev->group, ev->n);
@@ -503,7 +500,7 @@ int rmalab__sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
     }
 }
 
-int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
     rmalab__trace_call(w, (int)k->trace, ev->t0, ev->peer, ev->group, ev->n, ev->flag);
@@ -518,21 +515,17 @@ int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev)
     return synced(w, k->name);
 }
 
-int64_t rmalab__op_begin(rmalab_win *w)
+void rmalab__op_begin_(rmalab_win *w)
 {
-    if (w && w->races)
-        rmalab__races_jitter_now();
-    return rmalab__trace_t0(w);
+    rmalab__races_jitter_now();
+    (void)w;
 }
 
-int rmalab__op_end(rmalab_win *w, int kind, int64_t t0, int rc, int target, MPI_Aint disp,
-                   rmalab_type type, int count, rmalab_op op)
+int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                    rmalab_type type, int count, rmalab_op op)
 {
-    if (rc)
-        return rc;
     uint32_t id = 0;
-    if (w->races)
-        rc = race_op(w, kind, target, disp, type, count, op, &id);
+    int rc = w->races ? race_op(w, kind, target, disp, type, count, op, &id) : RMALAB_OK;
     rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
     return rc;
 }

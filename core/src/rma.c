@@ -7,7 +7,7 @@
  * back the target's memory for a plain copy. Origin data is staged and
  * results are tracked by results.c. Calls sync.c, the engines, results.c
  * and types.c; records what succeeded (trace.c). */
-#include "win-private.h"
+#include "sync-event.h"
 
 #include <stdio.h>
 #include <string.h>

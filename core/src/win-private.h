@@ -34,6 +34,8 @@
  *                    the checks and their reporting; rmalab_barrier; the
  *                    one entry point through which every call reaches
  *                    the recorder and the checker (rmalab__sync_*, _op_*)
+ *   sync-event.h     the inline front of that entry point: a NULL test or
+ *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
@@ -543,31 +545,16 @@ void rmalab__races_forget(rmalab_win *w);
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
 void rmalab__races_model_free(struct rmalab__races *R);
 
-/* races-sync.c: the one entry point of every call on a window that the
- * recorder and the race checker see. A synchronisation call reports one
- * event, described by its row of rmalab__sync_kinds: begun before its
- * checks, ahead of its MPI call for what its kind hands on first (post's
- * clock, complete's accesses), ended once it succeeded (its trace event;
- * what it releases and acquires). Each costs a NULL test or two when the
- * window neither records nor is checked. A call that finds a race returns
- * RMALAB_ERR_RMA_CONFLICT (mode races) after the call's own work. */
-typedef struct {
-    const rmalab_sync_kind *k;
-    int64_t t0;
-    int peer;               /* scope PEER: the target; else -1 */
-    const int *group;       /* scope GROUP: the group, n ranks */
-    int n;
-    int flag;               /* the trace's flag: assertion, exclusive, test's result */
-    bool unfinished;        /* a test that returned false: traced, nothing acquired */
-} rmalab__sync_event;
-void rmalab__sync_begin(rmalab_win *w, rmalab__sync_event *ev, rmalab_sync_id id);
-int rmalab__sync_ahead(rmalab_win *w, const rmalab__sync_event *ev);
-int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev);
-/* An RMA operation (w may be NULL): begun (its time, or 0), and ended
- * once issued (rc: its own status, returned unless the checker fails). */
-int64_t rmalab__op_begin(rmalab_win *w);
-int rmalab__op_end(rmalab_win *w, int kind, int64_t t0, int rc, int target, MPI_Aint disp,
-                   rmalab_type type, int count, rmalab_op op);
+/* races-sync.c: the entry point of every call that the recorder and the
+ * checker see; sync-event.h has its inline front, which sync.c and rma.c
+ * call. */
+typedef struct rmalab__sync_event rmalab__sync_event;
+void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
+int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
+int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
+void rmalab__op_begin_(rmalab_win *w);
+int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                    rmalab_type type, int count, rmalab_op op);
 /* win:read / win:write, after the access. */
 int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
 /* Creation (collective): check the window if any rank asks. */
