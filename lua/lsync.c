@@ -1,7 +1,8 @@
 /* Synchronisation in Lua: fence, post/start/complete/wait/test, lock,
- * unlock, lock_all, unlock_all, flush, flush_all, and win:epochs(), the
- * observable epoch state. Every call is the core's, which checks the epoch
- * state machine before MPI sees the call. */
+ * unlock, lock_all, unlock_all, flush, flush_all, flush_local,
+ * flush_local_all, and win:epochs(), the observable epoch state. Every
+ * call is the core's, which checks the epoch state machine before MPI sees
+ * the call. */
 #include <limits.h>
 #include <string.h>
 
@@ -50,6 +51,8 @@ SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
 SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
 SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
 SYNC0(win_flush_all, rmalab_win_flush_all(w))
+SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
+SYNC0(win_flush_local_all, rmalab_win_flush_local_all(w))
 
 static int win_test(lua_State *L)
 {
@@ -167,6 +170,8 @@ static const luaL_Reg sync_methods[] = {
     {"unlock_all", win_unlock_all},
     {"flush", win_flush},
     {"flush_all", win_flush_all},
+    {"flush_local", win_flush_local},
+    {"flush_local_all", win_flush_local_all},
     {"post", win_post},
     {"start", win_start},
     {"test", win_test},

@@ -238,6 +238,24 @@ static const luaL_Reg win_methods[] = {
     {NULL, NULL},
 };
 
+/* T._sync: the core's synchronisation kinds by name (rmalab/sync.h), with
+ * what the writers need: scope ("nobody", "peer", "group", "every") and
+ * collective. */
+static void push_sync_kinds(lua_State *L)
+{
+    static const char *const scopes[] = {"nobody", "peer", "group", "every"};
+    lua_createtable(L, 0, RMALAB_SYNC_NKINDS);
+    for (int i = 0; i < RMALAB_SYNC_NKINDS; i++) {
+        const rmalab_sync_kind *k = rmalab_sync_kind_get((rmalab_sync_id)i);
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, scopes[k->scope]);
+        lua_setfield(L, -2, "scope");
+        lua_pushboolean(L, k->collective);
+        lua_setfield(L, -2, "collective");
+        lua_setfield(L, -2, k->name);
+    }
+}
+
 /* Adds the window methods, and sets rl.trace in the module table on top. */
 void lrm_open_trace(lua_State *L)
 {
@@ -247,6 +265,8 @@ void lrm_open_trace(lua_State *L)
     if (luaL_loadbufferx(L, rmalab_trace_lua, sizeof rmalab_trace_lua, "=rmalab.trace", "t"))
         lua_error(L);
     luaL_newlib(L, trace_funcs);
+    push_sync_kinds(L);
+    lua_setfield(L, -2, "_sync");
     lua_pushvalue(L, -3); /* the module, for the writers */
     lua_call(L, 2, 1);
     lua_setfield(L, -2, "trace");

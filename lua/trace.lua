@@ -10,7 +10,10 @@
 local T, rl = ...
 local fmt, concat = string.format, table.concat
 
-local PSCW = { post = true, start = true, complete = true, wait = true, test = true }
+-- The core's synchronisation kinds (rmalab/sync.h): name -> scope, collective.
+local SYNC = T._sync
+local PSCW = {}   -- the calls that name a group
+for k, s in pairs(SYNC) do PSCW[k] = s.scope == "group" or nil end
 local OPS = { put = true, get = true, accumulate = true, get_accumulate = true,
               fetch_and_op = true, compare_and_swap = true }
 local ARRIVED = { post_arrived = "post", complete_arrived = "complete" }
@@ -21,7 +24,7 @@ local function category(kind)
   if PSCW[kind] then return "pscw" end
   if OPS[kind] then return "rma" end
   if ARRIVED[kind] then return "arrival" end
-  if kind == "fence" then return "fence" end
+  if SYNC[kind] and SYNC[kind].collective then return "fence" end
   return "passive"
 end
 
@@ -46,7 +49,7 @@ local function label(e)
   end
   if PSCW[k] then return k .. " " .. group_text(e.group) end
   if k == "lock" then return fmt("lock %d %s", e.peer, e.flag ~= 0 and "excl" or "shared") end
-  if k == "unlock" or k == "flush" then return fmt("%s %d", k, e.peer) end
+  if SYNC[k] and SYNC[k].scope == "peer" then return fmt("%s %d", k, e.peer) end
   return k
 end
 

@@ -4,12 +4,16 @@
  * call on the same object. A rank blocked in an epoch call finds its
  * partner from its window: the rma engine's matching (posted/arrived) or,
  * on the native engine, the partner's own window (a target that has no
- * exposure epoch open to the origin has not posted). */
+ * exposure epoch open to the origin has not posted). Which call a partner
+ * must make comes from the core's table of synchronisation kinds
+ * (rmalab/sync.h): the one thing this file asks the core. */
 #include "deadlock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rmalab/sync.h>
 
 #include "cmdline.h"
 #include "fold.h"
@@ -130,39 +134,54 @@ static int has(const int *v, int n, int x)
     return 0;
 }
 
+/* The synchronisation kind a window is blocked in (the core's table,
+ * rmalab/sync.h), or, for an RMA operation in an access epoch that start
+ * opened, start's: it waits for the same post. NULL: neither. */
+static const rmalab_sync_kind *blocked_kind(const rstate_win *w)
+{
+    const rmalab_sync_kind *k = rmalab_sync_kind_find(w->blocked);
+    if (!k && strcmp(w->access, rmalab_access_name(RMALAB_ACCESS_START)) == 0)
+        k = rmalab_sync_kind_get(RMALAB_SYNC_START);
+    return k;
+}
+
 /* The ranks that rank `me`, blocked on window w, waits for, and the call
- * each must make; 0 when unknown. */
+ * each must make ("complete()", the kind's partner); 0 when unknown. */
 static int partners(const rstate *all, int n, int me, const rstate_win *w, rankset *miss,
-                    const char **call)
+                    char *call, size_t size)
 {
     memset(miss, 0, sizeof *miss);
     miss->n = n;
-    if (strcmp(w->blocked, "wait") == 0) {
-        *call = "complete()";
+    const rmalab_sync_kind *k = blocked_kind(w);
+    if (!k || !k->partner)
+        return 0;
+    snprintf(call, size, "%s()", k->partner);
+    if (k->acquires == RMALAB_ACQUIRE_EPOCH) { /* wait: each origin's complete */
         for (int i = 0; i < w->nexp; i++) {
             int o = w->exp[i];
             const rstate_win *ow = o < n ? find_win(&all[o], w->id) : NULL;
             int arrived = i < w->narr && w->arrived[i] > 0;
             int unknown = i >= w->narr || w->arrived[i] < 0;
-            if (o < n && !arrived && (!unknown || !ow || strcmp(ow->access, "start") != 0 ||
-                                      !has(ow->acc, ow->nacc, me) || strcmp(all[o].state, "idle") != 0))
+            if (o < n && !arrived &&
+                (!unknown || !ow ||
+                 strcmp(ow->access, rmalab_access_name(RMALAB_ACCESS_START)) != 0 ||
+                 !has(ow->acc, ow->nacc, me) || strcmp(all[o].state, "idle") != 0))
                 miss->in[o] = 1;
         }
-    } else if (strcmp(w->blocked, "fence") == 0) {
-        *call = "fence()";
+    } else if (k->collective) { /* fence: every rank of the window */
         for (int r = 0; r < n && r < w->size; r++) {
             const rstate_win *rw = find_win(&all[r], w->id);
-            if (!rw || strcmp(rw->blocked, "fence") != 0)
+            if (!rw || strcmp(rw->blocked, w->blocked) != 0)
                 miss->in[r] = 1;
         }
-    } else if (strcmp(w->access, "start") == 0) {
-        *call = "post()";
-        for (int i = 0; i < w->nacc; i++) {
+    } else if (strcmp(w->access, rmalab_access_name(RMALAB_ACCESS_START)) == 0) {
+        for (int i = 0; i < w->nacc; i++) { /* start, complete, an operation: the posts */
             int t = w->acc[i];
             const rstate_win *tw = t < n ? find_win(&all[t], w->id) : NULL;
             int known = i < w->npost && w->posted[i] >= 0;
+            const char *post = rmalab_exposure_name(RMALAB_EXPOSURE_POST);
             if (t < n && (known ? w->posted[i] == 0
-                                : !tw || strcmp(tw->exposure, "post") != 0 ||
+                                : !tw || strcmp(tw->exposure, post) != 0 ||
                                       !has(tw->exp, tw->nexp, me)))
                 miss->in[t] = 1;
         }
@@ -204,11 +223,10 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
     if (d && off < size)
         off += (size_t)snprintf(buf + off, size - off, "; %s", d + 4);
     rankset miss;
-    const char *call = r->call;
-    char coll[40];
-    snprintf(coll, sizeof coll, "%s()", r->call);
-    if (off < size && (r->collective ? collective_missing(all, n, me, &miss) && (call = coll)
-                                     : w && partners(all, n, me, w, &miss, &call))) {
+    char call[40];
+    snprintf(call, sizeof call, "%s()", r->call);
+    if (off < size && (r->collective ? collective_missing(all, n, me, &miss)
+                                     : w && partners(all, n, me, w, &miss, call, sizeof call))) {
         char set[256];
         rankset_text(&miss, set, sizeof set);
         int one = rankset_count(&miss) == 1;
@@ -225,13 +243,13 @@ static int waits_for(const rstate *all, int n, int r, const rstate_win *w, char 
                      size_t size)
 {
     rankset miss, err = {.n = n};
-    const char *call;
-    char set[256];
-    if (!partners(all, n, r, w, &miss, &call))
+    char call[40], set[256];
+    if (!partners(all, n, r, w, &miss, call, sizeof call))
         return 0;
     /* A rank that failed and went idle will not reach a collective; an
      * epoch partner (post, complete) may still make its call. */
-    for (int m = 0; m < n && strcmp(w->blocked, "fence") == 0; m++)
+    const rmalab_sync_kind *k = blocked_kind(w);
+    for (int m = 0; m < n && k->collective; m++)
         err.in[m] = miss.in[m] && all[m].last_error && strcmp(all[m].state, "idle") == 0;
     int ne = rankset_count(&err), nm = rankset_count(&miss);
     rankset_text(ne ? &err : &miss, set, sizeof set);

@@ -14,6 +14,11 @@
 #include <rmalab/rmalab.h>
 #include <rmalab/win.h>
 
+/* sync-kinds.c: the table of rmalab/sync.h, indexed by rmalab_sync_id, and
+ * the row of a trace kind (NULL: no synchronisation call). */
+extern const rmalab_sync_kind rmalab__sync_kinds[];
+const rmalab_sync_kind *rmalab__sync_kind_of_trace(int trace);
+
 /* Record a detailed message for `code` on this thread and return `code`. */
 #define rmalab__fail rmalab_set_error /* the same call, kept short inside */
 int rmalab__vfail(int code, const char *fmt, va_list ap)

@@ -20,8 +20,17 @@
  *   free     is the last such exchange.
  * Messages go out with MPI_Isend before the call that lets the peer go on,
  * so a receive never waits for a peer's progress beyond a message already
- * sent. Waits poll and sleep, as every deliberate wait in rmalab does. */
-#include "win-private.h"
+ * sent. Waits poll and sleep, as every deliberate wait in rmalab does.
+ *
+ * Every call on a window that the recorder and the checker see comes in
+ * through one entry point at the end (rmalab__sync_* for synchronisation,
+ * read from its kind's row in rmalab/sync.h; rmalab__op_* for operations):
+ *   releases CLOCK: post;  EPOCH: complete;  TARGETS: unlock, flush and
+ *            their _all;  ALL: fence;  LOCAL (flush_local): nothing, as
+ *            the accesses stay with the origin until a flush or unlock
+ *            completes them at their target;
+ *   acquires EPOCH: wait, test;  otherwise the batches that arrived. */
+#include "sync-event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,12 +243,6 @@ static int finish_together(rmalab_win *w, int64_t *S, const char *call)
 /* ------------------------------------------------------------------------ */
 /* Accesses                                                                 */
 
-int rmalab__race_enter_(rmalab_win *w)
-{
-    (void)w;
-    rmalab__races_jitter_now();
-    return RMALAB_OK;
-}
 
 static uint8_t lock_on(const rmalab_win *w, int target)
 {
@@ -248,8 +251,8 @@ static uint8_t lock_on(const rmalab_win *w, int target)
     return w->ep.access == RMALAB_ACCESS_LOCK ? w->ep.locked[target] : 0;
 }
 
-int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                     int count, rmalab_op op, uint32_t *id)
+static int race_op(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
+                   int count, rmalab_op op, uint32_t *id)
 {
     rmalab__racc r = {0};
     MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->lay.disp_units[target];
@@ -270,8 +273,10 @@ int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_
     return rmalab__racc_add(&w->races->out[target], &r, id);
 }
 
-int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
+int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
 {
+    if (!w->races)
+        return RMALAB_OK;
     static struct rmalab__rlist one;
     rmalab__racc r = {0};
     r.lo = (int64_t)disp * (w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->disp_unit);
@@ -308,14 +313,14 @@ static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_
 /* ------------------------------------------------------------------------ */
 /* Synchronisation                                                          */
 
-int rmalab__race_synced_(rmalab_win *w, const char *call)
+static int synced(rmalab_win *w, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
     return finish(w, call, drain(w, at));
 }
 
-int rmalab__race_post_(rmalab_win *w, const int *ranks, int n)
+static int post_clock(rmalab_win *w, const int *ranks, int n)
 {
     int64_t *S = rmalab__malloc(clock_bytes());
     if (!S)
@@ -349,7 +354,7 @@ static int join_post(rmalab_win *w, int t)
     return RMALAB_OK;
 }
 
-int rmalab__race_complete_(rmalab_win *w, const int *group, int n)
+static int complete_epoch(rmalab_win *w, const int *group, int n)
 {
     struct rmalab__races *R = w->races;
     int rc = RMALAB_OK;
@@ -370,7 +375,7 @@ int rmalab__race_complete_(rmalab_win *w, const int *group, int n)
     return rc;
 }
 
-int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *call)
+static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
@@ -403,7 +408,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
     return rc;
 }
 
-int rmalab__race_released_(rmalab_win *w, int target, const char *call)
+static int released(rmalab_win *w, int target, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
@@ -447,7 +452,7 @@ static int exchange(rmalab_win *w, const int64_t *fence, const char *at)
     return rc;
 }
 
-int rmalab__race_fence_(rmalab_win *w)
+static int fenced(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
     char at[96];
@@ -474,6 +479,55 @@ int rmalab__race_fence_(rmalab_win *w)
     rmalab__free(S);
     rmalab__races_forget(w); /* the fence orders everything before it */
     return rc ? rc : rc2 ? rc2 : rc3;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The entry point of every call (win-private.h)                            */
+
+void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
+{
+    if (w->races)
+        rmalab__races_jitter_now();
+    ev->t0 = rmalab__trace_t0(w);
+}
+
+int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
+{
+    switch (ev->k->releases) {
+    case RMALAB_RELEASE_CLOCK: return post_clock(w, ev->group, ev->n);
+    case RMALAB_RELEASE_EPOCH: return complete_epoch(w, ev->group, ev->n);
+    default: return RMALAB_OK;
+    }
+}
+
+int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
+{
+    const rmalab_sync_kind *k = ev->k;
+    rmalab__trace_call(w, (int)k->trace, ev->t0, ev->peer, ev->group, ev->n, ev->flag);
+    if (!w->races || ev->unfinished)
+        return RMALAB_OK;
+    if (k->releases == RMALAB_RELEASE_ALL)
+        return fenced(w);
+    if (k->releases == RMALAB_RELEASE_TARGETS)
+        return released(w, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, k->name);
+    if (k->acquires == RMALAB_ACQUIRE_EPOCH)
+        return ev->n ? exposed(w, ev->group, ev->n, k->name) : RMALAB_OK;
+    return synced(w, k->name);
+}
+
+void rmalab__op_begin_(rmalab_win *w)
+{
+    rmalab__races_jitter_now();
+    (void)w;
+}
+
+int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                    rmalab_type type, int count, rmalab_op op)
+{
+    uint32_t id = 0;
+    int rc = w->races ? race_op(w, kind, target, disp, type, count, op, &id) : RMALAB_OK;
+    rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -465,7 +465,7 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
     if (w->trace) {
         int issuer[2] = {a->issuer, b->issuer};
         uint32_t id[2] = {a->id, b->id};
-        rmalab__trace_race_(w, (uint32_t)x.seq, x.target, x.lo, x.hi, issuer, id);
+        rmalab__trace_race(w, (uint32_t)x.seq, x.target, x.lo, x.hi, issuer, id);
     }
 }
 

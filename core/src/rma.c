@@ -7,7 +7,7 @@
  * back the target's memory for a plain copy. Origin data is staged and
  * results are tracked by results.c. Calls sync.c, the engines, results.c
  * and types.c; records what succeeded (trace.c). */
-#include "win-private.h"
+#include "sync-event.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -174,71 +174,54 @@ static int compare_and_swap_(rmalab_win *w, int target, MPI_Aint disp, rmalab_ty
 /* ------------------------------------------------------------------------ */
 /* The calls, recorded when the window records (trace.c)                    */
 
-/* An operation that succeeded goes in the window's record, and in the race
- * checker's. */
-static int traced(rmalab_win *w, int kind, int64_t t0, int rc, int target, MPI_Aint disp,
-                  rmalab_type type, int count, rmalab_op op)
-{
-    if (rc)
-        return rc;
-    uint32_t id = 0;
-    rc = rmalab__race_op(w, kind, target, disp, type, count, op, &id);
-    rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
-    return rc;
-}
-
+/* Each goes through the entry point of races-sync.c: an operation that
+ * succeeded goes in the window's record, and in the race checker's. */
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = put_(w, target, disp, type, count, origin);
-    return traced(w, RMALAB_TRACE_PUT, t0, rc, target, disp, type, count, RMALAB_OP_REPLACE);
+    return rmalab__op_end(w, RMALAB_TRACE_PUT, t0, rc, target, disp, type, count, RMALAB_OP_REPLACE);
 }
 
 int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    rmalab_result **out)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = get_(w, target, disp, type, count, out);
-    return traced(w, RMALAB_TRACE_GET, t0, rc, target, disp, type, count, RMALAB_OP_NO_OP);
+    return rmalab__op_end(w, RMALAB_TRACE_GET, t0, rc, target, disp, type, count, RMALAB_OP_NO_OP);
 }
 
 int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                           const void *origin, rmalab_op op)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = accumulate_(w, target, disp, type, count, origin, op);
-    return traced(w, RMALAB_TRACE_ACCUMULATE, t0, rc, target, disp, type, count, op);
+    return rmalab__op_end(w, RMALAB_TRACE_ACCUMULATE, t0, rc, target, disp, type, count, op);
 }
 
 int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                               int count, const void *origin, rmalab_op op, rmalab_result **out)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = get_accumulate_(w, target, disp, type, count, origin, op, out);
-    return traced(w, RMALAB_TRACE_GET_ACCUMULATE, t0, rc, target, disp, type, count, op);
+    return rmalab__op_end(w, RMALAB_TRACE_GET_ACCUMULATE, t0, rc, target, disp, type, count, op);
 }
 
 int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                             const void *origin, rmalab_op op, rmalab_result **out)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = fetch_and_op_(w, target, disp, type, origin, op, out);
-    return traced(w, RMALAB_TRACE_FETCH_AND_OP, t0, rc, target, disp, type, 1, op);
+    return rmalab__op_end(w, RMALAB_TRACE_FETCH_AND_OP, t0, rc, target, disp, type, 1, op);
 }
 
 int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                                 const void *compare, const void *origin, rmalab_result **out)
 {
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    int64_t t0 = rmalab__op_begin(w);
     int rc = compare_and_swap_(w, target, disp, type, compare, origin, out);
-    return traced(w, RMALAB_TRACE_COMPARE_AND_SWAP, t0, rc, target, disp, type, 1, RMALAB_NOPS);
+    return rmalab__op_end(w, RMALAB_TRACE_COMPARE_AND_SWAP, t0, rc, target, disp, type, 1, RMALAB_NOPS);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -249,7 +232,7 @@ int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, v
     unsigned char *p;
     if (!w)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__race_enter(w);
+    (void)rmalab__op_begin(w);
     int rc = rmalab__check_count("read", type, count);
     if (!rc)
         rc = rmalab__layout_local(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
@@ -258,7 +241,7 @@ int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, v
     if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
         MPI_Win_sync(w->win);
     memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
-    return rmalab__race_local(w, false, disp, type, count);
+    return rmalab__op_local(w, false, disp, type, count);
 }
 
 int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
@@ -266,7 +249,7 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
     unsigned char *p;
     if (!w)
         return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__race_enter(w);
+    (void)rmalab__op_begin(w);
     int rc = rmalab__check_count("write", type, count);
     if (!rc)
         rc = rmalab__layout_local(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
@@ -275,5 +258,5 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
     memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
     if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
         MPI_Win_sync(w->win);
-    return rmalab__race_local(w, true, disp, type, count);
+    return rmalab__op_local(w, true, disp, type, count);
 }

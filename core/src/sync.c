@@ -10,7 +10,7 @@
  * State changes happen under the window's lock (a spin lock), and the MPI call itself
  * runs outside it with `blocked_in` set, so another thread can always take a
  * snapshot, also while this one is blocked in MPI. */
-#include "win-private.h"
+#include "sync-event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,8 +147,8 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
 static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_POST);
     char g[512];
     int rc = rmalab__check_assert("post", assert_,
                           RMALAB_MODE_NOCHECK | RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT);
@@ -174,7 +174,10 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     /* "A call is a noop, and can be skipped, if the group argument is
      * empty": the state still opens the (empty) epoch, so that wait, test
      * and complete pair with it, and they skip the engine in turn. */
-    if (n && !(rc = rmalab__race_post(w, ranks, n)))
+    ev.group = ranks;
+    ev.n = n;
+    ev.flag = assert_;
+    if (n && !(rc = rmalab__sync_ahead(w, &ev)))
         rc = w->eng->post(w, ranks, n, rmalab__mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
@@ -187,8 +190,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     w->ep.closed_by_test = false;
     rmalab__unlock(w);
-    rmalab__trace_call(w, RMALAB_TRACE_POST, t0, -1, ranks, n, assert_);
-    return rmalab__race_synced(w, "post");
+    return rmalab__sync_end(w, &ev);
 }
 
 /* start({me}) waits for a post that only this rank can make, later: it can
@@ -212,8 +214,8 @@ static int check_self_start(const rmalab_win *w, const int *ranks, int n)
 static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_START);
     char g[512];
     int rc = rmalab__check_assert("start", assert_, RMALAB_MODE_NOCHECK);
     if (rc)
@@ -239,7 +241,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rc;
     if (n) { /* empty: a no-op, as for post */
         rmalab__block b; /* MPICH's start waits for the posts */
-        (void)rmalab__win_block(w, &b, "start", false, ranks, n);
+        (void)rmalab__win_block(w, &b, ev.k->name, false, ranks, n);
         rc = w->eng->start(w, ranks, n, rmalab__mpi_mode(assert_));
         rmalab__win_unblock(w, &b);
     }
@@ -257,8 +259,10 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     set_ops(w, 0);
     rmalab__unlock(w);
-    rmalab__trace_call(w, RMALAB_TRACE_START, t0, -1, ranks, n, assert_);
-    return rmalab__race_synced(w, "start");
+    ev.group = ranks;
+    ev.n = n;
+    ev.flag = assert_;
+    return rmalab__sync_end(w, &ev);
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
@@ -277,8 +281,8 @@ static void access_closed(rmalab_win *w)
 static int complete_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_COMPLETE);
     if (w->ep.access != RMALAB_ACCESS_START)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "complete: it ends an access epoch opened by start(group), "
@@ -289,19 +293,20 @@ static int complete_call(rmalab_win *w)
                                                                : " (this is a passive-target "
                                                                  "epoch: end it with unlock)");
     int rc = RMALAB_OK;
-    if (w->ep.ngroup) { /* an empty start was a no-op */
+    ev.group = w->ep.group;
+    ev.n = w->ep.ngroup;
+    if (ev.n) { /* an empty start was a no-op */
         rmalab__block b; /* the race checker may wait for the posts */
-        (void)rmalab__win_block(w, &b, "complete", false, w->ep.group, w->ep.ngroup);
-        rc = rmalab__race_complete(w, w->ep.group, w->ep.ngroup);
+        (void)rmalab__win_block(w, &b, ev.k->name, false, ev.group, ev.n);
+        rc = rmalab__sync_ahead(w, &ev);
         if (!rc)
             rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
         rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
-    rmalab__trace_call(w, RMALAB_TRACE_COMPLETE, t0, -1, w->ep.group, w->ep.ngroup, 0);
-    access_closed(w);
-    return rmalab__race_synced(w, "complete");
+    access_closed(w); /* leaves the group's ranks in place for ev */
+    return rmalab__sync_end(w, &ev);
 }
 
 static int no_exposure(rmalab_win *w, const char *call)
@@ -332,21 +337,22 @@ static void exposure_closed(rmalab_win *w, bool by_test)
 static int wait_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_WAIT);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
     int rc = RMALAB_OK;
     if (w->ep.nxgroup) { /* an empty post was a no-op */
         rmalab__block b;
-        (void)rmalab__win_block(w, &b, "wait", false, w->ep.xgroup, w->ep.nxgroup);
+        (void)rmalab__win_block(w, &b, ev.k->name, false, w->ep.xgroup, w->ep.nxgroup);
         rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
         rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
-    rmalab__trace_call(w, RMALAB_TRACE_WAIT, t0, -1, w->ep.xgroup, w->ep.nxgroup, 0);
-    rc = rmalab__race_exposed(w, w->ep.xgroup, w->ep.nxgroup, "wait");
+    ev.group = w->ep.xgroup;
+    ev.n = w->ep.nxgroup;
+    rc = rmalab__sync_end(w, &ev);
     exposure_closed(w, false);
     return rc;
 }
@@ -354,19 +360,21 @@ static int wait_call(rmalab_win *w)
 int rmalab_win_test(rmalab_win *w, bool *done)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_TEST);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
     int flag = 1; /* an empty post was a no-op: nothing to wait for */
     int rc = w->ep.nxgroup ? w->eng->test(w, w->ep.xgroup, w->ep.nxgroup, &flag) : RMALAB_OK;
     if (rc)
         return rc;
-    rmalab__trace_call(w, RMALAB_TRACE_TEST, t0, -1, w->ep.xgroup, w->ep.nxgroup, flag != 0);
-    if (flag) {
-        rc = rmalab__race_exposed(w, w->ep.xgroup, w->ep.nxgroup, "test");
+    ev.group = w->ep.xgroup;
+    ev.n = w->ep.nxgroup;
+    ev.flag = flag != 0;
+    ev.unfinished = !flag;
+    rc = rmalab__sync_end(w, &ev);
+    if (flag)
         exposure_closed(w, true);
-    }
     *done = flag != 0;
     return rc;
 }
@@ -377,8 +385,8 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 static int fence_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_FENCE);
     int rc = rmalab__check_assert("fence", assert_,
                           RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT | RMALAB_MODE_NOPRECEDE |
                               RMALAB_MODE_NOSUCCEED);
@@ -402,7 +410,7 @@ static int fence_call(rmalab_win *w, int assert_)
                             "fence, but %llu were made since the last one; drop the assertion",
                             (unsigned long long)w->ep.ops_in_epoch);
     rmalab__block b;
-    if ((rc = rmalab__win_block(w, &b, "fence", true, NULL, 0)))
+    if ((rc = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0)))
         return rc;
     int e = MPI_Win_fence(rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
@@ -418,8 +426,8 @@ static int fence_call(rmalab_win *w, int assert_)
     w->ep.exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;
     rmalab__unlock(w);
     rmalab__results_complete(w, -1);
-    rmalab__trace_call(w, RMALAB_TRACE_FENCE, t0, -1, NULL, 0, assert_);
-    return rmalab__race_fence(w);
+    ev.flag = assert_;
+    return rmalab__sync_end(w, &ev);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -447,8 +455,8 @@ static int passive_allowed(rmalab_win *w, const char *call)
 static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK);
     int rc = rmalab__check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock")))
         return rc;
@@ -471,7 +479,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
                             "locked once at a time, so unlock(%d) first",
                             target, target);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "lock", false, &target, 1);
+    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
                          rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
@@ -485,15 +493,16 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     w->ep.locked[target] = exclusive ? 2 : 1;
     w->ep.nlocked++;
     rmalab__unlock(w);
-    rmalab__trace_call(w, RMALAB_TRACE_LOCK, t0, target, NULL, 0, exclusive);
-    return rmalab__race_synced(w, "lock");
+    ev.peer = target;
+    ev.flag = exclusive;
+    return rmalab__sync_end(w, &ev);
 }
 
 static int unlock_call(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK);
     if (target < 0 || target >= w->size)
         return rmalab__fail(RMALAB_ERR_RANK, "unlock: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
@@ -505,7 +514,7 @@ static int unlock_call(rmalab_win *w, int target)
                                                                   "after lock_all())"
                                                                 : "; lock it first");
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "unlock", false, &target, 1);
+    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
     int e = MPI_Win_unlock(target, w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
@@ -514,19 +523,19 @@ static int unlock_call(rmalab_win *w, int target)
     w->ep.locked[target] = 0;
     bool last = --w->ep.nlocked == 0;
     rmalab__unlock(w);
-    rmalab__trace_call(w, RMALAB_TRACE_UNLOCK, t0, target, NULL, 0, 0);
     if (last)
         access_closed(w);
     else
         rmalab__results_complete(w, target);
-    return rmalab__race_released(w, target, "unlock");
+    ev.peer = target;
+    return rmalab__sync_end(w, &ev);
 }
 
 static int lock_all_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK_ALL);
     int rc = rmalab__check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock_all")))
         return rc;
@@ -542,7 +551,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
                                 "that no passive-target lock targets it; use fence or PSCW",
                                 r);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "lock_all", false, NULL, 0);
+    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
     int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
@@ -552,15 +561,15 @@ static int lock_all_call(rmalab_win *w, int assert_)
     w->ep.access = RMALAB_ACCESS_LOCK_ALL;
     set_ops(w, 0);
     rmalab__unlock(w);
-    rmalab__trace_call(w, RMALAB_TRACE_LOCK_ALL, t0, -1, NULL, 0, assert_);
-    return rmalab__race_synced(w, "lock_all");
+    ev.flag = assert_;
+    return rmalab__sync_end(w, &ev);
 }
 
 static int unlock_all_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK_ALL);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "unlock_all: no lock_all() epoch is open%s",
@@ -568,128 +577,156 @@ static int unlock_all_call(rmalab_win *w)
                                                               "lock(target))"
                                                             : "");
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "unlock_all", false, NULL, 0);
+    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
     int e = MPI_Win_unlock_all(w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
     access_closed(w);
-    rmalab__trace_call(w, RMALAB_TRACE_UNLOCK_ALL, t0, -1, NULL, 0, 0);
-    return rmalab__race_released(w, -1, "unlock_all");
+    return rmalab__sync_end(w, &ev);
 }
 
-static int flush_call(rmalab_win *w, int target)
+/* flush and flush_local (`id`): MPI_Win_flush or MPI_Win_flush_local. Both
+ * complete the operations to target at this origin, so its results are
+ * ready; what they order at the target is the kind's (rmalab/sync.h). */
+static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, id);
+    const char *call = ev.k->name;
     if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "flush: rank %d is not in the window's group "
+        return rmalab__fail(RMALAB_ERR_RANK, "%s: rank %d is not in the window's group "
                                              "(ranks 0 to %d)",
-                            target, w->size - 1);
+                            call, target, w->size - 1);
     if (!(w->ep.access == RMALAB_ACCESS_LOCK_ALL ||
           (w->ep.access == RMALAB_ACCESS_LOCK && w->ep.locked[target])))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "flush: flushes complete operations of a passive-target epoch, and "
+                            "%s: flushes complete operations of a passive-target epoch, and "
                             "rank %d is not locked; call lock(%d) or lock_all() first",
-                            target, target);
+                            call, target, target);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "flush", false, &target, 1);
-    int e = MPI_Win_flush(target, w->plain);
+    (void)rmalab__win_block(w, &b, call, false, &target, 1);
+    int e = id == RMALAB_SYNC_FLUSH ? MPI_Win_flush(target, w->plain)
+                                    : MPI_Win_flush_local(target, w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_flush");
+        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH ? "MPI_Win_flush"
+                                                           : "MPI_Win_flush_local");
     rmalab__results_complete(w, target);
-    rmalab__trace_call(w, RMALAB_TRACE_FLUSH, t0, target, NULL, 0, 0);
-    return rmalab__race_released(w, target, "flush");
+    ev.peer = target;
+    return rmalab__sync_end(w, &ev);
 }
 
-static int flush_all_call(rmalab_win *w)
+/* flush_all and flush_local_all (`id`). */
+static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
 {
     RMALAB__CHECK_WIN(w);
-    rmalab__race_enter(w);
-    int64_t t0 = rmalab__trace_t0(w);
+    rmalab__sync_event ev;
+    rmalab__sync_begin(w, &ev, id);
+    const char *call = ev.k->name;
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "flush_all: flushes complete operations of a passive-target "
+                            "%s: flushes complete operations of a passive-target "
                             "epoch, and none is open; call lock(target) or "
-                            "lock_all() first");
+                            "lock_all() first",
+                            call);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, "flush_all", false, NULL, 0);
-    int e = MPI_Win_flush_all(w->plain);
+    (void)rmalab__win_block(w, &b, call, false, NULL, 0);
+    int e = id == RMALAB_SYNC_FLUSH_ALL ? MPI_Win_flush_all(w->plain)
+                                        : MPI_Win_flush_local_all(w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_flush_all");
+        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH_ALL ? "MPI_Win_flush_all"
+                                                               : "MPI_Win_flush_local_all");
     rmalab__results_complete(w, -1);
-    rmalab__trace_call(w, RMALAB_TRACE_FLUSH_ALL, t0, -1, NULL, 0, 0);
-    return rmalab__race_released(w, -1, "flush_all");
+    return rmalab__sync_end(w, &ev);
 }
 
 /* ------------------------------------------------------------------------ */
 /* The public calls: each records its failure (rmalab/block.h)             */
 
+/* The end of a public call of kind `id`. */
+static int ended(rmalab_win *w, rmalab_sync_id id, int rc)
+{
+    return rmalab__win_call_end(rmalab__win_id(w), rmalab__sync_kinds[id].name, rc);
+}
+
 int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "post", post_call(w, ranks, n, assert_));
+    return ended(w, RMALAB_SYNC_POST, post_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "start", start_call(w, ranks, n, assert_));
+    return ended(w, RMALAB_SYNC_START, start_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_complete(rmalab_win *w)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "complete", complete_call(w));
+    return ended(w, RMALAB_SYNC_COMPLETE, complete_call(w));
 }
 
 int rmalab_win_wait(rmalab_win *w)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "wait", wait_call(w));
+    return ended(w, RMALAB_SYNC_WAIT, wait_call(w));
 }
 
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "fence", fence_call(w, assert_));
+    return ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_));
 }
 
 int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "lock", lock_call(w, target, exclusive, assert_));
+    return ended(w, RMALAB_SYNC_LOCK, lock_call(w, target, exclusive, assert_));
 }
 
 int rmalab_win_unlock(rmalab_win *w, int target)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "unlock", unlock_call(w, target));
+    return ended(w, RMALAB_SYNC_UNLOCK, unlock_call(w, target));
 }
 
 int rmalab_win_lock_all(rmalab_win *w, int assert_)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "lock_all", lock_all_call(w, assert_));
+    return ended(w, RMALAB_SYNC_LOCK_ALL, lock_all_call(w, assert_));
 }
 
 int rmalab_win_unlock_all(rmalab_win *w)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "unlock_all", unlock_all_call(w));
+    return ended(w, RMALAB_SYNC_UNLOCK_ALL, unlock_all_call(w));
 }
 
 int rmalab_win_flush(rmalab_win *w, int target)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "flush", flush_call(w, target));
+    return ended(w, RMALAB_SYNC_FLUSH, flush_call(w, RMALAB_SYNC_FLUSH, target));
 }
 
 int rmalab_win_flush_all(rmalab_win *w)
 {
     rmalab__call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "flush_all", flush_all_call(w));
+    return ended(w, RMALAB_SYNC_FLUSH_ALL, flush_all_call(w, RMALAB_SYNC_FLUSH_ALL));
+}
+
+int rmalab_win_flush_local(rmalab_win *w, int target)
+{
+    rmalab__call_begin();
+    return ended(w, RMALAB_SYNC_FLUSH_LOCAL, flush_call(w, RMALAB_SYNC_FLUSH_LOCAL, target));
+}
+
+int rmalab_win_flush_local_all(rmalab_win *w)
+{
+    rmalab__call_begin();
+    return ended(w, RMALAB_SYNC_FLUSH_LOCAL_ALL,
+                 flush_all_call(w, RMALAB_SYNC_FLUSH_LOCAL_ALL));
 }

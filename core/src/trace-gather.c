@@ -190,11 +190,12 @@ static int find_win(rmalab_trace_set *s, const struct wire_win *ww)
     return s->nwins++;
 }
 
+/* A synchronisation call that names a group (rmalab/sync.h): its members
+ * follow it. */
 static bool is_group_call(int kind)
 {
-    return kind == RMALAB_TRACE_POST || kind == RMALAB_TRACE_START ||
-           kind == RMALAB_TRACE_COMPLETE || kind == RMALAB_TRACE_WAIT ||
-           kind == RMALAB_TRACE_TEST;
+    const rmalab_sync_kind *k = rmalab__sync_kind_of_trace(kind);
+    return k && k->scope == RMALAB_SYNC_GROUP;
 }
 
 static bool is_access(int kind)
@@ -347,7 +348,7 @@ static void finish(struct merge *m)
         s->events[i].t0 -= origin;
         s->events[i].t1 -= origin;
         s->events[i].group = m->gstart[i] >= 0 ? s->groups + m->gstart[i] : NULL;
-        if (m->gstart[i] < 0 && s->events[i].kind <= RMALAB_TRACE_TEST)
+        if (m->gstart[i] < 0 && is_group_call(s->events[i].kind))
             s->events[i].count = 0;
     }
 }

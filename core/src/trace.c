@@ -12,8 +12,7 @@
  * that follow no call.
  *
  * Cost. A window that does not record pays one NULL test per call
- * (rmalab__trace_t0 and the inline wrappers in win-private.h). A recording
- * window pays two clock reads and one event (56 bytes) per call, plus one
+ * (each function below tests it first). A recording window pays two clock reads and one event (56 bytes) per call, plus one
  * per group member. Calls below trace-gather.c run on the window's owning
  * thread only, so the ring needs no lock; the list of records is under a
  * mutex, taken when a record is opened, retired or gathered. */
@@ -85,10 +84,17 @@ static rmalab__tev *test_run(rmalab__trace *t)
     return NULL;
 }
 
-void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
-                         int n, int flag)
+int64_t rmalab__trace_t0(const rmalab_win *w)
+{
+    return w && w->trace ? rmalab__trace_clock() : 0;
+}
+
+void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int peer, const int *group, int n,
+                        int flag)
 {
     rmalab__trace *t = w->trace;
+    if (!t)
+        return;
     int64_t now = rmalab__trace_clock();
     rmalab__tev *run = kind == RMALAB_TRACE_TEST ? test_run(t) : NULL;
     if (run) { /* a polling loop: one event for the run of tests */
@@ -112,9 +118,11 @@ void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const in
     }
 }
 
-void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                       rmalab_type type, int count, uint32_t seq)
+void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                      rmalab_type type, int count, uint32_t seq)
 {
+    if (!w->trace)
+        return;
     rmalab__tev *e = push(w->trace);
     *e = (rmalab__tev){.t0 = t0, .t1 = rmalab__trace_clock(), .kind = (uint8_t)kind,
                        .peer = target, .count = count, .calls = 1, .disp = disp,
@@ -123,10 +131,12 @@ void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint
 
 /* A race: the event, then one member per access (its issuer and number),
  * which the gathering turns into arrows to the accesses' events. */
-void rmalab__trace_race_(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
-                         const int issuer[2], const uint32_t id[2])
+void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
+                        const int issuer[2], const uint32_t id[2])
 {
     rmalab__trace *t = w->trace;
+    if (!t)
+        return;
     int64_t now = rmalab__trace_clock();
     rmalab__tev *e = push(t);
     *e = (rmalab__tev){.t0 = now, .t1 = now, .kind = RMALAB_TRACE_RACE, .peer = target,
@@ -140,9 +150,11 @@ void rmalab__trace_race_(rmalab_win *w, uint32_t race, int target, int64_t lo, i
 }
 
 /* Once per epoch and peer: the engine reports what it sees at every poll. */
-void rmalab__trace_arrival_(rmalab_win *w, int kind, int peer)
+void rmalab__trace_arrival(rmalab_win *w, int kind, int peer)
 {
     rmalab__trace *t = w->trace;
+    if (!t)
+        return;
     bool post = kind == RMALAB_TRACE_POST_ARRIVED;
     uint32_t seq = post ? t->access_seq[peer] : t->expose_seq[peer];
     uint32_t *seen = post ? &t->seen_post[peer] : &t->seen_complete[peer];
@@ -378,10 +390,17 @@ void rmalab_win_trace_status(const rmalab_win *w, rmalab_trace_status *out)
 
 const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
 {
-    static const char *const names[RMALAB_TRACE_NKINDS] = {
-        "post", "start", "complete", "wait", "test", "fence", "lock", "unlock",
-        "lock_all", "unlock_all", "flush", "flush_all", "put", "get", "accumulate",
-        "get_accumulate", "fetch_and_op", "compare_and_swap", "post_arrived",
-        "complete_arrived", "read", "write", "race"};
-    return (unsigned)kind < RMALAB_TRACE_NKINDS ? names[kind] : NULL;
+    /* The synchronisation calls' names are their rows' (rmalab/sync.h). */
+    static const char *const others[RMALAB_TRACE_NKINDS] = {
+        [RMALAB_TRACE_PUT] = "put", [RMALAB_TRACE_GET] = "get",
+        [RMALAB_TRACE_ACCUMULATE] = "accumulate", [RMALAB_TRACE_GET_ACCUMULATE] = "get_accumulate",
+        [RMALAB_TRACE_FETCH_AND_OP] = "fetch_and_op",
+        [RMALAB_TRACE_COMPARE_AND_SWAP] = "compare_and_swap",
+        [RMALAB_TRACE_POST_ARRIVED] = "post_arrived",
+        [RMALAB_TRACE_COMPLETE_ARRIVED] = "complete_arrived", [RMALAB_TRACE_READ] = "read",
+        [RMALAB_TRACE_WRITE] = "write", [RMALAB_TRACE_RACE] = "race"};
+    if ((unsigned)kind >= RMALAB_TRACE_NKINDS)
+        return NULL;
+    const rmalab_sync_kind *k = rmalab__sync_kind_of_trace((int)kind);
+    return k ? k->name : others[kind];
 }

@@ -4,11 +4,16 @@
  * ONE CONCERN PER FILE, CALLS IN ONE DIRECTION. A file may call only files
  * listed above it; nothing calls upwards. (Check: every rmalab__ and
  * rmalab_win_ call in a file resolves to its own file or one above it.)
+ * This header is a level of its own: its inline functions call only the
+ * files above it, and the files below call them (tests/layers.py).
  *
  *   alloc.c          counted, failable allocation (rmalab/debug.h)
  *   error.c          error classes and the per-thread message
+ *   sync-kinds.c     the synchronisation kinds, one row each (rmalab/sync.h):
+ *                    every file below reads a kind from its row
  *   block.c          blocking calls: what the process is blocked in, its
  *                    last failure, waiting without spinning (rmalab/block.h)
+ *   win-private.h    the window, and its primitives (inline below)
  *   info.c info-mpi.c  info objects
  *   hints.c hints-report.c  the hint catalogue, validation; reports and
  *                    agreement across ranks
@@ -26,7 +31,11 @@
  *                    process's list of races (docs/races.md)
  *   races-sync.c     the race checker at each call: what every
  *                    synchronisation carries, records shipped to targets,
- *                    the checks and their reporting; rmalab_barrier
+ *                    the checks and their reporting; rmalab_barrier; the
+ *                    one entry point through which every call reaches
+ *                    the recorder and the checker (rmalab__sync_*, _op_*)
+ *   sync-event.h     the inline front of that entry point: a NULL test or
+ *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
@@ -58,6 +67,7 @@
 
 #include "private.h"
 #include <rmalab/races.h>
+#include <rmalab/sync.h>
 #include <rmalab/trace.h>
 
 /* MPICH 4.0.2 + UCX 1.13 rounds window bases down to this. */
@@ -322,7 +332,7 @@ struct rmalab_result {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Primitives every window file may use (inline: they call no file)         */
+/* Primitives every window file may use (inline: they call block.c alone)  */
 
 /* The state lock. Writers hold it for a handful of stores and readers for
  * a copy, so a spin lock costs less than a mutex on every epoch. */
@@ -464,42 +474,22 @@ int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 
-/* trace.c: recording. The inline wrappers cost a NULL test when the
- * window does not record. */
+/* trace.c: recording. Each call costs a NULL test when the window does
+ * not record. */
 int64_t rmalab__trace_clock(void);
-void rmalab__trace_call_(rmalab_win *w, int kind, int64_t t0, int peer, const int *group,
-                         int n, int flag);
-void rmalab__trace_op_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                       rmalab_type type, int count, uint32_t seq);
-void rmalab__trace_race_(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
-                         const int issuer[2], const uint32_t id[2]);
-void rmalab__trace_arrival_(rmalab_win *w, int kind, int peer);
 /* When a call starts: its time if the window records, else 0. */
-static inline int64_t rmalab__trace_t0(const rmalab_win *w)
-{
-    return w && w->trace ? rmalab__trace_clock() : 0;
-}
-/* A synchronisation call that succeeded: `peer` for lock, unlock and
- * flush, else -1; `group` for post, start, complete, wait and test. */
-static inline void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int peer,
-                                      const int *group, int n, int flag)
-{
-    if (w->trace)
-        rmalab__trace_call_(w, kind, t0, peer, group, n, flag);
-}
+int64_t rmalab__trace_t0(const rmalab_win *w);
+/* A synchronisation call that succeeded: `peer` for kinds that name one,
+ * else -1; `group` for kinds that name a group (rmalab/sync.h). */
+void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int peer, const int *group, int n,
+                        int flag);
 /* `seq`: the race checker's number of the access, or 0. */
-static inline void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target,
-                                    MPI_Aint disp, rmalab_type type, int count, uint32_t seq)
-{
-    if (w->trace)
-        rmalab__trace_op_(w, kind, t0, target, disp, type, count, seq);
-}
+void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                      rmalab_type type, int count, uint32_t seq);
+void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
+                        const int issuer[2], const uint32_t id[2]);
 /* The rma engine saw a peer's post or complete arrive. */
-static inline void rmalab__trace_arrival(rmalab_win *w, int kind, int peer)
-{
-    if (w->trace)
-        rmalab__trace_arrival_(w, kind, peer);
-}
+void rmalab__trace_arrival(rmalab_win *w, int kind, int peer);
 /* Collective over the window: start recording if any rank wants to (its
  * hints, RMALAB_TRACE, rmalab_trace_default) or `force`; aligns clocks. */
 int rmalab__trace_open(rmalab_win *w, bool force);
@@ -555,66 +545,18 @@ void rmalab__races_forget(rmalab_win *w);
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
 void rmalab__races_model_free(struct rmalab__races *R);
 
-/* races-sync.c: the hooks. Each inline wrapper costs a NULL test when the
- * window is not checked. A hook that finds a race returns
- * RMALAB_ERR_RMA_CONFLICT (mode races) after the call's own work. */
-int rmalab__race_enter_(rmalab_win *w);
-int rmalab__race_op_(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                     int count, rmalab_op op, uint32_t *id);
-int rmalab__race_local_(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
-int rmalab__race_post_(rmalab_win *w, const int *ranks, int n);
-int rmalab__race_complete_(rmalab_win *w, const int *group, int n);
-int rmalab__race_exposed_(rmalab_win *w, const int *xgroup, int n, const char *call);
-int rmalab__race_fence_(rmalab_win *w);
-int rmalab__race_released_(rmalab_win *w, int target, const char *call);
-int rmalab__race_synced_(rmalab_win *w, const char *call);
-/* Before any call on a checked window: the tests' jitter (rmalab_races_jitter). */
-static inline int rmalab__race_enter(rmalab_win *w)
-{
-    return w && w->races ? rmalab__race_enter_(w) : RMALAB_OK;
-}
-/* An operation was issued; *id: its number for the trace. */
-static inline int rmalab__race_op(rmalab_win *w, int call, int target, MPI_Aint disp,
-                                  rmalab_type type, int count, rmalab_op op, uint32_t *id)
-{
-    return w->races ? rmalab__race_op_(w, call, target, disp, type, count, op, id) : RMALAB_OK;
-}
-/* win:read / win:write. */
-static inline int rmalab__race_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type,
-                                     int count)
-{
-    return w->races ? rmalab__race_local_(w, write, disp, type, count) : RMALAB_OK;
-}
-/* Before the engine's post: the post's clock to each origin. */
-static inline int rmalab__race_post(rmalab_win *w, const int *ranks, int n)
-{
-    return w->races && n ? rmalab__race_post_(w, ranks, n) : RMALAB_OK;
-}
-/* Before the engine's complete: the epoch's records and clock to each target. */
-static inline int rmalab__race_complete(rmalab_win *w, const int *group, int n)
-{
-    return w->races && n ? rmalab__race_complete_(w, group, n) : RMALAB_OK;
-}
-/* After wait, or test that returned true: the origins' records, checked. */
-static inline int rmalab__race_exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
-{
-    return w->races && n ? rmalab__race_exposed_(w, xgroup, n, call) : RMALAB_OK;
-}
-/* After MPI_Win_fence: every rank's records, checked (collective). */
-static inline int rmalab__race_fence(rmalab_win *w)
-{
-    return w->races ? rmalab__race_fence_(w) : RMALAB_OK;
-}
-/* After unlock or flush of `target` (-1: all). */
-static inline int rmalab__race_released(rmalab_win *w, int target, const char *call)
-{
-    return w->races ? rmalab__race_released_(w, target, call) : RMALAB_OK;
-}
-/* After lock, lock_all, post, start or complete: batches that arrived. */
-static inline int rmalab__race_synced(rmalab_win *w, const char *call)
-{
-    return w->races ? rmalab__race_synced_(w, call) : RMALAB_OK;
-}
+/* races-sync.c: the entry point of every call that the recorder and the
+ * checker see; sync-event.h has its inline front, which sync.c and rma.c
+ * call. */
+typedef struct rmalab__sync_event rmalab__sync_event;
+void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
+int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
+int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
+void rmalab__op_begin_(rmalab_win *w);
+int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
+                    rmalab_type type, int count, rmalab_op op);
+/* win:read / win:write, after the access. */
+int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */

@@ -3,7 +3,8 @@
  *
  * The calls that may block are window creation (every flavour), free,
  * set_info, fence, start, complete, wait, lock, unlock, lock_all,
- * unlock_all, flush, flush_all and rmalab_barrier. Each of them publishes
+ * unlock_all, flush, flush_all, flush_local, flush_local_all and
+ * rmalab_barrier (the synchronisation calls are rmalab/sync.h's kinds). Each of them publishes
  * what it waits for while it runs, so that another thread (a REPL's control
  * thread) can read it with rmalab_blocked_get, and records its failure for
  * rmalab_last_failure (post too).
@@ -45,7 +46,8 @@ typedef struct {
     const char *call;   /* "fence", "free", "barrier", "win_create", "win_allocate",
                            "win_allocate_shared", "win_create_dynamic", "set_info",
                            "start", "complete", "wait", "lock", "unlock",
-                           "lock_all", "unlock_all", "flush", "flush_all", or an RMA
+                           "lock_all", "unlock_all", "flush", "flush_all",
+                           "flush_local", "flush_local_all", or an RMA
                            operation ("put", ...) waiting for its target's post;
                            NULL: not blocked */
     int collective;     /* 1: every member of the group must make the same call */
@@ -63,7 +65,8 @@ typedef struct {
     /* The group the call waits for, as ranks of MPI_COMM_WORLD: the window's
      * or communicator's for collective calls, the start group for start
      * and complete, the post group for wait, the target for lock, unlock
-     * and flush, the window's for lock_all, unlock_all and flush_all.
+     * and the flushes, the window's for lock_all, unlock_all and the _all
+     * flushes.
      * n_members counts them all; members holds the first
      * RMALAB_STATE_MAX_RANKS. n_members is 0 when they are unknown (no
      * memory to learn a communicator's). */

@@ -10,6 +10,7 @@
 #include <rmalab/comm.h>
 #include <rmalab/win.h>
 #include <rmalab/trace.h>
+#include <rmalab/sync.h>
 #include <rmalab/races.h>
 #include <rmalab/block.h>
 

@@ -54,10 +54,14 @@ typedef enum {
     RMALAB_TRACE_READ,
     RMALAB_TRACE_WRITE,
     RMALAB_TRACE_RACE,
+    /* Added later, so that the kinds above keep their values. */
+    RMALAB_TRACE_FLUSH_LOCAL,
+    RMALAB_TRACE_FLUSH_LOCAL_ALL,
     RMALAB_TRACE_NKINDS
 } rmalab_trace_kind;
 
-/* "post", "put", "post_arrived"...; NULL for an unknown kind. */
+/* "post", "put", "post_arrived"...; NULL for an unknown kind. The
+ * synchronisation calls among the kinds are described in rmalab/sync.h. */
 RMALAB_API const char *rmalab_trace_kind_name(rmalab_trace_kind kind);
 
 /* Times are seconds on the clock of rank 0 of the gathering communicator,

@@ -218,6 +218,10 @@ RMALAB_API int rmalab_win_lock_all(rmalab_win *win, int assert_);
 RMALAB_API int rmalab_win_unlock_all(rmalab_win *win);
 RMALAB_API int rmalab_win_flush(rmalab_win *win, int target);
 RMALAB_API int rmalab_win_flush_all(rmalab_win *win);
+/* MPI_Win_flush_local(_all): the operations to target (every target) are
+ * complete at this origin (its results can be read), not at the target. */
+RMALAB_API int rmalab_win_flush_local(rmalab_win *win, int target);
+RMALAB_API int rmalab_win_flush_local_all(rmalab_win *win);
 
 /* ------------------------------------------------------------------------ */
 /* Observable state                                                         */
