@@ -638,6 +638,11 @@ int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
     return rmalab__hints_validate(scope, requested, to_mpi, diags, 0);
 }
 
+const char *rmalab__hint_value(const rmalab_info *info, const char *key)
+{
+    return info ? rmalab_info_lookup(info, key, strlen(key), NULL) : NULL;
+}
+
 int rmalab__hints_strip_own(rmalab_hint_scope scope, rmalab_info *info)
 {
     for (int i = 0; i < rmalab_hints_count(scope); i++) {

@@ -27,12 +27,6 @@ int rmalab__vfail(int code, const char *fmt, va_list ap)
 int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning (no final newline) to the embedder's function (rmalab/error.h). */
 void rmalab__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The value of the hint `key` (an RMALAB_KEY_ constant) in `info` (may be
- * NULL), or NULL. */
-static inline const char *rmalab__hint_value(const rmalab_info *info, const char *key)
-{
-    return info ? rmalab_info_lookup(info, key, strlen(key), NULL) : NULL;
-}
 /* Translate an MPI error code; `what` names the MPI call. */
 int rmalab__mpi_fail(int mpierr, const char *what);
 
@@ -71,6 +65,9 @@ typedef struct {
 void rmalab__errguard_enter(rmalab__errguard *g);
 void rmalab__errguard_leave(rmalab__errguard *g);
 
+/* The value of the hint `key` (an RMALAB_KEY_ constant) in `info` (may be
+ * NULL), or NULL (hints.c). */
+const char *rmalab__hint_value(const rmalab_info *info, const char *key);
 /* Hints (hints.c): validation that may keep rmalab's own keys, removing
  * them afterwards, and adding a diagnostic (d may be NULL). */
 int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
