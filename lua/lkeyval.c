@@ -1,10 +1,11 @@
 /* Keyvals in Lua: rl.keyval{...}, kv:free(), the predefined keyvals
  * rl.WIN_BASE, rl.WIN_SIZE, rl.WIN_DISP_UNIT, rl.WIN_CREATE_FLAVOR and
- * rl.WIN_MODEL, and the way their copy and delete callbacks enter Lua.
+ * rl.WIN_MODEL, and the way their delete callbacks enter Lua (a copy
+ * callback is checked and set aside: MPI has no window duplication).
  * lattr.c has the window methods that use them.
  *
  * A Lua keyval is a core keyval whose extra_state is a `kvstate`: registry
- * references to the copy and delete functions and to the extra value,
+ * references to the delete function and to the extra value,
  * released by the core keyval's free_fn when the core destroys it (after
  * the user's reference and every attribute using it are gone). An attribute
  * value is one registry reference, carried by the core as a void *; the
@@ -39,13 +40,10 @@ typedef struct {
     const char *predefined; /* "WIN_BASE"... for rl.WIN_BASE..., else NULL */
 } lkeyval;
 
-enum { COPY_NULL, COPY_DUP, COPY_FN };
-
 struct kvstate {
     lrm_ctx *ctx;      /* of the Lua state that made the keyval */
     rmalab_keyval *kv;
-    int copy_mode;
-    int copy_ref, delete_ref, extra_ref; /* registry refs; < 0 for none/nil */
+    int delete_ref, extra_ref;           /* registry refs; < 0 for none/nil */
     lkeyval *ud;                         /* the userdata standing for kv, if any */
 };
 
@@ -110,10 +108,9 @@ static lkeyval *newkeyval(lua_State *L)
 
 static void release_refs(lua_State *L, kvstate *st)
 {
-    lrm_unref(L, st->copy_ref);
     lrm_unref(L, st->delete_ref);
     lrm_unref(L, st->extra_ref);
-    st->copy_ref = st->delete_ref = st->extra_ref = LUA_NOREF;
+    st->delete_ref = st->extra_ref = LUA_NOREF;
 }
 
 /* The core keyval's free_fn: it is being destroyed. Runs inside core calls
@@ -268,47 +265,24 @@ static int keyval_tostring(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* From the core into Lua                                                   */
 
-enum { CB_DELETE, CB_COPY };
-
 typedef struct {
-    int op;
     kvstate *st;
     rmalab_win *win;
     int value_ref;
-    int keep, new_ref; /* copy results */
 } cbargs;
 
-/* Runs protected: delete(win, kv, value, extra), or
- * copy(oldwin, kv, extra, value) -> keep, newvalue. */
+/* Runs protected: delete(win, kv, value, extra). */
 static int cb_body(lua_State *L)
 {
     cbargs *a = lua_touserdata(L, 1);
     kvstate *st = a->st;
     luaL_checkstack(L, 8, "attribute callback");
-    if (a->op == CB_COPY && st->copy_mode == COPY_DUP) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, a->value_ref);
-        a->new_ref = lrm_ref(L);
-        a->keep = 1;
-        return 0;
-    }
-    push_ref(L, a->op == CB_DELETE ? st->delete_ref : st->copy_ref);
+    push_ref(L, st->delete_ref);
     lrm_pushwin(L, a->win);
     push_keyval(L, st);
-    if (a->op == CB_DELETE) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, a->value_ref);
-        push_ref(L, st->extra_ref);
-        lua_call(L, 4, 0);
-        return 0;
-    }
-    push_ref(L, st->extra_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->value_ref);
-    lua_call(L, 4, 2);
-    if (lua_toboolean(L, -2)) {
-        if (lua_isnil(L, -1))
-            return luaL_error(L, "the copy callback kept the attribute but returned no value");
-        a->new_ref = lrm_ref(L);
-        a->keep = 1;
-    }
+    push_ref(L, st->extra_ref);
+    lua_call(L, 4, 0);
     return 0;
 }
 
@@ -366,27 +340,11 @@ static int delete_cb(rmalab_win *win, rmalab_keyval *kv, void *attr, void *extra
     lua_State *L = st->ctx->running;
     int rc = RMALAB_OK;
     if (st->delete_ref >= 0) {
-        cbargs a = {.op = CB_DELETE, .st = st, .win = win, .value_ref = lrm_attr_ref(attr)};
+        cbargs a = {.st = st, .win = win, .value_ref = lrm_attr_ref(attr)};
         rc = protected_call(L, &a, "delete");
     }
     if (L && lua_checkstack(L, 2) && (rc == RMALAB_OK || rmalab_attr_delete_is_final()))
         lrm_unref(L, lrm_attr_ref(attr)); /* a failed replace keeps the old value */
-    return rc;
-}
-
-/* Copy callbacks are kept for fidelity: MPI has no window duplication, so
- * the core never runs them. */
-static int copy_cb(rmalab_win *oldwin, rmalab_keyval *kv, void *extra, void *attr_in,
-                   void **attr_out, int *flag)
-{
-    cbargs a = {.op = CB_COPY, .st = extra, .win = oldwin, .value_ref = lrm_attr_ref(attr_in),
-                .new_ref = LUA_NOREF};
-    *flag = 0;
-    int rc = protected_call(((kvstate *)extra)->ctx->running, &a, "copy");
-    if (rc == RMALAB_OK && a.keep) {
-        *attr_out = lrm_attr_value(a.new_ref);
-        *flag = 1;
-    }
     return rc;
 }
 
@@ -418,20 +376,18 @@ static void check_fields(lua_State *L)
     }
 }
 
-/* Fields copy (2), delete (3) and extra (4) on the stack; how to copy. */
-static int check_callbacks(lua_State *L)
+/* Fields copy (2), delete (3) and extra (4) on the stack. A copy callback
+ * is checked as LUA_API.md gives it and then set aside: MPI has no window
+ * duplication, so nothing could ever call it. */
+static void check_callbacks(lua_State *L)
 {
     lua_getfield(L, 1, "copy");   /* 2 */
     lua_getfield(L, 1, "delete"); /* 3 */
     lua_getfield(L, 1, "extra");  /* 4 */
-
-    int copy_mode = COPY_NULL;
-    if (lua_isfunction(L, 2))
-        copy_mode = COPY_FN;
-    else if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "dup") == 0)
-        copy_mode = COPY_DUP;
-    else if (!lua_isnil(L, 2) &&
-             !(lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "null") == 0))
+    int copy_ok = lua_isnil(L, 2) || lua_isfunction(L, 2) ||
+                  (lua_type(L, 2) == LUA_TSTRING && (strcmp(lua_tostring(L, 2), "dup") == 0 ||
+                                                      strcmp(lua_tostring(L, 2), "null") == 0));
+    if (!copy_ok)
         lrm_raisef(L, RMALAB_ERR_ARG,
                    "rl.keyval: copy must be a function, \"null\" or \"dup\"; got %s",
                    luaL_typename(L, 2));
@@ -439,24 +395,18 @@ static int check_callbacks(lua_State *L)
         !(lua_type(L, 3) == LUA_TSTRING && strcmp(lua_tostring(L, 3), "null") == 0))
         lrm_raisef(L, RMALAB_ERR_ARG, "rl.keyval: delete must be a function or \"null\"; got %s",
                    luaL_typename(L, 3));
-    return copy_mode;
 }
 
 static int l_keyval(lua_State *L)
 {
     check_fields(L);
-    int copy_mode = check_callbacks(L);
+    check_callbacks(L);
     lkeyval *u = newkeyval(L); /* 5; __gc cleans up from here on */
     kvstate *st = malloc(sizeof *st);
     if (!st)
         return lrm_raisef(L, RMALAB_ERR_NO_MEM, "rl.keyval: out of memory");
-    *st = (kvstate){.ctx = lrm_getctx(L), .copy_mode = copy_mode, .copy_ref = LUA_NOREF,
-                    .delete_ref = LUA_NOREF, .extra_ref = LUA_NOREF};
+    *st = (kvstate){.ctx = lrm_getctx(L), .delete_ref = LUA_NOREF, .extra_ref = LUA_NOREF};
     u->st = st; /* keyval_gc releases it if anything below fails */
-    if (copy_mode == COPY_FN) {
-        lua_pushvalue(L, 2);
-        st->copy_ref = lrm_ref(L);
-    }
     if (lua_isfunction(L, 3)) {
         lua_pushvalue(L, 3);
         st->delete_ref = lrm_ref(L);
@@ -465,7 +415,7 @@ static int l_keyval(lua_State *L)
     st->extra_ref = lrm_ref(L);
 
     rmalab_keyval *kv = NULL;
-    int rc = rmalab_keyval_create(copy_mode == COPY_NULL ? NULL : copy_cb, delete_cb, st,
+    int rc = rmalab_keyval_create(NULL, delete_cb, st,
                                   kvstate_free, &kv);
     if (rc)
         return lrm_raise(L, rc, "rl.keyval");

@@ -100,6 +100,12 @@ def signalled(args, sig, ranks=2, limit=5.0, settle=1.5):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_busy(ranks)
     time.sleep(settle)  # the chunk or the script runs
+    end_by_signal(proc, sig, limit)
+
+
+def end_by_signal(proc, sig, limit):
+    """Send sig to rmalab alone: the job must be gone within limit s, with
+    status 128 + sig and no Hydra banner. Its output and stderr, as text."""
     t0 = time.time()
     os.kill(proc.pid, sig)
     took = gone_within(limit, t0, proc)
@@ -111,6 +117,7 @@ def signalled(args, sig, ranks=2, limit=5.0, settle=1.5):
         fail("exit status %s, not %d" % (proc.returncode, 128 + sig))
     if "BAD TERMINATION" in err:
         fail("Hydra's banner reached the user")
+    return out.decode(errors="replace"), err
 
 
 def repl_on_pipe(lines, settle, out=subprocess.DEVNULL):
@@ -206,21 +213,11 @@ def repl_signalled(sig):
     rmalab's, and no Hydra banner."""
     proc, w = repl_on_pipe(b"w = rmalab.win_create(8)\n@0 w:fence()\n@1 while true do end\n", 1.5,
                            subprocess.PIPE)
-    t0 = time.time()
-    os.kill(proc.pid, sig)
-    took = gone_within(5.0, t0, proc)
-    out, err = proc.communicate(timeout=10)
-    err = err.decode(errors="replace")
+    out, err = end_by_signal(proc, sig, 5.0)
     os.close(w)
-    print("job gone %.2f s after %s; status %s" % (took, sig.name, proc.returncode))
-    print("stderr:", err)
-    if proc.returncode != 128 + sig:
-        fail("exit status %s, not %d" % (proc.returncode, 128 + sig))
-    if "BAD TERMINATION" in err:
-        fail("Hydra's banner reached the user")
     if "ended the job" not in err:
         fail("no line from rmalab says the job was ended")
-    if "never finished: w:fence()" not in out.decode(errors="replace"):
+    if "never finished: w:fence()" not in out:
         fail("the output does not say what never finished: %r" % out)
 
 
