@@ -151,7 +151,7 @@ typedef struct {
 
 /* Bytes arrive: the socket takes at most one read's worth at a time, and
  * after each read the connection yields what it can, as read_rank in
- * front.c does. */
+ * session.c does. */
 static void deliver(stream *st, const uint8_t *p, size_t n)
 {
     const size_t bound = 2 * ((size_t)CHAN_MAX_FRAME + 4 + 2 * 65536);
