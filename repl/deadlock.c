@@ -145,8 +145,10 @@ static const rmalab_sync_kind *blocked_kind(const rstate_win *w)
     return k;
 }
 
-/* The ranks that rank `me`, blocked on window w, waits for, and the call
- * each must make ("complete()", the kind's partner); 0 when unknown. */
+/* The ranks that rank `me`, blocked on window w in an epoch call, waits
+ * for, and the call each must make ("complete()", the kind's partner); 0
+ * when unknown. (Collectives are collective_wait's: the core names their
+ * members.) */
 static int partners(const rstate *all, int n, int me, const rstate_win *w, rankset *miss,
                     char *call, size_t size)
 {
@@ -167,12 +169,6 @@ static int partners(const rstate *all, int n, int me, const rstate_win *w, ranks
                  strcmp(ow->access, rmalab_access_name(RMALAB_ACCESS_START)) != 0 ||
                  !has(ow->acc, ow->nacc, me) || strcmp(all[o].state, "idle") != 0))
                 miss->in[o] = 1;
-        }
-    } else if (k->collective) { /* fence: every rank of the window */
-        for (int r = 0; r < n && r < w->size; r++) {
-            const rstate_win *rw = find_win(&all[r], w->id);
-            if (!rw || strcmp(rw->blocked, w->blocked) != 0)
-                miss->in[r] = 1;
         }
     } else if (strcmp(w->access, rmalab_access_name(RMALAB_ACCESS_START)) == 0) {
         for (int i = 0; i < w->nacc; i++) { /* start, complete, an operation: the posts */
@@ -237,28 +233,20 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
         snprintf(buf + off, size - off, " (inside MPI: cannot be interrupted)");
 }
 
-/* What rank r, blocked on w, waits for: "in fence(); rank 1 raised an error
- * and will not reach it" or "in complete() until rank 1 calls post()". */
+/* What rank r, blocked on w in an epoch call, waits for: "in complete()
+ * until rank 1 calls post()". A partner that failed and went idle may
+ * still make its call, unlike a collective's member. */
 static int waits_for(const rstate *all, int n, int r, const rstate_win *w, char *out,
                      size_t size)
 {
-    rankset miss, err = {.n = n};
+    rankset miss;
     char call[40], set[256];
     if (!partners(all, n, r, w, &miss, call, sizeof call))
         return 0;
-    /* A rank that failed and went idle will not reach a collective; an
-     * epoch partner (post, complete) may still make its call. */
-    const rmalab_sync_kind *k = blocked_kind(w);
-    for (int m = 0; m < n && k->collective; m++)
-        err.in[m] = miss.in[m] && all[m].last_error && strcmp(all[m].state, "idle") == 0;
-    int ne = rankset_count(&err), nm = rankset_count(&miss);
-    rankset_text(ne ? &err : &miss, set, sizeof set);
-    if (ne)
-        snprintf(out, size, "blocked in %s(); rank%s %s raised an error and will not reach it",
-                 w->blocked, ne == 1 ? "" : "s", set);
-    else
-        snprintf(out, size, "blocked in %s() until rank%s %s call%s %s", w->blocked,
-                 nm == 1 ? "" : "s", set, nm == 1 ? "s" : "", call);
+    int nm = rankset_count(&miss);
+    rankset_text(&miss, set, sizeof set);
+    snprintf(out, size, "blocked in %s() until rank%s %s call%s %s", w->blocked,
+             nm == 1 ? "" : "s", set, nm == 1 ? "s" : "", call);
     return 1;
 }
 

@@ -60,10 +60,6 @@ static void on_line(void *ud, const char *line)
         r->quit_asked = 1;
         return;
     }
-    if (line[0] == '\x01') {
-        session_note(&r->s, "rmalab: an input line longer than 64 KiB was dropped\n");
-        return;
-    }
     transcribe(r, line);
     if (r->chunk) {
         continue_chunk(r, line);
@@ -89,6 +85,12 @@ static void on_line(void *ud, const char *line)
     }
     if (r->quit_asked)
         r->t.ended = 1;
+}
+
+static void dropped(void *ud)
+{
+    repl *r = ud;
+    session_note(&r->s, "rmalab: an input line longer than 64 KiB was dropped\n");
 }
 
 static const char *prompt_text(void *ud)
@@ -290,7 +292,7 @@ int repl_run(const session_opts *o)
     if (session_open(&r.s, o) == 0) {
         catch_signals(&r.s);
         r.deflt = commands_every_rank(&r);
-        term_init(&r.t, tty, (term_hooks){on_line, prompt_text, complete, held_hook, &r});
+        term_init(&r.t, tty, (term_hooks){on_line, prompt_text, complete, held_hook, dropped, &r});
         r.t.quiet = record_stdout;
         set_sink(&r, o, record_stdout);
         if (o->record && ts_record(&r.s.ts, o->record))

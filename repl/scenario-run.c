@@ -158,14 +158,6 @@ static void take_states(run_ctx *x, double seconds)
     session_wait_until(&x->s, states_fresh, seconds);
 }
 
-/* The ranks' verdicts, for the hints: a rank whose file failed will not
- * reach what the others wait for. */
-static void mark_errors(run_ctx *x)
-{
-    for (int r = 0; r < x->s.n; r++)
-        x->s.st[r].last_error = x->res->r[r].failed;
-}
-
 /* Each rank's state as :status says it, with the case it is in. */
 static void diagnose(run_ctx *x)
 {
@@ -191,7 +183,6 @@ static void diagnose(run_ctx *x)
             snprintf(rr->state, sizeof rr->state, "%s", line);
     }
     char h[4096];
-    mark_errors(x);
     deadlock_hint(f->st, f->n, h, sizeof h);
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
@@ -337,7 +328,6 @@ static void watch(run_ctx *x, double timeout)
             diagnose(x);
             return;
         }
-        mark_errors(x);
         if (session_now() - x->start > 1 && session_deadlock_now(f)) {
             res->outcome = RUN_DEADLOCK;
             diagnose(x);

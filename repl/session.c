@@ -285,9 +285,8 @@ static void on_done(session *s, int r, const chan_msg *m)
     const char *text = m->nfields > 2 ? m->field[2] : "";
     size_t len = m->nfields > 2 ? m->len[2] : 0;
     s->p[r].busy--;
-    s->p[r].last_error = failed;
     s->any_error |= failed;
-    s->st[r].last_error = failed;
+    s->st[r].last_error = failed; /* kept across STATEs: the hints read it */
     if (!c || c->status[r])
         return;
     sink_event e = {.kind = failed ? EV_ERROR : EV_RESULT, .id = c->id, .label = c->label,

@@ -36,7 +36,7 @@ typedef struct {
 typedef struct {
     int fd;
     chan_conn c;
-    int pid, bye, busy, last_error;
+    int pid, bye, busy;
     int gone;              /* closed without BYE: 1 for the first to go... */
     char host[64];
 } peer;

@@ -127,7 +127,7 @@ static void read_pipe(term *t)
 {
     if (t->have == LINE_MAX_BYTES - 1) {
         if (!t->skipping)
-            t->h.line(t->h.ud, "\x01too-long"); /* repl.c says so, in order */
+            t->h.dropped(t->h.ud);
         t->have = 0;
         t->skipping = 1;
     }

@@ -18,6 +18,8 @@ typedef struct {
     void (*complete)(void *ud, const char *text);
     /* Is the input held (no line to be taken now)? */
     int (*held)(void *ud);
+    /* A pipe's line over 64 KiB was dropped, in its place among the lines. */
+    void (*dropped)(void *ud);
     void *ud;
 } term_hooks;
 
