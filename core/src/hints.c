@@ -335,19 +335,27 @@ static const rmalab_hint_def comm_hints[] = {
 
 const char *rmalab_hint_type_name(rmalab_hint_type type)
 {
-    static const char *const names[] = {"bool", "int", "list", "enum", "string"};
-    return (unsigned)type < 5 ? names[type] : "?";
+    static const char *const names[] = {
+        [RMALAB_HINT_BOOL] = "bool", [RMALAB_HINT_INT] = "int",
+        [RMALAB_HINT_LIST] = "list", [RMALAB_HINT_ENUM] = "enum",
+        [RMALAB_HINT_STRING] = "string",
+    };
+    return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
 const char *rmalab_hint_scope_name(rmalab_hint_scope scope)
 {
-    return scope == RMALAB_SCOPE_WIN ? "win" : "comm";
+    static const char *const names[] = {[RMALAB_SCOPE_WIN] = "win", [RMALAB_SCOPE_COMM] = "comm"};
+    return (unsigned)scope < sizeof names / sizeof names[0] ? names[scope] : "?";
 }
 
 const char *rmalab_hint_status_name(rmalab_hint_status status)
 {
-    static const char *const names[] = {"applied", "ignored", "default", "implementation"};
-    return (unsigned)status < 4 ? names[status] : "?";
+    static const char *const names[] = {
+        [RMALAB_HINT_APPLIED] = "applied", [RMALAB_HINT_IGNORED] = "ignored",
+        [RMALAB_HINT_DEFAULT] = "default", [RMALAB_HINT_IMPLEMENTATION] = "implementation",
+    };
+    return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "?";
 }
 
 int rmalab_hints_count(rmalab_hint_scope scope)
