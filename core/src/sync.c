@@ -231,7 +231,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "start: a passive-target epoch (%s) is open; only one access "
                             "epoch may be open at a time, so unlock first",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? "lock" : "lock_all");
+                            rmalab_access_name(w->ep.access));
     if (w->ep.access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "start: a fence epoch with %llu RMA calls is open; end it with "
@@ -543,7 +543,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "lock_all: a passive-target epoch (%s) is already open; unlock "
                             "first",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? "lock" : "lock_all");
+                            rmalab_access_name(w->ep.access));
     for (int r = 0; r < w->size; r++)
         if (w->lay.no_locks[r])
             return rmalab__fail(RMALAB_ERR_RMA_SYNC,

@@ -404,3 +404,11 @@ const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
     const rmalab_sync_kind *k = rmalab__sync_kind_of_trace((int)kind);
     return k ? k->name : others[kind];
 }
+
+const char *rmalab_flow_kind_name(rmalab_flow_kind kind)
+{
+    static const char *const names[] = {[RMALAB_FLOW_POST] = "post",
+                                        [RMALAB_FLOW_COMPLETE] = "complete",
+                                        [RMALAB_FLOW_RACE] = "race"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
