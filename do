@@ -21,7 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-config luarocks lua-check
-          libedit-dev gcc make python3-pexpect tmux man-db)
+          libedit-dev gcc make python3-pexpect tmux man-db
+          # the Jupyter kernel (kernel/) and its tests: jupyter_client, nbclient,
+          # the classic Notebook in headless Chromium (docs/jupyter.md)
+          python3-ipykernel python3-jupyter-client python3-nbclient python3-nbformat
+          jupyter-notebook chromium chromium-driver python3-selenium)
 # Only ./do fuzz needs these: clang and its runtime libraries (libFuzzer).
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 FUZZ_TARGETS=(info hints cmdline transcript channel)

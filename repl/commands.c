@@ -70,7 +70,7 @@ static void interrupt(repl *r, const rankset *s)
     char set[256], msg[300];
     rankset_text(&busy, set, sizeof set);
     snprintf(msg, sizeof msg, "interrupting [%s]\n", set);
-    if (r->t.tty)
+    if (r->t.tty || r->s.o.json)
         message(r, msg);
 }
 
@@ -138,9 +138,14 @@ static void transcript_command(repl *r, const cmdline *c)
     message(r, msg);
 }
 
+/* The REPL's helpers on a rank (exec.c), where :timeline and :trace svg
+ * find what shows a picture under --json. */
+static const char json_helpers[] = "debug.getregistry()['rmalab.repl']";
+
 /* :trace and :timeline: Lua chunks for every rank, as the calls are
  * collective (rl.trace in docs/trace.md). The argument goes in a long
- * string; one that could close it is refused. */
+ * string; one that could close it is refused. Under --json, :timeline and
+ * :trace svg with no file also send the picture (a "display" event). */
 static void trace_command(repl *r, const cmdline *c)
 {
     char arg[1024], chunk[1400];
@@ -159,7 +164,10 @@ static void trace_command(repl *r, const cmdline *c)
         session_note(&r->s, usage);
         return;
     }
-    if (timeline && !arg[0])
+    if (timeline && r->s.o.json) /* the lanes, then the picture (exec.c's R.timeline) */
+        snprintf(chunk, sizeof chunk, "%s.timeline(%s%s%s%s%s)", json_helpers, arg[0] ? "(" : "",
+                 arg, arg[0] ? ") or [==[" : "", arg, arg[0] ? "]==]" : "");
+    else if (timeline && !arg[0])
         snprintf(chunk, sizeof chunk, "local t = rmalab.trace.timeline() if t then print(t) end");
     else if (timeline) /* a window in a variable, else a window's name */
         snprintf(chunk, sizeof chunk,
@@ -169,6 +177,8 @@ static void trace_command(repl *r, const cmdline *c)
              (w == 3 && (memcmp(c->body, "off", 3) == 0)) ||
              (w == 5 && memcmp(c->body, "clear", 5) == 0))
         snprintf(chunk, sizeof chunk, "rmalab.trace.%.*s()", (int)w, c->body);
+    else if (!arg[0] && r->s.o.json && w == 3 && memcmp(c->body, "svg", 3) == 0)
+        snprintf(chunk, sizeof chunk, "%s.trace_svg()", json_helpers);
     else if (arg[0] && ((w == 4 && memcmp(c->body, "dump", 4) == 0) ||
                         (w == 3 && memcmp(c->body, "svg", 3) == 0)))
         snprintf(chunk, sizeof chunk, "return rmalab.trace.%.*s([==[%s]==])", (int)w, c->body,

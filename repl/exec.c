@@ -15,6 +15,7 @@
 #include <lualib.h>
 #include <rmalab-embed.h>
 
+#include "channel.h" /* CHAN_MAX_FRAME */
 #include "locals.h"
 
 struct exec {
@@ -87,6 +88,25 @@ static const char prelude[] =
     "      for k in pairs(mt.__index) do add(k) end end\n"
     "  end\n"
     "  table.sort(out) return out\n"
+    "end\n"
+    "local RL = G.rmalab\n"
+    "function R.timeline(w)\n" /* :timeline under --json: the lanes, then the picture */
+    "  local T = RL.trace\n"
+    "  local t = T.timeline(w) if t then print(t) end\n"
+    "  local set\n" /* collective over the window, or the world; nil but on rank 0 */
+    "  if type(w) == 'userdata' then set = w:trace_events() else set = T.events() end\n"
+    "  if not set or #set.events == 0 then return end\n"
+    "  local opts = {last = 40}\n"
+    "  if type(w) ~= 'userdata' then\n"
+    "    local latest = set.events[1]\n"
+    "    for _, e in ipairs(set.events) do if e.t1 > latest.t1 then latest = e end end\n"
+    "    opts.window = w or set.windows[latest.win].key\n"
+    "  end\n"
+    "  R.display('image/svg+xml', T.svg_text(set, opts))\n"
+    "end\n"
+    "function R.trace_svg()\n" /* :trace svg with no file, under --json */
+    "  local set = RL.trace.events()\n"
+    "  if set and #set.events > 0 then R.display('image/svg+xml', RL.trace.svg_text(set)) end\n"
     "end\n"
     "return R\n";
 
@@ -162,6 +182,22 @@ static void exec_warn(void *ud, const char *text)
     free(line);
 }
 
+/* R.display(mime, data): a picture for the front end, while a chunk runs
+ * (an EVENT "display"; JSON lines show it, other renderers do not). */
+static int l_display(lua_State *L)
+{
+    exec *x = *(exec **)lua_getextraspace(L);
+    const char *mime = luaL_checkstring(L, 1);
+    size_t len;
+    const char *data = luaL_checklstring(L, 2, &len);
+    if (len + 4096 > CHAN_MAX_FRAME)
+        return luaL_error(L, "the picture (%d bytes) is too large to show here; write it to a "
+                             "file (:trace svg FILE)", (int)len);
+    if (x->event)
+        x->event(x->out_ud, "display", mime, "", data);
+    return 0;
+}
+
 static int open_state(lua_State *L)
 {
     exec *x = lua_touserdata(L, 1);
@@ -178,6 +214,8 @@ static int open_state(lua_State *L)
         if (luaL_loadbuffer(L, prelude, sizeof prelude - 1, "=repl") != LUA_OK)
             return lua_error(L);
         lua_call(L, 0, 1);
+        lua_pushcfunction(L, l_display);
+        lua_setfield(L, -2, "display");
         lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.repl");
     }
     return 0;
@@ -284,13 +322,14 @@ static char *xstrdup(const char *s)
     return p;
 }
 
-int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, void *ud, char **text,
-               char *cls, size_t clssize)
+int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, exec_event_fn ev,
+               void *ud, char **text, char *cls, size_t clssize)
 {
     lua_State *L = x->L;
     lua_settop(L, 0);
     lua_sethook(L, NULL, 0, 0); /* an interrupt that came after the last chunk ended */
     x->out = out;
+    x->event = ev;
     x->out_ud = ud;
     x->interrupted = 0;
     cls[0] = '\0';
@@ -299,6 +338,7 @@ int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, void *ud
         status = lua_pcall(L, 0, LUA_MULTRET, 0);
     lua_sethook(L, NULL, 0, 0);
     x->out = NULL;
+    x->event = NULL;
     push_repl(L);
     if (status == LUA_OK) {
         lua_getfield(L, -1, "results");

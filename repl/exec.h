@@ -21,12 +21,6 @@ void exec_free(exec *x);
 
 enum { EXEC_OK, EXEC_ERROR, EXEC_INTERRUPTED };
 
-/* Run one complete chunk, tried as `return <chunk>` first. The results
- * (formatted, tab-separated) or the error message go to *text (malloc'd);
- * cls gets the rmalab error class ("ERR_RMA_SYNC") or "" for a plain Lua
- * error. Returns EXEC_*. */
-int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, void *ud,
-               char **text, char *cls, size_t clssize);
 
 /* From any thread: make the running chunk raise "interrupted" at its next
  * Lua instruction (as lua.c's laction does from a signal handler). */
@@ -40,6 +34,15 @@ int exec_complete(exec *x, const char *prefix, char ***names, int *n);
  * "case" (name) or "end" (name, verdict "pass"/"fail"/"skip", detail). */
 typedef void (*exec_event_fn)(void *ud, const char *kind, const char *name, const char *verdict,
                               const char *detail);
+
+/* Run one complete chunk, tried as `return <chunk>` first. The results
+ * (formatted, tab-separated) or the error message go to *text (malloc'd);
+ * cls gets the rmalab error class ("ERR_RMA_SYNC") or "" for a plain Lua
+ * error. A picture the chunk shows (the REPL helpers' display, as
+ * :timeline does under --json) goes to ev as kind "display" (name: the
+ * MIME type, detail: the data). Returns EXEC_*. */
+int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, exec_event_fn ev,
+               void *ud, char **text, char *cls, size_t clssize);
 
 /* Run the scenario `path` in the REPL's state, as `rmalab test` asks: print
  * and io.write go to `out`, rmalab.test's events to `ev`. On an error,

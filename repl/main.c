@@ -11,13 +11,15 @@
  *   channel.c                       the control channel's frames
  *   exec.c locals.c                 a rank's Lua state, REPL locals
  *   rank.c                          a rank: the control thread, the executor
- *   fold.c cmdline.c chunk.c        folding; the command language; chunks
+ *   fold.c cmdline.c chunk.c request.c   folding; the command language;
+ *                                   chunks; JSON requests
  *   sink.c deadlock.c transcript.c launch.c scenario.c   events; states and
  *                                   hints; transcripts; mpiexec; file headers
  *   session.c admit.c verdict.c     the ranks of a job: the one frame loop;
  *                                   admitting the ranks; states and verdict
  *   term.c render-text.c render-json.c   the terminal; the sink's renderers
- *   commands.c                      what a line does: chunks and : commands
+ *   commands.c requests.c           what a line does: chunks and : commands;
+ *                                   JSON requests (--json)
  *   repl.c                          the REPL's loop: input, signals, -e
  *   scenario-run.c tap.c            one run of a file, its result as TAP
  *   runner.c                        rmalab test: plans, runs files in parallel
@@ -47,12 +49,14 @@ static const char usage[] =
     "Usage: rmalab [-n N] [mpiexec options] [--] [FILE.lua [ARGS...]]\n"
     "       rmalab [-n N] [mpiexec options] -e CHUNK\n"
     "       rmalab test [OPTIONS] [mpiexec options] FILE_OR_FOLDER...\n"
+    "       rmalab kernel install [--user | --prefix P] [--ranks N] [--name NAME]\n"
     "The interactive multi-rank Lua REPL of rmalab, a lab bench for MPI one-sided\n"
     "communication. With no FILE it opens the REPL on N ranks (default 1), started\n"
     "with mpiexec; with FILE it runs the script on every rank; -e runs CHUNK on\n"
     "every rank and prints the folded results. Options that mpiexec takes (-hosts,\n"
     "-launcher, -bind-to, -genv ...) are passed to it. rmalab test runs scenarios\n"
-    "and transcripts and prints TAP (rmalab test --help).\n"
+    "and transcripts and prints TAP (rmalab test --help). rmalab kernel install\n"
+    "writes the Jupyter kernelspec \"Lua (rmalab, N ranks)\" (docs/jupyter.md).\n"
     "\n"
     "  -n, -np N          number of ranks, 1 or more (the REPL and -e: at most 1024)\n"
     "  -e CHUNK           run CHUNK on every rank, print the results, then exit\n"
@@ -348,6 +352,53 @@ static int run(const args_t *ap, int argc, char **argv, const char *self)
     return repl_run(&o);
 }
 
+/* rmalab kernel install ...: the Jupyter kernel's command line
+ * (kernel/rmalab_kernel/main.py, docs/jupyter.md), run by Debian's python3
+ * with this executable's path, so that the kernelspec it writes names it.
+ * The kernel's folder: $RMALAB_KERNEL_DIR, else beside this executable's
+ * prefix (share/rmalab/kernel), else the configured prefix's, else, for
+ * an executable in the build tree, the source tree's. */
+static int kernel_main(int argc, char **argv, const char *self)
+{
+    if (argc < 2 || strcmp(argv[1], "install"))
+        return cli_usage_error("rmalab", "use: rmalab kernel install [--user | --prefix P] "
+                                         "[--ranks N] [--name NAME]");
+    char rel[4200], *slash;
+    snprintf(rel, sizeof rel, "%s", self);
+    if ((slash = strrchr(rel, '/')))
+        snprintf(slash, sizeof rel - (size_t)(slash - rel), "/../share/rmalab/kernel");
+    const char *build = RMALAB_BUILD_ROOT "/";
+    const char *dirs[] = {getenv("RMALAB_KERNEL_DIR"), rel, RMALAB_KERNEL_DIR,
+                          strncmp(self, build, strlen(build)) ? NULL : RMALAB_KERNEL_SRC};
+    const char *dir = NULL;
+    char main_py[4300];
+    for (size_t k = 0; !dir && k < sizeof dirs / sizeof *dirs; k++) {
+        snprintf(main_py, sizeof main_py, "%s/__main__.py", dirs[k] ? dirs[k] : "");
+        if (dirs[k] && dirs[k][0] && access(main_py, R_OK) == 0)
+            dir = dirs[k];
+    }
+    if (!dir) {
+        fprintf(stderr, "rmalab: the Jupyter kernel is not installed (no %s)\n",
+                RMALAB_KERNEL_DIR);
+        return 1;
+    }
+    char **av = calloc((size_t)argc + 4, sizeof *av);
+    if (!av)
+        return 1;
+    int k = 0;
+    av[k++] = RMALAB_KERNEL_PYTHON;
+    av[k++] = (char *)dir;
+    for (int i = 1; i < argc; i++)
+        av[k++] = argv[i];
+    av[k++] = "--rmalab";
+    av[k++] = (char *)self;
+    execv(av[0], av);
+    fprintf(stderr, "rmalab: %s: %s (Debian's python3-ipykernel is needed)\n", av[0],
+            strerror(errno));
+    free(av);
+    return 127;
+}
+
 int main(int argc, char **argv)
 {
     char self[4096];
@@ -358,6 +409,8 @@ int main(int argc, char **argv)
         snprintf(self, sizeof self, "%s", argv[0]);
     if (argc > 1 && strcmp(argv[1], "test") == 0)
         return runner_main(argc - 1, argv + 1, self);
+    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
+        return kernel_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "--serve") == 0)
         return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
     args_t a = {0};

@@ -384,7 +384,8 @@ static void run(rank_t *r, item *it)
     const char *body = it->text ? it->text : "";
     int st = it->type == CHAN_FILE
                  ? exec_file(r->x, body, send_out, send_event, &o, &result, cls, sizeof cls)
-                 : exec_chunk(r->x, body, it->len, send_out, &o, &result, cls, sizeof cls);
+                 : exec_chunk(r->x, body, it->len, send_out, send_event, &o, &result, cls,
+                              sizeof cls);
     rmalab_failure fl;
     pthread_mutex_lock(&r->qlock);
     r->failed[0] = '\0';

@@ -50,6 +50,7 @@ static const char *const names[] = {
     [EV_ERROR] = "error", [EV_DONE] = "done", [EV_RUNNING] = "running",
     [EV_NEVER] = "never", [EV_HINT] = "hint", [EV_NOTE] = "note",
     [EV_MESSAGE] = "message", [EV_IDLE] = "idle", [EV_END] = "end",
+    [EV_DISPLAY] = "display",
 };
 
 void render_json(void *ud, const sink_event *e)
@@ -100,7 +101,37 @@ void render_json(void *ud, const sink_event *e)
         break;
     case EV_NOTE:
     case EV_MESSAGE: key_str(o, "text", e->text, e->len); break;
+    case EV_DISPLAY:
+        fprintf(o, ",\"rank\":%d", e->rank);
+        key_str(o, "mime", e->mime, e->mime ? strlen(e->mime) : 0);
+        key_str(o, "data", e->text, e->len);
+        break;
     default: break;
+    }
+    fputs("}\n", o);
+    fflush(o);
+}
+
+void render_json_reply(const char *event, const json_field *f, int n)
+{
+    FILE *o = stdout;
+    fprintf(o, "{\"event\":\"%s\"", event);
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind == JSON_STR) {
+            key_str(o, f[i].key, f[i].str, f[i].str ? f[i].len : 0);
+        } else if (f[i].kind == JSON_INT) {
+            fprintf(o, ",\"%s\":%ld", f[i].key, f[i].num);
+        } else if (f[i].kind == JSON_BOOL) {
+            fprintf(o, ",\"%s\":%s", f[i].key, f[i].num ? "true" : "false");
+        } else {
+            fprintf(o, ",\"%s\":[", f[i].key);
+            for (long k = 0; k < f[i].num; k++) {
+                if (k)
+                    fputc(',', o);
+                str(o, f[i].strs[k], strlen(f[i].strs[k]));
+            }
+            fputc(']', o);
+        }
     }
     fputs("}\n", o);
     fflush(o);

@@ -15,4 +15,17 @@ void render_transcript(void *ud, const sink_event *e);
 #define RENDER_JSON_VERSION 1
 void render_json(void *ud, const sink_event *e);
 
+/* A reply to a JSON request (requests.c): {"event":EVENT, fields...} on
+ * one line of stdout. */
+enum { JSON_STR, JSON_INT, JSON_BOOL, JSON_STRS };
+typedef struct {
+    const char *key;
+    int kind;
+    const char *str;        /* JSON_STR (len bytes) */
+    size_t len;
+    long num;               /* JSON_INT, JSON_BOOL */
+    char *const *strs;      /* JSON_STRS: num strings */
+} json_field;
+void render_json_reply(const char *event, const json_field *f, int n);
+
 #endif

@@ -53,6 +53,18 @@ static void continue_chunk(repl *r, const char *line)
     }
 }
 
+/* Under --json, a line that is a JSON object is a request to the front
+ * end (requests.c), never Lua. */
+static int json_request(repl *r, const char *line)
+{
+    request q;
+    int k = request_parse(line, strlen(line), &q);
+    if (k > 0)
+        requests_run(r, &q);
+    request_free(&q);
+    return k != 0;
+}
+
 static void on_line(void *ud, const char *line)
 {
     repl *r = ud;
@@ -60,6 +72,8 @@ static void on_line(void *ud, const char *line)
         r->quit_asked = 1;
         return;
     }
+    if (r->s.o.json && json_request(r, line))
+        return;
     transcribe(r, line);
     if (r->chunk) {
         continue_chunk(r, line);
@@ -180,11 +194,26 @@ static void complete(void *ud, const char *text)
     }
 }
 
+/* A rank's picture (EVENT "display": id, kind, mime, "", data). */
+static void on_display(session *s, int rank, const chan_msg *m)
+{
+    char id[16], kind[16], mime[64];
+    if (strcmp(chan_field(m, 1, kind, sizeof kind), "display") || m->nfields < 5)
+        return;
+    sink_event e = {.kind = EV_DISPLAY, .id = atoi(chan_field(m, 0, id, sizeof id)),
+                    .rank = rank, .mime = chan_field(m, 2, mime, sizeof mime),
+                    .text = m->field[4], .len = m->len[4]};
+    sink_emit(&s->out, &e);
+}
+
 static void on_frame(session *s, int rank, const chan_msg *m)
 {
     repl *r = s->h.ud;
-    (void)rank;
-    if (m->type != CHAN_MATCHES)
+    if (m->type == CHAN_EVENT)
+        on_display(s, rank, m);
+    if (m->type == CHAN_MATCHES && r->s.o.json)
+        requests_matches(r, m);
+    if (m->type != CHAN_MATCHES || r->s.o.json)
         return;
     char **names = calloc((size_t)m->nfields + 1, sizeof *names);
     int n = 0;

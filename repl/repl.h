@@ -6,6 +6,7 @@
 #define RMALAB_REPL_REPL_H
 
 #include "cmdline.h"
+#include "request.h"
 #include "session.h"
 #include "term.h"
 
@@ -39,5 +40,10 @@ rankset commands_every_rank(const repl *r);
 /* Ctrl-C on a terminal: stop waiting; else interrupt what runs; else
  * drop the line being typed. */
 void commands_ctrl_c(repl *r);
+
+/* requests.c: a JSON request (--json; request.h); MATCHES from a rank,
+ * the answer to a completion request. */
+void requests_run(repl *r, const request *q);
+void requests_matches(repl *r, const chan_msg *m);
 
 #endif

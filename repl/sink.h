@@ -29,6 +29,8 @@ enum {
                    of the transcript; a pipe's goes to stderr */
     EV_IDLE,    /* no command is pending */
     EV_END,     /* the session is over: status, text what ended it or "" */
+    EV_DISPLAY, /* a rank shows a picture during a command (rank, mime, text
+                   the data): JSON lines only (:timeline, :trace svg) */
 };
 
 typedef struct {
@@ -45,6 +47,7 @@ typedef struct {
     size_t len;
     const char *plain;      /* DONE of a :status: the text without durations */
     const char *cls;        /* ERROR: "ERR_RMA_SYNC", or "" for a Lua error */
+    const char *mime;       /* DISPLAY: "image/svg+xml" */
     double seconds;         /* RUNNING */
     int status;             /* END */
 } sink_event;
