@@ -244,60 +244,54 @@ static int finish_together(rmalab_win *w, int64_t *S, const char *call)
 /* Accesses                                                                 */
 
 
-static uint8_t lock_on(const rmalab_win *w, int target)
-{
-    if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return 1;
-    return w->ep.access == RMALAB_ACCESS_LOCK ? w->ep.locked[target] : 0;
-}
-
-static int race_op(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                   int count, rmalab_op op, uint32_t *id)
+/* A record of the access ev, with the epoch facts it carries. */
+static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, bool local)
 {
     rmalab__racc r = {0};
-    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->lay.disp_units[target];
-    r.lo = (int64_t)disp * unit;
-    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
+    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1
+                    : local                         ? w->disp_unit
+                                                    : w->lay.disp_units[ev->target];
+    r.lo = (int64_t)ev->disp * unit;
+    r.hi = r.lo + (int64_t)ev->count * rmalab_type_size(ev->type);
     r.issuer = w->rank;
-    r.target = target;
-    r.count = (uint32_t)count;
-    r.call = (uint8_t)call;
-    r.kind = call == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
-             : call == RMALAB_TRACE_GET ? RMALAB__RK_READ
-                                        : RMALAB__RK_ATOMIC;
-    r.op = (uint8_t)(call == RMALAB_TRACE_COMPARE_AND_SWAP ? RMALAB_NOPS : op);
-    r.type = (uint8_t)type;
-    r.lock = lock_on(w, target);
-    r.during = (uint8_t)w->ep.access;
-    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)call));
-    return rmalab__racc_add(&w->races->out[target], &r, id);
+    r.target = ev->target;
+    r.count = (uint32_t)ev->count;
+    r.op = (uint8_t)ev->op;
+    r.type = (uint8_t)ev->type;
+    r.lock = ev->lock;
+    r.during = ev->during;
+    r.local = local;
+    return r;
 }
 
-int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
+static int race_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+{
+    rmalab__racc r = record_of(w, ev, false);
+    r.call = (uint8_t)ev->kind;
+    r.kind = ev->kind == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
+             : ev->kind == RMALAB_TRACE_GET ? RMALAB__RK_READ
+                                            : RMALAB__RK_ATOMIC;
+    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
+    return rmalab__racc_add(&w->races->out[ev->target], &r, id);
+}
+
+int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
 {
     if (!w->races)
         return RMALAB_OK;
     static struct rmalab__rlist one;
-    rmalab__racc r = {0};
-    r.lo = (int64_t)disp * (w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->disp_unit);
-    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
-    r.issuer = r.target = w->rank;
-    r.count = (uint32_t)count;
+    bool write = ev->kind == RMALAB_TRACE_WRITE;
+    rmalab__racc r = record_of(w, ev, true);
     r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
     r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
-    r.op = RMALAB_NOPS;
-    r.type = (uint8_t)type;
-    r.lock = lock_on(w, w->rank);
-    r.local = 1;
-    r.during = (uint8_t)w->ep.exposure;
     rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
     one.n = 0;
     uint32_t id;
     int rc = rmalab__racc_add(&one, &r, &id);
     if (rc)
         return rc;
-    rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
-                     w->rank, disp, type, count, id);
+    rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), w->rank, ev->disp, ev->type, ev->count,
+                     id);
     rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, 0, NULL);
     return finish(w, write ? "write" : "read", RMALAB_OK);
 }
@@ -521,12 +515,11 @@ void rmalab__op_begin_(rmalab_win *w)
     (void)w;
 }
 
-int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                    rmalab_type type, int count, rmalab_op op)
+int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev)
 {
     uint32_t id = 0;
-    int rc = w->races ? race_op(w, kind, target, disp, type, count, op, &id) : RMALAB_OK;
-    rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
+    int rc = w->races ? race_op(w, ev, &id) : RMALAB_OK;
+    rmalab__trace_op(w, ev->kind, ev->t0, ev->target, ev->disp, ev->type, ev->count, id);
     return rc;
 }
 

@@ -97,10 +97,24 @@ static void group_text(char *buf, size_t size, const int *ranks, int n)
     rmalab__ranks_text(buf, size, ranks, n);
 }
 
-int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                     rmalab_type type, int count)
+void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
+{
+    if (!w->races)
+        return;
+    bool local = ev->kind == RMALAB_TRACE_READ || ev->kind == RMALAB_TRACE_WRITE;
+    ev->lock = w->ep.access == RMALAB_ACCESS_LOCK_ALL ? 1
+               : w->ep.access == RMALAB_ACCESS_LOCK  ? w->ep.locked[ev->target]
+                                                     : 0;
+    ev->during = (uint8_t)(local ? rmalab__sync_opener(RMALAB_ACCESS_NONE, w->ep.exposure)
+                                 : rmalab__sync_opener(w->ep.access, RMALAB_EXPOSURE_NONE));
+}
+
+int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
 {
     RMALAB__CHECK_WIN(w);
+    int target = ev->target, count = ev->count;
+    MPI_Aint disp = ev->disp;
+    rmalab_type type = ev->type;
     int rc = rmalab__check_count(what, type, count);
     if (rc)
         return rc;
@@ -138,6 +152,7 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     if ((rc = rmalab__layout_check_range(w, what, target, disp, type, count)))
         return rc;
     set_ops(w, w->ep.ops_in_epoch + 1);
+    rmalab__epoch_facts(w, ev);
     return RMALAB_OK;
 }
 

@@ -162,8 +162,9 @@ struct rmalab__layout {
 };
 
 /* Owner sync.c, under the window's lock; state.c reads it under the lock,
- * win.c reads it to refuse freeing inside an epoch, races-sync.c on the
- * owning thread for what records say about locks and epochs. */
+ * win.c reads it to refuse freeing inside an epoch, rma.c for the window
+ * an operation goes through. The race checker gets what it needs in the
+ * events of sync-event.h. */
 struct rmalab__epoch {
     rmalab_access access;
     rmalab_exposure exposure;
@@ -488,6 +489,8 @@ void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint 
                       rmalab_type type, int count, uint32_t seq);
 void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
                         const int issuer[2], const uint32_t id[2]);
+/* An operation or a local access (win:read, win:write)? */
+bool rmalab__trace_is_access(int kind);
 /* The rma engine saw a peer's post or complete arrive. */
 void rmalab__trace_arrival(rmalab_win *w, int kind, int peer);
 /* Collective over the window: start recording if any rank wants to (its
@@ -549,14 +552,14 @@ void rmalab__races_model_free(struct rmalab__races *R);
  * checker see; sync-event.h has its inline front, which sync.c and rma.c
  * call. */
 typedef struct rmalab__sync_event rmalab__sync_event;
+typedef struct rmalab__op_event rmalab__op_event;
 void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
 int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
 int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
 void rmalab__op_begin_(rmalab_win *w);
-int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                    rmalab_type type, int count, rmalab_op op);
+int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
 /* win:read / win:write, after the access. */
-int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
+int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */
@@ -577,9 +580,12 @@ int rmalab__epoch_alloc(rmalab_win *w);
 void rmalab__epoch_free(rmalab_win *w);
 /* The origin-side checks every operation makes: the target is in the
  * group, an access epoch is open to it, and [disp, disp + count) lies in
- * its window. `what` names the call ("put"). Counts the call in the epoch. */
-int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                     rmalab_type type, int count);
+ * its window. `what` names the call ("put"). Counts the call in the epoch,
+ * and adds the epoch facts to ev. */
+int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
+/* What the epoch state says of the access ev (sync-event.h), for the race
+ * checker: a checked window's only way to the state. */
+void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev);
 
 /* attr.c: rmalab__attrs_* in private.h */
 
