@@ -11,7 +11,7 @@
  * order). A release ticks this rank's entry and sends the clock; an
  * acquire takes the element-wise max. A local access is a point: its c is
  * the value of the next release. */
-#include "win-private.h"
+#include "races-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,7 @@ int rmalab__clock_ready(void)
 
 bool rmalab__clock_exists(void) { return clk.vc != NULL; }
 int rmalab__clock_size(void) { return clk.W; }
+size_t rmalab__clock_bytes(void) { return (size_t)clk.W * sizeof(int64_t); }
 
 void rmalab__clock_release(int64_t *S)
 {
