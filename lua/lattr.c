@@ -52,6 +52,24 @@ static int win_set_attr(lua_State *L)
     return 0;
 }
 
+/* The name of MPI's creation flavour `f`, as the core names its own. */
+static const char *flavor_name(int f)
+{
+    static const struct {
+        int mpi;
+        rmalab_flavor flavor;
+    } flavors[] = {
+        {MPI_WIN_FLAVOR_CREATE, RMALAB_FLAVOR_CREATE},
+        {MPI_WIN_FLAVOR_ALLOCATE, RMALAB_FLAVOR_ALLOCATE},
+        {MPI_WIN_FLAVOR_SHARED, RMALAB_FLAVOR_SHARED},
+        {MPI_WIN_FLAVOR_DYNAMIC, RMALAB_FLAVOR_DYNAMIC},
+    };
+    for (size_t i = 0; i < sizeof flavors / sizeof flavors[0]; i++)
+        if (flavors[i].mpi == f)
+            return rmalab_flavor_name(flavors[i].flavor);
+    return "unknown";
+}
+
 static void push_predefined(lua_State *L, rmalab_keyval *kv, void *v)
 {
     if (kv == RMALAB_WIN_BASE) {
@@ -61,12 +79,7 @@ static void push_predefined(lua_State *L, rmalab_keyval *kv, void *v)
     } else if (kv == RMALAB_WIN_DISP_UNIT) {
         lua_pushinteger(L, *(int *)v);
     } else if (kv == RMALAB_WIN_CREATE_FLAVOR) {
-        int f = *(int *)v;
-        lua_pushstring(L, f == MPI_WIN_FLAVOR_CREATE     ? "create"
-                          : f == MPI_WIN_FLAVOR_ALLOCATE ? "allocate"
-                          : f == MPI_WIN_FLAVOR_SHARED   ? "allocate_shared"
-                          : f == MPI_WIN_FLAVOR_DYNAMIC  ? "dynamic"
-                                                         : "unknown");
+        lua_pushstring(L, flavor_name(*(int *)v));
     } else {
         lua_pushstring(L, *(int *)v == MPI_WIN_UNIFIED ? "unified" : "separate");
     }

@@ -24,13 +24,19 @@ static void setbool(lua_State *L, const char *field, int value)
     lua_setfield(L, -2, field);
 }
 
+/* The scope named at `arg`: "win" or "comm", as the core names them. */
+static rmalab_hint_scope check_scope(lua_State *L, int arg)
+{
+    const char *const scopes[] = {rmalab_hint_scope_name(RMALAB_SCOPE_WIN),
+                                  rmalab_hint_scope_name(RMALAB_SCOPE_COMM), NULL};
+    return lrm_checkoption(L, arg, NULL, scopes) == 0 ? RMALAB_SCOPE_WIN : RMALAB_SCOPE_COMM;
+}
+
 /* rl.hints.catalog("win" | "comm") -> array of { key, type, default, doc,
  * scope, values, must_agree, after_create, rmalab } */
 static int hints_catalog(lua_State *L)
 {
-    static const char *const scopes[] = {"win", "comm", NULL};
-    rmalab_hint_scope scope = lrm_checkoption(L, 1, NULL, scopes) == 0 ? RMALAB_SCOPE_WIN
-                                                                        : RMALAB_SCOPE_COMM;
+    rmalab_hint_scope scope = check_scope(L, 1);
     int n = rmalab_hints_count(scope);
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
@@ -68,9 +74,7 @@ static int hints_catalog(lua_State *L)
  * validation without creating anything. */
 static int hints_check(lua_State *L)
 {
-    static const char *const scopes[] = {"win", "comm", NULL};
-    rmalab_hint_scope scope = lrm_checkoption(L, 1, NULL, scopes) == 0 ? RMALAB_SCOPE_WIN
-                                                                        : RMALAB_SCOPE_COMM;
+    rmalab_hint_scope scope = check_scope(L, 1);
     rmalab_info *info = lrm_toinfo(L, 2, 0);
     rmalab_diags *d = lrm_newdiags(L);
     int rc = rmalab_hints_validate(scope, info, NULL, d);

@@ -112,9 +112,7 @@ static int push_set(lua_State *L, lrm_box *b)
     for (int i = 0; i < s->nflows; i++) {
         const rmalab_trace_flow *f = &s->flows[i];
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, f->kind == RMALAB_FLOW_POST       ? "post"
-                          : f->kind == RMALAB_FLOW_COMPLETE ? "complete"
-                                                            : "race");
+        lua_pushstring(L, rmalab_flow_kind_name(f->kind));
         lua_setfield(L, -2, "kind");
         setint(L, "from", f->from + 1);
         setint(L, "to", f->to + 1);

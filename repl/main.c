@@ -14,7 +14,8 @@
  *   fold.c cmdline.c chunk.c        folding; the command language; chunks
  *   sink.c deadlock.c transcript.c launch.c scenario.c   events; states and
  *                                   hints; transcripts; mpiexec; file headers
- *   session.c                       the ranks of a job: the one frame loop
+ *   session.c admit.c verdict.c     the ranks of a job: the one frame loop;
+ *                                   admitting the ranks; states and verdict
  *   term.c render-text.c render-json.c   the terminal; the sink's renderers
  *   commands.c                      what a line does: chunks and : commands
  *   repl.c                          the REPL's loop: input, signals, -e

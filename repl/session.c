@@ -5,9 +5,7 @@
  * and every event leaves through the sink. */
 #include "session.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,75 +33,7 @@ void session_send_all(session *s, const rankset *to, int type, int n, const char
 }
 
 /* ------------------------------------------------------------------------ */
-/* Greeting the ranks                                                       */
-
-static void refuse(int fd, const char *why)
-{
-    struct sockaddr_storage sa;
-    socklen_t len = sizeof sa;
-    char host[64] = "?";
-    if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof host);
-    fprintf(stderr, "rmalab: refused a control connection from %s: %s\n", host, why);
-    close(fd);
-}
-
-int session_greet(session *s, int fd, double seconds)
-{
-    chan_conn c = {.fd = fd};
-    chan_msg m;
-    int k = 0, rank = -1;
-    char v[256];
-    for (double until = session_now() + seconds; k == 0 && session_now() < until;) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 100) > 0 && chan_fill(&c) <= 0)
-            break;
-        k = chan_next(&c, &m);
-    }
-    const char *why = k < 0 ? "not a frame of the control channel" : k == 0 ? "no greeting"
-                      : m.type != CHAN_HELLO ? "not a greeting"
-                      : !chan_token_ok(&m, 0, s->l.token) ? "bad token" : NULL;
-    if (!why) {
-        rank = atoi(chan_field(&m, 1, v, sizeof v));
-        if (rank < 0 || rank >= s->n || s->p[rank].fd >= 0)
-            why = "a rank outside the job or seen twice";
-    }
-    if (why) {
-        chan_buf_free(&c.in);
-        refuse(fd, why);
-        return -1;
-    }
-    peer *p = &s->p[rank];
-    p->fd = fd;
-    p->c = c; /* keeps what came after the greeting */
-    p->pid = atoi(chan_field(&m, 4, v, sizeof v));
-    chan_field(&m, 3, p->host, sizeof p->host);
-    if (rank == 0)
-        chan_field(&m, 5, s->banner, sizeof s->banner);
-    return rank;
-}
-
-/* Accept until every rank has greeted, mpiexec is gone, or 60 s. */
-static int gather(session *s)
-{
-    int have = 0;
-    double until = session_now() + 60;
-    while (have < s->n && session_now() < until) {
-        if (s->l.pid > 0 && launch_wait(&s->l, 0) >= 0) {
-            fprintf(stderr, "rmalab: mpiexec ended before every rank connected\n");
-            return -1;
-        }
-        struct pollfd p = {s->l.listen_fd, POLLIN, 0};
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        int fd = accept4(s->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0 && session_greet(s, fd, 5) >= 0)
-            have++;
-    }
-    if (have < s->n)
-        fprintf(stderr, "rmalab: only %d of %d ranks connected\n", have, s->n);
-    return have == s->n ? 0 : -1;
-}
+/* Opening and closing                                                      */
 
 int session_open(session *s, const session_opts *o)
 {
@@ -131,7 +61,7 @@ int session_open(session *s, const session_opts *o)
         s->l.listen_fd = o->listen_fd;
         snprintf(s->l.token, sizeof s->l.token, "%s", o->token);
     }
-    return gather(s);
+    return session_admit(s);
 }
 
 static void cmd_free(session *s, cmd *c);
@@ -369,70 +299,6 @@ static int read_rank(session *s, int r)
     while ((k = chan_next(&p->c, &m)) == 1)
         on_frame(s, r, &m);
     return k < 0 ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* States and the deadlock verdict                                          */
-
-void session_poll_states(session *s)
-{
-    char id[16];
-    snprintf(id, sizeof id, "%d", ++s->status_seq);
-    const char *fl[] = {id};
-    session_send_all(s, NULL, CHAN_STATUS, 1, fl);
-    s->polled_at = session_now();
-}
-
-int session_states_fresh(const session *s)
-{
-    for (int r = 0; r < s->n; r++)
-        if (s->p[r].fd >= 0 && s->st_seq[r] != s->status_seq)
-            return 0;
-    return 1;
-}
-
-static int any_busy(const session *s)
-{
-    for (int r = 0; r < s->n; r++)
-        if (s->p[r].busy > 0)
-            return 1;
-    return 0;
-}
-
-static int status_pending(const session *s)
-{
-    for (const cmd *c = s->head; c; c = c->next)
-        if (c->kind == CMD_STATUS && c->pending)
-            return 1;
-    return 0;
-}
-
-int session_deadlock_now(session *s)
-{
-    if (!any_busy(s)) {
-        s->hint_sig[0] = s->hint_shown[0] = '\0'; /* the same hint may come again */
-        s->deadlocked = 0;
-        return 0;
-    }
-    /* every rank answered the last poll, and it went after the last command */
-    int answered = session_states_fresh(s), after = s->status_seq > s->sent_seq;
-    double since = session_now() - s->polled_at;
-    if (since > 0.25 && (answered || !after || since > 2) && !status_pending(s))
-        session_poll_states(s);
-    if (!answered || !after)
-        return s->deadlocked;
-    char h[4096];
-    deadlock_hint(s->st, s->n, h, sizeof h);
-    if (!h[0])
-        s->hint_shown[0] = '\0';
-    if (!h[0] || strcmp(h, s->hint_sig) != 0) {
-        snprintf(s->hint_sig, sizeof s->hint_sig, "%s", h);
-        s->hint_since = session_now();
-        s->deadlocked = 0;
-        return 0;
-    }
-    s->deadlocked = session_now() - s->hint_since >= s->deadlock_hold;
-    return s->deadlocked;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -52,8 +52,15 @@ static double coarse_now(void)
 __attribute__((constructor)) static void mode_from_env(void)
 {
     const char *env = getenv("RMALAB_WAIT");
-    atomic_store(&rmalab__wait_mode,
-                 env && strcmp(env, "sleep") == 0 ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
+    bool sleep = env && strcmp(env, rmalab_wait_mode_name(RMALAB_WAIT_SLEEP)) == 0;
+    atomic_store(&rmalab__wait_mode, sleep ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
+}
+
+const char *rmalab_wait_mode_name(rmalab_wait_mode mode)
+{
+    static const char *const names[] = {[RMALAB_WAIT_SPIN] = "spin",
+                                        [RMALAB_WAIT_SLEEP] = "sleep"};
+    return (unsigned)mode < sizeof names / sizeof names[0] ? names[mode] : "?";
 }
 
 void rmalab_wait_set_mode(int mode)

@@ -10,14 +10,21 @@
 
 const char *rmalab_access_name(rmalab_access a)
 {
-    static const char *const names[] = {"none", "fence", "start", "lock", "lock_all"};
-    return (unsigned)a < 5 ? names[a] : "?";
+    static const char *const names[] = {
+        [RMALAB_ACCESS_NONE] = "none", [RMALAB_ACCESS_FENCE] = "fence",
+        [RMALAB_ACCESS_START] = "start", [RMALAB_ACCESS_LOCK] = "lock",
+        [RMALAB_ACCESS_LOCK_ALL] = "lock_all",
+    };
+    return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
 const char *rmalab_exposure_name(rmalab_exposure e)
 {
-    static const char *const names[] = {"none", "fence", "post"};
-    return (unsigned)e < 3 ? names[e] : "?";
+    static const char *const names[] = {
+        [RMALAB_EXPOSURE_NONE] = "none", [RMALAB_EXPOSURE_FENCE] = "fence",
+        [RMALAB_EXPOSURE_POST] = "post",
+    };
+    return (unsigned)e < sizeof names / sizeof names[0] ? names[e] : "?";
 }
 
 void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)

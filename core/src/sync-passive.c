@@ -118,7 +118,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "lock_all: a passive-target epoch (%s) is already open; unlock "
                             "first",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? "lock" : "lock_all");
+                            rmalab_access_name(w->ep.access));
     for (int r = 0; r < w->size; r++)
         if (w->lay.no_locks[r])
             return rmalab__fail(RMALAB_ERR_RMA_SYNC,

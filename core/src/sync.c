@@ -247,7 +247,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "start: a passive-target epoch (%s) is open; only one access "
                             "epoch may be open at a time, so unlock first",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? "lock" : "lock_all");
+                            rmalab_access_name(w->ep.access));
     if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "start: a fence epoch with %llu RMA calls is open; end it with "

@@ -419,3 +419,11 @@ bool rmalab__trace_is_access(int kind)
 {
     return (unsigned)kind < RMALAB_TRACE_NKINDS && others[kind].access;
 }
+
+const char *rmalab_flow_kind_name(rmalab_flow_kind kind)
+{
+    static const char *const names[] = {[RMALAB_FLOW_POST] = "post",
+                                        [RMALAB_FLOW_COMPLETE] = "complete",
+                                        [RMALAB_FLOW_RACE] = "race"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}

@@ -13,12 +13,19 @@ static const struct {
     const char *name;
     int size;
 } type_table[RMALAB_NTYPES] = {
-    {"int8", 1},   {"uint8", 1},  {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"uint32", 4},
-    {"int64", 8},  {"uint64", 8}, {"float", 4}, {"double", 8}, {"byte", 1},
+    [RMALAB_INT8] = {"int8", 1},     [RMALAB_UINT8] = {"uint8", 1},
+    [RMALAB_INT16] = {"int16", 2},   [RMALAB_UINT16] = {"uint16", 2},
+    [RMALAB_INT32] = {"int32", 4},   [RMALAB_UINT32] = {"uint32", 4},
+    [RMALAB_INT64] = {"int64", 8},   [RMALAB_UINT64] = {"uint64", 8},
+    [RMALAB_FLOAT] = {"float", 4},   [RMALAB_DOUBLE] = {"double", 8},
+    [RMALAB_BYTE] = {"byte", 1},
 };
 
 static const char *const op_names[RMALAB_NOPS] = {
-    "sum", "prod", "max", "min", "band", "bor", "bxor", "land", "lor", "lxor", "replace", "no_op",
+    [RMALAB_OP_SUM] = "sum",   [RMALAB_OP_PROD] = "prod",       [RMALAB_OP_MAX] = "max",
+    [RMALAB_OP_MIN] = "min",   [RMALAB_OP_BAND] = "band",       [RMALAB_OP_BOR] = "bor",
+    [RMALAB_OP_BXOR] = "bxor", [RMALAB_OP_LAND] = "land",       [RMALAB_OP_LOR] = "lor",
+    [RMALAB_OP_LXOR] = "lxor", [RMALAB_OP_REPLACE] = "replace", [RMALAB_OP_NO_OP] = "no_op",
 };
 
 const char *rmalab_type_name(rmalab_type type)
@@ -64,8 +71,11 @@ int rmalab_op_from_name(const char *name, rmalab_op *out)
 
 const char *rmalab_flavor_name(rmalab_flavor flavor)
 {
-    static const char *const names[] = {"create", "allocate", "allocate_shared", "dynamic"};
-    return (unsigned)flavor < 4 ? names[flavor] : "?";
+    static const char *const names[] = {
+        [RMALAB_FLAVOR_CREATE] = "create", [RMALAB_FLAVOR_ALLOCATE] = "allocate",
+        [RMALAB_FLAVOR_SHARED] = "allocate_shared", [RMALAB_FLAVOR_DYNAMIC] = "dynamic",
+    };
+    return (unsigned)flavor < sizeof names / sizeof names[0] ? names[flavor] : "?";
 }
 
 const char *rmalab_check_mode_name(rmalab_check_mode mode)

@@ -92,6 +92,49 @@ int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *di
     return rmalab__win_call_end(rmalab__win_id(w), "set_info", set_info_call(w, info, diags));
 }
 
+/* The value in force of rmalab's own window hint `key`, or NULL when it is
+ * not in force (the trace size of a window that does not record). The
+ * catalogue (hints.c) lists the own hints, and get_info reports each row
+ * it lists through this one function. hints.c sits below the window and
+ * cannot read it, and what is in force can change after creation in the
+ * files that own it (tracing starts and stops in trace.c; the race checker
+ * and the engine are chosen at creation), so the window's side of each row
+ * is read here, where the key constant of the row names it: a new own
+ * window hint is its catalogue row, a branch here and the code that uses
+ * it.
+ * `buf` holds text this function makes. */
+static const char *own_value(rmalab_win *w, const char *key, char *buf, size_t size)
+{
+    rmalab_trace_status ts;
+    rmalab_win_trace_status(w, &ts);
+    if (strcmp(key, RMALAB_KEY_PSCW) == 0)
+        return w->eng->name;
+    if (strcmp(key, RMALAB_KEY_TRACE) == 0)
+        return ts.on ? "true" : "false";
+    if (strcmp(key, RMALAB_KEY_TRACE_SIZE) == 0 && ts.on) {
+        snprintf(buf, size, "%d", ts.capacity);
+        return buf;
+    }
+    if (strcmp(key, RMALAB_KEY_CHECK) == 0)
+        return rmalab_check_mode_name(rmalab_win_check_mode(w));
+    return NULL;
+}
+
+/* The value in force of the catalogue's row `d` where MPI's report
+ * `mpi` does not give it, or NULL to keep MPI's report: rmalab's own
+ * hints, which MPI never sees, and keys MPICH 4.0.2 reports unrelated text
+ * for (what was in force from creation, or the default). */
+static const char *in_force(rmalab_win *w, const rmalab_info *mpi, const rmalab_hint_def *d,
+                            char *buf, size_t size)
+{
+    if (d->rmalab_own)
+        return own_value(w, d->key, buf, size);
+    if (!d->report_unreliable || !rmalab__hint_value(mpi, d->key))
+        return NULL;
+    const char *v = rmalab__hint_value(w->at_create, d->key);
+    return v ? v : d->default_value;
+}
+
 int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
 {
     if (!w)
@@ -105,29 +148,13 @@ int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
     MPI_Info_free(&mi);
     if (rc)
         return rc;
-    /* MPICH 4.0.2 reports unrelated text for some keys: show what was in
-     * force from creation, or the default. */
     for (int i = 0; i < rmalab_hints_count(RMALAB_SCOPE_WIN) && !rc; i++) {
         const rmalab_hint_def *d = rmalab_hints_at(RMALAB_SCOPE_WIN, i);
-        if (!d->report_unreliable || !rmalab_info_lookup(info, d->key, strlen(d->key), NULL))
-            continue;
-        const char *v = rmalab_info_lookup(w->at_create, d->key, strlen(d->key), NULL);
-        rc = rmalab_info_set(info, d->key, v ? v : d->default_value);
+        char buf[16];
+        const char *v = in_force(w, info, d, buf, sizeof buf);
+        if (v)
+            rc = rmalab_info_set(info, d->key, v);
     }
-    if (!rc)
-        rc = rmalab_info_set(info, RMALAB_KEY_PSCW, w->eng->name);
-    rmalab_trace_status ts;
-    rmalab_win_trace_status(w, &ts);
-    if (!rc)
-        rc = rmalab_info_set(info, RMALAB_KEY_TRACE, ts.on ? "true" : "false");
-    if (!rc && ts.on) {
-        char cap[16];
-        snprintf(cap, sizeof cap, "%d", ts.capacity);
-        rc = rmalab_info_set(info, RMALAB_KEY_TRACE_SIZE, cap);
-    }
-    if (!rc)
-        rc = rmalab_info_set(info, RMALAB_KEY_CHECK,
-                             rmalab_check_mode_name(rmalab_win_check_mode(w)));
     if (!rc && w->eng->info)
         rc = w->eng->info(w, info);
     if (rc) {

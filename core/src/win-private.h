@@ -14,9 +14,9 @@
  *   block.c          blocking calls: what the process is blocked in, its
  *                    last failure, waiting without spinning (rmalab/block.h)
  *   win-private.h    the window, and its primitives (inline below)
- *   info.c info-mpi.c  info objects
- *   hints.c hints-report.c  the hint catalogue, validation; reports and
- *                    agreement across ranks
+ *   info.c info-typed.c info-mpi.c  info objects; typed values
+ *   hints.c hints-value.c hints-validate.c hints-report.c  the hint
+ *                    catalogue; values; validation; reports and agreement
  *   comm.c           communicators
  *   types.c          type, op, flavour and assertion tables; op/type rules
  *   layout.c         what every rank's window is: sizes, units, no_locks,

@@ -56,7 +56,7 @@ static int blocked_share(int mode, double seconds, int rank, int size, double *s
     MPI_Gather(&share, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         *sum = *max = 0;
-        printf("%-5s", mode == RMALAB_WAIT_SLEEP ? "sleep" : "spin");
+        printf("%-5s", rmalab_wait_mode_name(mode));
         for (int r = 0; r < size - 1; r++) {
             printf("  rank %d %5.1f%%", r, 100 * all[r]);
             *sum += all[r];

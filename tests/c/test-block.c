@@ -117,6 +117,8 @@ START_TEST(test_blocked_visible)
     int saved = rmalab_wait_get_mode();
     rmalab_wait_set_mode(_i);
     EXPECT_INT_EQ(rmalab_wait_get_mode(), _i);
+    EXPECT(strcmp(rmalab_wait_mode_name(_i), _i == RMALAB_WAIT_SLEEP ? "sleep" : "spin") == 0,
+           "wait mode %d is named %s", _i, rmalab_wait_mode_name(_i));
 
     rmalab_win *w = NULL;
     rmalab_win_opts o = {.size = 64, .disp_unit = 1};

@@ -177,6 +177,10 @@ START_TEST(test_names)
     ck_assert_str_eq(rmalab_hint_status_name(RMALAB_HINT_IGNORED), "ignored");
     ck_assert_str_eq(rmalab_hint_status_name(RMALAB_HINT_DEFAULT), "default");
     ck_assert_str_eq(rmalab_hint_status_name(RMALAB_HINT_IMPLEMENTATION), "implementation");
+    /* values outside an enum have no name */
+    ck_assert_str_eq(rmalab_hint_type_name((rmalab_hint_type)5), "?");
+    ck_assert_str_eq(rmalab_hint_scope_name((rmalab_hint_scope)2), "?");
+    ck_assert_str_eq(rmalab_hint_status_name((rmalab_hint_status)-1), "?");
 }
 END_TEST
 

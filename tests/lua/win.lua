@@ -492,6 +492,24 @@ T.case("hints at creation, get_info and the report", function()
   c:free()
 end)
 
+T.case("get_info reports each rmalab hint of the catalogue", function()
+  local w <close> = rl.win_allocate(16, { info = { rmalab_trace = true, rmalab_trace_size = 64 } })
+  local eff, n = w:get_info(), 0
+  for _, d in ipairs(rl.hints.catalog("win")) do
+    if d.rmalab then
+      n = n + 1
+      T.ok(eff:get(d.key) ~= nil, d.key .. " reported")
+    end
+  end
+  T.ok(n >= 4, "the catalogue has rmalab's own window hints")
+  T.eq(eff:get("rmalab_trace"), "true", "rmalab_trace")
+  T.eq(eff:get("rmalab_trace_size"), "64", "rmalab_trace_size")
+  w:free()
+  local u <close> = rl.win_allocate(16)
+  T.eq(u:get_info():get("rmalab_trace_size"), nil, "no trace size without a trace")
+  u:free()
+end)
+
 T.case("set_info updates only the keys it names", function()
   local w <close> = rl.win_allocate(16, { info = { no_locks = true,
     which_accumulate_ops = "sum", perf_preference = "lat" } })

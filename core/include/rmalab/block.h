@@ -38,6 +38,8 @@ typedef enum {
  * RMALAB_WAIT: "sleep" or "spin" (anything else: spin). */
 RMALAB_API void rmalab_wait_set_mode(int mode);
 RMALAB_API int rmalab_wait_get_mode(void);
+/* "spin" or "sleep", as RMALAB_WAIT spells them; "?" for others. */
+RMALAB_API const char *rmalab_wait_mode_name(rmalab_wait_mode mode);
 
 /* What this process is blocked in: a consistent snapshot, safe to take from
  * any thread. When several calls are nested (an operation that waits for a

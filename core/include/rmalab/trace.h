@@ -88,6 +88,9 @@ typedef struct {
  * it), else the start, wait or test that matched. */
 typedef enum { RMALAB_FLOW_POST, RMALAB_FLOW_COMPLETE, RMALAB_FLOW_RACE } rmalab_flow_kind;
 
+/* "post", "complete" or "race"; "?" for others. */
+RMALAB_API const char *rmalab_flow_kind_name(rmalab_flow_kind kind);
+
 typedef struct {
     rmalab_flow_kind kind;
     int from, to;         /* indices in the set's events */
