@@ -18,6 +18,9 @@
  * the row of a trace kind (NULL: no synchronisation call). */
 extern const rmalab_sync_kind rmalab__sync_kinds[];
 const rmalab_sync_kind *rmalab__sync_kind_of_trace(int trace);
+/* The call that opens access epoch `a`, or with `a` RMALAB_ACCESS_NONE
+ * exposure epoch `x`; RMALAB_SYNC_NKINDS when both are none. */
+int rmalab__sync_opener(rmalab_access a, rmalab_exposure x);
 
 /* Record a detailed message for `code` on this thread and return `code`. */
 #define rmalab__fail rmalab_set_error /* the same call, kept short inside */

@@ -18,9 +18,7 @@
  *            and joins the clocks in an allreduce, which also says who
  *            found a race, so that every rank raises together;
  *   free     is the last such exchange.
- * Messages go out with MPI_Isend before the call that lets the peer go on,
- * so a receive never waits for a peer's progress beyond a message already
- * sent. Waits poll and sleep, as every deliberate wait in rmalab does.
+ * races-wire.c carries the messages.
  *
  * Every call on a window that the recorder and the checker see comes in
  * through one entry point at the end (rmalab__sync_* for synchronisation,
@@ -29,149 +27,17 @@
  *            their _all;  ALL: fence;  LOCAL (flush_local): nothing, as
  *            the accesses stay with the origin until a flush or unlock
  *            completes them at their target;
- *   acquires EPOCH: wait, test;  otherwise the batches that arrived. */
+ *   acquires EPOCH: wait, test;  otherwise the batches that arrived.
+ * An operation's event carries what the epoch state says of it (the lock
+ * held, the call that opened its epoch: sync.c fills it), so the checker
+ * never reads the state itself. */
+#include "races-private.h"
 #include "sync-event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum { TAG_POST = 1, TAG_DONE, TAG_PASSIVE, TAG_FENCE };
-
-/* A message: this header, the sender's clock (W entries), then records. */
-typedef struct {
-    int32_t nrec, spare;
-    int64_t pad;
-} msg_hdr;
-
-static size_t clock_bytes(void) { return (size_t)rmalab__clock_size() * sizeof(int64_t); }
-
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                 */
-
-/* Forget sends that finished; their buffers go with them. */
-static void reap(struct rmalab__races *R)
-{
-    int j = 0;
-    for (int i = 0; i < R->nreq; i++) {
-        int done = 0;
-        MPI_Test(&R->req[i], &done, MPI_STATUS_IGNORE);
-        if (done) {
-            rmalab__free(R->reqbuf[i]);
-            continue;
-        }
-        R->req[j] = R->req[i];
-        R->reqbuf[j++] = R->reqbuf[i];
-    }
-    R->nreq = j;
-}
-
-static int send_msg(rmalab_win *w, int to, int tag, const int64_t *clock,
-                    const struct rmalab__rlist *recs)
-{
-    struct rmalab__races *R = w->races;
-    reap(R);
-    if (R->nreq == R->capreq) {
-        int cap = R->capreq ? 2 * R->capreq : 8;
-        MPI_Request *q = rmalab__realloc(R->req, (size_t)cap * sizeof *q);
-        if (q)
-            R->req = q;
-        void **b = q ? rmalab__realloc(R->reqbuf, (size_t)cap * sizeof *b) : NULL;
-        if (!b)
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-        R->reqbuf = b;
-        R->capreq = cap;
-    }
-    int n = recs ? recs->n : 0;
-    size_t bytes = sizeof(msg_hdr) + clock_bytes() + (size_t)n * rmalab__racc_size();
-    unsigned char *buf = rmalab__malloc(bytes);
-    if (!buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    *(msg_hdr *)buf = (msg_hdr){.nrec = n};
-    memcpy(buf + sizeof(msg_hdr), clock, clock_bytes());
-    if (n)
-        memcpy(buf + sizeof(msg_hdr) + clock_bytes(), recs->p, (size_t)n * rmalab__racc_size());
-    int e = MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, R->comm, &R->req[R->nreq]);
-    if (e != MPI_SUCCESS) {
-        rmalab__free(buf);
-        return rmalab__mpi_fail(e, "MPI_Isend (race checker)");
-    }
-    R->reqbuf[R->nreq++] = buf;
-    return RMALAB_OK;
-}
-
-/* A message from `from` (blocking: it was sent before the call that let
- * this rank get here). The caller frees *buf. */
-static int recv_msg(rmalab_win *w, int from, int tag, unsigned char **buf)
-{
-    struct rmalab__races *R = w->races;
-    MPI_Status st;
-    int flag = 0, count;
-    for (unsigned spins = 0;; spins++) {
-        int e = MPI_Iprobe(from, tag, R->comm, &flag, &st);
-        if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
-        if (flag)
-            break;
-        if (spins > 1000)
-            nanosleep(&(struct timespec){0, 50000}, NULL);
-    }
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    *buf = rmalab__malloc((size_t)count);
-    if (!*buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    int e = MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, R->comm, MPI_STATUS_IGNORE);
-    if (e != MPI_SUCCESS) {
-        rmalab__free(*buf);
-        return rmalab__mpi_fail(e, "MPI_Recv (race checker)");
-    }
-    return RMALAB_OK;
-}
-
-static const int64_t *msg_clock(const unsigned char *buf)
-{
-    return (const int64_t *)(buf + sizeof(msg_hdr));
-}
-static int msg_n(const unsigned char *buf) { return ((const msg_hdr *)buf)->nrec; }
-static const rmalab__racc *msg_recs(const unsigned char *buf)
-{
-    return (const rmalab__racc *)(buf + sizeof(msg_hdr) + clock_bytes());
-}
-
-/* Receive one message and check its records. */
-static int take(rmalab_win *w, int from, int tag, bool intra, const char *at, bool acquire)
-{
-    unsigned char *buf;
-    int rc = recv_msg(w, from, tag, &buf);
-    if (rc)
-        return rc;
-    rmalab__races_check(w, msg_recs(buf), msg_n(buf),
-                        intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
-    if (acquire)
-        rmalab__clock_acquire(msg_clock(buf));
-    rmalab__free(buf);
-    return RMALAB_OK;
-}
-
-/* Passive-target batches that have arrived. */
-static int drain(rmalab_win *w, const char *at)
-{
-    struct rmalab__races *R = w->races;
-    for (;;) {
-        int flag = 0;
-        MPI_Status st;
-        int e = MPI_Iprobe(MPI_ANY_SOURCE, TAG_PASSIVE, R->comm, &flag, &st);
-        if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
-        if (!flag)
-            return RMALAB_OK;
-        int rc = take(w, st.MPI_SOURCE, TAG_PASSIVE, true, at, false);
-        if (rc)
-            return rc;
-        R->recvd[st.MPI_SOURCE]++;
-    }
-}
 
 /* ------------------------------------------------------------------------ */
 /* Reporting                                                                */
@@ -244,60 +110,54 @@ static int finish_together(rmalab_win *w, int64_t *S, const char *call)
 /* Accesses                                                                 */
 
 
-static uint8_t lock_on(const rmalab_win *w, int target)
-{
-    if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return 1;
-    return w->ep.access == RMALAB_ACCESS_LOCK ? w->ep.locked[target] : 0;
-}
-
-static int race_op(rmalab_win *w, int call, int target, MPI_Aint disp, rmalab_type type,
-                   int count, rmalab_op op, uint32_t *id)
+/* A record of the access ev, with the epoch facts it carries. */
+static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, bool local)
 {
     rmalab__racc r = {0};
-    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->lay.disp_units[target];
-    r.lo = (int64_t)disp * unit;
-    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
+    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1
+                    : local                         ? w->disp_unit
+                                                    : w->lay.disp_units[ev->target];
+    r.lo = (int64_t)ev->disp * unit;
+    r.hi = r.lo + (int64_t)ev->count * rmalab_type_size(ev->type);
     r.issuer = w->rank;
-    r.target = target;
-    r.count = (uint32_t)count;
-    r.call = (uint8_t)call;
-    r.kind = call == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
-             : call == RMALAB_TRACE_GET ? RMALAB__RK_READ
-                                        : RMALAB__RK_ATOMIC;
-    r.op = (uint8_t)(call == RMALAB_TRACE_COMPARE_AND_SWAP ? RMALAB_NOPS : op);
-    r.type = (uint8_t)type;
-    r.lock = lock_on(w, target);
-    r.during = (uint8_t)w->ep.access;
-    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)call));
-    return rmalab__racc_add(&w->races->out[target], &r, id);
+    r.target = ev->target;
+    r.count = (uint32_t)ev->count;
+    r.op = (uint8_t)ev->op;
+    r.type = (uint8_t)ev->type;
+    r.lock = ev->lock;
+    r.during = ev->during;
+    r.local = local;
+    return r;
 }
 
-int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count)
+static int race_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+{
+    rmalab__racc r = record_of(w, ev, false);
+    r.call = (uint8_t)ev->kind;
+    r.kind = ev->kind == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
+             : ev->kind == RMALAB_TRACE_GET ? RMALAB__RK_READ
+                                            : RMALAB__RK_ATOMIC;
+    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
+    return rmalab__racc_add(&w->races->out[ev->target], &r, id);
+}
+
+int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
 {
     if (!w->races)
         return RMALAB_OK;
     static struct rmalab__rlist one;
-    rmalab__racc r = {0};
-    r.lo = (int64_t)disp * (w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : w->disp_unit);
-    r.hi = r.lo + (int64_t)count * rmalab_type_size(type);
-    r.issuer = r.target = w->rank;
-    r.count = (uint32_t)count;
+    bool write = ev->kind == RMALAB_TRACE_WRITE;
+    rmalab__racc r = record_of(w, ev, true);
     r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
     r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
-    r.op = RMALAB_NOPS;
-    r.type = (uint8_t)type;
-    r.lock = lock_on(w, w->rank);
-    r.local = 1;
-    r.during = (uint8_t)w->ep.exposure;
     rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
     one.n = 0;
     uint32_t id;
     int rc = rmalab__racc_add(&one, &r, &id);
     if (rc)
         return rc;
-    rmalab__trace_op(w, write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rmalab__trace_t0(w),
-                     w->rank, disp, type, count, id);
+    rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), w->rank, ev->disp, ev->type, ev->count,
+                     id);
     rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, 0, NULL);
     return finish(w, write ? "write" : "read", RMALAB_OK);
 }
@@ -317,18 +177,18 @@ static int synced(rmalab_win *w, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
-    return finish(w, call, drain(w, at));
+    return finish(w, call, rmalab__races_drain(w, at));
 }
 
 static int post_clock(rmalab_win *w, const int *ranks, int n)
 {
-    int64_t *S = rmalab__malloc(clock_bytes());
+    int64_t *S = rmalab__malloc(rmalab__clock_bytes());
     if (!S)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = send_msg(w, ranks[i], TAG_POST, S, NULL);
+        rc = rmalab__races_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
     rmalab__free(S);
     return rc;
 }
@@ -339,10 +199,10 @@ static int post_clock(rmalab_win *w, const int *ranks, int n)
 static int join_post(rmalab_win *w, int t)
 {
     unsigned char *buf;
-    int rc = recv_msg(w, t, TAG_POST, &buf);
+    int rc = rmalab__races_recv(w, t, RMALAB__TAG_POST, &buf);
     if (rc)
         return rc;
-    const int64_t *P = msg_clock(buf);
+    const int64_t *P = rmalab__races_msg_clock(buf);
     struct rmalab__rlist *l = &w->races->out[t];
     int W = rmalab__clock_size();
     for (int i = 0; i < l->n; i++) {
@@ -360,7 +220,7 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = join_post(w, group[i]);
-    int64_t *S = rc ? NULL : rmalab__malloc(clock_bytes());
+    int64_t *S = rc ? NULL : rmalab__malloc(rmalab__clock_bytes());
     if (!rc && !S)
         rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (rc)
@@ -368,7 +228,7 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
     rmalab__clock_release(S);
     for (int i = 0; i < n && !rc; i++) {
         completed(w, &R->out[group[i]], S);
-        rc = send_msg(w, group[i], TAG_DONE, S, &R->out[group[i]]);
+        rc = rmalab__races_send(w, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
     rmalab__free(S);
@@ -381,10 +241,10 @@ static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
     where(at, sizeof at, call);
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = take(w, xgroup[i], TAG_DONE, false, at, true);
+        rc = rmalab__races_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
     if (!rc)
         rmalab__races_prune(w);
-    return finish(w, call, rc ? rc : drain(w, at));
+    return finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
 /* Passive target: the records to t are complete. The origin checks the
@@ -401,7 +261,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
         rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, RMALAB__CK_PASSIVE, at);
     } else {
         rmalab__races_within(w, rmalab__rlist_at(l, 0), l->n, at);
-        if (!(rc = send_msg(w, t, TAG_PASSIVE, S, l)))
+        if (!(rc = rmalab__races_send(w, t, RMALAB__TAG_PASSIVE, S, l)))
             R->sent[t]++;
     }
     l->n = 0;
@@ -412,7 +272,7 @@ static int released(rmalab_win *w, int target, const char *call)
 {
     char at[96];
     where(at, sizeof at, call);
-    int64_t *S = rmalab__malloc(clock_bytes());
+    int64_t *S = rmalab__malloc(rmalab__clock_bytes());
     if (!S)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
@@ -420,36 +280,7 @@ static int released(rmalab_win *w, int target, const char *call)
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
         rc = ship_passive(w, t, S, at);
     rmalab__free(S);
-    return finish(w, call, rc ? rc : drain(w, at));
-}
-
-/* Collective: every passive batch sent to this rank, and `fence` (per
- * origin: one FENCE message or none), received and checked. */
-static int exchange(rmalab_win *w, const int64_t *fence, const char *at)
-{
-    struct rmalab__races *R = w->races;
-    int P = w->size, rc = RMALAB_OK;
-    int64_t *mine = rmalab__malloc(4 * (size_t)P * sizeof *mine);
-    if (!mine)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    int64_t *theirs = mine + 2 * P;
-    for (int t = 0; t < P; t++) {
-        mine[2 * t] = (int64_t)R->sent[t];
-        mine[2 * t + 1] = fence ? fence[t] : 0;
-    }
-    int e = MPI_Alltoall(mine, 2, MPI_INT64_T, theirs, 2, MPI_INT64_T, R->comm);
-    if (e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Alltoall (race checker)");
-    for (int o = 0; o < P && !rc; o++) {
-        while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
-            rc = take(w, o, TAG_PASSIVE, true, at, false);
-            R->recvd[o]++;
-        }
-        if (!rc && theirs[2 * o + 1])
-            rc = take(w, o, TAG_FENCE, false, at, false);
-    }
-    rmalab__free(mine);
-    return rc;
+    return finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
 static int fenced(rmalab_win *w)
@@ -458,7 +289,7 @@ static int fenced(rmalab_win *w)
     char at[96];
     where(at, sizeof at, "fence");
     int P = w->size, rc = RMALAB_OK;
-    int64_t *S = rmalab__malloc(clock_bytes() + (size_t)P * sizeof(int64_t));
+    int64_t *S = rmalab__malloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
     if (!S)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     int64_t *sent = S + rmalab__clock_size();
@@ -470,11 +301,11 @@ static int fenced(rmalab_win *w)
         if (t == w->rank)
             rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, 0, at);
         else if (l->n && !rc)
-            rc = send_msg(w, t, TAG_FENCE, S, l);
+            rc = rmalab__races_send(w, t, RMALAB__TAG_FENCE, S, l);
         l->n = 0;
     }
     /* Every rank goes through the collectives, whatever failed. */
-    int rc2 = exchange(w, sent, at);
+    int rc2 = rmalab__races_exchange(w, sent, at);
     int rc3 = finish_together(w, S, "fence");
     rmalab__free(S);
     rmalab__races_forget(w); /* the fence orders everything before it */
@@ -521,12 +352,11 @@ void rmalab__op_begin_(rmalab_win *w)
     (void)w;
 }
 
-int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                    rmalab_type type, int count, rmalab_op op)
+int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev)
 {
     uint32_t id = 0;
-    int rc = w->races ? race_op(w, kind, target, disp, type, count, op, &id) : RMALAB_OK;
-    rmalab__trace_op(w, kind, t0, target, disp, type, count, id);
+    int rc = w->races ? race_op(w, ev, &id) : RMALAB_OK;
+    rmalab__trace_op(w, ev->kind, ev->t0, ev->target, ev->disp, ev->type, ev->count, id);
     return rc;
 }
 
@@ -590,7 +420,7 @@ int rmalab__races_close(rmalab_win *w)
         return RMALAB_OK;
     char at[96];
     where(at, sizeof at, "free");
-    int rc = exchange(w, NULL, at);
+    int rc = rmalab__races_exchange(w, NULL, at);
     int rc2 = finish_together(w, NULL, "free");
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
@@ -622,135 +452,4 @@ void rmalab__races_free(rmalab_win *w)
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);
     rmalab__free(R);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Across a communicator                                                    */
-
-static int barrier_call(MPI_Comm comm)
-{
-    rmalab__races_jitter_now();
-    int active = rmalab__clock_exists(), any = 0;
-    int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
-    if (!any)
-        return RMALAB_OK;
-    int rc = rmalab__clock_ready();
-    int64_t *S = rc ? NULL : rmalab__malloc(clock_bytes());
-    if (!rc && !S)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if ((rc = rmalab__agree(comm, rc, "carrying the race checker's clocks"))) {
-        rmalab__free(S);
-        return rc;
-    }
-    rmalab__clock_release(S);
-    e = MPI_Allreduce(MPI_IN_PLACE, S, rmalab__clock_size(), MPI_INT64_T, MPI_MAX, comm);
-    if (e == MPI_SUCCESS)
-        rmalab__clock_acquire(S);
-    rmalab__free(S);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
-}
-
-int rmalab_barrier(MPI_Comm comm)
-{
-    rmalab__block b = {.call = "barrier", .collective = true};
-    rmalab__call_begin();
-    if (comm == MPI_COMM_NULL)
-        return rmalab__call_end("barrier", "comm", UINT64_MAX,
-                                rmalab__fail(RMALAB_ERR_COMM, "barrier: the communicator "
-                                                              "is MPI_COMM_NULL"));
-    rmalab__block_comm(&b, comm);
-    int rc = rmalab__block_enter(&b);
-    if (!rc) {
-        rc = barrier_call(comm);
-        rmalab__block_leave(&b);
-    }
-    return rmalab__call_end("barrier", "comm", b.id, rc);
-}
-
-int rmalab_races_total(MPI_Comm comm, uint64_t *total)
-{
-    const rmalab_race *l;
-    int n;
-    uint64_t found;
-    rmalab_races(&l, &n, &found);
-    int e = MPI_Allreduce(&found, total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (races total)");
-}
-
-/* This rank's reports, one after the other. */
-static char *own_text(void)
-{
-    const rmalab_race *l;
-    int n;
-    uint64_t found;
-    rmalab_races(&l, &n, &found);
-    size_t size = 1;
-    for (int i = 0; i < n; i++)
-        size += strlen(l[i].text) + 2;
-    size += 128;
-    char *s = rmalab__malloc(size), *p = s;
-    if (!s)
-        return NULL;
-    *p = 0;
-    for (int i = 0; i < n; i++)
-        p += sprintf(p, "%s\n\n", l[i].text);
-    if (found > (uint64_t)n)
-        sprintf(p, "(%llu more races were found than kept)\n\n",
-                (unsigned long long)(found - (uint64_t)n));
-    return s;
-}
-
-/* Rank 0 gets every rank's text; lens has 2 * size ints on rank 0. */
-static int gather_text(MPI_Comm comm, int rank, int size, const char *mine, int *lens,
-                       char **text)
-{
-    int len = (int)strlen(mine), total = 0, *offs = lens ? lens + size : NULL;
-    int e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "gathering race reports");
-    for (int i = 0; rank == 0 && i < size; i++) {
-        offs[i] = total;
-        total += lens[i];
-    }
-    char *all = rank == 0 ? malloc((size_t)total + 32) : NULL; /* the caller's: free() */
-    int rc = rank == 0 && !all
-                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
-                 : RMALAB_OK;
-    rc = rmalab__agree(comm, rc, "gathering race reports");
-    if (!rc && (e = MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm)) !=
-                   MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "gathering race reports");
-    if (rc) {
-        free(all);
-        return rc;
-    }
-    if (rank == 0) {
-        while (total > 0 && all[total - 1] == '\n')
-            total--;
-        all[total] = 0;
-        if (!total)
-            strcpy(all, "no races found");
-        *text = all;
-    }
-    return RMALAB_OK;
-}
-
-int rmalab_races_text(MPI_Comm comm, char **text)
-{
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    *text = NULL;
-    char *mine = own_text();
-    int *lens = rank == 0 ? rmalab__calloc(2 * (size_t)size, sizeof *lens) : NULL;
-    int rc = !mine || (rank == 0 && !lens)
-                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
-                 : RMALAB_OK;
-    if (!(rc = rmalab__agree(comm, rc, "gathering race reports")))
-        rc = gather_text(comm, rank, size, mine, lens, text);
-    rmalab__free(mine);
-    rmalab__free(lens);
-    return rc;
 }

@@ -11,7 +11,7 @@
  * order). A release ticks this rank's entry and sends the clock; an
  * acquire takes the element-wise max. A local access is a point: its c is
  * the value of the next release. */
-#include "win-private.h"
+#include "races-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,7 @@ int rmalab__clock_ready(void)
 
 bool rmalab__clock_exists(void) { return clk.vc != NULL; }
 int rmalab__clock_size(void) { return clk.W; }
+size_t rmalab__clock_bytes(void) { return (size_t)clk.W * sizeof(int64_t); }
 
 void rmalab__clock_release(int64_t *S)
 {
@@ -261,37 +262,39 @@ static const char *call_name(const rmalab__racc *r)
     return rmalab_trace_kind_name((rmalab_trace_kind)r->call);
 }
 
+/* The epoch an access was made in (rmalab/sync.h), NULL for none. */
+static const rmalab_sync_epoch *epoch_of(const rmalab__racc *r)
+{
+    return r->during < RMALAB_SYNC_NKINDS ? rmalab__sync_kinds[r->during].opens : NULL;
+}
+
 static void during_text(const rmalab__racc *r, char *buf, size_t size)
 {
     static const char *const lock[] = {"", ", holding a shared lock on itself",
                                        ", holding an exclusive lock on itself"};
-    if (r->local) {
-        snprintf(buf, size, "%s%s",
-                 r->during == RMALAB_EXPOSURE_FENCE  ? "during a fence epoch"
-                 : r->during == RMALAB_EXPOSURE_POST ? "during its exposure epoch"
-                                                     : "outside any exposure epoch",
+    const rmalab_sync_epoch *e = epoch_of(r);
+    if (r->local)
+        snprintf(buf, size, "%s%s", e ? e->exposure_text : "outside any exposure epoch",
                  lock[r->lock % 3]);
-        return;
-    }
-    switch (r->during) {
-    case RMALAB_ACCESS_FENCE: snprintf(buf, size, "in a fence epoch"); break;
-    case RMALAB_ACCESS_START: snprintf(buf, size, "in a start() epoch"); break;
-    case RMALAB_ACCESS_LOCK_ALL: snprintf(buf, size, "under lock_all (shared)"); break;
-    default:
-        snprintf(buf, size, "under lock(%d, \"%s\")", r->target,
+    else if (rmalab__sync_kinds[r->during].scope == RMALAB_SYNC_PEER) /* lock */
+        snprintf(buf, size, "%s(%d, \"%s\")", e->access_text, r->target,
                  r->lock == 2 ? "exclusive" : "shared");
-    }
+    else
+        snprintf(buf, size, "%s", e->access_text);
 }
 
 /* What completes a remote access. */
 static const char *completer(const rmalab__racc *r)
 {
-    switch (r->during) {
-    case RMALAB_ACCESS_FENCE: return "the fence that ends its epoch";
-    case RMALAB_ACCESS_START: return "complete()";
-    case RMALAB_ACCESS_LOCK_ALL: return "flush or unlock_all()";
-    default: return "flush or unlock";
-    }
+    return epoch_of(r)->completed_by;
+}
+
+/* A local access during the exposure epoch in which the remote one may
+ * land (fence, post and start), or NULL. */
+static const rmalab_sync_epoch *landing(const rmalab__racc *loc, const rmalab__racc *rem)
+{
+    const rmalab_sync_epoch *e = epoch_of(loc);
+    return e && e->landed_by == rem->during ? e : NULL;
 }
 
 /* Why neither access is ordered, and the fix: the first rule that matches.
@@ -333,14 +336,9 @@ static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *
                      "shared): shared locks do not exclude each other\n  fix: take "
                      "lock(%d, \"exclusive\"), or a barrier after the first unlock",
                      a->target, a->target);
-        else if (a->during == b->during && a->during == RMALAB_ACCESS_FENCE)
-            snprintf(buf, size, "both in one fence epoch of rank %d, from different origins\n"
-                     "  fix: give each origin its own bytes, or a fence between them",
-                     a->target);
-        else if (a->during == b->during && a->during == RMALAB_ACCESS_START)
-            snprintf(buf, size, "both in one exposure epoch of rank %d, from different "
-                     "origins\n  fix: give each origin its own bytes, or expose them in "
-                     "different epochs", a->target);
+        else if (a->during == b->during && epoch_of(a)->together)
+            snprintf(buf, size, "%s of rank %d, from different origins\n  fix: %s",
+                     epoch_of(a)->together, a->target, epoch_of(a)->together_fix);
         else
             snprintf(buf, size, "no synchronisation orders rank %d's %s and rank %d's %s\n"
                      "  fix: order them with a barrier, fence or PSCW epoch",
@@ -349,15 +347,11 @@ static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *
     }
     const rmalab__racc *rem = a->local ? b : a, *loc = a->local ? a : b;
     int o = rem->issuer, t = loc->issuer;
-    if (loc->during == RMALAB_EXPOSURE_FENCE && rem->during == RMALAB_ACCESS_FENCE)
-        snprintf(buf, size, "rank %d's %s happened during a fence epoch, in which rank %d's %s "
-                 "may land at any time until the fence that ends it\n  fix: access local "
-                 "memory before the fence that opens the epoch or after the one that ends it",
-                 t, call_name(loc), o, call_name(rem));
-    else if (loc->during == RMALAB_EXPOSURE_POST && rem->during == RMALAB_ACCESS_START)
-        snprintf(buf, size, "rank %d's %s happened during its exposure epoch (after post(), "
-                 "before wait()), in which rank %d's %s may land\n  fix: access local memory "
-                 "before post() or after wait()", t, call_name(loc), o, call_name(rem));
+    const rmalab_sync_epoch *x = landing(loc, rem);
+    if (x)
+        snprintf(buf, size, "rank %d's %s happened %s, in which rank %d's %s may land%s\n"
+                 "  fix: access local memory %s", t, call_name(loc), x->landing_when, o,
+                 call_name(rem), x->landing_until, x->landing_fix);
     else if (rem->lock && loc->lock)
         snprintf(buf, size, "rank %d's %s and rank %d's %s both hold shared locks on rank %d "
                  "(lock_all counts as shared): shared locks do not exclude each other\n  fix: "

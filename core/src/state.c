@@ -84,6 +84,13 @@ size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n)
     return off;
 }
 
+/* The row of the call that opens the epoch a or x; NULL for none. */
+static const rmalab_sync_kind *opener(rmalab_access a, rmalab_exposure x)
+{
+    int id = rmalab__sync_opener(a, x);
+    return id < RMALAB_SYNC_NKINDS ? &rmalab__sync_kinds[id] : NULL;
+}
+
 void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
 {
     rmalab__describe(w, buf, size, true);
@@ -100,6 +107,9 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
         return;
     buf[0] = '\0';
     rmalab_win_state(w, &s);
+    /* The calls that opened the epochs (rmalab/sync.h) name what is awaited. */
+    const rmalab_sync_kind *acc_by = opener(s.access, RMALAB_EXPOSURE_NONE),
+                           *exp_by = opener(RMALAB_ACCESS_NONE, s.exposure);
 #define PUT(...)                                                               \
     do {                                                                       \
         if (off < size)                                                        \
@@ -112,7 +122,9 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
     case RMALAB_ACCESS_FENCE: PUT("fence epoch (%llu RMA calls)", (unsigned long long)s.ops_in_epoch); break;
     case RMALAB_ACCESS_START:
         rmalab__ranks_text(g, sizeof g, s.access_ranks, s.n_access);
-        PUT("access epoch to %s%s", g, s.access_nocheck ? " (start() was nocheck)" : "");
+        PUT("access epoch to %s", g);
+        if (s.access_nocheck)
+            PUT(" (%s() was nocheck)", acc_by->name);
         if (matching && s.n_access && s.posted[0] >= 0) {
             int have[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
             for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++)
@@ -121,8 +133,8 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
                 else
                     n++;
             rmalab__ranks_text(g, sizeof g, have, k);
-            PUT(": post() arrived from %d of %d%s%s", n, s.n_access, k ? ", missing " : "",
-                k ? g : "");
+            PUT(": %s() arrived from %d of %d%s%s", acc_by->partner, n, s.n_access,
+                k ? ", missing " : "", k ? g : "");
         }
         break;
     case RMALAB_ACCESS_LOCK:
@@ -133,7 +145,9 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
     }
     if (s.exposure == RMALAB_EXPOSURE_POST) {
         rmalab__ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
-        PUT("; exposure epoch to %s%s", g, s.exposure_nocheck ? " (post() was nocheck)" : "");
+        PUT("; exposure epoch to %s", g);
+        if (s.exposure_nocheck)
+            PUT(" (%s() was nocheck)", exp_by->name);
         if (matching && s.n_exposure && s.arrived[0] >= 0) {
             int miss[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
             for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++)
@@ -143,7 +157,8 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
                     n++;
             char m[512];
             rmalab__ranks_text(m, sizeof m, miss, k);
-            PUT(": waits for complete() from %s: %d of %d arrived", k ? m : g, n, s.n_exposure);
+            PUT(": waits for %s() from %s: %d of %d arrived",
+                rmalab__sync_kinds[exp_by->opens->ended_by].partner, k ? m : g, n, s.n_exposure);
         }
     }
 #undef PUT

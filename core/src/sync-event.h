@@ -42,22 +42,40 @@ static inline int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev)
     return w->races || w->trace ? rmalab__sync_end_(w, ev) : RMALAB_OK;
 }
 
-/* An RMA operation (w may be NULL): begun (its time if the window records,
- * else 0), and ended once issued (rc: its own status, returned unless the
- * checker fails). */
-static inline int64_t rmalab__op_begin(rmalab_win *w)
+/* An operation, or a local access (kind RMALAB_TRACE_READ or _WRITE, target
+ * this rank): described at its begin, checked by sync.c, which adds what
+ * the epoch state says of it (rmalab__epoch_facts), and ended once issued.
+ * The race checker reads those facts from the event, never the state. */
+struct rmalab__op_event {
+    int kind;               /* rmalab_trace_kind */
+    int target;
+    MPI_Aint disp;
+    rmalab_type type;
+    int count;
+    rmalab_op op;           /* RMALAB_NOPS for compare_and_swap and local accesses */
+    int64_t t0;             /* its time if the window records, else 0 */
+    /* The epoch facts, filled when the window is checked: */
+    uint8_t lock;           /* this rank's lock on target: 0, 1 shared, 2 exclusive */
+    uint8_t during;         /* the call that opened the epoch it is made in
+                               (rmalab_sync_id; RMALAB_SYNC_NKINDS: none): an
+                               operation's access epoch, a local access's
+                               exposure epoch */
+};
+
+/* An operation begins (w may be NULL). */
+static inline void rmalab__op_begin(rmalab_win *w, rmalab__op_event *ev)
 {
     if (w && w->races)
         rmalab__op_begin_(w);
-    return w && w->trace ? rmalab__trace_clock() : 0;
+    ev->t0 = w && w->trace ? rmalab__trace_clock() : 0;
 }
 
-static inline int rmalab__op_end(rmalab_win *w, int kind, int64_t t0, int rc, int target,
-                                 MPI_Aint disp, rmalab_type type, int count, rmalab_op op)
+/* ... and ends with rc, its own status, returned unless the checker fails. */
+static inline int rmalab__op_end(rmalab_win *w, const rmalab__op_event *ev, int rc)
 {
     if (rc || !(w->races || w->trace))
         return rc;
-    return rmalab__op_end_(w, kind, t0, target, disp, type, count, op);
+    return rmalab__op_end_(w, ev);
 }
 
 #endif

@@ -7,27 +7,71 @@
 
 #include <rmalab/sync.h>
 
-/* rel: what it releases, acq: what it acquires (rmalab/sync.h). */
-#define ROW(id, name, trace, coll, scope, rel, acq, partner)                  \
-    [RMALAB_SYNC_##id] = {name, RMALAB_TRACE_##trace, coll, RMALAB_SYNC_##scope, \
-                          RMALAB_RELEASE_##rel, RMALAB_ACQUIRE_##acq, partner}
+/* The epochs, in the words of race reports and the state's description. */
+static const rmalab_sync_epoch fence_epoch = {
+    .access = RMALAB_ACCESS_FENCE, .exposure = RMALAB_EXPOSURE_FENCE,
+    .ended_by = RMALAB_SYNC_FENCE,
+    .access_text = "in a fence epoch", .completed_by = "the fence that ends its epoch",
+    .together = "both in one fence epoch",
+    .together_fix = "give each origin its own bytes, or a fence between them",
+    .exposure_text = "during a fence epoch", .landed_by = RMALAB_SYNC_FENCE,
+    .landing_when = "during a fence epoch",
+    .landing_until = " at any time until the fence that ends it",
+    .landing_fix = "before the fence that opens the epoch or after the one that ends it",
+};
+static const rmalab_sync_epoch start_epoch = {
+    .access = RMALAB_ACCESS_START, .ended_by = RMALAB_SYNC_COMPLETE,
+    .access_text = "in a start() epoch", .completed_by = "complete()",
+    .together = "both in one exposure epoch",
+    .together_fix = "give each origin its own bytes, or expose them in different epochs",
+    .landed_by = RMALAB_SYNC_NKINDS,
+};
+static const rmalab_sync_epoch post_epoch = {
+    .exposure = RMALAB_EXPOSURE_POST, .ended_by = RMALAB_SYNC_WAIT,
+    .exposure_text = "during its exposure epoch", .landed_by = RMALAB_SYNC_START,
+    .landing_when = "during its exposure epoch (after post(), before wait())",
+    .landing_until = "", .landing_fix = "before post() or after wait()",
+};
+static const rmalab_sync_epoch lock_epoch = {
+    .access = RMALAB_ACCESS_LOCK, .ended_by = RMALAB_SYNC_UNLOCK,
+    .access_text = "under lock", .completed_by = "flush or unlock",
+    .landed_by = RMALAB_SYNC_NKINDS,
+};
+static const rmalab_sync_epoch lock_all_epoch = {
+    .access = RMALAB_ACCESS_LOCK_ALL, .ended_by = RMALAB_SYNC_UNLOCK_ALL,
+    .access_text = "under lock_all (shared)", .completed_by = "flush or unlock_all()",
+    .landed_by = RMALAB_SYNC_NKINDS,
+};
+
+/* The arrows of a trace. */
+static const rmalab_sync_arrow post_arrow = {
+    RMALAB_FLOW_POST, RMALAB_TRACE_POST_ARRIVED, {RMALAB_SYNC_START, RMALAB_SYNC_NKINDS}, true};
+static const rmalab_sync_arrow complete_arrow = {
+    RMALAB_FLOW_COMPLETE, RMALAB_TRACE_COMPLETE_ARRIVED, {RMALAB_SYNC_WAIT, RMALAB_SYNC_TEST},
+    false};
+
+/* rel: what it releases, acq: what it acquires (rmalab/sync.h); opens: the
+ * epoch it opens; arrow: its arrow in a trace. */
+#define ROW(id, name, trace, coll, scope, rel, acq, partner, opens, arrow)          \
+    [RMALAB_SYNC_##id] = {name, RMALAB_TRACE_##trace, coll, RMALAB_SYNC_##scope,     \
+                          RMALAB_RELEASE_##rel, RMALAB_ACQUIRE_##acq, partner, opens, arrow}
 
 const rmalab_sync_kind rmalab__sync_kinds[RMALAB_SYNC_NKINDS] = {
-    /*  id               name               trace            coll   scope  rel      acq      partner */
-    ROW(POST,            "post",            POST,            false, GROUP, CLOCK,   ARRIVED, NULL),
-    ROW(START,           "start",           START,           false, GROUP, NONE,    ARRIVED, "post"),
-    ROW(COMPLETE,        "complete",        COMPLETE,        false, GROUP, EPOCH,   ARRIVED, "post"),
-    ROW(WAIT,            "wait",            WAIT,            false, GROUP, NONE,    EPOCH,   "complete"),
-    ROW(TEST,            "test",            TEST,            false, GROUP, NONE,    EPOCH,   "complete"),
-    ROW(FENCE,           "fence",           FENCE,           true,  EVERY, ALL,     ALL,     "fence"),
-    ROW(LOCK,            "lock",            LOCK,            false, PEER,  NONE,    ARRIVED, "unlock"),
-    ROW(UNLOCK,          "unlock",          UNLOCK,          false, PEER,  TARGETS, ARRIVED, NULL),
-    ROW(LOCK_ALL,        "lock_all",        LOCK_ALL,        false, EVERY, NONE,    ARRIVED, "unlock"),
-    ROW(UNLOCK_ALL,      "unlock_all",      UNLOCK_ALL,      false, EVERY, TARGETS, ARRIVED, NULL),
-    ROW(FLUSH,           "flush",           FLUSH,           false, PEER,  TARGETS, ARRIVED, NULL),
-    ROW(FLUSH_ALL,       "flush_all",       FLUSH_ALL,       false, EVERY, TARGETS, ARRIVED, NULL),
-    ROW(FLUSH_LOCAL,     "flush_local",     FLUSH_LOCAL,     false, PEER,  LOCAL,   ARRIVED, NULL),
-    ROW(FLUSH_LOCAL_ALL, "flush_local_all", FLUSH_LOCAL_ALL, false, EVERY, LOCAL,   ARRIVED, NULL),
+    /*  id               name               trace            coll   scope  rel      acq      partner     opens            arrow */
+    ROW(POST,            "post",            POST,            false, GROUP, CLOCK,   ARRIVED, NULL,       &post_epoch,     &post_arrow),
+    ROW(START,           "start",           START,           false, GROUP, NONE,    ARRIVED, "post",     &start_epoch,    NULL),
+    ROW(COMPLETE,        "complete",        COMPLETE,        false, GROUP, EPOCH,   ARRIVED, "post",     NULL,            &complete_arrow),
+    ROW(WAIT,            "wait",            WAIT,            false, GROUP, NONE,    EPOCH,   "complete", NULL,            NULL),
+    ROW(TEST,            "test",            TEST,            false, GROUP, NONE,    EPOCH,   "complete", NULL,            NULL),
+    ROW(FENCE,           "fence",           FENCE,           true,  EVERY, ALL,     ALL,     "fence",    &fence_epoch,    NULL),
+    ROW(LOCK,            "lock",            LOCK,            false, PEER,  NONE,    ARRIVED, "unlock",   &lock_epoch,     NULL),
+    ROW(UNLOCK,          "unlock",          UNLOCK,          false, PEER,  TARGETS, ARRIVED, NULL,       NULL,            NULL),
+    ROW(LOCK_ALL,        "lock_all",        LOCK_ALL,        false, EVERY, NONE,    ARRIVED, "unlock",   &lock_all_epoch, NULL),
+    ROW(UNLOCK_ALL,      "unlock_all",      UNLOCK_ALL,      false, EVERY, TARGETS, ARRIVED, NULL,       NULL,            NULL),
+    ROW(FLUSH,           "flush",           FLUSH,           false, PEER,  TARGETS, ARRIVED, NULL,       NULL,            NULL),
+    ROW(FLUSH_ALL,       "flush_all",       FLUSH_ALL,       false, EVERY, TARGETS, ARRIVED, NULL,       NULL,            NULL),
+    ROW(FLUSH_LOCAL,     "flush_local",     FLUSH_LOCAL,     false, PEER,  LOCAL,   ARRIVED, NULL,       NULL,            NULL),
+    ROW(FLUSH_LOCAL_ALL, "flush_local_all", FLUSH_LOCAL_ALL, false, EVERY, LOCAL,   ARRIVED, NULL,       NULL,            NULL),
 };
 
 const rmalab_sync_kind *rmalab_sync_kind_get(rmalab_sync_id id)
@@ -49,4 +93,15 @@ const rmalab_sync_kind *rmalab__sync_kind_of_trace(int trace)
         if ((int)rmalab__sync_kinds[i].trace == trace)
             return &rmalab__sync_kinds[i];
     return NULL;
+}
+
+int rmalab__sync_opener(rmalab_access a, rmalab_exposure x)
+{
+    for (int i = 0; i < RMALAB_SYNC_NKINDS; i++) {
+        const rmalab_sync_epoch *e = rmalab__sync_kinds[i].opens;
+        if (e && (a != RMALAB_ACCESS_NONE ? e->access == a
+                                          : x != RMALAB_EXPOSURE_NONE && e->exposure == x))
+            return i;
+    }
+    return RMALAB_SYNC_NKINDS;
 }

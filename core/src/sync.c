@@ -1,4 +1,5 @@
-/* The epoch state machine and the synchronisation calls.
+/* The epoch state machine, fence and the PSCW calls (the passive-target
+ * calls are sync-passive.c's).
  *
  * Each window tracks its access epoch (none, fence, start(group),
  * lock(targets), lock_all) and its exposure epoch (none, fence, post(group)).
@@ -49,20 +50,20 @@ void rmalab__epoch_free(rmalab_win *w)
 /* Only the owning thread writes ops_in_epoch, and it counts every RMA call,
  * so it is stored atomically (relaxed) rather than under the lock; the
  * owner's own plain reads race with nothing. */
-static void set_ops(rmalab_win *w, uint64_t v)
+void rmalab__epoch_set_ops(rmalab_win *w, uint64_t v)
 {
     __atomic_store_n(&w->ep.ops_in_epoch, v, __ATOMIC_RELAXED);
 }
 
 /* A fence with no RMA call after it opened no epoch: drop it. */
-static bool fence_is_idle(const rmalab_win *w)
+bool rmalab__epoch_fence_idle(const rmalab_win *w)
 {
     return w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch == 0;
 }
 
-static void drop_idle_fence(rmalab_win *w)
+void rmalab__epoch_drop_idle_fence(rmalab_win *w)
 {
-    if (fence_is_idle(w)) {
+    if (rmalab__epoch_fence_idle(w)) {
         w->ep.access = RMALAB_ACCESS_NONE;
         if (w->ep.exposure == RMALAB_EXPOSURE_FENCE)
             w->ep.exposure = RMALAB_EXPOSURE_NONE;
@@ -97,10 +98,24 @@ static void group_text(char *buf, size_t size, const int *ranks, int n)
     rmalab__ranks_text(buf, size, ranks, n);
 }
 
-int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                     rmalab_type type, int count)
+void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
+{
+    if (!w->races)
+        return;
+    bool local = ev->kind == RMALAB_TRACE_READ || ev->kind == RMALAB_TRACE_WRITE;
+    ev->lock = w->ep.access == RMALAB_ACCESS_LOCK_ALL ? 1
+               : w->ep.access == RMALAB_ACCESS_LOCK  ? w->ep.locked[ev->target]
+                                                     : 0;
+    ev->during = (uint8_t)(local ? rmalab__sync_opener(RMALAB_ACCESS_NONE, w->ep.exposure)
+                                 : rmalab__sync_opener(w->ep.access, RMALAB_EXPOSURE_NONE));
+}
+
+int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
 {
     RMALAB__CHECK_WIN(w);
+    int target = ev->target, count = ev->count;
+    MPI_Aint disp = ev->disp;
+    rmalab_type type = ev->type;
     int rc = rmalab__check_count(what, type, count);
     if (rc)
         return rc;
@@ -137,7 +152,8 @@ int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     }
     if ((rc = rmalab__layout_check_range(w, what, target, disp, type, count)))
         return rc;
-    set_ops(w, w->ep.ops_in_epoch + 1);
+    rmalab__epoch_set_ops(w, w->ep.ops_in_epoch + 1);
+    rmalab__epoch_facts(w, ev);
     return RMALAB_OK;
 }
 
@@ -165,7 +181,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "post: a passive-target epoch is open on this window; unlock "
                             "before mixing in post/start/complete/wait");
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
+    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "post: a fence epoch with RMA calls is open; end it with "
                             "fence(\"nosucceed\") before post");
@@ -182,7 +198,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     if (rc)
         return rc;
     rmalab__lock(w);
-    drop_idle_fence(w);
+    rmalab__epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.xgroup, ranks, (size_t)n * sizeof *ranks);
     w->ep.nxgroup = n;
@@ -232,7 +248,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
                             "start: a passive-target epoch (%s) is open; only one access "
                             "epoch may be open at a time, so unlock first",
                             rmalab_access_name(w->ep.access));
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
+    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
         return rmalab__fail(RMALAB_ERR_RMA_SYNC,
                             "start: a fence epoch with %llu RMA calls is open; end it with "
                             "fence(\"nosucceed\") before start",
@@ -248,7 +264,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     if (rc)
         return rc;
     rmalab__lock(w);
-    drop_idle_fence(w);
+    rmalab__epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.group, ranks, (size_t)n * sizeof *ranks);
     w->ep.ngroup = n;
@@ -257,7 +273,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         w->ep.in_group[ranks[i]] = 1;
     w->ep.access = RMALAB_ACCESS_START;
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
-    set_ops(w, 0);
+    rmalab__epoch_set_ops(w, 0);
     rmalab__unlock(w);
     ev.group = ranks;
     ev.n = n;
@@ -266,11 +282,11 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
-static void access_closed(rmalab_win *w)
+void rmalab__epoch_access_closed(rmalab_win *w)
 {
     rmalab__lock(w);
     w->ep.access = RMALAB_ACCESS_NONE;
-    set_ops(w, 0);
+    rmalab__epoch_set_ops(w, 0);
     w->ep.epochs++;
     memset(w->ep.in_group, 0, (size_t)w->size);
     w->ep.ngroup = 0;
@@ -305,7 +321,7 @@ static int complete_call(rmalab_win *w)
     }
     if (rc)
         return rc;
-    access_closed(w); /* leaves the group's ranks in place for ev */
+    rmalab__epoch_access_closed(w); /* leaves the group's ranks in place for ev */
     return rmalab__sync_end(w, &ev);
 }
 
@@ -420,7 +436,7 @@ static int fence_call(rmalab_win *w, int assert_)
     rmalab__lock(w);
     if (had_ops)
         w->ep.epochs++;
-    set_ops(w, 0);
+    rmalab__epoch_set_ops(w, 0);
     bool open = !(assert_ & RMALAB_MODE_NOSUCCEED);
     w->ep.access = open ? RMALAB_ACCESS_FENCE : RMALAB_ACCESS_NONE;
     w->ep.exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;
@@ -431,223 +447,10 @@ static int fence_call(rmalab_win *w, int assert_)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Passive target                                                           */
-
-static int passive_allowed(rmalab_win *w, const char *call)
-{
-    /* Misuse inside a PSCW epoch first: the same message for both engines. */
-    if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: a PSCW epoch is open (%s); locks may not be taken inside it, "
-                            "so end it with %s first",
-                            call,
-                            w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
-                                                             : "exposure, from post()",
-                            w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !fence_is_idle(w))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: a fence epoch with RMA calls is open; end it with "
-                            "fence(\"nosucceed\") first",
-                            call);
-    return RMALAB_OK;
-}
-
-static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK);
-    int rc = rmalab__check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
-    if (rc || (rc = passive_allowed(w, "lock")))
-        return rc;
-    if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "lock: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            target, w->size - 1);
-    if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: lock_all() already locks every rank; unlock_all first");
-    if (w->lay.no_locks[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: rank %d gave the hint no_locks = true, promising that no "
-                            "passive-target lock targets it; use fence or PSCW, or set "
-                            "no_locks = false on rank %d",
-                            target, target);
-    if (w->ep.access == RMALAB_ACCESS_LOCK && w->ep.locked[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: rank %d is already locked by this process; a rank can be "
-                            "locked once at a time, so unlock(%d) first",
-                            target, target);
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
-    int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
-                         rmalab__mpi_mode(assert_), w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_lock");
-    rmalab__lock(w);
-    drop_idle_fence(w);
-    if (w->ep.access != RMALAB_ACCESS_LOCK)
-        set_ops(w, 0);
-    w->ep.access = RMALAB_ACCESS_LOCK;
-    w->ep.locked[target] = exclusive ? 2 : 1;
-    w->ep.nlocked++;
-    rmalab__unlock(w);
-    ev.peer = target;
-    ev.flag = exclusive;
-    return rmalab__sync_end(w, &ev);
-}
-
-static int unlock_call(rmalab_win *w, int target)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK);
-    if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "unlock: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            target, w->size - 1);
-    if (w->ep.access != RMALAB_ACCESS_LOCK || !w->ep.locked[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "unlock: rank %d is not locked by this process%s", target,
-                            w->ep.access == RMALAB_ACCESS_LOCK_ALL ? " (use unlock_all() "
-                                                                  "after lock_all())"
-                                                                : "; lock it first");
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
-    int e = MPI_Win_unlock(target, w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_unlock");
-    rmalab__lock(w);
-    w->ep.locked[target] = 0;
-    bool last = --w->ep.nlocked == 0;
-    rmalab__unlock(w);
-    if (last)
-        access_closed(w);
-    else
-        rmalab__results_complete(w, target);
-    ev.peer = target;
-    return rmalab__sync_end(w, &ev);
-}
-
-static int lock_all_call(rmalab_win *w, int assert_)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK_ALL);
-    int rc = rmalab__check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
-    if (rc || (rc = passive_allowed(w, "lock_all")))
-        return rc;
-    if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock_all: a passive-target epoch (%s) is already open; unlock "
-                            "first",
-                            rmalab_access_name(w->ep.access));
-    for (int r = 0; r < w->size; r++)
-        if (w->lay.no_locks[r])
-            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                                "lock_all: rank %d gave the hint no_locks = true, promising "
-                                "that no passive-target lock targets it; use fence or PSCW",
-                                r);
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
-    int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_lock_all");
-    rmalab__lock(w);
-    drop_idle_fence(w);
-    w->ep.access = RMALAB_ACCESS_LOCK_ALL;
-    set_ops(w, 0);
-    rmalab__unlock(w);
-    ev.flag = assert_;
-    return rmalab__sync_end(w, &ev);
-}
-
-static int unlock_all_call(rmalab_win *w)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK_ALL);
-    if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "unlock_all: no lock_all() epoch is open%s",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? " (use unlock(target) after "
-                                                              "lock(target))"
-                                                            : "");
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
-    int e = MPI_Win_unlock_all(w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
-    access_closed(w);
-    return rmalab__sync_end(w, &ev);
-}
-
-/* flush and flush_local (`id`): MPI_Win_flush or MPI_Win_flush_local. Both
- * complete the operations to target at this origin, so its results are
- * ready; what they order at the target is the kind's (rmalab/sync.h). */
-static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, id);
-    const char *call = ev.k->name;
-    if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "%s: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            call, target, w->size - 1);
-    if (!(w->ep.access == RMALAB_ACCESS_LOCK_ALL ||
-          (w->ep.access == RMALAB_ACCESS_LOCK && w->ep.locked[target])))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: flushes complete operations of a passive-target epoch, and "
-                            "rank %d is not locked; call lock(%d) or lock_all() first",
-                            call, target, target);
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, call, false, &target, 1);
-    int e = id == RMALAB_SYNC_FLUSH ? MPI_Win_flush(target, w->plain)
-                                    : MPI_Win_flush_local(target, w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH ? "MPI_Win_flush"
-                                                           : "MPI_Win_flush_local");
-    rmalab__results_complete(w, target);
-    ev.peer = target;
-    return rmalab__sync_end(w, &ev);
-}
-
-/* flush_all and flush_local_all (`id`). */
-static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
-{
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, id);
-    const char *call = ev.k->name;
-    if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: flushes complete operations of a passive-target "
-                            "epoch, and none is open; call lock(target) or "
-                            "lock_all() first",
-                            call);
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, call, false, NULL, 0);
-    int e = id == RMALAB_SYNC_FLUSH_ALL ? MPI_Win_flush_all(w->plain)
-                                        : MPI_Win_flush_local_all(w->plain);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH_ALL ? "MPI_Win_flush_all"
-                                                               : "MPI_Win_flush_local_all");
-    rmalab__results_complete(w, -1);
-    return rmalab__sync_end(w, &ev);
-}
-
-/* ------------------------------------------------------------------------ */
 /* The public calls: each records its failure (rmalab/block.h)             */
 
 /* The end of a public call of kind `id`. */
-static int ended(rmalab_win *w, rmalab_sync_id id, int rc)
+int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc)
 {
     return rmalab__win_call_end(rmalab__win_id(w), rmalab__sync_kinds[id].name, rc);
 }
@@ -655,78 +458,29 @@ static int ended(rmalab_win *w, rmalab_sync_id id, int rc)
 int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_POST, post_call(w, ranks, n, assert_));
+    return rmalab__sync_ended(w, RMALAB_SYNC_POST, post_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_START, start_call(w, ranks, n, assert_));
+    return rmalab__sync_ended(w, RMALAB_SYNC_START, start_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_complete(rmalab_win *w)
 {
     rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_COMPLETE, complete_call(w));
+    return rmalab__sync_ended(w, RMALAB_SYNC_COMPLETE, complete_call(w));
 }
 
 int rmalab_win_wait(rmalab_win *w)
 {
     rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_WAIT, wait_call(w));
+    return rmalab__sync_ended(w, RMALAB_SYNC_WAIT, wait_call(w));
 }
 
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
     rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_));
-}
-
-int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_LOCK, lock_call(w, target, exclusive, assert_));
-}
-
-int rmalab_win_unlock(rmalab_win *w, int target)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_UNLOCK, unlock_call(w, target));
-}
-
-int rmalab_win_lock_all(rmalab_win *w, int assert_)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_LOCK_ALL, lock_all_call(w, assert_));
-}
-
-int rmalab_win_unlock_all(rmalab_win *w)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_UNLOCK_ALL, unlock_all_call(w));
-}
-
-int rmalab_win_flush(rmalab_win *w, int target)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_FLUSH, flush_call(w, RMALAB_SYNC_FLUSH, target));
-}
-
-int rmalab_win_flush_all(rmalab_win *w)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_FLUSH_ALL, flush_all_call(w, RMALAB_SYNC_FLUSH_ALL));
-}
-
-int rmalab_win_flush_local(rmalab_win *w, int target)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_FLUSH_LOCAL, flush_call(w, RMALAB_SYNC_FLUSH_LOCAL, target));
-}
-
-int rmalab_win_flush_local_all(rmalab_win *w)
-{
-    rmalab__call_begin();
-    return ended(w, RMALAB_SYNC_FLUSH_LOCAL_ALL,
-                 flush_all_call(w, RMALAB_SYNC_FLUSH_LOCAL_ALL));
+    return rmalab__sync_ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_));
 }

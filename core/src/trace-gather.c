@@ -198,10 +198,13 @@ static bool is_group_call(int kind)
     return k && k->scope == RMALAB_SYNC_GROUP;
 }
 
-static bool is_access(int kind)
+/* The event of an engine that sees a call's arrow arrive (post_arrived). */
+static bool is_arrival(int kind)
 {
-    return (kind >= RMALAB_TRACE_PUT && kind <= RMALAB_TRACE_COMPARE_AND_SWAP) ||
-           kind == RMALAB_TRACE_READ || kind == RMALAB_TRACE_WRITE;
+    for (int i = 0; i < RMALAB_SYNC_NKINDS; i++)
+        if (rmalab__sync_kinds[i].arrow && (int)rmalab__sync_kinds[i].arrow->arrival == kind)
+            return true;
+    return false;
 }
 
 /* One rank's packed records into the set. `call` is the last call with a
@@ -243,17 +246,16 @@ static void merge_rank(struct merge *m, int rank, const unsigned char *p)
                 .disp = e.disp, .bytes = e.bytes, .seq = e.seq};
             m->gstart[i] = -1;
             race = e.kind == RMALAB_TRACE_RACE ? i : -1;
-            if (e.seq && is_access(e.kind)) /* a checked window's: a race may point here */
+            if (e.seq && rmalab__trace_is_access(e.kind)) /* a checked window's: a race may point here */
                 m->keys[m->nkeys++] = (struct key){win, rank, -1, e.seq, e.kind, i};
-            if (e.kind != RMALAB_TRACE_POST_ARRIVED && e.kind != RMALAB_TRACE_COMPLETE_ARRIVED)
+            if (!is_arrival(e.kind))
                 call = -1; /* arrivals may come between a run of tests and its members */
             if (is_group_call(e.kind) && (e.kind != RMALAB_TRACE_TEST || e.flag)) {
                 call = i;
                 m->gstart[i] = m->ngroups; /* room for the members that follow */
                 m->ngroups += e.count < ww.nevents - k ? e.count : ww.nevents - k - 1;
                 s->events[i].count = 0; /* counts the members that survived */
-            } else if (e.kind == RMALAB_TRACE_POST_ARRIVED ||
-                       e.kind == RMALAB_TRACE_COMPLETE_ARRIVED) {
+            } else if (is_arrival(e.kind)) {
                 m->keys[m->nkeys++] = (struct key){win, rank, e.peer, e.seq, e.kind, i};
             }
         }
@@ -281,20 +283,24 @@ static int find_key(const struct merge *m, int win, int kind, int rank, int peer
     return f ? f->event : -1;
 }
 
-/* The event that released the other side of member k, or -1. */
-static int released_by(const struct merge *m, const struct key *k, rmalab_flow_kind *fk)
+/* The arrow of member k of a call (rmalab/sync.h), or NULL. */
+static const rmalab_sync_arrow *arrow_of(const struct key *k)
 {
-    int e;
-    if (k->kind == RMALAB_TRACE_POST) {
-        *fk = RMALAB_FLOW_POST;
-        e = find_key(m, k->win, RMALAB_TRACE_POST_ARRIVED, k->peer, k->rank, k->seq);
-        return e >= 0 ? e : find_key(m, k->win, RMALAB_TRACE_START, k->peer, k->rank, k->seq);
-    }
-    *fk = RMALAB_FLOW_COMPLETE;
-    e = find_key(m, k->win, RMALAB_TRACE_COMPLETE_ARRIVED, k->peer, k->rank, k->seq);
-    if (e < 0)
-        e = find_key(m, k->win, RMALAB_TRACE_WAIT, k->peer, k->rank, k->seq);
-    return e >= 0 ? e : find_key(m, k->win, RMALAB_TRACE_TEST, k->peer, k->rank, k->seq);
+    const rmalab_sync_kind *r = k->kind == MEMBER ? NULL : rmalab__sync_kind_of_trace(k->kind);
+    return r ? r->arrow : NULL;
+}
+
+/* The event at which arrow a of member k ends, or -1: the arrival, else
+ * the first call of the peer that pairs with it, if it waited there. */
+static int arrow_end(const struct merge *m, const struct key *k, const rmalab_sync_arrow *a)
+{
+    int e = find_key(m, k->win, (int)a->arrival, k->peer, k->rank, k->seq);
+    bool native = strcmp(m->s->wins[k->win].engine, "native") == 0;
+    for (int i = 0; e < 0 && i < 2 && a->to[i] < RMALAB_SYNC_NKINDS; i++)
+        if (native || !a->to_native_only)
+            e = find_key(m, k->win, (int)rmalab__sync_kinds[a->to[i]].trace, k->peer, k->rank,
+                         k->seq);
+    return e;
 }
 
 /* A race's arrows: to the events of its two accesses, on the ranks that
@@ -302,7 +308,7 @@ static int released_by(const struct merge *m, const struct key *k, rmalab_flow_k
 static void race_flows(struct merge *m, const struct key *k)
 {
     for (int kind = 0; kind < RMALAB_TRACE_NKINDS; kind++) {
-        int to = is_access(kind) ? find_key(m, k->win, kind, k->peer, -1, k->seq) : -1;
+        int to = rmalab__trace_is_access(kind) ? find_key(m, k->win, kind, k->peer, -1, k->seq) : -1;
         if (to >= 0) {
             m->s->flows[m->s->nflows++] = (rmalab_trace_flow){RMALAB_FLOW_RACE, k->event, to};
             return;
@@ -310,9 +316,7 @@ static void race_flows(struct merge *m, const struct key *k)
     }
 }
 
-/* Arrows, once every rank is merged. An engine that sees arrivals (rma)
- * waits for a post only at an operation to that target: a start it did
- * not wait in gets no arrow. */
+/* Arrows, once every rank is merged (rmalab/sync.h, rmalab_sync_arrow). */
 static void match_flows(struct merge *m)
 {
     rmalab_trace_set *s = m->s;
@@ -323,16 +327,10 @@ static void match_flows(struct merge *m)
             race_flows(m, k);
             continue;
         }
-        if (k->kind != RMALAB_TRACE_POST && k->kind != RMALAB_TRACE_COMPLETE)
-            continue;
-        rmalab_flow_kind fk;
-        int to = released_by(m, k, &fk);
-        if (to < 0)
-            continue;
-        int tk = s->events[to].kind;
-        if (tk == RMALAB_TRACE_START && strcmp(s->wins[k->win].engine, "native") != 0)
-            continue;
-        s->flows[s->nflows++] = (rmalab_trace_flow){fk, k->event, to};
+        const rmalab_sync_arrow *a = arrow_of(k);
+        int to = a ? arrow_end(m, k, a) : -1;
+        if (to >= 0)
+            s->flows[s->nflows++] = (rmalab_trace_flow){a->kind, k->event, to};
     }
 }
 

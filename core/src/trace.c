@@ -388,21 +388,36 @@ void rmalab_win_trace_status(const rmalab_win *w, rmalab_trace_status *out)
                                  .offset = t->offset, .uncertainty = t->uncert};
 }
 
+/* The kinds that are no synchronisation call (those are their rows of
+ * rmalab/sync.h): their names, and whether each is an access. */
+static const struct {
+    const char *name;
+    bool access;
+} others[RMALAB_TRACE_NKINDS] = {
+    [RMALAB_TRACE_PUT] = {"put", true},
+    [RMALAB_TRACE_GET] = {"get", true},
+    [RMALAB_TRACE_ACCUMULATE] = {"accumulate", true},
+    [RMALAB_TRACE_GET_ACCUMULATE] = {"get_accumulate", true},
+    [RMALAB_TRACE_FETCH_AND_OP] = {"fetch_and_op", true},
+    [RMALAB_TRACE_COMPARE_AND_SWAP] = {"compare_and_swap", true},
+    [RMALAB_TRACE_POST_ARRIVED] = {"post_arrived", false},
+    [RMALAB_TRACE_COMPLETE_ARRIVED] = {"complete_arrived", false},
+    [RMALAB_TRACE_READ] = {"read", true},
+    [RMALAB_TRACE_WRITE] = {"write", true},
+    [RMALAB_TRACE_RACE] = {"race", false},
+};
+
 const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
 {
-    /* The synchronisation calls' names are their rows' (rmalab/sync.h). */
-    static const char *const others[RMALAB_TRACE_NKINDS] = {
-        [RMALAB_TRACE_PUT] = "put", [RMALAB_TRACE_GET] = "get",
-        [RMALAB_TRACE_ACCUMULATE] = "accumulate", [RMALAB_TRACE_GET_ACCUMULATE] = "get_accumulate",
-        [RMALAB_TRACE_FETCH_AND_OP] = "fetch_and_op",
-        [RMALAB_TRACE_COMPARE_AND_SWAP] = "compare_and_swap",
-        [RMALAB_TRACE_POST_ARRIVED] = "post_arrived",
-        [RMALAB_TRACE_COMPLETE_ARRIVED] = "complete_arrived", [RMALAB_TRACE_READ] = "read",
-        [RMALAB_TRACE_WRITE] = "write", [RMALAB_TRACE_RACE] = "race"};
     if ((unsigned)kind >= RMALAB_TRACE_NKINDS)
         return NULL;
     const rmalab_sync_kind *k = rmalab__sync_kind_of_trace((int)kind);
-    return k ? k->name : others[kind];
+    return k ? k->name : others[kind].name;
+}
+
+bool rmalab__trace_is_access(int kind)
+{
+    return (unsigned)kind < RMALAB_TRACE_NKINDS && others[kind].access;
 }
 
 const char *rmalab_flow_kind_name(rmalab_flow_kind kind)

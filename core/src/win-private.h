@@ -29,19 +29,27 @@
  *   races.c          the race checker's model: the process's vector clock,
  *                    access records, the race rule, reports and the
  *                    process's list of races (docs/races.md)
+ *   races-wire.c     the race checker's messages between ranks: records
+ *                    and clocks sent, received and checked; the exchange
+ *                    of fence and free (races-private.h: the checker's
+ *                    records and calls, which only its files include)
  *   races-sync.c     the race checker at each call: what every
- *                    synchronisation carries, records shipped to targets,
- *                    the checks and their reporting; rmalab_barrier; the
- *                    one entry point through which every call reaches
- *                    the recorder and the checker (rmalab__sync_*, _op_*)
+ *                    synchronisation carries, the checks and their
+ *                    reporting; the one entry point through which every
+ *                    call reaches the recorder and the checker
+ *                    (rmalab__sync_*, _op_*)
+ *   races-comm.c     rmalab_barrier, which carries the checker's clocks;
+ *                    the races of a communicator's processes
  *   sync-event.h     the inline front of that entry point: a NULL test or
  *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
  *   state.c          the observable epoch state: snapshot and description
- *   sync.c           the epoch state machine and every synchronisation
- *                    call; the origin-side check of each operation
+ *   sync.c           the epoch state machine; fence and the PSCW calls;
+ *                    the origin-side check of each operation and its
+ *                    epoch facts
+ *   sync-passive.c   the passive-target calls: locks and flushes
  *   rma.c            the typed RMA operations, and the window's local
  *                    reads and writes
  *   attr.c           attribute caching
@@ -49,7 +57,8 @@
  *   trace-gather.c   gathering records across ranks, arrows; starting
  *                    the recording of live windows
  *   win-hints.c      window hints after creation (set_info, get_info...)
- *   win.c            creation in named steps, and destruction
+ *   win-free.c       destruction, and the release a failed creation shares
+ *   win.c            creation in named steps
  *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
  * writes it; other files read what their comment allows. The fields at the
@@ -162,8 +171,9 @@ struct rmalab__layout {
 };
 
 /* Owner sync.c, under the window's lock; state.c reads it under the lock,
- * win.c reads it to refuse freeing inside an epoch, races-sync.c on the
- * owning thread for what records say about locks and epochs. */
+ * win-free.c reads it to refuse freeing inside an epoch, rma.c for the window
+ * an operation goes through. The race checker gets what it needs in the
+ * events of sync-event.h. */
 struct rmalab__epoch {
     rmalab_access access;
     rmalab_exposure exposure;
@@ -218,60 +228,6 @@ typedef struct rmalab__trace {
     uint64_t recorded, dropped;
     bool paused;
 } rmalab__trace;
-
-/* Owner races.c: an access record of the race checker. Records lie
- * rmalab__racc_size() bytes apart: this header, then the issue clock, one
- * int64 per world rank. The same bytes go over the wire. */
-typedef struct {
-    int64_t lo, hi;         /* bytes of the target's window; dynamic: addresses */
-    int64_t c;              /* completion: the issuer's own clock at the release
-                               that completed it (local accesses: the next one) */
-    int32_t issuer, target; /* window ranks */
-    uint32_t id;            /* the issuer's access number, in program order */
-    uint32_t count;         /* elements */
-    uint8_t kind;           /* RMALAB__RK_* */
-    uint8_t call;           /* rmalab_trace_kind of the operation; local: RMALAB__RC_* */
-    uint8_t op;             /* rmalab_op; RMALAB_NOPS for compare_and_swap */
-    uint8_t type;           /* rmalab_type */
-    uint8_t lock;           /* the issuer's lock on the target: 0, 1 shared, 2 exclusive */
-    uint8_t local;          /* a win:read/win:write of the target itself */
-    uint8_t during;         /* remote: the issuer's rmalab_access; local: the target's
-                               rmalab_exposure */
-    uint8_t spare;
-    char site[48];
-    int64_t vc[];           /* the issue clock */
-} rmalab__racc;
-enum { RMALAB__RK_READ, RMALAB__RK_WRITE, RMALAB__RK_ATOMIC };
-enum { RMALAB__RC_READ = RMALAB_TRACE_NKINDS, RMALAB__RC_WRITE };
-
-/* A list of records (the log of a window's memory, what an origin has not
- * completed yet, a batch on the wire). */
-struct rmalab__rlist {
-    unsigned char *p;
-    int n, cap;
-};
-
-/* The race checker's state of a window: NULL when it is not checked. */
-struct rmalab__races {
-    /* Owner races.c. */
-    rmalab_check_mode mode;       /* this rank's */
-    bool same_op_no_op;           /* accumulate_ops in force */
-    bool acc_ordered;             /* accumulate_ordering is not none */
-    struct rmalab__rlist log;     /* accesses to this rank's memory, live */
-    struct rmalab__rlist past;    /* those ordered before this rank's clock */
-    int log_cap;                  /* each list's */
-    bool log_dropped, past_warned;
-    unsigned past_dropped;
-    unsigned found_now;           /* races found by the call that runs */
-    char now_text[1600];          /* the first of them */
-    /* Owner races-sync.c. */
-    MPI_Comm comm;                /* the checker's messages */
-    struct rmalab__rlist *out;    /* per target: records not completed yet */
-    uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
-    MPI_Request *req;             /* sends in flight, and their buffers */
-    void **reqbuf;
-    int nreq, capreq;
-};
 
 struct rmalab_win {
     /* Set in creation (win.c), read by all. */
@@ -488,6 +444,8 @@ void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint 
                       rmalab_type type, int count, uint32_t seq);
 void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
                         const int issuer[2], const uint32_t id[2]);
+/* An operation or a local access (win:read, win:write)? */
+bool rmalab__trace_is_access(int kind);
 /* The rma engine saw a peer's post or complete arrive. */
 void rmalab__trace_arrival(rmalab_win *w, int kind, int peer);
 /* Collective over the window: start recording if any rank wants to (its
@@ -500,63 +458,20 @@ int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert);
 extern pthread_mutex_t rmalab__trace_lock;
 extern rmalab__trace *rmalab__traces;
 
-/* races.c: the model (docs/races.md). One thread per process calls it. */
-/* The process's clock, made at the first checked window or barrier that
- * needs it; world-indexed. */
-int rmalab__clock_ready(void);
-bool rmalab__clock_exists(void);
-int rmalab__clock_size(void);
-/* Tick this rank's entry and copy the clock into S (a release). */
-void rmalab__clock_release(int64_t *S);
-/* Element-wise max into the clock (an acquire). */
-void rmalab__clock_acquire(const int64_t *V);
-/* Sleep as rmalab_races_jitter asked, before a call. */
-void rmalab__races_jitter_now(void);
-/* The call's site (rmalab_check_site), or `fallback`; clears it. */
-void rmalab__races_site(char *buf, size_t size, const char *fallback);
-size_t rmalab__racc_size(void);
-rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i);
-/* Room for one more record at the end (NULL: out of memory). */
-rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
-void rmalab__rlist_free(struct rmalab__rlist *l);
-/* A record of an access by this rank, issued now, appended to `l` or merged
- * into its last record (an adjacent access of the same kind from the same
- * site in the same interval); *id: the record's number. */
-int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
-/* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
- * each against those before it), report what races, and add them to the log.
- * `at` names the call, for reports (NULL: the new access itself). Returns
- * the races found. */
-enum {
-    RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
-    RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
-};
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
-                             const char *at);
-/* After an acquire (wait, test): the log's records ordered before this
- * rank's clock move to `past`. */
-void rmalab__races_prune(rmalab_win *w);
-/* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships). */
-unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
-/* Forget the log: every access so far happens before every later one. */
-void rmalab__races_forget(rmalab_win *w);
-/* The window's state of races.c, and its release. */
-int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
-void rmalab__races_model_free(struct rmalab__races *R);
+/* races.c, races-wire.c: races-private.h. */
 
 /* races-sync.c: the entry point of every call that the recorder and the
  * checker see; sync-event.h has its inline front, which sync.c and rma.c
  * call. */
 typedef struct rmalab__sync_event rmalab__sync_event;
+typedef struct rmalab__op_event rmalab__op_event;
 void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
 int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
 int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
 void rmalab__op_begin_(rmalab_win *w);
-int rmalab__op_end_(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                    rmalab_type type, int count, rmalab_op op);
+int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
 /* win:read / win:write, after the access. */
-int rmalab__op_local(rmalab_win *w, bool write, MPI_Aint disp, rmalab_type type, int count);
+int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */
@@ -577,9 +492,26 @@ int rmalab__epoch_alloc(rmalab_win *w);
 void rmalab__epoch_free(rmalab_win *w);
 /* The origin-side checks every operation makes: the target is in the
  * group, an access epoch is open to it, and [disp, disp + count) lies in
- * its window. `what` names the call ("put"). Counts the call in the epoch. */
-int rmalab__check_op(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                     rmalab_type type, int count);
+ * its window. `what` names the call ("put"). Counts the call in the epoch,
+ * and adds the epoch facts to ev. */
+int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
+/* What the epoch state says of the access ev (sync-event.h), for the race
+ * checker: a checked window's only way to the state. */
+void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev);
+/* The state machine's steps that the passive-target calls share. Only the
+ * owning thread writes ops_in_epoch: atomically (relaxed), not under the
+ * lock. */
+void rmalab__epoch_set_ops(rmalab_win *w, uint64_t v);
+/* A fence with no RMA call after it opened no epoch ... */
+bool rmalab__epoch_fence_idle(const rmalab_win *w);
+/* ... and is dropped when another epoch opens (under the lock). */
+void rmalab__epoch_drop_idle_fence(rmalab_win *w);
+/* Close the access epoch in the state (under the lock) after MPI closed it. */
+void rmalab__epoch_access_closed(rmalab_win *w);
+/* The end of a public call of kind `id`: its failure recorded. */
+int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc);
+
+/* sync-passive.c: lock, unlock, lock_all, unlock_all, the flushes. */
 
 /* attr.c: rmalab__attrs_* in private.h */
 
@@ -596,5 +528,12 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
  * releasing it. Neither allocates, so neither fails. */
 void rmalab__registry_add(rmalab_win *w);
 void rmalab__registry_remove(rmalab_win *w);
+
+/* win-free.c: for a creation that failed. Collective: MPI_Win_free of the
+ * window and its companion, if any; returns MPI's code. */
+int rmalab__win_free_mpi(rmalab_win *w);
+/* Everything but the MPI windows (freed before, collectively). What the
+ * window recorded stays with the recorder. */
+void rmalab__win_destroy_struct(rmalab_win *w);
 
 #endif

@@ -1,6 +1,6 @@
 /* Windows: creation in the four flavours around MPICH 4.0.2's alignment
- * defect, destruction and window hints. The top of the core's window files
- * (win-private.h has the design): it calls every file below it.
+ * defect. The top of the core's window files (win-private.h has the
+ * design): it calls every file below it.
  *
  * Creation runs a fixed list of steps (`steps` below). Local steps allocate
  * and compute; collective steps call MPI on every rank. Before each
@@ -60,41 +60,6 @@ static int broken_promise(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags
                      key, what, lo, hi);
     int rc = rmalab_info_delete(valid, key);
     return rc ? rc : rmalab_info_delete(w->at_create, key);
-}
-
-/* Collective: MPI_Win_free of the window and its companion, if any. */
-static int free_mpi_windows(rmalab_win *w)
-{
-    int e = MPI_SUCCESS;
-    if (w->plain != MPI_WIN_NULL && w->plain != w->win)
-        e = MPI_Win_free(&w->plain);
-    w->plain = MPI_WIN_NULL;
-    if (w->win != MPI_WIN_NULL) {
-        int e2 = MPI_Win_free(&w->win);
-        e = e != MPI_SUCCESS ? e : e2;
-    }
-    return e;
-}
-
-/* Everything but the MPI windows (freed before, collectively). What the
- * window recorded stays with the recorder. */
-static void win_destroy_struct(rmalab_win *w)
-{
-    rmalab__trace_retire(w);
-    rmalab__races_free(w);
-    rmalab__layout_free(w);
-    rmalab__epoch_free(w);
-    rmalab__results_free(w);
-    if (w->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&w->comm);
-    rmalab__free(w->owned_mem);
-    rmalab_info_destroy(&w->requested);
-    rmalab_info_destroy(&w->at_create);
-    if (w->wgroup != MPI_GROUP_NULL)
-        MPI_Group_free(&w->wgroup);
-    if (w->eng)
-        w->eng->destroy(w);
-    rmalab__free(w);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -420,8 +385,8 @@ static void creation_end(struct creation *c, int rc)
         return;
     if (w->eng && w->eng->quiesce && w->engine_state)
         w->eng->quiesce(w);
-    free_mpi_windows(w);
-    win_destroy_struct(w);
+    rmalab__win_free_mpi(w);
+    rmalab__win_destroy_struct(w);
     c->w = NULL;
 }
 
@@ -506,112 +471,4 @@ int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
                               rmalab_diags *diags)
 {
     return creation_call(RMALAB_FLAVOR_DYNAMIC, opts, out, diags);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Destruction                                                              */
-
-/* Collective: the MPI side of freeing (the rma engine's lock_all first),
- * then everything else; returns MPI's code. Ends the caller's blocked
- * record `b` of the free before the window's memory goes. */
-static int release_window(rmalab_win *w, rmalab__block *b)
-{
-    rmalab__registry_remove(w);
-    if (w->eng->quiesce)
-        w->eng->quiesce(w);
-    int e = free_mpi_windows(w);
-    rmalab__win_unblock(w, b);
-    win_destroy_struct(w);
-    return e;
-}
-
-/* Can the window be freed in its current state? A fence with no RMA call
- * after it opens no epoch. */
-static int check_free(rmalab_win *w)
-{
-    int open_access = w->ep.access == RMALAB_ACCESS_START || w->ep.access == RMALAB_ACCESS_LOCK ||
-                      w->ep.access == RMALAB_ACCESS_LOCK_ALL ||
-                      (w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch > 0);
-    if (open_access || w->ep.exposure == RMALAB_EXPOSURE_POST) {
-        char state[256];
-        rmalab__describe(w, state, sizeof state, false);
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "free: a window may only be freed outside of any epoch, and this "
-                            "one has %s; close it first (%s)",
-                            state,
-                            w->ep.access == RMALAB_ACCESS_START       ? "complete()"
-                            : w->ep.access == RMALAB_ACCESS_LOCK      ? "unlock(target)"
-                            : w->ep.access == RMALAB_ACCESS_LOCK_ALL  ? "unlock_all()"
-                            : w->ep.exposure == RMALAB_EXPOSURE_POST  ? "wait()"
-                                                                   : "fence()");
-    }
-    return RMALAB_OK;
-}
-
-static int free_call(rmalab_win **win)
-{
-    if (!win || !*win)
-        return RMALAB_OK;
-    rmalab_win *w = *win;
-    if (rmalab__attrs_busy(w))
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "free: a window cannot be freed from one of its own attribute "
-                            "delete callbacks; free it after the call that ran the callback");
-    int rc = check_free(w);
-    if (rc)
-        return rc;
-    rmalab__block b;
-    if ((rc = rmalab__win_block(w, &b, "free", true, NULL, 0)))
-        return rc;
-    char saved[2048] = "";
-    /* The race checker's last check is collective: before the window goes.
-     * Its report, or else a delete callback's error, is returned once the
-     * window is freed. */
-    int late = rmalab__races_close(w);
-    if (late)
-        snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
-    int cb_rc = rmalab__attrs_delete_all(w);
-    if (cb_rc && !late) {
-        late = cb_rc;
-        snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
-    }
-    *win = NULL;
-    int e = release_window(w, &b);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_free");
-    if (late)
-        return rmalab__fail(late, "%s", saved);
-    return RMALAB_OK;
-}
-
-int rmalab_win_free(rmalab_win **win)
-{
-    uint64_t id = win ? rmalab__win_id(*win) : 0;
-    rmalab__call_begin();
-    return rmalab__win_call_end(id, "free", free_call(win));
-}
-
-int rmalab_win_abandon(rmalab_win **win, bool fence)
-{
-    if (!win || !*win)
-        return RMALAB_OK;
-    rmalab_win *w = *win;
-    if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "abandon: a PSCW epoch is open, and closing it could block");
-    /* Not collective for rmalab_blocked: the group may be gone already. */
-    rmalab__block b;
-    (void)rmalab__win_block(w, &b, "free", false, NULL, 0);
-    if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        MPI_Win_unlock_all(w->plain);
-    for (int r = 0; w->ep.access == RMALAB_ACCESS_LOCK && r < w->size; r++)
-        if (w->ep.locked[r])
-            MPI_Win_unlock(r, w->plain);
-    if (fence)
-        MPI_Win_fence(MPI_MODE_NOSUCCEED, w->plain);
-    /* Attribute values belong to a caller that is gone: forget them. */
-    rmalab__attrs_forget(w);
-    *win = NULL;
-    int e = release_window(w, &b);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_free");
 }

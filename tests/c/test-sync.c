@@ -942,6 +942,48 @@ START_TEST(test_race_warning_callback)
 }
 END_TEST
 
+/* The table of synchronisation kinds (rmalab/sync.h) holds together: each
+ * epoch has one call that opens it, and every call a row names exists;
+ * the words that messages take from an epoch are there. */
+START_TEST(test_kind_table)
+{
+    int access[RMALAB_ACCESS_LOCK_ALL + 1] = {0}, exposure[RMALAB_EXPOSURE_POST + 1] = {0};
+    for (int i = 0; i < RMALAB_SYNC_NKINDS; i++) {
+        const rmalab_sync_kind *k = rmalab_sync_kind_get((rmalab_sync_id)i);
+        ck_assert_str_eq(rmalab_trace_kind_name(k->trace), k->name);
+        ck_assert_ptr_eq(rmalab_sync_kind_find(k->name), k);
+        const rmalab_sync_epoch *e = k->opens;
+        if (e) {
+            access[e->access]++;
+            exposure[e->exposure]++;
+            ck_assert_msg(e->access || e->exposure, "%s opens no epoch", k->name);
+            ck_assert_ptr_nonnull(rmalab_sync_kind_get(e->ended_by));
+            if (e->access)
+                ck_assert_msg(e->access_text && e->completed_by, "%s: words", k->name);
+            if (e->exposure)
+                ck_assert_msg(e->exposure_text, "%s: words", k->name);
+            if (e->landed_by != RMALAB_SYNC_NKINDS) {
+                const rmalab_sync_kind *l = rmalab_sync_kind_get(e->landed_by);
+                ck_assert_msg(l && l->opens && l->opens->access, "%s: landed_by", k->name);
+                ck_assert_msg(e->landing_when && e->landing_until && e->landing_fix,
+                              "%s: landing words", k->name);
+            }
+        }
+        if (k->arrow) {
+            ck_assert_int_eq(k->scope, RMALAB_SYNC_GROUP);
+            for (int t = 0; t < 2 && k->arrow->to[t] != RMALAB_SYNC_NKINDS; t++)
+                ck_assert_int_eq(rmalab_sync_kind_get(k->arrow->to[t])->scope, RMALAB_SYNC_GROUP);
+        }
+    }
+    for (int a = RMALAB_ACCESS_FENCE; a <= RMALAB_ACCESS_LOCK_ALL; a++)
+        ck_assert_msg(access[a] == 1, "access epoch %s: %d calls open it",
+                      rmalab_access_name((rmalab_access)a), access[a]);
+    for (int x = RMALAB_EXPOSURE_FENCE; x <= RMALAB_EXPOSURE_POST; x++)
+        ck_assert_msg(exposure[x] == 1, "exposure epoch %s: %d calls open it",
+                      rmalab_exposure_name((rmalab_exposure)x), exposure[x]);
+}
+END_TEST
+
 Suite *sync_suite(void)
 {
     Suite *s = suite_create("sync");
@@ -964,6 +1006,10 @@ Suite *sync_suite(void)
     tc = tcase_create("passive");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_passive);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("kinds");
+    tcase_add_test(tc, test_kind_table);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("warnings");

@@ -65,6 +65,42 @@ typedef enum {
     RMALAB_ACQUIRE_ALL,       /* every rank's clock (fence: collective) */
 } rmalab_sync_acquire;
 
+/* An epoch that a call opens (fence, start, post, lock, lock_all), and the
+ * words rmalab's messages use for it: race reports (docs/races.md) and the
+ * epoch state's description. */
+typedef struct {
+    rmalab_access access;      /* the access epoch it opens, or RMALAB_ACCESS_NONE */
+    rmalab_exposure exposure;  /* the exposure epoch it opens, or RMALAB_EXPOSURE_NONE */
+    rmalab_sync_id ended_by;   /* the call of this rank that ends it ("wait" for post) */
+    /* An operation of its access epoch: "in a start() epoch". For a kind
+     * that names one target (lock), reports add the target and the mode. */
+    const char *access_text;
+    const char *completed_by;  /* what completes such an operation: "complete()" */
+    /* Two origins' operations in one such epoch of a target ("both in one
+     * fence epoch"), and the fix; NULL: other rules speak of them (locks). */
+    const char *together, *together_fix;
+    /* A local access in its exposure epoch: "during a fence epoch". */
+    const char *exposure_text;
+    /* The call whose operations land in its exposure epoch (start for post),
+     * and what a report says of a local access and such an operation: when
+     * it happened, how long they may land, the fix. */
+    rmalab_sync_id landed_by;
+    const char *landing_when, *landing_until, *landing_fix;
+} rmalab_sync_epoch;
+
+/* A trace's arrow from a call to each rank of its group (post, complete;
+ * docs/trace.md): it ends at the event with which an engine that sees
+ * arrivals records it, else at the first call of that rank in `to` that
+ * pairs with it. */
+typedef struct {
+    rmalab_flow_kind kind;     /* RMALAB_FLOW_POST */
+    rmalab_trace_kind arrival; /* RMALAB_TRACE_POST_ARRIVED */
+    rmalab_sync_id to[2];      /* start; wait, then test (RMALAB_SYNC_NKINDS: none) */
+    /* An engine that sees arrivals does not wait for it in `to` (the rma
+     * engine's start returns at once): no arrow there but from the arrival. */
+    bool to_native_only;
+} rmalab_sync_arrow;
+
 typedef struct {
     const char *name;          /* "fence": the call, as rmalab_blocked names it */
     rmalab_trace_kind trace;   /* its event in a trace */
@@ -76,6 +112,8 @@ typedef struct {
      * for wait), or NULL: it waits for no call of another rank (a lock,
      * a flush wait for MPI alone). */
     const char *partner;
+    const rmalab_sync_epoch *opens;  /* the epoch it opens, or NULL */
+    const rmalab_sync_arrow *arrow;  /* its arrow in a trace, or NULL */
 } rmalab_sync_kind;
 
 /* The row of a kind; NULL for an unknown id. */

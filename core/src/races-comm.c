@@ -1,0 +1,136 @@
+/* rmalab_barrier, which carries the race checker's clocks across a
+ * communicator, and the races that the processes of a communicator found
+ * (rmalab/races.h). */
+#include "races-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int barrier_call(MPI_Comm comm)
+{
+    rmalab__races_jitter_now();
+    int active = rmalab__clock_exists(), any = 0;
+    int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+    if (!any)
+        return RMALAB_OK;
+    int rc = rmalab__clock_ready();
+    int64_t *S = rc ? NULL : rmalab__malloc(rmalab__clock_bytes());
+    if (!rc && !S)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if ((rc = rmalab__agree(comm, rc, "carrying the race checker's clocks"))) {
+        rmalab__free(S);
+        return rc;
+    }
+    rmalab__clock_release(S);
+    e = MPI_Allreduce(MPI_IN_PLACE, S, rmalab__clock_size(), MPI_INT64_T, MPI_MAX, comm);
+    if (e == MPI_SUCCESS)
+        rmalab__clock_acquire(S);
+    rmalab__free(S);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+}
+
+int rmalab_barrier(MPI_Comm comm)
+{
+    rmalab__block b = {.call = "barrier", .collective = true};
+    rmalab__call_begin();
+    if (comm == MPI_COMM_NULL)
+        return rmalab__call_end("barrier", "comm", UINT64_MAX,
+                                rmalab__fail(RMALAB_ERR_COMM, "barrier: the communicator "
+                                                              "is MPI_COMM_NULL"));
+    rmalab__block_comm(&b, comm);
+    int rc = rmalab__block_enter(&b);
+    if (!rc) {
+        rc = barrier_call(comm);
+        rmalab__block_leave(&b);
+    }
+    return rmalab__call_end("barrier", "comm", b.id, rc);
+}
+
+int rmalab_races_total(MPI_Comm comm, uint64_t *total)
+{
+    const rmalab_race *l;
+    int n;
+    uint64_t found;
+    rmalab_races(&l, &n, &found);
+    int e = MPI_Allreduce(&found, total, 1, MPI_UINT64_T, MPI_SUM, comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (races total)");
+}
+
+/* This rank's reports, one after the other. */
+static char *own_text(void)
+{
+    const rmalab_race *l;
+    int n;
+    uint64_t found;
+    rmalab_races(&l, &n, &found);
+    size_t size = 1;
+    for (int i = 0; i < n; i++)
+        size += strlen(l[i].text) + 2;
+    size += 128;
+    char *s = rmalab__malloc(size), *p = s;
+    if (!s)
+        return NULL;
+    *p = 0;
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\n\n", l[i].text);
+    if (found > (uint64_t)n)
+        sprintf(p, "(%llu more races were found than kept)\n\n",
+                (unsigned long long)(found - (uint64_t)n));
+    return s;
+}
+
+/* Rank 0 gets every rank's text; lens has 2 * size ints on rank 0. */
+static int gather_text(MPI_Comm comm, int rank, int size, const char *mine, int *lens,
+                       char **text)
+{
+    int len = (int)strlen(mine), total = 0, *offs = lens ? lens + size : NULL;
+    int e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "gathering race reports");
+    for (int i = 0; rank == 0 && i < size; i++) {
+        offs[i] = total;
+        total += lens[i];
+    }
+    char *all = rank == 0 ? malloc((size_t)total + 32) : NULL; /* the caller's: free() */
+    int rc = rank == 0 && !all
+                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 : RMALAB_OK;
+    rc = rmalab__agree(comm, rc, "gathering race reports");
+    if (!rc && (e = MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm)) !=
+                   MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "gathering race reports");
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    if (rank == 0) {
+        while (total > 0 && all[total - 1] == '\n')
+            total--;
+        all[total] = 0;
+        if (!total)
+            strcpy(all, "no races found");
+        *text = all;
+    }
+    return RMALAB_OK;
+}
+
+int rmalab_races_text(MPI_Comm comm, char **text)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    *text = NULL;
+    char *mine = own_text();
+    int *lens = rank == 0 ? rmalab__calloc(2 * (size_t)size, sizeof *lens) : NULL;
+    int rc = !mine || (rank == 0 && !lens)
+                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 : RMALAB_OK;
+    if (!(rc = rmalab__agree(comm, rc, "gathering race reports")))
+        rc = gather_text(comm, rank, size, mine, lens, text);
+    rmalab__free(mine);
+    rmalab__free(lens);
+    return rc;
+}

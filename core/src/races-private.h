@@ -1,0 +1,132 @@
+/* Private to the core: the race checker's records and its state of a
+ * window, and the calls between its files (docs/races.md). Only the race
+ * checker's files include it (races.c, races-wire.c, races-sync.c,
+ * races-comm.c); every other file sees a window's `races` as a pointer,
+ * NULL when the window is not checked. Never installed. */
+#ifndef RMALAB_RACES_PRIVATE_H
+#define RMALAB_RACES_PRIVATE_H
+
+#include "win-private.h"
+
+/* Owner races.c: an access record of the race checker. Records lie
+ * rmalab__racc_size() bytes apart: this header, then the issue clock, one
+ * int64 per world rank. The same bytes go over the wire. */
+typedef struct {
+    int64_t lo, hi;         /* bytes of the target's window; dynamic: addresses */
+    int64_t c;              /* completion: the issuer's own clock at the release
+                               that completed it (local accesses: the next one) */
+    int32_t issuer, target; /* window ranks */
+    uint32_t id;            /* the issuer's access number, in program order */
+    uint32_t count;         /* elements */
+    uint8_t kind;           /* RMALAB__RK_* */
+    uint8_t call;           /* rmalab_trace_kind of the operation; local: RMALAB__RC_* */
+    uint8_t op;             /* rmalab_op; RMALAB_NOPS for compare_and_swap */
+    uint8_t type;           /* rmalab_type */
+    uint8_t lock;           /* the issuer's lock on the target: 0, 1 shared, 2 exclusive */
+    uint8_t local;          /* a win:read/win:write of the target itself */
+    uint8_t during;         /* remote: the issuer's rmalab_access; local: the target's
+                               rmalab_exposure */
+    uint8_t spare;
+    char site[48];
+    int64_t vc[];           /* the issue clock */
+} rmalab__racc;
+enum { RMALAB__RK_READ, RMALAB__RK_WRITE, RMALAB__RK_ATOMIC };
+enum { RMALAB__RC_READ = RMALAB_TRACE_NKINDS, RMALAB__RC_WRITE };
+
+/* A list of records (the log of a window's memory, what an origin has not
+ * completed yet, a batch on the wire). */
+struct rmalab__rlist {
+    unsigned char *p;
+    int n, cap;
+};
+
+/* The race checker's state of a window: NULL when it is not checked. */
+struct rmalab__races {
+    /* Owner races.c. */
+    rmalab_check_mode mode;       /* this rank's */
+    bool same_op_no_op;           /* accumulate_ops in force */
+    bool acc_ordered;             /* accumulate_ordering is not none */
+    struct rmalab__rlist log;     /* accesses to this rank's memory, live */
+    struct rmalab__rlist past;    /* those ordered before this rank's clock */
+    int log_cap;                  /* each list's */
+    bool log_dropped, past_warned;
+    unsigned past_dropped;
+    unsigned found_now;           /* races found by the call that runs */
+    char now_text[1600];          /* the first of them */
+    /* Owner races-sync.c. */
+    MPI_Comm comm;                /* the checker's messages */
+    struct rmalab__rlist *out;    /* per target: records not completed yet */
+    uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
+    MPI_Request *req;             /* sends in flight, and their buffers */
+    void **reqbuf;
+    int nreq, capreq;
+};
+
+/* races.c: the model (docs/races.md). One thread per process calls it. */
+/* The process's clock, made at the first checked window or barrier that
+ * needs it; world-indexed. */
+int rmalab__clock_ready(void);
+bool rmalab__clock_exists(void);
+int rmalab__clock_size(void);
+/* Tick this rank's entry and copy the clock into S (a release). */
+void rmalab__clock_release(int64_t *S);
+/* Element-wise max into the clock (an acquire). */
+void rmalab__clock_acquire(const int64_t *V);
+/* Sleep as rmalab_races_jitter asked, before a call. */
+void rmalab__races_jitter_now(void);
+/* The call's site (rmalab_check_site), or `fallback`; clears it. */
+void rmalab__races_site(char *buf, size_t size, const char *fallback);
+/* Bytes of a clock. */
+size_t rmalab__clock_bytes(void);
+size_t rmalab__racc_size(void);
+rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i);
+/* Room for one more record at the end (NULL: out of memory). */
+rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
+void rmalab__rlist_free(struct rmalab__rlist *l);
+/* A record of an access by this rank, issued now, appended to `l` or merged
+ * into its last record (an adjacent access of the same kind from the same
+ * site in the same interval); *id: the record's number. */
+int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
+/* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
+ * each against those before it), report what races, and add them to the log.
+ * `at` names the call, for reports (NULL: the new access itself). Returns
+ * the races found. */
+enum {
+    RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
+    RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
+};
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
+                             const char *at);
+/* After an acquire (wait, test): the log's records ordered before this
+ * rank's clock move to `past`. */
+void rmalab__races_prune(rmalab_win *w);
+/* Compare the records of one batch with each other only (an origin's
+ * passive-target batch, before it ships). */
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
+/* Forget the log: every access so far happens before every later one. */
+void rmalab__races_forget(rmalab_win *w);
+/* The window's state of races.c, and its release. */
+int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
+void rmalab__races_model_free(struct rmalab__races *R);
+
+/* races-wire.c: the checker's messages, on its own communicator. */
+enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };
+/* Send `clock` and `recs` (NULL: none) to `to`, without waiting. */
+int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
+                       const struct rmalab__rlist *recs);
+/* A message from `from`, which was sent before the call that let this rank
+ * get here. The caller frees *buf. */
+int rmalab__races_recv(rmalab_win *w, int from, int tag, unsigned char **buf);
+/* The sender's clock in a message. */
+const int64_t *rmalab__races_msg_clock(const unsigned char *buf);
+/* Receive one message and check its records (`intra`: an origin's passive
+ * batch, whose own pairs it compared); `acquire` its clock. */
+int rmalab__races_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
+                       bool acquire);
+/* The passive-target batches that have arrived, checked. */
+int rmalab__races_drain(rmalab_win *w, const char *at);
+/* Collective: every passive batch sent to this rank, and `fence` (per
+ * origin: one FENCE message or none), received and checked. */
+int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at);
+
+#endif
