@@ -297,6 +297,31 @@ MPI_Aint rmalab_win_size_of(const rmalab_win *w, int rank)
     return w && rank >= 0 && rank < w->size ? w->lay.sizes[rank] : -1;
 }
 
+int rmalab_win_shared_query(rmalab_win *w, int rank, MPI_Aint *size, int *disp_unit,
+                            void **base)
+{
+    RMALAB__CHECK_WIN(w);
+    if (w->flavor != RMALAB_FLAVOR_SHARED)
+        return rmalab__fail(RMALAB_ERR_WIN,
+                            "shared_query: this window was made by %s, and only "
+                            "win_allocate_shared windows share memory between ranks",
+                            rmalab_flavor_name(w->flavor));
+    if (rank < 0 || rank >= w->size)
+        return rmalab__fail(RMALAB_ERR_RANK,
+                            "shared_query: rank %d is not in the window's group (ranks 0 to %d)",
+                            rank, w->size - 1);
+    MPI_Aint sz;
+    int du;
+    void *p;
+    int e = MPI_Win_shared_query(w->win, rank, &sz, &du, &p);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_shared_query");
+    *size = w->lay.sizes[rank];
+    *disp_unit = du;
+    *base = p;
+    return RMALAB_OK;
+}
+
 int rmalab_win_disp_unit_of(const rmalab_win *w, int rank)
 {
     return w && rank >= 0 && rank < w->size ? w->lay.disp_units[rank] : -1;

@@ -471,6 +471,9 @@ void rmalab__results_complete(rmalab_win *w, int target);
 /* A copy of origin data for an operation to `target`, which lives until
  * that operation completes. */
 int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n);
+/* The number of an operation on caller memory issued now, for
+ * rmalab_win_done. */
+uint64_t rmalab__ticket(rmalab_win *w);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 
