@@ -154,6 +154,7 @@ struct rmalab__layout {
     int *disp_units;            /* every rank's disp_unit */
     int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
     unsigned char *no_locks;    /* every rank's no_locks hint in force */
+    int *nodes;                 /* shared windows: every rank's node (its lowest world rank) */
     void *xchg;                 /* creation: room for every rank's entry */
     struct rmalab__region *regions; /* dynamic windows: this rank's */
     int nregions, capregions;
