@@ -13,7 +13,8 @@
 --    userdata whose metamethods do nothing (bench.floor: what any element
 --    access through a metamethod costs in this Lua). Goal: <= 2x a table.
 local rl = require "rmalab"
-local rounds = tonumber((...)) or 7
+local bench, rounds_arg = ...
+local rounds = tonumber(rounds_arg) or 7
 local rank = rl.world:rank()
 local N = 1024 * 1024           -- doubles: 8 MB
 local REPS, TABLE_REPS = 20, 2  -- puts per variant and round
