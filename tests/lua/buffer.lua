@@ -6,7 +6,8 @@
 -- get_accumulate, used in place, on windows of both sized flavours;
 -- buffers in flight refused until the call that completes them, in every
 -- kind of epoch, and kept alive by the window meanwhile; rl.vector as the
--- target layout, data and footprint checked; win:local_view and
+-- target layout, data and footprint checked, and the race checker seeing
+-- its blocks; win:local_view and
 -- win:shared_query, and their use after the window is freed. Checks are
 -- soft (rmalab.test), so every rank makes the same collective calls.
 local rl = require "rmalab"
@@ -288,6 +289,22 @@ for _, flavour in ipairs(ORDER) do
     w:fence()
   end)
 end
+
+T.case("the race checker sees a vector's blocks, not its bounding range", function()
+  local w <close> = rl.win_allocate(16 * 8, { disp_unit = 8, info = { rmalab_check = "races" } })
+  local col = rl.vector("double", 4, 1, 4)
+  w:fence()
+  if rank == 0 then w:put(1, 1, col, rl.buffer("double", 4)) end
+  if rank == 1 then w:write(6, "double", 1.0) end -- between two blocks: no race
+  w:fence()
+  if rank == 0 then w:put(1, 1, col, rl.buffer("double", 4)) end
+  if rank == 1 then w:write(5, "double", 1.0) end -- in the second block: a race
+  local ok, err = pcall(w.fence, w)
+  if rank == 1 then
+    T.ok(not ok and err.class == "ERR_RMA_CONFLICT" and err.message:find("bytes 40-47", 1, true),
+      "the race on element 5 is found: " .. tostring(err))
+  end
+end)
 
 T.case("local views and shared_query", function()
   local weak = setmetatable({}, { __mode = "v" })
