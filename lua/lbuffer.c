@@ -1,7 +1,6 @@
 /* Typed buffers in Lua: rl.buffer(type, n | array), contiguous memory of a
  * window type that RMA calls use in place; b:sub(i, j) and the window's
- * views (lwin.c) share memory; and rl.vector, a strided layout of the
- * target's memory.
+ * views (lwin.c) share memory.
  *
  * IN FLIGHT. MPI reads an origin and writes a result until the operation
  * completes at the origin, so the binding refuses what would race with
@@ -24,7 +23,6 @@
 #include "lrmalab.h"
 
 #define LRM_BUFFER_T "rmalab.buffer"
-#define LRM_VECTOR_T "rmalab.vector"
 #define BUF_ALIGN 64
 
 struct lrm_flight {
@@ -37,13 +35,7 @@ struct lrm_flight {
     char by[96];            /* the call that completes it */
 };
 
-typedef struct {
-    const void *tag;
-    rmalab_type type;
-    rmalab_vector vec;
-} lvector;
-
-static const char buffer_tag = 'b', vector_tag = 'v';
+static const char buffer_tag = 'b';
 static const char pins_key = 'p', views_key = 'q';
 
 lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
@@ -236,7 +228,8 @@ void lrm_buffers_gone(lua_State *L, rmalab_win *w)
 
 static void check_length(lua_State *L, lua_Integer n, rmalab_type type)
 {
-    if (n < 0 || n > INT_MAX || (size_t)n > (SIZE_MAX - BUF_ALIGN) / (size_t)rmalab_type_size(type))
+    if (n < 0 || n > INT_MAX ||
+        (size_t)n > (SIZE_MAX - BUF_ALIGN) / (size_t)rmalab_type_size(type))
         lrm_raisef(L, RMALAB_ERR_ARG, "rl.buffer: %lld elements of %s: a buffer holds 0 to %d",
                    (long long)n, rmalab_type_name(type), INT_MAX);
 }
@@ -494,81 +487,13 @@ static int buffer_tostring(lua_State *L)
 /* Views share their base's block: only a base frees its flights. */
 static int buffer_gc(lua_State *L)
 {
-    lrm_buffer *b = lua_touserdata(L, 1);
+    lrm_buffer *b = lrm_tobuffer(L, 1);
+    if (!b)
+        return 0;
     free(b->own.flights);
     b->own.flights = NULL;
     b->own.nflights = b->own.capflights = 0;
     return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Layouts                                                                  */
-
-static lvector *tovector(lua_State *L, int arg)
-{
-    return lrm_toud(L, arg, &vector_tag, sizeof(lvector));
-}
-
-rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec)
-{
-    lvector *v = tovector(L, arg);
-    *vec = v ? &v->vec : NULL;
-    return v ? v->type : lrm_checktype(L, arg);
-}
-
-/* rl.vector(type, count, blocklen, stride) */
-static int l_vector(lua_State *L)
-{
-    rmalab_type t = lrm_checktype(L, 1);
-    lua_Integer count = lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "count");
-    lua_Integer blocklen = lrm_checkinteger(L, 3, RMALAB_ERR_ARG, "blocklen");
-    lua_Integer stride = lrm_checkinteger(L, 4, RMALAB_ERR_ARG, "stride");
-    if (count < 0 || blocklen < 1 || stride < blocklen || count > INT_MAX || stride > INT_MAX ||
-        (count && (count - 1) * stride + blocklen > INT_MAX / 16))
-        lrm_raisef(L, RMALAB_ERR_ARG,
-                   "rl.vector(%s, %lld, %lld, %lld): a vector is count >= 0 blocks of "
-                   "blocklen >= 1 elements, stride >= blocklen elements apart, within %d "
-                   "elements",
-                   rmalab_type_name(t), (long long)count, (long long)blocklen,
-                   (long long)stride, INT_MAX / 16);
-    lvector *v = lrm_newud(L, sizeof *v, 0, &vector_tag);
-    luaL_setmetatable(L, LRM_VECTOR_T);
-    v->type = t;
-    v->vec = (rmalab_vector){(int)count, (int)blocklen, (int)stride};
-    return 1;
-}
-
-/* v.type, v.count, v.blocklen, v.stride; #v: the elements it holds. */
-static int vector_index(lua_State *L)
-{
-    lvector *v = lrm_checkud(L, 1, &vector_tag, sizeof *v, RMALAB_ERR_ARG, "vector expected");
-    static const char *const keys[] = {"type", "count", "blocklen", "stride", NULL};
-    const char *k = lua_tostring(L, 2);
-    int i = 0;
-    while (k && keys[i] && strcmp(k, keys[i]))
-        i++;
-    if (!k || !keys[i])
-        lua_pushnil(L);
-    else if (i == 0)
-        lua_pushstring(L, rmalab_type_name(v->type));
-    else
-        lua_pushinteger(L, i == 1 ? v->vec.count : i == 2 ? v->vec.blocklen : v->vec.stride);
-    return 1;
-}
-
-static int vector_len(lua_State *L)
-{
-    lvector *v = lrm_checkud(L, 1, &vector_tag, sizeof *v, RMALAB_ERR_ARG, "vector expected");
-    lua_pushinteger(L, (lua_Integer)v->vec.count * v->vec.blocklen);
-    return 1;
-}
-
-static int vector_tostring(lua_State *L)
-{
-    lvector *v = lrm_checkud(L, 1, &vector_tag, sizeof *v, RMALAB_ERR_ARG, "vector expected");
-    lua_pushfstring(L, "rmalab.vector (%s, %d blocks of %d, stride %d)",
-                    rmalab_type_name(v->type), v->vec.count, v->vec.blocklen, v->vec.stride);
-    return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -589,13 +514,6 @@ static const luaL_Reg buffer_meta[] = {
     {NULL, NULL},
 };
 
-static const luaL_Reg vector_meta[] = {
-    {"__index", vector_index},
-    {"__len", vector_len},
-    {"__tostring", vector_tostring},
-    {NULL, NULL},
-};
-
 void lrm_open_buffer(lua_State *L)
 {
     luaL_newmetatable(L, LRM_BUFFER_T);
@@ -603,9 +521,6 @@ void lrm_open_buffer(lua_State *L)
     luaL_newlib(L, buffer_methods);
     lua_pushcclosure(L, buffer_index, 1);
     lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, LRM_VECTOR_T);
-    luaL_setfuncs(L, vector_meta, 0);
     lua_pop(L, 1);
 
     lua_newtable(L);
@@ -615,6 +530,4 @@ void lrm_open_buffer(lua_State *L)
 
     lua_pushcfunction(L, l_buffer);
     lua_setfield(L, -2, "buffer");
-    lua_pushcfunction(L, l_vector);
-    lua_setfield(L, -2, "vector");
 }

@@ -13,8 +13,8 @@
  *                hint methods of communicators and windows
  *   lcomm.c      communicators
  *   lvalues.c    arguments and typed values of window calls
- *   lbuffer.c    typed buffers and their views; what is in flight on them;
- *                layouts (rl.vector)
+ *   lbuffer.c    typed buffers and their views; what is in flight on them
+ *   llayout.c    layouts of the target's memory (rl.vector)
  *   lwin.c       windows: creation, freeing, properties, local memory
  *   lrma.c       RMA operations and their results
  *   lsync.c      synchronisation and the epoch state
@@ -243,7 +243,7 @@ typedef struct {
     lrm_block *blk;         /* &own, or the block of the buffer viewed */
     lrm_block own;
 } lrm_buffer;
-/* Adds rl.buffer and rl.vector to the module table on top of the stack. */
+/* Adds rl.buffer to the module table on top of the stack. */
 void lrm_open_buffer(lua_State *L);
 /* The buffer at arg, or NULL. */
 lrm_buffer *lrm_tobuffer(lua_State *L, int arg);
@@ -254,9 +254,6 @@ lrm_buffer *lrm_buffer_over(lua_State *L, void *mem, lua_Integer n, rmalab_type 
                             int owner_idx, rmalab_win *w);
 /* Push a new zeroed buffer of n elements. */
 lrm_buffer *lrm_buffer_new(lua_State *L, rmalab_type type, lua_Integer n);
-/* The layout at arg: a type name (*vec NULL) or an rl.vector (*vec its
- * shape); *type is the element type. */
-rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec);
 /* Before an operation `call` ("win:put") on w uses the buffer at arg:
  * refuse a conflict with an operation in flight on it (`writes`: MPI
  * writes there, as a get's result; else it reads, as an origin), make room
@@ -274,6 +271,13 @@ void lrm_buffers_settle(lua_State *L, rmalab_win *w);
 /* w is being freed: nothing of it is in flight any more, and the buffers
  * over its memory are gone. */
 void lrm_buffers_gone(lua_State *L, rmalab_win *w);
+
+/* Layouts (llayout.c): adds rl.vector to the module table on top of the
+ * stack. */
+void lrm_open_layout(lua_State *L);
+/* The layout at arg: a type name (*vec NULL) or an rl.vector (*vec its
+ * shape, valid while arg is on the stack); returns the element type. */
+rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec);
 
 /* RMA operations (lrma.c): adds them to the window methods, and makes the
  * result type. */
