@@ -3,6 +3,9 @@
  * return data (r:value(), r:values(), r:ready()). A result userdata is made
  * before the operation, so it owns the core's result the moment it
  * exists. */
+#include <stdio.h>
+#include <string.h>
+
 #include "lrmalab.h"
 
 #define LRM_RESULT_T "rmalab.result"
@@ -36,67 +39,210 @@ static lresult *new_result_ud(lua_State *L, rmalab_win *w)
     return u;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Operations on buffers (lbuffer.c): used in place, in flight until the    */
+/* call that completes them                                                 */
+
+/* The arguments every operation starts with; the layout is a type name
+ * or an rl.vector. */
+typedef struct {
+    rmalab_win *w;
+    int target;
+    MPI_Aint disp;
+    rmalab_type type;
+    const rmalab_vector *vec;
+    const char *call;       /* "win:put" */
+    const char *op;         /* "put" */
+    enum { PUT, GET, ACCUMULATE, GET_ACCUMULATE } kind;
+} mem_op;
+
+static void check_op_args(lua_State *L, mem_op *o, const char *call)
+{
+    static const char *const calls[] = {"win:put", "win:get", "win:accumulate",
+                                        "win:get_accumulate"};
+    o->kind = PUT;
+    while (strcmp(calls[o->kind], call))
+        o->kind++;
+    o->w = lrm_checkwin(L, 1);
+    o->target = lrm_checkrank(L, 2, rmalab_win_get_name(o->w));
+    o->disp = lrm_checkdisp(L, 3);
+    o->type = lrm_checklayout(L, 4, &o->vec);
+    o->call = call;
+    o->op = call + 4;
+}
+
+/* A buffer given for the operation must hold its type. */
+static lrm_buffer *typed_buffer(lua_State *L, const mem_op *o, int arg)
+{
+    lrm_buffer *b = lrm_tobuffer(L, arg);
+    if (b && b->type != o->type)
+        lrm_raise_named(L, rmalab_win_get_name(o->w), RMALAB_ERR_TYPE,
+                        "%s: the buffer (argument %d) holds %s and the operation moves %s; "
+                        "they must agree",
+                        o->call, arg - 1, rmalab_type_name(b->type), rmalab_type_name(o->type));
+    return b;
+}
+
+/* The origin at arg as a buffer: the one given, or the values made into
+ * a new buffer. Returns its stack index. */
+static int origin_at(lua_State *L, const mem_op *o, int arg)
+{
+    if (typed_buffer(L, o, arg))
+        return arg;
+    int count;
+    const void *v = lrm_checkvalues(L, arg, o->type, &count);
+    lrm_buffer *b = lrm_buffer_new(L, o->type, count);
+    memcpy(b->p, v, (size_t)b->n * (size_t)b->size);
+    return lua_gettop(L);
+}
+
+/* The result at arg as a buffer: the one given, or a new one of the
+ * count given there (default `n`). Returns its stack index. */
+static int result_at(lua_State *L, const mem_op *o, int arg, lua_Integer n)
+{
+    if (typed_buffer(L, o, arg))
+        return arg;
+    lrm_buffer_new(L, o->type, lua_isnoneornil(L, arg) ? n : lrm_checkcount(L, arg));
+    return lua_gettop(L);
+}
+
+/* The buffer at arg is in flight for the operation just issued. */
+static void fly(lua_State *L, const mem_op *o, int arg, uint64_t ticket, bool result)
+{
+    char what[64], by[96];
+    snprintf(what, sizeof what, "the %s of %s %s %s rank %d", result ? "result" : "origin",
+             strchr("aeiou", o->op[0]) ? "an" : "a", o->op, result ? "from" : "to", o->target);
+    rmalab_win_completer(o->w, o->target, by, sizeof by);
+    lrm_buffer_fly(L, arg, o->w, o->target, ticket, result, what, by);
+}
+
+static int mem_error(lua_State *L, int rc, const mem_op *o)
+{
+    return lrm_raise_win(L, rc, o->w, NULL);
+}
+
+static int elements_of(const rmalab_vector *vec)
+{
+    return vec ? vec->count * vec->blocklen : 1;
+}
+
+/* Issue o on the buffer at b (the origin, or a get's result) and, for
+ * get_accumulate, the result buffer at r; both are then in flight. */
+static void issue(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
+{
+    lrm_buffer *u = lrm_tobuffer(L, b), *v = r ? lrm_tobuffer(L, r) : NULL;
+    lrm_buffer_claim(L, b, o->w, o->kind == GET, o->call);
+    if (v)
+        lrm_buffer_claim(L, r, o->w, true, o->call);
+    lrm_site(L, o->w);
+    uint64_t ticket;
+    int rc, n = (int)u->n;
+    switch (o->kind) {
+    case PUT:
+        rc = rmalab_win_put_mem(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &ticket);
+        break;
+    case GET:
+        rc = rmalab_win_get_mem(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &ticket);
+        break;
+    case ACCUMULATE:
+        rc = rmalab_win_accumulate_mem(o->w, o->target, o->disp, o->type, n, u->p, op, o->vec,
+                                       &ticket);
+        break;
+    default:
+        rc = rmalab_win_get_accumulate_mem(o->w, o->target, o->disp, o->type, n, u->p, v->p, op,
+                                           o->vec, &ticket);
+    }
+    if (rc)
+        mem_error(L, rc, o);
+    fly(L, o, b, ticket, o->kind == GET);
+    if (v)
+        fly(L, o, r, ticket, true);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The operations                                                           */
+
 static int win_put(lua_State *L)
 {
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    int count;
-    _Alignas(16) unsigned char small[64];
-    void *buf = lrm_checkvalues_buf(L, 5, t, &count, small, sizeof small);
-    lrm_site(L, w);
-    int rc = rmalab_win_put(w, target, disp, t, count, buf);
-    if (rc)
-        return win_error(L, rc, w);
+    mem_op o;
+    check_op_args(L, &o, "win:put");
+    if (!o.vec && !lrm_tobuffer(L, 5)) {
+        int count;
+        _Alignas(16) unsigned char small[64];
+        void *buf = lrm_checkvalues_buf(L, 5, o.type, &count, small, sizeof small);
+        lrm_site(L, o.w);
+        int rc = rmalab_win_put(o.w, o.target, o.disp, o.type, count, buf);
+        return rc ? mem_error(L, rc, &o) : 0;
+    }
+    issue(L, &o, origin_at(L, &o, 5), 0, RMALAB_OP_REPLACE);
     return 0;
 }
 
+/* win:get(target, disp, layout [, count | buffer]): a result handle, or
+ * with a buffer or a vector, the buffer that the get fills. */
 static int win_get(lua_State *L)
 {
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
-    int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
-    lresult *u = new_result_ud(L, w);
-    lrm_site(L, w);
-    int rc = rmalab_win_get(w, target, disp, t, count, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
+    mem_op o;
+    check_op_args(L, &o, "win:get");
+    if (!o.vec && !lrm_tobuffer(L, 5)) {
+        int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
+        lresult *u = new_result_ud(L, o.w);
+        lrm_site(L, o.w);
+        int rc = rmalab_win_get(o.w, o.target, o.disp, o.type, count, &u->r);
+        return rc ? mem_error(L, rc, &o) : 1;
+    }
+    int b = result_at(L, &o, 5, elements_of(o.vec));
+    issue(L, &o, b, 0, RMALAB_OP_NO_OP);
+    lua_pushvalue(L, b);
     return 1;
 }
 
 static int win_accumulate(lua_State *L)
 {
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
+    mem_op o;
+    check_op_args(L, &o, "win:accumulate");
     rmalab_op op = lrm_checkop(L, 6);
-    int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
-    lrm_site(L, w);
-    int rc = rmalab_win_accumulate(w, target, disp, t, count, buf, op);
-    if (rc)
-        return win_error(L, rc, w);
+    if (!o.vec && !lrm_tobuffer(L, 5)) {
+        int count;
+        void *buf = lrm_checkvalues(L, 5, o.type, &count);
+        lrm_site(L, o.w);
+        int rc = rmalab_win_accumulate(o.w, o.target, o.disp, o.type, count, buf, op);
+        return rc ? mem_error(L, rc, &o) : 0;
+    }
+    issue(L, &o, origin_at(L, &o, 5), 0, op);
     return 0;
 }
 
+/* win:get_accumulate(target, disp, layout, values | buffer, op [, result]):
+ * a result handle, or when a buffer or a vector is given, the result
+ * buffer (the one given, or a new one). */
 static int win_get_accumulate(lua_State *L)
 {
-    rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
-    MPI_Aint disp = lrm_checkdisp(L, 3);
-    rmalab_type t = lrm_checktype(L, 4);
+    mem_op o;
+    check_op_args(L, &o, "win:get_accumulate");
     rmalab_op op = lrm_checkop(L, 6);
-    int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
-    lresult *u = new_result_ud(L, w);
-    lrm_site(L, w);
-    int rc = rmalab_win_get_accumulate(w, target, disp, t, count, buf, op, &u->r);
-    if (rc)
-        return win_error(L, rc, w);
+    if (!o.vec && !lrm_tobuffer(L, 5) && lua_isnoneornil(L, 7)) {
+        int count;
+        void *buf = lrm_checkvalues(L, 5, o.type, &count);
+        lresult *u = new_result_ud(L, o.w);
+        lrm_site(L, o.w);
+        int rc = rmalab_win_get_accumulate(o.w, o.target, o.disp, o.type, count, buf, op,
+                                           &u->r);
+        return rc ? mem_error(L, rc, &o) : 1;
+    }
+    lua_settop(L, 7);
+    int b = origin_at(L, &o, 5);
+    lrm_buffer *u = lrm_tobuffer(L, b);
+    int r = result_at(L, &o, 7, u->n);
+    lrm_buffer *v = lrm_tobuffer(L, r);
+    if (v->n != u->n)
+        lrm_raise_named(L, rmalab_win_get_name(o.w), RMALAB_ERR_ARG,
+                        "win:get_accumulate: the origin holds %lld elements and the result "
+                        "buffer %lld; they must agree", (long long)u->n, (long long)v->n);
+    if (u->blk == v->blk && u->p < v->p + v->n * v->size && v->p < u->p + u->n * u->size)
+        lrm_argerror(L, 7, RMALAB_ERR_ARG, "the result buffer overlaps the origin");
+    issue(L, &o, b, r, op);
+    lua_pushvalue(L, r);
     return 1;
 }
 

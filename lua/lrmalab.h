@@ -13,6 +13,8 @@
  *                hint methods of communicators and windows
  *   lcomm.c      communicators
  *   lvalues.c    arguments and typed values of window calls
+ *   lbuffer.c    typed buffers and their views; what is in flight on them
+ *   llayout.c    layouts of the target's memory (rl.vector)
  *   lwin.c       windows: creation, freeing, properties, local memory
  *   lrma.c       RMA operations and their results
  *   lsync.c      synchronisation and the epoch state
@@ -218,6 +220,64 @@ void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, v
 void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count);
 void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p);
 void lrm_pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array);
+/* The value at idx as element i (from 1) of a buffer of `type`, at p. */
+void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p);
+
+/* Typed buffers (lbuffer.c): contiguous, 64-byte aligned memory of a window
+ * type, which operations use in place. The memory of a buffer and of its
+ * views is one block, which records the operations in flight on it; an
+ * access tests one flag (busy) before it looks at them. */
+typedef struct lrm_flight lrm_flight;
+typedef struct {
+    unsigned busy;          /* nonzero: operations in flight, or the memory is gone */
+    const char *gone;       /* why the memory is gone (its window was freed), or NULL */
+    lrm_flight *flights;    /* malloc'd */
+    int nflights, capflights;
+} lrm_block;
+typedef struct {
+    const void *tag;
+    unsigned char *p;       /* element 1 */
+    lua_Integer n;          /* elements */
+    rmalab_type type;
+    int size;               /* bytes per element */
+    lrm_block *blk;         /* &own, or the block of the buffer viewed */
+    lrm_block own;
+} lrm_buffer;
+/* Adds rl.buffer to the module table on top of the stack. */
+void lrm_open_buffer(lua_State *L);
+/* The buffer at arg, or NULL. */
+lrm_buffer *lrm_tobuffer(lua_State *L, int arg);
+/* Push a new buffer of n elements over memory that `owner` (the value at
+ * owner_idx, kept alive by the buffer) provides, such as a window's. With
+ * `w`, the buffer is one of w's views: lrm_buffers_gone marks it. */
+lrm_buffer *lrm_buffer_over(lua_State *L, void *mem, lua_Integer n, rmalab_type type,
+                            int owner_idx, rmalab_win *w);
+/* Push a new zeroed buffer of n elements. */
+lrm_buffer *lrm_buffer_new(lua_State *L, rmalab_type type, lua_Integer n);
+/* Before an operation `call` ("win:put") on w uses the buffer at arg:
+ * refuse a conflict with an operation in flight on it (`writes`: MPI
+ * writes there, as a get's result; else it reads, as an origin), make room
+ * to record the new one, and let w keep the buffer alive. */
+void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const char *call);
+/* After the operation was issued: the buffer at arg is in flight until
+ * rmalab_win_done(w, target, ticket) (nothing for ticket 0); the window
+ * keeps it alive until then. `what` names its role ("the origin of a put
+ * to rank 1"); `by` the call that completes it. Cannot fail once claimed. */
+void lrm_buffer_fly(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
+                    bool writes, const char *what, const char *by);
+/* After a call that may complete operations of w: forget those done, and
+ * let go of the buffers no operation holds. */
+void lrm_buffers_settle(lua_State *L, rmalab_win *w);
+/* w is being freed: nothing of it is in flight any more, and the buffers
+ * over its memory are gone. */
+void lrm_buffers_gone(lua_State *L, rmalab_win *w);
+
+/* Layouts (llayout.c): adds rl.vector to the module table on top of the
+ * stack. */
+void lrm_open_layout(lua_State *L);
+/* The layout at arg: a type name (*vec NULL) or an rl.vector (*vec its
+ * shape, valid while arg is on the stack); returns the element type. */
+rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec);
 
 /* RMA operations (lrma.c): adds them to the window methods, and makes the
  * result type. */

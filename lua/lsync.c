@@ -16,6 +16,7 @@
         int rc = call;                                                         \
         if (rc)                                                                \
             return lrm_raise_win(L, rc, w, NULL);                              \
+        lrm_buffers_settle(L, w);                                              \
         return 0;                                                              \
     }
 

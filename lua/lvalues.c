@@ -6,6 +6,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -123,17 +124,23 @@ int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name)
     return ranks;
 }
 
-/* The value on top of the stack, the i-th (from 1), as a float or double
- * at p. */
-static void store_number(lua_State *L, int i, rmalab_type type, void *p)
+/* How a conversion error names the value: "value 3 ... double windows
+ * hold numbers", or for a buffer "element 3 ... double buffers hold
+ * numbers". */
+static const char *noun(bool buffer) { return buffer ? "element" : "value"; }
+static const char *holder(bool buffer) { return buffer ? "buffers" : "windows"; }
+
+/* The value at idx, the i-th (from 1), as a float or double at p. */
+static void store_number(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
+                         bool buffer)
 {
-    if (!lua_isnumber(L, -1) || lua_type(L, -1) != LUA_TNUMBER)
-        lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s windows hold numbers", i,
-                   luaL_typename(L, -1), rmalab_type_name(type));
-    lua_Number v = lua_tonumber(L, -1);
+    if (!lua_isnumber(L, idx) || lua_type(L, idx) != LUA_TNUMBER)
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld is %s; %s %s hold numbers", noun(buffer),
+                   (long long)i, luaL_typename(L, idx), rmalab_type_name(type), holder(buffer));
+    lua_Number v = lua_tonumber(L, idx);
     if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
-        lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%g) does not fit float (largest %g)", i, v,
-                   (double)FLT_MAX);
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld (%g) does not fit float (largest %g)",
+                   noun(buffer), (long long)i, v, (double)FLT_MAX);
     if (type == RMALAB_FLOAT) {
         float f = (float)v;
         memcpy(p, &f, sizeof f);
@@ -142,31 +149,32 @@ static void store_number(lua_State *L, int i, rmalab_type type, void *p)
     }
 }
 
-/* The value on top of the stack, the i-th (from 1), as an integer of
- * `type` at p. */
-static void store_integer(lua_State *L, int i, rmalab_type type, void *p)
+/* The value at idx, the i-th (from 1), as an integer of `type` at p. */
+static void store_integer(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
+                          bool buffer)
 {
     lua_Integer v = 0;
     int ok = 0;
-    if (lua_type(L, -1) == LUA_TNUMBER) {
-        if (lua_isinteger(L, -1)) {
-            v = lua_tointeger(L, -1);
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        if (lua_isinteger(L, idx)) {
+            v = lua_tointeger(L, idx);
             ok = 1;
         } else {
-            lua_Number d = lua_tonumber(L, -1);
+            lua_Number d = lua_tonumber(L, idx);
             ok = d == floor(d) && lua_numbertointeger(d, &v);
         }
     }
     if (!ok)
-        lrm_raisef(L, RMALAB_ERR_ARG, "value %d is %s; %s needs an integer", i,
-                   lua_type(L, -1) == LUA_TNUMBER ? "not an integer" : luaL_typename(L, -1),
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld is %s; %s needs an integer", noun(buffer),
+                   (long long)i,
+                   lua_type(L, idx) == LUA_TNUMBER ? "not an integer" : luaL_typename(L, idx),
                    rmalab_type_name(type));
     static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
     static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
                                      INT32_MAX, UINT32_MAX};
     if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
-        lrm_raisef(L, RMALAB_ERR_ARG, "value %d (%lld) does not fit %s", i, (long long)v,
-                   rmalab_type_name(type));
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld (%lld) does not fit %s", noun(buffer),
+                   (long long)i, (long long)v, rmalab_type_name(type));
     /* uint64: Lua integers are signed, so values from 2^63 up read back
      * negative (as string.unpack("J") gives them) and write back as they
      * read: the 64 bits round-trip. */
@@ -178,6 +186,25 @@ static void store_integer(lua_State *L, int i, rmalab_type type, void *p)
     case RMALAB_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
     case RMALAB_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
     default: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
+    }
+}
+
+/* One element of a buffer: what the window calls accept for one value of
+ * `type`, and for "byte" a string of one character (as win:read gives). */
+void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p)
+{
+    size_t len;
+    if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE) {
+        store_number(L, idx, i, type, p, true);
+    } else if (type != RMALAB_BYTE) {
+        store_integer(L, idx, i, type, p, true);
+    } else {
+        const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
+        if (!s || len != 1)
+            lrm_raisef(L, RMALAB_ERR_ARG, "element %lld is %s; byte buffers hold strings of "
+                       "one character", (long long)i, s ? "a longer or empty string"
+                                                        : luaL_typename(L, idx));
+        memcpy(p, s, 1);
     }
 }
 
@@ -215,9 +242,9 @@ void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, v
             lua_pushvalue(L, arg);
         void *p = buf + (size_t)i * (size_t)sz;
         if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE)
-            store_number(L, i + 1, type, p);
+            store_number(L, -1, i + 1, type, p, false);
         else
-            store_integer(L, i + 1, type, p);
+            store_integer(L, -1, i + 1, type, p, false);
         lua_pop(L, 1);
     }
     *count = n;

@@ -190,6 +190,7 @@ static int win_free(lua_State *L)
     int rc = lrm_ctx_call(u->ctx, L, free_win, &u->win);
     if (!u->win) {
         forget_win(L, w);
+        lrm_buffers_gone(L, w);
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
         free(u->leak);
@@ -326,6 +327,41 @@ static int win_write(lua_State *L)
     return 0;
 }
 
+/* A buffer of `type` over n bytes of the window's memory at `mem`: a view
+ * that keeps the window (argument 1) alive, and is gone once it is freed. */
+static int push_view(lua_State *L, rmalab_win *w, void *mem, MPI_Aint bytes, rmalab_type t)
+{
+    lrm_buffer_over(L, mem, (lua_Integer)(bytes / rmalab_type_size(t)), t, 1, w);
+    return 1;
+}
+
+/* win:local_view(type): this rank's window memory as a buffer. */
+static int win_local_view(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    rmalab_type t = lrm_checktype(L, 2);
+    if (rmalab_win_flavor(w) == RMALAB_FLAVOR_DYNAMIC)
+        lrm_raise_named(L, rmalab_win_get_name(w), RMALAB_ERR_WIN,
+                        "win:local_view: a dynamic window has no memory of its own; its "
+                        "attached regions are read with win:read");
+    return push_view(L, w, rmalab_win_base(w), rmalab_win_size(w), t);
+}
+
+/* win:shared_query(rank, type): rank's segment of a shared window. */
+static int win_shared_query(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    int rank = lrm_checkrank(L, 2, rmalab_win_get_name(w));
+    rmalab_type t = lrm_checktype(L, 3);
+    MPI_Aint size;
+    int unit;
+    void *base;
+    int rc = rmalab_win_shared_query(w, rank, &size, &unit, &base);
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    return push_view(L, w, base, size, t);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
 
@@ -366,6 +402,8 @@ static const luaL_Reg win_methods[] = {
     {"size", win_size},
     {"read", win_read},
     {"write", win_write},
+    {"local_view", win_local_view},
+    {"shared_query", win_shared_query},
     {NULL, NULL},
 };
 

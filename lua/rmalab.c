@@ -86,6 +86,8 @@ int luaopen_rmalab(lua_State *L)
 
     luaL_newlib(L, module_funcs);
     lrm_open_win(L);
+    lrm_open_buffer(L);
+    lrm_open_layout(L);
     lrm_open_rma(L);
     lrm_open_sync(L);
     lrm_open_keyval(L);

@@ -104,21 +104,33 @@ end
 -- T.raises(class, fn [, text]): fn() must raise an rmalab error of `class`
 -- (and, when given, whose message contains the plain `text`). Returns the
 -- error that fn raised, whatever it was, or nil when fn returned.
-function T.raises(class, fn, text)
+local function raises(class, fn, text, level)
   local ok, err = pcall(fn)
   if ok then
-    fail("expected an error of class " .. class .. ", but the call succeeded", 2)
+    fail("expected an error of class " .. class .. ", but the call succeeded", level)
     return nil
   end
   if not is_error_object(err) then
-    fail("expected an rmalab error of class " .. class .. ", got: " .. tostring(err), 2)
+    fail("expected an rmalab error of class " .. class .. ", got: " .. tostring(err), level)
   elseif err.class ~= class then
     fail(string.format("expected an error of class %s, got %s: %s", class, err.class,
-      tostring(err.message)), 2)
+      tostring(err.message)), level)
   elseif text and not tostring(err.message):find(text, 1, true) then
     fail(string.format("the message %s does not contain %s", show(tostring(err.message)),
-      show(text)), 2)
+      show(text)), level)
   end
+  return err
+end
+
+function T.raises(class, fn, text)
+  local err = raises(class, fn, text, 3) -- not a tail call: `level` counts this frame
+  return err
+end
+
+-- T.checkerr(class, text, fn, ...): the same for fn(...).
+function T.checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  local err = raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text, 3)
   return err
 end
 

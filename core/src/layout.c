@@ -14,6 +14,7 @@ struct layout_entry {
     MPI_Aint size;
     MPI_Aint disp_unit;
     MPI_Aint world_rank;
+    MPI_Aint node;          /* shared windows: the lowest world rank on its node */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -27,10 +28,32 @@ int rmalab__layout_alloc(rmalab_win *w)
     l->disp_units = rmalab__calloc(P, sizeof *l->disp_units);
     l->world_ranks = rmalab__calloc(P, sizeof *l->world_ranks);
     l->no_locks = rmalab__calloc(P, 1);
+    l->nodes = rmalab__calloc(P, sizeof *l->nodes);
     l->xchg = rmalab__calloc(P, sizeof(struct layout_entry));
-    if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->xchg)
+    if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->nodes || !l->xchg)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     return RMALAB_OK;
+}
+
+/* Collective, for shared windows: the lowest world rank of this rank's
+ * node (MPI_Comm_split_type SHARED; with MPIR_CVAR_NOLOCAL=1 each rank is
+ * a node), so that shared_query answers only for ranks whose memory this
+ * one truly shares: MPICH answers for the others with memory that is not
+ * theirs. */
+static int node_of(rmalab_win *w, int world_rank, MPI_Aint *node)
+{
+    MPI_Comm nc;
+    int lowest = world_rank;
+    *node = world_rank;
+    if (w->flavor != RMALAB_FLAVOR_SHARED)
+        return RMALAB_OK;
+    int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Comm_split_type");
+    e = MPI_Allreduce(&world_rank, &lowest, 1, MPI_INT, MPI_MIN, nc);
+    MPI_Comm_free(&nc);
+    *node = lowest;
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "finding the node's ranks");
 }
 
 /* Collective. The entries are gathered into memory that layout_alloc made
@@ -38,17 +61,21 @@ int rmalab__layout_alloc(rmalab_win *w)
  * entry (MPICH would write P there). */
 int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
 {
-    struct layout_entry mine = {w->size_req, w->disp_unit, 0}, *all = w->lay.xchg;
+    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0}, *all = w->lay.xchg;
     int wr;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     mine.world_rank = wr;
-    int e = MPI_Allgather(&mine, 3, MPI_AINT, all, 3, MPI_AINT, w->comm);
+    int rc = node_of(w, wr, &mine.node);
+    if (rc)
+        return rc;
+    int e = MPI_Allgather(&mine, 4, MPI_AINT, all, 4, MPI_AINT, w->comm);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "exchanging window sizes");
     for (int r = 0; r < w->size; r++) {
         w->lay.sizes[r] = all[r].size;
         w->lay.disp_units[r] = (int)all[r].disp_unit;
         w->lay.world_ranks[r] = (int)all[r].world_rank;
+        w->lay.nodes[r] = (int)all[r].node;
     }
     rmalab__free(all);
     w->lay.xchg = NULL;
@@ -99,6 +126,7 @@ void rmalab__layout_free(rmalab_win *w)
     rmalab__free(l->disp_units);
     rmalab__free(l->world_ranks);
     rmalab__free(l->no_locks);
+    rmalab__free(l->nodes);
     rmalab__free(l->xchg);
 }
 
@@ -295,6 +323,36 @@ const int *rmalab_win_world_ranks(const rmalab_win *w) { return w ? w->lay.world
 MPI_Aint rmalab_win_size_of(const rmalab_win *w, int rank)
 {
     return w && rank >= 0 && rank < w->size ? w->lay.sizes[rank] : -1;
+}
+
+int rmalab_win_shared_query(rmalab_win *w, int rank, MPI_Aint *size, int *disp_unit,
+                            void **base)
+{
+    RMALAB__CHECK_WIN(w);
+    if (w->flavor != RMALAB_FLAVOR_SHARED)
+        return rmalab__fail(RMALAB_ERR_WIN,
+                            "shared_query: this window was made by %s, and only "
+                            "win_allocate_shared windows share memory between ranks",
+                            rmalab_flavor_name(w->flavor));
+    if (rank < 0 || rank >= w->size)
+        return rmalab__fail(RMALAB_ERR_RANK,
+                            "shared_query: rank %d is not in the window's group (ranks 0 to %d)",
+                            rank, w->size - 1);
+    if (w->lay.nodes[rank] != w->lay.nodes[w->rank])
+        return rmalab__fail(RMALAB_ERR_RANK,
+                            "shared_query: rank %d is on another node, and its segment is not "
+                            "memory this rank shares; use RMA calls to reach it",
+                            rank);
+    MPI_Aint sz;
+    int du;
+    void *p;
+    int e = MPI_Win_shared_query(w->win, rank, &sz, &du, &p);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Win_shared_query");
+    *size = w->lay.sizes[rank];
+    *disp_unit = du;
+    *base = p;
+    return RMALAB_OK;
 }
 
 int rmalab_win_disp_unit_of(const rmalab_win *w, int rank)

@@ -13,8 +13,12 @@
  * emptied when everything in it has completed: when an epoch or a flush_all
  * completes every operation, or when a flush or unlock completes the last
  * target that had data in it (a lock_all epoch that lasts the whole program,
- * with a flush per operation, would otherwise grow without end). Calls only
- * types.c and below. */
+ * with a flush per operation, would otherwise grow without end).
+ *
+ * Tickets: an operation on the caller's memory (rmalab_win_put_mem...)
+ * takes the next number of the same sequence as results, so the same
+ * completions (done_all, done[target]) say when its memory is free again.
+ * Calls only types.c and below. */
 #include "win-private.h"
 
 #include <stdio.h>
@@ -167,6 +171,18 @@ void rmalab__results_complete(rmalab_win *w, int target)
         }
     }
     s->npending = j;
+}
+
+uint64_t rmalab__ticket(rmalab_win *w)
+{
+    return ++w->res.op_seq;
+}
+
+bool rmalab_win_done(const rmalab_win *w, int target, uint64_t ticket)
+{
+    if (!w || ticket <= w->res.done_all)
+        return true;
+    return target >= 0 && target < w->size && ticket <= w->res.done[target];
 }
 
 bool rmalab_result_ready(const rmalab_result *r)

@@ -23,9 +23,9 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
 }
 
 /* Which call completes an operation of the open access epoch. */
-static void completer(const rmalab_win *w, int target, char *buf, size_t size)
+void rmalab_win_completer(const rmalab_win *w, int target, char *buf, size_t size)
 {
-    switch (w->ep.access) {
+    switch (w ? w->ep.access : RMALAB_ACCESS_NONE) {
     case RMALAB_ACCESS_FENCE: snprintf(buf, size, "the next fence()"); break;
     case RMALAB_ACCESS_START: snprintf(buf, size, "complete()"); break;
     case RMALAB_ACCESS_LOCK:
@@ -37,24 +37,32 @@ static void completer(const rmalab_win *w, int target, char *buf, size_t size)
 
 /* A result for an operation about to be issued, created before MPI sees the
  * operation so that a failure leaves nothing behind. */
-static int new_result(rmalab_win *w, const rmalab__op_event *ev, rmalab_result **out)
+static int new_result(rmalab_win *w, int target, rmalab_type type, int count,
+                      rmalab_result **out)
 {
     char by[96];
-    completer(w, ev->target, by, sizeof by);
-    return rmalab__result_new(w, ev->target, ev->type, ev->count, by, out);
+    rmalab_win_completer(w, target, by, sizeof by);
+    return rmalab__result_new(w, target, type, count, by, out);
+}
+
+/* The end of an operation that fills result r: on success the window
+ * tracks r until the operation completes and *out gets it; else r goes. */
+static int settle(rmalab_win *w, rmalab_result *r, int rc, rmalab_result **out)
+{
+    if (rc) {
+        rmalab_result_release(r);
+        return rc;
+    }
+    rmalab__result_track(w, r);
+    *out = r;
+    return RMALAB_OK;
 }
 
 /* After the MPI call `mpi_name` returned `e` for result r. */
 static int issued(rmalab_win *w, rmalab_result *r, int e, const char *mpi_name,
                   rmalab_result **out)
 {
-    if (e != MPI_SUCCESS) {
-        rmalab_result_release(r);
-        return rmalab__mpi_fail(e, mpi_name);
-    }
-    rmalab__result_track(w, r);
-    *out = r;
-    return RMALAB_OK;
+    return settle(w, r, e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, mpi_name), out);
 }
 
 static size_t bytes_of(rmalab_type type, int count)
@@ -62,79 +70,182 @@ static size_t bytes_of(rmalab_type type, int count)
     return (size_t)count * (size_t)rmalab_type_size(type);
 }
 
-static int put_(rmalab_win *w, rmalab__op_event *ev, const void *origin)
+/* ------------------------------------------------------------------------ */
+/* One operation: its target side, its checks, and the memory it uses       */
+
+/* An operation as the functions below carry it. The target side is `count`
+ * contiguous elements, or a vector: then `tdt` is a committed datatype
+ * that op_close frees. `copy`: stage the origin (the calls that promise
+ * the caller its buffer back at once); else *ticket numbers the operation
+ * for rmalab_win_done (0: it completed within the call). */
+typedef struct {
+    const char *what;
+    rmalab__op_event *ev;   /* its target, disp, type; count: the footprint's */
+    int target;
+    MPI_Aint disp;
+    rmalab_type type;
+    int count;              /* elements at the origin */
+    const rmalab_vector *vec;
+    bool copy;
+    uint64_t *ticket;
+    MPI_Datatype dt, tdt;   /* the element's; the target's (dt or the vector) */
+    int tcount;             /* how many tdt at the target */
+    int span;               /* elements of the footprint */
+} rma_op;
+
+/* The vector agrees with the count, and its datatype is made. */
+static int vector_open(rma_op *o)
+{
+    const rmalab_vector *v = o->vec;
+    if (v->count < 0 || v->blocklen < 1 || v->stride < v->blocklen)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "%s: a vector needs count >= 0, blocklen >= 1 and stride >= "
+                            "blocklen (got count %d, blocklen %d, stride %d)",
+                            o->what, v->count, v->blocklen, v->stride);
+    if ((int64_t)v->count * v->blocklen != o->count)
+        return rmalab__fail(RMALAB_ERR_ARG,
+                            "%s: the vector holds %lld elements (%d blocks of %d) and the origin "
+                            "%d; the origin side is contiguous and must hold as many",
+                            o->what, (long long)v->count * v->blocklen, v->count, v->blocklen,
+                            o->count);
+    int64_t span = v->count ? (int64_t)(v->count - 1) * v->stride + v->blocklen : 0;
+    if (span > INT32_MAX / 16)
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: the vector spans %lld elements, more than any window holds",
+                            o->what, (long long)span);
+    o->span = (int)span;
+    if (!v->count)
+        return RMALAB_OK;
+    int e = MPI_Type_vector(v->count, v->blocklen, v->stride, o->dt, &o->tdt);
+    if (e == MPI_SUCCESS && (e = MPI_Type_commit(&o->tdt)) != MPI_SUCCESS)
+        MPI_Type_free(&o->tdt);
+    if (e != MPI_SUCCESS) {
+        o->tdt = o->dt;
+        return rmalab__mpi_fail(e, "MPI_Type_vector");
+    }
+    o->tcount = 1;
+    return RMALAB_OK;
+}
+
+/* The checks every operation makes (count, rank, epoch, the footprint's
+ * range), and the target side. */
+static int op_open(rmalab_win *w, rma_op *o)
+{
+    o->span = o->tcount = o->count;
+    o->dt = o->tdt = MPI_DATATYPE_NULL;
+    if (o->ticket)
+        *o->ticket = 0;
+    int rc = rmalab__check_count(o->what, o->type, o->count);
+    if (rc)
+        return rc;
+    o->dt = o->tdt = rmalab__mpi_type(o->type);
+    if (o->vec && (rc = vector_open(o)))
+        return rc;
+    o->ev->count = o->span;
+    return rmalab__check_op(w, o->what, o->ev);
+}
+
+static void op_close(rma_op *o)
+{
+    if (o->tdt != o->dt)
+        MPI_Type_free(&o->tdt);
+}
+
+/* Through the engine (plain copies only for contiguous targets). */
+static int op_engine(rmalab_win *w, rma_op *o, bool plain_ok, unsigned char **p)
+{
+    return engine_access(w, o->what, o->target, o->disp, plain_ok && !o->vec, p);
+}
+
+/* The origin as MPI reads it: staged when the call copies. */
+static int op_origin(rmalab_win *w, rma_op *o, const void **origin)
+{
+    return o->copy ? rmalab__stage(w, o->target, origin, bytes_of(o->type, o->count))
+                   : RMALAB_OK;
+}
+
+/* After the MPI call `mpi_name` returned `e`. */
+static int op_issued(rmalab_win *w, rma_op *o, int e, const char *mpi_name)
+{
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, mpi_name);
+    if (o->ticket)
+        *o->ticket = rmalab__ticket(w);
+    return RMALAB_OK;
+}
+
+static int put_(rmalab_win *w, rma_op *o, const void *origin)
 {
     unsigned char *p;
-    int rc = rmalab__check_op(w, "put", ev);
-    if (rc || (rc = engine_access(w, "put", ev->target, ev->disp, true, &p)))
+    int rc = op_engine(w, o, true, &p);
+    if (rc)
         return rc;
     if (p) {
-        memcpy(p, origin, bytes_of(ev->type, ev->count));
+        memcpy(p, origin, bytes_of(o->type, o->count));
         return RMALAB_OK;
     }
-    if ((rc = rmalab__stage(w, ev->target, &origin, bytes_of(ev->type, ev->count))))
+    if ((rc = op_origin(w, o, &origin)))
         return rc;
-    MPI_Datatype dt = rmalab__mpi_type(ev->type);
-    int e = MPI_Put(origin, ev->count, dt, ev->target, ev->disp, ev->count, dt,
+    int e = MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
                     rmalab__op_win(w));
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Put");
+    return op_issued(w, o, e, "MPI_Put");
 }
 
-static int get_(rmalab_win *w, rmalab__op_event *ev, rmalab_result **out)
+static int get_(rmalab_win *w, rma_op *o, void *result)
 {
     unsigned char *p;
-    rmalab_result *r;
-    int rc = rmalab__check_op(w, "get", ev);
-    if (rc || (rc = engine_access(w, "get", ev->target, ev->disp, true, &p)) ||
-        (rc = new_result(w, ev, &r)))
+    int rc = op_engine(w, o, true, &p);
+    if (rc)
         return rc;
-    MPI_Datatype dt = rmalab__mpi_type(ev->type);
-    int e = MPI_SUCCESS;
-    if (p)
-        memcpy(r->data, p, bytes_of(ev->type, ev->count));
-    else
-        e = MPI_Get(r->data, ev->count, dt, ev->target, ev->disp, ev->count, dt,
+    if (p) {
+        memcpy(result, p, bytes_of(o->type, o->count));
+        return RMALAB_OK;
+    }
+    int e = MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
                     rmalab__op_win(w));
-    return issued(w, r, e, "MPI_Get", out);
+    return op_issued(w, o, e, "MPI_Get");
 }
 
-/* The checks of an atomic operation, and its origin data staged. Atomics
- * always go through MPI, which keeps them atomic with respect to each
- * other; in an engine's epoch they wait for the target's post first. */
+/* Atomics always go through MPI, which keeps them atomic with respect to
+ * each other; in an engine's epoch they wait for the target's post first. */
+static int atomic_engine(rmalab_win *w, rma_op *o)
+{
+    unsigned char *p;
+    return op_engine(w, o, false, &p);
+}
+
+static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op op)
+{
+    int rc = atomic_engine(w, o);
+    if (rc || (rc = op_origin(w, o, &origin)))
+        return rc;
+    int e = MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                           rmalab__mpi_op(op), rmalab__op_win(w));
+    return op_issued(w, o, e, "MPI_Accumulate");
+}
+
+static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *result,
+                           rmalab_op op)
+{
+    int rc = atomic_engine(w, o);
+    if (rc || (rc = op_origin(w, o, &origin)))
+        return rc;
+    int e = MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt, o->target,
+                               o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
+                               rmalab__op_win(w));
+    return op_issued(w, o, e, "MPI_Get_accumulate");
+}
+
+/* The checks of an atomic operation of one element, and its origin staged. */
 static int atomic_checks(rmalab_win *w, const char *what, rmalab__op_event *ev,
                          const void **origin)
 {
-    unsigned char *p;
-    int rc = rmalab__check_op(w, what, ev);
-    if (rc || (rc = engine_access(w, what, ev->target, ev->disp, false, &p)))
+    rma_op o = {.what = what, .ev = ev, .target = ev->target, .disp = ev->disp,
+                .type = ev->type, .count = 1, .copy = true};
+    int rc = op_open(w, &o);
+    if (rc || (rc = atomic_engine(w, &o)))
         return rc;
-    return rmalab__stage(w, ev->target, origin, bytes_of(ev->type, ev->count));
-}
-
-static int accumulate_(rmalab_win *w, rmalab__op_event *ev, const void *origin)
-{
-    int rc = rmalab__check_op_type("accumulate", ev->op, ev->type, false);
-    if (rc || (rc = atomic_checks(w, "accumulate", ev, &origin)))
-        return rc;
-    MPI_Datatype dt = rmalab__mpi_type(ev->type);
-    int e = MPI_Accumulate(origin, ev->count, dt, ev->target, ev->disp, ev->count, dt,
-                           rmalab__mpi_op(ev->op), rmalab__op_win(w));
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Accumulate");
-}
-
-static int get_accumulate_(rmalab_win *w, rmalab__op_event *ev, const void *origin,
-                           rmalab_result **out)
-{
-    rmalab_result *r;
-    int rc = rmalab__check_op_type("get_accumulate", ev->op, ev->type, true);
-    if (rc || (rc = atomic_checks(w, "get_accumulate", ev, &origin)) ||
-        (rc = new_result(w, ev, &r)))
-        return rc;
-    MPI_Datatype dt = rmalab__mpi_type(ev->type);
-    int e = MPI_Get_accumulate(origin, ev->count, dt, r->data, ev->count, dt, ev->target,
-                               ev->disp, ev->count, dt, rmalab__mpi_op(ev->op),
-                               rmalab__op_win(w));
-    return issued(w, r, e, "MPI_Get_accumulate", out);
+    return op_origin(w, &o, origin);
 }
 
 static int fetch_and_op_(rmalab_win *w, rmalab__op_event *ev, const void *origin,
@@ -143,7 +254,7 @@ static int fetch_and_op_(rmalab_win *w, rmalab__op_event *ev, const void *origin
     rmalab_result *r;
     int rc = rmalab__check_op_type("fetch_and_op", ev->op, ev->type, true);
     if (rc || (rc = atomic_checks(w, "fetch_and_op", ev, &origin)) ||
-        (rc = new_result(w, ev, &r)))
+        (rc = new_result(w, ev->target, ev->type, 1, &r)))
         return rc;
     int e = MPI_Fetch_and_op(origin, r->data, rmalab__mpi_type(ev->type), ev->target, ev->disp,
                              rmalab__mpi_op(ev->op), rmalab__op_win(w));
@@ -161,7 +272,7 @@ static int compare_and_swap_(rmalab_win *w, rmalab__op_event *ev, const void *co
                             rmalab_type_name(ev->type));
     int rc = atomic_checks(w, "compare_and_swap", ev, &origin);
     if (rc || (rc = rmalab__stage(w, ev->target, &compare, bytes_of(ev->type, 1))) ||
-        (rc = new_result(w, ev, &r)))
+        (rc = new_result(w, ev->target, ev->type, 1, &r)))
         return rc;
     int e = MPI_Compare_and_swap(origin, compare, r->data, rmalab__mpi_type(ev->type),
                                  ev->target, ev->disp, rmalab__op_win(w));
@@ -172,46 +283,172 @@ static int compare_and_swap_(rmalab_win *w, rmalab__op_event *ev, const void *co
 /* The calls, recorded when the window records (trace.c)                    */
 
 /* Each is one event of sync-event.h: an operation that succeeded goes in
- * the window's record, and in the race checker's. */
-#define OP_EVENT(kind, target, disp, type, count, op)                          \
-    (rmalab__op_event) { RMALAB_TRACE_##kind, target, disp, type, count, op }
+ * the window's record, and in the race checker's. A vector goes there
+ * block by block (each block's displacement in the target's units, when
+ * the stride is a whole number of them; else its footprint). */
+static int op_end(rmalab_win *w, int rc, const rma_op *o)
+{
+    const rmalab_vector *v = o->vec;
+    if (rc || !v || !(w->races || w->trace))
+        return rmalab__op_end(w, o->ev, rc);
+    MPI_Aint step = (MPI_Aint)v->stride * rmalab_type_size(o->type);
+    MPI_Aint unit = rmalab_win_disp_unit_of(w, o->target);
+    if (unit <= 0 || step % unit)
+        return rmalab__op_end(w, o->ev, rc);
+    rmalab__op_event block = *o->ev;
+    block.count = v->blocklen;
+    for (int i = 0; i < v->count && !rc; i++) {
+        block.disp = o->disp + i * (step / unit);
+        rc = rmalab__op_end(w, &block, rc);
+    }
+    return rc;
+}
+
+/* The operation's event, begun (sync-event.h). */
+#define OP_EVENT(kind, o, op)                                                   \
+    (rmalab__op_event) { RMALAB_TRACE_##kind, (o)->target, (o)->disp, (o)->type, (o)->count, op }
+
+static void op_begin(rmalab_win *w, rma_op *o, rmalab__op_event *ev)
+{
+    o->ev = ev;
+    rmalab__op_begin(w, ev);
+}
+
+/* The caller's memory must be there for what the operation moves. */
+static int mem_given(const rma_op *o, const void *origin, const void *result, bool needs_origin,
+                     bool needs_result)
+{
+    if (o->count > 0 && ((needs_origin && !origin) || (needs_result && !result)))
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
+                            needs_origin && !origin ? "origin" : "result");
+    return RMALAB_OK;
+}
+
+static int run_put(rmalab_win *w, rma_op *o, const void *origin)
+{
+    rmalab__op_event ev = OP_EVENT(PUT, o, RMALAB_OP_REPLACE);
+    op_begin(w, o, &ev);
+    int rc = mem_given(o, origin, NULL, true, false);
+    if (!rc && !(rc = op_open(w, o)))
+        rc = put_(w, o, origin);
+    op_close(o);
+    return op_end(w, rc, o);
+}
+
+/* A result to fill when `out` asks for one (the copying calls), else the
+ * caller's memory. */
+static int run_get(rmalab_win *w, rma_op *o, void *result, rmalab_result **out)
+{
+    rmalab__op_event ev = OP_EVENT(GET, o, RMALAB_OP_NO_OP);
+    op_begin(w, o, &ev);
+    rmalab_result *r = NULL;
+    int rc = out ? RMALAB_OK : mem_given(o, NULL, result, false, true);
+    if (!rc && !(rc = op_open(w, o)) && out &&
+        !(rc = new_result(w, o->target, o->type, o->count, &r)))
+        result = r->data;
+    if (!rc)
+        rc = get_(w, o, result);
+    if (r)
+        rc = settle(w, r, rc, out);
+    op_close(o);
+    return op_end(w, rc, o);
+}
+
+static int run_accumulate(rmalab_win *w, rma_op *o, const void *origin, rmalab_op op)
+{
+    rmalab__op_event ev = OP_EVENT(ACCUMULATE, o, op);
+    op_begin(w, o, &ev);
+    int rc = rmalab__check_op_type(o->what, op, o->type, false);
+    if (!rc && !(rc = mem_given(o, origin, NULL, true, false)) && !(rc = op_open(w, o)))
+        rc = accumulate_(w, o, origin, op);
+    op_close(o);
+    return op_end(w, rc, o);
+}
+
+static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void *result,
+                              rmalab_op op, rmalab_result **out)
+{
+    rmalab__op_event ev = OP_EVENT(GET_ACCUMULATE, o, op);
+    op_begin(w, o, &ev);
+    rmalab_result *r = NULL;
+    int rc = rmalab__check_op_type(o->what, op, o->type, true);
+    if (!rc && !(rc = mem_given(o, origin, result, true, !out)) && !(rc = op_open(w, o)) &&
+        out && !(rc = new_result(w, o->target, o->type, o->count, &r)))
+        result = r->data;
+    if (!rc)
+        rc = get_accumulate_(w, o, origin, result, op);
+    if (r)
+        rc = settle(w, r, rc, out);
+    op_close(o);
+    return op_end(w, rc, o);
+}
+
+#define RMA_OP(name, t, d, ty, n, v, c, tk)                                     \
+    (rma_op){.what = (name), .target = (t), .disp = (d), .type = (ty), .count = (n),  \
+             .vec = (v), .copy = (c), .ticket = (tk)}
 
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)
 {
-    rmalab__op_event ev = OP_EVENT(PUT, target, disp, type, count, RMALAB_OP_REPLACE);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, put_(w, &ev, origin));
+    rma_op o = RMA_OP("put", target, disp, type, count, NULL, true, NULL);
+    return run_put(w, &o, origin);
 }
 
 int rmalab_win_get(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    rmalab_result **out)
 {
-    rmalab__op_event ev = OP_EVENT(GET, target, disp, type, count, RMALAB_OP_NO_OP);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, get_(w, &ev, out));
+    rma_op o = RMA_OP("get", target, disp, type, count, NULL, false, NULL);
+    return run_get(w, &o, NULL, out);
 }
 
 int rmalab_win_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                           const void *origin, rmalab_op op)
 {
-    rmalab__op_event ev = OP_EVENT(ACCUMULATE, target, disp, type, count, op);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, accumulate_(w, &ev, origin));
+    rma_op o = RMA_OP("accumulate", target, disp, type, count, NULL, true, NULL);
+    return run_accumulate(w, &o, origin, op);
 }
 
 int rmalab_win_get_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                               int count, const void *origin, rmalab_op op, rmalab_result **out)
 {
-    rmalab__op_event ev = OP_EVENT(GET_ACCUMULATE, target, disp, type, count, op);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, get_accumulate_(w, &ev, origin, out));
+    rma_op o = RMA_OP("get_accumulate", target, disp, type, count, NULL, true, NULL);
+    return run_get_accumulate(w, &o, origin, NULL, op, out);
+}
+
+int rmalab_win_put_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                       const void *origin, const rmalab_vector *vec, uint64_t *ticket)
+{
+    rma_op o = RMA_OP("put", target, disp, type, count, vec, false, ticket);
+    return run_put(w, &o, origin);
+}
+
+int rmalab_win_get_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                       void *result, const rmalab_vector *vec, uint64_t *ticket)
+{
+    rma_op o = RMA_OP("get", target, disp, type, count, vec, false, ticket);
+    return run_get(w, &o, result, NULL);
+}
+
+int rmalab_win_accumulate_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                              int count, const void *origin, rmalab_op op,
+                              const rmalab_vector *vec, uint64_t *ticket)
+{
+    rma_op o = RMA_OP("accumulate", target, disp, type, count, vec, false, ticket);
+    return run_accumulate(w, &o, origin, op);
+}
+
+int rmalab_win_get_accumulate_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                                  int count, const void *origin, void *result, rmalab_op op,
+                                  const rmalab_vector *vec, uint64_t *ticket)
+{
+    rma_op o = RMA_OP("get_accumulate", target, disp, type, count, vec, false, ticket);
+    return run_get_accumulate(w, &o, origin, result, op, NULL);
 }
 
 int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                             const void *origin, rmalab_op op, rmalab_result **out)
 {
-    rmalab__op_event ev = OP_EVENT(FETCH_AND_OP, target, disp, type, 1, op);
+    rmalab__op_event ev = {RMALAB_TRACE_FETCH_AND_OP, target, disp, type, 1, op};
     rmalab__op_begin(w, &ev);
     return rmalab__op_end(w, &ev, fetch_and_op_(w, &ev, origin, out));
 }
@@ -219,7 +456,7 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
 int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                                 const void *compare, const void *origin, rmalab_result **out)
 {
-    rmalab__op_event ev = OP_EVENT(COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS);
+    rmalab__op_event ev = {RMALAB_TRACE_COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS};
     rmalab__op_begin(w, &ev);
     return rmalab__op_end(w, &ev, compare_and_swap_(w, &ev, compare, origin, out));
 }

@@ -163,6 +163,7 @@ struct rmalab__layout {
     int *disp_units;            /* every rank's disp_unit */
     int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
     unsigned char *no_locks;    /* every rank's no_locks hint in force */
+    int *nodes;                 /* shared windows: every rank's node (its lowest world rank) */
     void *xchg;                 /* creation: room for every rank's entry */
     struct rmalab__region *regions; /* dynamic windows: this rank's */
     int nregions, capregions;
@@ -427,6 +428,9 @@ void rmalab__results_complete(rmalab_win *w, int target);
 /* A copy of origin data for an operation to `target`, which lives until
  * that operation completes. */
 int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n);
+/* The number of an operation on caller memory issued now, for
+ * rmalab_win_done. */
+uint64_t rmalab__ticket(rmalab_win *w);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 

@@ -795,6 +795,64 @@ START_TEST(test_staging_flushed)
 }
 END_TEST
 
+/* Operations on caller memory (issue 27): nothing is copied, a ticket says
+ * when the memory is free again, and a vector shapes the target: a column
+ * of a 4x4 matrix of int64 on the right neighbour, put, got back,
+ * accumulated into; the footprint is range-checked whole. */
+START_TEST(test_caller_memory)
+{
+    rmalab_win_opts o = {.size = 16 * 8, .disp_unit = 8};
+    rmalab_vector col = {4, 1, 4};
+    int64_t src[4], back[4] = {0}, sum[4] = {0}, all[16];
+    uint64_t t_put = 0, t_get = 0;
+    for (int i = 0; i < 4; i++)
+        src[i] = 100 * rank + i;
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    EXPECT_OK(rmalab_win_lock(W, right, false, 0));
+    EXPECT_OK(rmalab_win_put_mem(W, right, 1, RMALAB_INT64, 4, src, &col, &t_put));
+    EXPECT(t_put != 0 && !rmalab_win_done(W, right, t_put), "a put in flight is not done");
+    char by[96];
+    rmalab_win_completer(W, right, by, sizeof by);
+    EXPECT_CONTAINS(by, "unlock(");
+    EXPECT_OK(rmalab_win_flush(W, right));
+    EXPECT(rmalab_win_done(W, right, t_put), "flush completes the put");
+    EXPECT_OK(rmalab_win_get_mem(W, right, 1, RMALAB_INT64, 4, back, &col, &t_get));
+    EXPECT_OK(rmalab_win_accumulate_mem(W, right, 1, RMALAB_INT64, 4, src, RMALAB_OP_SUM,
+                                        &col, NULL));
+    EXPECT_OK(rmalab_win_get_accumulate_mem(W, right, 0, RMALAB_INT64, 4, src, sum,
+                                            RMALAB_OP_NO_OP, NULL, NULL));
+    EXPECT_ERR(rmalab_win_put_mem(W, right, 4, RMALAB_INT64, 4, src, &col, NULL),
+               RMALAB_ERR_RMA_RANGE, "put to rank");
+    EXPECT_ERR(rmalab_win_put_mem(W, right, 0, RMALAB_INT64, 3, src, &col, NULL), RMALAB_ERR_ARG,
+               "the vector holds 4 elements");
+    rmalab_vector bad = {2, 3, 2};
+    EXPECT_ERR(rmalab_win_get_mem(W, right, 0, RMALAB_INT64, 6, back, &bad, NULL),
+               RMALAB_ERR_ARG, "stride >= blocklen");
+    EXPECT_ERR(rmalab_win_put_mem(W, right, 0, RMALAB_INT64, 1, NULL, NULL, NULL),
+               RMALAB_ERR_ARG, "origin buffer is NULL");
+    EXPECT_OK(rmalab_win_unlock(W, right));
+    EXPECT(rmalab_win_done(W, right, t_get), "unlock completes the get");
+    for (int i = 0; i < 4; i++)
+        EXPECT(back[i] == src[i], "get with the vector: element %d is %lld", i,
+               (long long)back[i]);
+    EXPECT(sum[1] == 2 * src[0] && sum[0] == 0, "get_accumulate saw the sum: %lld %lld",
+           (long long)sum[0], (long long)sum[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_OK(rmalab_win_read(W, 0, RMALAB_INT64, 16, all));
+    for (int i = 0; i < 16; i++) {
+        int64_t want = i % 4 == 1 ? 2 * (100 * left + i / 4) : 0;
+        EXPECT(all[i] == want, "element %d holds %lld, not %lld", i, (long long)all[i],
+               (long long)want);
+    }
+    MPI_Aint size;
+    int unit;
+    void *base;
+    EXPECT_ERR(rmalab_win_shared_query(W, right, &size, &unit, &base), RMALAB_ERR_WIN,
+               "only win_allocate_shared");
+    tu_end();
+}
+END_TEST
+
 Suite *rma_suite(void)
 {
     Suite *s = suite_create("rma");
@@ -808,6 +866,7 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_put_get_types);
     tcase_add_test(tc, test_accumulate_matrix);
     tcase_add_test(tc, test_atomics);
+    tcase_add_test(tc, test_caller_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("results");

@@ -9,7 +9,8 @@
 # installed paths (and the system's), run from a scratch directory:
 #   - a Lua script with the installed module, under mpiexec on 2 ranks;
 #   - a piped REPL session with the installed executable;
-#   - examples/pscw.c, built with cc $(pkg-config --cflags --libs rmalab).
+#   - examples/pscw.c and examples/column.c, built with
+#     cc $(pkg-config --cflags --libs rmalab).
 # The .pc file says prefix=/usr/local; --define-variable=prefix points
 # pkg-config at the staged copy instead.
 set -euo pipefail
@@ -81,4 +82,9 @@ for engine in rma native; do
     grep -q '^rank 0: rank 1 put 1 here' <<<"$out" && grep -q '^rank 1: rank 0 put 0 here' <<<"$out" ||
         fail "examples/pscw ($engine) did not move the data"
 done
-echo "installed copy: Lua module, REPL and C example all ran from $prefix in $stage"
+cp "$src/examples/column.c" "$work/"
+installed cc -Wall -Wextra -Werror column.c $flags -Wl,-rpath,"$libdir_pc" -o column ||
+    fail "examples/column.c does not build with: cc column.c $flags"
+out=$(installed mpiexec -n 2 ./column 2>&1) || fail "examples/column failed:"$'\n'"$out"
+echo "$out"
+echo "installed copy: Lua module, REPL and C examples all ran from $prefix in $stage"

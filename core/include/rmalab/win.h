@@ -140,6 +140,12 @@ RMALAB_API const int *rmalab_win_world_ranks(const rmalab_win *win);
 RMALAB_API int rmalab_win_set_name(rmalab_win *win, const char *name);
 RMALAB_API const char *rmalab_win_get_name(const rmalab_win *win);
 
+/* Windows of win_allocate_shared: rank's segment, as MPI_Win_shared_query
+ * gives it, with the size that rank asked for. ERR_WIN for the other
+ * flavours, ERR_RANK for a rank outside the group. */
+RMALAB_API int rmalab_win_shared_query(rmalab_win *win, int rank, MPI_Aint *size,
+                                       int *disp_unit, void **base);
+
 /* Local memory. Bounds are checked against the local window (for dynamic
  * windows, against the attached region holding disp). A read with out ==
  * NULL only checks. */
@@ -189,6 +195,50 @@ RMALAB_API int rmalab_win_fetch_and_op(rmalab_win *win, int target, MPI_Aint dis
 RMALAB_API int rmalab_win_compare_and_swap(rmalab_win *win, int target, MPI_Aint disp,
                                            rmalab_type type, const void *compare,
                                            const void *origin, rmalab_result **out);
+
+/* Which call completes an operation to `target` issued now, for messages:
+ * "the next fence()", "complete()", "unlock(1) or flush(1)", "unlock_all()
+ * or flush(1)". */
+RMALAB_API void rmalab_win_completer(const rmalab_win *win, int target, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* RMA operations on caller memory, with a layout                           */
+
+/* A strided layout of the target's memory (MPI_Type_vector): `count` blocks
+ * of `blocklen` elements whose starts lie `stride` elements apart (count >=
+ * 0, blocklen >= 1, stride >= blocklen). The origin side stays contiguous:
+ * count * blocklen elements. Range checks cover the whole footprint,
+ * (count - 1) * stride + blocklen elements from disp (ERR_RMA_RANGE). */
+typedef struct {
+    int count, blocklen, stride;
+} rmalab_vector;
+
+/* As the calls above, but on the caller's memory as MPI has it: nothing is
+ * copied and no result is allocated. MPI reads `origin` and writes `result`
+ * until the operation completes at this origin, so the caller must leave
+ * them alone (and alive) until then: rmalab_win_done(win, target, *ticket)
+ * says when. *ticket is 0 for an operation that completed within the call.
+ * `vec` may be NULL: `count` contiguous elements at the target; with a
+ * vector, `count` must be vec->count * vec->blocklen (ERR_ARG). The race
+ * checker and the recorder see a vector's blocks one by one. */
+RMALAB_API int rmalab_win_put_mem(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                                  int count, const void *origin, const rmalab_vector *vec,
+                                  uint64_t *ticket);
+RMALAB_API int rmalab_win_get_mem(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                                  int count, void *result, const rmalab_vector *vec,
+                                  uint64_t *ticket);
+RMALAB_API int rmalab_win_accumulate_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                         rmalab_type type, int count, const void *origin,
+                                         rmalab_op op, const rmalab_vector *vec,
+                                         uint64_t *ticket);
+RMALAB_API int rmalab_win_get_accumulate_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                             rmalab_type type, int count, const void *origin,
+                                             void *result, rmalab_op op,
+                                             const rmalab_vector *vec, uint64_t *ticket);
+/* Has the operation of `ticket` to `target` completed at this origin (a
+ * call that completes it has returned)? True for ticket 0 and for a NULL
+ * window. */
+RMALAB_API bool rmalab_win_done(const rmalab_win *win, int target, uint64_t ticket);
 
 RMALAB_API bool rmalab_result_ready(const rmalab_result *r);
 /* The data (count elements of type); ERR_RMA_SYNC, saying which call will

@@ -1,0 +1,533 @@
+/* Typed buffers in Lua: rl.buffer(type, n | array), contiguous memory of a
+ * window type that RMA calls use in place; b:sub(i, j) and the window's
+ * views (lwin.c) share memory.
+ *
+ * IN FLIGHT. MPI reads an origin and writes a result until the operation
+ * completes at the origin, so the binding refuses what would race with
+ * it: writing an origin, or touching a result, before the call that
+ * completes it. An operation that uses a buffer is recorded on the memory
+ * block that the buffer and its views share (a flight: its bytes, window,
+ * target, and the core's ticket), and the block's `busy` flag is set; an
+ * element access tests that flag alone, and only when it is set asks the
+ * core (rmalab_win_done) whether the flights it touches have completed.
+ * The window keeps every buffer in flight on it alive (the pins table,
+ * registry[&pins_key][w]), so the garbage collector can never free memory
+ * that MPI may still write; lrm_buffers_settle, after each synchronisation
+ * call, lets go of what has completed. A view of a window's memory is
+ * listed under its window (views_key) and marked gone when the window is
+ * freed: a use then raises instead of touching freed memory. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lrmalab.h"
+
+#define LRM_BUFFER_T "rmalab.buffer"
+#define BUF_ALIGN 64
+
+struct lrm_flight {
+    uintptr_t lo, hi;       /* the bytes it uses */
+    rmalab_win *w;
+    uint64_t ticket;
+    int target;
+    bool writes;            /* MPI writes there (a result): reads are refused too */
+    char what[64];          /* "the origin of a put to rank 1" */
+    char by[96];            /* the call that completes it */
+};
+
+static const char buffer_tag = 'b';
+static const char pins_key = 'p', views_key = 'q';
+
+lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
+{
+    return lrm_toud(L, arg, &buffer_tag, sizeof(lrm_buffer));
+}
+
+static lrm_buffer *checkbuffer(lua_State *L, int arg)
+{
+    return lrm_checkud(L, arg, &buffer_tag, sizeof(lrm_buffer), RMALAB_ERR_ARG,
+                       "buffer expected");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Flights                                                                  */
+
+static void set_busy(lrm_block *k)
+{
+    k->busy = k->nflights > 0 || k->gone;
+}
+
+/* Forget the flights of w on block k that have completed (all of them
+ * with `all`); returns how many of w's remain. */
+static int prune(lrm_block *k, rmalab_win *w, bool all)
+{
+    int left = 0;
+    for (int i = 0; i < k->nflights;) {
+        lrm_flight *f = &k->flights[i];
+        if (f->w != w) {
+            i++;
+        } else if (all || rmalab_win_done(w, f->target, f->ticket)) {
+            *f = k->flights[--k->nflights];
+        } else {
+            left++;
+            i++;
+        }
+    }
+    set_busy(k);
+    return left;
+}
+
+/* The slow path of every access to elements lo..hi of b (from 1), taken
+ * when its block is busy: raise if the memory is gone, or if the access
+ * (`writes`, else a read) meets a flight that has not completed. `call`
+ * names a bulk access ("b:fill"); NULL: an element's. */
+static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                  bool writes, const char *call)
+{
+    lrm_block *k = b->blk;
+    char elem[64];
+    snprintf(elem, sizeof elem, "buffer element %lld cannot be %s", (long long)lo,
+             writes ? "written" : "read");
+    if (!call)
+        call = elem;
+    if (k->gone)
+        lrm_raisef(L, RMALAB_ERR_WIN, "%s: %s", call, k->gone);
+    uintptr_t a = (uintptr_t)(b->p + (lo - 1) * b->size), z = (uintptr_t)(b->p + hi * b->size);
+    for (int i = 0; i < k->nflights;) {
+        lrm_flight *f = &k->flights[i];
+        if (f->hi <= a || f->lo >= z || !(writes || f->writes)) {
+            i++;
+        } else if (rmalab_win_done(f->w, f->target, f->ticket)) {
+            *f = k->flights[--k->nflights];
+        } else {
+            lrm_raisef(L, RMALAB_ERR_RMA_SYNC,
+                       "%s: this buffer is %s still in flight; it completes at %s", call,
+                       f->what, f->by);
+        }
+    }
+    set_busy(k);
+}
+
+/* registry[key][w], made when `make`; pushed, or nothing pushed (false). */
+static bool window_set(lua_State *L, const char *key, rmalab_win *w, bool make, bool weak)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    if (lua_rawgetp(L, -1, w) == LUA_TTABLE) {
+        lua_remove(L, -2);
+        return true;
+    }
+    lua_pop(L, 1);
+    if (!make) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_newtable(L);
+    if (weak) {
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, -3, w);
+    lua_remove(L, -2);
+    return true;
+}
+
+void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const char *call)
+{
+    arg = lua_absindex(L, arg);
+    lrm_buffer *b = lrm_tobuffer(L, arg);
+    lrm_block *k = b->blk;
+    if (k->busy)
+        touch(L, b, 1, b->n, writes, call);
+    if (k->nflights + 2 > k->capflights) { /* an origin and a result may share it */
+        int cap = k->capflights ? 2 * k->capflights : 4;
+        lrm_flight *f = realloc(k->flights, (size_t)cap * sizeof *f);
+        if (!f)
+            lrm_raisef(L, RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+        k->flights = f;
+        k->capflights = cap;
+    }
+    window_set(L, &pins_key, w, true, false);
+    lua_pushvalue(L, arg);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+void lrm_buffer_fly(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
+                    bool writes, const char *what, const char *by)
+{
+    lrm_buffer *b = lrm_tobuffer(L, arg);
+    if (!ticket || b->n == 0)
+        return;
+    lrm_block *k = b->blk;
+    lrm_flight *f = &k->flights[k->nflights++];
+    f->lo = (uintptr_t)b->p;
+    f->hi = (uintptr_t)(b->p + b->n * b->size);
+    f->w = w;
+    f->ticket = ticket;
+    f->target = target;
+    f->writes = writes;
+    snprintf(f->what, sizeof f->what, "%s", what);
+    snprintf(f->by, sizeof f->by, "%s", by);
+    k->busy = 1;
+}
+
+/* For each buffer pinned by w: prune(all); let go of those with nothing
+ * of w left in flight. */
+static void settle(lua_State *L, rmalab_win *w, bool all)
+{
+    if (!window_set(L, &pins_key, w, false, false))
+        return;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        lrm_buffer *b = lua_touserdata(L, -1);
+        if (prune(b->blk, w, all) == 0) {
+            lua_pushvalue(L, -1);
+            lua_pushnil(L);
+            lua_rawset(L, -4); /* clearing a present key while traversing is allowed */
+        }
+    }
+    lua_pop(L, 1);
+}
+
+void lrm_buffers_settle(lua_State *L, rmalab_win *w)
+{
+    settle(L, w, false);
+}
+
+void lrm_buffers_gone(lua_State *L, rmalab_win *w)
+{
+    settle(L, w, true);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &pins_key);
+    lua_pushnil(L);
+    lua_rawsetp(L, -2, w);
+    lua_pop(L, 1);
+    if (!window_set(L, &views_key, w, false, true))
+        return;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        lrm_buffer *b = lua_touserdata(L, -1);
+        b->blk->gone = "this buffer views the memory of a window that was freed; make views "
+                       "of live windows only";
+        set_busy(b->blk);
+    }
+    lua_pop(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &views_key);
+    lua_pushnil(L);
+    lua_rawsetp(L, -2, w);
+    lua_pop(L, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+
+static void check_length(lua_State *L, lua_Integer n, rmalab_type type)
+{
+    if (n < 0 || n > INT_MAX ||
+        (size_t)n > (SIZE_MAX - BUF_ALIGN) / (size_t)rmalab_type_size(type))
+        lrm_raisef(L, RMALAB_ERR_ARG, "rl.buffer: %lld elements of %s: a buffer holds 0 to %d",
+                   (long long)n, rmalab_type_name(type), INT_MAX);
+}
+
+/* A buffer userdata over nothing yet, with its metatable. */
+static lrm_buffer *newbuffer(lua_State *L, rmalab_type type)
+{
+    lrm_buffer *b = lrm_newud(L, sizeof *b, 1, &buffer_tag);
+    luaL_setmetatable(L, LRM_BUFFER_T);
+    b->type = type;
+    b->size = rmalab_type_size(type);
+    b->blk = &b->own;
+    return b;
+}
+
+lrm_buffer *lrm_buffer_new(lua_State *L, rmalab_type type, lua_Integer n)
+{
+    check_length(L, n, type);
+    lrm_buffer *b = newbuffer(L, type);
+    size_t bytes = (size_t)n * (size_t)b->size + BUF_ALIGN;
+    unsigned char *m = lua_newuserdatauv(L, bytes, 0);
+    memset(m, 0, bytes);
+    lua_setiuservalue(L, -2, 1);
+    b->p = m + (BUF_ALIGN - (uintptr_t)m % BUF_ALIGN) % BUF_ALIGN;
+    b->n = n;
+    return b;
+}
+
+lrm_buffer *lrm_buffer_over(lua_State *L, void *mem, lua_Integer n, rmalab_type type,
+                            int owner_idx, rmalab_win *w)
+{
+    owner_idx = lua_absindex(L, owner_idx);
+    check_length(L, n, type);
+    lrm_buffer *b = newbuffer(L, type);
+    lua_pushvalue(L, owner_idx);
+    lua_setiuservalue(L, -2, 1);
+    b->p = mem;
+    b->n = n;
+    if (w) {
+        window_set(L, &views_key, w, true, true);
+        lua_pushvalue(L, -2);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+    }
+    return b;
+}
+
+/* rl.buffer(type, n | array) */
+static int l_buffer(lua_State *L)
+{
+    rmalab_type t = lrm_checktype(L, 1);
+    if (lua_isinteger(L, 2)) {
+        lrm_buffer_new(L, t, lua_tointeger(L, 2));
+        return 1;
+    }
+    if (t == RMALAB_BYTE && lua_type(L, 2) == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, 2, &len);
+        memcpy(lrm_buffer_new(L, t, (lua_Integer)len)->p, s, len);
+        return 1;
+    }
+    if (!lua_istable(L, 2))
+        lrm_argerror(L, 2, RMALAB_ERR_ARG, "element count or array of values expected");
+    lua_Integer n = luaL_len(L, 2);
+    lrm_buffer *b = lrm_buffer_new(L, t, n);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 2, i);
+        lrm_storeelement(L, -1, i, t, b->p + (i - 1) * b->size);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Elements: the fast path tests one flag                                   */
+
+static lua_Integer checkindex(lua_State *L, const lrm_buffer *b)
+{
+    lua_Integer i;
+    if (lua_isinteger(L, 2))
+        i = lua_tointeger(L, 2);
+    else if (lua_type(L, 2) != LUA_TNUMBER || !lua_numbertointeger(lua_tonumber(L, 2), &i) ||
+             (lua_Number)i != lua_tonumber(L, 2))
+        return lrm_raisef(L, RMALAB_ERR_ARG, "buffer index is %s; buffers are indexed by "
+                          "integers from 1", lua_type(L, 2) == LUA_TNUMBER ? "not an integer"
+                                                                          : luaL_typename(L, 2));
+    if (i < 1 || i > b->n)
+        lrm_raisef(L, RMALAB_ERR_ARG, "buffer index %lld is outside 1..%lld (the buffer's "
+                   "length)", (long long)i, (long long)b->n);
+    return i;
+}
+
+/* Push element i. Doubles and int64s, the common cases, inline. */
+static inline void push_element(lua_State *L, const lrm_buffer *b, lua_Integer i)
+{
+    const unsigned char *p = b->p + (i - 1) * b->size;
+    if (b->type == RMALAB_DOUBLE) {
+        double d;
+        memcpy(&d, p, sizeof d);
+        lua_pushnumber(L, d);
+    } else if (b->type == RMALAB_INT64) {
+        int64_t x;
+        memcpy(&x, p, sizeof x);
+        lua_pushinteger(L, (lua_Integer)x);
+    } else {
+        lrm_pushvalue(L, b->type, p);
+    }
+}
+
+/* Store the value at 3 as element i: a number into a double and an
+ * integer into an int64 inline (no rule can refuse them), the rest as
+ * lvalues.c converts values for windows. */
+static inline void store_element(lua_State *L, const lrm_buffer *b, lua_Integer i)
+{
+    unsigned char *p = b->p + (i - 1) * b->size;
+    int isnum;
+    if (b->type == RMALAB_DOUBLE && lua_type(L, 3) == LUA_TNUMBER) {
+        double d = lua_tonumberx(L, 3, &isnum);
+        memcpy(p, &d, sizeof d);
+    } else if (b->type == RMALAB_INT64 && lua_isinteger(L, 3)) {
+        int64_t x = lua_tointegerx(L, 3, &isnum);
+        memcpy(p, &x, sizeof x);
+    } else {
+        lrm_storeelement(L, 3, i, b->type, p);
+    }
+}
+
+/* b[i], b.type, and the methods (upvalue 1). */
+static int buffer_index(lua_State *L)
+{
+    lrm_buffer *b = lrm_toud(L, 1, &buffer_tag, sizeof *b);
+    if (b && lua_isinteger(L, 2)) {
+        lua_Integer i = lua_tointeger(L, 2);
+        if ((lua_Unsigned)i - 1 < (lua_Unsigned)b->n) {
+            if (b->blk->busy)
+                touch(L, b, i, i, false, NULL);
+            push_element(L, b, i);
+            return 1;
+        }
+    }
+    b = checkbuffer(L, 1);
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        if (strcmp(lua_tostring(L, 2), "type") == 0)
+            lua_pushstring(L, rmalab_type_name(b->type));
+        else
+            lua_rawget(L, lua_upvalueindex(1));
+        return 1;
+    }
+    lua_Integer i = checkindex(L, b);
+    if (b->blk->busy)
+        touch(L, b, i, i, false, NULL);
+    push_element(L, b, i);
+    return 1;
+}
+
+static int buffer_newindex(lua_State *L)
+{
+    lrm_buffer *b = lrm_toud(L, 1, &buffer_tag, sizeof *b);
+    lua_Integer i;
+    if (b && lua_isinteger(L, 2) && (lua_Unsigned)(i = lua_tointeger(L, 2)) - 1 <
+                                        (lua_Unsigned)b->n) {
+        if (b->blk->busy)
+            touch(L, b, i, i, true, NULL);
+        store_element(L, b, i);
+        return 0;
+    }
+    b = checkbuffer(L, 1);
+    i = checkindex(L, b);
+    if (b->blk->busy)
+        touch(L, b, i, i, true, NULL);
+    store_element(L, b, i);
+    return 0;
+}
+
+static int buffer_len(lua_State *L)
+{
+    lua_pushinteger(L, checkbuffer(L, 1)->n);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Methods                                                                  */
+
+static lua_Integer index_arg(lua_State *L, int arg)
+{
+    return lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "element index");
+}
+
+/* Elements i..j from arguments `arg` and `arg + 1` (defaults 1 and #b);
+ * an empty range when j < i. */
+static void checkrange(lua_State *L, const lrm_buffer *b, int arg, lua_Integer *i,
+                       lua_Integer *j)
+{
+    *i = luaL_opt(L, index_arg, arg, 1);
+    *j = luaL_opt(L, index_arg, arg + 1, b->n);
+    if (*i < 1 || *j > b->n || *j < *i - 1)
+        lrm_raisef(L, RMALAB_ERR_ARG, "elements %lld..%lld are not a range of the buffer's "
+                   "1..%lld", (long long)*i, (long long)*j, (long long)b->n);
+}
+
+/* b:totable([i [, j]]): an array (a string for "byte"). */
+static int buffer_totable(lua_State *L)
+{
+    lrm_buffer *b = checkbuffer(L, 1);
+    lua_Integer i, j;
+    checkrange(L, b, 2, &i, &j);
+    if (b->blk->busy && j >= i)
+        touch(L, b, i, j, false, "b:totable");
+    lrm_pushvalues(L, b->type, b->p + (i - 1) * b->size, (int)(j - i + 1), 1);
+    return 1;
+}
+
+/* b:fill(v) -> b */
+static int buffer_fill(lua_State *L)
+{
+    lrm_buffer *b = checkbuffer(L, 1);
+    _Alignas(16) unsigned char v[16];
+    lrm_storeelement(L, 2, 1, b->type, v);
+    if (b->blk->busy && b->n)
+        touch(L, b, 1, b->n, true, "b:fill");
+    for (lua_Integer i = 0; i < b->n; i++)
+        memcpy(b->p + i * b->size, v, (size_t)b->size);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* b:sub(i [, j]): a view of elements i..j, which keeps b alive. */
+static int buffer_sub(lua_State *L)
+{
+    lrm_buffer *b = checkbuffer(L, 1);
+    lua_Integer i = lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "first element"), j;
+    j = lua_isnoneornil(L, 3) ? b->n : lrm_checkinteger(L, 3, RMALAB_ERR_ARG, "last element");
+    if (i < 1 || j > b->n || j < i - 1)
+        lrm_raisef(L, RMALAB_ERR_ARG, "b:sub(%lld, %lld): not a range of the buffer's 1..%lld",
+                   (long long)i, (long long)j, (long long)b->n);
+    lrm_buffer *v = newbuffer(L, b->type);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    v->p = b->p + (i - 1) * b->size;
+    v->n = j - i + 1;
+    v->blk = b->blk;
+    return 1;
+}
+
+static int buffer_tostring(lua_State *L)
+{
+    lrm_buffer *b = checkbuffer(L, 1);
+    lua_pushfstring(L, "rmalab.buffer (%s, %I element%s%s%s)", rmalab_type_name(b->type),
+                    (LUAI_UACINT)b->n, b->n == 1 ? "" : "s", b->blk != &b->own ? ", a view" : "",
+                    b->blk->gone ? ", of a freed window" : b->blk->busy ? ", in flight" : "");
+    return 1;
+}
+
+/* Views share their base's block: only a base frees its flights. */
+static int buffer_gc(lua_State *L)
+{
+    lrm_buffer *b = lrm_tobuffer(L, 1);
+    if (!b)
+        return 0;
+    free(b->own.flights);
+    b->own.flights = NULL;
+    b->own.nflights = b->own.capflights = 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The types                                                                */
+
+static const luaL_Reg buffer_methods[] = {
+    {"totable", buffer_totable},
+    {"fill", buffer_fill},
+    {"sub", buffer_sub},
+    {NULL, NULL},
+};
+
+static const luaL_Reg buffer_meta[] = {
+    {"__newindex", buffer_newindex},
+    {"__len", buffer_len},
+    {"__tostring", buffer_tostring},
+    {"__gc", buffer_gc},
+    {NULL, NULL},
+};
+
+void lrm_open_buffer(lua_State *L)
+{
+    luaL_newmetatable(L, LRM_BUFFER_T);
+    luaL_setfuncs(L, buffer_meta, 0);
+    luaL_newlib(L, buffer_methods);
+    lua_pushcclosure(L, buffer_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+
+    lua_newtable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &pins_key);
+    lua_newtable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &views_key);
+
+    lua_pushcfunction(L, l_buffer);
+    lua_setfield(L, -2, "buffer");
+}
