@@ -34,6 +34,8 @@
  *                    the checks and their reporting; rmalab_barrier; the
  *                    one entry point through which every call reaches
  *                    the recorder and the checker (rmalab__sync_*, _op_*)
+ *   coll.c xchg.c p2p.c  collectives and messages on communicators, with
+ *                    the race checker's clocks (rmalab/coll.h)
  *   sync-event.h     the inline front of that entry point: a NULL test or
  *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
