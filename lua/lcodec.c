@@ -117,14 +117,14 @@ static void path(enc *e, char *out, size_t size)
     for (int d = 0; d < e->depth && n < size; d++) {
         int k = e->key[d];
         lua_State *L = e->L;
-        size_t len;
+        size_t len = 0;
+        const char *ks = lua_type(L, k) == LUA_TSTRING ? lua_tolstring(L, k, &len) : NULL;
         if (!k)
             n += (size_t)snprintf(out + n, size - n, "[%lld]", (long long)e->idx[d]);
-        else if (lua_type(L, k) == LUA_TSTRING && is_name(lua_tolstring(L, k, &len), len))
-            n += (size_t)snprintf(out + n, size - n, ".%s", lua_tostring(L, k));
-        else if (lua_type(L, k) == LUA_TSTRING)
-            n += (size_t)snprintf(out + n, size - n, "[\"%.24s%s\"]", lua_tostring(L, k),
-                                  len > 24 ? "..." : "");
+        else if (ks && is_name(ks, len))
+            n += (size_t)snprintf(out + n, size - n, ".%s", ks);
+        else if (ks)
+            n += (size_t)snprintf(out + n, size - n, "[\"%.24s%s\"]", ks, len > 24 ? "..." : "");
         else if (lua_isinteger(L, k))
             n += (size_t)snprintf(out + n, size - n, "[%lld]", (long long)lua_tointeger(L, k));
         else if (lua_type(L, k) == LUA_TNUMBER)
@@ -153,7 +153,10 @@ static int enc_key(enc *e, int k)
         char what[80];
         snprintf(what, sizeof what, "a %s key cannot be sent (keys are booleans, numbers or "
                                     "strings)", luaL_typename(e->L, k));
-        return refuse(e, what);
+        e->depth--; /* the path is the table's, not the key's */
+        int rc = refuse(e, what);
+        e->depth++;
+        return rc;
     }
     }
 }

@@ -12,14 +12,14 @@
 #include "../../lua/lrmalab.h"
 #include "fuzz.h"
 
-static lua_State *L;
+static lua_State *state;
 static lrm_bytes out;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    L = luaL_newstate();
-    return L ? 0 : -1;
+    state = luaL_newstate();
+    return state ? 0 : -1;
 }
 
 typedef struct {
@@ -51,11 +51,11 @@ static int decode(lua_State *L)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     job j = {data, size, 0};
-    lua_pushcfunction(L, decode);
-    lua_pushlightuserdata(L, &j);
-    int st = lua_pcall(L, 1, 0, 0);
-    FUZZ_CHECK(st == LUA_OK, "Lua error: %s", lua_tostring(L, -1));
-    lua_settop(L, 0);
-    lua_gc(L, LUA_GCCOLLECT);
+    lua_pushcfunction(state, decode);
+    lua_pushlightuserdata(state, &j);
+    int st = lua_pcall(state, 1, 0, 0);
+    FUZZ_CHECK(st == LUA_OK, "Lua error: %s", lua_tostring(state, -1));
+    lua_settop(state, 0);
+    lua_gc(state, LUA_GCCOLLECT);
     return 0;
 }
