@@ -161,48 +161,71 @@ static int enc_key(enc *e, int k)
     }
 }
 
-/* 1: t[1..n] are all integers, 2: all floats, 0: neither (or n is 0). */
-static int numeric_array(lua_State *L, int t, lua_Integer n)
+static size_t varint_len(uint64_t v)
 {
-    int kind = 0;
-    for (lua_Integer i = 1; i <= n; i++) {
-        int ty = lua_rawgeti(L, t, i), k = ty != LUA_TNUMBER ? -1 : lua_isinteger(L, -1) ? 1 : 2;
-        lua_pop(L, 1);
-        if (k < 0 || (kind && k != kind))
-            return 0;
-        kind = k;
+    size_t n = 1;
+    while (v > 0x7f) {
+        v >>= 7;
+        n++;
     }
-    return kind;
+    return n;
 }
 
-static void put_raw_numbers(enc *e, int t, lua_Integer n, int kind)
+/* Up to BATCH elements are pushed, read and popped together: the stack
+ * calls dominate an array's cost (bench-comm). */
+#define BATCH 32
+
+/* Elements i..i+m-1 at p as raw numbers when they are numbers of `*kind`
+ * (0: not yet known; 1 integers, 2 floats): false when one is not. */
+static bool raw_batch(lua_State *L, int t, lua_Integer i, int m, int *kind, unsigned char *p)
 {
-    unsigned char *p = e->b->p + e->b->n;
-    for (lua_Integer i = 1; i <= n; i++, p += 8) {
-        lua_rawgeti(e->L, t, i);
-        if (kind == 1) {
-            lua_Integer v = lua_tointeger(e->L, -1);
+    int top = lua_gettop(L), ok = 1;
+    for (int j = 0; j < m && ok; j++)
+        ok = lua_rawgeti(L, t, i + j) == LUA_TNUMBER;
+    for (int idx = top + 1; ok && idx <= top + m; idx++, p += 8) {
+        int k = lua_isinteger(L, idx) ? 1 : 2;
+        if (*kind && k != *kind)
+            ok = 0;
+        *kind = k;
+        if (ok && k == 1) {
+            lua_Integer v = lua_tointegerx(L, idx, NULL);
             memcpy(p, &v, 8);
-        } else {
-            lua_Number v = lua_tonumber(e->L, -1);
+        } else if (ok) {
+            lua_Number v = lua_tonumberx(L, idx, NULL);
             memcpy(p, &v, 8);
         }
-        lua_pop(e->L, 1);
     }
-    e->b->n += (size_t)n * 8;
+    lua_settop(L, top);
+    return ok;
 }
 
-/* The array part t[1..n], as values or raw numbers. */
-static int enc_array(enc *e, int t, lua_Integer n, int kind)
+/* A table whose t[1..n] are all integers or all floats: its head (IARR or
+ * FARR, n, a zero key count at *hat) and the raw numbers written; false,
+ * and nothing written, for any other table. */
+static bool enc_raw(enc *e, int t, lua_Integer n, size_t *hat)
+{
+    size_t head = 1 + varint_len((uint64_t)n) + 4;
+    if (n < 1 || (uint64_t)n > LRM_BYTES_MAX / 8 || !lua_checkstack(e->L, BATCH + 2) ||
+        lrm_bytes_reserve(e->b, head + (size_t)n * 8))
+        return false; /* the general path reports what is wrong */
+    unsigned char *p = e->b->p + e->b->n + head;
+    int kind = 0;
+    for (lua_Integer i = 1; i <= n; i += BATCH, p += 8 * BATCH) {
+        int m = n - i + 1 < BATCH ? (int)(n - i + 1) : BATCH;
+        if (!raw_batch(e->L, t, i, m, &kind, p))
+            return false;
+    }
+    put_byte(e->b, kind == 1 ? T_IARR : T_FARR); /* room was reserved */
+    put_varint(e->b, (uint64_t)n);
+    *hat = e->b->n;
+    e->b->n += 4 + (size_t)n * 8;
+    return true;
+}
+
+/* The array part t[1..n], as values. */
+static int enc_array(enc *e, int t, lua_Integer n)
 {
     int rc = RMALAB_OK;
-    if (kind) {
-        if ((uint64_t)n > LRM_BYTES_MAX / 8)
-            return refuse(e, "too large to send");
-        if (!(rc = lrm_bytes_reserve(e->b, (size_t)n * 8)))
-            put_raw_numbers(e, t, n, kind);
-        return rc;
-    }
     for (lua_Integer i = 1; i <= n && !rc; i++) {
         lua_rawgeti(e->L, t, i);
         e->key[e->depth - 1] = 0;
@@ -220,11 +243,14 @@ static int enc_pairs(enc *e, int t, lua_Integer n, uint32_t *h)
     int rc = RMALAB_OK;
     *h = 0;
     lua_pushnil(L);
+    int k = lua_gettop(L);
     while (!rc && lua_next(L, t)) {
-        int k = lua_gettop(L) - 1;
-        if (lua_isinteger(L, k) && lua_tointeger(L, k) >= 1 && lua_tointeger(L, k) <= n) {
-            lua_pop(L, 1);
-            continue;
+        if (lua_isinteger(L, k)) { /* t[1..n] went already */
+            lua_Integer i = lua_tointegerx(L, k, NULL);
+            if (i >= 1 && i <= n) {
+                lua_settop(L, k);
+                continue;
+            }
         }
         e->key[e->depth - 1] = k;
         rc = enc_key(e, k);
@@ -249,17 +275,19 @@ static int enc_table(enc *e, int t)
     if (!lua_checkstack(L, 4))
         return refuse(e, "out of Lua stack");
     lua_Integer n = (lua_Integer)lua_rawlen(L, t);
-    int kind = numeric_array(L, t, n);
-    int rc = put_byte(e->b, kind == 1 ? T_IARR : kind == 2 ? T_FARR : T_TAB);
-    if (!rc)
-        rc = put_varint(e->b, (uint64_t)n);
-    size_t at = e->b->n;
+    size_t at = 0;
     uint32_t h = 0;
-    if (!rc)
+    bool raw = enc_raw(e, t, n, &at);
+    int rc = raw ? RMALAB_OK : put_byte(e->b, T_TAB);
+    if (!raw && !rc)
+        rc = put_varint(e->b, (uint64_t)n);
+    if (!raw && !rc) {
+        at = e->b->n;
         rc = put(e->b, &h, 4);
+    }
     e->table[e->depth++] = t;
-    if (!rc)
-        rc = enc_array(e, t, n, kind);
+    if (!rc && !raw)
+        rc = enc_array(e, t, n);
     if (!rc)
         rc = enc_pairs(e, t, n, &h);
     if (!rc) {
@@ -354,19 +382,25 @@ static size_t left(const dec *d)
 
 static int dec_value(dec *d);
 
+/* The 8 bytes at p as an integer or a float, pushed. */
+static void push_raw(lua_State *L, const unsigned char *p, int ints)
+{
+    if (ints) {
+        int64_t v;
+        memcpy(&v, p, 8);
+        lua_pushinteger(L, (lua_Integer)v);
+    } else {
+        double v;
+        memcpy(&v, p, 8);
+        lua_pushnumber(L, v);
+    }
+}
+
 /* n raw numbers into the table on top; the bytes are there (checked). */
 static void dec_raw(dec *d, uint64_t n, int ints)
 {
     for (uint64_t i = 1; i <= n; i++, d->p += 8) {
-        if (ints) {
-            int64_t v;
-            memcpy(&v, d->p, 8);
-            lua_pushinteger(d->L, (lua_Integer)v);
-        } else {
-            double v;
-            memcpy(&v, d->p, 8);
-            lua_pushnumber(d->L, v);
-        }
+        push_raw(d->L, d->p, ints);
         lua_rawseti(d->L, -2, (lua_Integer)i);
     }
 }
@@ -436,15 +470,7 @@ static int dec_value(dec *d)
     case T_FLT:
         if (left(d) < 8)
             return bad(d, "a number is cut short");
-        if (tag == T_INT) {
-            int64_t v;
-            memcpy(&v, d->p, 8);
-            lua_pushinteger(d->L, (lua_Integer)v);
-        } else {
-            double v;
-            memcpy(&v, d->p, 8);
-            lua_pushnumber(d->L, v);
-        }
+        push_raw(d->L, d->p, tag == T_INT);
         d->p += 8;
         break;
     case T_STR: {

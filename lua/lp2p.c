@@ -2,7 +2,8 @@
  * and the requests of isend and irecv. Values go through the codec
  * (lcodec.c).
  *
- * A receive's status is a table { source =, tag =, bytes = }. A request
+ * A receive's status is a table { source =, tag = }, a probe's also has
+ * bytes =, the size of the message's value encoded. A request
  * that was never waited for (or tested until done) is reported when it is
  * collected, at exit at the latest, like a window that was never freed;
  * an isend's copy stays with MPI until the runtime's end. */
@@ -49,13 +50,16 @@ static int checktag(lua_State *L, int arg, bool any)
     return (int)t;
 }
 
-static void push_status(lua_State *L, const rmalab_msg_status *st)
+/* A receive's status { source =, tag = }; a probe's has bytes = too. */
+static void push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
 {
     lua_createtable(L, 0, 3);
     lua_pushinteger(L, st->source);
     lua_setfield(L, -2, "source");
     lua_pushinteger(L, st->tag);
     lua_setfield(L, -2, "tag");
+    if (!bytes)
+        return;
     lua_pushinteger(L, (lua_Integer)st->bytes);
     lua_setfield(L, -2, "bytes");
 }
@@ -67,7 +71,7 @@ static int push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_
     if (rc)
         return lrm_raisef(L, rc, "comm:recv: from rank %d, tag %d: %s", st->source, st->tag,
                           rmalab_errmsg());
-    push_status(L, st);
+    push_status(L, st, false);
     return 2;
 }
 
@@ -143,7 +147,7 @@ static int comm_probe(lua_State *L)
     int rc = rmalab_comm_probe(c, source, tag, &st);
     if (rc)
         return raise(L, rc);
-    push_status(L, &st);
+    push_status(L, &st, true);
     return 1;
 }
 
@@ -158,7 +162,7 @@ static int comm_iprobe(lua_State *L)
     lua_pushboolean(L, flag);
     if (!flag)
         return 1;
-    push_status(L, &st);
+    push_status(L, &st, true);
     return 2;
 }
 
