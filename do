@@ -28,7 +28,7 @@ PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-co
           jupyter-notebook chromium chromium-driver python3-selenium)
 # Only ./do fuzz needs these: clang and its runtime libraries (libFuzzer).
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
-FUZZ_TARGETS=(info hints cmdline transcript channel)
+FUZZ_TARGETS=(info hints cmdline transcript channel values)
 
 deps() { # deps [more packages...]: PACKAGES and those
     local missing=()

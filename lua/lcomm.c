@@ -1,8 +1,6 @@
 /* Communicators in Lua: rl.world and the communicators made from it with
  * hints. MPI_Comm_free is collective, so __gc never frees a communicator:
  * it warns about one that was never freed, and MPI_Finalize reclaims it. */
-#include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 
 #include "lrmalab.h"
@@ -25,6 +23,18 @@ static lcomm *newcomm(lua_State *L)
     luaL_setmetatable(L, LRM_COMM_T);
     lrm_getctx(L)->stats.comms++;
     return u;
+}
+
+rmalab_comm **lrm_newcomm(lua_State *L)
+{
+    return &newcomm(L)->comm;
+}
+
+void lrm_push_comm_methods(lua_State *L)
+{
+    luaL_getmetatable(L, LRM_COMM_T);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
 }
 
 static lcomm *tocomm(lua_State *L, int arg)
@@ -99,98 +109,6 @@ static int comm_abort(lua_State *L)
     fflush(stderr);
     MPI_Abort(rmalab_comm_mpi(c), (int)code);
     return 0; /* not reached */
-}
-
-/* The rank that receives a gather: argument 3, default 0. Every rank makes
- * the same checks before any MPI call, so a mistake raises everywhere. */
-static int gather_root(lua_State *L, rmalab_comm *c, size_t len)
-{
-    int size = rmalab_comm_size(c);
-    lua_Integer root = lua_isnoneornil(L, 3) ? 0 : lrm_checkinteger(L, 3, RMALAB_ERR_RANK, "root");
-    if (root < 0 || root >= size)
-        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_RANK, "root %lld is not a rank of "
-                                                  "this communicator (0 to %d)",
-                                                  (long long)root, size - 1),
-                              c, "gather");
-    if (len > (size_t)(INT_MAX / size))
-        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_ARG, "a text of %zu bytes is too "
-                                                  "long: at most %d per rank on %d ranks",
-                                                  len, INT_MAX / size, size),
-                              c, "gather");
-    return (int)root;
-}
-
-static int new_buffer(lua_State *L)
-{
-    lua_newuserdatauv(L, (size_t)lua_tointeger(L, 1), 0);
-    return 1;
-}
-
-/* A buffer of n bytes as a userdata on the stack, or NULL (and nothing on
- * the stack) when Lua is out of memory: an error raised there would leave
- * the other ranks in the collective call that follows. */
-static void *try_buffer(lua_State *L, size_t n)
-{
-    lua_pushcfunction(L, new_buffer);
-    lua_pushinteger(L, (lua_Integer)n);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    return lua_touserdata(L, -1);
-}
-
-/* The root tells every rank whether its buffer was made; if not, every
- * rank raises the same error before the next collective call. */
-static void root_has_buffer(lua_State *L, rmalab_comm *c, int root, const void *buf,
-                            size_t bytes)
-{
-    int ok = rmalab_comm_rank(c) != root || buf != NULL;
-    if (MPI_Bcast(&ok, 1, MPI_INT, root, rmalab_comm_mpi(c)) != MPI_SUCCESS)
-        lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Bcast failed"), c, "gather");
-    if (!ok)
-        lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_NO_MEM, "the root (rank %d) is out of "
-                                           "memory for %zu bytes", root, bytes),
-                       c, "gather");
-}
-
-/* c:gather(text [, root]) -> on root the list of every rank's text (t[r + 1]
- * is rank r's), nil elsewhere. Collective. For printing in rank order:
- * ranks' own prints interleave under mpiexec. */
-static int comm_gather(lua_State *L)
-{
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    size_t len;
-    const char *s = lrm_checkstring(L, 2, RMALAB_ERR_ARG, &len);
-    int root = gather_root(L, c, len), size = rmalab_comm_size(c), n = (int)len;
-    bool here = rmalab_comm_rank(c) == root;
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    size_t lbytes = 2 * (size_t)size * sizeof(int);
-    int *lens = here ? try_buffer(L, lbytes) : NULL;
-    root_has_buffer(L, c, root, lens, lbytes);
-    int *displs = here ? lens + size : NULL, total = 0;
-    if (MPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, root, mc) != MPI_SUCCESS)
-        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gather failed"), c,
-                              "gather");
-    for (int r = 0; here && r < size; r++) {
-        displs[r] = total;
-        total += lens[r]; /* each at most INT_MAX / size */
-    }
-    char *all = here ? try_buffer(L, (size_t)total + 1) : NULL;
-    root_has_buffer(L, c, root, all, (size_t)total + 1);
-    if (MPI_Gatherv(s, n, MPI_CHAR, all, lens, displs, MPI_CHAR, root, mc) != MPI_SUCCESS)
-        return lrm_raise_comm(L, rmalab_set_error(RMALAB_ERR_OTHER, "MPI_Gatherv failed"), c,
-                              "gather");
-    if (!here) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_createtable(L, size, 0);
-    for (int r = 0; r < size; r++) {
-        lua_pushlstring(L, all + displs[r], (size_t)lens[r]);
-        lua_rawseti(L, -2, r + 1);
-    }
-    return 1;
 }
 
 /* c:dup([hints]) -> new communicator, diagnostics (collective) */
@@ -284,7 +202,7 @@ static int comm_tostring(lua_State *L)
 
 static const luaL_Reg comm_methods[] = {
     {"rank", comm_rank},         {"size", comm_size},
-    {"barrier", comm_barrier},   {"gather", comm_gather},
+    {"barrier", comm_barrier},
     {"dup", comm_dup},           {"abort", comm_abort},
     {"free", comm_free},         {NULL, NULL},
 };

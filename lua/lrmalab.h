@@ -8,6 +8,7 @@
  *   lerror.c     error objects and argument checks
  *   lruntime.c   the context of each Lua state; MPI's start and finish;
  *                windows that were never freed
+ *   lcodec.c     the value codec: Lua values to bytes and back (no MPI)
  *   linfo.c      info objects
  *   lhints.c     the hint catalogue; diagnostics, reports, agreements; the
  *                hint methods of communicators and windows
@@ -15,6 +16,8 @@
  *   lvalues.c    arguments and typed values of window calls
  *   lbuffer.c    typed buffers and their views; what is in flight on them
  *   llayout.c    layouts of the target's memory (rl.vector)
+ *   lcoll.c lp2p.c  communicators' collectives, and their messages and
+ *                requests (values through lcodec.c)
  *   lwin.c       windows: creation, freeing, properties, local memory
  *   lrma.c       RMA operations and their results
  *   lsync.c      synchronisation and the epoch state
@@ -141,6 +144,28 @@ lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what);
 /* luaL_checkoption with an error object of class ERR_ARG. */
 int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[]);
 
+/* The value codec (lcodec.c). Bytes in a growing malloc'd array. */
+#define LRM_STR_(x) #x
+#define LRM_STR(x) LRM_STR_(x)
+#define LRM_CODEC_DEPTH 100              /* tables nested deeper are refused */
+#define LRM_BYTES_MAX (INT32_MAX - 65536) /* an MPI count, with room for headers */
+typedef struct {
+    unsigned char *p;
+    size_t n, cap;
+} lrm_bytes;
+/* Room for `more` bytes past n: RMALAB_OK, or a status with its message. */
+int lrm_bytes_reserve(lrm_bytes *b, size_t more);
+void lrm_bytes_free(lrm_bytes *b);
+/* Append the value at idx to b. Never raises but for Lua's memory errors:
+ * RMALAB_OK, or ERR_ARG naming where in the value (`root`: its name, e.g.
+ * "value") a part that cannot be sent sits, or ERR_NO_MEM; the message is
+ * rmalab_errmsg()'s. */
+int lrm_encode(lua_State *L, int idx, lrm_bytes *b, const char *root);
+/* Push the value that the n bytes at p hold, which may be anything (they
+ * come off the network): RMALAB_OK, or ERR_ARG saying what is malformed
+ * and nothing pushed. Raises only Lua's memory errors. */
+int lrm_decode(lua_State *L, const void *p, size_t n);
+
 /* Info objects (linfo.c). */
 void lrm_open_info(lua_State *L);
 /* The info behind argument `arg`: an info object, a table of hints (turned
@@ -183,6 +208,11 @@ typedef struct {
  * h (static storage) to the methods table on top of the stack. */
 void lrm_hinted_methods(lua_State *L, const lrm_hinted *h);
 void lrm_open_comm(lua_State *L);
+/* Push the communicator methods table, for the files that add methods. */
+void lrm_push_comm_methods(lua_State *L);
+/* Push a new communicator object owning `comm` (the core's, made by the
+ * caller; NULL: not yet, fill *lrm_comm_slot later). */
+rmalab_comm **lrm_newcomm(lua_State *L);
 /* Push the world communicator object (created once, kept in the module). */
 void lrm_pushworld(lua_State *L);
 rmalab_comm *lrm_checkcomm(lua_State *L, int arg);
@@ -278,6 +308,13 @@ void lrm_open_layout(lua_State *L);
 /* The layout at arg: a type name (*vec NULL) or an rl.vector (*vec its
  * shape, valid while arg is on the stack); returns the element type. */
 rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec);
+
+/* Collectives (lcoll.c) and messages (lp2p.c): add their methods to the
+ * communicator methods; lp2p.c makes the request type. */
+void lrm_open_coll(lua_State *L);
+/* The Lua state's buffer for encoding, emptied (kept between calls). */
+lrm_bytes *lrm_codec_scratch(lua_State *L);
+void lrm_open_p2p(lua_State *L);
 
 /* RMA operations (lrma.c): adds them to the window methods, and makes the
  * result type. */

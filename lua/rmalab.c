@@ -83,6 +83,8 @@ int luaopen_rmalab(lua_State *L)
     lrm_open_runtime(L);
     lrm_open_info(L);
     lrm_open_comm(L);
+    lrm_open_coll(L);
+    lrm_open_p2p(L);
 
     luaL_newlib(L, module_funcs);
     lrm_open_win(L);

@@ -44,6 +44,16 @@ int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
     return comm_new(comm, 0, out);
 }
 
+int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out)
+{
+    int rc = comm_new(c, 1, out);
+    if (rc)
+        return rc;
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    rmalab__comm_tag(c);
+    return RMALAB_OK;
+}
+
 /* Copy every pair of `from` into `into`, overriding. */
 static int merge(rmalab_info *into, const rmalab_info *from)
 {

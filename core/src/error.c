@@ -95,6 +95,7 @@ int rmalab__mpi_fail(int mpierr, const char *what)
     case MPI_ERR_COMM: code = RMALAB_ERR_COMM; break;
     case MPI_ERR_WIN: code = RMALAB_ERR_WIN; break;
     case MPI_ERR_NO_MEM: code = RMALAB_ERR_NO_MEM; break;
+    case MPI_ERR_TRUNCATE: code = RMALAB_ERR_TRUNCATE; break;
     default: code = RMALAB_ERR_OTHER; break;
     }
     return rmalab__fail(code, "%s failed in MPI: %s", what, text);

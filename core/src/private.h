@@ -46,6 +46,10 @@ int rmalab__agree(MPI_Comm comm, int rc, const char *what);
             return rmalab__mpi_fail(rmalab__e, (what));                        \
     } while (0)
 
+/* comm.c: a communicator rmalab made (MPI_Comm_split): owned, errors
+ * returned, numbered for rmalab_blocked. */
+int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out);
+
 /* Allocation (alloc.c): malloc and friends, counted and failable for tests
  * (rmalab/debug.h). Every core allocation uses these, and frees with
  * rmalab__free. Sizes of 0 allocate 1 byte. */

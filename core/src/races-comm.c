@@ -1,11 +1,75 @@
 /* rmalab_barrier, which carries the race checker's clocks across a
- * communicator, and the races that the processes of a communicator found
- * (rmalab/races.h). */
+ * communicator; the clock as the other collectives and messages carry it
+ * (coll.c, xchg.c, p2p.c); and the races that the processes of a
+ * communicator found (rmalab/races.h). */
 #include "races-private.h"
+
+#include <rmalab/coll.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Clocks on the wire, for collectives and messages (coll.c, xchg.c, p2p.c) */
+
+size_t rmalab__clock_wire(void)
+{
+    static int W;
+    if (!W)
+        MPI_Comm_size(MPI_COMM_WORLD, &W);
+    return (size_t)W * sizeof(int64_t);
+}
+
+bool rmalab__clock_out(int64_t *S)
+{
+    if (!rmalab__clock_exists())
+        return false;
+    rmalab__clock_release(S);
+    return true;
+}
+
+int rmalab__clock_in(const void *S)
+{
+    int rc = rmalab__clock_ready();
+    if (rc)
+        return rc;
+    int64_t *V = rmalab__malloc(rmalab__clock_wire());
+    if (!V)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    memcpy(V, S, rmalab__clock_wire()); /* S may be unaligned */
+    rmalab__clock_acquire(V);
+    rmalab__free(V);
+    return RMALAB_OK;
+}
+
+int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
+                         const char *what)
+{
+    int rc = rmalab__clock_ready(), W = (int)(rmalab__clock_wire() / 8), e;
+    int64_t *S = rc ? NULL : rmalab__malloc(2 * rmalab__clock_wire());
+    if (!rc && !S)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if ((rc = rmalab__agree(mc, rc, "carrying the race checker's clocks"))) {
+        rmalab__free(S);
+        return rc;
+    }
+    rmalab__clock_release(S);
+    bool in = true;
+    if (kind == RMALAB_REDUCE_ALL)
+        e = MPI_Allreduce(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
+    else if (kind == RMALAB_REDUCE_ROOT)
+        e = MPI_Reduce((in = rank == root) ? MPI_IN_PLACE : S, S, W, MPI_INT64_T,
+                       MPI_MAX, root, mc);
+    else if (kind == RMALAB_REDUCE_SCAN)
+        e = MPI_Scan(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
+    else
+        e = MPI_Exscan(S, S + W, W, MPI_INT64_T, MPI_MAX, mc), in = rank > 0;
+    if (e == MPI_SUCCESS && in)
+        rmalab__clock_acquire(kind == RMALAB_REDUCE_EXSCAN ? S + W : S);
+    rmalab__free(S);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, what);
+}
 
 static int barrier_call(MPI_Comm comm)
 {
@@ -14,22 +78,8 @@ static int barrier_call(MPI_Comm comm)
     int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
-    if (!any)
-        return RMALAB_OK;
-    int rc = rmalab__clock_ready();
-    int64_t *S = rc ? NULL : rmalab__malloc(rmalab__clock_bytes());
-    if (!rc && !S)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if ((rc = rmalab__agree(comm, rc, "carrying the race checker's clocks"))) {
-        rmalab__free(S);
-        return rc;
-    }
-    rmalab__clock_release(S);
-    e = MPI_Allreduce(MPI_IN_PLACE, S, rmalab__clock_size(), MPI_INT64_T, MPI_MAX, comm);
-    if (e == MPI_SUCCESS)
-        rmalab__clock_acquire(S);
-    rmalab__free(S);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+    return any ? rmalab__clock_reduce(comm, 0, RMALAB_REDUCE_ALL, 0, "MPI_Allreduce (barrier)")
+               : RMALAB_OK;
 }
 
 int rmalab_barrier(MPI_Comm comm)

@@ -66,7 +66,6 @@ struct rmalab__races {
 /* The process's clock, made at the first checked window or barrier that
  * needs it; world-indexed. */
 int rmalab__clock_ready(void);
-bool rmalab__clock_exists(void);
 int rmalab__clock_size(void);
 /* Tick this rank's entry and copy the clock into S (a release). */
 void rmalab__clock_release(int64_t *S);

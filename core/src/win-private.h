@@ -38,8 +38,11 @@
  *                    reporting; the one entry point through which every
  *                    call reaches the recorder and the checker
  *                    (rmalab__sync_*, _op_*)
- *   races-comm.c     rmalab_barrier, which carries the checker's clocks;
+ *   races-comm.c     rmalab_barrier, which carries the checker's clocks,
+ *                    and the clock as collectives and messages carry it;
  *                    the races of a communicator's processes
+ *   coll.c xchg.c p2p.c  collectives and messages on communicators, with
+ *                    the race checker's clocks (rmalab/coll.h)
  *   sync-event.h     the inline front of that entry point: a NULL test or
  *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
@@ -482,6 +485,23 @@ int rmalab__races_open(rmalab_win *w);
 int rmalab__races_close(rmalab_win *w);
 /* Release the checker's state (no MPI but freeing its communicator). */
 void rmalab__races_free(rmalab_win *w);
+
+/* races-comm.c */
+/* The race checker's clock on the wire: W int64, W the world's size. */
+size_t rmalab__clock_wire(void);
+/* This rank's clock, released (ticked) into S (rmalab__clock_wire bytes),
+ * if it has one: true; false, S untouched, if not. */
+bool rmalab__clock_out(int64_t *S);
+/* A clock that came with a message or a collective: acquired. */
+int rmalab__clock_in(const void *S);
+/* The clocks of every member of mc, in the shape of a reduction of `kind`
+ * (rmalab/coll.h: all, to root, scan, exscan), with MAX: each member that
+ * the reduction gives a result acquires it. Collective; every member must
+ * have made its clock (rmalab__clock_ready) or fail alike. */
+int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
+                         const char *what);
+/* races.c: whether this process has made its clock. */
+bool rmalab__clock_exists(void);
 
 /* state.c */
 /* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */

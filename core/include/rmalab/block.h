@@ -51,6 +51,9 @@ typedef struct {
                            "lock_all", "unlock_all", "flush", "flush_all",
                            "flush_local", "flush_local_all", or an RMA
                            operation ("put", ...) waiting for its target's post;
+                           a communicator's collective or message ("bcast",
+                           "allreduce", "send", "recv", "probe"...:
+                           rmalab/coll.h);
                            NULL: not blocked */
     int collective;     /* 1: every member of the group must make the same call */
     const char *object; /* "win" or "comm" */

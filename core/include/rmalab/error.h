@@ -33,7 +33,8 @@
     X(NO_MEM, "out of memory")                                                 \
     X(CALLBACK, "a user callback failed")                                      \
     X(PENDING, "the operation has not completed yet")                          \
-    X(OTHER, "MPI reported an error")
+    X(OTHER, "MPI reported an error")                                          \
+    X(TRUNCATE, "message truncated")
 
 enum rmalab_status {
     RMALAB_OK = 0,

@@ -8,6 +8,7 @@
 #include <rmalab/info.h>
 #include <rmalab/hints.h>
 #include <rmalab/comm.h>
+#include <rmalab/coll.h>
 #include <rmalab/win.h>
 #include <rmalab/trace.h>
 #include <rmalab/sync.h>

@@ -1,0 +1,195 @@
+/* bench-comm: communicators' collectives and messages in Lua against raw
+ * MPICH doing the same, side by side in one run (issue 27's goals).
+ *
+ * Run on exactly 2 ranks, one per core (blocking MPICH calls busy-poll):
+ *     mpiexec -n 2 -bind-to core build/bench/bench-comm [reps [rounds]]
+ *
+ *   allreduce  MPI_Allreduce of one double, MPI_SUM;  c:allreduce(x, "sum")
+ *   pingpong   MPI_Send/MPI_Recv of 8 bytes there and back;  c:send(x, 1)
+ *              and c:recv(1) of one float (goal for both: within 1.3x)
+ *   bcast      MPI_Bcast of 1,000 doubles;  c:bcast(t) of a table of 1,000
+ *              floats, decoded into a new table on rank 1 (goal: within 2x)
+ * The Lua loops are bench/comm.lua's, in a lua_State embedded here (the
+ * module opened with luaL_requiref after MPI_Init_thread), timed around
+ * the lua_pcall of the whole loop with the clock of the C loops.
+ *
+ * Method: ROUNDS rounds each run every benchmark's C loop and Lua loop,
+ * their order swapped every round, with a barrier before each; a loop's
+ * time is the slower rank's. Reported: per benchmark the median time per
+ * repetition of each, and the median over rounds of the ratio Lua / C of
+ * the same round, then PASS or MISS against the goal. Exit status 0
+ * whatever the goals say; non-zero only if a call or a check fails. */
+#include <mpi.h>
+#include <rmalab/rmalab.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rmalab-embed.h>
+
+#ifndef COMM_LUA
+#error "COMM_LUA must name bench/comm.lua (bench/meson.build defines it)"
+#endif
+
+#define MAX_ROUNDS 64
+
+static int me;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench-comm: rank %d: %s\n", me, what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static double c_allreduce(long n)
+{
+    double s = 0;
+    for (long i = 1; i <= n; i++) {
+        double x = (double)i + 0.5;
+        MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    return s;
+}
+
+static double c_pingpong(long n)
+{
+    double x = 0.5;
+    for (long i = 0; i < n; i++) {
+        if (me == 0) {
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            x += 1;
+        } else {
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+    return x;
+}
+
+static double c_bcast(long n)
+{
+    static double t[1000];
+    for (int i = 0; me == 0 && i < 1000; i++)
+        t[i] = i + 1.25;
+    for (long k = 0; k < n; k++)
+        MPI_Bcast(t, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return t[999];
+}
+
+static const struct bench {
+    const char *name;
+    double (*c)(long);
+    double goal;
+} benches[] = {
+    {"allreduce", c_allreduce, 1.3},
+    {"pingpong", c_pingpong, 1.3},
+    {"bcast", c_bcast, 2.0},
+};
+#define NB (int)(sizeof benches / sizeof benches[0])
+
+static lua_State *L;
+
+static double lua_loop(const char *name, long n)
+{
+    lua_pushvalue(L, 1);
+    lua_getfield(L, -1, name);
+    lua_pushinteger(L, n);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        const char *m = lua_type(L, -1) == LUA_TTABLE ? (lua_getfield(L, -1, "message"),
+                                                         lua_tostring(L, -1))
+                                                      : lua_tostring(L, -1);
+        die(m ? m : "a Lua error");
+    }
+    double v = lua_tonumber(L, -1);
+    lua_settop(L, 1);
+    return v;
+}
+
+/* The slower rank's time for one loop; *v its result. */
+static double timed(const struct bench *b, int lua, long n, double *v)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    *v = lua ? lua_loop(b->name, n) : b->c(n);
+    double t = now() - t0, worst;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void run(const struct bench *b, long reps, int rounds)
+{
+    double tc[MAX_ROUNDS], tl[MAX_ROUNDS], ratio[MAX_ROUNDS], vc, vl;
+    timed(b, 0, reps / 10 + 1, &vc); /* warm up both */
+    timed(b, 1, reps / 10 + 1, &vl);
+    for (int r = 0; r < rounds; r++) {
+        if (r % 2) {
+            tl[r] = timed(b, 1, reps, &vl);
+            tc[r] = timed(b, 0, reps, &vc);
+        } else {
+            tc[r] = timed(b, 0, reps, &vc);
+            tl[r] = timed(b, 1, reps, &vl);
+        }
+        if (vc != vl)
+            die("the C and Lua loops disagree on their result");
+        ratio[r] = tl[r] / tc[r];
+    }
+    double mc = median(tc, rounds) / (double)reps * 1e6, ml = median(tl, rounds) / (double)reps * 1e6;
+    double q = median(ratio, rounds);
+    if (me == 0)
+        printf("%-10s C %8.2f us   Lua %8.2f us   ratio %5.2fx   goal %.1fx  %s\n", b->name, mc,
+               ml, q, b->goal, q <= b->goal ? "PASS" : "MISS");
+}
+
+int main(int argc, char **argv)
+{
+    int provided, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2)
+        die("run on exactly 2 ranks");
+    long reps = argc > 1 ? atol(argv[1]) : 20000;
+    int rounds = argc > 2 ? atoi(argv[2]) : 9;
+    if (reps < 1 || rounds < 1 || rounds > MAX_ROUNDS)
+        die("usage: bench-comm [reps [rounds (1-64)]]");
+    L = luaL_newstate();
+    luaL_openlibs(L);
+    luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
+    lua_pop(L, 1);
+    if (luaL_dofile(L, COMM_LUA) != LUA_OK || !lua_istable(L, -1))
+        die("loading " COMM_LUA);
+    if (me == 0)
+        printf("bench-comm: %ld repetitions, %d rounds, 2 ranks; medians, ratio per round\n",
+               reps, rounds);
+    for (int i = 0; i < NB; i++)
+        run(&benches[i], benches[i].c == c_bcast ? reps / 10 : reps, rounds);
+    lua_close(L);
+    MPI_Finalize();
+    return 0;
+}

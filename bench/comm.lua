@@ -1,0 +1,39 @@
+-- The Lua side of bench-comm (bench-comm.c embeds Lua and times these
+-- loops with the same clock as its raw MPICH loops): n repetitions each of
+--   allreduce  c:allreduce(x, "sum") of one float
+--   pingpong   rank 0: c:send(x, 1); c:recv(1)   rank 1: c:recv(0); c:send(x, 0)
+--              x one float: 8 bytes of payload
+--   bcast      c:bcast(t) of a table of 1,000 floats from rank 0
+-- Each returns a number the C side checks, so nothing is skipped.
+local rl = require "rmalab"
+local c = rl.world
+local me = c:rank()
+
+local B = {}
+
+function B.allreduce(n)
+  local s = 0
+  for i = 1, n do s = c:allreduce(i + 0.5, "sum") end
+  return s
+end
+
+function B.pingpong(n)
+  local x = 0.5
+  if me == 0 then
+    for _ = 1, n do c:send(x, 1); x = c:recv(1) + 1 end
+  else
+    for _ = 1, n do x = c:recv(0); c:send(x, 0) end
+  end
+  return x
+end
+
+local t = {}
+for i = 1, 1000 do t[i] = i + 0.25 end
+
+function B.bcast(n)
+  local v
+  for _ = 1, n do v = c:bcast(me == 0 and t or nil) end
+  return v[1000]
+end
+
+return B

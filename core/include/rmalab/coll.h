@@ -1,0 +1,143 @@
+/* Collectives and messages on communicators (docs/core.md, "Collectives
+ * and messages").
+ *
+ * Every call here may block: it goes through the blocking record
+ * (rmalab/block.h names it "bcast", "allreduce", "send", "recv"...), waits
+ * without spinning in RMALAB_WAIT_SLEEP mode, and records its failure for
+ * rmalab_last_failure. The communicator stays usable after any error.
+ *
+ * Happens-before for the race checker (docs/races.md): when a rank has
+ * the checker's vector clock, its clock travels with what it sends, and
+ * the ranks that receive acquire it: a message orders its send before its
+ * receive; bcast and scatter order the root before every rank, gather and
+ * reduce every rank before the root, scan rank i before ranks i.., exscan
+ * before ranks i+1.., and allreduce, allgather and alltoall every rank
+ * before every rank. A rank without a clock sends nothing more; a
+ * collective costs one more exchange of clocks only when some rank has one.
+ *
+ * Collectives are called by every rank of the communicator with the same
+ * root. `status` lets a rank take part that could not make its
+ * contribution (a value it could not encode): RMALAB_OK normally, else
+ * that failure's code, and then the ranks that would have received from
+ * it fail too (with ERR_* of that code, "rank r could not ..."), instead of
+ * waiting; the failing rank gets its own status back, its message
+ * untouched. */
+#ifndef RMALAB_COLL_H
+#define RMALAB_COLL_H
+
+#include <stddef.h>
+
+#include <rmalab/comm.h>
+#include <rmalab/export.h>
+#include <rmalab/win.h>
+
+/* ------------------------------------------------------------------------ */
+/* Reductions of numbers                                                    */
+
+typedef enum {
+    RMALAB_REDUCE_ALL,    /* allreduce: the result on every rank */
+    RMALAB_REDUCE_ROOT,   /* reduce: on `root` only */
+    RMALAB_REDUCE_SCAN,   /* rank i: ranks 0..i */
+    RMALAB_REDUCE_EXSCAN, /* rank i: ranks 0..i-1; rank 0's buf is left alone */
+} rmalab_reduce_kind;
+
+/* Collective: reduce `count` numbers at buf, in place, with op (sum, prod,
+ * max, min, band, bor, bxor, land, lor, lxor). *type is RMALAB_INT64 or
+ * RMALAB_DOUBLE and may differ across ranks: when any rank gives doubles
+ * every rank computes in doubles (its int64 converted in place) and *type
+ * becomes RMALAB_DOUBLE. The bitwise and logical ops take int64 only
+ * (ERR_TYPE). Counts and ops must agree: ERR_ARG or ERR_OP on every rank
+ * otherwise, before anything is reduced. Integers wrap around as in Lua.
+ * Up to RMALAB_REDUCE_INLINE numbers cost one MPI collective. */
+#define RMALAB_REDUCE_INLINE 4
+RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
+                                  int count, rmalab_type *type, rmalab_op op, int status);
+
+/* ------------------------------------------------------------------------ */
+/* Byte strings of any length                                               */
+
+typedef enum {
+    RMALAB_XCHG_BCAST,     /* root's one string to every rank */
+    RMALAB_XCHG_GATHER,    /* each rank's one string to root */
+    RMALAB_XCHG_ALLGATHER, /* each rank's one string to every rank */
+    RMALAB_XCHG_SCATTER,   /* root's string r to rank r */
+    RMALAB_XCHG_ALLTOALL,  /* each rank's string r to rank r */
+} rmalab_xchg_kind;
+
+typedef struct {
+    const void *p;
+    size_t n;
+} rmalab_bytes;
+
+/* The most a string may hold (an MPI count, less room for headers). */
+#define RMALAB_BYTES_MAX (2147483647 - 65536)
+
+/* Collective: move strings of bytes whose lengths only their senders know.
+ * `send`: this rank's string (bcast at the root, gather, allgather) or
+ * one per rank (scatter at the root, alltoall); ignored elsewhere. `recv`
+ * receives one string (bcast, scatter) or one per rank (gather at the
+ * root, allgather, alltoall): pointers into memory the core keeps until
+ * this thread's next call of this header (or into `send` for the root's
+ * own). Strings of up to a few dozen bytes cost one MPI collective;
+ * longer ones a second for the rest. */
+RMALAB_API int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
+                                    const rmalab_bytes *send, rmalab_bytes *recv, int status);
+
+/* Collective: MPI_Comm_split. color < 0 is MPI_UNDEFINED: *out is NULL. */
+RMALAB_API int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out);
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+
+#define RMALAB_ANY_SOURCE (-1)
+#define RMALAB_ANY_TAG (-1)
+
+typedef struct {
+    int source, tag;
+    size_t bytes; /* the message's own bytes (what rmalab_comm_send gave) */
+} rmalab_msg_status;
+
+/* The largest tag (MPI_TAG_UB, at least 32767); tags are 0 to it. */
+RMALAB_API int rmalab_comm_tag_ub(rmalab_comm *c);
+
+/* Send n bytes to dest; returns when buf may be reused. A bad rank is
+ * ERR_RANK, a bad tag ERR_ARG. */
+RMALAB_API int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int tag);
+/* Wait for a message from source with tag (RMALAB_ANY_*), and receive it
+ * into memory the core keeps until this thread's next call of this
+ * header: *p, *n. */
+RMALAB_API int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p,
+                                      size_t *n, rmalab_msg_status *st);
+/* Receive into the caller's cap bytes at buf (a typed buffer's memory). A
+ * message longer than cap is ERR_TRUNCATE and stays queued, for a receive
+ * with room for it. */
+RMALAB_API int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
+                                rmalab_msg_status *st);
+/* Wait until a message matches, without receiving it. */
+RMALAB_API int rmalab_comm_probe(rmalab_comm *c, int source, int tag, rmalab_msg_status *st);
+/* *flag: whether one matches now. */
+RMALAB_API int rmalab_comm_iprobe(rmalab_comm *c, int source, int tag, int *flag,
+                                  rmalab_msg_status *st);
+
+/* Requests of isend and irecv. An isend copies buf, so the caller may reuse
+ * it at once. An irecv takes the first message that matches when it is
+ * tested or waited for. */
+typedef struct rmalab_request rmalab_request;
+RMALAB_API int rmalab_comm_isend(rmalab_comm *c, const void *buf, size_t n, int dest, int tag,
+                                 rmalab_request **out);
+RMALAB_API int rmalab_comm_irecv(rmalab_comm *c, int source, int tag, rmalab_request **out);
+/* *done: whether it completed; then, for a receive, the message in *p, *n
+ * (owned by the request) and *st. */
+RMALAB_API int rmalab_request_test(rmalab_request *rq, int *done, const void **p, size_t *n,
+                                   rmalab_msg_status *st);
+RMALAB_API int rmalab_request_wait(rmalab_request *rq, const void **p, size_t *n,
+                                   rmalab_msg_status *st);
+/* 1 for a receive, 0 for a send; whether it completed. */
+RMALAB_API int rmalab_request_is_recv(const rmalab_request *rq);
+RMALAB_API int rmalab_request_done(const rmalab_request *rq);
+/* Accepts NULL. A send not yet complete is left to MPI, which finishes it;
+ * its copy is freed in MPI_Finalize (a send nobody received is cancelled
+ * there). */
+RMALAB_API void rmalab_request_destroy(rmalab_request **rq);
+
+#endif

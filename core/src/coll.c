@@ -1,0 +1,335 @@
+/* Collectives on communicators (rmalab/coll.h): what every call shares
+ * (its record in block.c, the thread's scratch, the clocks on the wire),
+ * reductions of numbers, and split. xchg.c moves strings of bytes.
+ *
+ * A reduction is one MPI_Allreduce of a packet per rank: a header (count,
+ * type, op, status, whether the rank has a clock) and the first
+ * RMALAB_REDUCE_INLINE numbers, combined by an op of our own that checks
+ * the headers agree, promotes int64 to double when the ranks differ, and
+ * reduces the numbers. So one number costs one collective, and every rank
+ * learns of a mismatch or a failure in the same call. Longer arrays (and
+ * every scan) follow with MPI's own op on the agreed type, and the clocks
+ * with MPI_MAX in the shape of the reduction, when some rank has one. */
+#include "coll-private.h"
+
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------------ */
+/* Calls                                                                    */
+
+int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc)
+{
+    rmalab__block b = {0};
+    if (c)
+        rmalab__block_comm(&b, rmalab_comm_mpi(c));
+    return rmalab__call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
+}
+
+int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
+                       const int *peer)
+{
+    rmalab__call_begin();
+    memset(b, 0, sizeof *b);
+    b->call = call;
+    b->collective = collective;
+    if (!c)
+        return rmalab__call_end(call, "comm", UINT64_MAX,
+                                rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL "
+                                                              "or freed", call));
+    rmalab__block_comm(b, rmalab_comm_mpi(c));
+    if (peer && b->n) {
+        b->ranks = peer;
+        b->n = 1;
+    }
+    int rc = rmalab__block_enter(b);
+    return rc ? rmalab__call_end(call, "comm", b->id, rc) : RMALAB_OK;
+}
+
+int rmalab__comm_end(rmalab__block *b, int rc)
+{
+    rmalab__block_leave(b);
+    return rmalab__call_end(b->call, "comm", b->id, rc);
+}
+
+void *rmalab__scratch(int which, size_t n)
+{
+    static _Thread_local struct {
+        void *p;
+        size_t cap;
+    } s[2];
+    if (n > s[which].cap) {
+        void *p = rmalab__realloc(s[which].p, n);
+        if (!p)
+            return NULL;
+        s[which].p = p;
+        s[which].cap = n;
+    }
+    return s[which].p;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first (MPI 4.0, 11.2.4):
+ * each hook is one attribute, and runs there. */
+static void (*hooks[4])(void);
+static int nhooks;
+
+static int run_hooks(MPI_Comm c, int keyval, void *value, void *extra)
+{
+    (void)c, (void)value, (void)extra;
+    while (nhooks)
+        hooks[--nhooks]();
+    MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+void rmalab__at_finalize(void (*fn)(void))
+{
+    int kv;
+    if (nhooks == 0 &&
+        (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_hooks, &kv, NULL) != MPI_SUCCESS ||
+         MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS))
+        return;
+    if (nhooks < 4)
+        hooks[nhooks++] = fn;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reductions                                                               */
+
+enum { BAD_COUNT = 1, BAD_OP = 2 };
+
+typedef struct {
+    int32_t count, status, srank; /* srank: the lowest rank that failed */
+    int8_t type, op, clock, bad;
+    int64_t v[RMALAB_REDUCE_INLINE];
+} rpacket;
+
+static int64_t iop(int op, int64_t a, int64_t b)
+{
+    uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    switch (op) {
+    case RMALAB_OP_SUM: return (int64_t)(x + y);
+    case RMALAB_OP_PROD: return (int64_t)(x * y);
+    case RMALAB_OP_MAX: return a > b ? a : b;
+    case RMALAB_OP_MIN: return a < b ? a : b;
+    case RMALAB_OP_BAND: return (int64_t)(x & y);
+    case RMALAB_OP_BOR: return (int64_t)(x | y);
+    case RMALAB_OP_BXOR: return (int64_t)(x ^ y);
+    case RMALAB_OP_LAND: return a && b;
+    case RMALAB_OP_LOR: return a || b;
+    default: return !a != !b; /* lxor */
+    }
+}
+
+static double fop(int op, double a, double b)
+{
+    switch (op) {
+    case RMALAB_OP_SUM: return a + b;
+    case RMALAB_OP_PROD: return a * b;
+    case RMALAB_OP_MAX: return a > b ? a : b;
+    default: return a < b ? a : b; /* min: others are refused before */
+    }
+}
+
+static void to_double(int64_t *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double d = (double)v[i];
+        memcpy(&v[i], &d, 8);
+    }
+}
+
+static void combine(const rpacket *a, rpacket *b)
+{
+    if (a->status && (!b->status || a->srank < b->srank)) {
+        b->status = a->status;
+        b->srank = a->srank;
+    }
+    b->bad |= (int8_t)(a->bad | (a->count != b->count ? BAD_COUNT : 0) |
+                       (a->op != b->op ? BAD_OP : 0));
+    b->clock |= a->clock;
+    if (b->bad || b->status)
+        return;
+    int64_t av[RMALAB_REDUCE_INLINE];
+    int n = b->count < RMALAB_REDUCE_INLINE ? b->count : RMALAB_REDUCE_INLINE;
+    memcpy(av, a->v, sizeof av);
+    if (a->type != b->type) { /* one of them is int64 */
+        to_double(a->type == RMALAB_INT64 ? av : b->v, n);
+        b->type = RMALAB_DOUBLE;
+    }
+    for (int i = 0; i < n; i++) {
+        if (b->type == RMALAB_INT64) {
+            b->v[i] = iop(b->op, av[i], b->v[i]);
+        } else {
+            double x, y;
+            memcpy(&x, &av[i], 8);
+            memcpy(&y, &b->v[i], 8);
+            y = fop(b->op, x, y);
+            memcpy(&b->v[i], &y, 8);
+        }
+    }
+}
+
+static void packet_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        combine((const rpacket *)in + i, (rpacket *)inout + i);
+}
+
+static MPI_Datatype packet_type = MPI_DATATYPE_NULL;
+static MPI_Op packet_mpi_op = MPI_OP_NULL;
+
+static void packet_free(void)
+{
+    MPI_Type_free(&packet_type);
+    MPI_Op_free(&packet_mpi_op);
+}
+
+static int packet_ready(void)
+{
+    if (packet_mpi_op != MPI_OP_NULL)
+        return RMALAB_OK;
+    if (MPI_Type_contiguous(sizeof(rpacket), MPI_BYTE, &packet_type) != MPI_SUCCESS ||
+        MPI_Type_commit(&packet_type) != MPI_SUCCESS ||
+        MPI_Op_create(packet_op, 1, &packet_mpi_op) != MPI_SUCCESS)
+        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make the reduction's MPI type and op");
+    rmalab__at_finalize(packet_free);
+    return RMALAB_OK;
+}
+
+static const char *const reduce_names[] = {"allreduce", "reduce", "scan", "exscan"};
+
+/* What one rank can tell alone, before the collective. */
+static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int count,
+                        rmalab_type type, rmalab_op op)
+{
+    const char *call = reduce_names[kind];
+    if (kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c)))
+        return rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
+                                             "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
+    if (count < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+    if (type != RMALAB_INT64 && type != RMALAB_DOUBLE)
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: numbers are int64 or double", call);
+    if ((unsigned)op > RMALAB_OP_LXOR)
+        return rmalab__fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
+                                           "min, band, bor, bxor, land, lor or lxor",
+                            call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
+    if (type == RMALAB_DOUBLE && op >= RMALAB_OP_BAND)
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a float was given",
+                            call, rmalab_op_name(op));
+    return RMALAB_OK;
+}
+
+/* The verdict of the combined headers, the same on every rank. */
+static int reduce_verdict(const rpacket *all, int status, const char *call)
+{
+    if (all->status)
+        return status ? status
+                      : rmalab__fail(all->status, "%s: rank %d could not take part (%s; its "
+                                                  "own error says why)",
+                                     call, all->srank, rmalab_err_name(all->status));
+    if (all->bad & BAD_COUNT)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: the ranks gave different numbers of values; "
+                                            "each must give as many", call);
+    if (all->bad & BAD_OP)
+        return rmalab__fail(RMALAB_ERR_OP, "%s: the ranks gave different ops", call);
+    if (all->type == RMALAB_DOUBLE && all->op >= RMALAB_OP_BAND)
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a rank gave a float",
+                            call, rmalab_op_name(all->op));
+    return RMALAB_OK;
+}
+
+/* The numbers past the packet, or all of them for scans. */
+static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
+                       int count, const rpacket *all, int64_t *tmp)
+{
+    MPI_Comm mc = rmalab_comm_mpi(c);
+    MPI_Datatype t = all->type == RMALAB_INT64 ? MPI_INT64_T : MPI_DOUBLE;
+    MPI_Op op = rmalab__mpi_op((rmalab_op)all->op);
+    int skip = kind <= RMALAB_REDUCE_ROOT ? RMALAB_REDUCE_INLINE : 0, n = count - skip, e;
+    if (n <= 0)
+        return RMALAB_OK;
+    if (kind == RMALAB_REDUCE_ALL)
+        e = MPI_Allreduce(MPI_IN_PLACE, buf + skip, n, t, op, mc);
+    else if (kind == RMALAB_REDUCE_ROOT)
+        e = MPI_Reduce(rmalab_comm_rank(c) == root ? MPI_IN_PLACE : buf + skip, buf + skip, n, t,
+                       op, root, mc);
+    else if (kind == RMALAB_REDUCE_SCAN)
+        e = MPI_Scan(MPI_IN_PLACE, buf, n, t, op, mc);
+    else if ((e = MPI_Exscan(buf, tmp, n, t, op, mc)) == MPI_SUCCESS && rmalab_comm_rank(c))
+        memcpy(buf, tmp, (size_t)n * 8);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, reduce_names[kind]);
+}
+
+static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
+                       int count, rmalab_type *type, rmalab_op op, int status)
+{
+    const char *call = reduce_names[kind];
+    rpacket p = {.count = count, .type = (int8_t)*type, .op = (int8_t)op};
+    int inl = kind <= RMALAB_REDUCE_ROOT ? (count < RMALAB_REDUCE_INLINE ? count
+                                                                         : RMALAB_REDUCE_INLINE)
+                                         : 0;
+    int64_t *tmp = NULL;
+    if (!status && kind == RMALAB_REDUCE_EXSCAN &&
+        !(tmp = rmalab__scratch(0, (size_t)count * 8 + 8)))
+        status = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+    p.status = status;
+    p.srank = status ? rmalab_comm_rank(c) : INT32_MAX;
+    p.clock = rmalab__clock_exists();
+    memcpy(p.v, buf, (size_t)inl * 8);
+    rpacket all;
+    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, rmalab_comm_mpi(c));
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, call);
+    int rc = reduce_verdict(&all, status, call);
+    if (rc)
+        return rc;
+    if (all.type == RMALAB_DOUBLE && *type == RMALAB_INT64)
+        to_double(buf, count);
+    if ((rc = reduce_rest(c, kind, root, buf, count, &all, tmp)))
+        return rc;
+    if (kind == RMALAB_REDUCE_ALL || (kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) == root))
+        memcpy(buf, all.v, (size_t)inl * 8);
+    if (kind != RMALAB_REDUCE_EXSCAN || rmalab_comm_rank(c))
+        *type = (rmalab_type)all.type;
+    return all.clock ? rmalab__clock_reduce(rmalab_comm_mpi(c), rmalab_comm_rank(c), kind, root, "carrying the race checker's clocks") : RMALAB_OK;
+}
+
+int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
+                       rmalab_type *type, rmalab_op op, int status)
+{
+    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? reduce_names[kind] : "reduce";
+    int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
+                 ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
+             : c ? reduce_local(c, kind, root, count, *type, op)
+                 : RMALAB_OK;
+    if (!rc)
+        rc = packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
+    if (rc) /* the same on every rank that gave the same arguments */
+        return rmalab__comm_refuse(call, c, rc);
+    rmalab__block b;
+    if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
+        return rc;
+    rc = reduce_call(c, kind, root, buf, count, type, op, status);
+    return rmalab__comm_end(&b, rc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Split                                                                    */
+
+int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
+{
+    rmalab__block b;
+    int rc = rmalab__comm_begin(&b, "split", c, true, NULL);
+    if (rc)
+        return rc;
+    *out = NULL;
+    MPI_Comm nc = MPI_COMM_NULL;
+    int e = MPI_Comm_split(rmalab_comm_mpi(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
+    if (e != MPI_SUCCESS)
+        rc = rmalab__mpi_fail(e, "MPI_Comm_split");
+    else if (nc != MPI_COMM_NULL && (rc = rmalab__comm_adopt(nc, out)))
+        MPI_Comm_free(&nc);
+    return rmalab__comm_end(&b, rc);
+}

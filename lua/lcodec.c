@@ -1,0 +1,507 @@
+/* The value codec: Lua values to bytes and back, for communicators'
+ * collectives and messages. Pure C over the Lua API: no MPI, no core call
+ * but rmalab_set_error, which keeps the message of a failure.
+ *
+ * Values are nil, booleans, integers and floats (the subtype is kept),
+ * strings (any bytes), and tables of these, nested, whose keys are
+ * booleans, numbers or strings. A cycle, a function, a thread, a userdata
+ * or a table used as a key is refused with ERR_ARG naming where in the
+ * value it sits ("value.config[3]: a function cannot be sent").
+ *
+ * The bytes, one tag byte before each value:
+ *   NIL FALSE TRUE                  nothing more
+ *   INT FLT                         8 bytes, native order (one machine type:
+ *                                   MPI's homogeneous case)
+ *   STR                             varint length, the bytes
+ *   TAB                             varint n, u32 h, n values (t[1..n]),
+ *                                   h key/value pairs
+ *   IARR FARR                       varint n, u32 h, n raw int64 or double,
+ *                                   h pairs: an array of numbers of one
+ *                                   subtype, 8 bytes per element
+ * Decoding treats the bytes as untrusted (they come off the network): the
+ * nesting is bounded, every length is checked against what is left, tables
+ * are preallocated only within a budget of the input's size, and malformed
+ * input is ERR_ARG saying where it broke. It never reads past the end and
+ * never allocates more than a constant times the input (tests/fuzz). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "lrmalab.h"
+
+enum { T_NIL, T_FALSE, T_TRUE, T_INT, T_FLT, T_STR, T_TAB, T_IARR, T_FARR, T_NTAGS };
+
+/* ------------------------------------------------------------------------ */
+/* Bytes                                                                    */
+
+void lrm_bytes_free(lrm_bytes *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+}
+
+int lrm_bytes_reserve(lrm_bytes *b, size_t more)
+{
+    if (more <= b->cap - b->n)
+        return RMALAB_OK;
+    if (more > LRM_BYTES_MAX - b->n)
+        return rmalab_set_error(RMALAB_ERR_ARG, "more than %d bytes: too large to send",
+                                LRM_BYTES_MAX);
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->n < more)
+        cap = cap > (size_t)LRM_BYTES_MAX / 2 ? (size_t)LRM_BYTES_MAX + 64 : 2 * cap;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p)
+        return rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for %zu bytes", cap);
+    b->p = p;
+    b->cap = cap;
+    return RMALAB_OK;
+}
+
+static int put(lrm_bytes *b, const void *p, size_t n)
+{
+    int rc = lrm_bytes_reserve(b, n);
+    if (!rc) {
+        memcpy(b->p + b->n, p, n);
+        b->n += n;
+    }
+    return rc;
+}
+
+static int put_byte(lrm_bytes *b, unsigned c)
+{
+    unsigned char x = (unsigned char)c;
+    return put(b, &x, 1);
+}
+
+static int put_varint(lrm_bytes *b, uint64_t v)
+{
+    unsigned char tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return put(b, tmp, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Encoding                                                                 */
+
+typedef struct {
+    lua_State *L;
+    lrm_bytes *b;
+    const char *root;
+    int depth;
+    int table[LRM_CODEC_DEPTH]; /* stack indices of the tables on the path */
+    int key[LRM_CODEC_DEPTH];   /* the key of the element below: stack index, */
+    lua_Integer idx[LRM_CODEC_DEPTH]; /* or 0 and the array index */
+} enc;
+
+static int is_name(const char *s, size_t n)
+{
+    if (!n || n > 40 || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z')))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') ||
+              ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')))
+            return 0;
+    return 1;
+}
+
+/* "value.config[3]" for the elements on the path to the current one. */
+static void path(enc *e, char *out, size_t size)
+{
+    size_t n = (size_t)snprintf(out, size, "%s", e->root);
+    for (int d = 0; d < e->depth && n < size; d++) {
+        int k = e->key[d];
+        lua_State *L = e->L;
+        size_t len = 0;
+        const char *ks = lua_type(L, k) == LUA_TSTRING ? lua_tolstring(L, k, &len) : NULL;
+        if (!k)
+            n += (size_t)snprintf(out + n, size - n, "[%lld]", (long long)e->idx[d]);
+        else if (ks && is_name(ks, len))
+            n += (size_t)snprintf(out + n, size - n, ".%s", ks);
+        else if (ks)
+            n += (size_t)snprintf(out + n, size - n, "[\"%.24s%s\"]", ks, len > 24 ? "..." : "");
+        else if (lua_isinteger(L, k))
+            n += (size_t)snprintf(out + n, size - n, "[%lld]", (long long)lua_tointeger(L, k));
+        else if (lua_type(L, k) == LUA_TNUMBER)
+            n += (size_t)snprintf(out + n, size - n, "[%.14g]", lua_tonumber(L, k));
+        else
+            n += (size_t)snprintf(out + n, size - n, "[%s]", lua_toboolean(L, k) ? "true" : "false");
+    }
+}
+
+static int refuse(enc *e, const char *what)
+{
+    char where[200];
+    path(e, where, sizeof where);
+    return rmalab_set_error(RMALAB_ERR_ARG, "%s: %s", where, what);
+}
+
+static int enc_value(enc *e, int i);
+
+static int enc_key(enc *e, int k)
+{
+    switch (lua_type(e->L, k)) {
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING: return enc_value(e, k);
+    default: {
+        char what[80];
+        snprintf(what, sizeof what, "a %s key cannot be sent (keys are booleans, numbers or "
+                                    "strings)", luaL_typename(e->L, k));
+        e->depth--; /* the path is the table's, not the key's */
+        int rc = refuse(e, what);
+        e->depth++;
+        return rc;
+    }
+    }
+}
+
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v > 0x7f) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* Up to BATCH elements are pushed, read and popped together: the stack
+ * calls dominate an array's cost (bench-comm). */
+#define BATCH 32
+
+/* Elements i..i+m-1 at p as raw numbers when they are numbers of `*kind`
+ * (0: not yet known; 1 integers, 2 floats): false when one is not. */
+static bool raw_batch(lua_State *L, int t, lua_Integer i, int m, int *kind, unsigned char *p)
+{
+    int top = lua_gettop(L), ok = 1;
+    for (int j = 0; j < m && ok; j++)
+        ok = lua_rawgeti(L, t, i + j) == LUA_TNUMBER;
+    for (int idx = top + 1; ok && idx <= top + m; idx++, p += 8) {
+        int k = lua_isinteger(L, idx) ? 1 : 2;
+        if (*kind && k != *kind)
+            ok = 0;
+        *kind = k;
+        if (ok && k == 1) {
+            lua_Integer v = lua_tointegerx(L, idx, NULL);
+            memcpy(p, &v, 8);
+        } else if (ok) {
+            lua_Number v = lua_tonumberx(L, idx, NULL);
+            memcpy(p, &v, 8);
+        }
+    }
+    lua_settop(L, top);
+    return ok;
+}
+
+/* A table whose t[1..n] are all integers or all floats: its head (IARR or
+ * FARR, n, a zero key count at *hat) and the raw numbers written; false,
+ * and nothing written, for any other table. */
+static bool enc_raw(enc *e, int t, lua_Integer n, size_t *hat)
+{
+    size_t head = 1 + varint_len((uint64_t)n) + 4;
+    if (n < 1 || (uint64_t)n > LRM_BYTES_MAX / 8 || !lua_checkstack(e->L, BATCH + 2) ||
+        lrm_bytes_reserve(e->b, head + (size_t)n * 8))
+        return false; /* the general path reports what is wrong */
+    unsigned char *p = e->b->p + e->b->n + head;
+    int kind = 0;
+    for (lua_Integer i = 1; i <= n; i += BATCH, p += 8 * BATCH) {
+        int m = n - i + 1 < BATCH ? (int)(n - i + 1) : BATCH;
+        if (!raw_batch(e->L, t, i, m, &kind, p))
+            return false;
+    }
+    put_byte(e->b, kind == 1 ? T_IARR : T_FARR); /* room was reserved */
+    put_varint(e->b, (uint64_t)n);
+    *hat = e->b->n;
+    e->b->n += 4 + (size_t)n * 8;
+    return true;
+}
+
+/* The array part t[1..n], as values. */
+static int enc_array(enc *e, int t, lua_Integer n)
+{
+    int rc = RMALAB_OK;
+    for (lua_Integer i = 1; i <= n && !rc; i++) {
+        lua_rawgeti(e->L, t, i);
+        e->key[e->depth - 1] = 0;
+        e->idx[e->depth - 1] = i;
+        rc = enc_value(e, lua_gettop(e->L));
+        lua_pop(e->L, 1);
+    }
+    return rc;
+}
+
+/* The other keys: every pair but t[1..n]; returns their count in *h. */
+static int enc_pairs(enc *e, int t, lua_Integer n, uint32_t *h)
+{
+    lua_State *L = e->L;
+    int rc = RMALAB_OK;
+    *h = 0;
+    lua_pushnil(L);
+    int k = lua_gettop(L);
+    while (!rc && lua_next(L, t)) {
+        if (lua_isinteger(L, k)) { /* t[1..n] went already */
+            lua_Integer i = lua_tointegerx(L, k, NULL);
+            if (i >= 1 && i <= n) {
+                lua_settop(L, k);
+                continue;
+            }
+        }
+        e->key[e->depth - 1] = k;
+        rc = enc_key(e, k);
+        if (!rc)
+            rc = enc_value(e, k + 1);
+        if (!rc && ++*h == UINT32_MAX)
+            rc = refuse(e, "a table of more than 2^32 keys cannot be sent");
+        lua_pop(L, rc ? 2 : 1);
+    }
+    return rc;
+}
+
+static int enc_table(enc *e, int t)
+{
+    lua_State *L = e->L;
+    for (int d = 0; d < e->depth; d++)
+        if (lua_rawequal(L, e->table[d], t))
+            return refuse(e, "a table that contains itself (a cycle) cannot be sent");
+    if (e->depth == LRM_CODEC_DEPTH)
+        return refuse(e, "tables nested more than " LRM_STR(LRM_CODEC_DEPTH)
+                         " deep cannot be sent");
+    if (!lua_checkstack(L, 4))
+        return refuse(e, "out of Lua stack");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    size_t at = 0;
+    uint32_t h = 0;
+    bool raw = enc_raw(e, t, n, &at);
+    int rc = raw ? RMALAB_OK : put_byte(e->b, T_TAB);
+    if (!raw && !rc)
+        rc = put_varint(e->b, (uint64_t)n);
+    if (!raw && !rc) {
+        at = e->b->n;
+        rc = put(e->b, &h, 4);
+    }
+    e->table[e->depth++] = t;
+    if (!rc && !raw)
+        rc = enc_array(e, t, n);
+    if (!rc)
+        rc = enc_pairs(e, t, n, &h);
+    if (!rc) {
+        memcpy(e->b->p + at, &h, 4);
+        e->depth--;
+    }
+    return rc;
+}
+
+static int enc_value(enc *e, int i)
+{
+    lua_State *L = e->L;
+    switch (lua_type(L, i)) {
+    case LUA_TNIL: return put_byte(e->b, T_NIL);
+    case LUA_TBOOLEAN: return put_byte(e->b, lua_toboolean(L, i) ? T_TRUE : T_FALSE);
+    case LUA_TNUMBER: {
+        unsigned char x[9];
+        if (lua_isinteger(L, i)) {
+            lua_Integer v = lua_tointeger(L, i);
+            x[0] = T_INT;
+            memcpy(x + 1, &v, 8);
+        } else {
+            lua_Number v = lua_tonumber(L, i);
+            x[0] = T_FLT;
+            memcpy(x + 1, &v, 8);
+        }
+        return put(e->b, x, 9);
+    }
+    case LUA_TSTRING: {
+        size_t n;
+        const char *s = lua_tolstring(L, i, &n);
+        int rc = put_byte(e->b, T_STR);
+        if (!rc)
+            rc = put_varint(e->b, n);
+        return rc ? rc : put(e->b, s, n);
+    }
+    case LUA_TTABLE: return enc_table(e, i);
+    default: {
+        char what[64];
+        snprintf(what, sizeof what, "a %s cannot be sent", luaL_typename(L, i));
+        return refuse(e, what);
+    }
+    }
+}
+
+int lrm_encode(lua_State *L, int idx, lrm_bytes *b, const char *root)
+{
+    enc e;
+    e.L = L;
+    e.b = b;
+    e.root = root;
+    e.depth = 0;
+    int top = lua_gettop(L), rc = enc_value(&e, lua_absindex(L, idx));
+    lua_settop(L, top);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decoding                                                                 */
+
+typedef struct {
+    lua_State *L;
+    const unsigned char *p, *start, *end;
+    size_t budget; /* table slots that may still be preallocated */
+    int depth;
+} dec;
+
+static int bad(dec *d, const char *what)
+{
+    return rmalab_set_error(RMALAB_ERR_ARG, "malformed value at byte %zu of %zu: %s",
+                            (size_t)(d->p - d->start), (size_t)(d->end - d->start), what);
+}
+
+static int get_varint(dec *d, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (d->p == d->end)
+            return bad(d, "a length is cut short");
+        unsigned c = *d->p++;
+        *v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return *v > LRM_BYTES_MAX ? bad(d, "a length is larger than any message") : 0;
+    }
+    return bad(d, "a length is longer than 64 bits");
+}
+
+static size_t left(const dec *d)
+{
+    return (size_t)(d->end - d->p);
+}
+
+static int dec_value(dec *d);
+
+/* The 8 bytes at p as an integer or a float, pushed. */
+static void push_raw(lua_State *L, const unsigned char *p, int ints)
+{
+    if (ints) {
+        int64_t v;
+        memcpy(&v, p, 8);
+        lua_pushinteger(L, (lua_Integer)v);
+    } else {
+        double v;
+        memcpy(&v, p, 8);
+        lua_pushnumber(L, v);
+    }
+}
+
+/* n raw numbers into the table on top; the bytes are there (checked). */
+static void dec_raw(dec *d, uint64_t n, int ints)
+{
+    for (uint64_t i = 1; i <= n; i++, d->p += 8) {
+        push_raw(d->L, d->p, ints);
+        lua_rawseti(d->L, -2, (lua_Integer)i);
+    }
+}
+
+static int dec_key(dec *d)
+{
+    if (d->p == d->end)
+        return bad(d, "a key is missing");
+    unsigned tag = *d->p;
+    if (tag != T_FALSE && tag != T_TRUE && tag != T_INT && tag != T_FLT && tag != T_STR)
+        return bad(d, "a key is not a boolean, number or string");
+    int rc = dec_value(d);
+    if (!rc && tag == T_FLT && isnan(lua_tonumber(d->L, -1))) {
+        lua_pop(d->L, 1);
+        return bad(d, "a key is NaN");
+    }
+    return rc;
+}
+
+static int dec_table(dec *d, unsigned tag)
+{
+    uint64_t n;
+    uint32_t h;
+    int rc = get_varint(d, &n);
+    if (rc)
+        return rc;
+    size_t each = tag == T_TAB ? 1 : 8;
+    if (left(d) < 4 || n > (left(d) - 4) / each)
+        return bad(d, "a table claims more elements than there are bytes");
+    memcpy(&h, d->p, 4);
+    d->p += 4;
+    if (h > (left(d) - n * each) / 2)
+        return bad(d, "a table claims more keys than there are bytes");
+    if (d->depth >= LRM_CODEC_DEPTH)
+        return bad(d, "tables nested more than " LRM_STR(LRM_CODEC_DEPTH) " deep");
+    if (!lua_checkstack(d->L, 4))
+        return bad(d, "out of Lua stack");
+    uint64_t pre = n + h <= d->budget ? n + h : 0; /* the budget bounds preallocation */
+    d->budget -= pre;
+    lua_createtable(d->L, pre ? (int)n : 0, pre ? (int)h : 0);
+    d->depth++;
+    if (tag != T_TAB)
+        dec_raw(d, n, tag == T_IARR);
+    for (uint64_t i = 1; tag == T_TAB && i <= n && !rc; i++) {
+        if (!(rc = dec_value(d)))
+            lua_rawseti(d->L, -2, (lua_Integer)i); /* nil: nothing stored */
+    }
+    for (uint32_t i = 0; i < h && !rc; i++) {
+        if (!(rc = dec_key(d)) && !(rc = dec_value(d)))
+            lua_rawset(d->L, -3); /* on failure dec_value's caller resets the stack */
+    }
+    d->depth--;
+    return rc;
+}
+
+static int dec_value(dec *d)
+{
+    if (d->p == d->end)
+        return bad(d, "the value is cut short");
+    int top = lua_gettop(d->L), rc = RMALAB_OK;
+    unsigned tag = *d->p++;
+    switch (tag) {
+    case T_NIL: lua_pushnil(d->L); break;
+    case T_FALSE:
+    case T_TRUE: lua_pushboolean(d->L, tag == T_TRUE); break;
+    case T_INT:
+    case T_FLT:
+        if (left(d) < 8)
+            return bad(d, "a number is cut short");
+        push_raw(d->L, d->p, tag == T_INT);
+        d->p += 8;
+        break;
+    case T_STR: {
+        uint64_t n;
+        if ((rc = get_varint(d, &n)))
+            return rc;
+        if (n > left(d))
+            return bad(d, "a string is longer than the bytes left");
+        lua_pushlstring(d->L, (const char *)d->p, (size_t)n);
+        d->p += n;
+        break;
+    }
+    case T_TAB:
+    case T_IARR:
+    case T_FARR: rc = dec_table(d, tag); break;
+    default: d->p--; return bad(d, "unknown tag");
+    }
+    if (rc)
+        lua_settop(d->L, top);
+    return rc;
+}
+
+int lrm_decode(lua_State *L, const void *p, size_t n)
+{
+    dec d = {L, p, p, (const unsigned char *)p + n, n, 0};
+    if (!lua_checkstack(L, 8))
+        return rmalab_set_error(RMALAB_ERR_NO_MEM, "out of Lua stack");
+    int rc = dec_value(&d);
+    if (!rc && d.p != d.end) {
+        lua_pop(L, 1);
+        rc = bad(&d, "bytes are left after the value");
+    }
+    return rc;
+}

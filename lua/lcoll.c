@@ -1,0 +1,365 @@
+/* Communicators' collectives in Lua: bcast, reduce, allreduce, scan,
+ * exscan, gather, allgather, scatter, alltoall, split. Values go through
+ * the codec (lcodec.c); numbers of reductions go as int64 or double.
+ *
+ * Every rank checks the arguments that must be the same everywhere (root,
+ * op, color) before any MPI call, so a mistake there raises on every rank.
+ * What one rank alone finds wrong (a value it cannot send, a scatter
+ * argument that is not an array) is not raised at once: it travels in the
+ * collective as that rank's status (rmalab/coll.h), so the ranks that
+ * would have received from it raise too, instead of waiting. */
+#include <limits.h>
+#include <math.h>
+
+#include "lrmalab.h"
+
+/* The state's encoding buffer: a userdata in the registry that frees it. */
+static const char bytes_key = 'b';
+
+static int bytes_gc(lua_State *L)
+{
+    lrm_bytes_free(lua_touserdata(L, 1));
+    return 0;
+}
+
+static lrm_bytes *scratch(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &bytes_key) == LUA_TUSERDATA) {
+        lrm_bytes *b = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        b->n = 0;
+        return b;
+    }
+    lua_pop(L, 1);
+    lrm_bytes *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, bytes_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &bytes_key);
+    return b;
+}
+
+lrm_bytes *lrm_codec_scratch(lua_State *L)
+{
+    return scratch(L);
+}
+
+/* Raise the core's failure: its message names the call. */
+static int raise(lua_State *L, int rc)
+{
+    return lrm_raisef(L, rc, "comm:%s", rmalab_errmsg());
+}
+
+/* This rank's own failure, with the call's name before its message. */
+static int own(int rc, const char *call)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+    return rmalab_set_error(rc, "%s: %s", call, msg);
+}
+
+/* A root (argument arg, default 0), the same on every rank. */
+static int checkroot(lua_State *L, int arg, rmalab_comm *c, const char *call)
+{
+    lua_Integer r = lua_isnoneornil(L, arg) ? 0 : lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "root");
+    if (r < 0 || r >= rmalab_comm_size(c))
+        lrm_raisef(L, RMALAB_ERR_RANK, "comm:%s: root %lld is not a rank of this communicator "
+                                       "(0 to %d)", call, (long long)r, rmalab_comm_size(c) - 1);
+    return (int)r;
+}
+
+/* Push the value in n bytes, or raise. */
+static void push_decoded(lua_State *L, const rmalab_bytes *b, const char *call)
+{
+    int rc = lrm_decode(L, b->p, b->n);
+    if (rc)
+        raise(L, own(rc, call));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+
+static int comm_bcast(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    int root = checkroot(L, 3, c, "bcast"), status = RMALAB_OK;
+    lrm_bytes *b = scratch(L);
+    bool here = rmalab_comm_rank(c) == root;
+    if (here && (status = lrm_encode(L, 2, b, "value")))
+        status = own(status, "bcast");
+    rmalab_bytes send = {b->p, b->n}, recv;
+    int rc = rmalab_comm_exchange(c, RMALAB_XCHG_BCAST, root, &send, &recv, status);
+    if (rc)
+        return raise(L, rc);
+    if (here)
+        lua_pushvalue(L, 2);
+    else
+        push_decoded(L, &recv, "bcast");
+    return 1;
+}
+
+/* An array of the values received, element r + 1 from rank r. */
+static void push_array(lua_State *L, const rmalab_bytes *recv, int n, const char *call)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        push_decoded(L, &recv[i], call);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* Received strings: in a userdata that the GC takes (n entries). */
+static rmalab_bytes *recv_array(lua_State *L, int n)
+{
+    return lua_newuserdatauv(L, (size_t)n * sizeof(rmalab_bytes), 0);
+}
+
+static int gather_call(lua_State *L, rmalab_xchg_kind kind, const char *call)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    int root = kind == RMALAB_XCHG_GATHER ? checkroot(L, 3, c, call) : 0;
+    int size = rmalab_comm_size(c), status = RMALAB_OK;
+    lrm_bytes *b = scratch(L);
+    rmalab_bytes *recv = recv_array(L, size);
+    if ((status = lrm_encode(L, 2, b, "value")))
+        status = own(status, call);
+    rmalab_bytes send = {b->p, b->n};
+    int rc = rmalab_comm_exchange(c, kind, root, &send, recv, status);
+    if (rc)
+        return raise(L, rc);
+    if (kind == RMALAB_XCHG_GATHER && rmalab_comm_rank(c) != root)
+        lua_pushnil(L);
+    else
+        push_array(L, recv, size, call);
+    return 1;
+}
+
+/* c:gather(v [, root]): on root the array of every rank's value (t[r + 1]
+ * is rank r's), nil elsewhere. For printing in rank order too: ranks' own
+ * prints interleave under mpiexec. */
+static int comm_gather(lua_State *L)
+{
+    return gather_call(L, RMALAB_XCHG_GATHER, "gather");
+}
+
+static int comm_allgather(lua_State *L)
+{
+    return gather_call(L, RMALAB_XCHG_ALLGATHER, "allgather");
+}
+
+/* The elements 1..size of the array at arg, each encoded after the other;
+ * their strings in send. A status, not an error. */
+static int encode_each(lua_State *L, int arg, int size, lrm_bytes *b, rmalab_bytes *send,
+                       const char *call)
+{
+    if (!lua_istable(L, arg))
+        return rmalab_set_error(RMALAB_ERR_ARG, "%s: an array of %d values (one per rank) "
+                                                "expected, got %s",
+                                call, size, luaL_typename(L, arg));
+    if (lua_rawlen(L, arg) != (size_t)size)
+        return rmalab_set_error(RMALAB_ERR_ARG, "%s: an array of %d values (one per rank) "
+                                                "expected, got %zu",
+                                call, size, (size_t)lua_rawlen(L, arg));
+    size_t *ends = lua_newuserdatauv(L, (size_t)size * sizeof *ends, 0);
+    for (int i = 0; i < size; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "array[%d]", i + 1);
+        lua_rawgeti(L, arg, i + 1);
+        int rc = lrm_encode(L, -1, b, name);
+        lua_pop(L, 1);
+        if (rc)
+            return own(rc, call);
+        ends[i] = b->n;
+    }
+    for (int i = 0; i < size; i++) /* b->p may have moved while growing */
+        send[i] = (rmalab_bytes){b->p + (i ? ends[i - 1] : 0), ends[i] - (i ? ends[i - 1] : 0)};
+    return RMALAB_OK;
+}
+
+static int comm_scatter(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    int root = checkroot(L, 3, c, "scatter"), size = rmalab_comm_size(c), status = RMALAB_OK;
+    lrm_bytes *b = scratch(L);
+    rmalab_bytes *send = recv_array(L, size), recv;
+    if (rmalab_comm_rank(c) == root)
+        status = encode_each(L, 2, size, b, send, "scatter");
+    int rc = rmalab_comm_exchange(c, RMALAB_XCHG_SCATTER, root, send, &recv, status);
+    if (rc)
+        return raise(L, rc);
+    push_decoded(L, &recv, "scatter");
+    return 1;
+}
+
+static int comm_alltoall(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    int size = rmalab_comm_size(c);
+    lrm_bytes *b = scratch(L);
+    rmalab_bytes *send = recv_array(L, size), *recv = recv_array(L, size);
+    int status = encode_each(L, 2, size, b, send, "alltoall");
+    int rc = rmalab_comm_exchange(c, RMALAB_XCHG_ALLTOALL, 0, send, recv, status);
+    if (rc)
+        return raise(L, rc);
+    push_array(L, recv, size, "alltoall");
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reductions                                                               */
+
+/* The number at idx as the reduction needs it: a status. */
+static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, const char *what,
+                  lua_Integer i)
+{
+    char where[48];
+    snprintf(where, sizeof where, i ? "%s[%lld]" : "%s", what, (long long)i);
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        return rmalab_set_error(RMALAB_ERR_ARG, "%s: a number expected, got %s", where,
+                                luaL_typename(L, idx));
+    lua_Integer v;
+    if (lua_isinteger(L, idx)) {
+        v = lua_tointeger(L, idx);
+    } else if (op >= RMALAB_OP_LAND && op <= RMALAB_OP_LXOR) {
+        v = lua_tonumber(L, idx) != 0; /* MPI's logical ops: nonzero is true */
+    } else if (op >= RMALAB_OP_BAND && op <= RMALAB_OP_BXOR) {
+        if (!lua_numbertointeger(floor(lua_tonumber(L, idx)), &v) ||
+            (lua_Number)v != lua_tonumber(L, idx))
+            return rmalab_set_error(RMALAB_ERR_TYPE, "%s: %.14g has no integer representation; "
+                                                     "%s takes integers",
+                                    where, lua_tonumber(L, idx), rmalab_op_name(op));
+    } else {
+        double d = lua_tonumber(L, idx);
+        memcpy(out, &d, 8);
+        *flt = true;
+        return RMALAB_OK;
+    }
+    *out = (int64_t)v;
+    return RMALAB_OK;
+}
+
+/* The numbers of argument 2 into buf (room for n): count and type. */
+static int numbers(lua_State *L, rmalab_op op, lrm_bytes *b, int *count, rmalab_type *type,
+                   bool *scalar)
+{
+    *scalar = !lua_istable(L, 2);
+    size_t n = *scalar ? 1 : lua_rawlen(L, 2);
+    *count = 0;
+    *type = RMALAB_INT64;
+    if (n > (size_t)INT_MAX / 8)
+        return rmalab_set_error(RMALAB_ERR_ARG, "value: %zu numbers are too many", n);
+    int rc = lrm_bytes_reserve(b, n * 8 + 8);
+    if (rc)
+        return rc;
+    int64_t *v = (int64_t *)(void *)b->p; /* malloc'd: aligned */
+    bool flt = false, any = false;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!*scalar)
+            lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        flt = false;
+        rc = number(L, *scalar ? 2 : -1, op, &v[i], &flt, "value", *scalar ? 0 : (lua_Integer)i + 1);
+        if (!*scalar)
+            lua_pop(L, 1);
+        if (flt && !any) { /* the integers so far become floats */
+            for (size_t j = 0; j < i; j++) {
+                double d = (double)v[j];
+                memcpy(&v[j], &d, 8);
+            }
+            any = true;
+        } else if (!flt && any) {
+            double d = (double)v[i];
+            memcpy(&v[i], &d, 8);
+        }
+    }
+    *count = (int)n;
+    *type = any ? RMALAB_DOUBLE : RMALAB_INT64;
+    return rc;
+}
+
+static void push_numbers(lua_State *L, const int64_t *v, int n, rmalab_type type, bool scalar)
+{
+    if (!scalar)
+        lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        if (type == RMALAB_INT64) {
+            lua_pushinteger(L, (lua_Integer)v[i]);
+        } else {
+            double d;
+            memcpy(&d, &v[i], 8);
+            lua_pushnumber(L, d);
+        }
+        if (!scalar)
+            lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static const char *const reduce_names[] = {"allreduce", "reduce", "scan", "exscan"};
+
+static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
+{
+    const char *call = reduce_names[kind];
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_op op = lrm_checkop(L, 3);
+    int root = kind == RMALAB_REDUCE_ROOT ? checkroot(L, 4, c, call) : 0, count;
+    lrm_bytes *b = scratch(L);
+    rmalab_type type;
+    bool scalar;
+    int status = numbers(L, op, b, &count, &type, &scalar);
+    if (status)
+        status = own(status, call);
+    int rc = rmalab_comm_reduce(c, kind, root, b->p, count, &type, op, status);
+    if (rc)
+        return raise(L, rc);
+    if ((kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
+        (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0))
+        lua_pushnil(L);
+    else
+        push_numbers(L, (const int64_t *)(void *)b->p, count, type, scalar);
+    return 1;
+}
+
+static int comm_allreduce(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_ALL); }
+static int comm_reduce(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_ROOT); }
+static int comm_scan(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_SCAN); }
+static int comm_exscan(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_EXSCAN); }
+
+/* ------------------------------------------------------------------------ */
+/* Split                                                                    */
+
+/* c:split(color [, key]) -> the new communicator, or nil for a nil or
+ * negative color (MPI_UNDEFINED). Collective. */
+static int comm_split(lua_State *L)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    lua_Integer color = lua_isnoneornil(L, 2) ? -1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "color");
+    lua_Integer key = lua_isnoneornil(L, 3) ? rmalab_comm_rank(c)
+                                            : lrm_checkinteger(L, 3, RMALAB_ERR_ARG, "key");
+    if (color > INT_MAX || key < INT_MIN || key > INT_MAX)
+        lrm_raisef(L, RMALAB_ERR_ARG, "comm:split: color and key are C ints");
+    rmalab_comm **slot = lrm_newcomm(L), *made = NULL;
+    int rc = rmalab_comm_split(c, color < 0 ? -1 : (int)color, (int)key, &made);
+    if (rc)
+        return raise(L, rc);
+    if (!made) {
+        lua_pushnil(L); /* the empty object is collected; it holds nothing */
+        return 1;
+    }
+    *slot = made;
+    return 1;
+}
+
+static const luaL_Reg coll_methods[] = {
+    {"bcast", comm_bcast},         {"gather", comm_gather},   {"allgather", comm_allgather},
+    {"scatter", comm_scatter},     {"alltoall", comm_alltoall}, {"allreduce", comm_allreduce},
+    {"reduce", comm_reduce},       {"scan", comm_scan},       {"exscan", comm_exscan},
+    {"split", comm_split},         {NULL, NULL},
+};
+
+void lrm_open_coll(lua_State *L)
+{
+    lrm_push_comm_methods(L);
+    luaL_setfuncs(L, coll_methods, 0);
+    lua_pop(L, 1);
+}

@@ -1,0 +1,147 @@
+-- ranks: 2
+-- Communicators' messages: send and recv of every kind of value, any source
+-- and tag, probe and iprobe, sendrecv, isend and irecv requests; the
+-- errors, with the communicator usable after each; the race checker's
+-- order from a send to its receive.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+local c = rl.world
+local me = c:rank()
+local peer = 1 - me
+
+local function checkerr(class, text, fn, ...)
+  local args = table.pack(...)
+  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
+end
+
+local value = { 1, 2.0, "x\0y", { deep = { true, false } }, [1.5] = "k", n = math.mininteger }
+
+T.case("send and recv: values kept with their subtype", function()
+  if me == 0 then
+    c:send(value, 1, 5)
+    c:send(42, 1)
+    c:send(string.rep("s", 100000), 1, 2) -- past the stack copy
+  else
+    local v, st = c:recv(0, 5)
+    T.eq(v, value)
+    T.eq(math.type(v[2]), "float")
+    T.eq({ st.source, st.tag }, { 0, 5 }, "status")
+    local x, st2 = c:recv(0)
+    T.eq({ x, math.type(x), st2.tag }, { 42, "integer", 0 }, "tag 0 by default")
+    T.eq(#c:recv(), 100000, "any source, any tag")
+  end
+end)
+
+T.case("recv by tag takes the message with that tag first", function()
+  if me == 0 then
+    c:send("first", 1, 1)
+    c:send("second", 1, 2)
+  else
+    T.eq(c:recv(0, 2), "second")
+    T.eq(c:recv(nil, 1), "first")
+  end
+  -- Both ranks send, then receive: short messages do not block.
+  c:send(me, peer, 9)
+  local v, st = c:recv(nil, 9)
+  T.eq({ v, st.source }, { peer, peer })
+end)
+
+T.case("probe and iprobe", function()
+  if me == 0 then
+    c:send({ 1, 2, 3 }, 1, 4)
+    c:recv(1, 99) -- the receiver has probed
+  else
+    local st = c:probe(0)
+    T.eq({ st.source, st.tag }, { 0, 4 })
+    T.ok(st.bytes > 0, "bytes")
+    local ok, st2 = c:iprobe(nil, 4)
+    T.eq({ ok, st2.tag }, { true, 4 })
+    T.eq(c:iprobe(0, 5), false, "no message with tag 5")
+    T.eq(c:recv(0, 4), { 1, 2, 3 }, "probing received nothing")
+    c:send("done", 0, 99)
+  end
+end)
+
+T.case("sendrecv: a ring step without deadlock", function()
+  local v, st = c:sendrecv({ from = me }, peer, peer, 3)
+  T.eq({ v.from, st.source, st.tag }, { peer, peer, 3 })
+  local big = string.rep("b", 200000) -- rendezvous-sized both ways
+  T.eq(#c:sendrecv(big, peer, peer), 200000)
+end)
+
+T.case("isend and irecv: requests", function()
+  local rq = c:irecv(peer, 7)
+  T.eq(tostring(rq), "rmalab.request (irecv, pending)")
+  local sq = c:isend({ me, "payload" }, peer, 7)
+  local v, st = rq:wait()
+  T.eq({ v[1], v[2], st.source, st.tag }, { peer, "payload", peer, 7 })
+  T.eq(sq:wait(), true, "a send's wait gives true")
+  checkerr("ERR_ARG", "rq:wait: this request has completed already", rq.wait, rq)
+  -- test until done
+  local tq = c:irecv()
+  c:isend("t", peer, 8):wait()
+  local done, tv, tst
+  repeat done, tv, tst = tq:test() until done
+  T.eq({ tv, tst.tag }, { "t", 8 })
+  checkerr("ERR_ARG", "rq:test: this request has completed already", tq.test, tq)
+  local never = c:irecv(peer, 12345)
+  T.eq(never:test(), false, "nothing came")
+  c:send("late", peer, 12345)
+  T.eq(never:wait(), "late")
+end)
+
+T.case("errors: ERR_RANK, ERR_ARG, and the communicator goes on", function()
+  checkerr("ERR_RANK", "comm:send: destination 2 is not a rank of this communicator (0 to 1)",
+    c.send, c, 1, 2)
+  checkerr("ERR_RANK", "destination -1 is not a rank", c.send, c, 1, -1)
+  checkerr("ERR_RANK", "destination (an integer) expected", c.send, c, 1, "one")
+  checkerr("ERR_RANK", "comm:recv: source 5 is not a rank", c.recv, c, 5)
+  checkerr("ERR_ARG", "tag -3 is outside 0 to MPI_TAG_UB", c.send, c, 1, peer, -3)
+  checkerr("ERR_ARG", "comm:send: tag 2147483647 is outside 0 to", c.send, c, 1, peer, (1 << 31) - 1)
+  checkerr("ERR_ARG", "tag (an integer) expected", c.recv, c, nil, 1.5)
+  checkerr("ERR_ARG", "comm:send: value.f: a function cannot be sent", c.send, c, { f = print }, peer)
+  checkerr("ERR_ARG", "comm:isend: value: a userdata cannot be sent", c.isend, c, io.stdout, peer)
+  checkerr("ERR_RANK", "comm:irecv: source 9", c.irecv, c, 9)
+  checkerr("ERR_ARG", "receiving into a buffer", c.recv, c, peer, 0, {})
+  checkerr("ERR_RANK", "comm:probe: source 2", c.probe, c, 2)
+  checkerr("ERR_RANK", "comm:iprobe: source 2", c.iprobe, c, 2)
+  local last = rl.debug and rl.debug.last_failure and rl.debug.last_failure()
+  if last then T.eq(last.call, "iprobe", "the last failure names the call") end
+  c:send("still here", peer, 1)
+  T.eq(c:recv(peer, 1), "still here")
+end)
+
+T.case("a message orders its send before its receive (race checker)", function()
+  local function races(ordered)
+    rl.races.clear()
+    local win = rl.win_allocate(64, { disp_unit = 4, info = { rmalab_check = "races:quiet" } })
+    if me == 0 then
+      win:lock(1, "shared"); win:put(1, 0, "int32", 1); win:unlock(1)
+      c:send("go", 1, ordered and 1 or 2)
+    elseif ordered then
+      c:recv(0, 1)
+      win:read(0, "int32")
+    else
+      win:read(0, "int32") -- before the message: unordered
+      c:recv(0, 2)
+    end
+    c:barrier()
+    win:free()
+    return rl.races.total()
+  end
+  T.eq(races(false), 1, "read before the receive: a race")
+  T.eq(races(true), 0, "read after the receive: ordered")
+  -- isend / irecv carry it too
+  rl.races.clear()
+  local win = rl.win_allocate(64, { disp_unit = 4, info = { rmalab_check = "races:quiet" } })
+  if me == 0 then
+    win:lock(1, "shared"); win:put(1, 0, "int32", 1); win:unlock(1)
+    c:isend("go", 1):wait()
+  else
+    c:irecv(0):wait()
+    win:read(0, "int32")
+  end
+  c:barrier()
+  win:free()
+  T.eq(rl.races.total(), 0, "isend to irecv")
+end)
