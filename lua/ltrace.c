@@ -237,16 +237,14 @@ static const luaL_Reg win_methods[] = {
 };
 
 /* T._sync: the core's synchronisation kinds by name (rmalab/sync.h), with
- * what the writers need: scope ("nobody", "peer", "group", "every") and
- * collective. */
+ * what the writers need: scope (rmalab_sync_scope_name) and collective. */
 static void push_sync_kinds(lua_State *L)
 {
-    static const char *const scopes[] = {"nobody", "peer", "group", "every"};
     lua_createtable(L, 0, RMALAB_SYNC_NKINDS);
     for (int i = 0; i < RMALAB_SYNC_NKINDS; i++) {
         const rmalab_sync_kind *k = rmalab_sync_kind_get((rmalab_sync_id)i);
         lua_createtable(L, 0, 2);
-        lua_pushstring(L, scopes[k->scope]);
+        lua_pushstring(L, rmalab_sync_scope_name(k->scope));
         lua_setfield(L, -2, "scope");
         lua_pushboolean(L, k->collective);
         lua_setfield(L, -2, "collective");

@@ -87,9 +87,6 @@ static void forget_win(lua_State *L, rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 
-static const char *const ctor_names[] = {"win_create", "win_allocate", "win_allocate_shared",
-                                         "win_create_dynamic"};
-
 /* The options table at `optarg`: disp_unit, info, comm, name. What they
  * need (a table's info object, the name string) stays on the stack. */
 static void check_opts(lua_State *L, int optarg, rmalab_win_opts *opts)
@@ -128,7 +125,7 @@ static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
     u->ctx->stats.wins++;
     u->leak = lrm_leak_new();
     if (!u->leak)
-        lrm_raise_named(L, name, RMALAB_ERR_NO_MEM, "rl.%s: out of memory", ctor_names[flavor]);
+        lrm_raise_named(L, name, RMALAB_ERR_NO_MEM, "rl.%s: out of memory", rmalab_flavor_call(flavor));
     return u;
 }
 
@@ -154,7 +151,7 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
     default: rc = rmalab_win_create_dynamic(&opts, &u->win, d); break;
     }
     if (rc)
-        return lrm_raise_named(L, opts.name, rc, "rl.%s: %s", ctor_names[flavor],
+        return lrm_raise_named(L, opts.name, rc, "rl.%s: %s", rmalab_flavor_call(flavor),
                                rmalab_errmsg());
     /* From here a Lua error leaves the window to __gc, which reports it. */
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);

@@ -197,13 +197,20 @@ static int packet_ready(void)
     return RMALAB_OK;
 }
 
-static const char *const reduce_names[] = {"allreduce", "reduce", "scan", "exscan"};
+const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
+{
+    static const char *const names[] = {
+        [RMALAB_REDUCE_ALL] = "allreduce", [RMALAB_REDUCE_ROOT] = "reduce",
+        [RMALAB_REDUCE_SCAN] = "scan", [RMALAB_REDUCE_EXSCAN] = "exscan",
+    };
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
 
 /* What one rank can tell alone, before the collective. */
 static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int count,
                         rmalab_type type, rmalab_op op)
 {
-    const char *call = reduce_names[kind];
+    const char *call = rmalab_reduce_kind_name(kind);
     if (kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c)))
         return rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
                                              "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
@@ -259,13 +266,13 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
         e = MPI_Scan(MPI_IN_PLACE, buf, n, t, op, mc);
     else if ((e = MPI_Exscan(buf, tmp, n, t, op, mc)) == MPI_SUCCESS && rmalab_comm_rank(c))
         memcpy(buf, tmp, (size_t)n * 8);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, reduce_names[kind]);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_reduce_kind_name(kind));
 }
 
 static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
                        int count, rmalab_type *type, rmalab_op op, int status)
 {
-    const char *call = reduce_names[kind];
+    const char *call = rmalab_reduce_kind_name(kind);
     rpacket p = {.count = count, .type = (int8_t)*type, .op = (int8_t)op};
     int inl = kind <= RMALAB_REDUCE_ROOT ? (count < RMALAB_REDUCE_INLINE ? count
                                                                          : RMALAB_REDUCE_INLINE)
@@ -299,7 +306,7 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
 int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
                        rmalab_type *type, rmalab_op op, int status)
 {
-    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? reduce_names[kind] : "reduce";
+    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
                  ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
              : c ? reduce_local(c, kind, root, count, *type, op)

@@ -105,3 +105,38 @@ int rmalab__sync_opener(rmalab_access a, rmalab_exposure x)
     }
     return RMALAB_SYNC_NKINDS;
 }
+
+const char *rmalab_sync_name(rmalab_sync_id id)
+{
+    return (unsigned)id < RMALAB_SYNC_NKINDS ? rmalab__sync_kinds[id].name : "?";
+}
+
+#define NAME_OF(table, v) ((unsigned)(v) < sizeof table / sizeof table[0] ? table[v] : "?")
+
+const char *rmalab_sync_scope_name(rmalab_sync_scope scope)
+{
+    static const char *const names[] = {
+        [RMALAB_SYNC_NOBODY] = "nobody", [RMALAB_SYNC_PEER] = "peer",
+        [RMALAB_SYNC_GROUP] = "group", [RMALAB_SYNC_EVERY] = "every",
+    };
+    return NAME_OF(names, scope);
+}
+
+const char *rmalab_sync_release_name(rmalab_sync_release release)
+{
+    static const char *const names[] = {
+        [RMALAB_RELEASE_NONE] = "none", [RMALAB_RELEASE_CLOCK] = "clock",
+        [RMALAB_RELEASE_EPOCH] = "epoch", [RMALAB_RELEASE_TARGETS] = "targets",
+        [RMALAB_RELEASE_LOCAL] = "local", [RMALAB_RELEASE_ALL] = "all",
+    };
+    return NAME_OF(names, release);
+}
+
+const char *rmalab_sync_acquire_name(rmalab_sync_acquire acquire)
+{
+    static const char *const names[] = {
+        [RMALAB_ACQUIRE_ARRIVED] = "arrived", [RMALAB_ACQUIRE_EPOCH] = "epoch",
+        [RMALAB_ACQUIRE_ALL] = "all",
+    };
+    return NAME_OF(names, acquire);
+}

@@ -69,6 +69,16 @@ int rmalab_op_from_name(const char *name, rmalab_op *out)
                         name ? name : "(null)");
 }
 
+const char *rmalab_flavor_call(rmalab_flavor flavor)
+{
+    static const char *const names[] = {
+        [RMALAB_FLAVOR_CREATE] = "win_create", [RMALAB_FLAVOR_ALLOCATE] = "win_allocate",
+        [RMALAB_FLAVOR_SHARED] = "win_allocate_shared",
+        [RMALAB_FLAVOR_DYNAMIC] = "win_create_dynamic",
+    };
+    return (unsigned)flavor < sizeof names / sizeof names[0] ? names[flavor] : "?";
+}
+
 const char *rmalab_flavor_name(rmalab_flavor flavor)
 {
     static const char *const names[] = {

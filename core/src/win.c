@@ -391,13 +391,6 @@ static void creation_end(struct creation *c, int rc)
 }
 
 /* What rmalab_blocked_get calls creation in each flavour. */
-static const char *const creation_calls[] = {
-    [RMALAB_FLAVOR_CREATE] = "win_create",
-    [RMALAB_FLAVOR_ALLOCATE] = "win_allocate",
-    [RMALAB_FLAVOR_SHARED] = "win_allocate_shared",
-    [RMALAB_FLAVOR_DYNAMIC] = "win_create_dynamic",
-};
-
 static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
                    rmalab_diags *diags)
 {
@@ -413,7 +406,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         return rc;
     MPI_Comm parent = c.opts->comm ? rmalab_comm_mpi(c.opts->comm) : MPI_COMM_WORLD;
     /* Collective over the parent from here: blocked in win_<flavour>. */
-    rmalab__block b = {.call = creation_calls[flavor], .collective = true};
+    rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true};
     rmalab__block_comm(&b, parent);
     if ((rc = rmalab__block_enter(&b)))
         return rc;
@@ -448,7 +441,7 @@ static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmal
     MPI_Comm parent = opts && opts->comm ? rmalab_comm_mpi(opts->comm) : MPI_COMM_WORLD;
     if (parent != MPI_COMM_NULL)
         rmalab__block_comm(&b, parent);
-    return rmalab__call_end(creation_calls[flavor], "comm", b.id, rc);
+    return rmalab__call_end(rmalab_flavor_call(flavor), "comm", b.id, rc);
 }
 
 int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)

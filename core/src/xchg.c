@@ -43,7 +43,15 @@ typedef struct {
     bool own_block;
 } xchg;
 
-static const char *const xchg_names[] = {"bcast", "gather", "allgather", "scatter", "alltoall"};
+const char *rmalab_xchg_kind_name(rmalab_xchg_kind kind)
+{
+    static const char *const names[] = {
+        [RMALAB_XCHG_BCAST] = "bcast", [RMALAB_XCHG_GATHER] = "gather",
+        [RMALAB_XCHG_ALLGATHER] = "allgather", [RMALAB_XCHG_SCATTER] = "scatter",
+        [RMALAB_XCHG_ALLTOALL] = "alltoall",
+    };
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
 
 static bool sends(const xchg *x)
 {
@@ -102,7 +110,7 @@ static int packets(xchg *x)
     size_t P = (size_t)x->size, n = 2 * P * sizeof(xpacket);
     unsigned char *pk = rmalab__scratch(1, n + (P + 1) * sizeof(int64_t) + 4 * P * sizeof(int));
     if (!pk || !rmalab__scratch(0, SCRATCH_KEEP))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", xchg_names[x->kind]);
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", rmalab_xchg_kind_name(x->kind));
     memset(pk, 0, n);
     x->opk = (xpacket *)pk;
     x->ipk = x->opk + P;
@@ -151,7 +159,7 @@ static int first(xchg *x)
         break;
     default: e = MPI_Alltoall(x->opk, P, MPI_BYTE, x->ipk, P, MPI_BYTE, x->mc); break;
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, xchg_names[x->kind]);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_xchg_kind_name(x->kind));
 }
 
 /* Packets seen: the bcast's and scatter's one, every rank's otherwise. */
@@ -176,7 +184,7 @@ static int verdict(xchg *x, int64_t *over, int64_t *bound)
             return x->status ? x->status
                              : rmalab__fail(p->status, "%s: rank %d could not take part (%s; "
                                                        "its own error says why)",
-                                            xchg_names[x->kind], sender(x, i),
+                                            rmalab_xchg_kind_name(x->kind), sender(x, i),
                                             rmalab_err_name(p->status));
         *over += seen(x) == 1 || x->kind == RMALAB_XCHG_ALLTOALL ? p->over
                  : p->n > INL                                    ? p->n - INL
@@ -185,7 +193,7 @@ static int verdict(xchg *x, int64_t *over, int64_t *bound)
     }
     if (*bound > RMALAB_BYTES_MAX)
         return rmalab__fail(RMALAB_ERR_ARG, "%s: %lld bytes in all: more than one call can move",
-                            xchg_names[x->kind], (long long)*bound);
+                            rmalab_xchg_kind_name(x->kind), (long long)*bound);
     return RMALAB_OK;
 }
 
@@ -204,8 +212,8 @@ static int place(xchg *x, int64_t bound)
         x->own_block = true;
         if (x->nin && !x->block)
             rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory for %lld bytes",
-                              xchg_names[x->kind], (long long)total);
-        if ((rc = rmalab__agree(x->mc, rc, xchg_names[x->kind])))
+                              rmalab_xchg_kind_name(x->kind), (long long)total);
+        if ((rc = rmalab__agree(x->mc, rc, rmalab_xchg_kind_name(x->kind))))
             return rc;
     } else {
         x->block = rmalab__scratch(0, SCRATCH_KEEP);
@@ -246,7 +254,7 @@ static int pack(xchg *x)
         return RMALAB_OK;
     unsigned char *p = x->packed = rmalab__malloc(total);
     if (!p)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", xchg_names[x->kind]);
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", rmalab_xchg_kind_name(x->kind));
     for (int i = 0; i < x->nout; i++)
         if (x->out[i].n > INL) {
             memcpy(p, (const unsigned char *)x->out[i].p + INL, x->out[i].n - INL);
@@ -288,7 +296,7 @@ static int second(xchg *x)
         e = MPI_Alltoallv(packed, sc, sd, MPI_BYTE, x->block, rcn, rd, MPI_BYTE, x->mc);
         break;
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, xchg_names[x->kind]);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_xchg_kind_name(x->kind));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -306,7 +314,7 @@ static int unclock(xchg *x, rmalab_bytes *recv)
             continue;
         if (recv[i].n < W8)
             return rmalab__fail(RMALAB_ERR_ARG, "%s: a string too short for its clock",
-                                xchg_names[x->kind]);
+                                rmalab_xchg_kind_name(x->kind));
         recv[i].n -= W8;
         if (sender(x, i) != x->rank)
             rc = rmalab__clock_in((const unsigned char *)recv[i].p + recv[i].n);
@@ -326,7 +334,7 @@ static int run(xchg *x, const rmalab_bytes *send, rmalab_bytes *recv)
     for (int i = 0; !x->status && i < x->nout; i++)
         if (x->out[i].n > RMALAB_BYTES_MAX)
             x->status = rmalab__fail(RMALAB_ERR_ARG, "%s: %zu bytes are more than one string "
-                                                     "may hold", xchg_names[x->kind], x->out[i].n);
+                                                     "may hold", rmalab_xchg_kind_name(x->kind), x->out[i].n);
     if (!x->status)
         x->status = pack(x);
     int rc = packets(x); /* with no memory for the packets, nothing can be sent */
@@ -353,7 +361,7 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
     static _Thread_local unsigned char *big; /* the last call's block, if its own */
     rmalab__free(big);
     big = NULL;
-    const char *call = (unsigned)kind <= RMALAB_XCHG_ALLTOALL ? xchg_names[kind] : "exchange";
+    const char *call = (unsigned)kind <= RMALAB_XCHG_ALLTOALL ? rmalab_xchg_kind_name(kind) : "exchange";
     xchg x = {.c = c, .kind = kind, .root = root, .status = status};
     int rc = RMALAB_OK;
     if ((unsigned)kind > RMALAB_XCHG_ALLTOALL)

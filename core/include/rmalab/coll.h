@@ -41,6 +41,9 @@ typedef enum {
     RMALAB_REDUCE_EXSCAN, /* rank i: ranks 0..i-1; rank 0's buf is left alone */
 } rmalab_reduce_kind;
 
+/* "allreduce", "reduce", "scan", "exscan"; "?" outside the enum. */
+RMALAB_API const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind);
+
 /* Collective: reduce `count` numbers at buf, in place, with op (sum, prod,
  * max, min, band, bor, bxor, land, lor, lxor). *type is RMALAB_INT64 or
  * RMALAB_DOUBLE and may differ across ranks: when any rank gives doubles
@@ -63,6 +66,9 @@ typedef enum {
     RMALAB_XCHG_SCATTER,   /* root's string r to rank r */
     RMALAB_XCHG_ALLTOALL,  /* each rank's string r to rank r */
 } rmalab_xchg_kind;
+
+/* "bcast", "gather", "allgather", "scatter", "alltoall"; "?" outside. */
+RMALAB_API const char *rmalab_xchg_kind_name(rmalab_xchg_kind kind);
 
 typedef struct {
     const void *p;

@@ -121,5 +121,12 @@ RMALAB_API const rmalab_sync_kind *rmalab_sync_kind_get(rmalab_sync_id id);
 /* The row of the call named `name` ("wait"); NULL when it is no
  * synchronisation call (an RMA operation, "free", "barrier"...). */
 RMALAB_API const rmalab_sync_kind *rmalab_sync_kind_find(const char *name);
+/* Names: the call's ("wait"); the scope's ("nobody", "peer", "group",
+ * "every"); what a call releases and acquires, as docs/races.md words them.
+ * "?" outside the enum. */
+RMALAB_API const char *rmalab_sync_name(rmalab_sync_id id);
+RMALAB_API const char *rmalab_sync_scope_name(rmalab_sync_scope scope);
+RMALAB_API const char *rmalab_sync_release_name(rmalab_sync_release release);
+RMALAB_API const char *rmalab_sync_acquire_name(rmalab_sync_acquire acquire);
 
 #endif

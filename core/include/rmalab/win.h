@@ -74,6 +74,9 @@ RMALAB_API int rmalab_type_from_name(const char *name, rmalab_type *out);
 RMALAB_API const char *rmalab_op_name(rmalab_op op);
 RMALAB_API int rmalab_op_from_name(const char *name, rmalab_op *out);
 RMALAB_API const char *rmalab_flavor_name(rmalab_flavor flavor);
+/* The MPI call that makes a window of the flavour, without MPI_:
+ * "win_create", "win_allocate", "win_allocate_shared", "win_create_dynamic". */
+RMALAB_API const char *rmalab_flavor_call(rmalab_flavor flavor);
 /* "nocheck" ... "nosucceed" -> RMALAB_MODE_*; ERR_ARG for others. */
 RMALAB_API int rmalab_mode_from_name(const char *name, int *out);
 
