@@ -137,7 +137,7 @@ static void native_destroy(rmalab_win *w)
 static int native_info(const rmalab_win *w, rmalab_info *info)
 {
     (void)w;
-    return rmalab_info_set(info, "rmalab_pscw_defect",
+    return rmalab_info_set(info, RMALAB_KEY_PSCW_DEFECT,
                            "MPICH 4.0.2 counts PSCW posts without checking their rank or epoch, "
                            "so a post of the next epoch that arrives early can hang a correct "
                            "program in start(); the default engine, rma, matches per peer "

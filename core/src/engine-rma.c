@@ -402,10 +402,10 @@ static void rma_destroy(rmalab_win *w)
 static int rma_info(const rmalab_win *w, rmalab_info *info)
 {
     const struct rmalab__rma *r = w->engine_state;
-    int rc = rmalab_info_set(info, "rmalab_pscw_sync_path",
+    int rc = rmalab_info_set(info, RMALAB_KEY_PSCW_SYNC_PATH,
                              !r->remote_peers ? "shm" : r->local_peers ? "shm,mpi" : "mpi");
     return rc ? rc
-              : rmalab_info_set(info, "rmalab_pscw_data_path",
+              : rmalab_info_set(info, RMALAB_KEY_PSCW_DATA_PATH,
                                 r->plain_peers == w->size ? "shm"
                                 : r->plain_peers          ? "shm,mpi"
                                                           : "mpi");

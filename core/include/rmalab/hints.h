@@ -30,6 +30,11 @@ typedef enum { RMALAB_SCOPE_WIN, RMALAB_SCOPE_COMM } rmalab_hint_scope;
 #define RMALAB_KEY_TRACE "rmalab_trace"
 #define RMALAB_KEY_TRACE_SIZE "rmalab_trace_size"
 #define RMALAB_KEY_CHECK "rmalab_check"
+/* Keys that a window's get_info reports and no one sets: what the PSCW
+ * engine in force does (docs/pscw.md, docs/pscw-rma.md). */
+#define RMALAB_KEY_PSCW_DEFECT "rmalab_pscw_defect"
+#define RMALAB_KEY_PSCW_SYNC_PATH "rmalab_pscw_sync_path"
+#define RMALAB_KEY_PSCW_DATA_PATH "rmalab_pscw_data_path"
 
 typedef enum {
     RMALAB_HINT_BOOL,   /* "true" | "false" */
