@@ -141,7 +141,7 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
     lrm_block *k = b->blk;
     if (k->busy)
         touch(L, b, 1, b->n, writes, call);
-    if (k->nflights + 2 > k->capflights) { /* an origin and a result may share it */
+    if (k->nflights + 3 > k->capflights) { /* an origin, a compare and a result may share it */
         int cap = k->capflights ? 2 * k->capflights : 4;
         lrm_flight *f = realloc(k->flights, (size_t)cap * sizeof *f);
         if (!f)

@@ -235,6 +235,14 @@ RMALAB_API int rmalab_win_get_accumulate_mem(rmalab_win *win, int target, MPI_Ai
                                              rmalab_type type, int count, const void *origin,
                                              void *result, rmalab_op op,
                                              const rmalab_vector *vec, uint64_t *ticket);
+/* One element each, as rmalab_win_fetch_and_op and _compare_and_swap. */
+RMALAB_API int rmalab_win_fetch_and_op_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                           rmalab_type type, const void *origin, void *result,
+                                           rmalab_op op, uint64_t *ticket);
+RMALAB_API int rmalab_win_compare_and_swap_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                               rmalab_type type, const void *compare,
+                                               const void *origin, void *result,
+                                               uint64_t *ticket);
 /* Has the operation of `ticket` to `target` completed at this origin (a
  * call that completes it has returned)? True for ticket 0 and for a NULL
  * window. */
