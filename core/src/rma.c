@@ -77,7 +77,7 @@ static size_t bytes_of(rmalab_type type, int count)
  * contiguous elements, or a vector: then `tdt` is a committed datatype
  * that op_close frees. `copy`: stage the origin (the calls that promise
  * the caller its buffer back at once); else *ticket numbers the operation
- * for rmalab_win_done (0: it completed within the call). */
+ * for rmalab_win_done (0: it failed before it was issued). */
 typedef struct {
     const char *what;
     rmalab__op_event *ev;   /* its target, disp, type; count: the footprint's */
@@ -174,6 +174,15 @@ static int op_issued(rmalab_win *w, rma_op *o, int e, const char *mpi_name)
     return RMALAB_OK;
 }
 
+/* After an engine's plain copy: done already, but MPI's rule holds the
+ * caller's memory until the call that completes the epoch's operations,
+ * and so does the ticket (a get's result may not be read before complete(),
+ * whichever engine moved it). */
+static int copied(rmalab_win *w, rma_op *o)
+{
+    return op_issued(w, o, MPI_SUCCESS, NULL);
+}
+
 static int put_(rmalab_win *w, rma_op *o, const void *origin)
 {
     unsigned char *p;
@@ -182,7 +191,7 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
         return rc;
     if (p) {
         memcpy(p, origin, bytes_of(o->type, o->count));
-        return RMALAB_OK;
+        return copied(w, o);
     }
     if ((rc = op_origin(w, o, &origin)))
         return rc;
@@ -199,7 +208,7 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         return rc;
     if (p) {
         memcpy(result, p, bytes_of(o->type, o->count));
-        return RMALAB_OK;
+        return copied(w, o);
     }
     int e = MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
                     rmalab__op_win(w));

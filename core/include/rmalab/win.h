@@ -217,7 +217,8 @@ typedef struct {
  * copied and no result is allocated. MPI reads `origin` and writes `result`
  * until the operation completes at this origin, so the caller must leave
  * them alone (and alive) until then: rmalab_win_done(win, target, *ticket)
- * says when. *ticket is 0 for an operation that completed within the call.
+ * says when: at the call that completes the operation as MPI defines it, even
+ * when an engine moved the data within the call (a plain copy).
  * `vec` may be NULL: `count` contiguous elements at the target; with a
  * vector, `count` must be vec->count * vec->blocklen (ERR_ARG). The race
  * checker and the recorder see a vector's blocks one by one. */
