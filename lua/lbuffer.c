@@ -121,8 +121,9 @@ static void access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Intege
     lrm_site(L, k->seen);
     MPI_Aint at = (MPI_Aint)(b->p - k->seen_base) + (MPI_Aint)(lo - 1) * b->size;
     int rc = rmalab_win_direct(k->seen, k->seen_rank, at, b->type, (int)(hi - lo + 1), writes);
-    if (rc)
-        lrm_raise_win(L, rc, k->seen, NULL);
+    if (rc) /* the checker in mode races found one, or ERR_RMA_RANGE */
+        lrm_raise_named(L, rmalab_win_get_name(k->seen), rc, "%s: %s", call ? call : "a view",
+                        rmalab_errmsg());
 }
 
 void lrm_buffer_seen(lrm_buffer *b, rmalab_win *w, int rank)
