@@ -54,7 +54,7 @@ static lrm_buffer *checkbuffer(lua_State *L, int arg)
 
 static void set_busy(lrm_block *k)
 {
-    k->busy = k->nflights > 0 || k->gone;
+    k->busy = k->nflights > 0 || k->gone || k->seen;
 }
 
 /* Forget the flights of w on block k that have completed (all of them
@@ -108,6 +108,34 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
     set_busy(k);
 }
 
+/* A load or store of elements lo..hi of b (from 1) through a view of a
+ * checked window: touch, then the race checker hears of it, as of a
+ * win:read or win:write (the slow path, taken when the block is busy). */
+static void access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                   bool writes, const char *call)
+{
+    touch(L, b, lo, hi, writes, call);
+    lrm_block *k = b->blk;
+    if (!k->seen)
+        return;
+    lrm_site(L, k->seen);
+    MPI_Aint at = (MPI_Aint)(b->p - k->seen_base) + (MPI_Aint)(lo - 1) * b->size;
+    int rc = rmalab_win_direct(k->seen, k->seen_rank, at, b->type, (int)(hi - lo + 1), writes);
+    if (rc) /* the checker in mode races found one, or ERR_RMA_RANGE */
+        lrm_raise_named(L, rmalab_win_get_name(k->seen), rc, "%s: %s", call ? call : "a view",
+                        rmalab_errmsg());
+}
+
+void lrm_buffer_seen(lrm_buffer *b, rmalab_win *w, int rank)
+{
+    if (rmalab_win_check_mode(w) == RMALAB_CHECK_OFF)
+        return;
+    b->own.seen = w;
+    b->own.seen_rank = rank;
+    b->own.seen_base = b->p;
+    set_busy(&b->own);
+}
+
 /* registry[key][w], made when `make`; pushed, or nothing pushed (false). */
 static bool window_set(lua_State *L, const char *key, rmalab_win *w, bool make, bool weak)
 {
@@ -141,7 +169,7 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
     lrm_block *k = b->blk;
     if (k->busy)
         touch(L, b, 1, b->n, writes, call);
-    if (k->nflights + 2 > k->capflights) { /* an origin and a result may share it */
+    if (k->nflights + 3 > k->capflights) { /* an origin, a compare and a result may share it */
         int cap = k->capflights ? 2 * k->capflights : 4;
         lrm_flight *f = realloc(k->flights, (size_t)cap * sizeof *f);
         if (!f)
@@ -366,7 +394,7 @@ static int buffer_index(lua_State *L)
         lua_Integer i = lua_tointeger(L, 2);
         if ((lua_Unsigned)i - 1 < (lua_Unsigned)b->n) {
             if (b->blk->busy)
-                touch(L, b, i, i, false, NULL);
+                access(L, b, i, i, false, NULL);
             push_element(L, b, i);
             return 1;
         }
@@ -381,7 +409,7 @@ static int buffer_index(lua_State *L)
     }
     lua_Integer i = checkindex(L, b);
     if (b->blk->busy)
-        touch(L, b, i, i, false, NULL);
+        access(L, b, i, i, false, NULL);
     push_element(L, b, i);
     return 1;
 }
@@ -393,14 +421,14 @@ static int buffer_newindex(lua_State *L)
     if (b && lua_isinteger(L, 2) && (lua_Unsigned)(i = lua_tointeger(L, 2)) - 1 <
                                         (lua_Unsigned)b->n) {
         if (b->blk->busy)
-            touch(L, b, i, i, true, NULL);
+            access(L, b, i, i, true, NULL);
         store_element(L, b, i);
         return 0;
     }
     b = checkbuffer(L, 1);
     i = checkindex(L, b);
     if (b->blk->busy)
-        touch(L, b, i, i, true, NULL);
+        access(L, b, i, i, true, NULL);
     store_element(L, b, i);
     return 0;
 }
@@ -438,7 +466,7 @@ static int buffer_totable(lua_State *L)
     lua_Integer i, j;
     checkrange(L, b, 2, &i, &j);
     if (b->blk->busy && j >= i)
-        touch(L, b, i, j, false, "b:totable");
+        access(L, b, i, j, false, "b:totable");
     lrm_pushvalues(L, b->type, b->p + (i - 1) * b->size, (int)(j - i + 1), 1);
     return 1;
 }
@@ -450,7 +478,7 @@ static int buffer_fill(lua_State *L)
     _Alignas(16) unsigned char v[16];
     lrm_storeelement(L, 2, 1, b->type, v);
     if (b->blk->busy && b->n)
-        touch(L, b, 1, b->n, true, "b:fill");
+        access(L, b, 1, b->n, true, "b:fill");
     for (lua_Integer i = 0; i < b->n; i++)
         memcpy(b->p + i * b->size, v, (size_t)b->size);
     lua_settop(L, 1);

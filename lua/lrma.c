@@ -53,13 +53,14 @@ typedef struct {
     const rmalab_vector *vec;
     const char *call;       /* "win:put" */
     const char *op;         /* "put" */
-    enum { PUT, GET, ACCUMULATE, GET_ACCUMULATE } kind;
+    enum { PUT, GET, ACCUMULATE, GET_ACCUMULATE, FETCH_AND_OP, COMPARE_AND_SWAP } kind;
 } mem_op;
 
 static void check_op_args(lua_State *L, mem_op *o, const char *call)
 {
     static const char *const calls[] = {"win:put", "win:get", "win:accumulate",
-                                        "win:get_accumulate"};
+                                        "win:get_accumulate", "win:fetch_and_op",
+                                        "win:compare_and_swap"};
     o->kind = PUT;
     while (strcmp(calls[o->kind], call))
         o->kind++;
@@ -246,8 +247,74 @@ static int win_get_accumulate(lua_State *L)
     return 1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* fetch_and_op and compare_and_swap on buffers: one element each           */
+
+/* The value or buffer at arg as a buffer of one element. */
+static int one_at(lua_State *L, const mem_op *o, int arg)
+{
+    int b = origin_at(L, o, arg);
+    lua_Integer n = lrm_tobuffer(L, b)->n;
+    if (n != 1)
+        lrm_raise_named(L, rmalab_win_get_name(o->w), RMALAB_ERR_ARG,
+                        "%s: the buffer (argument %d) holds %lld elements; %s moves exactly one",
+                        o->call, arg - 1, (long long)n, o->op);
+    return b;
+}
+
+/* With a buffer among its arguments: the origin at `b` (and compare at
+ * `c`, unless 0), the result at `b + 1`, given or new; all in flight. */
+static int atomic_mem(lua_State *L, const char *call, int c, int b, rmalab_op op)
+{
+    mem_op o;
+    check_op_args(L, &o, call);
+    if (o.vec)
+        lrm_argerror(L, 4, RMALAB_ERR_ARG, "a type expected: the operation moves one element");
+    lua_settop(L, b + 1);
+    int cb = c ? one_at(L, &o, c) : 0, ob = one_at(L, &o, b), rb = result_at(L, &o, b + 1, 1);
+    lrm_buffer *x = c ? lrm_tobuffer(L, cb) : NULL, *u = lrm_tobuffer(L, ob),
+               *v = lrm_tobuffer(L, rb);
+    if (v->n != 1)
+        lrm_argerror(L, b + 1, RMALAB_ERR_ARG, "a result buffer of one element expected");
+    if (v->p == u->p || (x && v->p == x->p))
+        lrm_argerror(L, b + 1, RMALAB_ERR_ARG, "the result buffer is an operand too");
+    if (x)
+        lrm_buffer_claim(L, cb, o.w, false, o.call);
+    lrm_buffer_claim(L, ob, o.w, false, o.call);
+    lrm_buffer_claim(L, rb, o.w, true, o.call);
+    lrm_site(L, o.w);
+    uint64_t ticket;
+    int rc = x ? rmalab_win_compare_and_swap_mem(o.w, o.target, o.disp, o.type, x->p, u->p, v->p,
+                                                 &ticket)
+               : rmalab_win_fetch_and_op_mem(o.w, o.target, o.disp, o.type, u->p, v->p, op,
+                                             &ticket);
+    if (rc)
+        mem_error(L, rc, &o);
+    if (x)
+        fly(L, &o, cb, ticket, false);
+    fly(L, &o, ob, ticket, false);
+    fly(L, &o, rb, ticket, true);
+    lua_pushvalue(L, rb);
+    return 1;
+}
+
+static int any_buffer(lua_State *L, int from, int to)
+{
+    for (int i = from; i <= to; i++)
+        if (lrm_tobuffer(L, i))
+            return 1;
+    return 0;
+}
+
+/* win:fetch_and_op(target, disp, type, value | buffer, op [, result]): a
+ * result handle, or with a buffer, the result buffer. */
 static int win_fetch_and_op(lua_State *L)
 {
+    if (any_buffer(L, 5, 7)) {
+        rmalab_op op = lrm_checkop(L, 6);
+        lua_remove(L, 6); /* the result follows the origin */
+        return atomic_mem(L, "win:fetch_and_op", 0, 5, op);
+    }
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
     MPI_Aint disp = lrm_checkdisp(L, 3);
@@ -265,8 +332,12 @@ static int win_fetch_and_op(lua_State *L)
     return 1;
 }
 
+/* win:compare_and_swap(target, disp, type, compare, value [, result]):
+ * each of compare and value may be a buffer; with one, the result buffer. */
 static int win_compare_and_swap(lua_State *L)
 {
+    if (any_buffer(L, 5, 7))
+        return atomic_mem(L, "win:compare_and_swap", 5, 6, RMALAB_NOPS);
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
     MPI_Aint disp = lrm_checkdisp(L, 3);

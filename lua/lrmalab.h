@@ -259,8 +259,12 @@ void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, vo
  * access tests one flag (busy) before it looks at them. */
 typedef struct lrm_flight lrm_flight;
 typedef struct {
-    unsigned busy;          /* nonzero: operations in flight, or the memory is gone */
+    unsigned busy;          /* nonzero: operations in flight, the memory is gone, or
+                               its loads and stores are recorded (`seen`) */
     const char *gone;       /* why the memory is gone (its window was freed), or NULL */
+    rmalab_win *seen;       /* a view of this checked window's memory: the */
+    int seen_rank;          /* rank's, from seen_base; each load and store */
+    unsigned char *seen_base; /* goes to rmalab_win_direct */
     lrm_flight *flights;    /* malloc'd */
     int nflights, capflights;
 } lrm_block;
@@ -282,6 +286,9 @@ lrm_buffer *lrm_tobuffer(lua_State *L, int arg);
  * `w`, the buffer is one of w's views: lrm_buffers_gone marks it. */
 lrm_buffer *lrm_buffer_over(lua_State *L, void *mem, lua_Integer n, rmalab_type type,
                             int owner_idx, rmalab_win *w);
+/* The view b is of rank's memory of w, from its first element: if w is
+ * checked, the race checker sees its loads and stores (rmalab_win_direct). */
+void lrm_buffer_seen(lrm_buffer *b, rmalab_win *w, int rank);
 /* Push a new zeroed buffer of n elements. */
 lrm_buffer *lrm_buffer_new(lua_State *L, rmalab_type type, lua_Integer n);
 /* Before an operation `call` ("win:put") on w uses the buffer at arg:

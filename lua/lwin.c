@@ -326,9 +326,11 @@ static int win_write(lua_State *L)
 
 /* A buffer of `type` over n bytes of the window's memory at `mem`: a view
  * that keeps the window (argument 1) alive, and is gone once it is freed. */
-static int push_view(lua_State *L, rmalab_win *w, void *mem, MPI_Aint bytes, rmalab_type t)
+static int push_view(lua_State *L, rmalab_win *w, int rank, void *mem, MPI_Aint bytes,
+                     rmalab_type t)
 {
-    lrm_buffer_over(L, mem, (lua_Integer)(bytes / rmalab_type_size(t)), t, 1, w);
+    lrm_buffer *b = lrm_buffer_over(L, mem, (lua_Integer)(bytes / rmalab_type_size(t)), t, 1, w);
+    lrm_buffer_seen(b, w, rank);
     return 1;
 }
 
@@ -341,7 +343,7 @@ static int win_local_view(lua_State *L)
         lrm_raise_named(L, rmalab_win_get_name(w), RMALAB_ERR_WIN,
                         "win:local_view: a dynamic window has no memory of its own; its "
                         "attached regions are read with win:read");
-    return push_view(L, w, rmalab_win_base(w), rmalab_win_size(w), t);
+    return push_view(L, w, rmalab_win_rank(w), rmalab_win_base(w), rmalab_win_size(w), t);
 }
 
 /* win:shared_query(rank, type): rank's segment of a shared window. */
@@ -356,7 +358,7 @@ static int win_shared_query(lua_State *L)
     int rc = rmalab_win_shared_query(w, rank, &size, &unit, &base);
     if (rc)
         return lrm_raise_win(L, rc, w, NULL);
-    return push_view(L, w, base, size, t);
+    return push_view(L, w, rank, base, size, t);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -215,11 +215,25 @@ function T.current() return current and current.name end
 --   * a world barrier after the body, the windows' free (dynamic: detach
 --     first), which is the checker's last, collective check, then
 --     rl.races.total() (collective): the races found on all ranks.
--- Checks T.eq(total > 0, expect == "yes") per run, naming the run, the
--- flavour and the seed; on a mismatch rank 0's failure also carries
--- rl.races.text(), what the checker found or "no races found". An error
--- raised by the body ends the case on that rank (its peers then wait: the
--- runner diagnoses it).
+-- Checks T.eq(found, expect == "yes") per run, naming the run, the
+-- flavour and the seed, where found is total > 0, or for a case whose race
+-- is on the origin's own buffer (T.racy below) a refusal at the racy access;
+-- on a mismatch rank 0's failure also carries rl.races.text(), what the
+-- checker found or "no races found". An error raised by the body ends the
+-- case on that rank (its peers then wait: the runner diagnoses it), so a
+-- buffer refused anywhere else (ERR_RMA_SYNC) fails the case.
+-- opts.needs = "rput": a window method the case needs; without it (a build
+-- before request-based RMA) the case is skipped (T.skip) with that reason.
+--
+-- T.racy(fn), inside the body: fn is the racy access of a case whose race is
+-- on the origin's own buffer (RMARaceBench's local cases, class C in
+-- tests/races/README.md), such as a store to a put's origin buffer while the
+-- put is in flight. The buffer rule must refuse it: fn() raises
+-- ERR_RMA_SYNC (docs/lua.md, Buffers), and that refusal is the race found.
+-- A run in which any rank called T.racy is found when every such call was
+-- refused, and then the checker must have reported nothing (the window's
+-- memory does not race); fn() returning is a miss, and any other error
+-- ends the case. A "no" case must not call it.
 local race_flavours = { "allocate", "create", "allocate_shared", "dynamic" }
 local race_ctors = { allocate = "win_allocate", create = "win_create",
                      allocate_shared = "win_allocate_shared" }
@@ -249,6 +263,73 @@ local function exchange_addresses(mine)
   end
   x:free()
   return addrs
+end
+
+-- The run of T.races under way: how many T.racy calls it made and how many
+-- were refused, and the first refusal's message.
+local racy
+
+function T.racy(fn)
+  if not racy then error("T.racy is for use inside a T.races body", 2) end
+  if racy.expect ~= "yes" then error('T.racy marks the racy access of a "yes" case', 2) end
+  racy.tried = racy.tried + 1
+  local ok, err = pcall(fn)
+  if ok then return nil end
+  if not (is_error_object(err) and err.class == "ERR_RMA_SYNC") then error(err, 0) end
+  racy.refused = racy.refused + 1
+  racy.text = racy.text or tostring(err.message)
+  return err
+end
+
+-- The windows of one run of T.races, or the reason to skip the case.
+local function race_windows(nwin, flavour, bytes, unit, mode, what, needs)
+  local wins, attached, ats = {}, {}, {}
+  for w = 1, nwin do
+    local name = w == 1 and "win" or "win" .. w
+    local info = { rmalab_check = mode }
+    local win, diags
+    if flavour == "dynamic" then
+      win, diags = rl.win_create_dynamic({ name = name, info = info })
+      attached[w] = win:attach(bytes)
+    else
+      win, diags = rl[race_ctors[flavour]](bytes, { disp_unit = unit, name = name, info = info })
+    end
+    wins[w] = win
+    for _, d in ipairs(diags or {}) do
+      fail(string.format("%s: window %s: hint %s: %s", what, name, tostring(d.key),
+        tostring(d.message)), 3)
+    end
+  end
+  if needs and wins[1][needs] == nil then
+    for w = 1, nwin do
+      if attached[w] then wins[w]:detach(attached[w]) end
+      wins[w]:free()
+    end
+    return nil, "needs win:" .. needs .. ", which this build does not have yet"
+  end
+  if flavour == "dynamic" then
+    local addrs = exchange_addresses(attached)
+    for w = 1, nwin do
+      local base = addrs[w]
+      ats[w] = function(rank, i) return base[rank] + i * unit end
+    end
+  else
+    for w = 1, nwin do ats[w] = function(_, i) return i end end
+  end
+  return wins, attached, ats
+end
+
+-- After a run: found, and what failed besides (or nil). Collective.
+local function race_verdict(total)
+  local n = rl.world:allreduce({ racy.tried, racy.refused }, "sum")
+  if n[1] == 0 then return total > 0 end
+  local why
+  if n[2] < n[1] then
+    why = string.format("%d of %d racy accesses (T.racy) were not refused", n[1] - n[2], n[1])
+  elseif total > 0 then
+    why = "the racy accesses were refused, but the checker also reported a race on the window"
+  end
+  return n[2] == n[1] and total == 0, why
 end
 
 local function keep_error(e)
@@ -286,37 +367,14 @@ function T.races(expect, shape, body, opts)
     local what = string.format("run %d of %d (%s windows, jitter seed %d + rank): race found",
       run, reps, flavour, 100 * run)
     rl.races.clear()
-    local wins, attached, ats = {}, {}, {}
-    for w = 1, nwin do
-      local name = w == 1 and "win" or "win" .. w
-      local info = { rmalab_check = mode }
-      local win, diags
-      if flavour == "dynamic" then
-        win, diags = rl.win_create_dynamic({ name = name, info = info })
-        attached[w] = win:attach(bytes)
-      else
-        win, diags = rl[race_ctors[flavour]](bytes, { disp_unit = unit, name = name, info = info })
-      end
-      wins[w] = win
-      for _, d in ipairs(diags or {}) do
-        fail(string.format("%s: window %s: hint %s: %s", what, name, tostring(d.key),
-          tostring(d.message)), 2)
-      end
-    end
-    if flavour == "dynamic" then
-      local addrs = exchange_addresses(attached)
-      for w = 1, nwin do
-        local base = addrs[w]
-        ats[w] = function(rank, i) return base[rank] + i * unit end
-      end
-    else
-      for w = 1, nwin do ats[w] = function(_, i) return i end end
-    end
+    local wins, attached, ats = race_windows(nwin, flavour, bytes, unit, mode, what, opts.needs)
+    if not wins then T.skip(attached) end
 
+    racy = { expect = expect, tried = 0, refused = 0 }
     rl.races.jitter(delay, seed)
     local ok, err = xpcall(body, keep_error, wins[1], ats[1], wins[2], ats[2])
     rl.races.jitter(0)
-    if not ok then error(err, 0) end
+    if not ok then racy = nil; error(err, 0) end
 
     rl.world:barrier()
     for w = 1, nwin do
@@ -324,10 +382,15 @@ function T.races(expect, shape, body, opts)
       wins[w]:free()
     end
     local total = rl.races.total()
-    if (total > 0) ~= want then
+    local found, why = race_verdict(total)
+    local refusal = racy.text
+    racy = nil
+    if found ~= want or why then
       local text = rl.races.text() -- collective: total is the same on every rank
       local m = string.format("%s: expected %s, got %s (%d races)", what, tostring(want),
-        tostring(total > 0), total)
+        tostring(found), total)
+      if why then m = m .. "; " .. why end
+      if refusal then m = m .. "; refused: " .. refusal end
       if text then m = m .. "; the checker says:\n" .. text end
       fail(m, 2)
     end

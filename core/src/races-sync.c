@@ -114,7 +114,7 @@ static int finish_together(rmalab_win *w, int64_t *S, const char *call)
 static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, bool local)
 {
     rmalab__racc r = {0};
-    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1
+    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC || ev->in_bytes ? 1
                     : local                         ? w->disp_unit
                                                     : w->lay.disp_units[ev->target];
     r.lo = (int64_t)ev->disp * unit;
@@ -160,6 +160,34 @@ int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
                      id);
     rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, 0, NULL);
     return finish(w, write ? "write" : "read", RMALAB_OK);
+}
+
+/* A load or store through a pointer to another rank's memory (a view of a
+ * shared window): a point, as a win:read/win:write is, which the rank
+ * whose memory it is checks as a passive batch of one record (its clock
+ * is never acquired, so it carries none). */
+int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev)
+{
+    if (!w->races || ev->target == w->rank)
+        return rmalab__op_local(w, ev);
+    static struct rmalab__rlist one;
+    bool write = ev->kind == RMALAB_TRACE_WRITE;
+    rmalab__racc r = record_of(w, ev, true);
+    r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
+    r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
+    rmalab__races_site(r.site, sizeof r.site, write ? "a store" : "a load");
+    one.n = 0;
+    uint32_t id;
+    int64_t *none = rmalab__calloc(1, rmalab__clock_bytes());
+    int rc = none ? rmalab__racc_add(&one, &r, &id)
+                  : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (!rc && !(rc = rmalab__races_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
+        w->races->sent[ev->target]++;
+    rmalab__free(none);
+    if (!rc)
+        rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), ev->target, ev->disp, ev->type,
+                         ev->count, id);
+    return rc;
 }
 
 /* Records to `t` are complete: the issuer's release S completed them. */

@@ -77,7 +77,7 @@ static size_t bytes_of(rmalab_type type, int count)
  * contiguous elements, or a vector: then `tdt` is a committed datatype
  * that op_close frees. `copy`: stage the origin (the calls that promise
  * the caller its buffer back at once); else *ticket numbers the operation
- * for rmalab_win_done (0: it completed within the call). */
+ * for rmalab_win_done (0: it failed before it was issued). */
 typedef struct {
     const char *what;
     rmalab__op_event *ev;   /* its target, disp, type; count: the footprint's */
@@ -174,6 +174,15 @@ static int op_issued(rmalab_win *w, rma_op *o, int e, const char *mpi_name)
     return RMALAB_OK;
 }
 
+/* After an engine's plain copy: done already, but MPI's rule holds the
+ * caller's memory until the call that completes the epoch's operations,
+ * and so does the ticket (a get's result may not be read before complete(),
+ * whichever engine moved it). */
+static int copied(rmalab_win *w, rma_op *o)
+{
+    return op_issued(w, o, MPI_SUCCESS, NULL);
+}
+
 static int put_(rmalab_win *w, rma_op *o, const void *origin)
 {
     unsigned char *p;
@@ -182,7 +191,7 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
         return rc;
     if (p) {
         memcpy(p, origin, bytes_of(o->type, o->count));
-        return RMALAB_OK;
+        return copied(w, o);
     }
     if ((rc = op_origin(w, o, &origin)))
         return rc;
@@ -199,7 +208,7 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         return rc;
     if (p) {
         memcpy(result, p, bytes_of(o->type, o->count));
-        return RMALAB_OK;
+        return copied(w, o);
     }
     int e = MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
                     rmalab__op_win(w));
@@ -236,47 +245,79 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     return op_issued(w, o, e, "MPI_Get_accumulate");
 }
 
-/* The checks of an atomic operation of one element, and its origin staged. */
-static int atomic_checks(rmalab_win *w, const char *what, rmalab__op_event *ev,
-                         const void **origin)
+/* The caller's memory must be there for what the operation moves. */
+static int mem_given(const rma_op *o, const void *origin, const void *result, bool needs_origin,
+                     bool needs_result)
 {
-    rma_op o = {.what = what, .ev = ev, .target = ev->target, .disp = ev->disp,
-                .type = ev->type, .count = 1, .copy = true};
-    int rc = op_open(w, &o);
-    if (rc || (rc = atomic_engine(w, &o)))
-        return rc;
-    return op_origin(w, &o, origin);
+    if (o->count > 0 && ((needs_origin && !origin) || (needs_result && !result)))
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
+                            needs_origin && !origin ? "origin" : "result");
+    return RMALAB_OK;
 }
 
-static int fetch_and_op_(rmalab_win *w, rmalab__op_event *ev, const void *origin,
+/* An atomic operation of one element: to the caller's memory with a
+ * ticket (the _mem calls), else its origin staged and a result made. */
+#define ATOMIC_OP(name, e, tk)                                                          \
+    (rma_op){.what = (name), .ev = (e), .target = (e)->target, .disp = (e)->disp,      \
+             .type = (e)->type, .count = 1, .copy = !(tk), .ticket = (tk)}
+
+/* Its checks, its origin (and compare_and_swap's compare) as MPI reads
+ * them, and where its result goes: the caller's memory, or a new result r
+ * (when `out`). */
+static int atomic_open(rmalab_win *w, rma_op *o, const void **origin, const void **compare,
+                       void **result, rmalab_result **r, rmalab_result **out)
+{
+    *r = NULL;
+    int rc = mem_given(o, *origin, *result, true, !out);
+    if (!rc && compare && !*compare)
+        rc = rmalab__fail(RMALAB_ERR_ARG, "%s: the compare buffer is NULL", o->what);
+    if (rc || (rc = op_open(w, o)) || (rc = atomic_engine(w, o)) ||
+        (rc = op_origin(w, o, origin)))
+        return rc;
+    if (compare && o->copy &&
+        (rc = rmalab__stage(w, o->target, compare, bytes_of(o->type, 1))))
+        return rc;
+    if (out && (rc = new_result(w, o->target, o->type, 1, r)))
+        return rc;
+    if (*r)
+        *result = (*r)->data;
+    return RMALAB_OK;
+}
+
+/* After the MPI call: the result tracked, or the caller's ticket. */
+static int atomic_issued(rmalab_win *w, rma_op *o, rmalab_result *r, int e, const char *mpi_name,
+                         rmalab_result **out)
+{
+    return r ? issued(w, r, e, mpi_name, out) : op_issued(w, o, e, mpi_name);
+}
+
+static int fetch_and_op_(rmalab_win *w, rma_op *o, const void *origin, void *result,
                          rmalab_result **out)
 {
     rmalab_result *r;
-    int rc = rmalab__check_op_type("fetch_and_op", ev->op, ev->type, true);
-    if (rc || (rc = atomic_checks(w, "fetch_and_op", ev, &origin)) ||
-        (rc = new_result(w, ev->target, ev->type, 1, &r)))
+    int rc = rmalab__check_op_type(o->what, o->ev->op, o->type, true);
+    if (rc || (rc = atomic_open(w, o, &origin, NULL, &result, &r, out)))
         return rc;
-    int e = MPI_Fetch_and_op(origin, r->data, rmalab__mpi_type(ev->type), ev->target, ev->disp,
-                             rmalab__mpi_op(ev->op), rmalab__op_win(w));
-    return issued(w, r, e, "MPI_Fetch_and_op", out);
+    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp,
+                             rmalab__mpi_op(o->ev->op), rmalab__op_win(w));
+    return atomic_issued(w, o, r, e, "MPI_Fetch_and_op", out);
 }
 
-static int compare_and_swap_(rmalab_win *w, rmalab__op_event *ev, const void *compare,
-                             const void *origin, rmalab_result **out)
+static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, const void *origin,
+                             void *result, rmalab_result **out)
 {
     rmalab_result *r;
-    if (ev->type == RMALAB_FLOAT || ev->type == RMALAB_DOUBLE)
+    if (o->type == RMALAB_FLOAT || o->type == RMALAB_DOUBLE)
         return rmalab__fail(RMALAB_ERR_TYPE,
                             "compare_and_swap: MPI defines it on integer and byte types, not "
                             "on %s",
-                            rmalab_type_name(ev->type));
-    int rc = atomic_checks(w, "compare_and_swap", ev, &origin);
-    if (rc || (rc = rmalab__stage(w, ev->target, &compare, bytes_of(ev->type, 1))) ||
-        (rc = new_result(w, ev->target, ev->type, 1, &r)))
+                            rmalab_type_name(o->type));
+    int rc = atomic_open(w, o, &origin, &compare, &result, &r, out);
+    if (rc)
         return rc;
-    int e = MPI_Compare_and_swap(origin, compare, r->data, rmalab__mpi_type(ev->type),
-                                 ev->target, ev->disp, rmalab__op_win(w));
-    return issued(w, r, e, "MPI_Compare_and_swap", out);
+    int e = MPI_Compare_and_swap(origin, compare, result, o->dt, o->target, o->disp,
+                                 rmalab__op_win(w));
+    return atomic_issued(w, o, r, e, "MPI_Compare_and_swap", out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -312,16 +353,6 @@ static void op_begin(rmalab_win *w, rma_op *o, rmalab__op_event *ev)
 {
     o->ev = ev;
     rmalab__op_begin(w, ev);
-}
-
-/* The caller's memory must be there for what the operation moves. */
-static int mem_given(const rma_op *o, const void *origin, const void *result, bool needs_origin,
-                     bool needs_result)
-{
-    if (o->count > 0 && ((needs_origin && !origin) || (needs_result && !result)))
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
-                            needs_origin && !origin ? "origin" : "result");
-    return RMALAB_OK;
 }
 
 static int run_put(rmalab_win *w, rma_op *o, const void *origin)
@@ -449,16 +480,38 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
                             const void *origin, rmalab_op op, rmalab_result **out)
 {
     rmalab__op_event ev = {RMALAB_TRACE_FETCH_AND_OP, target, disp, type, 1, op};
+    rma_op o = ATOMIC_OP("fetch_and_op", &ev, NULL);
     rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, fetch_and_op_(w, &ev, origin, out));
+    return rmalab__op_end(w, &ev, fetch_and_op_(w, &o, origin, NULL, out));
 }
 
 int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
                                 const void *compare, const void *origin, rmalab_result **out)
 {
     rmalab__op_event ev = {RMALAB_TRACE_COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS};
+    rma_op o = ATOMIC_OP("compare_and_swap", &ev, NULL);
     rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, compare_and_swap_(w, &ev, compare, origin, out));
+    return rmalab__op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, NULL, out));
+}
+
+int rmalab_win_fetch_and_op_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                                const void *origin, void *result, rmalab_op op,
+                                uint64_t *ticket)
+{
+    rmalab__op_event ev = {RMALAB_TRACE_FETCH_AND_OP, target, disp, type, 1, op};
+    rma_op o = ATOMIC_OP("fetch_and_op", &ev, ticket);
+    rmalab__op_begin(w, &ev);
+    return rmalab__op_end(w, &ev, fetch_and_op_(w, &o, origin, result, NULL));
+}
+
+int rmalab_win_compare_and_swap_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
+                                    const void *compare, const void *origin, void *result,
+                                    uint64_t *ticket)
+{
+    rmalab__op_event ev = {RMALAB_TRACE_COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS};
+    rma_op o = ATOMIC_OP("compare_and_swap", &ev, ticket);
+    rmalab__op_begin(w, &ev);
+    return rmalab__op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, result, NULL));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -500,4 +553,28 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
         MPI_Win_sync(w->win);
     rmalab__epoch_facts(w, &ev);
     return rmalab__op_local(w, &ev);
+}
+
+int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
+                      bool write)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (!w->races && !w->trace)
+        return RMALAB_OK;
+    if (rank < 0 || rank >= w->size)
+        return rmalab__fail(RMALAB_ERR_RANK, "a direct %s of rank %d: the window's group has "
+                            "ranks 0 to %d", write ? "store" : "load", rank, w->size - 1);
+    MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
+    if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE, "a direct %s of %d %s at byte %lld: outside "
+                            "rank %d's %lld bytes", write ? "store" : "load", count,
+                            rmalab_type_name(type), (long long)offset, rank,
+                            (long long)rmalab_win_size_of(w, rank));
+    rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
+                           count, RMALAB_NOPS};
+    ev.in_bytes = true;
+    rmalab__op_begin(w, &ev);
+    rmalab__epoch_facts(w, &ev);
+    return rmalab__op_direct(w, &ev);
 }

@@ -60,6 +60,8 @@ struct rmalab__op_event {
                                (rmalab_sync_id; RMALAB_SYNC_NKINDS: none): an
                                operation's access epoch, a local access's
                                exposure epoch */
+    bool in_bytes;          /* disp counts bytes, not the target's units: a
+                               direct load or store (rmalab_win_direct) */
 };
 
 /* An operation begins (w may be NULL). */

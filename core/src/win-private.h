@@ -479,6 +479,8 @@ void rmalab__op_begin_(rmalab_win *w);
 int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
 /* win:read / win:write, after the access. */
 int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
+/* A direct load or store of ev->target's memory (rmalab_win_direct). */
+int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */

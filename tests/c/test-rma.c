@@ -853,6 +853,49 @@ START_TEST(test_caller_memory)
 }
 END_TEST
 
+/* fetch_and_op and compare_and_swap on caller memory: in flight until the
+ * call that completes them, as the other _mem calls; rmalab_win_direct
+ * checks its rank and range, and costs nothing on a window neither
+ * checked nor recorded. */
+START_TEST(test_caller_memory_atomics)
+{
+    rmalab_win_opts o = {.size = 16, .disp_unit = 8};
+    int64_t one = 1, got = -1, cmp = 1, val = 7, old = -1;
+    uint64_t t1 = 0, t2 = 0;
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    EXPECT_OK(rmalab_win_lock(W, right, false, 0));
+    EXPECT_OK(rmalab_win_fetch_and_op_mem(W, right, 0, RMALAB_INT64, &one, &got, RMALAB_OP_SUM,
+                                          &t1));
+    EXPECT(t1 != 0 && !rmalab_win_done(W, right, t1), "a fetch_and_op in flight is not done");
+    EXPECT_OK(rmalab_win_flush(W, right));
+    EXPECT(rmalab_win_done(W, right, t1) && got == 0, "flush completes it: fetched %lld",
+           (long long)got);
+    EXPECT_OK(rmalab_win_compare_and_swap_mem(W, right, 0, RMALAB_INT64, &cmp, &val, &old, &t2));
+    EXPECT_ERR(rmalab_win_compare_and_swap_mem(W, right, 0, RMALAB_INT64, NULL, &val, &old, NULL),
+               RMALAB_ERR_ARG, "compare buffer is NULL");
+    EXPECT_ERR(rmalab_win_fetch_and_op_mem(W, right, 0, RMALAB_INT64, &one, NULL, RMALAB_OP_SUM,
+                                           NULL),
+               RMALAB_ERR_ARG, "result buffer is NULL");
+    EXPECT_OK(rmalab_win_unlock(W, right));
+    EXPECT(rmalab_win_done(W, right, t2) && old == 1, "unlock completes it: fetched %lld",
+           (long long)old);
+    EXPECT_OK(rmalab_win_direct(W, rank, 0, RMALAB_INT64, 1, false)); /* unchecked: nothing */
+    rmalab_win_free(&W);
+    rmalab_info *info;
+    EXPECT_OK(rmalab_info_create(&info));
+    EXPECT_OK(rmalab_info_set(info, "rmalab_check", "races:quiet"));
+    o.info = info;
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    rmalab_info_destroy(&info);
+    EXPECT_ERR(rmalab_win_direct(W, nranks, 0, RMALAB_INT64, 1, true), RMALAB_ERR_RANK,
+               "direct store of rank");
+    EXPECT_ERR(rmalab_win_direct(W, rank, 12, RMALAB_INT64, 1, false), RMALAB_ERR_RMA_RANGE,
+               "outside rank");
+    EXPECT_OK(rmalab_win_direct(W, rank, 8, RMALAB_INT64, 1, true));
+    tu_end();
+}
+END_TEST
+
 Suite *rma_suite(void)
 {
     Suite *s = suite_create("rma");
@@ -867,6 +910,7 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_accumulate_matrix);
     tcase_add_test(tc, test_atomics);
     tcase_add_test(tc, test_caller_memory);
+    tcase_add_test(tc, test_caller_memory_atomics);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("results");

@@ -4,10 +4,12 @@
 Usage: names.py DIR NAME...   (NAME: the cases meson.build lists, no .lua)
 
 A case file is named <category>-<NNN>-<pattern>-<yes|no>.lua, and its body
-is T.races("yes"|"no", ...). A file whose T.races verdicts differ from its
-name's suffix, that calls T.races not at all, or that meson.build does not
-list (so no test would run it) fails this check; so does a listed name with
-no file.
+is T.races("yes"|"no", ...); its header names the benchmark's file
+(-- RMARaceBench 1.2.0 MPIRMA/<category>/<NNN>-MPI-<category>-<pattern>.c).
+A file whose T.races verdicts differ from its name's suffix, that calls
+T.races not at all, whose header names another case, that marks a racy
+access (T.racy) in a -no case, or that meson.build does not list (so no
+test would run it) fails this check; so does a listed name with no file.
 """
 import os
 import re
@@ -15,6 +17,8 @@ import sys
 
 NAME = re.compile(r"^(conflict|sync|atomic|misc)-\d{3}-[a-z0-9-]+-(yes|no)\.lua$")
 CALL = re.compile(r"""T\.races\(\s*["']([^"']*)["']""")
+RACY = re.compile(r"\bT\.racy\(")
+SOURCE = re.compile(r"^-- RMARaceBench 1\.2\.0 MPIRMA/([a-z]+/\d{3}-MPI-[a-z0-9-]+)\.c$", re.M)
 
 
 def main():
@@ -28,7 +32,15 @@ def main():
             continue
         want = m.group(2)
         with open(os.path.join(folder, f), encoding="utf-8") as h:
-            verdicts = CALL.findall(h.read())
+            text = h.read()
+        verdicts = CALL.findall(text)
+        if want == "no" and RACY.search(text):
+            bad.append(f"{f}: a -no case marks a racy access (T.racy)")
+        src = SOURCE.search(text)
+        num, rest = f[:-4].split("-", 1)[1].split("-", 1)
+        cat = f.split("-", 1)[0]
+        if not src or src.group(1) != f"{cat}/{num}-MPI-{cat}-{rest}":
+            bad.append(f"{f}: its header does not name MPIRMA/{cat}/{num}-MPI-{cat}-{rest}.c")
         if not verdicts:
             bad.append(f"{f}: no T.races(\"{want}\", ...) call")
         for v in verdicts:

@@ -156,6 +156,14 @@ RMALAB_API int rmalab_win_read(rmalab_win *win, MPI_Aint disp, rmalab_type type,
                                void *out);
 RMALAB_API int rmalab_win_write(rmalab_win *win, MPI_Aint disp, rmalab_type type, int count,
                                 const void *in);
+/* A load (write false) or store of count elements of type at byte `offset`
+ * of rank's window memory, made directly through a pointer (the memory of
+ * rmalab_win_base, or a segment of rmalab_win_shared_query). Nothing is
+ * moved: the race checker sees it as it sees rmalab_win_read/_write (another
+ * rank's segment: that rank checks it), and a recorded window records it.
+ * A window that neither records nor is checked returns at once. */
+RMALAB_API int rmalab_win_direct(rmalab_win *win, int rank, MPI_Aint offset, rmalab_type type,
+                                 int count, bool write);
 
 /* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
@@ -220,7 +228,8 @@ typedef struct {
  * copied and no result is allocated. MPI reads `origin` and writes `result`
  * until the operation completes at this origin, so the caller must leave
  * them alone (and alive) until then: rmalab_win_done(win, target, *ticket)
- * says when. *ticket is 0 for an operation that completed within the call.
+ * says when: at the call that completes the operation as MPI defines it, even
+ * when an engine moved the data within the call (a plain copy).
  * `vec` may be NULL: `count` contiguous elements at the target; with a
  * vector, `count` must be vec->count * vec->blocklen (ERR_ARG). The race
  * checker and the recorder see a vector's blocks one by one. */
@@ -238,6 +247,14 @@ RMALAB_API int rmalab_win_get_accumulate_mem(rmalab_win *win, int target, MPI_Ai
                                              rmalab_type type, int count, const void *origin,
                                              void *result, rmalab_op op,
                                              const rmalab_vector *vec, uint64_t *ticket);
+/* One element each, as rmalab_win_fetch_and_op and _compare_and_swap. */
+RMALAB_API int rmalab_win_fetch_and_op_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                           rmalab_type type, const void *origin, void *result,
+                                           rmalab_op op, uint64_t *ticket);
+RMALAB_API int rmalab_win_compare_and_swap_mem(rmalab_win *win, int target, MPI_Aint disp,
+                                               rmalab_type type, const void *compare,
+                                               const void *origin, void *result,
+                                               uint64_t *ticket);
 /* Has the operation of `ticket` to `target` completed at this origin (a
  * call that completes it has returned)? True for ticket 0 and for a NULL
  * window. */

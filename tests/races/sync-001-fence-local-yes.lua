@@ -1,0 +1,27 @@
+-- ranks: 2
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/sync/001-MPI-sync-fence-local-yes.c
+-- Rank 0 puts its buffer `value` in a fence epoch and stores to value before
+-- the closing fence: a race on the origin buffer (the labels say get/load;
+-- the code is put/store), refused (ERR_RMA_SYNC).
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("sync 001: a store to a put's origin before the fence", function()
+  T.races("yes", { bytes = 40, disp_unit = 4 }, function(win, at)
+    local value, value2 = rl.buffer("int32", { 1 }), rl.buffer("int32", { 2 }) -- int value = 1, value2 = 2
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    rl.world:barrier()
+    win:fence()
+    if T.rank == 0 then
+      win:put(1, at(1, 0), "int32", value)
+      T.racy(function() value[1] = 42 end) -- value = 42
+    end
+    win:fence()
+    rl.world:barrier()
+    -- the final printf of value, value2 and win_base[0]
+    local _ = { value[1], value2[1], win:read(at(T.rank, 0), "int32") }
+  end)
+end)

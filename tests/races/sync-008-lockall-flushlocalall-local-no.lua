@@ -1,0 +1,28 @@
+-- ranks: 2
+-- engines: native rma
+-- env: RMALAB_CHECK=races:quiet
+-- timeout: 120
+-- RMARaceBench 1.2.0 MPIRMA/sync/008-MPI-sync-lockall-flushlocalall-local-no.c
+-- In a lock_all epoch rank 0 gets into its buffer `value`, completes it
+-- locally with flush_local_all, and then reads value: no race, and no
+-- refusal.
+local rl = require "rmalab"
+local T = require "rmalab.test"
+
+T.case("sync 008: a load of a get's result after flush_local_all", function()
+  T.races("no", { bytes = 40, disp_unit = 4 }, function(win, at)
+    local value, value2 = rl.buffer("int32", { 1 }), rl.buffer("int32", { 2 }) -- int value = 1, value2 = 2
+    win:write(at(T.rank, 0), "int32", { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }) -- win_base[i] = 0
+    rl.world:barrier()
+    win:lock_all()
+    if T.rank == 0 then
+      win:get(1, at(1, 0), "int32", value)
+      win:flush_local_all()
+      local _ = value[1] -- printf("value is %d\n", value)
+    end
+    win:unlock_all()
+    rl.world:barrier()
+    -- the final printf of value, value2 and win_base[0]
+    local _ = { value[1], value2[1], win:read(at(T.rank, 0), "int32") }
+  end)
+end)
