@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-enum { N = 1000, G = 4, EXCHANGES = 100, ROUNDS = 3 };
+enum { N = 1000, G = 4, EXCHANGES = 100, ROUNDS = 5 };
 
 static int left, right, nn, nbr[2];
 static MPI_Datatype column;

@@ -22,7 +22,7 @@ local N, M = 1000, 1000                 -- rows, columns: a million cells
 local W = M // size                     -- columns per rank
 local HOT = 1.0                         -- the grid's left edge; the others are 0
 local STEPS = 3                         -- Jacobi steps per method (Lua computes ~60 ms a step)
-local EXCHANGES, ROUNDS = size == 2 and 100 or 20, 3   -- exchanges alone, timed
+local EXCHANGES, ROUNDS = size == 2 and 100 or 20, 5   -- exchanges alone, timed
 local left = me > 0 and me - 1 or nil
 local right = me < size - 1 and me + 1 or nil
 local nbrs = {}
@@ -204,7 +204,7 @@ end
 
 -- C beside it: bench/halo-c.c does the same exchange alone (the same
 -- column put as an MPI_Type_vector from a contiguous array, the same
--- alternating ghosts, the same synchronisations, best of 3 rounds of 100,
+-- alternating ghosts, the same synchronisations, best of 5 rounds of 100,
 -- the slower rank's time) in raw MPICH. Rank 0 starts it with mpiexec while
 -- the other ranks wait, so both figures are this machine's, now; one run,
 -- so the ratio moves by tens of percent between runs. The rma engine's
