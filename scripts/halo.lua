@@ -120,7 +120,7 @@ say(("A grid of %d x %d doubles (%d cells) on %d ranks, %d columns each; a halo 
 say(("one column of %d doubles, strided in the target's window:"):format(N))
 say(("  rl.vector(\"double\", %d, 1, %d) as the put's type, from a packed rl.buffer.\n"):format(N, G))
 
-for i, m in ipairs(methods) do
+for _, m in ipairs(methods) do
   m.win = rl.win_allocate(N * G * 8, { disp_unit = 8, name = "halo-" .. m.name,
     info = { rmalab_pscw = m.engine } })
   m.view = m.win:local_view("double")

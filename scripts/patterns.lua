@@ -104,7 +104,6 @@ for r = 0, size - 1 do
     if view[r * B + i] ~= r * 1e6 + me * 1e3 + i then wrong = wrong + 1 end
   end
 end
-view = nil
 win:free()
 wrong = rl.world:allreduce(wrong, "sum")
 say(("   %d blocks of %d doubles, every one where it belongs: %s\n"):format(
@@ -143,7 +142,6 @@ elseif me == 1 then
     sums[k] = ok and s or -1
     rl.world:send("taken", 0, TAKEN)
   end
-  own = nil
 end
 win:free()
 local got = rl.world:bcast(sums, 1)
