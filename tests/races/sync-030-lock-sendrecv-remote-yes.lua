@@ -22,7 +22,7 @@ T.case("sync 030: a load before the receive that would order it", function()
     end
     if T.rank == 1 then
       win:read(at(1, 0), "int32") -- printf("win_base[0] is %d\n", win_base[0])
-      token = rl.world:recv(0, 0)
+      rl.world:recv(0, 0)
     end
     rl.world:barrier()
     win:read(at(T.rank, 0), "int32") -- the final printf of win_base[0]

@@ -22,7 +22,7 @@ T.case("sync 031: a load after the receive that orders it", function()
       rl.world:send(token, 1, 0)
     end
     if T.rank == 1 then
-      token = rl.world:recv(0, 0)
+      rl.world:recv(0, 0)
       win:read(at(1, 0), "int32") -- printf("win_base[0] is %d\n", win_base[0])
     end
     rl.world:barrier()

@@ -21,11 +21,9 @@ T.case("sync 032: two puts ordered by a message through a third rank", function(
       win:unlock(1)
       rl.world:send(token, 2, 0) -- sync with rank 2
     end
-    if T.rank == 1 then
-      -- does nothing
-    end
+    -- rank 1 does nothing
     if T.rank == 2 then
-      token = rl.world:recv(0, 0) -- sync with rank 0
+      rl.world:recv(0, 0) -- sync with rank 0
       win:lock(1, "shared")
       win:put(1, at(1, 0), "int32", 1) -- value = 1
       win:unlock(1)

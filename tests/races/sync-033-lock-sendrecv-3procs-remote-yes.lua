@@ -22,9 +22,9 @@ T.case("sync 033: a load ordered after the wrong message", function()
       rl.world:send(token, 1, 0)
     end
     if T.rank == 1 then
-      token = rl.world:recv(2, 0)
+      rl.world:recv(2, 0)
       win:read(at(1, 0), "int32") -- printf("win_base[0] is %d\n", win_base[0])
-      token = rl.world:recv(0, 0)
+      rl.world:recv(0, 0)
     end
     if T.rank == 2 then
       rl.world:send(token, 1, 0)
