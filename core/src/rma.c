@@ -7,6 +7,7 @@
  * back the target's memory for a plain copy. Origin data is staged and
  * results are tracked by results.c. Calls sync.c, the engines, results.c
  * and types.c; records what succeeded (trace.c). */
+#include "coll-private.h"
 #include "sync-event.h"
 
 #include <stdio.h>
@@ -88,6 +89,7 @@ typedef struct {
     const rmalab_vector *vec;
     bool copy;
     uint64_t *ticket;
+    MPI_Request *rreq;      /* request-based (rput...): MPI's request */
     MPI_Datatype dt, tdt;   /* the element's; the target's (dt or the vector) */
     int tcount;             /* how many tdt at the target */
     int span;               /* elements of the footprint */
@@ -136,6 +138,8 @@ static int op_open(rmalab_win *w, rma_op *o)
     if (o->ticket)
         *o->ticket = 0;
     int rc = rmalab__check_count(o->what, o->type, o->count);
+    if (!rc && o->rreq)
+        rc = rmalab__check_passive(w, o->what, o->target);
     if (rc)
         return rc;
     o->dt = o->tdt = rmalab__mpi_type(o->type);
@@ -186,9 +190,11 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
     }
     if ((rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                    rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Put");
+    int e = o->rreq ? MPI_Rput(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                               rmalab__op_win(w), o->rreq)
+                    : MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                              rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rput" : "MPI_Put");
 }
 
 static int get_(rmalab_win *w, rma_op *o, void *result)
@@ -201,9 +207,11 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         memcpy(result, p, bytes_of(o->type, o->count));
         return RMALAB_OK;
     }
-    int e = MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                    rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Get");
+    int e = o->rreq ? MPI_Rget(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                               rmalab__op_win(w), o->rreq)
+                    : MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                              rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rget" : "MPI_Get");
 }
 
 /* Atomics always go through MPI, which keeps them atomic with respect to
@@ -219,9 +227,11 @@ static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op o
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                           rmalab__mpi_op(op), rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Accumulate");
+    int e = o->rreq ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
+                                      o->tdt, rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
+                    : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
+                                     o->tdt, rmalab__mpi_op(op), rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Raccumulate" : "MPI_Accumulate");
 }
 
 static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *result,
@@ -230,10 +240,13 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt, o->target,
-                               o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
-                               rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Get_accumulate");
+    int e = o->rreq ? MPI_Rget_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
+                                          o->target, o->disp, o->tcount, o->tdt,
+                                          rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
+                    : MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
+                                         o->target, o->disp, o->tcount, o->tdt,
+                                         rmalab__mpi_op(op), rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
 }
 
 /* The checks of an atomic operation of one element, and its origin staged. */
@@ -385,7 +398,7 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
 
 #define RMA_OP(name, t, d, ty, n, v, c, tk)                                     \
     (rma_op){.what = (name), .target = (t), .disp = (d), .type = (ty), .count = (n),  \
-             .vec = (v), .copy = (c), .ticket = (tk)}
+             .vec = (v), .copy = (c), .ticket = (tk), .rreq = NULL}
 
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)
@@ -500,4 +513,22 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
         MPI_Win_sync(w->win);
     rmalab__epoch_facts(w, &ev);
     return rmalab__op_local(w, &ev);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Request-based operations (request.c makes their requests)                */
+
+int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, MPI_Aint disp,
+                        rmalab_type type, int count, const void *origin, void *result,
+                        rmalab_op op, const rmalab_vector *vec, uint64_t *ticket,
+                        MPI_Request *rreq)
+{
+    rma_op o = RMA_OP(what, target, disp, type, count, vec, false, ticket);
+    o.rreq = rreq;
+    switch (kind) {
+    case RMALAB_TRACE_PUT: return run_put(w, &o, origin);
+    case RMALAB_TRACE_GET: return run_get(w, &o, result, NULL);
+    case RMALAB_TRACE_ACCUMULATE: return run_accumulate(w, &o, origin, op);
+    default: return run_get_accumulate(w, &o, origin, result, op, NULL);
+    }
 }
