@@ -142,9 +142,10 @@ void rmalab__requests_close(rmalab_win *w)
     while (w->requests) {
         rmalab_request *r = w->requests;
         MPI_Wait(&r->req[0], MPI_STATUS_IGNORE); /* complete: the epoch was closed */
-        rmalab__warn("rmalab: window \"%s\" was freed with a request never waited for (%s); "
-                     "call rq:wait() before win:free()",
-                     rmalab_win_get_name(w), r->what);
+        const char *name = rmalab_win_get_name(w);
+        rmalab__warn("rmalab: %s%s%s was freed with a request never waited for (%s); call "
+                     "rq:wait() before win:free()",
+                     name[0] ? "window \"" : "a window", name, name[0] ? "\"" : "", r->what);
         rmalab__rq_finished(r);
         unlink_win(r);
         r->win = NULL;
