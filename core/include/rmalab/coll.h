@@ -53,6 +53,19 @@ typedef enum {
 RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
                                   int count, rmalab_type *type, rmalab_op op, int status);
 
+/* Typed buffers in place: one MPI collective on the caller's memory, as
+ * raw MPI would make it (MPI_Bcast; MPI_Allreduce, MPI_Reduce, MPI_Scan,
+ * MPI_Exscan with MPI_IN_PLACE). As in MPI, every rank gives the same
+ * count and type; each rank checks its own arguments (root, count, the op
+ * against the type: ERR_TYPE for bitwise ops on floats, arithmetic on
+ * bytes) before the collective. exscan leaves rank 0's buffer as it was.
+ * The race checker's clocks follow in a second collective when the ranks
+ * have them (they all do once a checked window spans them). */
+RMALAB_API int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type,
+                                       int root);
+RMALAB_API int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                                        void *buf, int count, rmalab_type type, rmalab_op op);
+
 /* ------------------------------------------------------------------------ */
 /* Byte strings of any length                                               */
 
