@@ -123,6 +123,7 @@ static int completed(lua_State *L, int idx, lrm_request *q)
             return 1;
         lrm_buffer *b = lrm_tobuffer(L, -1);
         lrm_pushvalues(L, b->type, b->p, (int)b->n, q->gets == LRM_GETS_ARRAY);
+        lua_remove(L, -2);
         return 1;
     }
     lua_pushboolean(L, 1);

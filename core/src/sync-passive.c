@@ -219,13 +219,19 @@ static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
 }
 
 /* MPI_Win_sync: this rank's public and private copies of its window
- * agree; for the race checker, the accesses that reached it are taken. */
+ * agree; for the race checker, the accesses that reached it are taken.
+ * MPICH 4.0.2 refuses MPI_Win_sync outside a passive-target epoch, where
+ * its unified memory model makes it a memory barrier: that, then. */
 static int sync_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_SYNC);
-    int e = MPI_Win_sync(w->win);
+    int e = MPI_SUCCESS;
+    if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
+        e = MPI_Win_sync(w->plain);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_sync");
     return rmalab__sync_end(w, &ev);
