@@ -253,7 +253,7 @@ static int req_tostring(lua_State *L)
     rmalab_request_describe(q->r, what, sizeof what);
     lua_pushfstring(L, "rmalab.request (%s, %s)",
                     q->kind == RMALAB_REQUEST_RMA ? what : kinds[q->kind],
-                    q->taken ? "completed" : "pending");
+                    q->taken || rmalab_request_done(q->r) ? "completed" : "pending");
     return 1;
 }
 
