@@ -62,7 +62,8 @@ typedef struct rmalab__msg_in {
     unsigned char *first;
     MPI_Request req;
     int stage, rc;
-    unsigned char *own;       /* clock and payload, malloc'd */
+    bool scratch;             /* a blocking receive: own is the thread's scratch */
+    unsigned char *own;       /* clock and payload, malloc'd (or scratch) */
     void *from_stash;         /* or they are in this stashed message */
     size_t nclock, nrest;
     rmalab_msg_status st;
@@ -70,8 +71,10 @@ typedef struct rmalab__msg_in {
     struct rmalab__msg_in *next_posted;
 } rmalab__msg_in;
 
-/* Take a stashed message that matches, or post the first part's receive. */
-int rmalab__msg_start(rmalab__msg_in *m);
+/* Take a stashed message that matches, or post the first part's receive;
+ * with `now` (a blocking receive), when no other receive is posted and
+ * waits do not sleep, receive the first part at once (MPI_Recv). */
+int rmalab__msg_start(rmalab__msg_in *m, bool now);
 /* Advance m (until it has all arrived, when `block`). */
 int rmalab__msg_step(rmalab__msg_in *m, bool block);
 /* A message that has all arrived: check it is of `type` (RMALAB__ANY_FORM:

@@ -163,7 +163,9 @@ static void unpost(rmalab__msg_in *m)
         }
 }
 
-int rmalab__msg_start(rmalab__msg_in *m)
+static int opened(rmalab__msg_in *m, const MPI_Status *s);
+
+int rmalab__msg_start(rmalab__msg_in *m, bool now)
 {
     m->req = MPI_REQUEST_NULL;
     m->own = NULL;
@@ -177,6 +179,16 @@ int rmalab__msg_start(rmalab__msg_in *m)
         return RMALAB_OK;
     }
     m->from_stash = NULL;
+    int src = m->source < 0 ? MPI_ANY_SOURCE : m->source, tag = m->tag < 0 ? MPI_ANY_TAG : m->tag;
+    if (now && !posted && atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) !=
+                              RMALAB_WAIT_SLEEP) {
+        MPI_Status st;
+        int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, src, tag, rmalab_comm_mpi(m->c), &st);
+        if (e != MPI_SUCCESS)
+            return rmalab__mpi_fail(e, "MPI_Recv");
+        m->stage = RMALAB__MSG_DONE; /* if the header is refused */
+        return opened(m, &st);
+    }
     int e = MPI_Irecv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
                       m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), &m->req);
     if (e != MPI_SUCCESS)
@@ -207,7 +219,7 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
     m->nclock = h.flags & F_CLOCK ? h.clock : 0;
     m->nrest = h.clock + h.n - k;
     /* clock and payload together, the rest received in place */
-    m->own = rmalab__malloc(h.clock + h.n);
+    m->own = m->scratch ? rmalab__scratch(1, h.clock + h.n) : rmalab__malloc(h.clock + h.n);
     if (!m->own)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory for a message of %zu "
                                                "bytes", (size_t)h.n);
@@ -306,7 +318,8 @@ static int to_stash(rmalab__msg_in *m)
             return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory keeping a message of "
                                                    "%zu bytes (it was lost)", m->st.bytes);
         memcpy(s->data, m->own, all);
-        rmalab__free(m->own);
+        if (!m->scratch)
+            rmalab__free(m->own);
         m->own = NULL;
         s->mc = rmalab_comm_mpi(m->c);
         s->st = m->st;
@@ -370,7 +383,8 @@ void rmalab__msg_close(rmalab__msg_in *m)
         MPI_Cancel(&m->req); /* nobody wants it any more */
         MPI_Wait(&m->req, MPI_STATUS_IGNORE);
     }
-    rmalab__free(m->own);
+    if (!m->scratch)
+        rmalab__free(m->own);
     rmalab__free(m->from_stash);
     m->own = NULL;
     m->from_stash = NULL;

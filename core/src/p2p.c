@@ -216,7 +216,7 @@ int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_ty
 /* One blocking receive: m's message, taken into `into` (NULL: kept in m). */
 static int recv_call(rmalab__msg_in *m, int type, void *into, size_t cap)
 {
-    int rc = rmalab__msg_start(m);
+    int rc = rmalab__msg_start(m, true);
     if (!rc)
         rc = rmalab__msg_step(m, true);
     if (!rc)
@@ -232,7 +232,7 @@ static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size
     if (rc)
         return rc;
     static _Thread_local unsigned char first[RMALAB__EAGER];
-    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first};
+    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
     rc = recv_call(m, type, into, cap);
     if (!rc)
         *st = m->st;
@@ -382,7 +382,7 @@ static int irecv_(rmalab_comm *c, int source, int tag, int type, void *into, siz
     r->into = into;
     r->cap = cap;
     r->m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = r->first};
-    if ((rc = rmalab__msg_start(&r->m))) {
+    if ((rc = rmalab__msg_start(&r->m, false))) {
         rmalab__msg_rq_destroy(r);
         return rmalab__comm_refuse("irecv", c, rc);
     }
