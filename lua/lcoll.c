@@ -315,6 +315,14 @@ static void push_numbers(lua_State *L, const int64_t *v, int n, rmalab_type type
 
 static const char *const reduce_names[] = {"allreduce", "reduce", "scan", "exscan"};
 
+/* Does this rank get no result from the reduction (reduce's non-roots,
+ * exscan's rank 0)? */
+static bool no_result(rmalab_comm *c, rmalab_reduce_kind kind, int root)
+{
+    return (kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
+           (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0);
+}
+
 /* A reduction of a buffer, in place (every rank gives one of the same type
  * and length): the buffer where the reduction gives a result, else nil. */
 static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, int root,
@@ -327,8 +335,7 @@ static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, 
     int rc = rmalab_comm_reduce_typed(c, kind, root, u->p, (int)u->n, u->type, op);
     if (rc)
         return raise(L, rc);
-    if ((kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
-        (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0))
+    if (no_result(c, kind, root))
         lua_pushnil(L);
     else
         lua_pushvalue(L, 2);
@@ -352,8 +359,7 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     int rc = rmalab_comm_reduce(c, kind, root, b->p, count, &type, op, status);
     if (rc)
         return raise(L, rc);
-    if ((kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
-        (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0))
+    if (no_result(c, kind, root))
         lua_pushnil(L);
     else
         push_numbers(L, (const int64_t *)(void *)b->p, count, type, scalar);
