@@ -68,6 +68,14 @@ int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out)
     return RMALAB_OK;
 }
 
+void rmalab__comm_shadow_poll(rmalab_comm *c)
+{
+    int done = 0;
+    if (c->shadow_rq != MPI_REQUEST_NULL &&
+        MPI_Test(&c->shadow_rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+        MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
+}
+
 static void shadow_free(rmalab_comm *c)
 {
     int fini = 0;

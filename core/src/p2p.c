@@ -47,6 +47,7 @@ static int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool 
 {
     if (!c)
         return rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
+    rmalab__comm_shadow_poll(c);
     int rc = check_peer(c, call, recv ? "source" : "destination", peer, recv);
     if (!rc)
         rc = check_tag(c, call, tag, recv);
