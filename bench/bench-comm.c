@@ -9,6 +9,8 @@
  *              and c:recv(1) of one float (goal for both: within 1.3x)
  *   bcast      MPI_Bcast of 1,000 doubles;  c:bcast(t) of a table of 1,000
  *              floats, decoded into a new table on rank 1 (goal: within 2x)
+ *   bcastbuf   the same C loop;  c:bcast(b) of an rl.buffer of 1,000 doubles,
+ *              in place (goal: within 2x)
  * The Lua loops are bench/comm.lua's, in a lua_State embedded here (the
  * module opened with luaL_requiref after MPI_Init_thread), timed around
  * the lua_pcall of the whole loop with the clock of the C loops.
@@ -98,6 +100,7 @@ static const struct bench {
     {"allreduce", c_allreduce, 1.3},
     {"pingpong", c_pingpong, 1.3},
     {"bcast", c_bcast, 2.0},
+    {"bcastbuf", c_bcast, 2.0},
 };
 #define NB (int)(sizeof benches / sizeof benches[0])
 

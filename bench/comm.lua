@@ -4,6 +4,7 @@
 --   pingpong   rank 0: c:send(x, 1); c:recv(1)   rank 1: c:recv(0); c:send(x, 0)
 --              x one float: 8 bytes of payload
 --   bcast      c:bcast(t) of a table of 1,000 floats from rank 0
+--   bcastbuf   c:bcast(b) of a buffer of 1,000 doubles from rank 0, in place
 -- Each returns a number the C side checks, so nothing is skipped.
 local rl = require "rmalab"
 local c = rl.world
@@ -34,6 +35,14 @@ function B.bcast(n)
   local v
   for _ = 1, n do v = c:bcast(me == 0 and t or nil) end
   return v[1000]
+end
+
+local b = rl.buffer("double", 1000)
+if me == 0 then for i = 1, 1000 do b[i] = i + 0.25 end end
+
+function B.bcastbuf(n)
+  for _ = 1, n do c:bcast(b) end
+  return b[1000]
 end
 
 return B

@@ -29,6 +29,7 @@ struct lrm_flight {
     uintptr_t lo, hi;       /* the bytes it uses */
     rmalab_win *w;
     uint64_t ticket;
+    uint64_t rqid;          /* a request's (rmalab_request_id), or 0 */
     int target;
     bool writes;            /* MPI writes there (a result): reads are refused too */
     char what[64];          /* "the origin of a put to rank 1" */
@@ -37,6 +38,15 @@ struct lrm_flight {
 
 static const char buffer_tag = 'b';
 static const char pins_key = 'p', views_key = 'q';
+/* The messages' stand-in for a window: what isend and irecv pin. */
+static const char msgs = 'm';
+#define MSGS ((rmalab_win *)(void *)&msgs)
+
+/* Has flight f completed (MPI is done with its memory)? */
+static bool landed(const lrm_flight *f)
+{
+    return f->rqid ? rmalab_request_id_done(f->rqid) : rmalab_win_done(f->w, f->target, f->ticket);
+}
 
 lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
 {
@@ -66,7 +76,7 @@ static int prune(lrm_block *k, rmalab_win *w, bool all)
         lrm_flight *f = &k->flights[i];
         if (f->w != w) {
             i++;
-        } else if (all || rmalab_win_done(w, f->target, f->ticket)) {
+        } else if (all || landed(f)) {
             *f = k->flights[--k->nflights];
         } else {
             left++;
@@ -97,7 +107,7 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
         lrm_flight *f = &k->flights[i];
         if (f->hi <= a || f->lo >= z || !(writes || f->writes)) {
             i++;
-        } else if (rmalab_win_done(f->w, f->target, f->ticket)) {
+        } else if (landed(f)) {
             *f = k->flights[--k->nflights];
         } else {
             lrm_raisef(L, RMALAB_ERR_RMA_SYNC,
@@ -162,9 +172,18 @@ static bool window_set(lua_State *L, const char *key, rmalab_win *w, bool make, 
     return true;
 }
 
+void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call)
+{
+    lrm_buffer *b = lrm_tobuffer(L, arg);
+    if (b->blk->busy && b->n)
+        touch(L, b, 1, b->n, writes, call);
+}
+
 void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const char *call)
 {
     arg = lua_absindex(L, arg);
+    if (!w)
+        w = MSGS;
     lrm_buffer *b = lrm_tobuffer(L, arg);
     lrm_block *k = b->blk;
     if (k->busy)
@@ -187,15 +206,22 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
 void lrm_buffer_fly(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
                     bool writes, const char *what, const char *by)
 {
+    lrm_buffer_fly_request(L, arg, w, target, ticket, 0, writes, what, by);
+}
+
+void lrm_buffer_fly_request(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
+                            uint64_t rqid, bool writes, const char *what, const char *by)
+{
     lrm_buffer *b = lrm_tobuffer(L, arg);
-    if (!ticket || b->n == 0)
+    if ((!ticket && !rqid) || b->n == 0)
         return;
     lrm_block *k = b->blk;
     lrm_flight *f = &k->flights[k->nflights++];
     f->lo = (uintptr_t)b->p;
     f->hi = (uintptr_t)(b->p + b->n * b->size);
-    f->w = w;
+    f->w = w ? w : MSGS;
     f->ticket = ticket;
+    f->rqid = rqid;
     f->target = target;
     f->writes = writes;
     snprintf(f->what, sizeof f->what, "%s", what);
@@ -224,7 +250,7 @@ static void settle(lua_State *L, rmalab_win *w, bool all)
 
 void lrm_buffers_settle(lua_State *L, rmalab_win *w)
 {
-    settle(L, w, false);
+    settle(L, w ? w : MSGS, false);
 }
 
 void lrm_buffers_gone(lua_State *L, rmalab_win *w)

@@ -1,6 +1,9 @@
 /* Communicators' collectives in Lua: bcast, reduce, allreduce, scan,
  * exscan, gather, allgather, scatter, alltoall, split. Values go through
- * the codec (lcodec.c); numbers of reductions go as int64 or double.
+ * the codec (lcodec.c); numbers of reductions go as int64 or double. A
+ * buffer (lbuffer.c) given to bcast or a reduction goes in place, as one
+ * MPI collective on its memory; every rank then gives a buffer of the
+ * same type and length, as MPI requires.
  *
  * Every rank checks the arguments that must be the same everywhere (root,
  * op, color) before any MPI call, so a mistake there raises on every rank.
@@ -81,10 +84,25 @@ static void push_decoded(lua_State *L, const rmalab_bytes *b, const char *call)
 /* ------------------------------------------------------------------------ */
 /* Values                                                                   */
 
+/* c:bcast(b [, root]) of a buffer: in place, every rank giving a buffer
+ * of the same type and length (MPI's rule); returns b. */
+static int bcast_buffer(lua_State *L, rmalab_comm *c, int root)
+{
+    lrm_buffer *u = lrm_tobuffer(L, 2);
+    lrm_buffer_check(L, 2, rmalab_comm_rank(c) != root, "comm:bcast");
+    int rc = rmalab_comm_bcast_typed(c, u->p, (int)u->n, u->type, root);
+    if (rc)
+        return raise(L, rc);
+    lua_settop(L, 2);
+    return 1;
+}
+
 static int comm_bcast(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int root = checkroot(L, 3, c, "bcast"), status = RMALAB_OK;
+    if (lrm_tobuffer(L, 2))
+        return bcast_buffer(L, c, root);
     lrm_bytes *b = scratch(L);
     bool here = rmalab_comm_rank(c) == root;
     if (here && (status = lrm_encode(L, 2, b, "value")))
@@ -297,12 +315,41 @@ static void push_numbers(lua_State *L, const int64_t *v, int n, rmalab_type type
 
 static const char *const reduce_names[] = {"allreduce", "reduce", "scan", "exscan"};
 
+/* Does this rank get no result from the reduction (reduce's non-roots,
+ * exscan's rank 0)? */
+static bool no_result(rmalab_comm *c, rmalab_reduce_kind kind, int root)
+{
+    return (kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
+           (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0);
+}
+
+/* A reduction of a buffer, in place (every rank gives one of the same type
+ * and length): the buffer where the reduction gives a result, else nil. */
+static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                         rmalab_op op)
+{
+    char call[24];
+    snprintf(call, sizeof call, "comm:%s", reduce_names[kind]);
+    lrm_buffer *u = lrm_tobuffer(L, 2);
+    lrm_buffer_check(L, 2, true, call);
+    int rc = rmalab_comm_reduce_typed(c, kind, root, u->p, (int)u->n, u->type, op);
+    if (rc)
+        return raise(L, rc);
+    if (no_result(c, kind, root))
+        lua_pushnil(L);
+    else
+        lua_pushvalue(L, 2);
+    return 1;
+}
+
 static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
 {
     const char *call = reduce_names[kind];
     rmalab_comm *c = lrm_checkcomm(L, 1);
     rmalab_op op = lrm_checkop(L, 3);
     int root = kind == RMALAB_REDUCE_ROOT ? checkroot(L, 4, c, call) : 0, count;
+    if (lrm_tobuffer(L, 2))
+        return reduce_buffer(L, c, kind, root, op);
     lrm_bytes *b = scratch(L);
     rmalab_type type;
     bool scalar;
@@ -312,8 +359,7 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     int rc = rmalab_comm_reduce(c, kind, root, b->p, count, &type, op, status);
     if (rc)
         return raise(L, rc);
-    if ((kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) != root) ||
-        (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0))
+    if (no_result(c, kind, root))
         lua_pushnil(L);
     else
         push_numbers(L, (const int64_t *)(void *)b->p, count, type, scalar);

@@ -1,27 +1,15 @@
 /* Communicators' messages in Lua: send, recv, sendrecv, probe, iprobe,
- * and the requests of isend and irecv. Values go through the codec
- * (lcodec.c).
+ * isend and irecv. Values go through the codec (lcodec.c); a buffer
+ * (lbuffer.c) goes in place with its type, and a receive may name the
+ * buffer it fills. isend's and irecv's requests are lrequest.c's; a
+ * buffer they use is in flight until the request completes.
  *
- * A receive's status is a table { source =, tag = }, a probe's also has
- * bytes =, the size of the message's value encoded. A request
- * that was never waited for (or tested until done) is reported when it is
- * collected, at exit at the latest, like a window that was never freed;
- * an isend's copy stays with MPI until the runtime's end. */
+ * A receive's status is a table { source =, tag = } (and count =, type =
+ * for a buffer), a probe's also has bytes =, the size of the message's
+ * value encoded. */
 #include <limits.h>
 
 #include "lrmalab.h"
-
-#define REQ_T "rmalab.request"
-
-typedef struct {
-    const void *tag; /* &req_tag (lrm_newud) */
-    rmalab_request *r;
-    int taken;       /* its completion was handed to Lua */
-    int peer, tag_;
-    int is_recv;
-} lreq;
-
-static const char req_tag = 'q';
 
 static int raise(lua_State *L, int rc)
 {
@@ -50,31 +38,6 @@ static int checktag(lua_State *L, int arg, bool any)
     return (int)t;
 }
 
-/* A receive's status { source =, tag = }; a probe's has bytes = too. */
-static void push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
-{
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, st->source);
-    lua_setfield(L, -2, "source");
-    lua_pushinteger(L, st->tag);
-    lua_setfield(L, -2, "tag");
-    if (!bytes)
-        return;
-    lua_pushinteger(L, (lua_Integer)st->bytes);
-    lua_setfield(L, -2, "bytes");
-}
-
-/* Push the value in n bytes, and the status: 2 results, or raise. */
-static int push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st)
-{
-    int rc = lrm_decode(L, p, n);
-    if (rc)
-        return lrm_raisef(L, rc, "comm:recv: from rank %d, tag %d: %s", st->source, st->tag,
-                          rmalab_errmsg());
-    push_status(L, st, false);
-    return 2;
-}
-
 /* The value of argument arg, encoded: raises what cannot be sent. */
 static lrm_bytes *encode(lua_State *L, int arg, const char *call)
 {
@@ -85,34 +48,52 @@ static lrm_bytes *encode(lua_State *L, int arg, const char *call)
     return b;
 }
 
-static void no_buffer(lua_State *L, int arg)
+/* The buffer that a receive names at arg (none: 0); it must not be in
+ * flight. */
+static int recv_buffer(lua_State *L, int arg, const char *call)
 {
-    if (!lua_isnoneornil(L, arg)) /* rl.buffer: a follow-up (rmalab_comm_recv takes it) */
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs rl.buffer, which "
-                                             "this build does not have yet");
+    if (lua_isnoneornil(L, arg))
+        return 0;
+    if (!lrm_tobuffer(L, arg))
+        lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs an rl.buffer");
+    lrm_buffer_check(L, arg, true, call);
+    return arg;
 }
 
-/* c:send(v, dest [, tag]) */
+/* c:send(v, dest [, tag]): a buffer goes as it is, with its type. */
 static int comm_send(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false);
-    lrm_bytes *b = encode(L, 2, "send");
-    int rc = rmalab_comm_send(c, b->p, b->n, dest, tag);
+    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false), rc;
+    lrm_buffer *u = lrm_tobuffer(L, 2);
+    if (u) {
+        lrm_buffer_check(L, 2, false, "comm:send");
+        rc = rmalab_comm_send_typed(c, u->p, (int)u->n, u->type, dest, tag);
+    } else {
+        lrm_bytes *b = encode(L, 2, "send");
+        rc = rmalab_comm_send(c, b->p, b->n, dest, tag);
+    }
     return rc ? raise(L, rc) : 0;
 }
 
-/* c:recv([source [, tag [, b]]]) -> v, status */
+/* c:recv([source [, tag [, b]]]) -> v, status; with b, b is filled and
+ * given back (a message of another type, or longer, stays receivable). */
 static int comm_recv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true);
-    no_buffer(L, 4);
-    const void *p;
-    size_t n;
+    int buf = recv_buffer(L, 4, "comm:recv");
+    const void *p = NULL;
+    size_t n = 0;
     rmalab_msg_status st;
-    int rc = rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
-    return rc ? raise(L, rc) : push_message(L, p, n, &st);
+    int rc;
+    if (buf) {
+        lrm_buffer *u = lrm_tobuffer(L, buf);
+        rc = rmalab_comm_recv_typed(c, u->p, (int)u->n, u->type, source, tag, &st);
+    } else {
+        rc = rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
+    }
+    return rc ? raise(L, rc) : lrm_push_message(L, p, n, &st, buf);
 }
 
 /* c:sendrecv(v, dest, source [, tag]) -> v, status: the send goes with
@@ -135,7 +116,7 @@ static int comm_sendrecv(lua_State *L)
     rmalab_request_destroy(&r);
     if (rc || rc2)
         return raise(L, rc ? rc : rc2);
-    return push_message(L, p, n, &st);
+    return lrm_push_message(L, p, n, &st, 0);
 }
 
 /* c:probe([source [, tag]]) -> status; c:iprobe(...) -> false | true, status */
@@ -147,7 +128,7 @@ static int comm_probe(lua_State *L)
     int rc = rmalab_comm_probe(c, source, tag, &st);
     if (rc)
         return raise(L, rc);
-    push_status(L, &st, true);
+    lrm_push_status(L, &st, true);
     return 1;
 }
 
@@ -162,122 +143,58 @@ static int comm_iprobe(lua_State *L)
     lua_pushboolean(L, flag);
     if (!flag)
         return 1;
-    push_status(L, &st, true);
+    lrm_push_status(L, &st, true);
     return 2;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Requests                                                                 */
+/* Requests (lrequest.c)                                                    */
 
-/* A request object, holding its communicator (argument 1) as user value. */
-static lreq *newreq(lua_State *L, int peer, int tag, int is_recv)
-{
-    lreq *q = lrm_newud(L, sizeof *q, 1, &req_tag);
-    q->peer = peer;
-    q->tag_ = tag;
-    q->is_recv = is_recv;
-    luaL_setmetatable(L, REQ_T);
-    lua_pushvalue(L, 1);
-    lua_setiuservalue(L, -2, 1);
-    return q;
-}
-
-static lreq *toreq(lua_State *L)
-{
-    return lrm_checkud(L, 1, &req_tag, sizeof(lreq), RMALAB_ERR_ARG, "request expected");
-}
-
+/* c:isend(v, dest [, tag]): a buffer is sent in place, and in flight
+ * (not to be written) until the request completes. */
 static int comm_isend(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false);
-    lrm_bytes *b = encode(L, 2, "isend");
-    lreq *q = newreq(L, dest, tag, 0);
-    int rc = rmalab_comm_isend(c, b->p, b->n, dest, tag, &q->r);
-    return rc ? raise(L, rc) : 1;
+    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false), rc;
+    lrm_buffer *u = lrm_tobuffer(L, 2);
+    if (!u) {
+        lrm_bytes *b = encode(L, 2, "isend");
+        lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_SEND);
+        rc = rmalab_comm_isend(c, b->p, b->n, dest, tag, &q->r);
+        return rc ? raise(L, rc) : 1;
+    }
+    lrm_buffer_claim(L, 2, NULL, false, "comm:isend");
+    lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_SEND);
+    lrm_request_keep(L, -1, 2);
+    if ((rc = rmalab_comm_isend_typed(c, u->p, (int)u->n, u->type, dest, tag, &q->r)))
+        return raise(L, rc);
+    char what[64];
+    snprintf(what, sizeof what, "the buffer of an isend to rank %d", dest);
+    lrm_buffer_fly_request(L, 2, NULL, dest, 0, rmalab_request_id(q->r), false, what,
+                           "the request's wait()");
+    return 1;
 }
 
+/* c:irecv([source [, tag [, b]]]): posted at once; with b, the message
+ * goes into b, in flight until the request completes. */
 static int comm_irecv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true);
-    no_buffer(L, 4);
-    lreq *q = newreq(L, source, tag, 1);
-    int rc = rmalab_comm_irecv(c, source, tag, &q->r);
-    return rc ? raise(L, rc) : 1;
-}
-
-/* What a completed request gives: a receive's value and status; true for
- * a send. The request is spent. */
-static int completed(lua_State *L, lreq *q, const void *p, size_t n, const rmalab_msg_status *st)
-{
-    q->taken = 1;
-    if (q->is_recv)
-        return push_message(L, p, n, st);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static void check_live(lua_State *L, lreq *q, const char *call)
-{
-    if (!q->r || q->taken)
-        lrm_raisef(L, RMALAB_ERR_ARG, "rq:%s: this request has completed already; a request "
-                                      "gives its result once", call);
-}
-
-/* rq:wait() -> v, status (a receive) or true (a send) */
-static int req_wait(lua_State *L)
-{
-    lreq *q = toreq(L);
-    check_live(L, q, "wait");
-    const void *p;
-    size_t n;
-    rmalab_msg_status st;
-    int rc = rmalab_request_wait(q->r, &p, &n, &st);
-    return rc ? raise(L, rc) : completed(L, q, p, n, &st);
-}
-
-/* rq:test() -> false, or true and what wait gives */
-static int req_test(lua_State *L)
-{
-    lreq *q = toreq(L);
-    check_live(L, q, "test");
-    const void *p;
-    size_t n;
-    rmalab_msg_status st;
-    int done = 0, rc = rmalab_request_test(q->r, &done, &p, &n, &st);
-    if (rc)
+    int buf = recv_buffer(L, 4, "comm:irecv"), rc;
+    if (buf)
+        lrm_buffer_claim(L, buf, NULL, true, "comm:irecv");
+    lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_RECV);
+    if (!buf) {
+        rc = rmalab_comm_irecv(c, source, tag, &q->r);
+        return rc ? raise(L, rc) : 1;
+    }
+    lrm_request_keep(L, -1, buf);
+    lrm_buffer *u = lrm_tobuffer(L, buf);
+    if ((rc = rmalab_comm_irecv_typed(c, u->p, (int)u->n, u->type, source, tag, &q->r)))
         return raise(L, rc);
-    lua_pushboolean(L, done);
-    if (!done)
-        return 1;
-    if (!q->is_recv) {
-        q->taken = 1;
-        return 1;
-    }
-    return 1 + completed(L, q, p, n, &st);
-}
-
-static int req_gc(lua_State *L)
-{
-    lreq *q = toreq(L);
-    if (q->r && !q->taken) {
-        char peer[24];
-        snprintf(peer, sizeof peer, q->peer == RMALAB_ANY_SOURCE ? "any rank" : "rank %d",
-                 q->peer);
-        lrm_warn(lrm_getctx(L),
-                 "rmalab: a request (%s %s %s, tag %d) was never waited for; call rq:wait()",
-                 q->is_recv ? "irecv" : "isend", q->is_recv ? "from" : "to", peer, q->tag_);
-    }
-    rmalab_request_destroy(&q->r);
-    return 0;
-}
-
-static int req_tostring(lua_State *L)
-{
-    lreq *q = toreq(L);
-    lua_pushfstring(L, "rmalab.request (%s, %s)", q->is_recv ? "irecv" : "isend",
-                    q->taken ? "completed" : "pending");
+    lrm_buffer_fly_request(L, buf, NULL, source, 0, rmalab_request_id(q->r), true,
+                           "the buffer of an irecv", "the request's wait()");
     return 1;
 }
 
@@ -287,22 +204,9 @@ static const luaL_Reg p2p_methods[] = {
     {"irecv", comm_irecv}, {NULL, NULL},
 };
 
-static const luaL_Reg req_meta[] = {
-    {"__gc", req_gc}, {"__tostring", req_tostring}, {"__index", NULL}, {NULL, NULL},
-};
-
-static const luaL_Reg req_methods[] = {
-    {"wait", req_wait}, {"test", req_test}, {NULL, NULL},
-};
-
 void lrm_open_p2p(lua_State *L)
 {
     lrm_push_comm_methods(L);
     luaL_setfuncs(L, p2p_methods, 0);
-    lua_pop(L, 1);
-    luaL_newmetatable(L, REQ_T);
-    luaL_setfuncs(L, req_meta, 0);
-    luaL_newlib(L, req_methods);
-    lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 }

@@ -1,5 +1,6 @@
 /* RMA operations in Lua: put, get, accumulate, get_accumulate,
- * fetch_and_op and compare_and_swap, and the result handles of those that
+ * fetch_and_op and compare_and_swap, the request-based rput, rget,
+ * raccumulate and rget_accumulate (their requests are lrequest.c's), and the result handles of those that
  * return data (r:value(), r:values(), r:ready()). A result userdata is made
  * before the operation, so it owns the core's result the moment it
  * exists. */
@@ -54,16 +55,21 @@ typedef struct {
     const char *call;       /* "win:put" */
     const char *op;         /* "put" */
     enum { PUT, GET, ACCUMULATE, GET_ACCUMULATE, FETCH_AND_OP, COMPARE_AND_SWAP } kind;
+    bool request;           /* rput, rget, raccumulate, rget_accumulate */
 } mem_op;
 
 static void check_op_args(lua_State *L, mem_op *o, const char *call)
 {
-    static const char *const calls[] = {"win:put", "win:get", "win:accumulate",
+    /* the request-based calls follow, in the order of their plain kinds */
+    static const char *const calls[] = {"win:put",  "win:get",  "win:accumulate",
                                         "win:get_accumulate", "win:fetch_and_op",
-                                        "win:compare_and_swap"};
-    o->kind = PUT;
-    while (strcmp(calls[o->kind], call))
-        o->kind++;
+                                        "win:compare_and_swap", "win:rput", "win:rget",
+                                        "win:raccumulate", "win:rget_accumulate"};
+    int i = 0;
+    while (strcmp(calls[i], call))
+        i++;
+    o->request = i > COMPARE_AND_SWAP;
+    o->kind = o->request ? i - COMPARE_AND_SWAP - 1 : i;
     o->w = lrm_checkwin(L, 1);
     o->target = lrm_checkrank(L, 2, rmalab_win_get_name(o->w));
     o->disp = lrm_checkdisp(L, 3);
@@ -160,6 +166,61 @@ static void issue(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
         fly(L, o, r, ticket, true);
 }
 
+/* The request-based form of o: its request (made first, pushed) keeps the
+ * buffer at b, and the result buffer at r (get_accumulate) or b (get) is
+ * what its wait gives; both are in flight until the request completes or
+ * a call of the window completes the operation. */
+static lrm_request *issue_request(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
+{
+    lrm_buffer *u = lrm_tobuffer(L, b), *v = r ? lrm_tobuffer(L, r) : NULL;
+    lrm_buffer_claim(L, b, o->w, o->kind == GET, o->call);
+    if (v)
+        lrm_buffer_claim(L, r, o->w, true, o->call);
+    lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_RMA);
+    q->w = o->w;
+    lrm_request_keep(L, -1, r ? r : b); /* the window pins both until they land */
+    lrm_site(L, o->w);
+    int rc, n = (int)u->n;
+    switch (o->kind) {
+    case PUT: rc = rmalab_win_rput(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &q->r); break;
+    case GET: rc = rmalab_win_rget(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &q->r); break;
+    case ACCUMULATE:
+        rc = rmalab_win_raccumulate(o->w, o->target, o->disp, o->type, n, u->p, op, o->vec, &q->r);
+        break;
+    default:
+        rc = rmalab_win_rget_accumulate(o->w, o->target, o->disp, o->type, n, u->p, v->p, op,
+                                        o->vec, &q->r);
+    }
+    if (rc)
+        mem_error(L, rc, o);
+    char what[64], by[128], done[96];
+    rmalab_win_completer(o->w, o->target, done, sizeof done);
+    snprintf(by, sizeof by, "the request's wait(), or %s", done);
+    uint64_t id = rmalab_request_id(q->r);
+    snprintf(what, sizeof what, "the %s of %s %s %s rank %d", o->kind == GET ? "result" : "origin",
+             strchr("aeiou", o->op[0]) ? "an" : "a", o->op, o->kind == GET ? "from" : "to",
+             o->target);
+    lrm_buffer_fly_request(L, b, o->w, o->target, 0, id, o->kind == GET, what, by);
+    if (v) {
+        snprintf(what, sizeof what, "the result of an %s from rank %d", o->op, o->target);
+        lrm_buffer_fly_request(L, r, o->w, o->target, 0, id, true, what, by);
+    }
+    return q;
+}
+
+/* get_accumulate's origin u and result v agree in length and do not
+ * overlap. */
+static void check_results(lua_State *L, const mem_op *o, const lrm_buffer *u,
+                          const lrm_buffer *v)
+{
+    if (v->n != u->n)
+        lrm_raise_named(L, rmalab_win_get_name(o->w), RMALAB_ERR_ARG,
+                        "%s: the origin holds %lld elements and the result buffer %lld; they "
+                        "must agree", o->call, (long long)u->n, (long long)v->n);
+    if (u->blk == v->blk && u->p < v->p + v->n * v->size && v->p < u->p + u->n * u->size)
+        lrm_argerror(L, 7, RMALAB_ERR_ARG, "the result buffer overlaps the origin");
+}
+
 /* ------------------------------------------------------------------------ */
 /* The operations                                                           */
 
@@ -235,13 +296,7 @@ static int win_get_accumulate(lua_State *L)
     int b = origin_at(L, &o, 5);
     lrm_buffer *u = lrm_tobuffer(L, b);
     int r = result_at(L, &o, 7, u->n);
-    lrm_buffer *v = lrm_tobuffer(L, r);
-    if (v->n != u->n)
-        lrm_raise_named(L, rmalab_win_get_name(o.w), RMALAB_ERR_ARG,
-                        "win:get_accumulate: the origin holds %lld elements and the result "
-                        "buffer %lld; they must agree", (long long)u->n, (long long)v->n);
-    if (u->blk == v->blk && u->p < v->p + v->n * v->size && v->p < u->p + u->n * u->size)
-        lrm_argerror(L, 7, RMALAB_ERR_ARG, "the result buffer overlaps the origin");
+    check_results(L, &o, u, lrm_tobuffer(L, r));
     issue(L, &o, b, r, op);
     lua_pushvalue(L, r);
     return 1;
@@ -409,7 +464,62 @@ static int result_gc(lua_State *L)
     return 0;
 }
 
+/* win:rput(target, disp, layout, values | buffer) -> rq */
+static int win_rput(lua_State *L)
+{
+    mem_op o;
+    check_op_args(L, &o, "win:rput");
+    issue_request(L, &o, origin_at(L, &o, 5), 0, RMALAB_OP_REPLACE);
+    return 1;
+}
+
+/* win:rget(target, disp, layout [, count | buffer]) -> rq; its wait gives
+ * the buffer given, else the values (one value without a count). */
+static int win_rget(lua_State *L)
+{
+    mem_op o;
+    check_op_args(L, &o, "win:rget");
+    int gets = lrm_tobuffer(L, 5) ? LRM_GETS_BUFFER
+               : lua_isnoneornil(L, 5) && !o.vec ? LRM_GETS_ONE
+                                                 : LRM_GETS_ARRAY;
+    int b = result_at(L, &o, 5, elements_of(o.vec));
+    issue_request(L, &o, b, 0, RMALAB_OP_NO_OP)->gets = gets;
+    return 1;
+}
+
+static int win_raccumulate(lua_State *L)
+{
+    mem_op o;
+    check_op_args(L, &o, "win:raccumulate");
+    rmalab_op op = lrm_checkop(L, 6);
+    issue_request(L, &o, origin_at(L, &o, 5), 0, op);
+    return 1;
+}
+
+/* win:rget_accumulate(target, disp, layout, values | buffer, op [, result])
+ * -> rq; its wait gives the result buffer given, else the values. */
+static int win_rget_accumulate(lua_State *L)
+{
+    mem_op o;
+    check_op_args(L, &o, "win:rget_accumulate");
+    rmalab_op op = lrm_checkop(L, 6);
+    lua_settop(L, 7);
+    int gets = lrm_tobuffer(L, 7) ? LRM_GETS_BUFFER
+               : lua_istable(L, 5) || lrm_tobuffer(L, 5) || o.vec ? LRM_GETS_ARRAY
+                                                                  : LRM_GETS_ONE;
+    int b = origin_at(L, &o, 5);
+    lrm_buffer *u = lrm_tobuffer(L, b);
+    int r = result_at(L, &o, 7, u->n);
+    check_results(L, &o, u, lrm_tobuffer(L, r));
+    issue_request(L, &o, b, r, op)->gets = gets;
+    return 1;
+}
+
 static const luaL_Reg rma_methods[] = {
+    {"rput", win_rput},
+    {"rget", win_rget},
+    {"raccumulate", win_raccumulate},
+    {"rget_accumulate", win_rget_accumulate},
     {"put", win_put},
     {"get", win_get},
     {"accumulate", win_accumulate},

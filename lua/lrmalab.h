@@ -16,6 +16,8 @@
  *   lvalues.c    arguments and typed values of window calls
  *   lbuffer.c    typed buffers and their views; what is in flight on them
  *   llayout.c    layouts of the target's memory (rl.vector)
+ *   lrequest.c   requests of every kind: rq:wait, rq:test, rl.waitall,
+ *                rl.waitany; messages' values as receives give them
  *   lcoll.c lp2p.c  communicators' collectives, and their messages and
  *                requests (values through lcodec.c)
  *   lwin.c       windows: creation, freeing, properties, local memory
@@ -291,7 +293,8 @@ lrm_buffer *lrm_buffer_over(lua_State *L, void *mem, lua_Integer n, rmalab_type 
 void lrm_buffer_seen(lrm_buffer *b, rmalab_win *w, int rank);
 /* Push a new zeroed buffer of n elements. */
 lrm_buffer *lrm_buffer_new(lua_State *L, rmalab_type type, lua_Integer n);
-/* Before an operation `call` ("win:put") on w uses the buffer at arg:
+/* Before an operation `call` ("win:put") on w (NULL: a message) uses the
+ * buffer at arg:
  * refuse a conflict with an operation in flight on it (`writes`: MPI
  * writes there, as a get's result; else it reads, as an origin), make room
  * to record the new one, and let w keep the buffer alive. */
@@ -302,8 +305,16 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
  * to rank 1"); `by` the call that completes it. Cannot fail once claimed. */
 void lrm_buffer_fly(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
                     bool writes, const char *what, const char *by);
-/* After a call that may complete operations of w: forget those done, and
- * let go of the buffers no operation holds. */
+/* As lrm_buffer_fly, for a request's operation (rmalab_request_id): it
+ * is in flight until that request's id is done. w NULL: a message's
+ * (isend, irecv), pinned by the messages until then. */
+void lrm_buffer_fly_request(lua_State *L, int arg, rmalab_win *w, int target, uint64_t ticket,
+                            uint64_t rqid, bool writes, const char *what, const char *by);
+/* Refuse an access to the whole buffer at arg (`writes`, else a read) that
+ * meets an operation in flight on it; `call` names the access. */
+void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call);
+/* After a call that may complete operations of w (NULL: messages): forget
+ * those done, and let go of the buffers no operation holds. */
 void lrm_buffers_settle(lua_State *L, rmalab_win *w);
 /* w is being freed: nothing of it is in flight any more, and the buffers
  * over its memory are gone. */
@@ -316,8 +327,35 @@ void lrm_open_layout(lua_State *L);
  * shape, valid while arg is on the stack); returns the element type. */
 rmalab_type lrm_checklayout(lua_State *L, int arg, const rmalab_vector **vec);
 
+/* Requests (lrequest.c): one type for messages' and RMA operations'.
+ * Make the userdata (lrm_request_new, owner: the communicator or window at
+ * that index, kept alive) before the core call that fills q->r. */
+#define LRM_GETS_BUFFER 1 /* an RMA get's wait gives its buffer */
+#define LRM_GETS_ARRAY 2  /* ... an array of its values */
+#define LRM_GETS_ONE 3    /* ... its one value */
+typedef struct {
+    const void *tag;
+    rmalab_request *r;
+    int taken;              /* its completion was handed to Lua */
+    rmalab_request_kind kind;
+    int gets;               /* RMA gets: LRM_GETS_*; else 0 */
+    rmalab_win *w;          /* RMA: its window */
+} lrm_request;
+lrm_request *lrm_request_new(lua_State *L, int owner, rmalab_request_kind kind);
+/* The request at req keeps the buffer at buf alive (and its wait gives it). */
+void lrm_request_keep(lua_State *L, int req, int buf);
+/* Adds rl.waitall and rl.waitany to the module table on top, and makes the
+ * request type. */
+void lrm_open_request(lua_State *L);
+/* A receive's status { source =, tag = [, count =, type =] [, bytes =] }. */
+void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes);
+/* Push a received message and its status (2 results): into the buffer at
+ * buf (nonzero: it is that buffer), a new buffer of its type when a buffer
+ * was sent, else the value decoded; raises what cannot be decoded. */
+int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st, int buf);
+
 /* Collectives (lcoll.c) and messages (lp2p.c): add their methods to the
- * communicator methods; lp2p.c makes the request type. */
+ * communicator methods. */
 void lrm_open_coll(lua_State *L);
 /* The Lua state's buffer for encoding, emptied (kept between calls). */
 lrm_bytes *lrm_codec_scratch(lua_State *L);

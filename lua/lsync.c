@@ -1,6 +1,6 @@
 /* Synchronisation in Lua: fence, post/start/complete/wait/test, lock,
  * unlock, lock_all, unlock_all, flush, flush_all, flush_local,
- * flush_local_all, and win:epochs(), the observable epoch state. Every
+ * flush_local_all, sync (MPI_Win_sync), and win:epochs(), the observable epoch state. Every
  * call is the core's, which checks the epoch state machine before MPI sees
  * the call. */
 #include <limits.h>
@@ -54,6 +54,7 @@ SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))
 SYNC0(win_flush_all, rmalab_win_flush_all(w))
 SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
 SYNC0(win_flush_local_all, rmalab_win_flush_local_all(w))
+SYNC0(win_sync, rmalab_win_sync(w))
 
 static int win_test(lua_State *L)
 {
@@ -173,6 +174,7 @@ static const luaL_Reg sync_methods[] = {
     {"flush_all", win_flush_all},
     {"flush_local", win_flush_local},
     {"flush_local_all", win_flush_local_all},
+    {"sync", win_sync},
     {"post", win_post},
     {"start", win_start},
     {"test", win_test},

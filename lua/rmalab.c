@@ -90,6 +90,7 @@ int luaopen_rmalab(lua_State *L)
     lrm_open_win(L);
     lrm_open_buffer(L);
     lrm_open_layout(L);
+    lrm_open_request(L);
     lrm_open_rma(L);
     lrm_open_sync(L);
     lrm_open_keyval(L);

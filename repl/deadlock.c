@@ -189,6 +189,24 @@ static int partners(const rstate *all, int n, int me, const rstate_win *w, ranks
 
 static int collective_missing(const rstate *all, int n, int r, rankset *miss);
 
+/* A message call on a communicator waits for one rank's call: a receive
+ * or probe for its send, a send for its receive. Its member is the peer
+ * (none: any source). Returns the peer, or -1; *call its call. */
+static int message_peer(const rstate *r, int n, const char **call)
+{
+    static const char *const pairs[][2] = {
+        {"recv", "send"}, {"probe", "send"}, {"send", "recv"}};
+    if (r->collective || strcmp(r->object, "comm") != 0 || r->nmembers != 1 ||
+        r->members[0] < 0 || r->members[0] >= n)
+        return -1;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(r->call, pairs[i][0]) == 0) {
+            *call = pairs[i][1];
+            return r->members[0];
+        }
+    return -1;
+}
+
 void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf, size_t size)
 {
     const rstate *r = &all[me];
@@ -228,6 +246,16 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
         int one = rankset_count(&miss) == 1;
         off += (size_t)snprintf(buf + off, size - off, "; rank%s %s %s not called %s",
                                 one ? "" : "s", set, one ? "has" : "have", call);
+    }
+    const char *pcall;
+    int peer = off < size && !w ? message_peer(r, n, &pcall) : -1;
+    if (peer >= 0) {
+        const rstate *p = &all[peer];
+        bool waiting = p->valid && strcmp(p->state, "blocked") == 0 && strcmp(p->call, pcall) == 0;
+        off += (size_t)snprintf(buf + off, size - off, " with rank %d", peer);
+        if (!waiting && off < size)
+            off += (size_t)snprintf(buf + off, size - off, "; rank %d has not called %s()", peer,
+                                    pcall);
     }
     if (off < size)
         snprintf(buf + off, size - off, " (inside MPI: cannot be interrupted)");

@@ -340,3 +340,115 @@ int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
         MPI_Comm_free(&nc);
     return rmalab__comm_end(&b, rc);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Typed buffers in place: one MPI collective on the caller's memory        */
+
+/* The root's clock to every rank (bcast's order), when this rank has one. */
+static int bcast_clock(rmalab_comm *c, int root)
+{
+    if (!rmalab__clock_exists())
+        return RMALAB_OK;
+    size_t W8 = rmalab__clock_wire();
+    int64_t *S = rmalab__malloc(W8);
+    if (!S)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "bcast: out of memory in the race checker");
+    bool here = rmalab_comm_rank(c) == root;
+    if (here)
+        rmalab__clock_out(S);
+    int e = MPI_Bcast(S, (int)W8, MPI_BYTE, root, rmalab_comm_mpi(c));
+    int rc = e != MPI_SUCCESS ? rmalab__mpi_fail(e, "bcast (the race checker's clock)")
+             : here           ? RMALAB_OK
+                              : rmalab__clock_in(S);
+    rmalab__free(S);
+    return rc;
+}
+
+static int check_typed(rmalab_comm *c, const char *call, int root, int count, rmalab_type type)
+{
+    if (c && (root < 0 || root >= rmalab_comm_size(c)))
+        return rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
+                                             "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
+    if (count < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+    if (!rmalab_type_name(type))
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, (int)type);
+    return RMALAB_OK;
+}
+
+int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
+{
+    rmalab__call_begin();
+    int rc = check_typed(c, "bcast", root, count, type);
+    if (rc)
+        return rmalab__comm_refuse("bcast", c, rc);
+    rmalab__block b;
+    if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
+        return rc;
+    int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
+    rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__mpi_fail(e, "MPI_Bcast");
+    return rmalab__comm_end(&b, rc);
+}
+
+/* The op suits the type as MPI's predefined reductions say. */
+static int check_reduce_op(const char *call, rmalab_type type, rmalab_op op)
+{
+    bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
+    if ((unsigned)op > RMALAB_OP_LXOR)
+        return rmalab__fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, min, "
+                                           "band, bor, bxor, land, lor or lxor",
+                            call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
+    if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
+                                             "holds %s", call, rmalab_op_name(op),
+                            op >= RMALAB_OP_BAND ? "integer" : "number",
+                            rmalab_type_name(type));
+    return RMALAB_OK;
+}
+
+static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
+                             int count, rmalab_type type, rmalab_op op)
+{
+    MPI_Comm mc = rmalab_comm_mpi(c);
+    MPI_Datatype t = rmalab__mpi_type(type);
+    MPI_Op o = rmalab__mpi_op(op);
+    int me = rmalab_comm_rank(c), e;
+    size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
+    void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__scratch(0, bytes) : NULL;
+    if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !keep)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
+    if (keep) /* MPI leaves rank 0's buffer undefined: it keeps its values */
+        memcpy(keep, buf, bytes);
+    if (kind == RMALAB_REDUCE_ALL)
+        e = MPI_Allreduce(MPI_IN_PLACE, buf, count, t, o, mc);
+    else if (kind == RMALAB_REDUCE_ROOT)
+        e = MPI_Reduce(me == root ? MPI_IN_PLACE : buf, buf, count, t, o, root, mc);
+    else if (kind == RMALAB_REDUCE_SCAN)
+        e = MPI_Scan(MPI_IN_PLACE, buf, count, t, o, mc);
+    else
+        e = MPI_Exscan(MPI_IN_PLACE, buf, count, t, o, mc);
+    if (keep)
+        memcpy(buf, keep, bytes);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, rmalab_reduce_kind_name(kind));
+    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, me, kind, root, rmalab_reduce_kind_name(kind))
+                                  : RMALAB_OK;
+}
+
+int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
+                             int count, rmalab_type type, rmalab_op op)
+{
+    rmalab__call_begin();
+    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
+    int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
+                 ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
+                 : check_typed(c, call, kind == RMALAB_REDUCE_ROOT ? root : 0, count, type);
+    if (!rc)
+        rc = check_reduce_op(call, type, op);
+    if (rc)
+        return rmalab__comm_refuse(call, c, rc);
+    rmalab__block b;
+    if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
+        return rc;
+    return rmalab__comm_end(&b, reduce_typed_call(c, kind, root, buf, count, type, op));
+}

@@ -1,5 +1,7 @@
 /* Communicators with hints: validation before MPICH, the requested hints
- * remembered for the report. */
+ * remembered for the report; each one's shadow, a duplicate that carries
+ * the rest of long messages (p2p.c), started with MPI_Comm_idup when the
+ * communicator is made or wrapped and waited for when first needed. */
 #include "private.h"
 
 #include <stdlib.h>
@@ -12,6 +14,8 @@ struct rmalab_comm {
     int owned;
     int rank, size;
     rmalab_info *requested; /* raw values, as the user gave them */
+    MPI_Comm shadow;        /* MPI_COMM_NULL until shadow_rq has completed */
+    MPI_Request shadow_rq;  /* the MPI_Comm_idup, or MPI_REQUEST_NULL */
 };
 
 const char *rmalab_version(void)
@@ -31,17 +35,67 @@ static int comm_new(MPI_Comm c, int owned, rmalab_comm **out)
     }
     r->comm = c;
     r->owned = owned;
+    r->shadow = MPI_COMM_NULL;
+    r->shadow_rq = MPI_REQUEST_NULL;
     MPI_Comm_rank(c, &r->rank);
     MPI_Comm_size(c, &r->size);
     *out = r;
     return RMALAB_OK;
 }
 
+/* The shadow's MPI_Comm_idup: a collective call that does not block, so
+ * every rank makes it in the same place of the communicator's order of
+ * collectives (where it is made or wrapped). A failure leaves no shadow:
+ * long messages then fail with the reason. */
+static void shadow_start(rmalab_comm *r)
+{
+    if (MPI_Comm_idup(r->comm, &r->shadow, &r->shadow_rq) != MPI_SUCCESS)
+        r->shadow_rq = MPI_REQUEST_NULL;
+}
+
+int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out)
+{
+    if (c->shadow_rq != MPI_REQUEST_NULL) {
+        int e = rmalab__wait_request(&c->shadow_rq, "MPI_Comm_idup (a message's shadow)");
+        if (e)
+            return e;
+        MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
+    }
+    if (c->shadow == MPI_COMM_NULL)
+        return rmalab__fail(RMALAB_ERR_COMM, "this communicator has no shadow for long "
+                                             "messages (MPI_Comm_idup failed)");
+    *out = c->shadow;
+    return RMALAB_OK;
+}
+
+void rmalab__comm_shadow_poll(rmalab_comm *c)
+{
+    int done = 0;
+    if (c->shadow_rq != MPI_REQUEST_NULL &&
+        MPI_Test(&c->shadow_rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+        MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
+}
+
+static void shadow_free(rmalab_comm *c)
+{
+    int fini = 0;
+    MPI_Finalized(&fini);
+    if (fini)
+        return;
+    if (c->shadow_rq != MPI_REQUEST_NULL)
+        MPI_Wait(&c->shadow_rq, MPI_STATUS_IGNORE);
+    if (c->shadow != MPI_COMM_NULL)
+        MPI_Comm_free(&c->shadow);
+}
+
 int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
 {
     if (comm == MPI_COMM_NULL)
         return rmalab__fail(RMALAB_ERR_COMM, "cannot wrap MPI_COMM_NULL");
-    return comm_new(comm, 0, out);
+    int rc = comm_new(comm, 0, out);
+    if (!rc)
+        shadow_start(*out);
+    return rc;
 }
 
 int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out)
@@ -51,6 +105,7 @@ int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out)
         return rc;
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     rmalab__comm_tag(c);
+    shadow_start(*out);
     return RMALAB_OK;
 }
 
@@ -96,6 +151,7 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
     }
     MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
     rmalab__comm_tag(r->comm); /* its id in rmalab_blocked, in creation order */
+    shadow_start(r);
     *out = r;
     r = NULL;
 out:
@@ -175,6 +231,7 @@ int rmalab_comm_free(rmalab_comm **comm)
         return RMALAB_OK;
     rmalab_comm *c = *comm;
     *comm = NULL;
+    shadow_free(c);
     if (c->owned) {
         int e = MPI_Comm_free(&c->comm);
         if (e != MPI_SUCCESS)

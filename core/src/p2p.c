@@ -1,38 +1,11 @@
 /* Messages on communicators (rmalab/coll.h): send, receive, probe, and
- * requests.
- *
- * On the wire a message is an 8-byte header (a mark and flags) and the
- * caller's bytes. When the sender has the race checker's clock, the header
- * says so and the clock follows as a second message with the same tag,
- * which the receiver takes at once: MPI keeps two messages from one sender
- * with one tag in order, so it is that message's clock. Receives probe
- * first (MPI_Probe; a loop of MPI_Iprobe with the sleeping backoff in
- * SLEEP mode) and then receive the message probed, whole: a message that
- * does not fit the caller's memory stays queued. Short messages are copied
- * through the stack; long ones travel from and to the caller's memory in
- * one MPI type. */
+ * the requests of isend and irecv. msg.c has the wire: every receive posts
+ * its first part at once, so receives match in the order they were made;
+ * this file has the calls, their checks and blocking records, and the
+ * numbers of requests that buffers in flight ask about. */
 #include "coll-private.h"
 
 #include <stdlib.h>
-
-#define MARK 0x726d6c62u /* "rmlb" */
-#define F_CLOCK 1u
-#define SHORT 4096
-
-typedef struct {
-    uint32_t mark, flags;
-} mhdr;
-
-struct rmalab_request {
-    rmalab_comm *c;
-    int is_recv, done, peer, tag;
-    MPI_Request req[2];
-    int nreq;
-    unsigned char *buf; /* send: header, bytes, clock; receive: the message */
-    size_t n;
-    rmalab_msg_status st;
-    struct rmalab_request *next; /* destroyed before its send ended */
-};
 
 static rmalab_request *orphans;
 
@@ -69,293 +42,315 @@ static int check_tag(rmalab_comm *c, const char *call, int tag, bool any)
                         rmalab_comm_tag_ub(c));
 }
 
+/* What a message call checks before anything: NULL, rank, tag, size. */
+static int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool recv, size_t n)
+{
+    if (!c)
+        return rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
+    rmalab__comm_shadow_poll(c);
+    int rc = check_peer(c, call, recv ? "source" : "destination", peer, recv);
+    if (!rc)
+        rc = check_tag(c, call, tag, recv);
+    if (!rc && n > RMALAB_BYTES_MAX)
+        rc = rmalab__fail(RMALAB_ERR_ARG, "%s: %zu bytes are more than a message may hold", call,
+                          n);
+    return rc;
+}
+
 /* Checks, then the call's record: its group is `peer` (NULL: any). */
 static int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *peer, int tag,
-                 bool recv)
+                 bool recv, size_t n)
 {
-    int rc = !c ? RMALAB_OK : check_peer(c, call, recv ? "source" : "destination", *peer, recv);
-    if (!rc && c)
-        rc = check_tag(c, call, tag, recv);
+    int rc = c ? check_call(c, call, *peer, tag, recv, n) : RMALAB_OK;
     if (rc)
         return rmalab__comm_refuse(call, c, rc);
     return rmalab__comm_begin(b, call, c, false, *peer >= 0 ? peer : NULL);
 }
 
-static int src(int r)
+static size_t bytes_of(int type, int count)
 {
-    return r == RMALAB_ANY_SOURCE ? MPI_ANY_SOURCE : r;
+    return count <= 0 ? 0 : (size_t)count * (size_t)rmalab_type_size((rmalab_type)type);
 }
 
-static int tg(int t)
+static int check_typed(const char *call, int type, int count)
 {
-    return t == RMALAB_ANY_TAG ? MPI_ANY_TAG : t;
+    if (count < 0)
+        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+    if (!rmalab_type_name((rmalab_type)type))
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
+    return RMALAB_OK;
 }
 
-static bool sleeping(void)
+/* ------------------------------------------------------------------------ */
+/* Request numbers: pending until MPI is done with the request              */
+
+typedef struct {
+    uint64_t id;
+    rmalab_win *w; /* an RMA operation's: done also when its window completes it */
+    int target;
+    uint64_t ticket;
+} pending;
+
+static pending *pend;
+static uint64_t next_id;
+static int npend, cappend;
+
+uint64_t rmalab__rq_id(void)
 {
-    return atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP;
+    if (npend == cappend) {
+        int cap = cappend ? 2 * cappend : 64;
+        pending *p = rmalab__realloc(pend, (size_t)cap * sizeof *p);
+        if (!p) {
+            rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for a request");
+            return 0;
+        }
+        pend = p;
+        cappend = cap;
+    }
+    pend[npend] = (pending){.id = ++next_id};
+    return pend[npend++].id;
+}
+
+static int find_pending(uint64_t id)
+{
+    int lo = 0, hi = npend;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (pend[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < npend && pend[lo].id == id ? lo : -1;
+}
+
+static void drop(int i)
+{
+    memmove(pend + i, pend + i + 1, (size_t)(--npend - i) * sizeof *pend);
+}
+
+void rmalab__rq_id_op(uint64_t id, rmalab_win *w, int target, uint64_t ticket)
+{
+    int i = find_pending(id);
+    if (i >= 0)
+        pend[i] = (pending){id, w, target, ticket};
+}
+
+void rmalab__rq_finished(rmalab_request *r)
+{
+    r->done = 1;
+    int i = r->id ? find_pending(r->id) : -1;
+    if (i >= 0)
+        drop(i);
+}
+
+void rmalab__rq_forget_win(rmalab_win *w)
+{
+    for (int i = npend - 1; i >= 0; i--)
+        if (pend[i].w == w)
+            drop(i);
+}
+
+bool rmalab_request_id_done(uint64_t id)
+{
+    int i = find_pending(id);
+    if (i < 0)
+        return true;
+    const pending *p = &pend[i];
+    return p->w && rmalab_win_done(p->w, p->target, p->ticket);
+}
+
+uint64_t rmalab_request_id(const rmalab_request *rq)
+{
+    return rq ? rq->id : 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Sending                                                                  */
 
-static int send_wait(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm mc)
+static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest, int tag)
 {
-    if (!sleeping()) {
-        int e = MPI_Send(buf, count, t, dest, tag, mc);
-        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Send");
+    unsigned char first[RMALAB__EAGER];
+    rmalab__msg_out o;
+    MPI_Request req[2];
+    int rc = rmalab__msg_pack(c, buf, n, type, false, first, &o);
+    if (rc)
+        return rc;
+    if (!o.nrest && atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) !=
+                        RMALAB_WAIT_SLEEP) {
+        int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
+        rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Send");
+    } else if (!(rc = rmalab__msg_post(c, &o, dest, tag, req))) {
+        for (int i = 0; i < 2 && !rc; i++)
+            rc = rmalab__msg_wait(&req[i], MPI_STATUS_IGNORE, NULL);
     }
-    MPI_Request r;
-    int e = MPI_Isend(buf, count, t, dest, tag, mc, &r);
-    return e == MPI_SUCCESS ? rmalab__wait_request(&r, "MPI_Isend") : rmalab__mpi_fail(e, "MPI_Isend");
-}
-
-/* The header at h and the bytes at buf as one MPI type (MPI_BOTTOM). */
-static int two_part(void *h, void *buf, size_t n, MPI_Datatype *t)
-{
-    MPI_Aint at[2];
-    int len[2] = {sizeof(mhdr), (int)n};
-    MPI_Get_address(h, &at[0]);
-    MPI_Get_address(buf, &at[1]);
-    if (MPI_Type_create_hindexed(2, len, at, MPI_BYTE, t) != MPI_SUCCESS ||
-        MPI_Type_commit(t) != MPI_SUCCESS)
-        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make an MPI type for a message");
-    return RMALAB_OK;
-}
-
-static int send_call(rmalab_comm *c, const void *buf, size_t n, int dest, int tag)
-{
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    mhdr h = {MARK, 0};
-    int64_t *S = NULL;
-    int rc = RMALAB_OK;
-    if (rmalab__clock_exists()) {
-        if (!(S = rmalab__malloc(rmalab__clock_wire())))
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "send: out of memory in the race checker");
-        rmalab__clock_out(S);
-        h.flags |= F_CLOCK;
-    }
-    if (n <= SHORT) {
-        unsigned char tmp[sizeof h + SHORT];
-        memcpy(tmp, &h, sizeof h);
-        if (n)
-            memcpy(tmp + sizeof h, buf, n);
-        rc = send_wait(tmp, (int)(sizeof h + n), MPI_BYTE, dest, tag, mc);
-    } else {
-        MPI_Datatype t;
-        if (!(rc = two_part(&h, (void *)buf, n, &t))) {
-            rc = send_wait(MPI_BOTTOM, 1, t, dest, tag, mc);
-            MPI_Type_free(&t);
-        }
-    }
-    if (!rc && S)
-        rc = send_wait(S, (int)rmalab__clock_wire(), MPI_BYTE, dest, tag, mc);
-    rmalab__free(S);
+    rmalab__free(o.copy);
     return rc;
+}
+
+static int send_(const char *call, rmalab_comm *c, const void *buf, size_t n, int type,
+                 int dest, int tag)
+{
+    rmalab__block b;
+    int rc = begin(&b, call, c, &dest, tag, false, n);
+    return rc ? rc : rmalab__comm_end(&b, send_call(c, buf, n, type, dest, tag));
 }
 
 int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int tag)
 {
-    rmalab__block b;
-    int rc = n > RMALAB_BYTES_MAX
-                 ? rmalab__comm_refuse("send", c, rmalab__fail(RMALAB_ERR_ARG, "send: %zu bytes "
-                                                               "are more than a message may hold", n))
-                 : begin(&b, "send", c, &dest, tag, false);
+    return send_("send", c, buf, n, -1, dest, tag);
+}
+
+int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_type type,
+                           int dest, int tag)
+{
+    rmalab__call_begin();
+    int rc = check_typed("send", (int)type, count);
     if (rc)
-        return rc;
-    return rmalab__comm_end(&b, send_call(c, buf, n, dest, tag));
+        return rmalab__comm_refuse("send", c, rc);
+    return send_("send", c, buf, bytes_of((int)type, count), (int)type, dest, tag);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Receiving                                                                */
 
-static int probe_wait(MPI_Comm mc, int source, int tag, MPI_Status *st)
+/* One blocking receive: m's message, taken into `into` (NULL: kept in m). */
+static int recv_call(rmalab__msg_in *m, int type, void *into, size_t cap)
 {
-    int e, flag = 0;
-    if (!sleeping()) {
-        e = MPI_Probe(src(source), tg(tag), mc, st);
-        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Probe");
-    }
-    rmalab__backoff bo = RMALAB__BACKOFF_INIT;
-    while ((e = MPI_Iprobe(src(source), tg(tag), mc, &flag, st)) == MPI_SUCCESS && !flag)
-        rmalab__backoff_step(&bo);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Iprobe");
-}
-
-static void fill_status(const MPI_Status *s, rmalab_msg_status *st)
-{
-    int n = 0;
-    MPI_Get_count(s, MPI_BYTE, &n);
-    st->source = s->MPI_SOURCE;
-    st->tag = s->MPI_TAG;
-    st->bytes = n >= (int)sizeof(mhdr) ? (size_t)n - sizeof(mhdr) : 0;
-}
-
-/* The header just received: the clock that follows, acquired. */
-static int after(MPI_Comm mc, const mhdr *h, const rmalab_msg_status *st)
-{
-    if (h->mark != MARK)
-        return rmalab__fail(RMALAB_ERR_ARG, "recv: a message from rank %d that rmalab did not "
-                                            "send (received and dropped)", st->source);
-    if (!(h->flags & F_CLOCK))
-        return RMALAB_OK;
-    void *S = rmalab__malloc(rmalab__clock_wire());
-    int e = MPI_Recv(S ? S : (void *)h, S ? (int)rmalab__clock_wire() : 0, MPI_BYTE, st->source,
-                     st->tag, mc, MPI_STATUS_IGNORE);
-    int rc = e != MPI_SUCCESS ? rmalab__mpi_fail(e, "MPI_Recv (a message's clock)")
-             : !S ? rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory for the race checker")
-                  : rmalab__clock_in(S);
-    rmalab__free(S);
+    int rc = rmalab__msg_start(m, true);
+    if (!rc)
+        rc = rmalab__msg_step(m, true);
+    if (!rc)
+        rc = rmalab__msg_take(m, type, into, cap);
     return rc;
 }
 
-/* The message probed (st), whole, into `to` (its size + header bytes). */
-static int take(MPI_Comm mc, const rmalab_msg_status *st, unsigned char *to)
+static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
+                 rmalab__msg_in *m, rmalab_msg_status *st)
 {
-    int e = MPI_Recv(to, (int)(st->bytes + sizeof(mhdr)), MPI_BYTE, st->source, st->tag, mc,
-                     MPI_STATUS_IGNORE);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Recv");
-    mhdr h;
-    memcpy(&h, to, sizeof h);
-    return after(mc, &h, st);
-}
-
-/* A matched probe (MPI_Mprobe; MPI_Improbe with the backoff in SLEEP
- * mode): one match in MPICH's UCX path where MPI_Probe and MPI_Recv make
- * two (bench-comm's ping-pong). */
-static int mprobe_wait(MPI_Comm mc, int source, int tag, MPI_Message *m, MPI_Status *st)
-{
-    int e, flag = 0;
-    if (!sleeping()) {
-        e = MPI_Mprobe(src(source), tg(tag), mc, m, st);
-        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Mprobe");
-    }
-    rmalab__backoff bo = RMALAB__BACKOFF_INIT;
-    while ((e = MPI_Improbe(src(source), tg(tag), mc, &flag, m, st)) == MPI_SUCCESS && !flag)
-        rmalab__backoff_step(&bo);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Improbe");
-}
-
-static int recv_bytes_call(rmalab_comm *c, int source, int tag, const void **p, size_t *n,
-                           rmalab_msg_status *st)
-{
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    MPI_Status s;
-    MPI_Message m;
-    int rc = mprobe_wait(mc, source, tag, &m, &s);
+    rmalab__block b;
+    int rc = begin(&b, "recv", c, &source, tag, true, 0);
     if (rc)
         return rc;
-    fill_status(&s, st);
-    unsigned char *buf = rmalab__scratch(0, st->bytes + sizeof(mhdr));
-    /* matched: it must be received, into nothing if there is no room */
-    int e = MPI_Mrecv(buf, buf ? (int)(st->bytes + sizeof(mhdr)) : 0, MPI_BYTE, &m,
-                      MPI_STATUS_IGNORE);
-    if (!buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory for a message of %zu "
-                                               "bytes (it was lost)", st->bytes);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Mrecv");
-    mhdr h;
-    memcpy(&h, buf, sizeof h);
-    *p = buf + sizeof(mhdr);
-    *n = st->bytes;
-    return after(mc, &h, st);
+    static _Thread_local unsigned char first[RMALAB__EAGER];
+    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
+    rc = recv_call(m, type, into, cap);
+    if (!rc)
+        *st = m->st;
+    return rmalab__comm_end(&b, rc);
 }
 
 int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, size_t *n,
                            rmalab_msg_status *st)
 {
-    rmalab__block b;
-    int rc = begin(&b, "recv", c, &source, tag, true);
-    return rc ? rc : rmalab__comm_end(&b, recv_bytes_call(c, source, tag, p, n, st));
-}
-
-static int recv_call(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
-                     rmalab_msg_status *st)
-{
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    MPI_Status s;
-    int rc = probe_wait(mc, source, tag, &s);
-    if (rc)
-        return rc;
-    fill_status(&s, st);
-    if (st->bytes > cap)
-        return rmalab__fail(RMALAB_ERR_TRUNCATE, "recv: the message from rank %d (tag %d) has "
-                                                 "%zu bytes, more than the %zu given for it; it "
-                                                 "stays queued", st->source, st->tag, st->bytes,
-                            cap);
-    if (st->bytes <= SHORT) {
-        unsigned char tmp[sizeof(mhdr) + SHORT];
-        if (!(rc = take(mc, st, tmp)))
-            memcpy(buf, tmp + sizeof(mhdr), st->bytes);
-        return rc;
+    static _Thread_local rmalab__msg_in last; /* kept until this thread's next call */
+    rmalab__msg_close(&last);
+    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, NULL, 0, &last, st);
+    if (!rc) {
+        *p = last.payload;
+        *n = last.st.bytes;
     }
-    mhdr h;
-    MPI_Datatype t;
-    if ((rc = two_part(&h, buf, st->bytes, &t)))
-        return rc;
-    int e = MPI_Recv(MPI_BOTTOM, 1, t, st->source, st->tag, mc, MPI_STATUS_IGNORE);
-    MPI_Type_free(&t);
-    return e != MPI_SUCCESS ? rmalab__mpi_fail(e, "MPI_Recv") : after(mc, &h, st);
+    return rc;
 }
 
 int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
                      rmalab_msg_status *st)
 {
+    rmalab__msg_in m = {0};
+    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, buf, cap, &m, st);
+    rmalab__msg_close(&m);
+    return rc;
+}
+
+int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int source,
+                           int tag, rmalab_msg_status *st)
+{
+    rmalab__call_begin();
+    int rc = check_typed("recv", (int)type, count);
+    if (rc)
+        return rmalab__comm_refuse("recv", c, rc);
+    rmalab__msg_in m = {0};
+    rc = recv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), &m, st);
+    rmalab__msg_close(&m);
+    return rc;
+}
+
+static int probe_(const char *call, rmalab_comm *c, int source, int tag, bool block, int *flag,
+                  rmalab_msg_status *st)
+{
     rmalab__block b;
-    int rc = begin(&b, "recv", c, &source, tag, true);
-    return rc ? rc : rmalab__comm_end(&b, recv_call(c, buf, cap, source, tag, st));
+    int rc;
+    if (block) {
+        if ((rc = begin(&b, call, c, &source, tag, true, 0)))
+            return rc;
+        return rmalab__comm_end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
+    }
+    rmalab__call_begin();
+    if ((rc = check_call(c, call, source, tag, true, 0)) ||
+        (rc = rmalab__msg_peek(c, source, tag, false, flag, st)))
+        return rmalab__comm_refuse(call, c, rc);
+    return RMALAB_OK;
 }
 
 int rmalab_comm_probe(rmalab_comm *c, int source, int tag, rmalab_msg_status *st)
 {
-    rmalab__block b;
-    MPI_Status s;
-    int rc = begin(&b, "probe", c, &source, tag, true);
-    if (rc)
-        return rc;
-    if (!(rc = probe_wait(rmalab_comm_mpi(c), source, tag, &s)))
-        fill_status(&s, st);
-    return rmalab__comm_end(&b, rc);
+    int flag;
+    return probe_("probe", c, source, tag, true, &flag, st);
 }
 
 int rmalab_comm_iprobe(rmalab_comm *c, int source, int tag, int *flag, rmalab_msg_status *st)
 {
-    MPI_Status s;
-    rmalab__call_begin();
-    int rc = c ? check_peer(c, "iprobe", "source", source, true)
-               : rmalab__fail(RMALAB_ERR_COMM, "iprobe: the communicator is NULL or freed");
-    if (!rc)
-        rc = check_tag(c, "iprobe", tag, true);
-    if (rc)
-        return rmalab__comm_refuse("iprobe", c, rc);
-    int e = MPI_Iprobe(src(source), tg(tag), rmalab_comm_mpi(c), flag, &s);
-    if (e != MPI_SUCCESS)
-        return rmalab__comm_refuse("iprobe", c, rmalab__mpi_fail(e, "MPI_Iprobe"));
-    if (*flag)
-        fill_status(&s, st);
-    return RMALAB_OK;
+    *flag = 0;
+    return probe_("iprobe", c, source, tag, false, flag, st);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Requests                                                                 */
 
-static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool recv,
+static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool recv, size_t n,
                        rmalab_request **out)
 {
     *out = NULL;
     rmalab__call_begin();
-    int rc = !c ? rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call)
-                : check_peer(c, call, recv ? "source" : "destination", peer, recv);
-    if (!rc)
-        rc = check_tag(c, call, tag, recv);
+    int rc = check_call(c, call, peer, tag, recv, n);
     rmalab_request *r = rc ? NULL : rmalab__calloc(1, sizeof *r);
     if (!rc && !r)
         rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
-    if (rc)
+    if (!rc && !(r->first = rmalab__malloc(RMALAB__EAGER)))
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+    if (!rc && !(r->id = rmalab__rq_id()))
+        rc = RMALAB_ERR_NO_MEM;
+    if (rc) {
+        if (r)
+            rmalab__free(r->first);
+        rmalab__free(r);
         return rmalab__comm_refuse(call, c, rc);
-    *r = (rmalab_request){.c = c, .is_recv = recv, .peer = peer, .tag = tag};
+    }
+    r->kind = recv ? RMALAB__RQ_RECV : RMALAB__RQ_SEND;
+    r->c = c;
+    r->peer = peer;
+    r->tag = tag;
+    r->req[0] = r->req[1] = MPI_REQUEST_NULL;
+    *out = r;
+    return RMALAB_OK;
+}
+
+static int isend_(rmalab_comm *c, const void *buf, size_t n, int type, bool keep, int dest,
+                  int tag, rmalab_request **out)
+{
+    rmalab_request *r;
+    int rc = new_request(c, "isend", dest, tag, false, n, &r);
+    if (rc)
+        return rc;
+    rmalab__msg_out o;
+    if (!(rc = rmalab__msg_pack(c, buf, n, type, keep, r->first, &o))) {
+        r->copy = o.copy;
+        rc = rmalab__msg_post(c, &o, dest, tag, r->req);
+    }
+    if (rc) { /* a first part that started cannot be taken back: it is left to end */
+        rmalab__msg_rq_destroy(r);
+        return rmalab__comm_refuse("isend", c, rc);
+    }
     *out = r;
     return RMALAB_OK;
 }
@@ -363,41 +358,34 @@ static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool
 int rmalab_comm_isend(rmalab_comm *c, const void *buf, size_t n, int dest, int tag,
                       rmalab_request **out)
 {
+    return isend_(c, buf, n, -1, true, dest, tag, out);
+}
+
+int rmalab_comm_isend_typed(rmalab_comm *c, const void *buf, int count, rmalab_type type,
+                            int dest, int tag, rmalab_request **out)
+{
+    rmalab__call_begin();
+    *out = NULL;
+    int rc = check_typed("isend", (int)type, count);
+    if (rc)
+        return rmalab__comm_refuse("isend", c, rc);
+    return isend_(c, buf, bytes_of((int)type, count), (int)type, false, dest, tag, out);
+}
+
+static int irecv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
+                  rmalab_request **out)
+{
     rmalab_request *r;
-    int rc = n > RMALAB_BYTES_MAX
-                 ? rmalab__comm_refuse("isend", c, rmalab__fail(RMALAB_ERR_ARG, "isend: %zu "
-                                       "bytes are more than a message may hold", n))
-                 : new_request(c, "isend", dest, tag, false, &r);
+    int rc = new_request(c, "irecv", source, tag, true, 0, &r);
     if (rc)
         return rc;
-    size_t W8 = rmalab__clock_exists() ? rmalab__clock_wire() : 0;
-    mhdr h = {MARK, W8 ? F_CLOCK : 0};
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    if (!(r->buf = rmalab__malloc(sizeof h + n + W8)))
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "isend: out of memory for a copy of %zu bytes", n);
-    int e = MPI_SUCCESS;
-    if (!rc) {
-        memcpy(r->buf, &h, sizeof h);
-        memcpy(r->buf + sizeof h, buf, n);
-        int64_t *S = W8 ? rmalab__malloc(W8) : NULL;
-        if (S) {
-            rmalab__clock_out(S);
-            memcpy(r->buf + sizeof h + n, S, W8);
-            rmalab__free(S);
-        } else if (W8) {
-            rc = rmalab__fail(RMALAB_ERR_NO_MEM, "isend: out of memory in the race checker");
-        }
-    }
-    if (!rc) {
-        e = MPI_Isend(r->buf, (int)(sizeof h + n), MPI_BYTE, dest, tag, mc, &r->req[r->nreq++]);
-    }
-    if (!rc && e == MPI_SUCCESS && W8)
-        e = MPI_Isend(r->buf + sizeof h + n, (int)W8, MPI_BYTE, dest, tag, mc, &r->req[r->nreq++]);
-    if (!rc && e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Isend");
-    if (rc) { /* a first send that started cannot be taken back: it is left to end */
-        rmalab_request_destroy(&r);
-        return rmalab__comm_refuse("isend", c, rc);
+    r->type = type;
+    r->into = into;
+    r->cap = cap;
+    r->m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = r->first};
+    if ((rc = rmalab__msg_start(&r->m, false))) {
+        rmalab__msg_rq_destroy(r);
+        return rmalab__comm_refuse("irecv", c, rc);
     }
     *out = r;
     return RMALAB_OK;
@@ -405,103 +393,60 @@ int rmalab_comm_isend(rmalab_comm *c, const void *buf, size_t n, int dest, int t
 
 int rmalab_comm_irecv(rmalab_comm *c, int source, int tag, rmalab_request **out)
 {
-    return new_request(c, "irecv", source, tag, true, out);
+    return irecv_(c, source, tag, RMALAB__ANY_FORM, NULL, 0, out);
 }
 
-/* A receive's message, when one has come (or, when `block`, once it has). */
-static int recv_step(rmalab_request *r, bool block)
+int rmalab_comm_irecv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int source,
+                            int tag, rmalab_request **out)
 {
-    MPI_Comm mc = rmalab_comm_mpi(r->c);
-    MPI_Status s;
-    int flag = 1, rc = RMALAB_OK, e;
-    if (block)
-        rc = probe_wait(mc, r->peer, r->tag, &s);
-    else if ((e = MPI_Iprobe(src(r->peer), tg(r->tag), mc, &flag, &s)) != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Iprobe");
-    if (rc || !flag)
-        return rc;
-    fill_status(&s, &r->st);
-    if (!(r->buf = rmalab__malloc(r->st.bytes + sizeof(mhdr))))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory for a message of %zu bytes "
-                                               "(it stays queued)", r->st.bytes);
-    r->done = 1; /* whatever follows, the message is this request's */
-    r->n = r->st.bytes;
-    return take(mc, &r->st, r->buf);
+    rmalab__call_begin();
+    *out = NULL;
+    int rc = check_typed("irecv", (int)type, count);
+    if (rc)
+        return rmalab__comm_refuse("irecv", c, rc);
+    return irecv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), out);
 }
 
 static int send_step(rmalab_request *r, bool block)
 {
-    int e;
     MPI_Status sts[2]; /* not MPI_STATUSES_IGNORE, which GCC takes for an empty array */
-    if (block && !sleeping())
-        e = MPI_Waitall(r->nreq, r->req, sts);
-    else {
-        rmalab__backoff bo = RMALAB__BACKOFF_INIT;
-        while ((e = MPI_Testall(r->nreq, r->req, &r->done, sts)) ==
-                   MPI_SUCCESS && !r->done && block)
-            rmalab__backoff_step(&bo);
+    int done = 0, rc = RMALAB_OK;
+    if (block) {
+        for (int i = 0; i < 2 && !rc; i++)
+            rc = rmalab__msg_wait(&r->req[i], &sts[i], NULL);
+        done = !rc;
+    } else if (MPI_Testall(2, r->req, &done, sts) != MPI_SUCCESS) {
+        rc = rmalab__fail(RMALAB_ERR_OTHER, "isend: MPI_Testall failed");
     }
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "completing an isend");
-    if (block)
-        r->done = 1;
-    if (r->done) {
-        rmalab__free(r->buf);
-        r->buf = NULL;
+    if (done) {
+        rmalab__free(r->copy);
+        r->copy = NULL;
+        rmalab__rq_finished(r);
     }
-    return RMALAB_OK;
-}
-
-static int step(rmalab_request *r, bool block, int *done, const void **p, size_t *n,
-                rmalab_msg_status *st)
-{
-    const char *call = r->is_recv ? "recv" : "send";
-    int rc = RMALAB_OK;
-    if (!r->done) {
-        rmalab__block b = {0};
-        if (block && (rc = rmalab__comm_begin(&b, call, r->c, false, r->peer >= 0 ? &r->peer
-                                                                                 : NULL)))
-            return rc;
-        if (!block)
-            rmalab__call_begin();
-        rc = r->is_recv ? recv_step(r, block) : send_step(r, block);
-        rc = block ? rmalab__comm_end(&b, rc) : rmalab__comm_refuse(call, r->c, rc);
-    }
-    *done = r->done;
-    if (r->done && p) {
-        *p = r->is_recv && r->buf ? r->buf + sizeof(mhdr) : NULL;
-        *n = r->is_recv ? r->n : 0;
-    }
-    if (r->done && st)
-        *st = r->st;
     return rc;
 }
 
-int rmalab_request_test(rmalab_request *rq, int *done, const void **p, size_t *n,
-                        rmalab_msg_status *st)
+static int recv_step(rmalab_request *r, bool block)
 {
-    *done = 0;
-    if (!rq)
-        return rmalab__fail(RMALAB_ERR_ARG, "test: the request is NULL");
-    return step(rq, false, done, p, n, st);
+    int rc = rmalab__msg_step(&r->m, block);
+    if (!rc && r->m.stage == RMALAB__MSG_ARRIVED)
+        rc = rmalab__msg_take(&r->m, r->type, r->into, r->cap);
+    if (r->m.stage == RMALAB__MSG_DONE)
+        rmalab__rq_finished(r);
+    return rc;
 }
 
-int rmalab_request_wait(rmalab_request *rq, const void **p, size_t *n, rmalab_msg_status *st)
+int rmalab__msg_rq_step(rmalab_request *r, bool block)
 {
-    int done;
-    if (!rq)
-        return rmalab__fail(RMALAB_ERR_ARG, "wait: the request is NULL");
-    return step(rq, true, &done, p, n, st);
-}
-
-int rmalab_request_is_recv(const rmalab_request *rq)
-{
-    return rq && rq->is_recv;
-}
-
-int rmalab_request_done(const rmalab_request *rq)
-{
-    return rq && rq->done;
+    const char *call = r->kind == RMALAB__RQ_RECV ? "recv" : "send";
+    rmalab__block b = {0};
+    int rc;
+    if (block && (rc = rmalab__comm_begin(&b, call, r->c, false, r->peer >= 0 ? &r->peer : NULL)))
+        return rc;
+    if (!block)
+        rmalab__call_begin();
+    rc = r->kind == RMALAB__RQ_RECV ? recv_step(r, block) : send_step(r, block);
+    return block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
 }
 
 static void release_orphans(void)
@@ -511,31 +456,34 @@ static void release_orphans(void)
         int done = 0;
         MPI_Status sts[2];
         orphans = r->next;
-        MPI_Testall(r->nreq, r->req, &done, sts);
-        for (int i = 0; !done && i < r->nreq; i++) {
+        MPI_Testall(2, r->req, &done, sts);
+        for (int i = 0; !done && i < 2; i++) {
             if (r->req[i] == MPI_REQUEST_NULL)
                 continue;
             MPI_Cancel(&r->req[i]); /* nobody received it */
             MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
         }
-        rmalab__free(r->buf);
+        rmalab__rq_finished(r);
+        rmalab__free(r->copy);
+        rmalab__free(r->first);
         rmalab__free(r);
     }
 }
 
-void rmalab_request_destroy(rmalab_request **rq)
+void rmalab__msg_rq_destroy(rmalab_request *r)
 {
-    rmalab_request *r = rq ? *rq : NULL;
-    if (!r)
-        return;
-    *rq = NULL;
-    if (!r->is_recv && !r->done && r->nreq) {
+    if (r->kind == RMALAB__RQ_SEND && !r->done &&
+        (r->req[0] != MPI_REQUEST_NULL || r->req[1] != MPI_REQUEST_NULL)) {
         if (!orphans)
             rmalab__at_finalize(release_orphans);
-        r->next = orphans; /* MPI may still read its copy */
+        r->next = orphans; /* MPI may still read its parts: its id stays pending */
         orphans = r;
         return;
     }
-    rmalab__free(r->buf);
+    if (r->kind == RMALAB__RQ_RECV)
+        rmalab__msg_close(&r->m);
+    rmalab__rq_finished(r);
+    rmalab__free(r->copy);
+    rmalab__free(r->first);
     rmalab__free(r);
 }

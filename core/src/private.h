@@ -49,6 +49,12 @@ int rmalab__agree(MPI_Comm comm, int rc, const char *what);
 /* comm.c: a communicator rmalab made (MPI_Comm_split): owned, errors
  * returned, numbered for rmalab_blocked. */
 int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out);
+/* c's shadow (a duplicate for the rest of long messages), waited for the
+ * first time: ERR_COMM if it could not be made. */
+int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out);
+/* Test the shadow's MPI_Comm_idup once (a message call does): MPICH polls
+ * a pending collective at every progress, which costs each message. */
+void rmalab__comm_shadow_poll(rmalab_comm *c);
 
 /* Allocation (alloc.c): malloc and friends, counted and failable for tests
  * (rmalab/debug.h). Every core allocation uses these, and frees with

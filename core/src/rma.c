@@ -6,7 +6,9 @@
  * the engine is asked first: it waits for the target's post and may hand
  * back the target's memory for a plain copy. Origin data is staged and
  * results are tracked by results.c. Calls sync.c, the engines, results.c
- * and types.c; records what succeeded (trace.c). */
+ * and types.c; records what succeeded (trace.c). The window's own memory,
+ * read and written in place, is win-local.c's. */
+#include "coll-private.h"
 #include "sync-event.h"
 
 #include <stdio.h>
@@ -88,6 +90,7 @@ typedef struct {
     const rmalab_vector *vec;
     bool copy;
     uint64_t *ticket;
+    MPI_Request *rreq;      /* request-based (rput...): MPI's request */
     MPI_Datatype dt, tdt;   /* the element's; the target's (dt or the vector) */
     int tcount;             /* how many tdt at the target */
     int span;               /* elements of the footprint */
@@ -136,6 +139,8 @@ static int op_open(rmalab_win *w, rma_op *o)
     if (o->ticket)
         *o->ticket = 0;
     int rc = rmalab__check_count(o->what, o->type, o->count);
+    if (!rc && o->rreq)
+        rc = rmalab__check_passive(w, o->what, o->target);
     if (rc)
         return rc;
     o->dt = o->tdt = rmalab__mpi_type(o->type);
@@ -195,9 +200,11 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
     }
     if ((rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                    rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Put");
+    int e = o->rreq ? MPI_Rput(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                               rmalab__op_win(w), o->rreq)
+                    : MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                              rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rput" : "MPI_Put");
 }
 
 static int get_(rmalab_win *w, rma_op *o, void *result)
@@ -210,9 +217,11 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         memcpy(result, p, bytes_of(o->type, o->count));
         return copied(w, o);
     }
-    int e = MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                    rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Get");
+    int e = o->rreq ? MPI_Rget(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                               rmalab__op_win(w), o->rreq)
+                    : MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                              rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rget" : "MPI_Get");
 }
 
 /* Atomics always go through MPI, which keeps them atomic with respect to
@@ -228,9 +237,11 @@ static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op o
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                           rmalab__mpi_op(op), rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Accumulate");
+    int e = o->rreq ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
+                                      o->tdt, rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
+                    : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
+                                     o->tdt, rmalab__mpi_op(op), rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Raccumulate" : "MPI_Accumulate");
 }
 
 static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *result,
@@ -239,10 +250,13 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt, o->target,
-                               o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
-                               rmalab__op_win(w));
-    return op_issued(w, o, e, "MPI_Get_accumulate");
+    int e = o->rreq ? MPI_Rget_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
+                                          o->target, o->disp, o->tcount, o->tdt,
+                                          rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
+                    : MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
+                                         o->target, o->disp, o->tcount, o->tdt,
+                                         rmalab__mpi_op(op), rmalab__op_win(w));
+    return op_issued(w, o, e, o->rreq ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
 }
 
 /* The caller's memory must be there for what the operation moves. */
@@ -416,7 +430,7 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
 
 #define RMA_OP(name, t, d, ty, n, v, c, tk)                                     \
     (rma_op){.what = (name), .target = (t), .disp = (d), .type = (ty), .count = (n),  \
-             .vec = (v), .copy = (c), .ticket = (tk)}
+             .vec = (v), .copy = (c), .ticket = (tk), .rreq = NULL}
 
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)
@@ -515,66 +529,19 @@ int rmalab_win_compare_and_swap_mem(rmalab_win *w, int target, MPI_Aint disp, rm
 }
 
 /* ------------------------------------------------------------------------ */
-/* The window's local memory                                                */
+/* Request-based operations (request.c makes their requests)                */
 
-int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
+int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, MPI_Aint disp,
+                        rmalab_type type, int count, const void *origin, void *result,
+                        rmalab_op op, const rmalab_vector *vec, uint64_t *ticket,
+                        MPI_Request *rreq)
 {
-    unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__op_event ev = {RMALAB_TRACE_READ, w->rank, disp, type, count, RMALAB_NOPS};
-    rmalab__op_begin(w, &ev);
-    int rc = rmalab__check_count("read", type, count);
-    if (!rc)
-        rc = rmalab__layout_local(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
-    if (rc || !out)
-        return rc;
-    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
-        MPI_Win_sync(w->win);
-    memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
-    rmalab__epoch_facts(w, &ev);
-    return rmalab__op_local(w, &ev);
-}
-
-int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
-{
-    unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__op_event ev = {RMALAB_TRACE_WRITE, w->rank, disp, type, count, RMALAB_NOPS};
-    rmalab__op_begin(w, &ev);
-    int rc = rmalab__check_count("write", type, count);
-    if (!rc)
-        rc = rmalab__layout_local(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
-    if (rc)
-        return rc;
-    memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
-    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
-        MPI_Win_sync(w->win);
-    rmalab__epoch_facts(w, &ev);
-    return rmalab__op_local(w, &ev);
-}
-
-int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
-                      bool write)
-{
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    if (!w->races && !w->trace)
-        return RMALAB_OK;
-    if (rank < 0 || rank >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "a direct %s of rank %d: the window's group has "
-                            "ranks 0 to %d", write ? "store" : "load", rank, w->size - 1);
-    MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
-    if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE, "a direct %s of %d %s at byte %lld: outside "
-                            "rank %d's %lld bytes", write ? "store" : "load", count,
-                            rmalab_type_name(type), (long long)offset, rank,
-                            (long long)rmalab_win_size_of(w, rank));
-    rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
-                           count, RMALAB_NOPS};
-    ev.in_bytes = true;
-    rmalab__op_begin(w, &ev);
-    rmalab__epoch_facts(w, &ev);
-    return rmalab__op_direct(w, &ev);
+    rma_op o = RMA_OP(what, target, disp, type, count, vec, false, ticket);
+    o.rreq = rreq;
+    switch (kind) {
+    case RMALAB_TRACE_PUT: return run_put(w, &o, origin);
+    case RMALAB_TRACE_GET: return run_get(w, &o, result, NULL);
+    case RMALAB_TRACE_ACCUMULATE: return run_accumulate(w, &o, origin, op);
+    default: return run_get_accumulate(w, &o, origin, result, op, NULL);
+    }
 }

@@ -72,6 +72,11 @@ const rmalab_sync_kind rmalab__sync_kinds[RMALAB_SYNC_NKINDS] = {
     ROW(FLUSH_ALL,       "flush_all",       FLUSH_ALL,       false, EVERY, TARGETS, ARRIVED, NULL,       NULL,            NULL),
     ROW(FLUSH_LOCAL,     "flush_local",     FLUSH_LOCAL,     false, PEER,  LOCAL,   ARRIVED, NULL,       NULL,            NULL),
     ROW(FLUSH_LOCAL_ALL, "flush_local_all", FLUSH_LOCAL_ALL, false, EVERY, LOCAL,   ARRIVED, NULL,       NULL,            NULL),
+    /* sync: the public and private copies agree; a target takes what reached it */
+    ROW(SYNC,            "sync",            SYNC,            false, NOBODY, NONE,   ARRIVED, NULL,       NULL,            NULL),
+    /* a request's completion is local: its accesses stay with the origin
+       until a flush, unlock, complete or fence completes them at the target */
+    ROW(REQUEST_WAIT,    "request_wait",    REQUEST_WAIT,    false, PEER,  LOCAL,   ARRIVED, NULL,       NULL,            NULL),
 };
 
 const rmalab_sync_kind *rmalab_sync_kind_get(rmalab_sync_id id)

@@ -157,6 +157,24 @@ int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
     return RMALAB_OK;
 }
 
+int rmalab__check_passive(rmalab_win *w, const char *what, int target)
+{
+    RMALAB__CHECK_WIN(w);
+    rmalab_access a = w->ep.access;
+    if (a == RMALAB_ACCESS_LOCK || a == RMALAB_ACCESS_LOCK_ALL)
+        return RMALAB_OK;
+    char now[64] = "no epoch is open";
+    if (a != RMALAB_ACCESS_NONE)
+        snprintf(now, sizeof now, "this is a%s %s epoch", a == RMALAB_ACCESS_FENCE ? "" : "n",
+                 a == RMALAB_ACCESS_FENCE ? "fence" : "active-target start()");
+    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
+                        "%s to rank %d: request-based RMA (rput, rget, raccumulate, "
+                        "rget_accumulate) is allowed only inside a passive-target epoch, and %s; "
+                        "call lock(%d) or lock_all() first%s",
+                        what, target, now, target,
+                        a == RMALAB_ACCESS_NONE ? "" : ", or use put, get and accumulate here");
+}
+
 /* ------------------------------------------------------------------------ */
 /* General active target: post, start, complete, wait, test                 */
 

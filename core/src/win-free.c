@@ -48,6 +48,7 @@ static int release_window(rmalab_win *w, rmalab__block *b)
     rmalab__registry_remove(w);
     if (w->eng->quiesce)
         w->eng->quiesce(w);
+    rmalab__requests_close(w);
     int e = rmalab__win_free_mpi(w);
     rmalab__win_unblock(w, b);
     rmalab__win_destroy_struct(w);

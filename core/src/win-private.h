@@ -41,8 +41,9 @@
  *   races-comm.c     rmalab_barrier, which carries the checker's clocks,
  *                    and the clock as collectives and messages carry it;
  *                    the races of a communicator's processes
- *   coll.c xchg.c p2p.c  collectives and messages on communicators, with
- *                    the race checker's clocks (rmalab/coll.h)
+ *   coll.c xchg.c msg.c p2p.c  collectives and messages on
+ *                    communicators, with the race checker's clocks
+ *                    (rmalab/coll.h); msg.c: messages on the wire
  *   sync-event.h     the inline front of that entry point: a NULL test or
  *                    two when the window neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
@@ -53,8 +54,11 @@
  *                    the origin-side check of each operation and its
  *                    epoch facts
  *   sync-passive.c   the passive-target calls: locks and flushes
- *   rma.c            the typed RMA operations, and the window's local
- *                    reads and writes
+ *   rma.c            the typed RMA operations
+ *   win-local.c      the window's local reads and writes, and the loads
+ *                    and stores of views (rmalab_win_direct)
+ *   request.c        requests of every kind: request-based RMA (rput...),
+ *                    and waiting for messages' and operations' requests
  *   attr.c           attribute caching
  *   registry.c       the process's live windows
  *   trace-gather.c   gathering records across ranks, arrows; starting
@@ -269,6 +273,8 @@ struct rmalab_win {
     /* Owner races-sync.c: the race checker, NULL when the window is not
      * checked (every hook is then one NULL test). */
     struct rmalab__races *races;
+    /* Owner request.c: the request-based operations not yet waited for. */
+    struct rmalab_request *requests;
 
     /* Shared by every writer of the epoch state (sync.c) and its readers
      * (state.c): a spin lock, held for a few stores or a copy. */
@@ -521,6 +527,9 @@ void rmalab__epoch_free(rmalab_win *w);
  * its window. `what` names the call ("put"). Counts the call in the epoch,
  * and adds the epoch facts to ev. */
 int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
+/* Request-based operations (rput...) are allowed in a passive-target epoch
+ * alone: ERR_RMA_SYNC naming the rule otherwise. */
+int rmalab__check_passive(rmalab_win *w, const char *what, int target);
 /* What the epoch state says of the access ev (sync-event.h), for the race
  * checker: a checked window's only way to the state. */
 void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev);
@@ -537,7 +546,19 @@ void rmalab__epoch_access_closed(rmalab_win *w);
 /* The end of a public call of kind `id`: its failure recorded. */
 int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc);
 
-/* sync-passive.c: lock, unlock, lock_all, unlock_all, the flushes. */
+/* sync-passive.c: lock, unlock, lock_all, unlock_all, the flushes, sync. */
+
+/* rma.c: the request-based form of put, get, accumulate and
+ * get_accumulate (`kind`: their trace kind), on caller memory; MPI's
+ * request in *rreq, the operation's ticket in *ticket. */
+int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, MPI_Aint disp,
+                        rmalab_type type, int count, const void *origin, void *result,
+                        rmalab_op op, const rmalab_vector *vec, uint64_t *ticket,
+                        MPI_Request *rreq);
+
+/* request.c: the window's requests, complete at its free (each that was
+ * never waited for is reported). */
+void rmalab__requests_close(rmalab_win *w);
 
 /* attr.c: rmalab__attrs_* in private.h */
 

@@ -9,7 +9,7 @@
 # installed paths (and the system's), run from a scratch directory:
 #   - a Lua script with the installed module, under mpiexec on 2 ranks;
 #   - a piped REPL session with the installed executable;
-#   - examples/pscw.c and examples/column.c, built with
+#   - examples/pscw.c, examples/column.c and examples/requests.c, built with
 #     cc $(pkg-config --cflags --libs rmalab).
 # The .pc file says prefix=/usr/local; --define-variable=prefix points
 # pkg-config at the staged copy instead.
@@ -86,5 +86,10 @@ cp "$src/examples/column.c" "$work/"
 installed cc -Wall -Wextra -Werror column.c $flags -Wl,-rpath,"$libdir_pc" -o column ||
     fail "examples/column.c does not build with: cc column.c $flags"
 out=$(installed mpiexec -n 2 ./column 2>&1) || fail "examples/column failed:"$'\n'"$out"
+echo "$out"
+cp "$src/examples/requests.c" "$work/"
+installed cc -Wall -Wextra -Werror requests.c $flags -Wl,-rpath,"$libdir_pc" -o requests ||
+    fail "examples/requests.c does not build with: cc requests.c $flags"
+out=$(installed mpiexec -n 2 ./requests 2>&1) || fail "examples/requests failed:"$'\n'"$out"
 echo "$out"
 echo "installed copy: Lua module, REPL and C examples all ran from $prefix in $stage"

@@ -56,6 +56,19 @@ RMALAB_API const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind);
 RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
                                   int count, rmalab_type *type, rmalab_op op, int status);
 
+/* Typed buffers in place: one MPI collective on the caller's memory, as
+ * raw MPI would make it (MPI_Bcast; MPI_Allreduce, MPI_Reduce, MPI_Scan,
+ * MPI_Exscan with MPI_IN_PLACE). As in MPI, every rank gives the same
+ * count and type; each rank checks its own arguments (root, count, the op
+ * against the type: ERR_TYPE for bitwise ops on floats, arithmetic on
+ * bytes) before the collective. exscan leaves rank 0's buffer as it was.
+ * The race checker's clocks follow in a second collective when the ranks
+ * have them (they all do once a checked window spans them). */
+RMALAB_API int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type,
+                                       int root);
+RMALAB_API int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                                        void *buf, int count, rmalab_type type, rmalab_op op);
+
 /* ------------------------------------------------------------------------ */
 /* Byte strings of any length                                               */
 
@@ -100,50 +113,101 @@ RMALAB_API int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm
 
 typedef struct {
     int source, tag;
-    size_t bytes; /* the message's own bytes (what rmalab_comm_send gave) */
+    size_t bytes; /* the message's own bytes (what the sender gave) */
+    int type;     /* the rmalab_type it was sent with (the _typed calls), or -1 */
 } rmalab_msg_status;
 
 /* The largest tag (MPI_TAG_UB, at least 32767); tags are 0 to it. */
 RMALAB_API int rmalab_comm_tag_ub(rmalab_comm *c);
 
+/* Every receive posts its receive when it is made, so receives match
+ * messages in the order they were made (MPI's non-overtaking rule), and a
+ * blocking receive waits for its message without probing. A message's
+ * first RMALAB_EAGER_BYTES (header included) travel on the communicator,
+ * the rest on its shadow (rmalab/comm.h). A message that does not fit
+ * where a receive wants it (ERR_TRUNCATE), or is of another type
+ * (ERR_TYPE), stays receivable: the next receive that matches takes it. */
+#define RMALAB_EAGER_BYTES 4096
+
 /* Send n bytes to dest; returns when buf may be reused. A bad rank is
  * ERR_RANK, a bad tag ERR_ARG. */
 RMALAB_API int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int tag);
+/* Send `count` elements of `type` at buf, marked with their type. */
+RMALAB_API int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count,
+                                      rmalab_type type, int dest, int tag);
 /* Wait for a message from source with tag (RMALAB_ANY_*), and receive it
  * into memory the core keeps until this thread's next call of this
- * header: *p, *n. */
+ * header: *p, *n (st->type says whether it was typed). */
 RMALAB_API int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p,
                                       size_t *n, rmalab_msg_status *st);
-/* Receive into the caller's cap bytes at buf (a typed buffer's memory). A
- * message longer than cap is ERR_TRUNCATE and stays queued, for a receive
- * with room for it. */
+/* Receive any message into the caller's cap bytes at buf. A message longer
+ * than cap is ERR_TRUNCATE and stays receivable. */
 RMALAB_API int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
                                 rmalab_msg_status *st);
+/* Receive a message of `type` (sent with _typed) of at most count elements
+ * into buf: another type is ERR_TYPE, more elements ERR_TRUNCATE, and the
+ * message stays receivable. st->bytes says how many came. */
+RMALAB_API int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type,
+                                      int source, int tag, rmalab_msg_status *st);
 /* Wait until a message matches, without receiving it. */
 RMALAB_API int rmalab_comm_probe(rmalab_comm *c, int source, int tag, rmalab_msg_status *st);
 /* *flag: whether one matches now. */
 RMALAB_API int rmalab_comm_iprobe(rmalab_comm *c, int source, int tag, int *flag,
                                   rmalab_msg_status *st);
 
-/* Requests of isend and irecv. An isend copies buf, so the caller may reuse
- * it at once. An irecv takes the first message that matches when it is
- * tested or waited for. */
+/* Requests. An isend copies buf, so the caller may reuse it at once;
+ * isend_typed sends from buf in place, and irecv_typed receives into buf:
+ * the caller leaves buf alone until the request is done (or
+ * rmalab_request_id_done says so). An irecv posts its receive at once. */
 typedef struct rmalab_request rmalab_request;
 RMALAB_API int rmalab_comm_isend(rmalab_comm *c, const void *buf, size_t n, int dest, int tag,
                                  rmalab_request **out);
+RMALAB_API int rmalab_comm_isend_typed(rmalab_comm *c, const void *buf, int count,
+                                       rmalab_type type, int dest, int tag,
+                                       rmalab_request **out);
 RMALAB_API int rmalab_comm_irecv(rmalab_comm *c, int source, int tag, rmalab_request **out);
-/* *done: whether it completed; then, for a receive, the message in *p, *n
- * (owned by the request) and *st. */
+/* As rmalab_comm_recv_typed, when it completes (ERR_TYPE, ERR_TRUNCATE
+ * from its wait or test, the message left receivable). */
+RMALAB_API int rmalab_comm_irecv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type,
+                                       int source, int tag, rmalab_request **out);
+
+/* Any request: a message's, or a request-based RMA operation's
+ * (rmalab_win_rput...: rmalab/win.h). */
+typedef enum {
+    RMALAB_REQUEST_SEND,
+    RMALAB_REQUEST_RECV,
+    RMALAB_REQUEST_RMA,
+} rmalab_request_kind;
+
+/* *done: whether it completed; then, for a receive of bytes, the message
+ * in *p, *n (owned by the request) and *st; p, n and st may be NULL. An
+ * RMA request completes locally (its buffers may be touched); remote
+ * completion comes with its epoch (flush, unlock...). */
 RMALAB_API int rmalab_request_test(rmalab_request *rq, int *done, const void **p, size_t *n,
                                    rmalab_msg_status *st);
 RMALAB_API int rmalab_request_wait(rmalab_request *rq, const void **p, size_t *n,
                                    rmalab_msg_status *st);
-/* 1 for a receive, 0 for a send; whether it completed. */
+/* Wait for every request (NULL entries are skipped); the first failure. */
+RMALAB_API int rmalab_request_waitall(rmalab_request *const *rqs, int n);
+/* Wait until one of them completes: *index (-1 when all are NULL); its
+ * results with rmalab_request_test. */
+RMALAB_API int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index);
+RMALAB_API rmalab_request_kind rmalab_request_get_kind(const rmalab_request *rq);
+/* 1 for a receive; whether it completed. */
 RMALAB_API int rmalab_request_is_recv(const rmalab_request *rq);
 RMALAB_API int rmalab_request_done(const rmalab_request *rq);
+/* "isend to rank 1, tag 3", "irecv from any rank, tag any", "rput to rank 1". */
+RMALAB_API void rmalab_request_describe(const rmalab_request *rq, char *buf, size_t size);
+/* Its number, and whether the memory of the request of that number is
+ * free again: its request completed, or (RMA) a call of its window
+ * completed its operation, or its window was freed. Numbers outlive
+ * their requests, for buffers in flight. */
+RMALAB_API uint64_t rmalab_request_id(const rmalab_request *rq);
+RMALAB_API bool rmalab_request_id_done(uint64_t id);
 /* Accepts NULL. A send not yet complete is left to MPI, which finishes it;
- * its copy is freed in MPI_Finalize (a send nobody received is cancelled
- * there). */
+ * its memory is freed in MPI_Finalize (a send nobody received is cancelled
+ * there). An RMA request not yet complete is freed (MPI_Request_free): its
+ * epoch completes its operation. */
 RMALAB_API void rmalab_request_destroy(rmalab_request **rq);
 
 #endif

@@ -16,7 +16,11 @@
 
 typedef struct rmalab_comm rmalab_comm;
 
-/* Wrap a communicator the caller keeps owning (MPI_COMM_WORLD). */
+/* Wrap a communicator the caller keeps owning (MPI_COMM_WORLD). Every
+ * communicator rmalab makes or wraps starts a nonblocking MPI_Comm_idup of
+ * itself, the shadow that long messages use (rmalab/coll.h): so wrap, which
+ * never blocks, is made by every rank of comm at the same place of its
+ * order of collective calls (as the Lua module does when it opens). */
 RMALAB_API int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out);
 /* Collective: MPI_Comm_dup_with_info with the validated hints. `info` may
  * be NULL; `diags` (may be NULL) receives the validation diagnostics. */

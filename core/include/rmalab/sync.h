@@ -30,6 +30,8 @@ typedef enum {
     RMALAB_SYNC_FLUSH_ALL,
     RMALAB_SYNC_FLUSH_LOCAL,
     RMALAB_SYNC_FLUSH_LOCAL_ALL,
+    RMALAB_SYNC_SYNC,         /* win:sync (MPI_Win_sync) */
+    RMALAB_SYNC_REQUEST_WAIT, /* rq:wait or rq:test of an rput, rget... */
     RMALAB_SYNC_NKINDS
 } rmalab_sync_id;
 
@@ -52,7 +54,7 @@ typedef enum {
                                  at them (unlock, flush and their _all) */
     RMALAB_RELEASE_LOCAL,     /* completes operations at the origin only: the
                                  origin's buffers, nothing at the target
-                                 (flush_local) */
+                                 (flush_local, a request's wait) */
     RMALAB_RELEASE_ALL,       /* every access, every rank (fence: collective) */
 } rmalab_sync_release;
 

@@ -57,6 +57,8 @@ typedef enum {
     /* Added later, so that the kinds above keep their values. */
     RMALAB_TRACE_FLUSH_LOCAL,
     RMALAB_TRACE_FLUSH_LOCAL_ALL,
+    RMALAB_TRACE_SYNC,
+    RMALAB_TRACE_REQUEST_WAIT,  /* a request-based operation's wait (or test: flag) */
     RMALAB_TRACE_NKINDS
 } rmalab_trace_kind;
 

@@ -255,6 +255,26 @@ RMALAB_API int rmalab_win_compare_and_swap_mem(rmalab_win *win, int target, MPI_
                                                rmalab_type type, const void *compare,
                                                const void *origin, void *result,
                                                uint64_t *ticket);
+/* Request-based operations (MPI_Rput, MPI_Rget, MPI_Raccumulate,
+ * MPI_Rget_accumulate), on caller memory as the _mem calls: allowed only
+ * inside a passive-target epoch (lock, lock_all), else ERR_RMA_SYNC.
+ * rmalab_request_wait (rmalab/coll.h) completes one locally; so do the
+ * calls that complete its epoch's operations. */
+typedef struct rmalab_request rmalab_request;
+RMALAB_API int rmalab_win_rput(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                               int count, const void *origin, const rmalab_vector *vec,
+                               rmalab_request **out);
+RMALAB_API int rmalab_win_rget(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                               int count, void *result, const rmalab_vector *vec,
+                               rmalab_request **out);
+RMALAB_API int rmalab_win_raccumulate(rmalab_win *win, int target, MPI_Aint disp,
+                                      rmalab_type type, int count, const void *origin,
+                                      rmalab_op op, const rmalab_vector *vec,
+                                      rmalab_request **out);
+RMALAB_API int rmalab_win_rget_accumulate(rmalab_win *win, int target, MPI_Aint disp,
+                                          rmalab_type type, int count, const void *origin,
+                                          void *result, rmalab_op op, const rmalab_vector *vec,
+                                          rmalab_request **out);
 /* Has the operation of `ticket` to `target` completed at this origin (a
  * call that completes it has returned)? True for ticket 0 and for a NULL
  * window. */
@@ -292,6 +312,9 @@ RMALAB_API int rmalab_win_flush_all(rmalab_win *win);
  * complete at this origin (its results can be read), not at the target. */
 RMALAB_API int rmalab_win_flush_local(rmalab_win *win, int target);
 RMALAB_API int rmalab_win_flush_local_all(rmalab_win *win);
+/* MPI_Win_sync: this rank's public and private copies of its window agree
+ * (any time, in or out of an epoch). */
+RMALAB_API int rmalab_win_sync(rmalab_win *win);
 
 /* ------------------------------------------------------------------------ */
 /* Observable state                                                         */

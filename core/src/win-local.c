@@ -1,0 +1,70 @@
+/* The window's local memory: this rank's reads and writes of its own
+ * window (rmalab_win_read, rmalab_win_write), and the loads and stores that
+ * views make in place, reported to the recorder and the race checker
+ * (rmalab_win_direct). Calls layout.c and sync.c's epoch facts; each is an
+ * event of sync-event.h. */
+#include "sync-event.h"
+
+#include <string.h>
+
+int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    rmalab__op_event ev = {RMALAB_TRACE_READ, w->rank, disp, type, count, RMALAB_NOPS};
+    rmalab__op_begin(w, &ev);
+    int rc = rmalab__check_count("read", type, count);
+    if (!rc)
+        rc = rmalab__layout_local(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc || !out)
+        return rc;
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
+    rmalab__epoch_facts(w, &ev);
+    return rmalab__op_local(w, &ev);
+}
+
+int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
+{
+    unsigned char *p;
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    rmalab__op_event ev = {RMALAB_TRACE_WRITE, w->rank, disp, type, count, RMALAB_NOPS};
+    rmalab__op_begin(w, &ev);
+    int rc = rmalab__check_count("write", type, count);
+    if (!rc)
+        rc = rmalab__layout_local(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    if (rc)
+        return rc;
+    memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
+    if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
+        MPI_Win_sync(w->win);
+    rmalab__epoch_facts(w, &ev);
+    return rmalab__op_local(w, &ev);
+}
+
+int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
+                      bool write)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    if (!w->races && !w->trace)
+        return RMALAB_OK;
+    if (rank < 0 || rank >= w->size)
+        return rmalab__fail(RMALAB_ERR_RANK, "a direct %s of rank %d: the window's group has "
+                            "ranks 0 to %d", write ? "store" : "load", rank, w->size - 1);
+    MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
+    if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE, "a direct %s of %d %s at byte %lld: outside "
+                            "rank %d's %lld bytes", write ? "store" : "load", count,
+                            rmalab_type_name(type), (long long)offset, rank,
+                            (long long)rmalab_win_size_of(w, rank));
+    rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
+                           count, RMALAB_NOPS};
+    ev.in_bytes = true;
+    rmalab__op_begin(w, &ev);
+    rmalab__epoch_facts(w, &ev);
+    return rmalab__op_direct(w, &ev);
+}
