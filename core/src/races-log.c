@@ -21,6 +21,8 @@
 
 #include <string.h>
 
+#include <rmalab/debug.h>
+
 /* ------------------------------------------------------------------------ */
 /* The index: each access's latest record                                   */
 
@@ -344,4 +346,14 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__free(R->log.slot);
     rmalab__free(R->past.slot);
     rmalab__free(R->seen);
+}
+
+int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
+    const struct rmalab__races *R = w->races;
+    *log = R ? R->log.l.n - R->log.dead : 0;
+    *past = R ? R->past.l.n - R->past.dead : 0;
+    return RMALAB_OK;
 }
