@@ -34,7 +34,8 @@ local me, size = world:rank(), world:size()
 local args = arg or {}
 local MESSAGES = math.tointeger(tonumber(args[1] or "100000"))
 local INCREMENTS = math.tointeger(tonumber(args[2] or "100000"))
-if not MESSAGES or MESSAGES < 1000 or MESSAGES % 1000 ~= 0 or not INCREMENTS or INCREMENTS < size or size < 2 then
+if not MESSAGES or MESSAGES < 1000 or MESSAGES % 1000 ~= 0 or not INCREMENTS
+    or INCREMENTS < size or size < 2 then
   error("usage: rmalab -n 2 -bind-to core bench/races-passive.lua [messages>=1000 [increments]]")
 end
 local function say(...) if me == 0 then print(...) end end

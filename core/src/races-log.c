@@ -218,20 +218,21 @@ static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, b
         return full;
     memcpy(slot, r, rmalab__racc_size());
     slot->dead = 0;
-    rmalab__racc *held = merge ? rmalab__rlist_merge_last(&g->l) : slot;
-    if (g->nslot) {
-        uint32_t h = access_hash(held);
-        struct rmalab__rslot *s = slot_of(g, held, h);
-        rmalab__racc *old = s->at >= 0 ? rmalab__rlist_at(&g->l, s->at) : NULL;
-        if (held == slot && old && old != held && !old->dead && !w->races->exposing &&
-            supersedes(w, old, held)) {
-            old->dead = 1;
-            g->dead++;
-        }
-        index_put(g, (int)((const unsigned char *)held - g->l.p) / (int)rmalab__racc_size(), h);
-        if (2 * g->used >= g->nslot || 2 * g->dead > g->l.n + 64)
-            compact(g);
+    /* A record that joined the one before it is left out of the index: the
+     * access it holds changed (a polling loop's reads), and it supersedes
+     * nothing, which is always sound. */
+    if ((merge && rmalab__rlist_merge_last(&g->l) != slot) || !g->nslot)
+        return full;
+    uint32_t h = access_hash(slot);
+    struct rmalab__rslot *s = slot_of(g, slot, h);
+    rmalab__racc *old = s->at >= 0 ? rmalab__rlist_at(&g->l, s->at) : NULL;
+    if (old && old != slot && !old->dead && !w->races->exposing && supersedes(w, old, slot)) {
+        old->dead = 1;
+        g->dead++;
     }
+    index_put(g, g->l.n - 1, h);
+    if (2 * g->used >= g->nslot || 2 * g->dead > g->l.n + 64)
+        compact(g);
     return full;
 }
 
