@@ -95,8 +95,9 @@ end
 
 -- Runs step(win, k) for k = 1..chunks on an unchecked and a checked window
 -- by turns (which goes first alternates), each chunk timed from a barrier
--- to a barrier; returns the seconds of each chunk, off and on.
-local function interleaved(name, chunks, step)
+-- to a barrier; returns the seconds of each chunk, off and on. Rank
+-- `owner` then says how many records its checked log holds.
+local function interleaved(name, owner, chunks, step)
   local wins = { off = open("off", name), on = open("races:quiet", name) }
   local t = { off = {}, on = {} }
   for k = 1, chunks do
@@ -109,13 +110,21 @@ local function interleaved(name, chunks, step)
       t[mode][k] = rl.wtime() - t0
     end
   end
+  -- The checked window's log on the rank whose memory the pattern uses
+  -- (a build without rl.debug.races_log runs the rest, for comparison).
+  wins.on:lock(owner, "shared"); wins.on:unlock(owner) -- takes in what arrived
+  local log, past = (rl.debug.races_log or function() end)(wins.on)
+  if me == owner and log then
+    print(("  (%s: the checked log of rank %d holds %d records, and %d already ordered)")
+      :format(name, owner, log, past))
+  end
   return wins, t
 end
 
 say(("race checker on passive-target patterns, %d ranks: one window off and one races:quiet, "
   .. "taking turns in chunks"):format(size))
 local t_start = rl.wtime()
-local wins, t = interleaved("mailbox", MESSAGES // 1000, function(win, k)
+local wins, t = interleaved("mailbox", 1, MESSAGES // 1000, function(win, k)
   mailbox(win, (k - 1) * 1000 + 1, k * 1000)
 end)
 wins.off:free(); wins.on:free() -- collective: the same order on every rank
@@ -145,7 +154,7 @@ say(("  on/off at the last mark against the first: %.2fx"):format(ratios[#ratios
 
 local CHUNKS = 10
 local n = INCREMENTS // (size * CHUNKS)
-wins, t = interleaved("counter", CHUNKS, function(win) counter(win, n) end)
+wins, t = interleaved("counter", 0, CHUNKS, function(win) counter(win, n) end)
 local total = {}
 for _, mode in ipairs{ "off", "on" } do
   local win = wins[mode]
