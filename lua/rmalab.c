@@ -1,6 +1,7 @@
 /* The `rmalab` Lua module: `local rl = require "rmalab"`. This file puts
  * the module together from the binding's files (their order is at the top
- * of lrmalab.h) and adds rl.debug.stats(), rl.wtime() and rl.sleep().
+ * of lrmalab.h) and adds rl.debug.stats(), rl.debug.races_log(),
+ * rl.wtime() and rl.sleep().
  * lruntime.c starts MPI and keeps the context of each Lua state. */
 #include "lrmalab.h"
 
@@ -29,6 +30,18 @@ static int l_stats(lua_State *L)
     lua_pushinteger(L, rmalab_debug_live_allocs());
     lua_setfield(L, -2, "core_allocs");
     return 1;
+}
+
+/* rl.debug.races_log(win) -> log, past: the records the race checker keeps
+ * of accesses to this rank's memory of win (rmalab_debug_races_log). */
+static int l_races_log(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    long log, past;
+    rmalab_debug_races_log(w, &log, &past);
+    lua_pushinteger(L, log);
+    lua_pushinteger(L, past);
+    return 2;
 }
 
 static int l_wtime(lua_State *L)
@@ -107,9 +120,11 @@ int luaopen_rmalab(lua_State *L)
     lua_setfield(L, -2, "hints");
     lrm_pushworld(L);
     lua_setfield(L, -2, "world");
-    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 2);
     lua_pushcfunction(L, l_stats);
     lua_setfield(L, -2, "stats");
+    lua_pushcfunction(L, l_races_log);
+    lua_setfield(L, -2, "races_log");
     lua_setfield(L, -2, "debug");
     return 1;
 }

@@ -1,8 +1,8 @@
 /* Private to the core: the race checker's records and its state of a
  * window, and the calls between its files (docs/races.md). Only the race
- * checker's files include it (races.c, races-wire.c, races-sync.c,
- * races-comm.c); every other file sees a window's `races` as a pointer,
- * NULL when the window is not checked. Never installed. */
+ * checker's files include it (races.c, races-log.c, races-wire.c,
+ * races-sync.c, races-comm.c); every other file sees a window's `races` as
+ * a pointer, NULL when the window is not checked. Never installed. */
 #ifndef RMALAB_RACES_PRIVATE_H
 #define RMALAB_RACES_PRIVATE_H
 
@@ -10,7 +10,7 @@
 
 /* Owner races.c: an access record of the race checker. Records lie
  * rmalab__racc_size() bytes apart: this header, then the issue clock, one
- * int64 per world rank. The same bytes go over the wire. */
+ * int64 per world rank. The same bytes go over the wire (`dead` is 0 there). */
 typedef struct {
     int64_t lo, hi;         /* bytes of the target's window; dynamic: addresses */
     int64_t c;              /* completion: the issuer's own clock at the release
@@ -26,7 +26,7 @@ typedef struct {
     uint8_t local;          /* a win:read/win:write of the target itself */
     uint8_t during;         /* remote: the issuer's rmalab_access; local: the target's
                                rmalab_exposure */
-    uint8_t spare;
+    uint8_t dead;           /* in a log: superseded by a later record (races-log.c) */
     char site[48];
     int64_t vc[];           /* the issue clock */
 } rmalab__racc;
@@ -40,19 +40,32 @@ struct rmalab__rlist {
     int n, cap;
 };
 
+/* Owner races-log.c: a log of accesses to this rank's memory, and its index
+ * of each access's latest record (by everything but its clocks). */
+struct rmalab__rlog {
+    struct rmalab__rlist l;
+    int dead;                     /* superseded records still in l */
+    struct rmalab__rslot { uint32_t hash; int32_t at; } *slot; /* at < 0: empty */
+    int nslot, used;
+};
+
 /* The race checker's state of a window: NULL when it is not checked. */
 struct rmalab__races {
     /* Owner races.c. */
     rmalab_check_mode mode;       /* this rank's */
     bool same_op_no_op;           /* accumulate_ops in force */
     bool acc_ordered;             /* accumulate_ordering is not none */
-    struct rmalab__rlist log;     /* accesses to this rank's memory, live */
-    struct rmalab__rlist past;    /* those ordered before this rank's clock */
+    unsigned found_now;           /* races found by the call that runs */
+    char now_text[1600];          /* the first of them */
+    /* Owner races-log.c. */
+    struct rmalab__rlog log;      /* accesses to this rank's memory, live */
+    struct rmalab__rlog past;     /* those ordered before this rank's clock */
     int log_cap;                  /* each list's */
     bool log_dropped, past_warned;
     unsigned past_dropped;
-    unsigned found_now;           /* races found by the call that runs */
-    char now_text[1600];          /* the first of them */
+    int64_t *seen;                /* per window rank B, world-indexed: B's clock at
+                                     its last batch to this rank (or the fence) */
+    int sweep_at;                 /* records in the logs at which to sweep next */
     /* Owner races-sync.c. */
     MPI_Comm comm;                /* the checker's messages */
     struct rmalab__rlist *out;    /* per target: records not completed yet */
@@ -60,6 +73,8 @@ struct rmalab__races {
     MPI_Request *req;             /* sends in flight, and their buffers */
     void **reqbuf;
     int nreq, capreq;
+    bool exposing;                /* post made, wait not yet: a batch may overtake
+                                     an epoch's records (races-log.c) */
 };
 
 /* races.c: the model (docs/races.md). One thread per process calls it. */
@@ -86,6 +101,25 @@ void rmalab__rlist_free(struct rmalab__rlist *l);
  * into its last record (an adjacent access of the same kind from the same
  * site in the same interval); *id: the record's number. */
 int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
+/* Join the list's last record, just pushed, to the one before it when they
+ * are one access (adjacent bytes, same site and interval); returns the
+ * record that holds it. */
+rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l);
+/* The process's clock as it is now. */
+const int64_t *rmalab__clock_now(void);
+/* The rule (docs/races.md): do a and b race. */
+bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
+/* Report the race of a and b (`at`: the call that found it; NULL: b). */
+void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
+                          const char *at);
+/* Compare the records of one batch with each other only (an origin's
+ * passive-target batch, before it ships). */
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
+/* The window's state of races.c. */
+int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
+
+/* races-log.c: the log of a window's memory; what a new record supersedes,
+ * and what no later access can race with (docs/races.md, "Cost and memory"). */
 /* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
  * each against those before it), report what races, and add them to the log.
  * `at` names the call, for reports (NULL: the new access itself). Returns
@@ -99,14 +133,14 @@ unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, uns
 /* After an acquire (wait, test): the log's records ordered before this
  * rank's clock move to `past`. */
 void rmalab__races_prune(rmalab_win *w);
-/* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships). */
-unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
-/* Forget the log: every access so far happens before every later one. */
-void rmalab__races_forget(rmalab_win *w);
-/* The window's state of races.c, and its release. */
-int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
-void rmalab__races_model_free(struct rmalab__races *R);
+/* At a fence, after its join (NULL: it failed): forget the log, as every
+ * access so far happens before every later one. */
+void rmalab__races_forget(rmalab_win *w, const int64_t *join);
+/* A passive-target batch from window rank `from` arrived, with its clock. */
+void rmalab__races_seen(rmalab_win *w, int from, const int64_t *clock);
+/* The log's state, and its release. */
+int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R);
+void rmalab__races_log_free(struct rmalab__races *R);
 
 /* races-wire.c: the checker's messages, on its own communicator. */
 enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };

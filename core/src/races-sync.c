@@ -214,6 +214,7 @@ static int post_clock(rmalab_win *w, const int *ranks, int n)
     if (!S)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
+    w->races->exposing = true;
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = rmalab__races_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
@@ -270,8 +271,10 @@ static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = rmalab__races_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
-    if (!rc)
+    if (!rc) {
+        w->races->exposing = false; /* every record of the epoch is in */
         rmalab__races_prune(w);
+    }
     return finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
@@ -336,7 +339,8 @@ static int fenced(rmalab_win *w)
     int rc2 = rmalab__races_exchange(w, sent, at);
     int rc3 = finish_together(w, S, "fence");
     rmalab__free(S);
-    rmalab__races_forget(w); /* the fence orders everything before it */
+    /* The fence orders everything before it. */
+    rmalab__races_forget(w, rc3 ? NULL : rmalab__clock_now());
     return rc ? rc : rc2 ? rc2 : rc3;
 }
 
@@ -419,7 +423,8 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     R->recvd = rmalab__calloc((size_t)w->size, sizeof *R->recvd);
     if (!R->out || !R->sent || !R->recvd)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
-    return rmalab__races_model_init(w, R);
+    int rc = rmalab__races_model_init(w, R);
+    return rc ? rc : rmalab__races_log_init(w, R);
 }
 
 int rmalab__races_open(rmalab_win *w)
@@ -476,7 +481,7 @@ void rmalab__races_free(rmalab_win *w)
     rmalab__free(R->out);
     rmalab__free(R->sent);
     rmalab__free(R->recvd);
-    rmalab__races_model_free(R);
+    rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);
     rmalab__free(R);

@@ -118,6 +118,8 @@ int rmalab__races_take(rmalab_win *w, int from, int tag, bool intra, const char 
                         intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
     if (acquire)
         rmalab__clock_acquire(rmalab__races_msg_clock(buf));
+    if (intra) /* a passive batch: what its origin's later ones know */
+        rmalab__races_seen(w, from, rmalab__races_msg_clock(buf));
     rmalab__free(buf);
     return RMALAB_OK;
 }

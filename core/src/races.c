@@ -41,6 +41,7 @@ int rmalab__clock_ready(void)
 }
 
 bool rmalab__clock_exists(void) { return clk.vc != NULL; }
+const int64_t *rmalab__clock_now(void) { return clk.vc; }
 int rmalab__clock_size(void) { return clk.W; }
 size_t rmalab__clock_bytes(void) { return (size_t)clk.W * sizeof(int64_t); }
 
@@ -139,7 +140,7 @@ void rmalab__rlist_free(struct rmalab__rlist *l)
  * ordered among themselves, but two remote ones that overlap race). */
 static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
 {
-    if (last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
+    if (last->dead || last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
         last->call != r->call || last->op != r->op || last->type != r->type ||
         last->lock != r->lock || last->local != r->local || last->during != r->during ||
         last->c != r->c || strcmp(last->site, r->site) != 0 ||
@@ -152,7 +153,7 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
 
 /* The list's last record, just pushed, joins the one before it if it may
  * (mergeable); returns the record that holds the access. */
-static rmalab__racc *merge_last(struct rmalab__rlist *l)
+rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l)
 {
     rmalab__racc *r = rmalab__rlist_at(l, l->n - 1);
     rmalab__racc *prev = l->n > 1 ? rmalab__rlist_at(l, l->n - 2) : NULL;
@@ -175,7 +176,7 @@ int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_
     memcpy(r->vc, clk.vc, (size_t)clk.W * sizeof(int64_t));
     if (r->local) /* a point: completed by the next release */
         r->c = clk.vc[clk.me] + 1;
-    *id = merge_last(l)->id;
+    *id = rmalab__rlist_merge_last(l)->id;
     return RMALAB_OK;
 }
 
@@ -219,7 +220,7 @@ static bool excluded(const rmalab__racc *a, const rmalab__racc *b)
     return a->issuer != b->issuer && a->lock && b->lock && (a->lock == 2 || b->lock == 2);
 }
 
-static bool is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
+bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
 {
     return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
            !atomic_ok(w->races, a, b) && !excluded(a, b) && !hb(w, a, b) && !hb(w, b, a);
@@ -406,7 +407,8 @@ static bool known(const rmalab_race *x)
     return false;
 }
 
-static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, const char *at)
+void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
+                          const char *at)
 {
     struct rmalab__races *R = w->races;
     rmalab_race x = {0};
@@ -466,69 +468,6 @@ static void report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, 
 /* ------------------------------------------------------------------------ */
 /* Checking                                                                 */
 
-static void warn_incomplete(const rmalab_win *w, const char *what)
-{
-    rmalab__warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
-                 "fence cleared it), and races with the oldest accesses may be missed",
-                 w->name[0] ? w->name : "(unnamed)", w->rank, what);
-}
-
-/* A list at its cap drops its oldest record. */
-static bool make_room(struct rmalab__rlist *l, int cap)
-{
-    if (l->n < cap)
-        return false;
-    size_t sz = rmalab__racc_size();
-    memmove(l->p, l->p + sz, (size_t)(l->n - 1) * sz);
-    l->n--;
-    return true;
-}
-
-static void compare(rmalab_win *w, const struct rmalab__rlist *l, int upto,
-                    const rmalab__racc *r, const char *at)
-{
-    for (int j = 0; j < upto; j++) {
-        const rmalab__racc *x = rmalab__rlist_at(l, j);
-        if (is_race(w, x, r))
-            report(w, x, r, at);
-    }
-}
-
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
-                             const char *at)
-{
-    struct rmalab__races *R = w->races;
-    unsigned before = R->found_now;
-    size_t sz = rmalab__racc_size();
-    if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
-        warn_incomplete(w, "its record of accesses already ordered is full");
-        R->past_warned = true;
-    }
-    int old = R->log.n; /* with `intra`, the batch's pairs were compared by its origin */
-    for (int i = 0; i < n; i++) {
-        const rmalab__racc *r = (const rmalab__racc *)((const unsigned char *)recs + i * sz);
-        compare(w, &R->log, (how & RMALAB__CK_INTRA) && old <= R->log.n ? old : R->log.n, r, at);
-        /* Accesses ordered before this rank's clock are done with, but for
-         * passive-target ones, which no clock of this rank orders. */
-        if (how & RMALAB__CK_PASSIVE)
-            compare(w, &R->past, R->past.n, r, at);
-        if (make_room(&R->log, R->log_cap)) {
-            old--;
-            if (!R->log_dropped)
-                warn_incomplete(w, "its log of accesses is full");
-            R->log_dropped = true;
-        }
-        rmalab__racc *slot = rmalab__rlist_push(&R->log);
-        if (!slot)
-            continue;
-        memcpy(slot, r, sz);
-        /* A local access repeated in one interval (a polling loop) is one record. */
-        if (n == 1 && r->local)
-            merge_last(&R->log);
-    }
-    return R->found_now - before;
-}
-
 unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
 {
     unsigned before = w->races->found_now;
@@ -538,42 +477,10 @@ unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, co
         for (int j = 0; j < i; j++) {
             const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
             const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
-            if (is_race(w, a, b))
-                report(w, a, b, at);
+            if (rmalab__races_is_race(w, a, b))
+                rmalab__races_report(w, a, b, at);
         }
     return w->races->found_now - before;
-}
-
-void rmalab__races_forget(rmalab_win *w)
-{
-    w->races->log.n = 0;
-    w->races->past.n = 0;
-}
-
-/* Each record that happens before this rank's clock moves from the log to
- * `past`. Every later access of this rank, of an origin in a later PSCW
- * epoch (which takes this rank's post clock) and of a fence epoch is
- * ordered after it; only passive-target accesses, which no clock of this
- * rank orders, are still compared with `past`. */
-void rmalab__races_prune(rmalab_win *w)
-{
-    struct rmalab__races *R = w->races;
-    int keep = 0;
-    for (int i = 0; i < R->log.n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(&R->log, i);
-        if (r->c <= clk.vc[w->lay.world_ranks[r->issuer]]) {
-            R->past_dropped += make_room(&R->past, R->log_cap);
-            rmalab__racc *slot = rmalab__rlist_push(&R->past);
-            if (slot) {
-                memcpy(slot, r, rmalab__racc_size());
-                continue;
-            }
-        }
-        if (keep != i)
-            memcpy(rmalab__rlist_at(&R->log, keep), r, rmalab__racc_size());
-        keep++;
-    }
-    R->log.n = keep;
 }
 
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
@@ -582,12 +489,5 @@ int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
     const char *ord = rmalab__hint_value(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
-    R->log_cap = 1 << 16;
     return rmalab__clock_ready();
-}
-
-void rmalab__races_model_free(struct rmalab__races *R)
-{
-    rmalab__rlist_free(&R->log);
-    rmalab__rlist_free(&R->past);
 }

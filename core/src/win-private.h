@@ -29,6 +29,9 @@
  *   races.c          the race checker's model: the process's vector clock,
  *                    access records, the race rule, reports and the
  *                    process's list of races (docs/races.md)
+ *   races-log.c      the race checker's log of a window's memory: what a
+ *                    new record supersedes, what no later access can race
+ *                    with any more and leaves (docs/races.md)
  *   races-wire.c     the race checker's messages between ranks: records
  *                    and clocks sent, received and checked; the exchange
  *                    of fence and free (races-private.h: the checker's
