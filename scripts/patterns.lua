@@ -68,16 +68,14 @@ if me == 0 then
 end
 
 ----------------------------------------------------------------------------
--- rput is the intended call here: a request per block, waited for, then a
--- flush. Request-based RMA is being merged separately; until it is in this
--- build, the lab falls back to put (the flush completes it all the same).
+-- rput gives a request per block: rl.waitall completes them at the origin
+-- (the blocks may be reused), flush_all at the targets.
 local B = 1000                           -- doubles per block
 win = rl.win_allocate(size * B * 8, { disp_unit = 8, name = "alltoall" })
-local has_rput = win.rput ~= nil
 say("2. An all-to-all. Every rank's window has one block of " .. B .. " doubles per rank;")
 say("   rank r puts its block for rank t into t's slot r, all inside one")
-say("   lock_all epoch, flushing each target after its put; here with")
-say("   " .. (has_rput and "win:rput and rq:wait()." or "win:put, as win:rput is not in this build."))
+say("   lock_all epoch with win:rput, one request per block; rl.waitall completes")
+say("   them here (the blocks may be reused), flush_all at the targets.")
 local view = win:local_view("double")
 view:fill(-1.0)
 local blocks = {}
@@ -87,15 +85,12 @@ for t = 0, size - 1 do
 end
 rl.world:barrier()                       -- every window is filled with -1 first
 win:lock_all()
+local requests = {}
 for t = 0, size - 1 do
-  if has_rput then
-    local rq = win:rput(t, me * B, "double", blocks[t])
-    rq:wait()                            -- the block may be reused: complete here
-  else
-    win:put(t, me * B, "double", blocks[t])
-  end
-  win:flush(t)                           -- complete at t too
+  requests[#requests + 1] = win:rput(t, me * B, "double", blocks[t])
 end
+rl.waitall(requests)                     -- complete here: the blocks may be reused
+win:flush_all()                          -- complete at every target too
 win:unlock_all()
 rl.world:barrier()                       -- every rank's puts have completed everywhere
 local wrong = 0
