@@ -45,11 +45,11 @@ local function open(mode, name)
 end
 
 -- The chunks of 1,000 messages that end at 1,000, 10,000, 100,000...
-local marks, m = {}, 1000
+local marks, mark = {}, 1000
 while true do
-  marks[#marks + 1] = m
-  if m == MESSAGES then break end
-  m = math.min(m * 10, MESSAGES)
+  marks[#marks + 1] = mark
+  if mark == MESSAGES then break end
+  mark = math.min(mark * 10, MESSAGES)
 end
 
 -- Messages from..to through the mailbox window `win`.

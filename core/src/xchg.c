@@ -121,8 +121,8 @@ static int packets(xchg *x)
 
 static void fill_packets(xchg *x, bool clocked)
 {
-    int64_t over = 0;
-    for (int i = 0; i < x->nout; i++)
+    int64_t over = 0; /* a rank that cannot take part has no strings to read */
+    for (int i = 0; i < x->nout && !x->status; i++)
         over += x->out[i].n > INL ? (int64_t)(x->out[i].n - INL) : 0;
     for (int i = 0; i < x->nout; i++) {
         xpacket *p = &x->opk[i];
