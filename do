@@ -154,6 +154,7 @@ fuzz)
     fuzz "$@"
     ;;
 bench)
+    deps valgrind
     build build
     meson test -C build --benchmark --no-suite stress --verbose
     ;;
