@@ -228,15 +228,21 @@ static int comm_alltoall(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* Reductions                                                               */
 
+/* "value" or "value[3]": where a bad number sits. */
+static const char *place(char *buf, size_t size, const char *what, lua_Integer i)
+{
+    snprintf(buf, size, i ? "%s[%lld]" : "%s", what, (long long)i);
+    return buf;
+}
+
 /* The number at idx as the reduction needs it: a status. */
 static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, const char *what,
                   lua_Integer i)
 {
-    char where[48];
-    snprintf(where, sizeof where, i ? "%s[%lld]" : "%s", what, (long long)i);
+    char where[48]; /* named only in an error: this runs per element */
     if (lua_type(L, idx) != LUA_TNUMBER)
-        return rmalab_set_error(RMALAB_ERR_ARG, "%s: a number expected, got %s", where,
-                                luaL_typename(L, idx));
+        return rmalab_set_error(RMALAB_ERR_ARG, "%s: a number expected, got %s",
+                                place(where, sizeof where, what, i), luaL_typename(L, idx));
     lua_Integer v;
     if (lua_isinteger(L, idx)) {
         v = lua_tointeger(L, idx);
@@ -247,7 +253,8 @@ static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, 
             (lua_Number)v != lua_tonumber(L, idx))
             return rmalab_set_error(RMALAB_ERR_TYPE, "%s: %.14g has no integer representation; "
                                                      "%s takes integers",
-                                    where, lua_tonumber(L, idx), rmalab_op_name(op));
+                                    place(where, sizeof where, what, i), lua_tonumber(L, idx),
+                                    rmalab_op_name(op));
     } else {
         double d = lua_tonumber(L, idx);
         memcpy(out, &d, 8);
