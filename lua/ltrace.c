@@ -1,6 +1,6 @@
 /* rl.trace: what windows recorded (core/include/rmalab/trace.h), as Lua
- * tables, and the writers of trace.lua (Perfetto JSON, SVG, the ASCII
- * timeline), shipped inside the module. Adds win:trace_events() and
+ * tables, and the writers of trace.lua (Perfetto JSON, the ASCII timeline)
+ * and trace-svg.lua (the SVG), shipped inside the module. Adds win:trace_events() and
  * win:trace_status() to the window methods.
  *
  * A set is a table:
@@ -14,6 +14,7 @@
 #include "lrmalab.h"
 
 #include "trace-lua.h"
+#include "trace-svg-lua.h"
 
 static void setnum(lua_State *L, const char *k, double v)
 {
@@ -265,5 +266,11 @@ void lrm_open_trace(lua_State *L)
     lua_setfield(L, -2, "_sync");
     lua_pushvalue(L, -3); /* the module, for the writers */
     lua_call(L, 2, 1);
+    /* trace-svg.lua adds svg_text to the table trace.lua returned */
+    if (luaL_loadbufferx(L, rmalab_trace_svg_lua, sizeof rmalab_trace_svg_lua,
+                         "=rmalab.trace.svg", "t"))
+        lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
     lua_setfield(L, -2, "trace");
 }
