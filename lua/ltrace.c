@@ -4,7 +4,8 @@
  * win:trace_status() to the window methods.
  *
  * A set is a table:
- *   { ranks = N, uncertainty = s, rank_uncertainty = {..}, dropped = {..},
+ *   { ranks = N, uncertainty = s, shared_clock = b, rank_uncertainty = {..},
+ *     dropped = {..},
  *     windows = { {key, name, engine, size, freed}, ... },
  *     events = { {t0, t1, rank, win, kind, peer, flag, count, calls, disp,
  *                 bytes, seq, group = {..} or nil}, ... },
@@ -78,6 +79,8 @@ static void push_ranks(lua_State *L, const rmalab_trace_set *s)
 {
     setint(L, "ranks", s->nranks);
     setnum(L, "uncertainty", s->max_uncertainty);
+    lua_pushboolean(L, s->shared_clock);
+    lua_setfield(L, -2, "shared_clock");
     lua_createtable(L, s->nranks, 0);
     for (int r = 0; r < s->nranks; r++) {
         lua_pushnumber(L, s->uncertainty[r]);

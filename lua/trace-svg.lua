@@ -87,8 +87,8 @@ local function moments(set, g)
   return uniq
 end
 
--- A step between rows is cut when it is long: a tenth of the whole trace
--- and ten times the typical step.
+-- A step between rows is cut when it is long: a fifth of the whole trace,
+-- ten times the typical step, and 10 ms.
 local function cut_threshold(set, groups)
   local steps = {}
   for _, g in ipairs(groups) do
@@ -97,7 +97,7 @@ local function cut_threshold(set, groups)
   end
   table.sort(steps)
   local span = groups[#groups].t1 - groups[1].t0
-  return math.max(span / 10, 10 * (steps[(#steps + 1) // 2] or 0))
+  return math.max(span / 5, 10 * (steps[(#steps + 1) // 2] or 0), 0.01)
 end
 
 local function layout_order(set, groups, top)
@@ -314,14 +314,15 @@ local function header(o, set, opts)
     xml(fmt("rmalab trace of %s: %d ranks", concat(names, ", "), set.ranks)))
   local scale = opts.scale == "time"
     and "time runs down, to scale"
-    or "time runs down in order: a row per moment; long gaps are cut (\u{2248}) and their length given"
+    or "time runs down in order: a row per moment, long gaps cut (\u{2248}: the time cut out)"
   local clocks = set.shared_clock and "clocks: one host, one shared clock"
-    or fmt("clocks: aligned to rank 0's to within %s", ms(set.uncertainty))
-  o[#o + 1] = fmt('<text x="12" y="43" fill="#444">%s</text>', xml(scale .. "; " .. clocks))
+    or fmt("clocks: aligned to rank 0's to within %s", set.uncertainty < 1e-3
+      and fmt("%.1f \u{b5}s", set.uncertainty * 1e6) or ms(set.uncertainty))
   if set.total and set.total > #set.events then
-    o[#o + 1] = fmt('<text x="12" y="60" fill="#444">%s</text>',
-      xml(fmt("the last %d of %d events", #set.events, set.total)))
+    clocks = clocks .. fmt("; the last %d of %d events", #set.events, set.total)
   end
+  o[#o + 1] = fmt('<text x="12" y="43" fill="#444">%s</text>', xml(scale))
+  o[#o + 1] = fmt('<text class="clocks" x="12" y="60" fill="#444">%s</text>', xml(clocks))
 end
 
 -- The legend: one row of samples under the header. Returns its bottom.
@@ -339,7 +340,7 @@ local function legend(o, has, width)
     items[#items + 1] = { "note", fmt("%s: %d bytes into rank %d's window at displacement %d",
       label(has.op), has.op.bytes, has.op.peer, has.op.disp) }
   end
-  local x, y, top = 14, 82, 66
+  local x, y, top = 14, 98, 82
   o[#o + 1] = fmt('<rect class="legend" x="6" y="%d" width="%d" height="%d" fill="#fafafa" '
     .. 'stroke="#ccc"/>', top, width - 12, 0) -- height patched below
   local rect = #o

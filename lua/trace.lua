@@ -177,6 +177,7 @@ function T.chrome(set)
                           pid = b.rank, tid = b.rank, ts = us(te) }
   end
   local other = { clock_uncertainty_us = us(set.uncertainty), ranks = set.ranks,
+                  shared_clock = set.shared_clock or false,
                   rmalab = rl.version, flows = #set.flows }
   return '{"displayTimeUnit":"ns","otherData":' .. jval(other) .. ',"traceEvents":[\n'
          .. concat(out, ",\n") .. "\n]}\n"
@@ -221,8 +222,8 @@ function T.timeline_text(set, opts)
     end
   end
   lines[1] = fmt("trace of %s: %d ranks%s%s", what, set.ranks,
-    opts.times ~= false and (set.uncertainty < 1e-3
-      and fmt(", clocks within %.1f us", set.uncertainty * 1e6)
+    opts.times ~= false and (set.shared_clock and ", one host's clock"
+      or set.uncertainty < 1e-3 and fmt(", clocks within %.1f us", set.uncertainty * 1e6)
       or fmt(", clocks within %.1f ms", set.uncertainty * 1e3)) or "",
     set.total > #set.events and fmt(", the last %d of %d events", #set.events, set.total) or "")
   local head = { fmt("%10s", opts.times ~= false and "t (ms)" or "#") }
