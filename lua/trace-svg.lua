@@ -201,19 +201,19 @@ local function lane_blocks(set, shapes)
   return blocks
 end
 
--- The height nearest y at which lane r has no box.
-local function free_y(blocks, r, y)
+-- The height at or after y (before it, going up) at which lane r has no
+-- box: an arrow passes a box on the side it is heading to, so that it never
+-- runs back in time.
+local function free_y(blocks, r, y, down)
   for _, iv in ipairs(blocks[r]) do
-    if y > iv[1] and y < iv[2] then
-      return (y - iv[1] <= iv[2] - y) and iv[1] or iv[2]
-    end
+    if y > iv[1] and y < iv[2] then return down and iv[2] or iv[1] end
   end
   return y
 end
 
 -- The points of an arrow from (xa, ya) on lane ra to (xb, yb) on lane rb:
 -- straight within a gap between lanes, level where it crosses a lane.
-local function route(blocks, ra, xa, ya, rb, xb, yb)
+local function route(blocks, ra, xa, ya, rb, xb, yb, down)
   local pts = { { xa, ya } }
   if ra == rb then
     local side = xa + 26
@@ -221,9 +221,11 @@ local function route(blocks, ra, xa, ya, rb, xb, yb)
     pts[#pts + 1] = { side, yb }
   else
     local dir = rb > ra and 1 or -1
+    if down == nil then down = yb >= ya end
     for r = ra + dir, rb - dir, dir do
-      local x = lane_x(r)
-      local y = free_y(blocks, r, ya + (yb - ya) * (x - xa) / (xb - xa))
+      local x, p = lane_x(r), pts[#pts]
+      local y = p[2] + (yb - p[2]) * (x - dir * CROSS - p[1]) / (xb - p[1])
+      y = free_y(blocks, r, down and math.max(y, p[2]) or math.min(y, p[2]), down)
       pts[#pts + 1] = { x - dir * CROSS, y }
       pts[#pts + 1] = { x + dir * CROSS, y }
     end
@@ -251,6 +253,16 @@ local function landing(shapes, target, from, y)
   return lane_x(target), y
 end
 
+-- The latest height at which data put at y can land on lane `target`: the
+-- end of the target's first call that ends after y.
+local function deadline(shapes, target, y)
+  local d = math.huge
+  for _, s in pairs(shapes) do
+    if s.e.rank == target and not s.dot and s.bottom >= y then d = math.min(d, s.bottom) end
+  end
+  return d
+end
+
 ---------------------------------------------------------------------------
 -- The arrows: synchronisation flows, then operations' data.
 
@@ -273,8 +285,16 @@ local function arrows(set, shapes, blocks)
       local xa, ya = side_of(s, e.peer == e.rank and e.rank + 1 or e.peer, y)
       local xb, yb = landing(shapes, e.peer, e.rank, y)
       if e.peer == e.rank then xb = xa end
-      out[#out + 1] = { kind = "data", dir = DATA_DIR[e.kind], from = i, peer = e.peer,
-                        pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb) }
+      local pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb, true)
+      local passed = pts[#pts - 1][2]
+      if #pts > 2 and passed > yb then -- it passed under a box: the data lands later,
+        if passed <= deadline(shapes, e.peer, yb) then -- while the target still waits
+          pts[#pts] = { landing(shapes, e.peer, e.rank, passed) }
+        else -- or it passes over the box
+          pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb, false)
+        end
+      end
+      out[#out + 1] = { kind = "data", dir = DATA_DIR[e.kind], from = i, peer = e.peer, pts = pts }
     end
   end
   table.sort(out, function(p, q)
