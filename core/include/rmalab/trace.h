@@ -5,7 +5,7 @@
  * variable RMALAB_TRACE is "1" or rmalab_trace_default(true) was called
  * before it was created. Each window keeps a ring of its last
  * rmalab_trace_size events (hint; 4096 by default). When recording starts,
- * every rank measures its clock's offset to the window's rank 0 with a few
+ * every rank measures its clock's offset to the window's rank 0 with 20
  * ping-pongs and keeps the one of smallest round trip; half of that round
  * trip is the uncertainty reported with the events. A rank on rank 0's host
  * (the same kernel boot id, and a measured offset within the uncertainty)
