@@ -48,8 +48,10 @@ local function num(v) return fmt("%.1f", v) end
 local function ms(t) return t * 1e3 < 10 and fmt("%.2f ms", t * 1e3) or fmt("%.1f ms", t * 1e3) end
 
 ---------------------------------------------------------------------------
--- Epoch groups: split the events (in time order) where no epoch is open on
--- any rank and the next event starts after every earlier one returned.
+-- Epoch groups: split the events (in time order) once an epoch has closed
+-- (a wait, complete, unlock..., or a fence after an operation), no epoch is
+-- open on any rank, and the next event starts after every earlier one
+-- returned.
 
 local function groups_of(set)
   local depth, groups, cur, last_end = {}, {}, nil, -math.huge
@@ -62,10 +64,12 @@ local function groups_of(set)
     depth[e.rank] = math.max(0, (depth[e.rank] or 0) + d)
     last_end = math.max(last_end, e.t1)
     cur.last, cur.t1 = i, last_end
+    cur.ops = cur.ops or DATA_DIR[e.kind] ~= nil
+    cur.closed = cur.closed or d < 0 or (e.kind == "fence" and cur.ops)
     local open = false
     for _, v in pairs(depth) do open = open or v > 0 end
     local nxt = set.events[i + 1]
-    if d < 0 and not open and nxt and nxt.t0 > last_end then cur = nil end
+    if cur.closed and not open and nxt and nxt.t0 > last_end then cur = nil end
   end
   return groups
 end
@@ -201,19 +205,30 @@ local function lane_blocks(set, shapes)
   return blocks
 end
 
--- The height at or after y (before it, going up) at which lane r has no
--- box: an arrow passes a box on the side it is heading to, so that it never
--- runs back in time.
-local function free_y(blocks, r, y, down)
+-- The height near y at which lane r has no box, for an arrow heading from
+-- height `from` to height `to`: past a box on the side it is heading to, so
+-- that it never runs back in time, unless that side lies beyond `to`. Then
+-- the side that strays less from the way (`strict`: the other side).
+local function free_y(blocks, r, y, from, to, strict)
   for _, iv in ipairs(blocks[r]) do
-    if y > iv[1] and y < iv[2] then return down and iv[2] or iv[1] end
+    if y > iv[1] and y < iv[2] then
+      local lo, hi = math.min(from, to), math.max(from, to)
+      local ahead, behind = iv[2], iv[1]
+      if to < from then ahead, behind = iv[1], iv[2] end
+      local function stray(v) return math.max(lo - v, v - hi, 0) end
+      if stray(ahead) == 0 then return ahead end
+      if strict or stray(behind) < stray(ahead) then return behind end
+      return ahead
+    end
   end
   return y
 end
 
 -- The points of an arrow from (xa, ya) on lane ra to (xb, yb) on lane rb:
 -- straight within a gap between lanes, level where it crosses a lane.
-local function route(blocks, ra, xa, ya, rb, xb, yb, down)
+-- `reach`: the height it heads for (yb, or farther for data that may land
+-- later but not past it).
+local function route(blocks, ra, xa, ya, rb, xb, yb, reach)
   local pts = { { xa, ya } }
   if ra == rb then
     local side = xa + 26
@@ -221,11 +236,10 @@ local function route(blocks, ra, xa, ya, rb, xb, yb, down)
     pts[#pts + 1] = { side, yb }
   else
     local dir = rb > ra and 1 or -1
-    if down == nil then down = yb >= ya end
     for r = ra + dir, rb - dir, dir do
       local x, p = lane_x(r), pts[#pts]
       local y = p[2] + (yb - p[2]) * (x - dir * CROSS - p[1]) / (xb - p[1])
-      y = free_y(blocks, r, down and math.max(y, p[2]) or math.min(y, p[2]), down)
+      y = free_y(blocks, r, y, ya, reach or yb, reach ~= nil)
       pts[#pts + 1] = { x - dir * CROSS, y }
       pts[#pts + 1] = { x + dir * CROSS, y }
     end
@@ -285,16 +299,14 @@ local function arrows(set, shapes, blocks)
       local xa, ya = side_of(s, e.peer == e.rank and e.rank + 1 or e.peer, y)
       local xb, yb = landing(shapes, e.peer, e.rank, y)
       if e.peer == e.rank then xb = xa end
-      local pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb, true)
+      local last = deadline(shapes, e.peer, yb)
+      local pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb, last)
       local passed = pts[#pts - 1][2]
-      if #pts > 2 and passed > yb then -- it passed under a box: the data lands later,
-        if passed <= deadline(shapes, e.peer, yb) then -- while the target still waits
-          pts[#pts] = { landing(shapes, e.peer, e.rank, passed) }
-        else -- or it passes over the box
-          pts = route(blocks, e.rank, xa, ya, e.peer, xb, yb, false)
-        end
+      if #pts > 2 and passed > yb then -- it passed under a box: the data lands later
+        pts[#pts] = { landing(shapes, e.peer, e.rank, passed) }
       end
-      out[#out + 1] = { kind = "data", dir = DATA_DIR[e.kind], from = i, peer = e.peer, pts = pts }
+      out[#out + 1] = { kind = "data", dir = DATA_DIR[e.kind], op = e.kind, from = i,
+                        peer = e.peer, pts = pts }
     end
   end
   table.sort(out, function(p, q)
@@ -313,7 +325,8 @@ local function arrow_svg(a)
     or fmt(' marker-end="url(#head-%s)"', a.kind)
   return fmt('<polyline class="arrow %s" data-from="%d"%s points="%s" fill="none" '
     .. 'stroke="%s" stroke-width="1.6"%s%s/>', a.kind, a.from,
-    a.to and fmt(' data-to="%d"', a.to) or fmt(' data-peer="%d"', a.peer), concat(pts, " "),
+    a.to and fmt(' data-to="%d"', a.to) or fmt(' data-peer="%d" data-op="%s"', a.peer, a.op),
+    concat(pts, " "),
     st[1], st[2] ~= "none" and fmt(' stroke-dasharray="%s"', st[2]) or "", marks)
 end
 

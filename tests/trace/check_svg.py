@@ -10,9 +10,10 @@ operation's data (one per put, get, accumulate... label), at least K
 synchronisation arrows, and no arrow that crosses a box other than the
 ones it starts and ends at (each segment of each arrow against each box).
 
---golden draws the saved trace DIR/pscw-example-set.lua through
-DIR/svg-golden.lua in both scales, checks both as above, and compares each
-byte for byte with DIR/pscw-example-SCALE.svg (--update rewrites those).
+--golden draws the saved traces DIR/pscw-example-set.lua (in both scales)
+and DIR/mixed-set.lua through DIR/svg-golden.lua, checks them as above
+(and that a get's arrow points back, a put's to the target), and compares
+each byte for byte with its golden copy in DIR (--update rewrites those).
 check-trace.py uses check() on the SVG of a real run.
 """
 import os
@@ -90,6 +91,15 @@ def check(path, groups=None, min_flows=0, nranks=None):
     ops = sum(1 for t in texts if OPS.fullmatch(t))
     if len(data) != ops:
         fail(f"{path}: {len(data)} data arrows for {ops} operations")
+    for a in data:  # the head where the data goes: the target, or back for a get
+        want = {"get": (True, False), "put": (False, True), "accumulate": (False, True)}
+        heads = (a.get("marker-start") is not None, a.get("marker-end") is not None)
+        if heads != want.get(a.get("data-op"), (True, True)):
+            fail(f"{path}: the {a.get('data-op')} arrow from event {a.get('data-from')} has "
+                 f"heads (start, end) {heads}")
+    dots = [c for c in root.iter(NS + "circle") if c.get("class") == "arrival"]
+    if dots and not any("seen arriving" in t for t in texts):
+        fail(f"{path}: arrivals, and the legend does not say what a dot is")
     flows = len(arrows) - len(data)
     if flows < min_flows:
         fail(f"{path}: {flows} synchronisation arrows, expected at least {min_flows}")
@@ -115,10 +125,11 @@ def golden(rmalab, here, update):
         print(p.stdout)
         if p.returncode != 0:
             fail(f"svg-golden.lua: exit status {p.returncode}")
-        for scale in ("order", "time"):
-            name = f"pscw-example-{scale}.svg"
+        for name, groups, flows, ranks in (("pscw-example-order.svg", 2, 12, 4),
+                                           ("pscw-example-time.svg", 2, 12, 4),
+                                           ("mixed-order.svg", 3, 2, 2)):
             new = os.path.join(d, name)
-            check(new, groups=2, min_flows=12, nranks=4)
+            check(new, groups=groups, min_flows=flows, nranks=ranks)
             with open(new, "rb") as f:
                 text = f.read()
             gold = os.path.join(here, name)
