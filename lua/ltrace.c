@@ -1,10 +1,11 @@
 /* rl.trace: what windows recorded (core/include/rmalab/trace.h), as Lua
- * tables, and the writers of trace.lua (Perfetto JSON, SVG, the ASCII
- * timeline), shipped inside the module. Adds win:trace_events() and
+ * tables, and the writers of trace.lua (Perfetto JSON, the ASCII timeline)
+ * and trace-svg.lua (the SVG), shipped inside the module. Adds win:trace_events() and
  * win:trace_status() to the window methods.
  *
  * A set is a table:
- *   { ranks = N, uncertainty = s, rank_uncertainty = {..}, dropped = {..},
+ *   { ranks = N, uncertainty = s, shared_clock = b, rank_uncertainty = {..},
+ *     dropped = {..},
  *     windows = { {key, name, engine, size, freed}, ... },
  *     events = { {t0, t1, rank, win, kind, peer, flag, count, calls, disp,
  *                 bytes, seq, group = {..} or nil}, ... },
@@ -14,6 +15,7 @@
 #include "lrmalab.h"
 
 #include "trace-lua.h"
+#include "trace-svg-lua.h"
 
 static void setnum(lua_State *L, const char *k, double v)
 {
@@ -77,6 +79,8 @@ static void push_ranks(lua_State *L, const rmalab_trace_set *s)
 {
     setint(L, "ranks", s->nranks);
     setnum(L, "uncertainty", s->max_uncertainty);
+    lua_pushboolean(L, s->shared_clock);
+    lua_setfield(L, -2, "shared_clock");
     lua_createtable(L, s->nranks, 0);
     for (int r = 0; r < s->nranks; r++) {
         lua_pushnumber(L, s->uncertainty[r]);
@@ -265,5 +269,11 @@ void lrm_open_trace(lua_State *L)
     lua_setfield(L, -2, "_sync");
     lua_pushvalue(L, -3); /* the module, for the writers */
     lua_call(L, 2, 1);
+    /* trace-svg.lua adds svg_text to the table trace.lua returned */
+    if (luaL_loadbufferx(L, rmalab_trace_svg_lua, sizeof rmalab_trace_svg_lua,
+                         "=rmalab.trace.svg", "t"))
+        lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
     lua_setfield(L, -2, "trace");
 }

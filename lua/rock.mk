@@ -20,7 +20,8 @@ $(error rock.mk: pkg-config finds no mpich; install MPICH's development files (D
 endif
 SOURCES := $(wildcard core/src/*.c lua/*.c)
 OBJECTS := $(SOURCES:%.c=$(OUT)/%.o)
-GENERATED := $(OUT)/rmalab-version.h $(OUT)/test-lua.h $(OUT)/trace-lua.h
+GENERATED := $(OUT)/rmalab-version.h $(OUT)/test-lua.h $(OUT)/trace-lua.h \
+             $(OUT)/trace-svg-lua.h
 FLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Icore/include -Icore/src -Ilua \
          -I$(OUT) -I$(LUA_INCDIR) $(MPI_CFLAGS)
 
@@ -44,6 +45,10 @@ $(OUT)/test-lua.h: lua/test.lua lua/embed.lua
 $(OUT)/trace-lua.h: lua/trace.lua lua/embed.lua
 	@mkdir -p $(OUT)
 	$(LUA) lua/embed.lua rmalab_trace_lua lua/trace.lua $@
+
+$(OUT)/trace-svg-lua.h: lua/trace-svg.lua lua/embed.lua
+	@mkdir -p $(OUT)
+	$(LUA) lua/embed.lua rmalab_trace_svg_lua lua/trace-svg.lua $@
 
 clean:
 	rm -rf $(OUT) rmalab.so

@@ -4,9 +4,11 @@
 --   rl.trace.svg(path [, opts])     collective: one lane per rank, arrows
 --   rl.trace.timeline(win | set [, opts])  ASCII lanes, a string on rank 0
 --   rl.trace.chrome(set), rl.trace.svg_text(set [, opts])  the texts alone
+--     (svg_text is in trace-svg.lua)
 -- opts: window = name or key (only that window's events), last = N (the
 -- last N events; svg and timeline), times = false (timeline: no times or
--- durations, for comparing runs).
+-- durations, for comparing runs), scale = "order" | "time" and titles =
+-- {...} (svg: trace-svg.lua).
 local T, rl = ...
 local fmt, concat = string.format, table.concat
 
@@ -85,7 +87,8 @@ local function pick(set, opts)
       flows[#flows + 1] = { kind = f.kind, from = map[f.from], to = map[f.to] }
     end
   end
-  return { ranks = set.ranks, uncertainty = set.uncertainty, windows = set.windows,
+  return { ranks = set.ranks, uncertainty = set.uncertainty, shared_clock = set.shared_clock,
+           windows = set.windows,
            events = out, flows = flows, total = #idx, dropped = set.dropped }
 end
 
@@ -174,100 +177,10 @@ function T.chrome(set)
                           pid = b.rank, tid = b.rank, ts = us(te) }
   end
   local other = { clock_uncertainty_us = us(set.uncertainty), ranks = set.ranks,
+                  shared_clock = set.shared_clock or false,
                   rmalab = rl.version, flows = #set.flows }
   return '{"displayTimeUnit":"ns","otherData":' .. jval(other) .. ',"traceEvents":[\n'
          .. concat(out, ",\n") .. "\n]}\n"
-end
-
----------------------------------------------------------------------------
--- SVG: time runs down, a lane per rank, as in the standard's PSCW figure.
--- Vertical positions are the order of the moments (every start and end of
--- a call is a row), not their scale, so short calls stay readable; the
--- left margin gives the times.
-
-local function xml(s)
-  return (tostring(s):gsub("[<>&\"]", { ["<"] = "&lt;", [">"] = "&gt;", ["&"] = "&amp;",
-                                          ['"'] = "&quot;" }))
-end
-
-local function rows_of(set)
-  local times = {}
-  for _, e in ipairs(set.events) do
-    times[#times + 1] = e.t0
-    times[#times + 1] = e.t1
-  end
-  table.sort(times)
-  local row, uniq = {}, {}
-  for _, t in ipairs(times) do
-    if #uniq == 0 or t > uniq[#uniq] then uniq[#uniq + 1] = t end
-    row[t] = #uniq
-  end
-  return row, uniq
-end
-
-local COLOR = { pscw = "#dbe8f7", rma = "#e3f3df", fence = "#f4ecd8", passive = "#efe0f3",
-                arrival = "#ffffff", ["local"] = "#f7f7d8", race = "#f5b7b1" }
-
-function T.svg_text(set, opts)
-  set = pick(set, opts)
-  local row, uniq = rows_of(set)
-  local ROW, LANE, LEFT, TOP = 20, 220, 90, 70
-  local width = LEFT + LANE * set.ranks + 20
-  local height = TOP + ROW * (#uniq + 1) + 20
-  local y = function(t) return TOP + ROW * row[t] end
-  local x = function(r) return LEFT + LANE * r + 30 end
-  local o = {}
-  o[#o + 1] = fmt('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-    .. 'viewBox="0 0 %d %d" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
-    width, height, width, height)
-  o[#o + 1] = '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-    .. 'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-    .. '<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>'
-  o[#o + 1] = fmt('<rect width="%d" height="%d" fill="white"/>', width, height)
-  local names, used = {}, {}
-  for _, e in ipairs(set.events) do used[e.win] = true end
-  for i, w in ipairs(set.windows) do
-    if used[i] then names[#names + 1] = (w.name ~= "" and w.name or w.key) .. " (" .. w.engine .. ")" end
-  end
-  o[#o + 1] = fmt('<text x="10" y="22" font-size="14" font-weight="bold">%s</text>',
-    xml("rmalab trace: " .. concat(names, ", ")))
-  o[#o + 1] = fmt('<text x="10" y="40" fill="#555">%s</text>', xml(fmt(
-    "time runs down, in order (not to scale); clocks aligned to within %.3f ms",
-    set.uncertainty * 1e3)))
-  for r = 0, set.ranks - 1 do
-    o[#o + 1] = fmt('<text x="%d" y="%d" font-weight="bold">rank %d</text>', x(r) - 20, TOP - 12, r)
-    o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>', x(r), TOP - 5,
-      x(r), height - 15)
-  end
-  for i, t in ipairs(uniq) do
-    if i == 1 or i == #uniq or i % 5 == 0 then
-      o[#o + 1] = fmt('<text x="8" y="%d" fill="#888" font-size="10">%.3f ms</text>',
-        TOP + ROW * i + 4, t * 1e3)
-    end
-  end
-  for _, e in ipairs(set.events) do
-    local y0, y1 = y(e.t0), y(e.t1)
-    if ARRIVED[e.kind] then
-      o[#o + 1] = fmt('<circle cx="%d" cy="%d" r="4" fill="#333"/>', x(e.rank), y0)
-      o[#o + 1] = fmt('<text x="%d" y="%d" fill="#333" font-size="10">%s</text>',
-        x(e.rank) + 8, y0 + 4, xml(label(e)))
-    else
-      local h = math.max(y1 - y0, 8)
-      o[#o + 1] = fmt('<rect x="%d" y="%d" width="16" height="%d" rx="3" fill="%s" '
-        .. 'stroke="#333"/>', x(e.rank) - 8, y0 - 4, h, COLOR[category(e.kind)])
-      o[#o + 1] = fmt('<text x="%d" y="%d">%s</text>', x(e.rank) + 12, y0 + 4, xml(label(e)))
-    end
-  end
-  for _, f in ipairs(set.flows) do
-    local a, b = set.events[f.from], set.events[f.to]
-    local ye = ARRIVED[b.kind] and y(b.t0) or y(b.t1)
-    o[#o + 1] = fmt('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" '
-      .. 'stroke-dasharray="%s" marker-end="url(#arrow)"/>', x(a.rank), y(a.t0), x(b.rank), ye,
-      f.kind == "post" and "#1f5fbf" or "#c0392b",
-      f.kind == "post" and "6,3" or f.kind == "race" and "none" or "2,3")
-  end
-  o[#o + 1] = "</svg>\n"
-  return concat(o, "\n")
 end
 
 ---------------------------------------------------------------------------
@@ -309,8 +222,8 @@ function T.timeline_text(set, opts)
     end
   end
   lines[1] = fmt("trace of %s: %d ranks%s%s", what, set.ranks,
-    opts.times ~= false and (set.uncertainty < 1e-3
-      and fmt(", clocks within %.1f us", set.uncertainty * 1e6)
+    opts.times ~= false and (set.shared_clock and ", one host's clock"
+      or set.uncertainty < 1e-3 and fmt(", clocks within %.1f us", set.uncertainty * 1e6)
       or fmt(", clocks within %.1f ms", set.uncertainty * 1e3)) or "",
     set.total > #set.events and fmt(", the last %d of %d events", #set.events, set.total) or "")
   local head = { fmt("%10s", opts.times ~= false and "t (ms)" or "#") }
@@ -390,5 +303,8 @@ end
 function T.svg(path, opts)
   return collective_write("svg", path, function(set) return T.svg_text(set, opts) end)
 end
+
+-- For trace-svg.lua, which ltrace.c runs next with this table.
+T._label, T._category, T._pick, T._ARRIVED = label, category, pick, ARRIVED
 
 return T

@@ -145,12 +145,14 @@ static const char json_helpers[] = "debug.getregistry()['rmalab.repl']";
 /* :trace and :timeline: Lua chunks for every rank, as the calls are
  * collective (rl.trace in docs/trace.md). The argument goes in a long
  * string; one that could close it is refused. Under --json, :timeline and
- * :trace svg with no file also send the picture (a "display" event). */
+ * :trace svg with no file also send the picture (a "display" event).
+ * `:trace svg --to-scale FILE` draws time to scale (else in order). */
+#define SCALE "--to-scale "
 static void trace_command(repl *r, const cmdline *c)
 {
     char arg[1024], chunk[1400];
     const char *usage = "rmalab: use :trace on, :trace off, :trace clear, :trace dump FILE, "
-                        ":trace svg FILE, or :timeline [window]\n";
+                        ":trace svg [--to-scale] FILE, or :timeline [window]\n";
     size_t w = 0;
     while (w < c->bodylen && !isspace((unsigned char)c->body[w]))
         w++;
@@ -179,6 +181,10 @@ static void trace_command(repl *r, const cmdline *c)
         snprintf(chunk, sizeof chunk, "rmalab.trace.%.*s()", (int)w, c->body);
     else if (!arg[0] && r->s.o.json && w == 3 && memcmp(c->body, "svg", 3) == 0)
         snprintf(chunk, sizeof chunk, "%s.trace_svg()", json_helpers);
+    else if (w == 3 && memcmp(c->body, "svg", 3) == 0 &&
+             strncmp(arg, SCALE, strlen(SCALE)) == 0 && arg[strlen(SCALE)])
+        snprintf(chunk, sizeof chunk, "return rmalab.trace.svg([==[%s]==], {scale = 'time'})",
+                 arg + strlen(SCALE));
     else if (arg[0] && ((w == 4 && memcmp(c->body, "dump", 4) == 0) ||
                         (w == 3 && memcmp(c->body, "svg", 3) == 0)))
         snprintf(chunk, sizeof chunk, "return rmalab.trace.%.*s([==[%s]==])", (int)w, c->body,

@@ -3,9 +3,10 @@
 -- Active Target Synchronization" in MPI-3.1). "Process 0 puts data in the
 -- windows of processes 1 and 2 and process 3 puts data in the window of
 -- process 2." Each start lists the targets, each post lists the origins.
---   build/repl/rmalab -n 4 scripts/pscw-example.lua [picture.svg]
+--   build/repl/rmalab -n 4 scripts/pscw-example.lua [picture.svg [--to-scale]]
 -- With a file name, it also draws the native engine's run as an SVG in
--- the style of the standard's figure (the README shows it).
+-- the style of the standard's figure (the README shows it); --to-scale
+-- draws time to scale instead of in order.
 -- ranks: 4
 -- timeout: 30
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
@@ -109,7 +110,9 @@ say("   rank 1's post released, \"=> 0\" a post or complete that released rank 0
 local text = rl.trace.timeline("fig-native")
 if text then print(text) end
 if arg and arg[1] then
-  rl.trace.svg(arg[1], { window = "fig-native" })
+  rl.trace.svg(arg[1], { window = "fig-native", scale = arg[2] == "--to-scale" and "time" or nil,
+    titles = { "first run: the figure's order",
+               "second run: rank 3 works 0.2 s before its complete()" } })
   say("   The picture is in " .. arg[1] .. ".")
 end
 say("\nThe figure is one possible timing. With weak synchronisation, start, put")

@@ -416,6 +416,7 @@ static int merge_all(const unsigned char *all, const int *displs, int nranks,
         merge_rank(&m, r, all + displs[r]);
     match_flows(&m);
     finish(&m);
+    (*out)->shared_clock = (*out)->max_uncertainty == 0; /* measured ones are never 0 */
     rmalab__free(m.keys);
     rmalab__free(m.gstart);
     return RMALAB_OK;

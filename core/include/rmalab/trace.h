@@ -5,9 +5,12 @@
  * variable RMALAB_TRACE is "1" or rmalab_trace_default(true) was called
  * before it was created. Each window keeps a ring of its last
  * rmalab_trace_size events (hint; 4096 by default). When recording starts,
- * every rank measures its clock's offset to the window's rank 0 with a few
+ * every rank measures its clock's offset to the window's rank 0 with 20
  * ping-pongs and keeps the one of smallest round trip; half of that round
- * trip is the uncertainty reported with the events.
+ * trip is the uncertainty reported with the events. A rank on rank 0's host
+ * (the same kernel boot id, and a measured offset within the uncertainty)
+ * reads the same CLOCK_MONOTONIC: its offset and uncertainty are 0
+ * (RMALAB_TRACE_CLOCK=measure keeps the measured ones, as across hosts).
  *
  * What a freed window recorded stays for rmalab_trace_gather, up to the
  * last RMALAB_TRACE_KEEP freed windows, until rmalab_trace_clear. */
@@ -118,6 +121,8 @@ typedef struct rmalab_trace_set {
     int nflows;
     rmalab_trace_flow *flows;
     int *groups;          /* storage of the events' groups */
+    bool shared_clock;    /* every rank read rank 0's clock itself (one host):
+                             the uncertainties are 0 */
 } rmalab_trace_set;
 
 /* Collective over MPI_COMM_WORLD: every rank's record of every window it
