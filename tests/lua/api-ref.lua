@@ -10,7 +10,8 @@
 -- the scenario module. Fields that cannot be listed (b.type, v.count) are
 -- looked up on the object instead. The documented names are the code spans
 -- that start the reference's `###` headings (`win:put(...)`, `rl.version`),
--- and every entry must carry an example ("e.g."). Names beginning with `_`
+-- and every entry must carry an example ("e.g."); every error class of
+-- core/include/rmalab/error.h has a row in its table. Names beginning with `_`
 -- are the module's own (trace.lua's helpers) and are left out.
 local rl = require "rmalab"
 local T = require "rmalab.test"
@@ -90,6 +91,28 @@ local function sorted(set)
   table.sort(t)
   return t
 end
+
+-- Every error class of the core (core/include/rmalab/error.h's X(NAME, ...)
+-- list) has a row in the reference's table of classes.
+T.case("every error class is in the table of classes", function()
+  local f = assert(io.open("core/include/rmalab/error.h", "r"))
+  local header = f:read("a")
+  f:close()
+  f = assert(io.open(REF, "r"))
+  local ref = f:read("a")
+  f:close()
+  local missing, n = {}, 0
+  for name in header:gmatch("X%(([%u_]+),") do
+    n = n + 1
+    if not ref:find("\n| `ERR_" .. name .. "`", 1, true)
+      and not ref:find(", `ERR_" .. name .. "` |", 1, true) then
+      missing[#missing + 1] = "ERR_" .. name
+    end
+  end
+  T.ok(n > 15, "error.h lists the classes (" .. n .. ")")
+  T.ok(#missing == 0, string.format("%d error classes without a row in %s's table: %s", #missing,
+    REF, table.concat(missing, ", ")))
+end)
 
 T.case("every exported name is documented, every documented name exists", function()
   -- the module and its sub-tables
