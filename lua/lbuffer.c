@@ -350,9 +350,10 @@ static int l_buffer(lua_State *L)
         lrm_argerror(L, 2, RMALAB_ERR_ARG, "element count or array of values expected");
     lua_Integer n = luaL_len(L, 2);
     lrm_buffer *b = lrm_buffer_new(L, t, n);
+    lrm_valsite site = {"rl.buffer", 2, NULL, NULL, true};
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, 2, i);
-        lrm_storeelement(L, -1, i, t, b->p + (i - 1) * b->size);
+        lrm_storeelement(L, -1, i, t, b->p + (i - 1) * b->size, &site);
         lua_pop(L, 1);
     }
     return 1;
@@ -408,7 +409,10 @@ static inline void store_element(lua_State *L, const lrm_buffer *b, lua_Integer 
         int64_t x = lua_tointegerx(L, 3, &isnum);
         memcpy(p, &x, sizeof x);
     } else {
-        lrm_storeelement(L, 3, i, b->type, p);
+        char call[32];
+        snprintf(call, sizeof call, "b[%lld]", (long long)i);
+        lrm_valsite site = {call, 0, NULL, NULL, true};
+        lrm_storeelement(L, 3, 0, b->type, p, &site);
     }
 }
 
@@ -502,7 +506,8 @@ static int buffer_fill(lua_State *L)
 {
     lrm_buffer *b = checkbuffer(L, 1);
     _Alignas(16) unsigned char v[16];
-    lrm_storeelement(L, 2, 1, b->type, v);
+    lrm_valsite site = {"b:fill", 1, NULL, NULL, true};
+    lrm_storeelement(L, 2, 0, b->type, v, &site);
     if (b->blk->busy && b->n)
         access(L, b, 1, b->n, true, "b:fill");
     for (lua_Integer i = 0; i < b->n; i++)

@@ -58,6 +58,14 @@ typedef struct {
     bool request;           /* rput, rget, raccumulate, rget_accumulate */
 } mem_op;
 
+/* Where the values at arg of the operation come from, for their errors. */
+static lrm_valsite values_site(const mem_op *o, int arg)
+{
+    bool compare = o->kind == COMPARE_AND_SWAP && arg == 5;
+    return (lrm_valsite){o->call, arg - 1, compare ? "compare" : NULL,
+                         rmalab_win_get_name(o->w), false};
+}
+
 static void check_op_args(lua_State *L, mem_op *o, const char *call)
 {
     /* the request-based calls follow, in the order of their plain kinds */
@@ -97,7 +105,8 @@ static int origin_at(lua_State *L, const mem_op *o, int arg)
     if (typed_buffer(L, o, arg))
         return arg;
     int count;
-    const void *v = lrm_checkvalues(L, arg, o->type, &count);
+    lrm_valsite site = values_site(o, arg);
+    const void *v = lrm_checkvalues(L, arg, o->type, &count, &site);
     lrm_buffer *b = lrm_buffer_new(L, o->type, count);
     memcpy(b->p, v, (size_t)b->n * (size_t)b->size);
     return lua_gettop(L);
@@ -231,7 +240,8 @@ static int win_put(lua_State *L)
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count;
         _Alignas(16) unsigned char small[64];
-        void *buf = lrm_checkvalues_buf(L, 5, o.type, &count, small, sizeof small);
+        lrm_valsite site = values_site(&o, 5);
+        void *buf = lrm_checkvalues_buf(L, 5, o.type, &count, small, sizeof small, &site);
         lrm_site(L, o.w);
         int rc = rmalab_win_put(o.w, o.target, o.disp, o.type, count, buf);
         return rc ? mem_error(L, rc, &o) : 0;
@@ -266,7 +276,8 @@ static int win_accumulate(lua_State *L)
     rmalab_op op = lrm_checkop(L, 6);
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count;
-        void *buf = lrm_checkvalues(L, 5, o.type, &count);
+        lrm_valsite site = values_site(&o, 5);
+        void *buf = lrm_checkvalues(L, 5, o.type, &count, &site);
         lrm_site(L, o.w);
         int rc = rmalab_win_accumulate(o.w, o.target, o.disp, o.type, count, buf, op);
         return rc ? mem_error(L, rc, &o) : 0;
@@ -285,7 +296,8 @@ static int win_get_accumulate(lua_State *L)
     rmalab_op op = lrm_checkop(L, 6);
     if (!o.vec && !lrm_tobuffer(L, 5) && lua_isnoneornil(L, 7)) {
         int count;
-        void *buf = lrm_checkvalues(L, 5, o.type, &count);
+        lrm_valsite site = values_site(&o, 5);
+        void *buf = lrm_checkvalues(L, 5, o.type, &count, &site);
         lresult *u = new_result_ud(L, o.w);
         lrm_site(L, o.w);
         int rc = rmalab_win_get_accumulate(o.w, o.target, o.disp, o.type, count, buf, op,
@@ -376,7 +388,8 @@ static int win_fetch_and_op(lua_State *L)
     rmalab_type t = lrm_checktype(L, 4);
     rmalab_op op = lrm_checkop(L, 6);
     int count;
-    void *buf = lrm_checkvalues(L, 5, t, &count);
+    lrm_valsite site = {"win:fetch_and_op", 4, NULL, rmalab_win_get_name(w), false};
+    void *buf = lrm_checkvalues(L, 5, t, &count, &site);
     if (count != 1)
         lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
     lresult *u = new_result_ud(L, w);
@@ -399,8 +412,10 @@ static int win_compare_and_swap(lua_State *L)
     rmalab_type t = lrm_checktype(L, 4);
     int nc, nv;
     lua_settop(L, 6);
-    void *cmp = lrm_checkvalues(L, 5, t, &nc);
-    void *val = lrm_checkvalues(L, 6, t, &nv);
+    lrm_valsite cs = {"win:compare_and_swap", 4, "compare", rmalab_win_get_name(w), false};
+    lrm_valsite vs = {"win:compare_and_swap", 5, NULL, rmalab_win_get_name(w), false};
+    void *cmp = lrm_checkvalues(L, 5, t, &nc, &cs);
+    void *val = lrm_checkvalues(L, 6, t, &nv, &vs);
     if (nc != 1 || nv != 1)
         lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
                      "compare_and_swap takes exactly one value");

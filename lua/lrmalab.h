@@ -247,13 +247,27 @@ int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);
 #define LRM_SMALL_GROUP 16
 int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name);
+/* Where values being converted come from, for their errors: the call
+ * ("win:put", "rl.buffer", "b[3]"), the argument as the caller counts it
+ * (0: none), what it is ("compare" for compare_and_swap's; NULL: the
+ * values), the window's name (or NULL), and whether they go to a buffer. */
+typedef struct {
+    const char *call;
+    int arg;
+    const char *what;
+    const char *name;
+    bool buffer;
+} lrm_valsite;
 void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
-                          size_t nsmall);
-void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count);
+                          size_t nsmall, const lrm_valsite *s);
+void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count,
+                      const lrm_valsite *s);
 void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p);
 void lrm_pushvalues(lua_State *L, rmalab_type type, const void *data, int count, int as_array);
-/* The value at idx as element i (from 1) of a buffer of `type`, at p. */
-void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p);
+/* The value at idx as element i (from 1; 0: a value given alone) of a
+ * buffer of `type`, at p. */
+void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
+                      const lrm_valsite *s);
 
 /* Typed buffers (lbuffer.c): contiguous, 64-byte aligned memory of a window
  * type, which operations use in place. The memory of a buffer and of its

@@ -124,23 +124,71 @@ int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name)
     return ranks;
 }
 
-/* How a conversion error names the value: "value 3 ... double windows
- * hold numbers", or for a buffer "element 3 ... double buffers hold
- * numbers". */
-static const char *noun(bool buffer) { return buffer ? "element" : "value"; }
-static const char *holder(bool buffer) { return buffer ? "buffers" : "windows"; }
+/* A value that cannot be stored names the call, the argument and, for an
+ * array, the element: "win:write: element 2 of the values (argument 3) is
+ * not an integer (2.5); int64 needs an integer [window "w"]", or for one
+ * value "win:put: the value (argument 4) does not fit int8 (300)". i is the
+ * element (from 1), 0 for a value given alone. */
+static int bad_value(lua_State *L, int idx, const lrm_valsite *s, lua_Integer i,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* The value at idx, the i-th (from 1), as a float or double at p. */
+static int bad_value(lua_State *L, int idx, const lrm_valsite *s, lua_Integer i,
+                     const char *fmt, ...)
+{
+    char subject[160], arg[32] = "", shown[48] = "", pred[256];
+    const char *what = s->what ? s->what : "";
+    if (s->arg > 0)
+        snprintf(arg, sizeof arg, " (argument %d)", s->arg);
+    if (i > 0)
+        snprintf(subject, sizeof subject, "element %lld of the %s%svalues%s", (long long)i,
+                 what, *what ? " " : "", arg);
+    else
+        snprintf(subject, sizeof subject, "the %s%svalue%s", what, *what ? " " : "", arg);
+    int t = lua_type(L, idx);
+    if (t == LUA_TNUMBER || t == LUA_TBOOLEAN) {
+        snprintf(shown, sizeof shown, " (%s)", luaL_tolstring(L, idx, NULL));
+        lua_pop(L, 1);
+    } else if (t == LUA_TSTRING) {
+        size_t len;
+        const char *str = lua_tolstring(L, idx, &len);
+        snprintf(shown, sizeof shown, len > 20 ? " (\"%.20s...\")" : " (\"%s\")", str);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pred, sizeof pred, fmt, ap);
+    va_end(ap);
+    /* pred: "is %s%s; ..." with the value's kind and what it shows */
+    char name[160] = "";
+    if (s->name && s->name[0])
+        snprintf(name, sizeof name, " [window \"%s\"]", s->name);
+    const char *semi = strchr(pred, ';');
+    int head = semi ? (int)(semi - pred) : (int)strlen(pred);
+    return lrm_raisef(L, RMALAB_ERR_ARG, "%s: %s %.*s%s%s%s", s->call, subject, head, pred,
+                      shown, semi ? semi : "", name);
+}
+
+/* "a string", "a table", "nil": what a value that is no number is. */
+static const char *kind(lua_State *L, int idx)
+{
+    static const char *const kinds[] = {"nil", "a boolean", "a light userdata", "a number",
+                                        "a string", "a table", "a function", "a userdata",
+                                        "a thread"};
+    int t = lua_type(L, idx);
+    return t >= 0 && t < (int)(sizeof kinds / sizeof *kinds) ? kinds[t] : "no value";
+}
+
+static const char *holder(const lrm_valsite *s) { return s->buffer ? "buffers" : "windows"; }
+
+/* The value at idx, the i-th (from 1; 0 alone), as a float or double at p. */
 static void store_number(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
-                         bool buffer)
+                         const lrm_valsite *s)
 {
     if (!lua_isnumber(L, idx) || lua_type(L, idx) != LUA_TNUMBER)
-        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld is %s; %s %s hold numbers", noun(buffer),
-                   (long long)i, luaL_typename(L, idx), rmalab_type_name(type), holder(buffer));
+        bad_value(L, idx, s, i, "is %s; %s %s hold numbers", kind(L, idx),
+                  rmalab_type_name(type), holder(s));
     lua_Number v = lua_tonumber(L, idx);
     if (type == RMALAB_FLOAT && isfinite(v) && fabs(v) > FLT_MAX)
-        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld (%g) does not fit float (largest %g)",
-                   noun(buffer), (long long)i, v, (double)FLT_MAX);
+        bad_value(L, idx, s, i, "does not fit float; the largest float is %g", (double)FLT_MAX);
     if (type == RMALAB_FLOAT) {
         float f = (float)v;
         memcpy(p, &f, sizeof f);
@@ -149,9 +197,9 @@ static void store_number(lua_State *L, int idx, lua_Integer i, rmalab_type type,
     }
 }
 
-/* The value at idx, the i-th (from 1), as an integer of `type` at p. */
+/* The value at idx, the i-th (from 1; 0 alone), as an integer of `type` at p. */
 static void store_integer(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
-                          bool buffer)
+                          const lrm_valsite *s)
 {
     lua_Integer v = 0;
     int ok = 0;
@@ -165,16 +213,15 @@ static void store_integer(lua_State *L, int idx, lua_Integer i, rmalab_type type
         }
     }
     if (!ok)
-        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld is %s; %s needs an integer", noun(buffer),
-                   (long long)i,
-                   lua_type(L, idx) == LUA_TNUMBER ? "not an integer" : luaL_typename(L, idx),
-                   rmalab_type_name(type));
+        bad_value(L, idx, s, i, "is %s; %s needs an integer",
+                  lua_type(L, idx) == LUA_TNUMBER ? "not an integer" : kind(L, idx),
+                  rmalab_type_name(type));
     static const lua_Integer lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
     static const lua_Integer hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
                                      INT32_MAX, UINT32_MAX};
     if (type <= RMALAB_UINT32 && (v < lo[type] || v > hi[type]))
-        lrm_raisef(L, RMALAB_ERR_ARG, "%s %lld (%lld) does not fit %s", noun(buffer),
-                   (long long)i, (long long)v, rmalab_type_name(type));
+        bad_value(L, idx, s, i, "does not fit %s; %s holds %lld to %lld", rmalab_type_name(type),
+                  rmalab_type_name(type), (long long)lo[type], (long long)hi[type]);
     /* uint64: Lua integers are signed, so values from 2^63 up read back
      * negative (as string.unpack("J") gives them) and write back as they
      * read: the 64 bits round-trip. */
@@ -191,20 +238,20 @@ static void store_integer(lua_State *L, int idx, lua_Integer i, rmalab_type type
 
 /* One element of a buffer: what the window calls accept for one value of
  * `type`, and for "byte" a string of one character (as win:read gives). */
-void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p)
+void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, void *p,
+                      const lrm_valsite *s)
 {
     size_t len;
     if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE) {
-        store_number(L, idx, i, type, p, true);
+        store_number(L, idx, i, type, p, s);
     } else if (type != RMALAB_BYTE) {
-        store_integer(L, idx, i, type, p, true);
+        store_integer(L, idx, i, type, p, s);
     } else {
-        const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
-        if (!s || len != 1)
-            lrm_raisef(L, RMALAB_ERR_ARG, "element %lld is %s; byte buffers hold strings of "
-                       "one character", (long long)i, s ? "a longer or empty string"
-                                                        : luaL_typename(L, idx));
-        memcpy(p, s, 1);
+        const char *str = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
+        if (!str || len != 1)
+            bad_value(L, idx, s, i, "is %s; byte buffers hold strings of one character",
+                      str ? (len ? "a longer string" : "an empty string") : kind(L, idx));
+        memcpy(p, str, 1);
     }
 }
 
@@ -213,16 +260,16 @@ void lrm_storeelement(lua_State *L, int idx, lua_Integer i, rmalab_type type, vo
  * be 0) go there; others into a userdata pushed on the stack (read the
  * arguments after `arg` before calling this). */
 void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, void *small,
-                          size_t nsmall)
+                          size_t nsmall, const lrm_valsite *s)
 {
     int sz = rmalab_type_size(type);
     if (type == RMALAB_BYTE) {
         size_t len;
-        const char *s = lrm_checkstring(L, arg, RMALAB_ERR_ARG, &len);
+        const char *str = lrm_checkstring(L, arg, RMALAB_ERR_ARG, &len);
         if (len > INT_MAX / 8)
             lrm_argerror(L, arg, RMALAB_ERR_ARG, "string too long");
         void *buf = lua_newuserdatauv(L, len ? len : 1, 0);
-        memcpy(buf, s, len);
+        memcpy(buf, str, len);
         *count = (int)len;
         return buf;
     }
@@ -241,19 +288,21 @@ void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, v
         else
             lua_pushvalue(L, arg);
         void *p = buf + (size_t)i * (size_t)sz;
+        lua_Integer at = is_table ? i + 1 : 0;
         if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE)
-            store_number(L, -1, i + 1, type, p, false);
+            store_number(L, -1, at, type, p, s);
         else
-            store_integer(L, -1, i + 1, type, p, false);
+            store_integer(L, -1, at, type, p, s);
         lua_pop(L, 1);
     }
     *count = n;
     return buf;
 }
 
-void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count)
+void *lrm_checkvalues(lua_State *L, int arg, rmalab_type type, int *count,
+                      const lrm_valsite *s)
 {
-    return lrm_checkvalues_buf(L, arg, type, count, NULL, 0);
+    return lrm_checkvalues_buf(L, arg, type, count, NULL, 0, s);
 }
 
 void lrm_pushvalue(lua_State *L, rmalab_type type, const unsigned char *p)

@@ -316,7 +316,8 @@ static int win_write(lua_State *L)
     MPI_Aint disp = lrm_checkdisp(L, 2);
     rmalab_type t = lrm_checktype(L, 3);
     int count;
-    void *buf = lrm_checkvalues(L, 4, t, &count);
+    lrm_valsite site = {"win:write", 3, NULL, rmalab_win_get_name(w), false};
+    void *buf = lrm_checkvalues(L, 4, t, &count, &site);
     lrm_site(L, w);
     int rc = rmalab_win_write(w, disp, t, count, buf);
     if (rc)

@@ -57,16 +57,16 @@ T.case("buffers: errors", function()
   checkerr("ERR_ARG", "buffer index -1 is outside 1..4", get, b, -1)
   checkerr("ERR_ARG", "not an integer", get, b, 1.5)
   checkerr("ERR_ARG", "buffer index is boolean", set, b, true, 1)
-  checkerr("ERR_ARG", "element 2 (300) does not fit int8", set, b, 2, 300)
-  checkerr("ERR_ARG", "element 3 is not an integer; int8 needs an integer", set, b, 3, 0.5)
-  checkerr("ERR_ARG", "element 1 is string; double buffers hold numbers", set,
+  checkerr("ERR_ARG", "b[2]: the value does not fit int8 (300); int8 holds -128 to 127", set, b, 2, 300)
+  checkerr("ERR_ARG", "b[3]: the value is not an integer (0.5); int8 needs an integer", set, b, 3, 0.5)
+  checkerr("ERR_ARG", "b[1]: the value is a string (\"x\"); double buffers hold numbers", set,
     rl.buffer("double", 1), 1, "x")
-  checkerr("ERR_ARG", "element 1 (1e+300) does not fit float", set, rl.buffer("float", 1), 1,
+  checkerr("ERR_ARG", "b[1]: the value does not fit float (1e+300)", set, rl.buffer("float", 1), 1,
     1e300)
   checkerr("ERR_ARG", "byte buffers hold strings of one character", set, rl.buffer("byte", 1),
     1, "xy")
-  checkerr("ERR_ARG", "element 2 is string", rl.buffer, "int32", { 1, "2" })
-  checkerr("ERR_ARG", "element 1 (-1) does not fit uint8", b.fill, rl.buffer("uint8", 2), -1)
+  checkerr("ERR_ARG", "rl.buffer: element 2 of the values (argument 2) is a string", rl.buffer, "int32", { 1, "2" })
+  checkerr("ERR_ARG", "b:fill: the value (argument 1) does not fit uint8 (-1)", b.fill, rl.buffer("uint8", 2), -1)
   checkerr("ERR_TYPE", "", rl.buffer, "complex", 4)
   checkerr("ERR_ARG", "a buffer holds 0 to", rl.buffer, "double", -1)
   checkerr("ERR_ARG", "element count or array", rl.buffer, "double", "4")

@@ -371,13 +371,14 @@ T.case("origin-side errors, each followed by a working call", function()
     "int64", { 1, 2 }, "sum")
   checkerr("ERR_ARG", "compare_and_swap takes exactly one value", w.compare_and_swap, w,
     other, 0, "int64", { 1, 2 }, 3)
-  checkerr("ERR_ARG", "value 1 is nil; int64 needs an integer", w.compare_and_swap, w,
-    other, 0, "int64", 1)
-  checkerr("ERR_ARG", "value 1 (300) does not fit int8", w.put, w, other, 0, "int8", 300)
-  checkerr("ERR_ARG", "value 2 (1e+300) does not fit float", w.put, w, other, 0, "float",
-    { 1, 1e300 })
-  checkerr("ERR_ARG", "value 1 (-3.5e+38) does not fit float", w.accumulate, w, other, 0,
-    "float", -3.5e38, "sum")
+  checkerr("ERR_ARG", "win:compare_and_swap: the value (argument 5) is nil; int64 needs an integer",
+    w.compare_and_swap, w, other, 0, "int64", 1)
+  checkerr("ERR_ARG", "win:put: the value (argument 4) does not fit int8 (300)",
+    w.put, w, other, 0, "int8", 300)
+  checkerr("ERR_ARG", "win:put: element 2 of the values (argument 4) does not fit float (1e+300)",
+    w.put, w, other, 0, "float", { 1, 1e300 })
+  checkerr("ERR_ARG", "win:accumulate: the value (argument 4) does not fit float (-3.5e+38)",
+    w.accumulate, w, other, 0, "float", -3.5e38, "sum")
   -- the same window still works after all that
   w:accumulate(other, 0, "int64", 7, "sum")
   local g = w:get_accumulate(other, 1, "int64", 1, "sum")

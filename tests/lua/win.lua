@@ -313,29 +313,32 @@ T.case("values that do not fit the type", function()
     { "uint32", -1 },
   }
   for _, b in ipairs(bad) do
-    checkerr("ERR_ARG", string.format("value 1 (%d) does not fit %s", b[2], b[1]), w.write,
-      w, 0, b[1], b[2])
+    checkerr("ERR_ARG", string.format("win:write: the value (argument 3) does not fit %s (%d)", b[1], b[2]),
+      w.write, w, 0, b[1], b[2])
   end
   w:write(0, "int8", { 1, 2, 3 })
-  checkerr("ERR_ARG", "value 3 (300) does not fit int8", w.write, w, 0, "int8", { 4, 5, 300 })
+  checkerr("ERR_ARG", "win:write: element 3 of the values (argument 3) does not fit int8 (300)",
+    w.write, w, 0, "int8", { 4, 5, 300 })
   T.eq(w:read(0, "int8", 3), { 1, 2, 3 }, "nothing written when one value is bad")
-  checkerr("ERR_ARG", "value 1 is not an integer; int32 needs an integer", w.write, w, 0,
-    "int32", 1.5)
-  checkerr("ERR_ARG", "value 2 is not an integer; int64 needs an integer", w.write, w, 0,
-    "int64", { 1, 2 ^ 63 })
-  checkerr("ERR_ARG", "value 1 is string; int32 needs an integer", w.write, w, 0, "int32",
-    "5")
-  checkerr("ERR_ARG", "value 1 is boolean; uint8 needs an integer", w.write, w, 0, "uint8",
-    true)
-  checkerr("ERR_ARG", "value 1 is string; double windows hold numbers", w.write, w, 0,
-    "double", "1.0")
-  checkerr("ERR_ARG", "value 2 is nil; float windows hold numbers", w.write, w, 0, "float",
-    { 1, nil, 3 }) -- # of a table with a hole may be 3
+  checkerr("ERR_ARG", "win:write: the value (argument 3) is not an integer (1.5); int32 needs an integer",
+    w.write, w, 0, "int32", 1.5)
+  checkerr("ERR_ARG", "element 2 of the values (argument 3) is not an integer (9.2233720368548e+18); int64 needs",
+    w.write, w, 0, "int64", { 1, 2 ^ 63 })
+  checkerr("ERR_ARG", "the value (argument 3) is a string (\"5\"); int32 needs an integer",
+    w.write, w, 0, "int32", "5")
+  checkerr("ERR_ARG", "the value (argument 3) is a boolean (true); uint8 needs an integer",
+    w.write, w, 0, "uint8", true)
+  checkerr("ERR_ARG", "the value (argument 3) is a string (\"1.0\"); double windows hold numbers",
+    w.write, w, 0, "double", "1.0")
+  checkerr("ERR_ARG", "element 2 of the values (argument 3) is nil; float windows hold numbers",
+    w.write, w, 0, "float", { 1, nil, 3 }) -- # of a table with a hole may be 3
   -- a finite double beyond FLT_MAX does not fit a float; infinities do
-  checkerr("ERR_ARG", "value 1 (1e+300) does not fit float", w.write, w, 0, "float", 1e300)
-  checkerr("ERR_ARG", "value 2 (-1e+39) does not fit float", w.write, w, 0, "float",
-    { 1, -1e39 })
-  checkerr("ERR_ARG", "value 1 (3.5e+38) does not fit float", w.write, w, 0, "float", 3.5e38)
+  checkerr("ERR_ARG", "the value (argument 3) does not fit float (1e+300)",
+    w.write, w, 0, "float", 1e300)
+  checkerr("ERR_ARG", "element 2 of the values (argument 3) does not fit float (-1e+39)",
+    w.write, w, 0, "float", { 1, -1e39 })
+  checkerr("ERR_ARG", "the value (argument 3) does not fit float (3.5e+38)",
+    w.write, w, 0, "float", 3.5e38)
   T.eq(w:read(0, "int8", 3), { 1, 2, 3 }, "nothing written by a refused float")
   local FLT_MAX = string.unpack("<f", "\xff\xff\x7f\x7f")
   w:write(16, "float", { FLT_MAX, -FLT_MAX, math.huge, -math.huge })
