@@ -56,7 +56,7 @@ run = find("running", ranks=[0])
 check(run and run[0]["label"].startswith("rmalab.sleep(1.3)") and run[0]["seconds"] >= 1.0,
       f"a still-running event: {run}")
 hints = find("hint")
-check(hints and "hint: rank 0 is blocked in fence()" in hints[0]["text"],
+check(hints and "hint: rank 0 is blocked in the collective fence()" in hints[0]["text"],
       f"a deadlock hint: {hints}")
 check(find("note") and "bogus" in find("note")[0]["text"], "an unknown command is a note")
 check("idle" in kinds, "an idle event")
