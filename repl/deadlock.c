@@ -16,99 +16,8 @@
 #include <rmalab/sync.h>
 
 #include "cmdline.h"
+#include "cycle.h"
 #include "fold.h"
-
-static int parse_ranks(const char *v, int *out)
-{
-    int n = 0;
-    while (*v && *v != ' ' && *v != '-' && n < RSTATE_MAX_RANKS) {
-        out[n++] = atoi(v);
-        while (*v && *v != ',' && *v != ' ')
-            v++;
-        if (*v == ',')
-            v++;
-    }
-    return n;
-}
-
-static void field(const char *line, const char *key, char *out, size_t size)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = strstr(line, pat);
-    out[0] = '\0';
-    if (!p)
-        return;
-    p += strlen(pat);
-    size_t k = 0;
-    while (p[k] && p[k] != ' ' && p[k] != '\n' && k + 1 < size)
-        k++;
-    memcpy(out, p, k);
-    out[k] = '\0';
-}
-
-static void parse_win(const char *line, rstate_win *w)
-{
-    char v[256];
-    memset(w, 0, sizeof *w);
-    w->id = strtoull(line + 4, NULL, 10);
-    field(line, "access", w->access, sizeof w->access);
-    field(line, "exposure", w->exposure, sizeof w->exposure);
-    field(line, "blocked", w->blocked, sizeof w->blocked);
-    field(line, "size", v, sizeof v);
-    w->size = atoi(v);
-    field(line, "access_ranks", v, sizeof v);
-    w->nacc = parse_ranks(v, w->acc);
-    field(line, "posted", v, sizeof v);
-    w->npost = parse_ranks(v, w->posted);
-    field(line, "exposure_ranks", v, sizeof v);
-    w->nexp = parse_ranks(v, w->exp);
-    field(line, "arrived", v, sizeof v);
-    w->narr = parse_ranks(v, w->arrived);
-    const char *d = strstr(line, " describe=");
-    if (d) {
-        d += 10;
-        size_t k = strcspn(d, "\n");
-        snprintf(w->describe, sizeof w->describe, "%.*s", (int)k, d);
-    }
-}
-
-void rstate_parse(const char *text, size_t len, rstate *r)
-{
-    int last_error = r->last_error;
-    memset(r, 0, sizeof *r);
-    r->valid = 1;
-    r->last_error = last_error;
-    const char *p = text, *end = text + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t k = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", (int)k, p);
-        if (strncmp(line, "state=", 6) == 0)
-            snprintf(r->state, sizeof r->state, "%s", line + 6);
-        else if (strncmp(line, "seconds=", 8) == 0)
-            r->seconds = atof(line + 8);
-        else if (strncmp(line, "label=", 6) == 0)
-            snprintf(r->label, sizeof r->label, "%s", line + 6);
-        else if (strncmp(line, "call=", 5) == 0)
-            snprintf(r->call, sizeof r->call, "%s", line + 5);
-        else if (strncmp(line, "case=", 5) == 0)
-            snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
-        else if (strncmp(line, "collective=", 11) == 0)
-            r->collective = atoi(line + 11);
-        else if (strncmp(line, "object=", 7) == 0)
-            sscanf(line + 7, "%7s %llu", r->object, &r->object_id);
-        else if (strncmp(line, "members=", 8) == 0)
-            r->nmembers = parse_ranks(line + 8, r->members);
-        else if (strncmp(line, "failed=", 7) == 0)
-            sscanf(line + 7, "%31s %47s %7s %llu", r->failed, r->failed_class, r->failed_object,
-                   &r->failed_id);
-        else if (strncmp(line, "win=", 4) == 0 && r->nwins < RSTATE_MAX_WINS)
-            parse_win(line, &r->wins[r->nwins++]);
-        p += k + 1;
-    }
-}
 
 static const rstate_win *find_win(const rstate *r, unsigned long long id)
 {
@@ -145,6 +54,52 @@ static const rmalab_sync_kind *blocked_kind(const rstate_win *w)
     return k;
 }
 
+/* Has target t posted to rank me, for w's access epoch (start group index
+ * i, or -1)? The rma engine's matching says (posted), else t's own window. */
+static int target_posted(const rstate *all, int n, int me, const rstate_win *w, int i, int t)
+{
+    const rstate_win *tw = t < n ? find_win(&all[t], w->id) : NULL;
+    if (i >= 0 && i < w->npost && w->posted[i] >= 0)
+        return w->posted[i] != 0;
+    return tw && strcmp(tw->exposure, rmalab_exposure_name(RMALAB_EXPOSURE_POST)) == 0 &&
+           has(tw->exp, tw->nexp, me);
+}
+
+/* Has origin o an access epoch to rank me open (or is it blocked opening
+ * one, in start)? */
+static int origin_started(const rstate *all, int n, int me, int o, unsigned long long win)
+{
+    const rstate_win *ow = o < n ? find_win(&all[o], win) : NULL;
+    const char *start = rmalab_sync_name(RMALAB_SYNC_START);
+    return (ow && strcmp(ow->access, rmalab_access_name(RMALAB_ACCESS_START)) == 0 &&
+            has(ow->acc, ow->nacc, me)) ||
+           (o < n && strcmp(all[o].state, "blocked") == 0 && strcmp(all[o].call, start) == 0);
+}
+
+/* Wait: the origins whose complete has not arrived. When none of them has
+ * even started, the call still missing is start() then complete(). */
+static void missing_completes(const rstate *all, int n, int me, const rstate_win *w,
+                              rankset *miss, char *call, size_t size)
+{
+    int nostart = 0;
+    for (int i = 0; i < w->nexp; i++) {
+        int o = w->exp[i];
+        const rstate_win *ow = o < n ? find_win(&all[o], w->id) : NULL;
+        int arrived = i < w->narr && w->arrived[i] > 0;
+        int unknown = i >= w->narr || w->arrived[i] < 0;
+        if (o < n && !arrived &&
+            (!unknown || !ow ||
+             strcmp(ow->access, rmalab_access_name(RMALAB_ACCESS_START)) != 0 ||
+             !has(ow->acc, ow->nacc, me) || strcmp(all[o].state, "idle") != 0)) {
+            miss->in[o] = 1;
+            nostart += !origin_started(all, n, me, o, w->id);
+        }
+    }
+    if (nostart && nostart == rankset_count(miss))
+        snprintf(call, size, "%s() and %s()", rmalab_sync_name(RMALAB_SYNC_START),
+                 rmalab_sync_name(RMALAB_SYNC_COMPLETE));
+}
+
 /* The ranks that rank `me`, blocked on window w in an epoch call, waits
  * for, and the call each must make ("complete()", the kind's partner); 0
  * when unknown. (Collectives are collective_wait's: the core names their
@@ -155,32 +110,21 @@ static int partners(const rstate *all, int n, int me, const rstate_win *w, ranks
     memset(miss, 0, sizeof *miss);
     miss->n = n;
     const rmalab_sync_kind *k = blocked_kind(w);
+    const rstate *r = &all[me];
     if (!k || !k->partner)
         return 0;
     snprintf(call, size, "%s()", k->partner);
     if (k->acquires == RMALAB_ACQUIRE_EPOCH) { /* wait: each origin's complete */
-        for (int i = 0; i < w->nexp; i++) {
-            int o = w->exp[i];
-            const rstate_win *ow = o < n ? find_win(&all[o], w->id) : NULL;
-            int arrived = i < w->narr && w->arrived[i] > 0;
-            int unknown = i >= w->narr || w->arrived[i] < 0;
-            if (o < n && !arrived &&
-                (!unknown || !ow ||
-                 strcmp(ow->access, rmalab_access_name(RMALAB_ACCESS_START)) != 0 ||
-                 !has(ow->acc, ow->nacc, me) || strcmp(all[o].state, "idle") != 0))
-                miss->in[o] = 1;
-        }
+        missing_completes(all, n, me, w, miss, call, size);
     } else if (strcmp(w->access, rmalab_access_name(RMALAB_ACCESS_START)) == 0) {
-        for (int i = 0; i < w->nacc; i++) { /* start, complete, an operation: the posts */
-            int t = w->acc[i];
-            const rstate_win *tw = t < n ? find_win(&all[t], w->id) : NULL;
-            int known = i < w->npost && w->posted[i] >= 0;
-            const char *post = rmalab_exposure_name(RMALAB_EXPOSURE_POST);
-            if (t < n && (known ? w->posted[i] == 0
-                                : !tw || strcmp(tw->exposure, post) != 0 ||
-                                      !has(tw->exp, tw->nexp, me)))
-                miss->in[t] = 1;
-        }
+        for (int i = 0; i < w->nacc; i++) /* complete, an operation: the posts */
+            if (w->acc[i] < n && !target_posted(all, n, me, w, i, w->acc[i]))
+                miss->in[w->acc[i]] = 1;
+    } else if (k == rmalab_sync_kind_get(RMALAB_SYNC_START)) {
+        for (int i = 0; i < r->nmembers; i++) /* the native engine's start: its group */
+            if (r->members[i] >= 0 && r->members[i] < n &&
+                !target_posted(all, n, me, w, -1, r->members[i]))
+                miss->in[r->members[i]] = 1;
     } else {
         return 0;
     }
@@ -324,14 +268,16 @@ static int failed_same(const rstate *me, const rstate *m)
 
 static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size);
 
-/* Rank r, blocked in a collective: "blocked in free(); rank 0's free()
- * failed (ERR_RMA_SYNC) and rank 1 is blocked in wait() until rank 0 calls
- * complete()". The ranks described inside are marked in `told`. */
+/* Rank r, blocked in a collective: "blocked in the collective free();
+ * rank 0's free() failed (ERR_RMA_SYNC) and rank 1 is blocked in wait()
+ * until rank 0 calls complete()". A member that is idle has not called it,
+ * even when its last command failed: it may still make the call. The ranks
+ * described inside are marked in `told`. */
 static int collective_wait(const rstate *all, int n, int r, char *out, size_t size,
                            unsigned char *told, int depth)
 {
     const rstate *me = &all[r];
-    rankset miss, idle = {.n = n}, err = {.n = n};
+    rankset miss, idle = {.n = n};
     if (!collective_missing(all, n, r, &miss))
         return 0;
     char parts[1600] = "", set[256], one[700], sub[600];
@@ -343,8 +289,6 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
         if (failed_same(me, o)) {
             snprintf(one, sizeof one, "rank %d's %s() failed (%s)", m, me->call, o->failed_class);
             off = clause(parts, sizeof parts, off, one);
-        } else if (strcmp(o->state, "idle") == 0 && o->last_error) {
-            err.in[m] = 1;
         } else if (strcmp(o->state, "idle") == 0) {
             idle.in[m] = 1;
         } else if (depth == 0 && (epoch_wait(all, n, m, sub, sizeof sub) ||
@@ -357,26 +301,19 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
             off = clause(parts, sizeof parts, off, one);
         }
     }
-    int ne = rankset_count(&err), ni = rankset_count(&idle);
-    if (ne) {
-        rankset_text(&err, set, sizeof set);
-        snprintf(one, sizeof one, "rank%s %s raised an error and will not reach it",
-                 ne == 1 ? "" : "s", set);
-        off = clause(parts, sizeof parts, off, one);
-    }
+    int ni = rankset_count(&idle);
+    rankset_text(&idle, set, sizeof set);
     if (ni && !off) {
-        rankset_text(&idle, set, sizeof set);
-        snprintf(out, size, "blocked in %s() until rank%s %s call%s %s()", me->call,
-                 ni == 1 ? "" : "s", set, ni == 1 ? "s" : "", me->call);
+        snprintf(out, size, "blocked in the collective %s() until rank%s %s call%s %s() too",
+                 me->call, ni == 1 ? "" : "s", set, ni == 1 ? "s" : "", me->call);
         return 1;
     }
     if (ni) {
-        rankset_text(&idle, set, sizeof set);
         snprintf(one, sizeof one, "rank%s %s %s not called %s()", ni == 1 ? "" : "s", set,
                  ni == 1 ? "has" : "have", me->call);
         clause(parts, sizeof parts, off, one);
     }
-    snprintf(out, size, "blocked in %s(); %s", me->call, parts);
+    snprintf(out, size, "blocked in the collective %s(); %s", me->call, parts);
     return 1;
 }
 
@@ -398,6 +335,101 @@ int rstate_progressing(const rstate *all, int n)
             !collective_missing(all, n, r, &miss))
             return 1;
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rings                                                                    */
+
+/* The ranks blocked rank r waits for, and the call they must make
+ * ("post()"): a collective's members that have not reached it, an epoch
+ * call's partners, a message's peer not already in the matching call. */
+static int waits_on(const rstate *all, int n, int r, rankset *to, char *call, size_t size)
+{
+    const rstate *me = &all[r];
+    const rstate_win *w = blocked_win(me);
+    const char *pcall;
+    int peer;
+    memset(to, 0, sizeof *to);
+    to->n = n;
+    if (!is_blocked(me))
+        return 0;
+    snprintf(call, size, "%s()", me->call);
+    if (me->collective)
+        return collective_missing(all, n, r, to);
+    if (w)
+        return partners(all, n, r, w, to, call, size);
+    if ((peer = message_peer(me, n, &pcall)) < 0 ||
+        (is_blocked(&all[peer]) && strcmp(all[peer].call, pcall) == 0))
+        return 0;
+    snprintf(call, size, "%s()", pcall);
+    return to->in[peer] = 1;
+}
+
+/* Can rank r's blocked call be interrupted? The rma engine's epoch calls
+ * (the table's group calls that are not collective) wait in rmalab's own
+ * loop; collectives, messages, locks and the native engine wait inside MPI. */
+static int interruptible(const rstate *r)
+{
+    const rstate_win *w = is_blocked(r) && !r->collective ? blocked_win(r) : NULL;
+    const rmalab_sync_kind *k = w ? blocked_kind(w) : NULL;
+    return k && k->scope == RMALAB_SYNC_GROUP && !k->collective && strcmp(w->engine, "rma") == 0;
+}
+
+/* "rank 0 waits for rank 1's post(), rank 1 waits for rank 0's post()",
+ * then what ends it. */
+static size_t ring_text(const rstate *all, int n, const int *ring, int len, char *buf,
+                        size_t size)
+{
+    rankset to, stop = {.n = n};
+    char call[40], set[256];
+    size_t off = (size_t)snprintf(buf, size, "hint: deadlock: ");
+    int native = 0;
+    for (int i = 0; i < len && off < size; i++) {
+        const rstate_win *w = blocked_win(&all[ring[i]]);
+        waits_on(all, n, ring[i], &to, call, sizeof call);
+        off += (size_t)snprintf(buf + off, size - off, "%srank %d waits for rank %d's %s",
+                                i ? ", " : "", ring[i], ring[(i + 1) % len], call);
+        stop.in[ring[i]] = interruptible(&all[ring[i]]);
+        native |= w && !all[ring[i]].collective && strcmp(w->engine, "native") == 0;
+    }
+    rankset_text(&stop, set, sizeof set);
+    if (off < size && rankset_count(&stop))
+        off += (size_t)snprintf(buf + off, size - off,
+                                "\nhint: to end it, :interrupt %s (rma engine: %s call%s can "
+                                "be interrupted)\n", set, rankset_count(&stop) == 1 ? "its" : "their",
+                                rankset_count(&stop) == 1 ? "" : "s");
+    else if (off < size)
+        off += (size_t)snprintf(buf + off, size - off,
+                                "\nhint: to end it, :quit (%s: these calls cannot be "
+                                "interrupted)\n", native ? "native engine" : "inside MPI");
+    return off < size ? off : size;
+}
+
+/* Every ring of blocked ranks waiting for each other, a line each (and
+ * what ends it); their ranks are marked in `told`. */
+static size_t ring_hints(const rstate *all, int n, char *buf, size_t size, unsigned char *told)
+{
+    rankset *waits = calloc((size_t)n, sizeof *waits);
+    int *ring = calloc((size_t)n, sizeof *ring);
+    unsigned char *skip = calloc((size_t)n, 1);
+    size_t off = 0;
+    char call[40];
+    for (int r = 0; waits && skip && r < n; r++) {
+        waits_on(all, n, r, &waits[r], call, sizeof call);
+        skip[r] = !is_blocked(&all[r]);
+    }
+    for (int r = 0; waits && ring && skip && r < n && off < size; r++) {
+        int len = skip[r] ? 0 : cycle_through(waits, n, r, skip, ring);
+        if (len < 2)
+            continue;
+        off += ring_text(all, n, ring, len, buf + off, size - off);
+        for (int i = 0; i < len; i++)
+            told[ring[i]] = skip[ring[i]] = 1; /* a rank is in one ring's line */
+    }
+    free(waits);
+    free(ring);
+    free(skip);
+    return off;
 }
 
 void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
@@ -423,6 +455,7 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
         if (is_blocked(&all[r]) && !(all[r].collective &&
                                      collective_wait(all, n, r, what[r], sizeof what[r], told, 0)))
             epoch_wait(all, n, r, what[r], sizeof what[r]);
+    off = ring_hints(all, n, buf, size, told);
     /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
     const char **keys = calloc((size_t)n, sizeof *keys);
     unsigned char *done = calloc((size_t)n, 1);

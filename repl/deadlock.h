@@ -15,7 +15,7 @@
 
 typedef struct {
     unsigned long long id;
-    char access[16], exposure[16], blocked[32];
+    char access[16], exposure[16], blocked[32], engine[8];
     int size;
     int acc[RSTATE_MAX_RANKS], nacc, posted[RSTATE_MAX_RANKS], npost;
     int exp[RSTATE_MAX_RANKS], nexp, arrived[RSTATE_MAX_RANKS], narr;
@@ -34,7 +34,8 @@ typedef struct {
     int collective;     /* every member must make the same call */
     char object[8];     /* "win" or "comm" */
     unsigned long long object_id;
-    int members[RSTATE_MAX_RANKS], nmembers;
+    int members[RSTATE_MAX_RANKS], nmembers; /* a collective's group, a start's
+                                                or wait's, a message's peer */
     /* The last call that failed on this rank, when it was its last command's: */
     char failed[32], failed_class[48], failed_object[8];
     unsigned long long failed_id;
@@ -56,7 +57,10 @@ int rstate_any_running(const rstate *all, int n);
  * one line. malloc'd, or NULL. */
 char *rstate_status_text(const rstate *all, int n, const rankset *target, int timings);
 /* The hint lines (each ending in \n) when every busy rank is blocked in a
- * call and none runs Lua; "" otherwise. */
+ * call and none runs Lua; "" otherwise. Ranks that wait for each other in a
+ * ring get one "hint: deadlock: ..." line, and one that says what ends it:
+ * :interrupt when some of them can be interrupted (the rma engine's epoch
+ * calls), else :quit. */
 void deadlock_hint(const rstate *all, int n, char *buf, size_t size);
 
 #endif

@@ -11,10 +11,12 @@
  *   channel.c                       the control channel's frames
  *   exec.c locals.c                 a rank's Lua state, REPL locals
  *   rank.c                          a rank: the control thread, the executor
- *   fold.c cmdline.c chunk.c request.c   folding; the command language;
+ *   fold.c cycle.c cmdline.c chunk.c request.c   folding; rings in a
+ *                                   wait-for graph; the command language;
  *                                   chunks; JSON requests
- *   sink.c deadlock.c transcript.c launch.c scenario.c   events; states and
- *                                   hints; transcripts; mpiexec; file headers
+ *   sink.c deadlock.c rstate.c transcript.c launch.c scenario.c   events;
+ *                                   states and hints; STATE's parsing;
+ *                                   transcripts; mpiexec; file headers
  *   session.c admit.c verdict.c     the ranks of a job: the one frame loop;
  *                                   admitting the ranks; states and verdict
  *   term.c render-text.c render-json.c   the terminal; the sink's renderers

@@ -269,9 +269,10 @@ static void answer_status(rank_t *r, const chan_msg *m)
     if (blocked) {
         add(&t, "\ncall=%s\ncollective=%d\nobject=%s %llu", b.call, b.collective, b.object,
             (unsigned long long)b.id);
-        /* a collective's members; a message's peer */
-        if ((b.collective || strcmp(b.object, "comm") == 0) && b.n_members > 0 &&
-            b.n_members <= RMALAB_STATE_MAX_RANKS) {
+        /* a collective's members; a start's or a wait's group (the
+         * native engine's start has no epoch yet to show it); a message's
+         * peer */
+        if (b.n_members > 0 && b.n_members <= RMALAB_STATE_MAX_RANKS) {
             add(&t, "\nmembers=");
             for (int i = 0; i < b.n_members; i++)
                 add(&t, "%s%d", i ? "," : "", b.members[i]);

@@ -86,11 +86,15 @@ void render_json(void *ud, const sink_event *e)
         free(t);
         break;
     }
-    case EV_RUNNING:
+    case EV_RUNNING: {
+        char *t = sink_text(e, 0);
         key_str(o, "label", e->label, strlen(e->label));
         ranks(o, "ranks", e->ranks);
         fprintf(o, ",\"seconds\":%.1f", e->seconds);
+        key_str(o, "text", t, t ? strlen(t) : 0);
+        free(t);
         break;
+    }
     case EV_END:
         fprintf(o, ",\"status\":%d", e->status);
         key_str(o, "text", e->text, e->len);

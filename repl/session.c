@@ -102,7 +102,9 @@ static cmd *cmd_new(session *s, int kind, const rankset *target, const char *lab
     snprintf(c->label, sizeof c->label, "%s", label);
     c->block = calloc((size_t)s->n, sizeof *c->block);
     c->status = calloc((size_t)s->n, sizeof *c->status);
-    if (!c->block || !c->status) {
+    c->failed = calloc((size_t)s->n, 1);
+    c->shown = calloc((size_t)s->n, 1);
+    if (!c->block || !c->status || !c->failed || !c->shown) {
         cmd_free(s, c);
         return NULL;
     }
@@ -122,6 +124,8 @@ static void cmd_free(session *s, cmd *c)
         free(c->block[r]);
     free(c->block);
     free(c->status);
+    free(c->failed);
+    free(c->shown);
     free(c->text);
     free(c->plain);
     free(c);
@@ -142,8 +146,11 @@ static void send_cmd(session *s, cmd *c, int type, const char *body)
     snprintf(id, sizeof id, "%d", c->id);
     const char *fl[] = {id, body, c->label};
     session_send_all(s, &c->target, type, 3, fl);
-    for (int r = 0; r < s->n; r++)
+    for (int r = 0; r < s->n; r++) {
+        if (c->target.in[r] && s->p[r].busy > 0)
+            s->hint_shown[0] = '\0'; /* queued behind a blocked call: hint again */
         s->p[r].busy += c->target.in[r];
+    }
     s->sent_seq = s->status_seq; /* states asked before this are stale */
     s->deadlocked = 0;
     s->hint_sig[0] = '\0';
@@ -238,6 +245,7 @@ static void on_done(session *s, int r, const chan_msg *m)
     if (!c->block[r])
         block_add(c, r, "", 0);
     c->status[r] = 1;
+    c->failed[r] = strcmp(st, "error") == 0; /* an interrupt is no news */
     c->pending--;
 }
 
@@ -351,7 +359,8 @@ static void emit_cmd(session *s, cmd *c, int kind, const rankset *ranks)
 {
     sink_event e = {.kind = kind, .id = c->id, .label = c->label, .ranks = ranks,
                     .blocks = c->kind == CMD_RUN || c->kind == CMD_FILE ? c->block : NULL,
-                    .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain};
+                    .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain,
+                    .shown = c->shown};
     sink_emit(&s->out, &e);
 }
 
@@ -364,17 +373,27 @@ static rankset unfinished(const session *s, const cmd *c)
 }
 
 /* Still running after a second, where notices are shown: say so, once
- * (noticed -1: now, as the first Ctrl-C asks). */
+ * (noticed -1: now, as the first Ctrl-C asks), with the errors of the
+ * ranks that finished, often why the others wait; again when another rank
+ * fails while the rest still run. */
 static void notice(session *s, cmd *c)
 {
-    if (s->ordered || c->noticed > 0 || c->kind != CMD_RUN ||
-        (!c->noticed && session_now() - c->sent < 1.0))
+    int due = c->noticed < 0 || (!c->noticed && session_now() - c->sent >= 1.0), news = 0;
+    for (int r = 0; r < s->n; r++)
+        news |= c->failed[r] && !c->shown[r];
+    if (s->ordered || c->kind != CMD_RUN || !(due || (c->noticed > 0 && news)))
         return;
     c->noticed = 1;
     rankset still = unfinished(s, c);
+    char **errs = calloc((size_t)s->n, sizeof *errs);
+    for (int r = 0; errs && r < s->n; r++)
+        errs[r] = c->failed[r] ? c->block[r] : NULL;
     sink_event e = {.kind = EV_RUNNING, .id = c->id, .label = c->label, .ranks = &still,
-                    .seconds = session_now() - c->sent};
+                    .seconds = session_now() - c->sent, .blocks = errs, .shown = c->shown};
     sink_emit(&s->out, &e);
+    for (int r = 0; r < s->n; r++)
+        c->shown[r] |= c->failed[r];
+    free(errs);
 }
 
 /* Hand what is complete to the sink: as it completes, or, when the sink is

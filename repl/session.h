@@ -49,6 +49,8 @@ typedef struct cmd {
     char label[64];
     char **block;          /* per rank: output, then result or error */
     unsigned char *status; /* per rank: finished */
+    unsigned char *failed; /* per rank: finished with an error (not interrupted) */
+    unsigned char *shown;  /* per rank: its error went with a notice */
     int pending, status_asked;
     int noticed;           /* the still-running notice went; -1: send it now */
     double sent, retry_at;

@@ -28,31 +28,44 @@ void sink_emit_text(sink *k, int kind, const char *text)
     sink_emit(k, &e);
 }
 
-char *sink_text(const sink_event *e, int plain)
+/* The folded blocks (those not in `skip`), then NEVER's or RUNNING's line. */
+static char *text_of(const sink_event *e, const unsigned char *skip)
 {
-    if (!e->blocks) {
-        const char *t = plain && e->plain ? e->plain : e->text;
-        return strdup(t ? t : "");
-    }
-    char *buf = NULL;
+    int n = e->ranks ? e->ranks->n : 0;
+    char *buf = NULL, **part = calloc((size_t)n + 1, sizeof *part);
     size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m)
+    FILE *m = part ? open_memstream(&buf, &len) : NULL;
+    if (!m) {
+        free(part);
         return NULL;
-    fold_print(m, e->blocks, e->ranks ? e->ranks->n : 0);
-    if (e->kind == EV_NEVER) {
-        char set[256];
-        rankset_text(e->ranks, set, sizeof set);
-        fprintf(m, "[%s] \xe2\x80\xa6 never finished: %s\n", set, e->label);
     }
+    for (int r = 0; e->blocks && r < n; r++)
+        part[r] = skip && skip[r] ? NULL : e->blocks[r];
+    fold_print(m, part, n);
+    char set[256];
+    rankset_text(e->ranks, set, sizeof set);
+    if (e->kind == EV_NEVER)
+        fprintf(m, "[%s] \xe2\x80\xa6 never finished: %s\n", set, e->label);
+    else if (e->kind == EV_RUNNING)
+        fprintf(m, "[%s] \xe2\x80\xa6 still running: %s  (%.1f s)\n", set, e->label,
+                e->seconds);
     fclose(m);
+    free(part);
     return buf;
 }
 
-void sink_running_text(const sink_event *e, char *buf, size_t size)
+char *sink_text(const sink_event *e, int plain)
 {
-    char set[256];
-    rankset_text(e->ranks, set, sizeof set);
-    snprintf(buf, size, "[%s] \xe2\x80\xa6 still running: %s  (%.1f s)\n", set, e->label,
-             e->seconds);
+    if (!e->blocks && e->kind != EV_RUNNING) {
+        const char *t = plain && e->plain ? e->plain : e->text;
+        return strdup(t ? t : "");
+    }
+    return text_of(e, NULL);
+}
+
+char *sink_text_new(const sink_event *e)
+{
+    if (!e->blocks && e->kind != EV_RUNNING)
+        return sink_text(e, 0);
+    return text_of(e, e->shown);
 }

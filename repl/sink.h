@@ -19,7 +19,9 @@ enum {
     EV_ERROR,   /* a rank's command failed: text the message, cls the class */
     EV_DONE,    /* every target finished the command; for a :status or a
                    note, its text is ready */
-    EV_RUNNING, /* still running after a second (ranks, seconds) */
+    EV_RUNNING, /* still running after a second (ranks, seconds; blocks: the
+                   errors of the ranks that finished, which may be why the
+                   others wait); again when another rank fails meanwhile */
     EV_NEVER,   /* the session ends before these ranks finished it */
     EV_HINT,    /* a deadlock hint (text: "hint: ..." lines); status 1: the
                    session ends on it */
@@ -42,7 +44,10 @@ typedef struct {
                                ranks still at it */
     char *const *blocks;    /* DONE and NEVER of a chunk: each rank's block
                                (output, then results or "error ..."); NULL
-                               for a :status or a note, which have text */
+                               for a :status or a note, which have text.
+                               RUNNING: the failed ranks' blocks, or NULL */
+    const unsigned char *shown; /* RUNNING, DONE, NEVER: the ranks whose
+                               blocks an earlier RUNNING showed, or NULL */
     const char *text;
     size_t len;
     const char *plain;      /* DONE of a :status: the text without durations */
@@ -67,12 +72,16 @@ void sink_add(sink *k, sink_fn fn, void *ud);
 void sink_emit(sink *k, const sink_event *e);
 void sink_emit_text(sink *k, int kind, const char *text);
 
-/* A DONE or NEVER event as the REPL prints it: each rank's block folded
- * ("[0,1] 42"), then for NEVER "[1] … never finished: label"; a :status
+/* A DONE, NEVER or RUNNING event as the REPL prints it: each rank's block
+ * folded ("[0,1] 42"), then for NEVER "[1] … never finished: label", for
+ * RUNNING "[1] … still running: label  (1.0 s)"; a :status
  * or a note's text (plain: a :status without durations). malloc'd ("" when
  * it prints nothing), or NULL. */
 char *sink_text(const sink_event *e, int plain);
-/* RUNNING: "[0-2] … still running: label  (1.0 s)\n". */
-void sink_running_text(const sink_event *e, char *buf, size_t size);
+/* The same, without the blocks of the ranks in e->shown: what a screen
+ * that printed the earlier RUNNING events has not shown yet. For RUNNING,
+ * the blocks it has not shown, then "[0-2] … still running: label
+ * (1.0 s)\n". */
+char *sink_text_new(const sink_event *e);
 
 #endif

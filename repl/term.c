@@ -242,7 +242,8 @@ void term_end(term *t)
 /* The terminal renderer                                                    */
 
 /* Blocks print as they complete, above the prompt; a command still
- * running after a second says so once; the prompt comes back when the
+ * running after a second says so once, with the errors of its ranks that
+ * finished (and again when another fails); the prompt comes back when the
  * command it waits for is done or has said that it still runs. */
 void term_render(void *ud, const sink_event *e)
 {
@@ -256,14 +257,11 @@ void term_render(void *ud, const sink_event *e)
         return;
     case EV_DONE:
     case EV_NEVER:
-        if ((text = sink_text(e, 0))) {
+    case EV_RUNNING: /* what an earlier RUNNING showed is not printed again */
+        if ((text = sink_text_new(e))) {
             term_print(t, text);
             free(text);
         }
-        break;
-    case EV_RUNNING:
-        sink_running_text(e, line, sizeof line);
-        term_print(t, line);
         break;
     case EV_HINT:
     case EV_NOTE:

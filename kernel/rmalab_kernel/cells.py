@@ -101,9 +101,9 @@ class Cell:
                 if c.running and c.took is not None:  # it had its notice
                     out.append((None, "[%s] \u2026 finished after %.1f s\n" % (
                         rank_text(c.running.get("ranks", [])), c.took)))
-            elif c.running and with_notices:
+            elif c.running and with_notices:  # with the errors of ranks that finished
                 ev = c.running
-                out.append((c, "[%s] \u2026 still running: %s  (%.1f s)\n" % (
+                out.append((c, ev.get("text") or "[%s] \u2026 still running: %s  (%.1f s)\n" % (
                     rank_text(ev.get("ranks", [])), ev.get("label", ""), ev.get("seconds", 1.0))))
         if self.ended:
             out.append((None, self.ended))

@@ -116,6 +116,42 @@ def case_blocked_session():
     quit_ok(child)
 
 
+def case_failed_rank_shown():
+    """Rank 0 skips the second fence, then free goes to both ranks: rank 0's
+    refused free is shown at once, with the notice that rank 1 still runs
+    (it waits behind its fence), and the hint comes again for the command
+    queued behind the blocked call. Once rank 0 fences and frees, the
+    session goes on, and rank 0's error is not printed a second time."""
+    child = spawn()
+    seen = []
+
+    class Tee:  # the screen as it went, to count the error's lines
+        def write(self, text):
+            seen.append(text)
+            sys.stdout.write(text)
+
+        def flush(self):
+            sys.stdout.flush()
+    child.logfile_read = Tee()
+    run(child, "win = rmalab.win_allocate(64, {disp_unit = 8})", PROMPT)
+    run(child, "win:fence()", PROMPT)
+    run(child, '@0 win:put(1, 0, "int64", 1)', PROMPT)
+    run(child, "@1 win:fence()", r"\[1\] \u2026 still running: win:fence\(\)", PROMPT)
+    child.expect(r"hint: rank 1 is blocked in the collective fence\(\) until rank 0 calls "
+                 r"fence\(\) too", timeout=5)
+    run(child, "win:free()",
+        r"\[0\] error ERR_RMA_SYNC: win:free: .*fence epoch \(1 RMA calls\); close it first",
+        r"\[1\] \u2026 still running: win:free\(\)")
+    child.expect(r"hint: rank 1 is blocked in the collective fence\(\) until rank 0 calls "
+                 r"fence\(\) too", timeout=5)
+    run(child, "@0 win:fence()", PROMPT)
+    run(child, "@0 win:free()", PROMPT)
+    run(child, "return 'went on'", r"\[0,1\] went on", PROMPT)
+    quit_ok(child)
+    shown = "".join(seen).count("[0] error ERR_RMA_SYNC")
+    assert shown == 1, "rank 0's error printed %d times" % shown
+
+
 def case_save_transcript():
     """A terminal session saved with :save: the transcript holds each block
     after its command (the terminal prints them as they complete), :status

@@ -15,7 +15,7 @@ print("hi")
 return rmalab.world:rank() * 10
 w = rmalab.win_allocate(8, {disp_unit = 8})
 @1 w:put(0, 0, "int64", 1)
-@0 rmalab.sleep(1.3); return "slept"
+rmalab.sleep(1.3 * (1 - rmalab.world:rank())); assert(rmalab.world:rank() == 0, "woke")
 @0 w:fence()
 :wait 5
 @1 w:fence()
@@ -53,10 +53,12 @@ errs = find("error", rank=1, **{"class": "ERR_RMA_SYNC"})
 check(errs and "no access epoch" in errs[0]["message"] or errs and "epoch" in errs[0]["message"],
       f"an ERR_RMA_SYNC error event with its message: {errs}")
 run = find("running", ranks=[0])
-check(run and run[0]["label"].startswith("rmalab.sleep(1.3)") and run[0]["seconds"] >= 1.0,
+check(run and run[0]["label"].startswith("rmalab.sleep(1.3") and run[0]["seconds"] >= 1.0,
       f"a still-running event: {run}")
+check(run and run[0].get("text", "").startswith("[1] error stdin:1: woke\n[0] \u2026 still running: "),
+      f"the still-running event shows the error of the rank that failed: {run}")
 hints = find("hint")
-check(hints and "hint: rank 0 is blocked in fence()" in hints[0]["text"],
+check(hints and "hint: rank 0 is blocked in the collective fence()" in hints[0]["text"],
       f"a deadlock hint: {hints}")
 check(find("note") and "bogus" in find("note")[0]["text"], "an unknown command is a note")
 check("idle" in kinds, "an idle event")

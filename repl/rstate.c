@@ -1,0 +1,100 @@
+/* A rank's STATE text (docs/repl.md) parsed into an rstate (deadlock.h):
+ * the fields the :status lines and the deadlock hints read. */
+#include "deadlock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_ranks(const char *v, int *out)
+{
+    int n = 0;
+    while (*v && *v != ' ' && *v != '-' && n < RSTATE_MAX_RANKS) {
+        out[n++] = atoi(v);
+        while (*v && *v != ',' && *v != ' ')
+            v++;
+        if (*v == ',')
+            v++;
+    }
+    return n;
+}
+
+static void field(const char *line, const char *key, char *out, size_t size)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    out[0] = '\0';
+    if (!p)
+        return;
+    p += strlen(pat);
+    size_t k = 0;
+    while (p[k] && p[k] != ' ' && p[k] != '\n' && k + 1 < size)
+        k++;
+    memcpy(out, p, k);
+    out[k] = '\0';
+}
+
+static void parse_win(const char *line, rstate_win *w)
+{
+    char v[256];
+    memset(w, 0, sizeof *w);
+    w->id = strtoull(line + 4, NULL, 10);
+    field(line, "access", w->access, sizeof w->access);
+    field(line, "exposure", w->exposure, sizeof w->exposure);
+    field(line, "blocked", w->blocked, sizeof w->blocked);
+    field(line, "engine", w->engine, sizeof w->engine);
+    field(line, "size", v, sizeof v);
+    w->size = atoi(v);
+    field(line, "access_ranks", v, sizeof v);
+    w->nacc = parse_ranks(v, w->acc);
+    field(line, "posted", v, sizeof v);
+    w->npost = parse_ranks(v, w->posted);
+    field(line, "exposure_ranks", v, sizeof v);
+    w->nexp = parse_ranks(v, w->exp);
+    field(line, "arrived", v, sizeof v);
+    w->narr = parse_ranks(v, w->arrived);
+    const char *d = strstr(line, " describe=");
+    if (d) {
+        d += 10;
+        size_t k = strcspn(d, "\n");
+        snprintf(w->describe, sizeof w->describe, "%.*s", (int)k, d);
+    }
+}
+
+void rstate_parse(const char *text, size_t len, rstate *r)
+{
+    int last_error = r->last_error;
+    memset(r, 0, sizeof *r);
+    r->valid = 1;
+    r->last_error = last_error;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t k = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)k, p);
+        if (strncmp(line, "state=", 6) == 0)
+            snprintf(r->state, sizeof r->state, "%s", line + 6);
+        else if (strncmp(line, "seconds=", 8) == 0)
+            r->seconds = atof(line + 8);
+        else if (strncmp(line, "label=", 6) == 0)
+            snprintf(r->label, sizeof r->label, "%s", line + 6);
+        else if (strncmp(line, "call=", 5) == 0)
+            snprintf(r->call, sizeof r->call, "%s", line + 5);
+        else if (strncmp(line, "case=", 5) == 0)
+            snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
+        else if (strncmp(line, "collective=", 11) == 0)
+            r->collective = atoi(line + 11);
+        else if (strncmp(line, "object=", 7) == 0)
+            sscanf(line + 7, "%7s %llu", r->object, &r->object_id);
+        else if (strncmp(line, "members=", 8) == 0)
+            r->nmembers = parse_ranks(line + 8, r->members);
+        else if (strncmp(line, "failed=", 7) == 0)
+            sscanf(line + 7, "%31s %47s %7s %llu", r->failed, r->failed_class, r->failed_object,
+                   &r->failed_id);
+        else if (strncmp(line, "win=", 4) == 0 && r->nwins < RSTATE_MAX_WINS)
+            parse_win(line, &r->wins[r->nwins++]);
+        p += k + 1;
+    }
+}
