@@ -7,15 +7,10 @@
 -- timeout: 30
 -- Rank 0 narrates; rank 2 is the target. Run it twice: the tally changes.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 3 then
-  if me == 0 then
-    print(("this lab is written for 3 ranks, not %d: build/repl/rmalab -n 3 "
-      .. "scripts/race.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(3) then return end
+local me = rl.world:rank()
+local say = lab.say
 local TARGET = 2
 
 -- Rank 2's tally reaches rank 0 through rl.world:gather: ranks' own prints

@@ -9,18 +9,13 @@
 -- Rank 0 narrates; every rank's findings are gathered to rank 0. The
 -- checker's own reports (mode races:warn) go to stderr as it finds them.
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(3) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size ~= 3 then
-  if me == 0 then
-    print(("this lab is written for 3 ranks, not %d: build/repl/rmalab -n 3 "
-      .. "scripts/races-lab.lua"):format(size))
-  end
-  return
-end
 -- Line buffering, so that the narration and the checker's reports on
 -- stderr come out roughly in the order they were made.
 io.stdout:setvbuf("line")
-local function say(...) if me == 0 then print(...) end end
+local say = lab.say
 local left, right = (me - 1) % size, (me + 1) % size
 local CELLS = 4
 

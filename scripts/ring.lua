@@ -8,27 +8,15 @@
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Runs on rmalab's default PSCW engine (rma).
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(4) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size ~= 4 then
-  if me == 0 then
-    print(("this lab is written for 4 ranks, not %d: build/repl/rmalab -n 4 "
-      .. "scripts/ring.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local say, report = lab.say, lab.report
 local left, right = (me - 1) % size, (me + 1) % size
 
--- report(text): every rank's text printed by rank 0 in rank order, empty
--- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local function report(text)
-  for _, line in ipairs(rl.world:gather(text) or {}) do
-    if line ~= "" then print(line) end
-  end
-end
 
 local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
 
