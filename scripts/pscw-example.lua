@@ -94,7 +94,10 @@ for _, engine in ipairs{ "native", "rma" } do
 end
 say("\n4. What happened, as the recorder saw it (rmalab.trace, docs/trace.md): the")
 say("   native engine's run, a lane per rank. \"<= post 1\" marks the call that")
-say("   rank 1's post released, \"=> 0\" a post or complete that released rank 0.")
+say("   rank 1's post released, \"=> 0\" a post or complete that released rank 0;")
+say("   \"put 2 @3 8B\" is a put to rank 2 at displacement 3 (the origin's slot,")
+say("   rank 3's), 8 bytes (one int64), and (0.020 ms) a call's duration. The")
+say("   pattern ran twice, in 2 and in 3: both runs are in the timeline, in turn.")
 local text = rl.trace.timeline("fig-native")
 if text then print(text) end
 if arg and arg[1] then

@@ -20,17 +20,19 @@ local left, right = (me - 1) % size, (me + 1) % size
 
 local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
 
-say("1. One round: post({left}), start({right}), put my rank * 100 to the")
-say("   right, complete(), wait(). Every post comes before every start: if the")
-say("   ranks started first, each would wait for a post its neighbour has not")
-say("   made yet (in start on MPICH's native engine, in put on rma): a deadlock.")
+say("1. One round: post({left}), start({right}), put 100 * (my rank + 1) to")
+say("   the right, complete(), wait(). Every post comes before every start:")
+say("   if the ranks started first, each would wait for a post its neighbour")
+say("   has not made yet (in start on MPICH's native engine, in put on rma):")
+say("   a deadlock.")
 -- To see the four post -> start arrows around the ring, record the run:
 --   build/repl/rmalab -n 4 --trace ring.json scripts/ring.lua
 -- and open ring.json in ui.perfetto.dev (docs/trace.md).
 win:post({ left }); win:start({ right })
-win:put(right, 0, "int64", me * 100)
+win:put(right, 0, "int64", 100 * (me + 1))
 win:complete(); win:wait()
-report(("     rank %d got %d from rank %d"):format(me, win:read(0, "int64"), left))
+report(("     rank %d got %d from rank %d, which put 100 * (%d + 1) = %d"):format(me,
+  win:read(0, "int64"), left, left, 100 * (left + 1)))
 
 say("\n2. Five rounds in a row, each putting 10 * round + rank. A rank's wait")
 say("   returns only once its left neighbour completed that round, so each")
