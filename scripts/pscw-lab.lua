@@ -35,6 +35,7 @@ for _, engine in ipairs{ "native", "rma" } do
     win:wait()
   end
   report(me == 1 and "     rank 1 after wait reads " .. table.concat(win:read(0, "int64", 3), ", ") or "")
+  rl.world:barrier()   -- a gather lets rank 1 leave before rank 0: keep the ranks in step
 
   say("\n2. Misuse is refused before MPI sees it, and the window stays usable:")
   local function try(f, ...)
@@ -55,6 +56,7 @@ for _, engine in ipairs{ "native", "rma" } do
     win:wait()
   end
   report(me == 1 and "     rank 1 got " .. win:read(3, "int64") .. " after the refused calls" or "")
+  rl.world:barrier()   -- a gather lets rank 1 leave before rank 0: keep the ranks in step
 
   if engine == "rma" then
     say("\n3. The rma engine matches per peer, so it can say what is missing.")
