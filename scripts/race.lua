@@ -67,13 +67,13 @@ for _, run in ipairs(runs) do
   win:free()
 end
 
-say(("\nThis run: %d of the %d rows had more than one outcome, and %d epochs found"):format(
+say(("\nThis run: %d of the %d rows had more than one outcome; mixed epochs: %d."):format(
   varied, #runs, mixed))
-say("a mix of both origins' bytes. The tally is measured: run the lab again and")
-say("it changes. A row with one outcome is one of the outcomes MPI allows, not a")
-say("promise: another load, network or MPI library can pick the other value. A")
-say("mixed epoch found neither value but bytes of both: a put is not atomic, and")
-say("conflicting puts can interleave.")
+say("The tally is measured: run the lab again and it changes. A row with one")
+say("outcome is one of the outcomes MPI allows, not a promise: another load,")
+say("network or MPI library can pick the other value. A mixed epoch found")
+say("neither value but bytes of both: a put is not atomic, and conflicting")
+say("puts can interleave.")
 say("MPI: conflicting accesses to one location in the same epoch are erroneous")
 say("and the outcome is undefined. To make it defined, give each origin its own")
 say("location, or order the puts with two epochs. Accumulate (op \"replace\")")

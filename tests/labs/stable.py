@@ -5,7 +5,10 @@
 
 Runs `RMALAB -n R SCRIPT` N times (2 by default; R is the script's
 `-- ranks: R` header) and fails unless the outputs, stdout and stderr each,
-are byte-identical once the lab's measured figures are normalised.
+are byte-identical once the lab's measured figures are normalised, and
+that it writes nothing on stderr (on a terminal, stderr and stdout
+interleave in another order on every run: a lab prints on stdout, rank 0
+for every rank).
 
 Measured figures are the only thing normalised, and each is listed below by
 lab: a time, a rate, a tally of a race's outcomes, the order in which ranks
@@ -27,7 +30,8 @@ MEASURED = {
     'pscw-example': [r'returned at ' + TIME + r' s'],
     'ring': [r'left wait\(\) in the order ([0-9 ]+)$',
              r'put 1 then 2 left (\d+) \(not promised\)'],
-    'race': [r'epochs +(\d+) +(\d+) +(\d+)$'],
+    'race': [r'epochs +(\d+) +(\d+) +(\d+)$',
+             r'^This run: (\d+) of the \d+ rows had more than one outcome; mixed epochs: (\d+)'],
     'weak-sync': [TIME + r' s\b'],
     'patterns': [TIME + r' us per lock'],
     'halo': [r'^   (?:pscw, rma|pscw, native|fence|lock\+barrier|one rank alone)'
@@ -106,6 +110,9 @@ def main():
             print(p.stdout, p.stderr)
             sys.exit('stable.py: run %d of %s exited %d' % (i + 1, lab, p.returncode))
         seen.append((normalise(lab, p.stdout), normalise(lab, p.stderr)))
+        if p.stderr:
+            print(p.stdout, p.stderr)
+            sys.exit('stable.py: %s wrote on stderr in run %d' % (lab, i + 1))
         missing = [t for t in expect if t not in p.stdout]
         if missing:
             print(p.stdout)
