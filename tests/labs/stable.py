@@ -32,7 +32,7 @@ MEASURED = {
              r'put 1 then 2 left (\d+) \(not promised\)'],
     'race': [r'epochs +(\d+) +(\d+) +(\d+)$',
              r'^This run: (\d+) of the \d+ rows had more than one outcome; mixed epochs: (\d+)'],
-    'weak-sync': [TIME + r' s\b'],
+    'weak-sync': [TIME + r' s\b', r'measured: the origin blocked in (.*)$'],
     'patterns': [TIME + r' us per lock'],
     'halo': [r'^   (?:pscw, rma|pscw, native|fence|lock\+barrier|one rank alone)'
              r'(?: +' + TIME + r')(?: +' + TIME + r')?(?: +' + TIME + r')?(?: +' + TIME + r'x)?'],
