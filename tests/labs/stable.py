@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A lab prints the same text in the same order on every run.
 
-    stable.py RMALAB SCRIPT [--runs N] [--expect TEXT]...
+    stable.py RMALAB SCRIPT [--runs N] [--expect TEXT]... [--reject TEXT]...
 
 Runs `RMALAB -n R SCRIPT` N times (2 by default; R is the script's
 `-- ranks: R` header) and fails unless the outputs, stdout and stderr each,
@@ -14,7 +14,8 @@ Measured figures are the only thing normalised, and each is listed below by
 lab: a time, a rate, a tally of a race's outcomes, the order in which ranks
 left a call. Each pattern's groups are replaced by '#'. A number a lab
 prints that is not listed here must come out the same on every run.
---expect TEXT: TEXT must occur in the output (what a lab explains).
+--expect TEXT: TEXT must occur in the output (what a lab explains);
+--reject TEXT: TEXT must not (a key or value a lab must not show).
 """
 import os
 import re
@@ -101,6 +102,7 @@ def main():
     rmalab, script = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 2
     expect = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == '--expect']
+    reject = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == '--reject']
     lab = os.path.basename(script)[:-4]
     cmd = [rmalab, '-n', ranks_of(script), script]
     seen = []
@@ -117,6 +119,10 @@ def main():
         if missing:
             print(p.stdout)
             sys.exit('stable.py: %s printed none of: %s' % (lab, missing))
+        shown = [t for t in reject if t in p.stdout]
+        if shown:
+            print(p.stdout)
+            sys.exit('stable.py: %s printed: %s' % (lab, shown))
     first = seen[0]
     print(first[0])
     for i, other in enumerate(seen[1:], 2):
