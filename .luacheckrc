@@ -3,7 +3,7 @@
 -- .` at the root checks exactly these; the packaging suite's luacheck test
 -- runs it and wants no warnings.
 std = "lua54"
-include_files = { "lua/*.lua", "scripts/*.lua", "tests/**/*.lua", "bench/*.lua" }
+include_files = { "lua/*.lua", "scripts/*.lua", "scripts/lib/*.lua", "tests/**/*.lua", "bench/*.lua" }
 exclude_files = { "build*/**", "rockbuild/**" }
 
 -- A leading underscore says "unused on purpose": a to-be-closed variable

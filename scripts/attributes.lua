@@ -8,15 +8,9 @@
 -- Rank 0 narrates. Attributes are local to a rank: every rank makes the same
 -- calls (windows are collective) and rank 0 shows its own.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 2 then
-  if me == 0 then
-    print(("this lab is written for 2 ranks, not %d: build/repl/rmalab -n 2 "
-      .. "scripts/attributes.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2) then return end
+local say = lab.say
 
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that

@@ -8,15 +8,10 @@
 -- timeout: 60
 -- Rank 0 narrates. Also runs on 4 ranks (250 columns each), much slower: 2 cores.
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2, { 4 }) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size ~= 2 and size ~= 4 then
-  if me == 0 then
-    print(("this lab is written for 2 ranks (4 also work), not %d: build/repl/rmalab -n 2 "
-      .. "scripts/halo.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local say = lab.say
 
 local N, M = 1000, 1000                 -- rows, columns: a million cells
 local W = M // size                     -- columns per rank

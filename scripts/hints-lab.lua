@@ -8,26 +8,45 @@
 -- timeout: 30
 -- Rank 0 narrates; every rank makes the same (collective) window calls.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 2 then
-  if me == 0 then
-    print(("this lab is written for 2 ranks, not %d: build/repl/rmalab -n 2 "
-      .. "scripts/hints-lab.lua"):format(size))
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2) then return end
+local me = rl.world:rank()
+local say = lab.say
+-- `text` in lines of at most 76 characters: the first after `indent`, the
+-- others two spaces further in.
+local function wrap(indent, text)
+  local lines, line, start = {}, indent, indent
+  for word in text:gmatch("%S+") do
+    if #line + #word > 76 and line ~= start then
+      lines[#lines + 1] = line
+      start = indent .. "  "
+      line = start
+    end
+    line = line .. (line == start and "" or " ") .. word
   end
-  return
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
 end
-local function say(...) if me == 0 then print(...) end end
-local function clip(s, n) s = s or "-"; return #s > n and s:sub(1, n - 1) .. "~" or s end
+-- The hints report's rows for `keys`. A value wider than its column is
+-- shown in full below the row.
 local function table_of(win, keys)
-  say(("     %-27s %-10s %-10s %-14s %s"):format("key", "requested", "effective", "default",
+  local widths = { 10, 10, 15 }
+  say(("     %-27s %-10s %-10s %-15s %s"):format("key", "requested", "effective", "default",
     "status"))
   local want = {}
   for _, k in ipairs(keys) do want[k] = true end
   for _, h in ipairs(win:hints()) do
     if want[h.key] then
-      say(("     %-27s %-10s %-10s %-14s %s"):format(h.key, clip(h.requested, 10),
-        clip(h.effective, 10), clip(h.default, 14), h.status))
-      if h.note then say("       note: " .. h.note) end
+      local cells, below = { h.requested or "-", h.effective or "-", h.default or "-" }, {}
+      for i, name in ipairs{ "requested", "effective", "default" } do
+        if #cells[i] > widths[i] then
+          below[#below + 1] = wrap("       ", name .. ": " .. cells[i])
+          cells[i] = "(below)"
+        end
+      end
+      say(("     %-27s %-10s %-10s %-15s %s"):format(h.key, cells[1], cells[2], cells[3], h.status))
+      for _, b in ipairs(below) do say(b) end
+      if h.note then say(wrap("       ", "note: " .. h.note)) end
     end
   end
 end
@@ -54,7 +73,7 @@ say(("   not (%d here). rmalab adds its own rmalab_* keys, which describe rather
   win:get_info():nkeys()))
 say("   than request: the engine, and on native the known defect:")
 for k, v in pairs(win:get_info()) do
-  if k:find("^rmalab_") then say(("     %s = %s"):format(k, clip(v, 60))) end
+  if k:find("^rmalab_") then say(wrap("     ", ("%s = %s"):format(k, v))) end
 end
 local rma = rl.win_allocate(8, { disp_unit = 8 })
 say("   and on a window of the default rma engine, the paths it chose:")

@@ -9,15 +9,10 @@
 -- while blocked; a lock on rank 0 then waits for rank 0 to wake, tens of
 -- ms per fetch_and_op here: the env line lets them spin, as scripts do.)
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2, { 3, 4 }) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size < 2 or size > 4 then
-  if me == 0 then
-    print(("this lab is written for 2 ranks (3 and 4 also work), not %d: build/repl/rmalab -n 2 "
-      .. "scripts/patterns.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local say = lab.say
 local failed = {}
 local function check(ok, what)
   if not ok then failed[#failed + 1] = what end

@@ -1,22 +1,17 @@
 -- A lab on general active-target synchronisation (post/start/complete/wait)
 -- on 2 ranks, on both of rmalab's PSCW engines.
---   mpiexec -n 2 lua5.4 scripts/pscw-lab.lua
+--   build/repl/rmalab -n 2 scripts/pscw-lab.lua
 -- ranks: 2
--- Rank 0 narrates; rank 0 is the origin and rank 1 the target.
+-- timeout: 30
+-- Rank 0 narrates; rank 0 is the origin and rank 1 the target. Rank 1's
+-- lines are gathered to rank 0, which prints them where they belong.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 2 then
-  if me == 0 then print("run this lab on 2 ranks: mpiexec -n 2 lua5.4 " .. arg[0]) end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
-local function show(label, win)
-  -- every rank reports its own state, rank by rank
-  for r = 0, size - 1 do
-    if r == me then print(("     rank %d %s: %s"):format(me, label, win:epochs().text)) end
-    io.stdout:flush()
-    rl.world:barrier()
-  end
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2) then return end
+local me = rl.world:rank()
+local say, report = lab.say, lab.report
+local function show(label, win)   -- every rank's state, in rank order (collective)
+  report(("     rank %d %s: %s"):format(me, label, win:epochs().text))
 end
 
 for _, engine in ipairs{ "native", "rma" } do
@@ -35,12 +30,12 @@ for _, engine in ipairs{ "native", "rma" } do
     local _, err = pcall(r.value, r)
     say("     reading a get before complete: " .. tostring(err))
     win:complete()
-    say("     after complete the get holds " .. r:value())
+    say("     after complete the get holds " .. r:value() .. " (element 3, which no put wrote)")
   else
     win:wait()
-    print("     rank 1 after wait reads " .. table.concat(win:read(0, "int64", 3), ", "))
   end
-  rl.world:barrier()
+  report(me == 1 and "     rank 1 after wait reads " .. table.concat(win:read(0, "int64", 3), ", ") or "")
+  rl.world:barrier()   -- a gather lets rank 1 leave before rank 0: keep the ranks in step
 
   say("\n2. Misuse is refused before MPI sees it, and the window stays usable:")
   local function try(f, ...)
@@ -59,23 +54,25 @@ for _, engine in ipairs{ "native", "rma" } do
     try(win.wait, win)                           -- no exposure epoch yet
     win:post({ 0 })
     win:wait()
-    print("     rank 1 got " .. win:read(3, "int64") .. " after the refused calls")
   end
-  rl.world:barrier()
+  report(me == 1 and "     rank 1 got " .. win:read(3, "int64") .. " after the refused calls" or "")
+  rl.world:barrier()   -- a gather lets rank 1 leave before rank 0: keep the ranks in step
 
   if engine == "rma" then
     say("\n3. The rma engine matches per peer, so it can say what is missing.")
     say("   Rank 1 posts and polls test() while rank 0 has not started yet:")
+    local lines = ""
     if me == 1 then
       win:post({ 0 })
-      print("     rank 1 test() -> " .. tostring(win:test()) .. "; " .. win:epochs().text)
+      lines = "     rank 1 test() -> " .. tostring(win:test()) .. "; " .. win:epochs().text
       rl.world:barrier()
       repeat until win:test()
-      print("     rank 1 test() -> true once rank 0 completed")
+      lines = lines .. "\n     rank 1 test() -> true once rank 0 completed"
     else
       rl.world:barrier()
       win:start({ 1 }); win:put(1, 0, "int64", 1); win:complete()
     end
+    report(lines)
     local info = win:get_info()
     say(("     paths on this machine: counters %s, data %s"):format(
       info:get("rmalab_pscw_sync_path"), info:get("rmalab_pscw_data_path")))

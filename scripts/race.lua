@@ -7,15 +7,10 @@
 -- timeout: 30
 -- Rank 0 narrates; rank 2 is the target. Run it twice: the tally changes.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 3 then
-  if me == 0 then
-    print(("this lab is written for 3 ranks, not %d: build/repl/rmalab -n 3 "
-      .. "scripts/race.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(3) then return end
+local me = rl.world:rank()
+local say = lab.say
 local TARGET = 2
 
 -- Rank 2's tally reaches rank 0 through rl.world:gather: ranks' own prints
@@ -34,7 +29,7 @@ local runs = {
   { "rma", "8 bytes", 8, 200 }, { "rma", "64 KiB", 65536, 200 },
   { "native", "8 bytes", 8, 40 }, { "native", "64 KiB", 65536, 40 },
 }
-local always, mixed = true, false
+local varied, mixed = 0, 0          -- runs with more than one outcome; mixed epochs
 for _, run in ipairs(runs) do
   local engine, what, n, epochs = table.unpack(run)
   local win = rl.win_allocate(n, { disp_unit = 1, name = "race",
@@ -59,33 +54,26 @@ for _, run in ipairs(runs) do
     line = ("   %-7s %-22s %6d %6d %6d"):format(engine, ("%s, %d epochs"):format(what, epochs),
       tally.A, tally.B, tally.mixed)
     local kinds = (tally.A > 0 and 1 or 0) + (tally.B > 0 and 1 or 0) + (tally.mixed > 0 and 1 or 0)
-    if kinds > 1 then line = line .. "\1" end   -- marks "the outcome varied"
-    if tally.mixed > 0 then line = line .. "\2" end -- marks "a mix was seen"
+    line = line .. "\n" .. (kinds > 1 and 1 or 0) .. " " .. tally.mixed
   end
-  -- rank 0 learns from the line whether the outcome varied
+  -- rank 0 prints the row and learns whether the outcome varied
   local lines = rl.world:gather(line)
   if me == 0 then
-    local got = lines[TARGET + 1]
-    if got:find("\1", 1, true) then always = false end
-    if got:find("\2", 1, true) then mixed = true end
-    print((got:gsub("[\1\2]", "")))
+    local row, v, m = lines[TARGET + 1]:match("^(.-)\n(%d+) (%d+)$")
+    varied, mixed = varied + tonumber(v), mixed + tonumber(m)
+    print(row)
   end
   rl.world:barrier()
   win:free()
 end
 
-if always then
-  say("\nOn this machine, this time, every run had a single outcome. That is one")
-  say("of the outcomes MPI allows, not a promise: a different load, network or")
-  say("MPI library can pick the other value, or mix them.")
-else
-  say("\nThe winner changed from epoch to epoch. Run the lab again: the tally")
-  say("changes.")
-end
-if mixed then
-  say("Some epochs found neither value but a mix of both origins' bytes: a put")
-  say("is not atomic, and conflicting puts can interleave.")
-end
+say(("\nThis run: %d of the %d rows had more than one outcome; mixed epochs: %d."):format(
+  varied, #runs, mixed))
+say("The tally is measured: run the lab again and it changes. A row with one")
+say("outcome is one of the outcomes MPI allows, not a promise: another load,")
+say("network or MPI library can pick the other value. A mixed epoch found")
+say("neither value but bytes of both: a put is not atomic, and conflicting")
+say("puts can interleave.")
 say("MPI: conflicting accesses to one location in the same epoch are erroneous")
 say("and the outcome is undefined. To make it defined, give each origin its own")
 say("location, or order the puts with two epochs. Accumulate (op \"replace\")")

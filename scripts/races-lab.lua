@@ -6,21 +6,16 @@
 -- ranks: 3
 -- engines: native rma
 -- timeout: 60
--- Rank 0 narrates; every rank's findings are gathered to rank 0. The
--- checker's own reports (mode races:warn) go to stderr as it finds them.
+-- Rank 0 narrates; every rank's findings are gathered to rank 0, so the
+-- output is the same on every run. The windows record races quietly
+-- (races:quiet) and the lab prints what rl.races.list() holds: with
+-- races:warn each rank would print its reports on stderr as it finds them,
+-- interleaved with the narration in another order on every run.
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(3) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size ~= 3 then
-  if me == 0 then
-    print(("this lab is written for 3 ranks, not %d: build/repl/rmalab -n 3 "
-      .. "scripts/races-lab.lua"):format(size))
-  end
-  return
-end
--- Line buffering, so that the narration and the checker's reports on
--- stderr come out roughly in the order they were made.
-io.stdout:setvbuf("line")
-local function say(...) if me == 0 then print(...) end end
+local say, report = lab.say, lab.report
 local left, right = (me - 1) % size, (me + 1) % size
 local CELLS = 4
 
@@ -33,36 +28,35 @@ local function window(name, mode, bytes, disp_unit)
 end
 
 -- What the checker found since the last call, on every rank: rank 0 prints
--- one line per race, in rank order, then the total (all collective). The
--- sleep lets the reports that races:warn wrote to stderr come out first.
+-- one line per race, in rank order (`lines` false: none), then the total;
+-- `full`: also the whole report of rank `full`'s first race (collective).
 local seen = 0
-local function findings()
-  rl.world:barrier()
-  rl.sleep(0.1)
-  local lines = {}
+local function findings(lines, full)
+  local mine, text = {}, ""
   for _, r in ipairs(rl.races.list()) do
     if r.seq > seen then
-      lines[#lines + 1] = ("     rank %d found at %s: rank %d's bytes %d-%d, %s %s by rank %d"
+      mine[#mine + 1] = ("     rank %d found at %s: rank %d's bytes %d-%d, %s %s by rank %d"
         .. " and %s %s by rank %d"):format(r.found_by, r.found_at, r.target, r.lo, r.hi - 1,
         r.a.kind, r.a.call, r.a.rank, r.b.kind, r.b.call, r.b.rank)
+      if me == full and text == "" then text = r.text:gsub("%s+$", "") end
       seen = r.seq
     end
   end
-  local all = rl.world:gather(table.concat(lines, "\n"))
+  report(lines ~= false and table.concat(mine, "\n") or "")
   local n = rl.races.total()
-  if me == 0 then
-    for _, text in ipairs(all) do
-      if text ~= "" then print(text) end
-    end
-    print(("     races found so far: %d"):format(n))
+  say(("     races found so far: %d"):format(n))
+  if full then
+    say(("   Rank %d's report in full, as rl.races.list()[i].text, rl.races.text()"):format(full))
+    say("   and the error of mode races hold it:")
+    report(text ~= "" and ("     " .. text:gsub("\n", "\n     ")) or "")
   end
 end
 
 say(("Engine for PSCW: %s (the other: RMALAB_PSCW=%s). Windows are created with"):format(
   os.getenv("RMALAB_PSCW") or "rma",
   (os.getenv("RMALAB_PSCW") or "rma") == "rma" and "native" or "rma"))
-say('the hint rmalab_check = "races:warn": a race is reported on stderr, and the')
-say("program goes on.")
+say('the hint rmalab_check = "races:quiet": a race is recorded, and the program')
+say('goes on ("races:warn" would also print it on stderr, "races" raise it: 5).')
 
 ------------------------------------------------------------------------------
 -- 1 and 2: a halo exchange by fence
@@ -88,25 +82,27 @@ local function halo(name, mode, early)
   return ok, err, gl, gr
 end
 
-say("\n1. A halo exchange by fence on a ring of 3 ranks: after the opening fence")
-say("   every rank gets its left neighbour's last cell and its right neighbour's")
-say("   first cell, then, to overlap work with communication, writes the new")
-say("   value of its own first cell (win:write) before the closing fence. But")
-say("   its left neighbour's get of that cell may land at any time in the")
-say("   epoch: it may read the old value or the new one. The checker records")
-say("   both accesses and finds the race at the closing fence, on every rank:")
+say("\n1. A halo exchange by fence on a ring of 3 ranks. Rank r's cells hold")
+say("   100r + 1 to 100r + 4. After the opening fence every rank gets its left")
+say("   neighbour's last cell and its right neighbour's first cell, then, to")
+say("   overlap work with communication, writes the new value of its own first")
+say("   cell, -(100r + 1), with win:write before the closing fence. But its left")
+say("   neighbour's get of that cell may land at any time in the epoch: it may")
+say("   read the old value or the new one. The checker records both accesses")
+say("   and finds the race at the closing fence, each rank on its own cell:")
 rl.world:barrier()
-halo("halo (write inside the epoch)", "races:warn", false)
-findings()
+halo("halo (write inside the epoch)", "races:quiet", false)
+findings(true, 0)
 
 say("\n2. The fix: write the new boundary value before the opening fence. The")
 say("   fence orders it before every get of the epoch: nothing is reported,")
 say("   and every rank's right ghost holds its neighbour's new value.")
 rl.world:barrier()
 do
-  local _, _, _, gr = halo("halo (write before the fence)", "races:warn", true)
+  local _, _, _, gr = halo("halo (write before the fence)", "races:quiet", true)
   local got = rl.world:gather(("%g"):format(gr:value()))
-  if me == 0 then print("     right ghosts on ranks 0, 1, 2: " .. table.concat(got, ", ")) end
+  say("     right ghosts on ranks 0, 1, 2: " .. table.concat(got or {}, ", "))
+  say("     (the new first cells of their right neighbours 1, 2 and 0: -(100r + 1))")
 end
 findings()
 
@@ -144,8 +140,8 @@ say("   100 + their rank to element 0 of rank 0, and complete. Both puts are in"
 say("   one exposure epoch and nothing orders them: the element ends up with")
 say("   either value. Rank 0 sees both accesses at wait(), and reports there:")
 rl.world:barrier()
-pscw("pscw (one element)", "races:warn", { { 1, 2 } }, function() return 0 end)
-findings()
+pscw("pscw (one element)", "races:quiet", { { 1, 2 } }, function() return 0 end)
+findings(true, 0)
 
 say("\n4. Two fixes. (a) Two exposure epochs: rank 0 posts to {1} and waits,")
 say("   then posts to {2} and waits. Rank 1's complete -> rank 0's wait ->")
@@ -154,9 +150,9 @@ say("   always 102. (b) One epoch, distinct elements: rank r puts to element")
 say("   r - 1. Neither is reported:")
 rl.world:barrier()
 do
-  local _, _, a = pscw("pscw (two epochs)", "races:warn", { { 1 }, { 2 } },
+  local _, _, a = pscw("pscw (two epochs)", "races:quiet", { { 1 }, { 2 } },
     function() return 0 end)
-  local _, _, b = pscw("pscw (two elements)", "races:warn", { { 1, 2 } },
+  local _, _, b = pscw("pscw (two elements)", "races:quiet", { { 1, 2 } },
     function(r) return r - 1 end)
   if me == 0 then
     print(("     (a) rank 0's elements: %d, %d   (b) rank 0's elements: %d, %d"):format(
@@ -192,20 +188,20 @@ say("   closed). In PSCW that is the target's wait(): only rank 0 can raise,")
 say("   but every rank calls through pcall, as a program would.")
 rl.world:barrier()
 show_each_rank(pscw("pscw (races mode)", "races", { { 1, 2 } }, function() return 0 end))
-findings()
+findings(false)
 
-say("\n   At a fence the ranks raise together: every rank's closing fence raises")
-say("   with the report of the lowest rank that found a race (each rank's own are")
-say("   in rl.races.list()), so no rank runs on into a collective that another")
-say("   left. The halo of 1 again:")
+say("\n   At a fence the ranks raise together, so that no rank runs on into a")
+say("   collective that another left: every rank's closing fence raises. A rank")
+say("   that found a race raises with its own report; a rank that found none,")
+say('   with the report of the lowest rank that did (its message begins "fence:')
+say('   rank R found a race on this window"). The halo of 1 again, where each')
+say("   rank finds the race on its own first cell:")
 rl.world:barrier()
 show_each_rank(halo("halo (races mode)", "races", false))
-findings()
+findings(false)
 
-say("\nEvery race of this run, every rank's reports in rank order")
-say("(rl.races.text(), collective):\n")
-local text = rl.races.text()
-say(text)
+say("\nrl.races.text() (collective) gathers every rank's reports to rank 0 in")
+say(("full: the %d of this run, one of each kind shown above."):format(rl.races.total()))
 
 say("\nWhat to notice: each report names both accesses with their file:line,")
 say("says why nothing orders them, and how to fix it. The verdicts do not")

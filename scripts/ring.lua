@@ -8,41 +8,31 @@
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Runs on rmalab's default PSCW engine (rma).
 local rl = require "rmalab"
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(4) then return end
 local me, size = rl.world:rank(), rl.world:size()
-if size ~= 4 then
-  if me == 0 then
-    print(("this lab is written for 4 ranks, not %d: build/repl/rmalab -n 4 "
-      .. "scripts/ring.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local say, report = lab.say, lab.report
 local left, right = (me - 1) % size, (me + 1) % size
 
--- report(text): every rank's text printed by rank 0 in rank order, empty
--- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local function report(text)
-  for _, line in ipairs(rl.world:gather(text) or {}) do
-    if line ~= "" then print(line) end
-  end
-end
 
 local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
 
-say("1. One round: post({left}), start({right}), put my rank * 100 to the")
-say("   right, complete(), wait(). Every post comes before every start: if the")
-say("   ranks started first, each would wait for a post its neighbour has not")
-say("   made yet (in start on MPICH's native engine, in put on rma): a deadlock.")
+say("1. One round: post({left}), start({right}), put 100 * (my rank + 1) to")
+say("   the right, complete(), wait(). Every post comes before every start:")
+say("   if the ranks started first, each would wait for a post its neighbour")
+say("   has not made yet (in start on MPICH's native engine, in put on rma):")
+say("   a deadlock.")
 -- To see the four post -> start arrows around the ring, record the run:
 --   build/repl/rmalab -n 4 --trace ring.json scripts/ring.lua
 -- and open ring.json in ui.perfetto.dev (docs/trace.md).
 win:post({ left }); win:start({ right })
-win:put(right, 0, "int64", me * 100)
+win:put(right, 0, "int64", 100 * (me + 1))
 win:complete(); win:wait()
-report(("     rank %d got %d from rank %d"):format(me, win:read(0, "int64"), left))
+report(("     rank %d got %d from rank %d, which put 100 * (%d + 1) = %d"):format(me,
+  win:read(0, "int64"), left, left, 100 * (left + 1)))
 
 say("\n2. Five rounds in a row, each putting 10 * round + rank. A rank's wait")
 say("   returns only once its left neighbour completed that round, so each")

@@ -8,27 +8,15 @@
 -- timeout: 30
 -- Rank 0 narrates; times are seconds since a common barrier.
 local rl = require "rmalab"
-local me, size = rl.world:rank(), rl.world:size()
-if size ~= 2 then
-  if me == 0 then
-    print(("this lab is written for 2 ranks, not %d: build/repl/rmalab -n 2 "
-      .. "scripts/weak-sync.lua"):format(size))
-  end
-  return
-end
-local function say(...) if me == 0 then print(...) end end
+local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+if not lab.ranks(2) then return end
+local me = rl.world:rank()
+local say, report = lab.say, lab.report
 local DELAY = 0.3
 
--- report(text): every rank's text printed by rank 0 in rank order, empty
--- ones skipped (ranks' own prints would interleave). Collective.
 -- Windows are freed explicitly, not with <close>: a rank that fails then
 -- ends at once with its error, instead of waiting in a collective free that
 -- the other ranks never reach.
-local function report(text)
-  for _, line in ipairs(rl.world:gather(text) or {}) do
-    if line ~= "" then print(line) end
-  end
-end
 
 say("The standard (MPI_WIN_COMPLETE): start may block until the matching post,")
 say("or return at once and let put block, or let complete block, or even let all")
