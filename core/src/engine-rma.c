@@ -460,8 +460,8 @@ static int await_post(rmalab_win *w, const char *what, int t)
         rmalab__block b;
         bool stop = false;
         rmalab__win_block_interruptible(w, &b, what, &t, 1);
-        while (read_counter(w, t, post_slot(r, t)) < r->need[t] &&
-               !(stop = rmalab__block_interrupted(&b)))
+        while (!(stop = rmalab__block_interrupted(&b)) &&
+               read_counter(w, t, post_slot(r, t)) < r->need[t])
             backoff(w, &p);
         rmalab__win_unblock(w, &b);
         if (stop) /* nothing consumed: the next call waits for the same post (rma.c) */
@@ -544,7 +544,7 @@ static int rma_wait(rmalab_win *w, const int *xgroup, int n)
     bool stop = false;
     flush_signals(w);
     rmalab__win_block_interruptible(w, &b, "wait", xgroup, n);
-    while (!all_arrived(w, xgroup, n) && !(stop = rmalab__block_interrupted(&b)))
+    while (!(stop = rmalab__block_interrupted(&b)) && !all_arrived(w, xgroup, n))
         backoff(w, &p);
     rmalab__win_unblock(w, &b);
     if (stop) /* rmalab_interrupt: the completes expected stand (sync.c) */

@@ -96,7 +96,8 @@ RMALAB_API bool rmalab_blocked_get(rmalab_blocked *out);
  * such a call was interrupted; false (and nothing happens, now or later)
  * when the process is not blocked, or blocked in a call that cannot be
  * interrupted. The request belongs to that one call: it never ends a
- * later one. */
+ * later one, and it wins over what the call waited for if both came
+ * before the call looked again. */
 RMALAB_API bool rmalab_interrupt(void);
 
 /* The last of the calls above that failed on this process: refused by the
