@@ -70,6 +70,25 @@ static void stopper_check(stopper *s, bool interruptible)
            s->interrupted);
 }
 
+/* A test's start on every rank: a window of the engine. */
+static rmalab_win *begin(const char *engine)
+{
+    tu_begin();
+    rank = tu_rank();
+    other = rank == 0 ? 1 : 0;
+    return window(engine);
+}
+
+/* `call` (a blocking call named `name`) is interrupted from a second
+ * thread: ERR_INTERRUPTED with `phrase`. */
+#define EXPECT_INTERRUPTED(name, call, phrase)                                 \
+    do {                                                                       \
+        stopper s_;                                                            \
+        stopper_start(&s_, name);                                              \
+        EXPECT_ERR(call, RMALAB_ERR_INTERRUPTED, phrase);                      \
+        stopper_check(&s_, true);                                              \
+    } while (0)
+
 static int64_t value_at(rmalab_win *w)
 {
     int64_t v = -1;
@@ -77,12 +96,14 @@ static int64_t value_at(rmalab_win *w)
     return v;
 }
 
-static void expect_access_open(rmalab_win *w)
+/* The epochs after an interrupt: as the interrupted call found them. */
+static void expect_epochs(rmalab_win *w, rmalab_access access, rmalab_exposure exposure)
 {
     rmalab_epoch_state s;
     rmalab_win_state(w, &s);
-    EXPECT(s.access == RMALAB_ACCESS_START, "the access epoch is %s after the interrupt",
-           rmalab_access_name(s.access));
+    EXPECT(s.access == access && s.exposure == exposure,
+           "the epochs are %s and %s after the interrupt", rmalab_access_name(s.access),
+           rmalab_exposure_name(s.exposure));
 }
 
 /* The rest of an access epoch to the other rank, open already: put v. */
@@ -94,24 +115,18 @@ static void finish_epoch(rmalab_win *w, int64_t v)
 
 START_TEST(test_put_for_post)
 {
-    tu_begin();
-    rank = tu_rank();
-    other = rank == 0 ? 1 : 0;
-    rmalab_win *w = window("rma");
+    rmalab_win *w = begin("rma");
     int64_t v = 42, zero = 0;
-    stopper s;
     if (rank < 2)
         EXPECT_OK(rmalab_win_write(w, 0, RMALAB_INT64, 1, &zero));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         EXPECT(!rmalab_interrupt(), "nothing is blocked, yet an interrupt was taken");
         EXPECT_OK(rmalab_win_start(w, &other, 1, 0));
-        stopper_start(&s, "put");
-        EXPECT_ERR(rmalab_win_put(w, 1, 0, RMALAB_INT64, 1, &v), RMALAB_ERR_INTERRUPTED,
-                   "put to rank 1: interrupted while it waited for rank 1's post(); it was "
-                   "not issued, and the access epoch stays open");
-        stopper_check(&s, true);
-        expect_access_open(w);
+        EXPECT_INTERRUPTED("put", rmalab_win_put(w, 1, 0, RMALAB_INT64, 1, &v),
+                           "put to rank 1: interrupted while it waited for rank 1's post(); "
+                           "it was not issued, and the access epoch stays open");
+        expect_epochs(w, RMALAB_ACCESS_START, RMALAB_EXPOSURE_NONE);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
@@ -129,23 +144,14 @@ END_TEST
 
 START_TEST(test_wait_for_complete)
 {
-    tu_begin();
-    rank = tu_rank();
-    other = rank == 0 ? 1 : 0;
-    rmalab_win *w = window("rma");
+    rmalab_win *w = begin("rma");
     int64_t v = 7;
-    stopper s;
     if (rank == 1) {
         EXPECT_OK(rmalab_win_post(w, &other, 1, 0));
-        stopper_start(&s, "wait");
-        EXPECT_ERR(rmalab_win_wait(w), RMALAB_ERR_INTERRUPTED,
-                   "wait: interrupted while it waited for complete() from {0}; the exposure "
-                   "epoch stays open");
-        stopper_check(&s, true);
-        rmalab_epoch_state st;
-        rmalab_win_state(w, &st);
-        EXPECT(st.exposure == RMALAB_EXPOSURE_POST, "the exposure epoch is %s",
-               rmalab_exposure_name(st.exposure));
+        EXPECT_INTERRUPTED("wait", rmalab_win_wait(w),
+                           "wait: interrupted while it waited for complete() from {0}; the "
+                           "exposure epoch stays open");
+        expect_epochs(w, RMALAB_ACCESS_NONE, RMALAB_EXPOSURE_POST);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
@@ -164,19 +170,13 @@ END_TEST
  * that never comes. Interrupted on both, then each posts and puts again. */
 START_TEST(test_both_start)
 {
-    tu_begin();
-    rank = tu_rank();
-    other = rank == 0 ? 1 : 0;
-    rmalab_win *w = window("rma");
+    rmalab_win *w = begin("rma");
     int64_t v = 100 + rank;
-    stopper s;
     if (rank < 2) {
         EXPECT_OK(rmalab_win_start(w, &other, 1, 0));
-        stopper_start(&s, "put");
-        EXPECT_ERR(rmalab_win_put(w, other, 0, RMALAB_INT64, 1, &v), RMALAB_ERR_INTERRUPTED,
-                   "interrupted");
-        stopper_check(&s, true);
-        expect_access_open(w);
+        EXPECT_INTERRUPTED("put", rmalab_win_put(w, other, 0, RMALAB_INT64, 1, &v),
+                           "interrupted while it waited for rank");
+        expect_epochs(w, RMALAB_ACCESS_START, RMALAB_EXPOSURE_NONE);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank < 2) {
@@ -202,10 +202,7 @@ END_TEST
  * refused and changes nothing. */
 START_TEST(test_native_not_interruptible)
 {
-    tu_begin();
-    rank = tu_rank();
-    other = rank == 0 ? 1 : 0;
-    rmalab_win *w = window("native");
+    rmalab_win *w = begin("native");
     int64_t v = 5;
     stopper s;
     if (rank == 0) {
