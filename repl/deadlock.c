@@ -201,7 +201,9 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
             off += (size_t)snprintf(buf + off, size - off, "; rank %d has not called %s()", peer,
                                     pcall);
     }
-    if (off < size)
+    if (off < size && r->interruptible)
+        snprintf(buf + off, size - off, " (can be interrupted: :interrupt %d)", me);
+    else if (off < size)
         snprintf(buf + off, size - off, " (inside MPI: cannot be interrupted)");
 }
 
@@ -365,14 +367,11 @@ static int waits_on(const rstate *all, int n, int r, rankset *to, char *call, si
     return to->in[peer] = 1;
 }
 
-/* Can rank r's blocked call be interrupted? The rma engine's epoch calls
- * (the table's group calls that are not collective) wait in rmalab's own
- * loop; collectives, messages, locks and the native engine wait inside MPI. */
+/* Can rank r's blocked call be interrupted? The core says, per call
+ * (rmalab_blocked's interruptible: the rma engine's own waits). */
 static int interruptible(const rstate *r)
 {
-    const rstate_win *w = is_blocked(r) && !r->collective ? blocked_win(r) : NULL;
-    const rmalab_sync_kind *k = w ? blocked_kind(w) : NULL;
-    return k && k->scope == RMALAB_SYNC_GROUP && !k->collective && strcmp(w->engine, "rma") == 0;
+    return is_blocked(r) && r->interruptible;
 }
 
 /* "rank 0 waits for rank 1's post(), rank 1 waits for rank 0's post()",

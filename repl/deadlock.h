@@ -32,6 +32,7 @@ typedef struct {
     rstate_win wins[RSTATE_MAX_WINS];
     /* The call it is blocked in (call above), from the core: */
     int collective;     /* every member must make the same call */
+    int interruptible;  /* :interrupt ends it (rmalab_interrupt) */
     char object[8];     /* "win" or "comm" */
     unsigned long long object_id;
     int members[RSTATE_MAX_RANKS], nmembers; /* a collective's group, a start's

@@ -267,8 +267,8 @@ static void answer_status(rank_t *r, const chan_msg *m)
         add(&t, "\nfailed=%s", r->failed);
     pthread_mutex_unlock(&r->qlock);
     if (blocked) {
-        add(&t, "\ncall=%s\ncollective=%d\nobject=%s %llu", b.call, b.collective, b.object,
-            (unsigned long long)b.id);
+        add(&t, "\ncall=%s\ncollective=%d\ninterruptible=%d\nobject=%s %llu", b.call,
+            b.collective, b.interruptible, b.object, (unsigned long long)b.id);
         /* a collective's members; a start's or a wait's group (the
          * native engine's start has no epoch yet to show it); a message's
          * peer */
@@ -285,6 +285,15 @@ static void answer_status(rank_t *r, const chan_msg *m)
     send_frame(r, CHAN_STATE, 2, f, l);
     free(wins.p);
     free(t.p);
+}
+
+/* INTERRUPT: a call blocked in the core's own loop (rmalab_interrupt) ends
+ * with ERR_INTERRUPTED, which ends the chunk; Lua stops at its next
+ * instruction. A call inside MPI takes the hook only when MPI returns. */
+static void interrupt_chunk(rank_t *r)
+{
+    (void)rmalab_interrupt();
+    exec_interrupt(r->x);
 }
 
 static void *control(void *arg)
@@ -305,7 +314,7 @@ static void *control(void *arg)
             else if (m.type == CHAN_STATUS)
                 answer_status(r, &m);
             else if (m.type == CHAN_INTERRUPT && atomic_load(&r->running))
-                exec_interrupt(r->x);
+                interrupt_chunk(r);
         }
         if (k < 0)
             break;

@@ -86,6 +86,8 @@ void rstate_parse(const char *text, size_t len, rstate *r)
             snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
         else if (strncmp(line, "collective=", 11) == 0)
             r->collective = atoi(line + 11);
+        else if (strncmp(line, "interruptible=", 14) == 0)
+            r->interruptible = atoi(line + 14);
         else if (strncmp(line, "object=", 7) == 0)
             sscanf(line + 7, "%7s %llu", r->object, &r->object_id);
         else if (strncmp(line, "members=", 8) == 0)

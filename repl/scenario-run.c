@@ -174,7 +174,10 @@ static void diagnose(run_ctx *x)
             snprintf(line, sizeof line, "idle: the file has ended on this rank");
         else
             rstate_status_line(f->st, f->n, r, 1, line, sizeof line);
+        /* whether :interrupt could end it: no one types it here */
         char *cut = strstr(line, " (inside MPI");
+        if (!cut)
+            cut = strstr(line, " (can be interrupted");
         if (cut)
             *cut = '\0';
         if (rr->current[0])

@@ -262,6 +262,7 @@ bool rmalab_blocked_get(rmalab_blocked *out)
         out->id = b->id;
         out->seconds = coarse_now() - b->since;
         out->n_members = b->n;
+        out->interruptible = b->interruptible;
         for (int i = 0; i < b->n && i < RMALAB_STATE_MAX_RANKS; i++) {
             int r = b->ranks ? b->ranks[i] : i;
             out->members[i] = b->map ? b->map[r] : r;
@@ -269,6 +270,20 @@ bool rmalab_blocked_get(rmalab_blocked *out)
     }
     proc_unlock();
     return b != NULL;
+}
+
+/* The flag goes on the innermost call's own record, under the lock that
+ * keeps the record alive: it cannot outlive that call, so a request that
+ * came too late (the call ended, or never blocked) is simply dropped. */
+bool rmalab_interrupt(void)
+{
+    proc_lock();
+    rmalab__block *b = (rmalab__block *)proc.now;
+    bool ok = b && b->interruptible;
+    if (ok)
+        atomic_store_explicit(&b->interrupted, true, memory_order_relaxed);
+    proc_unlock();
+    return ok;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -50,13 +50,6 @@
 
 typedef _Atomic uint64_t counter_t;
 
-struct rmalab__rma;
-/* The engine's state of window w. */
-static inline struct rmalab__rma *state_of(const rmalab_win *w)
-{
-    return w->engine_state;
-}
-
 struct rmalab__rma { /* w->engine_state */
     MPI_Comm node;           /* ranks of this node */
     int node_size;
@@ -80,6 +73,8 @@ struct rmalab__rma { /* w->engine_state */
     /* target side */
     uint64_t *expected;      /* completes expected so far, per origin */
 };
+
+static struct rmalab__rma *state_of(const rmalab_win *w) { return w->engine_state; }
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                 */
@@ -387,14 +382,10 @@ static void rma_destroy(rmalab_win *w)
         MPI_Win_free(&r->shm_data);
     if (r->node != MPI_COMM_NULL)
         MPI_Comm_free(&r->node);
-    rmalab__free(r->peer_shm);
-    rmalab__free(r->peer_base);
-    rmalab__free(r->consumed);
-    rmalab__free(r->need);
-    rmalab__free(r->ready);
-    rmalab__free(r->mpi_ops);
-    rmalab__free(r->expected);
-    rmalab__free(r);
+    void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need,
+                      r->ready,    r->mpi_ops,   r->expected, r};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        rmalab__free(arrays[i]);
     w->engine_state = NULL;
 }
 
@@ -467,10 +458,14 @@ static int await_post(rmalab_win *w, const char *what, int t)
     flush_signals(w);
     if (read_counter(w, t, post_slot(r, t)) < r->need[t]) {
         rmalab__block b;
-        (void)rmalab__win_block(w, &b, what, false, &t, 1);
-        while (read_counter(w, t, post_slot(r, t)) < r->need[t])
+        bool stop = false;
+        rmalab__win_block_interruptible(w, &b, what, &t, 1);
+        while (!(stop = rmalab__block_interrupted(&b)) &&
+               read_counter(w, t, post_slot(r, t)) < r->need[t])
             backoff(w, &p);
         rmalab__win_unblock(w, &b);
+        if (stop) /* nothing consumed: the next call waits for the same post (rma.c) */
+            return RMALAB_ERR_INTERRUPTED;
     }
     rmalab__trace_arrival(w, RMALAB_TRACE_POST_ARRIVED, t);
     __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
@@ -545,9 +540,15 @@ static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 static int rma_wait(rmalab_win *w, const int *xgroup, int n)
 {
     struct poll p = POLL_INIT;
+    rmalab__block b;
+    bool stop = false;
     flush_signals(w);
-    while (!all_arrived(w, xgroup, n))
+    rmalab__win_block_interruptible(w, &b, "wait", xgroup, n);
+    while (!(stop = rmalab__block_interrupted(&b)) && !all_arrived(w, xgroup, n))
         backoff(w, &p);
+    rmalab__win_unblock(w, &b);
+    if (stop) /* rmalab_interrupt: the completes expected stand (sync.c) */
+        return RMALAB_ERR_INTERRUPTED;
     /* Make the origins' writes visible to local loads. */
     if (needs_win_sync(w))
         MPI_Win_sync(w->win);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,8 @@ typedef struct rmalab__block {
     const int *map;             /* to world ranks; NULL: identity */
     int n;
     bool collective;
+    bool interruptible;         /* the caller polls rmalab__block_interrupted */
+    _Atomic bool interrupted;   /* set by rmalab_interrupt */
     double since;               /* set by rmalab__block_enter */
     const struct rmalab__block *prev; /* the call it is nested in */
     const char *win_prev;       /* win-private.h: the window's blocked_in before */
@@ -125,6 +128,11 @@ extern _Atomic int rmalab__wait_mode; /* rmalab_wait_mode */
  * already; otherwise the caller leaves when the call ends. */
 int rmalab__block_enter(rmalab__block *b);
 void rmalab__block_leave(rmalab__block *b);
+/* Has rmalab_interrupt ended b (an interruptible call, polling)? */
+static inline bool rmalab__block_interrupted(const rmalab__block *b)
+{
+    return atomic_load_explicit(&b->interrupted, memory_order_relaxed);
+}
 /* b describes a call on communicator c: its id and world ranks (cached on
  * the communicator). */
 void rmalab__block_comm(rmalab__block *b, MPI_Comm c);

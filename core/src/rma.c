@@ -15,13 +15,23 @@
 #include <string.h>
 
 /* Through the engine, if it has a say in this epoch: *p is the target's
- * memory at disp when a plain copy may reach it (plain_ok), else NULL. */
+ * memory at disp when a plain copy may reach it (plain_ok), else NULL.
+ * rmalab_interrupt may end its wait for the post: then the operation was
+ * not issued and does not count in the epoch. */
 static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                          bool plain_ok, unsigned char **p)
 {
     *p = NULL;
-    return rmalab__via_engine(w) ? w->eng->access(w, what, target, disp, plain_ok, p)
-                                 : RMALAB_OK;
+    int rc = rmalab__via_engine(w) ? w->eng->access(w, what, target, disp, plain_ok, p)
+                                   : RMALAB_OK;
+    if (rc != RMALAB_ERR_INTERRUPTED)
+        return rc;
+    rmalab__epoch_set_ops(w, w->ep.ops_in_epoch - 1);
+    return rmalab__fail(rc,
+                        "%s to rank %d: interrupted while it waited for rank %d's post(); it "
+                        "was not issued, and the access epoch stays open: call post() on "
+                        "rank %d, then %s again",
+                        what, target, target, target, what);
 }
 
 /* Which call completes an operation of the open access epoch. */

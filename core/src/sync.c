@@ -382,6 +382,15 @@ static int wait_call(rmalab_win *w)
         rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
         rmalab__win_unblock(w, &b);
     }
+    if (rc == RMALAB_ERR_INTERRUPTED) { /* by rmalab_interrupt: nothing changed */
+        char g[512];
+        group_text(g, sizeof g, w->ep.xgroup, w->ep.nxgroup);
+        return rmalab__fail(rc,
+                            "wait: interrupted while it waited for complete() from %s; the "
+                            "exposure epoch stays open: call wait() again once they have "
+                            "completed",
+                            g);
+    }
     if (rc)
         return rc;
     ev.group = w->ep.xgroup;

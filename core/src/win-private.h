@@ -341,12 +341,14 @@ static inline void rmalab__set_blocked(rmalab_win *w, const char *call)
  * ranks), or with ranks NULL for the whole window. A collective call first
  * waits for the window's group on w->comm in SLEEP mode; if that fails,
  * the call has left and the error is returned. */
-static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char *call,
-                                    bool collective, const int *ranks, int n)
+static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char *call,
+                                     bool collective, bool interruptible, const int *ranks,
+                                     int n)
 {
     *b = (rmalab__block){.call = call, .object = "win", .id = w->id, .comm = w->comm,
                          .ranks = ranks, .map = w->lay.world_ranks,
                          .n = ranks ? n : w->size, .collective = collective,
+                         .interruptible = interruptible,
                          .win_prev = atomic_load_explicit(&w->blocked_in,
                                                           memory_order_relaxed)};
     rmalab__set_blocked(w, call);
@@ -354,6 +356,21 @@ static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char 
     if (rc)
         rmalab__set_blocked(w, b->win_prev);
     return rc;
+}
+
+static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char *call,
+                                    bool collective, const int *ranks, int n)
+{
+    return rmalab__win_block_(w, b, call, collective, false, ranks, n);
+}
+
+/* A wait in rmalab's own polling loop, which rmalab_interrupt may end: the
+ * loop polls rmalab__block_interrupted(b) and, when it is set, returns
+ * RMALAB_ERR_INTERRUPTED having changed nothing. Never collective. */
+static inline void rmalab__win_block_interruptible(rmalab_win *w, rmalab__block *b,
+                                                   const char *call, const int *ranks, int n)
+{
+    (void)rmalab__win_block_(w, b, call, false, true, ranks, n);
 }
 
 static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)

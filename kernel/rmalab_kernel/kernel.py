@@ -390,7 +390,8 @@ class RmalabKernel(Kernel):
         said = "".join(probe.notes).strip() or "interrupting"
         status = "".join(c.text or "" for c in probe.ordered())
         stuck = [line for line in status.splitlines() if "inside MPI" in line]
-        text = said + ": the Lua they run stops at its next instruction\n"
+        text = said + (": the Lua they run stops at its next instruction, and a call"
+                       " blocked in the rma engine's own wait ends with ERR_INTERRUPTED\n")
         for line in stuck:
             text += "  cannot be interrupted, inside MPI until the call returns: %s\n" % line
         if target is None:

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
         if (size == 2) {
             srunner_add_suite(sr, pscw_suite());
             srunner_add_suite(sr, rma_engine_suite());
+            srunner_add_suite(sr, interrupt_suite());
         }
     } else {
         sr = srunner_create(info_mpi_suite());

@@ -37,6 +37,7 @@ Suite *alloc_suite(void);
 /* What the process is blocked in, and its last failed call (test-block.c;
  * MPI_THREAD_MULTIPLE). */
 Suite *block_suite(void);
+Suite *interrupt_suite(void);
 
 /* What the core asked of MPI in this process (mpi-watch.c, a PMPI layer of
  * test-core-mpi): accumulates not yet completed by a flush, unlock, fence

@@ -124,6 +124,28 @@ def case_interrupt(s):
     check(texts(m) == "[0,1] 1\n", "the job goes on after interrupts")
 
 
+def case_interrupt_rma(s):
+    """The stop button on the classroom deadlock (the rma engine, the
+    default): both ranks start and put before anyone posts. Both puts end
+    with ERR_INTERRUPTED, and a correct epoch follows in the same job."""
+    s.execute(WIN)
+    s.execute("o = 1 - rmalab.world:rank()")
+    r, m = s.execute('w:start{o}; w:put(o, 0, "int64", 1)')
+    check("still running" in texts(m), "the deadlocked cell returns with its notice")
+    s.km.interrupt_kernel()
+    msgs = s.iopub(3)
+    upd = "".join(x["content"]["data"]["text/plain"] for x in msgs
+                  if x["msg_type"] == "update_display_data")
+    check("interrupting [0,1]" in upd and "ERR_INTERRUPTED: win:put to rank" in upd and
+          "inside MPI" not in upd, "both puts end with ERR_INTERRUPTED: %r" % upd[-600:])
+    r, m = s.execute('w:post{o}; w:put(o, 0, "int64", 11 - o); w:complete(); w:wait()\n'
+                     'return w:read(0, "int64")')
+    check(texts(m) == "[0] 11\n[1] 10\n",
+          "a correct epoch works after the interrupt: %r" % texts(m))
+    r, m = s.execute("w:free()")
+    check(r["content"]["status"] == "ok", "the window is freed")
+
+
 def case_complete(s):
     s.execute(WIN)
     c = s.kc.complete("w:po", 4, reply=True, timeout=10)["content"]

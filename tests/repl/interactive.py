@@ -101,6 +101,28 @@ def case_ctrl_c():
     quit_ok(child)
 
 
+def case_ctrl_c_deadlock():
+    """The classroom deadlock on the rma engine: both ranks start and put
+    before either posts. Ctrl-C ends both puts with ERR_INTERRUPTED, and a
+    correct epoch follows in the same session."""
+    child = spawn()
+    run(child, "win = rmalab.win_allocate(64, {disp_unit = 8})", PROMPT)
+    run(child, "o = 1 - rmalab.world:rank()", PROMPT)
+    run(child, 'win:start{o}; win:put(o, 0, "int64", 1)',
+        r"\[0,1\] \u2026 still running: win:start\{o\}", PROMPT)
+    run(child, ":status", r"\(can be interrupted: :interrupt 0\)",
+        r"\(can be interrupted: :interrupt 1\)", PROMPT)
+    child.sendintr()  # the chunks run and nothing waits: interrupts at once
+    child.expect(r"\[0\] error ERR_INTERRUPTED: win:put to rank 1: interrupted while it "
+                 r"waited for rank 1's post\(\)")
+    child.expect(r"\[1\] error ERR_INTERRUPTED: win:put to rank 0")
+    run(child, 'win:post{o}; win:put(o, 0, "int64", 11 - o); win:complete(); win:wait()',
+        PROMPT)
+    run(child, 'win:read(0, "int64")', r"\[0\] 11\s+\[1\] 10", PROMPT)
+    run(child, "win:free()", PROMPT)
+    quit_ok(child)
+
+
 def case_blocked_session():
     child = spawn()
     run(child, "win = rmalab.win_create(64, {disp_unit = 8})", PROMPT)

@@ -77,10 +77,28 @@ typedef struct {
      * memory to learn a communicator's). */
     int n_members;
     int members[RMALAB_STATE_MAX_RANKS];
+    /* rmalab_interrupt can end it: a wait in rmalab's own loop, which
+     * touches nothing shared until it returns (the rma engine's wait for a
+     * post, in put, get and the other operations, and its wait()). Calls
+     * inside MPI (every call on the native engine, fence, lock, the
+     * collectives, window creation and free) cannot be interrupted. */
+    bool interruptible;
 } rmalab_blocked;
 
 /* False, and *out zeroed, when the process is not blocked in such a call. */
 RMALAB_API bool rmalab_blocked_get(rmalab_blocked *out);
+
+/* From any thread: end the call this process is blocked in now, if it can
+ * be interrupted (rmalab_blocked.interruptible). It returns
+ * RMALAB_ERR_INTERRUPTED and leaves the window as if it had not been
+ * called: an operation is not issued and the access epoch stays open; an
+ * exposure epoch's wait() leaves it open, to be waited for again. True if
+ * such a call was interrupted; false (and nothing happens, now or later)
+ * when the process is not blocked, or blocked in a call that cannot be
+ * interrupted. The request belongs to that one call: it never ends a
+ * later one, and it wins over what the call waited for if both came
+ * before the call looked again. */
+RMALAB_API bool rmalab_interrupt(void);
 
 /* The last of the calls above that failed on this process: refused by the
  * epoch state machine or the argument checks (ERR_RMA_SYNC, ...), or failed

@@ -5,6 +5,9 @@
  * Lua binding and the REPL can show users the vocabulary of the standard.
  * The detailed message of the last failure on the calling thread, which
  * names the broken rule and the fix, is kept by rmalab_errmsg().
+ * ERR_INTERRUPTED has no MPI counterpart: a wait in rmalab's own loop that
+ * rmalab_interrupt (rmalab/block.h) ended. New codes go at the end, so the
+ * numbers of the others never change.
  */
 #ifndef RMALAB_ERROR_H
 #define RMALAB_ERROR_H
@@ -34,7 +37,8 @@
     X(CALLBACK, "a user callback failed")                                      \
     X(PENDING, "the operation has not completed yet")                          \
     X(OTHER, "MPI reported an error")                                          \
-    X(TRUNCATE, "message truncated")
+    X(TRUNCATE, "message truncated")                                           \
+    X(INTERRUPTED, "the blocked call was interrupted")
 
 enum rmalab_status {
     RMALAB_OK = 0,
