@@ -7,11 +7,9 @@
  * stall its peers' epochs. */
 #include "rank.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <mpi.h>
-#include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,6 +23,7 @@
 #include <lua.h>
 #include <rmalab/rmalab.h>
 
+#include "addr.h"
 #include "channel.h"
 #include "exec.h"
 
@@ -69,44 +68,6 @@ static int send_frame(rank_t *r, int type, int n, const char *const *f, const si
     int rc = chan_send(r->fd, type, n, f, l);
     pthread_mutex_unlock(&r->send_lock);
     return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Connecting                                                               */
-
-static int connect_to(const char *hostport)
-{
-    char host[256];
-    snprintf(host, sizeof host, "%s", hostport);
-    char *colon = strrchr(host, ':');
-    if (!colon)
-        return -1;
-    *colon = '\0';
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
-    /* The front end (or rank 0 under mpiexec) listens before any rank
-     * starts, so a refused connection means it is gone (killed while the
-     * ranks started): give up after 0.5 s of refusals, and end, instead of
-     * 5 s. Other failures (a name or a network still coming up) are
-     * retried for 5 s. */
-    for (int attempt = 0, refused = 0; attempt < 50 && refused < 5; attempt++) {
-        int was_refused = 0;
-        if (getaddrinfo(host, colon + 1, &hints, &ai) == 0) {
-            for (struct addrinfo *a = ai; a; a = a->ai_next) {
-                int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
-                if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-                    freeaddrinfo(ai);
-                    return fd;
-                }
-                was_refused |= errno == ECONNREFUSED;
-                if (fd >= 0)
-                    close(fd);
-            }
-            freeaddrinfo(ai);
-        }
-        refused += was_refused;
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    return -1;
 }
 
 static int hello(rank_t *r, const char *token)
@@ -491,7 +452,7 @@ int rank_serve(const char *connect, const char *token)
      * takes commands at once instead of waiting here for slower ranks. */
     MPI_Comm poke;
     MPI_Comm_dup(MPI_COMM_WORLD, &poke);
-    if ((r.fd = connect_to(connect)) < 0) {
+    if ((r.fd = addr_connect(connect)) < 0) {
         fprintf(stderr, "rmalab: rank %d cannot reach the front end at %s\n", r.rank, connect);
         setenv("RMALAB_EXIT_TIMEOUT", "2", 1); /* no one to wait for long */
         exec_free(r.x);
