@@ -29,7 +29,8 @@ int addr_wide(int argc, char **argv)
                                        "-launcher-exec", "-bootstrap", "-bootstrap-exec", "-rmk"};
     /* Hydra's environment, and the allocations of the resource managers it
      * detects (with Slurm's, it launches through srun by itself). */
-    static const char *const envs[] = {"HYDRA_HOST_FILE", "HYDRA_LAUNCHER", "HYDRA_BOOTSTRAP",
+    static const char *const envs[] = {"HYDRA_HOST_FILE", "HYDRA_LAUNCHER", "HYDRA_LAUNCHER_EXEC",
+                                       "HYDRA_BOOTSTRAP",
                                        "HYDRA_IFACE", "HYDRA_RMK", "SLURM_JOB_ID",
                                        "SLURM_NODELIST", "PBS_NODEFILE", "LSB_MCPU_HOSTS",
                                        "PE_HOSTFILE", "COBALT_NODEFILE", "LOADL_HOSTFILE"};
