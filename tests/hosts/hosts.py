@@ -176,6 +176,19 @@ def case_kernel():
     nothing_left(b)
 
 
+def case_under_mpiexec():
+    """mpiexec -n 2 rmalab, with no front end of its own: rank 0, on nodeA,
+    runs it, and rank 1 on nodeB must reach it there, not at 127.0.0.1."""
+    b = bed.Bed()
+    p = subprocess.run(b.head_cmd(["mpiexec"] + b.mpiexec_args() + ["-n", "2", RMALAB]),
+                       input='io.open("/proc/sys/kernel/hostname"):read("l")\n:quit\n',
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    print(p.stdout)
+    assert p.returncode == 0, "exit status %d" % p.returncode
+    assert re.search(r"^\[0\] nodeA\n\[1\] nodeB$", p.stdout, re.M), "not one rank per host"
+    nothing_left(b)
+
+
 def cpu(pids):
     total = 0
     for p in pids:
