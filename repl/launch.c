@@ -53,6 +53,31 @@ static int make_token(char *token)
     return 0;
 }
 
+/* Bind to the first free port of MPIEXEC_PORT_RANGE (or MPICH_PORT_RANGE),
+ * "LOW:HIGH", the range Hydra takes its own ports from, so that one
+ * firewall rule covers both; without one, to a port the system picks. */
+static int bind_port(int fd, struct sockaddr_in *sa)
+{
+    const char *range = getenv("MPIEXEC_PORT_RANGE");
+    if (!range || !*range)
+        range = getenv("MPICH_PORT_RANGE");
+    int low = 0, high = 0, end = 0;
+    if (range && *range &&
+        (sscanf(range, "%d:%d%n", &low, &high, &end) != 2 || range[end] || low < 1 ||
+         high < low || high > 65535)) {
+        fprintf(stderr, "rmalab: the port range \"%s\" is not LOW:HIGH (MPIEXEC_PORT_RANGE, "
+                        "MPICH_PORT_RANGE)\n", range);
+        errno = EINVAL;
+        return -1;
+    }
+    for (int port = low; port <= high; port++) {
+        sa->sin_port = htons((unsigned short)port);
+        if (bind(fd, (struct sockaddr *)sa, sizeof *sa) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 int launch_listen(launch_t *l, int argc, char **argv)
 {
     const char *env = getenv("RMALAB_LISTEN");
@@ -72,7 +97,7 @@ int launch_listen(launch_t *l, int argc, char **argv)
     if (env && *env ? sa.sin_addr.s_addr == htonl(INADDR_ANY) : l->wide || addr_wide(argc, argv))
         l->wide = 1, sa.sin_addr.s_addr = htonl(INADDR_ANY);
     l->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (l->listen_fd < 0 || bind(l->listen_fd, (struct sockaddr *)&sa, sizeof sa) ||
+    if (l->listen_fd < 0 || bind_port(l->listen_fd, &sa) ||
         listen(l->listen_fd, 64) || getsockname(l->listen_fd, (struct sockaddr *)&sa, &len)) {
         perror("rmalab: listening for the ranks");
         return -1;

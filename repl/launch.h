@@ -22,6 +22,8 @@ int launch_option_values(const char *opt);
  * be on other hosts (l->wide, or the mpiexec options or the environment
  * say so: addr_wide), the ranks then trying this host's addresses in order
  * (addr_candidates); RMALAB_LISTEN overrides (0.0.0.0: every address).
+ * The port: the first free one of MPIEXEC_PORT_RANGE or MPICH_PORT_RANGE
+ * (LOW:HIGH, as Hydra takes them), else one the system picks.
  * Make a random token. 0 or -1 (message on stderr). */
 int launch_listen(launch_t *l, int argc, char **argv);
 /* Start `mpiexec -n N [opts] self --serve` in a new session, with the

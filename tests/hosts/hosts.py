@@ -162,17 +162,22 @@ def case_kernel():
     hostfile = os.path.join(b.dir, "hosts")
     with open(hostfile, "w") as f:
         f.write("".join(h + "\n" for h in b.nodes))
+    # and the port from the range a firewall lets through, as Hydra's
     env = dict(os.environ, HYDRA_HOST_FILE=hostfile, HYDRA_LAUNCHER="rsh",
-               HYDRA_LAUNCHER_EXEC=b.rsh, HYDRA_IFACE="eth0")
+               HYDRA_LAUNCHER_EXEC=b.rsh, HYDRA_IFACE="eth0", MPIEXEC_PORT_RANGE="47200:47219")
     env.pop("RMALAB_LISTEN", None)
     p = subprocess.run(b.head_cmd([RMALAB, "-n", "2", "--json"]), env=env, text=True,
-                       input='io.open("/proc/sys/kernel/hostname"):read("l")\n:quit\n',
+                       input='io.open("/proc/sys/kernel/hostname"):read("l")\n'
+                       '@0 os.getenv("RMALAB_CONNECT")\n:quit\n',
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=90)
     print(p.stdout, p.stderr)
     events = [json.loads(line) for line in p.stdout.splitlines()]
     got = {e["text"] for e in events if e.get("event") == "result"}
     assert p.returncode == 0, "exit status %d" % p.returncode
     assert {"nodeA", "nodeB"} <= got, "results %s, not nodeA and nodeB" % got
+    # the head's addresses: eth0's (-iface) first, loopback last
+    want = r"%s,127\.0\.0\.1:472[01]\d" % re.escape(b.addr[bed.HEAD])
+    assert any(re.fullmatch(want, t) for t in got), "RMALAB_CONNECT is not %s: %s" % (want, got)
     nothing_left(b)
 
 
