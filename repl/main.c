@@ -8,7 +8,8 @@
  * (tests/layers.py, the repl-layers test); calls the other way go
  * through function pointers (session_hooks, term_hooks, the sink's
  * renderers):
- *   channel.c                       the control channel's frames
+ *   channel.c addr.c                the control channel's frames; where the
+ *                                   ranks reach the front end
  *   exec.c locals.c                 a rank's Lua state, REPL locals
  *   rank.c                          a rank: the control thread, the executor
  *   fold.c cmdline.c chunk.c request.c   folding; the command language;
