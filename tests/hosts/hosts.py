@@ -194,16 +194,18 @@ def case_under_mpiexec():
     nothing_left(b)
 
 
+def ticks(pid):
+    """utime + stime of a process, in clock ticks (0 once it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            utime, stime = f.read().rsplit(")", 1)[1].split()[11:13]
+    except OSError:
+        return 0
+    return int(utime) + int(stime)
+
+
 def cpu(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open("/proc/%d/stat" % p) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
+    return sum(ticks(p) for p in pids) / TICK
 
 
 def case_many():
