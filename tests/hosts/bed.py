@@ -20,6 +20,7 @@ usage as a script: bed.py up|down|clean (by hand, to reproduce a bug)"""
 import atexit
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -188,9 +189,9 @@ if __name__ == "__main__":
     elif cmd == "up":  # a bed that lives until Enter
         skip_unless_possible()
         b = Bed()
-        print("head: %s (%s)\nrun there: %s\nmpiexec options: %s" % (
-            b.ns[HEAD], b.addr[HEAD], " ".join(b.head_cmd(["bash"])),
-            " ".join(b.mpiexec_args())))
+        print("head: %s (%s), nodes: %s\na shell on the head: %s\nmpiexec options: %s" % (
+            b.ns[HEAD], b.addr[HEAD], ", ".join("%s (%s)" % (h, b.addr[h]) for h in b.nodes),
+            shlex.join(b.head_cmd(["bash"])), shlex.join(b.mpiexec_args())))
         input("Enter tears the bed down. ")
         b.close()
     else:
