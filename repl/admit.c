@@ -1,7 +1,7 @@
 /* Admitting the ranks of a session (session.h): each connection to the
  * listening socket must greet with the job's token and a rank not yet seen;
  * anything else is refused and logged. session_open waits here until every
- * rank is in. */
+ * rank is in, and then closes the listening socket. */
 #include "session.h"
 
 #include <arpa/inet.h>
@@ -75,7 +75,11 @@ int session_admit(session *s)
         if (fd >= 0 && session_greet(s, fd, 5) >= 0)
             have++;
     }
-    if (have < s->n)
+    if (have < s->n) {
         fprintf(stderr, "rmalab: only %d of %d ranks connected\n", have, s->n);
-    return have == s->n ? 0 : -1;
+        return -1;
+    }
+    close(s->l.listen_fd); /* every rank is in: no one else may connect */
+    s->l.listen_fd = -1;
+    return 0;
 }

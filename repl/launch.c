@@ -4,11 +4,12 @@
  * second, so interrupts go to the ranks over the channel instead. */
 #include "launch.h"
 
+#include "addr.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,42 +22,20 @@
 
 int launch_option_values(const char *opt)
 {
+    /* Hydra's flags (mpiexec -h); every other option takes one value
+     * (-launcher, -launcher-exec, -iface, -f, -hosts, -bootstrap, -rmk,
+     * -ppn, ...) */
     static const char *const none[] = {"-genvall", "-genvnone", "-envall", "-envnone", "-l",
-                                       "-prepend-rank", "-verbose", "-v", "-info"};
+                                       "-prepend-rank", "-verbose", "-v", "-info",
+                                       "-enable-x", "-disable-x", "-print-all-exitcodes",
+                                       "-profile", "-disable-auto-cleanup",
+                                       "-disable-hostname-propagation",
+                                       "-enable-hostname-propagation", "-pmi-port",
+                                       "-skip-launch-node"};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++)
         if (strcmp(opt, none[i]) == 0)
             return 0;
     return strcmp(opt, "-genv") == 0 || strcmp(opt, "-env") == 0 ? 2 : 1;
-}
-
-static int names_hosts(int argc, char **argv)
-{
-    static const char *const opts[] = {"-hosts", "-host", "-f", "-machinefile", "-hostfile",
-                                       "--hosts", "--host"};
-    for (int i = 0; i < argc; i++)
-        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
-            if (strcmp(argv[i], opts[k]) == 0)
-                return 1;
-    return 0;
-}
-
-/* The address to listen on, as text. */
-static void listen_host(int argc, char **argv, char *host, size_t size)
-{
-    const char *env = getenv("RMALAB_LISTEN");
-    snprintf(host, size, "127.0.0.1");
-    if (env && *env) {
-        snprintf(host, size, "%s", env);
-        return;
-    }
-    if (!names_hosts(argc, argv))
-        return;
-    char name[256];
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai;
-    if (gethostname(name, sizeof name) == 0 && getaddrinfo(name, NULL, &hints, &ai) == 0) {
-        inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, host, (socklen_t)size);
-        freeaddrinfo(ai);
-    }
 }
 
 static int make_token(char *token)
@@ -74,28 +53,61 @@ static int make_token(char *token)
     return 0;
 }
 
+/* Bind to the first free port of MPIEXEC_PORT_RANGE (or MPICH_PORT_RANGE),
+ * "LOW:HIGH", the range Hydra takes its own ports from, so that one
+ * firewall rule covers both; without one, to a port the system picks. */
+static int bind_port(int fd, struct sockaddr_in *sa)
+{
+    const char *range = getenv("MPIEXEC_PORT_RANGE");
+    if (!range || !*range)
+        range = getenv("MPICH_PORT_RANGE");
+    int low = 0, high = 0, end = 0;
+    if (range && *range &&
+        (sscanf(range, "%d:%d%n", &low, &high, &end) != 2 || range[end] || low < 1 ||
+         high < low || high > 65535)) {
+        fprintf(stderr, "rmalab: the port range \"%s\" is not LOW:HIGH (MPIEXEC_PORT_RANGE, "
+                        "MPICH_PORT_RANGE)\n", range);
+        errno = EINVAL;
+        return -1;
+    }
+    for (int port = low; port <= high; port++) {
+        sa->sin_port = htons((unsigned short)port);
+        if (bind(fd, (struct sockaddr *)sa, sizeof *sa) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 int launch_listen(launch_t *l, int argc, char **argv)
 {
-    char host[256];
-    struct sockaddr_in sa = {.sin_family = AF_INET};
+    const char *env = getenv("RMALAB_LISTEN");
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof sa;
-    listen_host(argc, argv, host, sizeof host);
     if (make_token(l->token)) {
         fprintf(stderr, "rmalab: cannot read /dev/urandom for the session's token\n");
         return -1;
     }
-    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+    if (env && *env && inet_pton(AF_INET, env, &sa.sin_addr) != 1) {
         fprintf(stderr, "rmalab: cannot listen on \"%s\" (RMALAB_LISTEN takes an IPv4 address)\n",
-                host);
+                env);
         return -1;
     }
+    /* Ranks that may be on other hosts get every address of this one
+     * (addr.c); RMALAB_LISTEN=0.0.0.0 asks for the same. */
+    if (env && *env ? sa.sin_addr.s_addr == htonl(INADDR_ANY) : l->wide || addr_wide(argc, argv))
+        l->wide = 1, sa.sin_addr.s_addr = htonl(INADDR_ANY);
     l->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (l->listen_fd < 0 || bind(l->listen_fd, (struct sockaddr *)&sa, sizeof sa) ||
+    if (l->listen_fd < 0 || bind_port(l->listen_fd, &sa) ||
         listen(l->listen_fd, 64) || getsockname(l->listen_fd, (struct sockaddr *)&sa, &len)) {
         perror("rmalab: listening for the ranks");
         return -1;
     }
-    snprintf(l->addr, sizeof l->addr, "%s:%d", host, ntohs(sa.sin_port));
+    char hosts[sizeof l->addr - 8];
+    if (l->wide)
+        addr_candidates(addr_iface(argc, argv), hosts, sizeof hosts);
+    else
+        inet_ntop(AF_INET, &sa.sin_addr, hosts, sizeof hosts);
+    snprintf(l->addr, sizeof l->addr, "%s:%d", hosts, ntohs(sa.sin_port));
     return 0;
 }
 

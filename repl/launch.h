@@ -7,18 +7,24 @@
 
 typedef struct {
     int listen_fd;
-    char addr[300];   /* host:port for RMALAB_CONNECT */
+    char addr[600];   /* ADDR[,ADDR...]:PORT for RMALAB_CONNECT (addr.h) */
     char token[65];
     pid_t pid;        /* mpiexec, the leader of its own session; 0 if none */
     char **env;       /* NULL, or "KEY=VALUE" strings for mpiexec's environment */
     int err_fd;       /* > 0: mpiexec's stdout and stderr go there (else stderr) */
+    int wide;         /* ranks may be on other hosts (launch_listen sets it, or the
+                         caller before it) */
 } launch_t;
 
 /* How many values the mpiexec option `opt` takes (0, 1 or 2: -genv K V). */
 int launch_option_values(const char *opt);
-/* Listen on one port: 127.0.0.1, or this host's address when the mpiexec
- * options name hosts (RMALAB_LISTEN overrides); make a random token.
- * 0 or -1 (message on stderr). */
+/* Listen on one port: of 127.0.0.1, or of every address when the ranks may
+ * be on other hosts (l->wide, or the mpiexec options or the environment
+ * say so: addr_wide), the ranks then trying this host's addresses in order
+ * (addr_candidates); RMALAB_LISTEN overrides (0.0.0.0: every address).
+ * The port: the first free one of MPIEXEC_PORT_RANGE or MPICH_PORT_RANGE
+ * (LOW:HIGH, as Hydra takes them), else one the system picks.
+ * Make a random token. 0 or -1 (message on stderr). */
 int launch_listen(launch_t *l, int argc, char **argv);
 /* Start `mpiexec -n N [opts] self --serve` in a new session, with the
  * address and token in its environment (not on its command line). */

@@ -8,7 +8,8 @@
  * (tests/layers.py, the repl-layers test); calls the other way go
  * through function pointers (session_hooks, term_hooks, the sink's
  * renderers):
- *   channel.c                       the control channel's frames
+ *   channel.c addr.c                the control channel's frames; where the
+ *                                   ranks reach the front end
  *   exec.c locals.c                 a rank's Lua state, REPL locals
  *   rank.c                          a rank: the control thread, the executor
  *   fold.c cycle.c cmdline.c chunk.c request.c   folding; rings in a
@@ -204,15 +205,21 @@ static int serve_under_mpiexec(void)
     rmalab_lua_host_hands_mpi();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    launch_t l = {.listen_fd = -1};
-    char addr[400] = "";
+    /* Ranks on other nodes than rank 0's reach it at any of its addresses
+     * (addr.c), not at 127.0.0.1. */
+    MPI_Comm node;
+    int on_node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    launch_t l = {.listen_fd = -1, .wide = on_node < size};
+    char addr[sizeof l.addr + 80] = "", connect[sizeof l.addr], token[65];
     if (rank == 0 && launch_listen(&l, 0, NULL) == 0)
         snprintf(addr, sizeof addr, "%s %s", l.addr, l.token);
     MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (!addr[0])
         return 1;
-    char connect[300], token[65];
-    sscanf(addr, "%299s %64s", connect, token);
+    sscanf(addr, "%599s %64s", connect, token);
     pthread_t t;
     front_job j = {.o = {.nranks = size, .launch = 0, .listen_fd = l.listen_fd, .token = token}};
     if (rank == 0 && pthread_create(&t, NULL, front_thread, &j))

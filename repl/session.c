@@ -1,5 +1,5 @@
 /* A session with the ranks of one job (session.h, docs/repl.md): one poll
- * loop over the ranks' sockets, the owner's input, the listening socket and
+ * loop over the ranks' sockets, the owner's input and
  * a self-pipe for signals. Commands go to their ranks at once and never
  * block the loop; each command's per-rank output and result are gathered,
  * and every event leaves through the sink. */
@@ -445,10 +445,6 @@ static int build_fds(session *s, struct pollfd *fds, int *map)
         fds[k] = (struct pollfd){s->sig_r, POLLIN, 0};
         map[k++] = -2;
     }
-    if (s->l.listen_fd >= 0) { /* late connections are refused and logged */
-        fds[k] = (struct pollfd){s->l.listen_fd, POLLIN, 0};
-        map[k++] = -3;
-    }
     int in = s->h.input_fd ? s->h.input_fd(s) : -1;
     if (in >= 0) {
         fds[k] = (struct pollfd){in, POLLIN, 0};
@@ -464,19 +460,15 @@ static int build_fds(session *s, struct pollfd *fds, int *map)
 
 void session_step(session *s, int ms)
 {
-    struct pollfd fds[RANKSET_MAX + 3];
-    int map[RANKSET_MAX + 3];
+    struct pollfd fds[RANKSET_MAX + 2];
+    int map[RANKSET_MAX + 2];
     int k = build_fds(s, fds, map);
     if (poll(fds, (nfds_t)k, ms) < 0 && errno != EINTR)
         s->dead = -1;
     for (int i = 0; i < k; i++) {
         if (!fds[i].revents)
             continue;
-        if (map[i] == -3) {
-            int fd = accept4(s->l.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-            if (fd >= 0)
-                session_greet(s, fd, 0.5);
-        } else if (map[i] == -2) {
+        if (map[i] == -2) {
             unsigned char b;
             if (read(s->sig_r, &b, 1) == 1 && s->h.on_signal)
                 s->h.on_signal(s, b);

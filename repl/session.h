@@ -105,7 +105,8 @@ void session_close(session *s);
 /* A new connection on the listening socket: read its HELLO within
  * `seconds`. The rank, or -1 (refused, closed and logged). */
 int session_greet(session *s, int fd, double seconds);
-/* Greet until every rank is in, mpiexec has ended, or 60 s: 0 or -1. */
+/* Greet until every rank is in (then close the listening socket: no one
+ * else may connect), mpiexec has ended, or 60 s: 0 or -1. */
 int session_admit(session *s);
 
 /* Commands. Each returns the command (owned by the session), or NULL. */

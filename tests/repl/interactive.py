@@ -4,6 +4,7 @@ run: interactive.py RMALAB CASE. Each case exits non-zero on failure, with
 what the screen showed."""
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -334,9 +335,27 @@ def listening_ports(pid):
 
 
 def case_bad_token():
-    child = spawn()
+    # Strangers connect while the front end waits for its ranks (mpiexec
+    # starts 2 s late, through a wrapper first on PATH): each is refused and
+    # logged. Once every rank is in, the front end listens no more.
+    import tempfile
+    wrap = tempfile.mkdtemp()
+    with open(os.path.join(wrap, "mpiexec"), "w") as f:
+        f.write("#!/bin/sh\nsleep 2\nexec /usr/bin/mpiexec \"$@\"\n")
+    os.chmod(os.path.join(wrap, "mpiexec"), 0o755)
+    env = dict(os.environ, HOME=os.environ.get("RMALAB_TEST_HOME", "/tmp"), TERM="xterm",
+               PATH=wrap + ":" + os.environ["PATH"])
+    child = pexpect.spawn(RMALAB, ["-n", "2"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(50, 250))
+    child.logfile_read = sys.stdout
+    for _ in range(100):
+        ports = os.path.exists("/proc/%d" % child.pid) and listening_ports(child.pid)
+        if ports:
+            break
+        time.sleep(0.02)
+    port = ports[0]
     for token in ("0" * 64, None):
-        s = socket.create_connection(("127.0.0.1", listening_ports(child.pid)[0]))
+        s = socket.create_connection(("127.0.0.1", port))
         fields = [b"bad" if token is None else token.encode(), b"0", b"2", b"x", b"1", b"x"]
         if token is None:  # not even a greeting
             body = b"R" + b"".join(struct.pack(">I", len(f)) + f for f in fields[:1])
@@ -347,16 +366,23 @@ def case_bad_token():
         s.close()
     # bytes that are no frame at all (a length beyond the limit), and a
     # connection that says nothing
-    port = listening_ports(child.pid)[0]
     s = socket.create_connection(("127.0.0.1", port))
     s.sendall(b"\xff\xff\xff\xffGET / HTTP/1.0\r\n\r\n")
     child.expect(r"refused a control connection from 127\.0\.0\.1: not a frame of the control")
     s.close()
     s = socket.create_connection(("127.0.0.1", port))
-    child.expect(r"refused a control connection from 127\.0\.0\.1: no greeting")
     s.close()
+    child.expect(r"refused a control connection from 127\.0\.0\.1: no greeting")
+    child.expect(PROMPT)
+    assert not listening_ports(child.pid), "still listening once every rank is in"
+    try:
+        socket.create_connection(("127.0.0.1", port)).close()
+        raise AssertionError("a connection to port %d was accepted after the start" % port)
+    except ConnectionRefusedError:
+        pass
     run(child, "1 + 1", r"\[0,1\] 2", PROMPT)
     quit_ok(child)
+    shutil.rmtree(wrap)
 
 
 globals()["case_" + CASE]()
