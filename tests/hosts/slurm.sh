@@ -55,9 +55,11 @@ check() {
     for pat in "$@"; do
         grep -Eq -- "$pat" "$out" "$err" || { fail "$what: no \"$pat\""; return; }
     done
-    echo "ok: $what"
+    echo "ok: $what ($((SECONDS - t0)) s)"
     leftovers "$what"
+    t0=$SECONDS
 }
+t0=$SECONDS
 
 timeout 60 salloc -N 2 mpiexec -verbose -n 4 hostname >"$out" 2>"$err"
 check "mpiexec -n 4 hostname in salloc -N 2" $? \
