@@ -5,7 +5,7 @@
 # must choose Slurm's launcher by itself), the runner (scripts/ring.lua on 4
 # ranks), `rmalab test` on a scenario, a piped REPL session (a PSCW epoch
 # from one host to the other, :status, :quit) compared exactly with
-# slurm-repl-4.out; and, in `salloc -N 2 -n 4`, the runner under
+# slurm-repl-4.out, and one that ends on a deadlock (its hint, exit 1); and, in `salloc -N 2 -n 4`, the runner under
 # `srun --mpi=pmi2` without Hydra. After each job nothing but slurmd may be
 # left on the nodes. Skips (77) as slurm-bed.sh does.
 set -u
@@ -74,13 +74,23 @@ check "rmalab -n 4 scripts/ring.lua in salloc -N 2" $? "${ring[@]}"
 timeout 90 salloc -N 2 "$rmalab" test tests/lua/comm.lua >"$out" 2>"$err"
 check "rmalab test tests/lua/comm.lua in salloc -N 2" $? '^[1-9][0-9]* passed, 0 failed$'
 
-timeout 90 salloc -N 2 "$rmalab" -n 4 <"$here/slurm-repl-4.in" >"$out" 2>"$err"
-st=$?
-if diff -u "$here/slurm-repl-4.out" "$out"; then
-    check "the REPL on 4 ranks in salloc -N 2" $st
-else
-    fail "the REPL on 4 ranks in salloc -N 2: the output differs from slurm-repl-4.out"
-fi
+# repl RANKS IN OUT STATUS: a piped session, its output exactly OUT.
+repl() {
+    local what="the REPL on $1 ranks in salloc -N 2 < ${2#"$PWD"/}"
+    timeout 90 salloc -N 2 "$rmalab" -n "$1" <"$2" >"$out" 2>"$err"
+    local st=$?
+    if ! diff -u "$3" "$out"; then
+        fail "$what: the output differs from ${3#"$PWD"/}"
+    elif [ $st -ne "$4" ]; then
+        fail "$what: exit status $st, expected $4"
+    else
+        check "$what" 0
+    fi
+}
+repl 4 "$here/slurm-repl-4.in" "$here/slurm-repl-4.out" 0
+# Ending on a deadlock: the hint, then the front end ends the job (exit 1),
+# through Hydra's srun, on both nodes.
+repl 3 tests/repl/deadlock-3.in tests/repl/deadlock-3.out 1
 
 timeout 90 salloc -N 2 -n 4 srun --mpi=pmi2 "$rmalab" scripts/ring.lua >"$out" 2>"$err"
 check "srun --mpi=pmi2 rmalab scripts/ring.lua in salloc -N 2 -n 4" $? "${ring[@]}"
