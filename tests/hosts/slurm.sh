@@ -5,9 +5,10 @@
 # must choose Slurm's launcher by itself), the runner (scripts/ring.lua on 4
 # ranks), `rmalab test` on a scenario, a piped REPL session (a PSCW epoch
 # from one host to the other, :status, :quit) compared exactly with
-# slurm-repl-4.out, and one that ends on a deadlock (its hint, exit 1); and, in `salloc -N 2 -n 4`, the runner under
-# `srun --mpi=pmi2` without Hydra. After each job nothing but slurmd may be
-# left on the nodes. Skips (77) as slurm-bed.sh does.
+# slurm-repl-4.out, and one that ends on a deadlock (its hint, exit 1);
+# and, in `salloc -N 2 -n 4`, the runner under `srun --mpi=pmi2` without
+# Hydra. After each job nothing but slurmd may be left on the nodes.
+# Skips (77) as slurm-bed.sh does.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then
