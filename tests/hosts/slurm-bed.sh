@@ -198,9 +198,11 @@ fi
 
 echo "slurm-bed: up in $(( ($(date +%s%N) - t0) / 1000000 )) ms" >&2
 
-# For COMMAND: the front end's address, and the nodes' namespaces (to look
-# for processes left behind: `ip netns pids`).
-export RLSLURM_FRONT=${addr[0]} RLSLURM_NODES="${ns[1]} ${ns[2]}"
+# For COMMAND: the front end's address, the first node's (where a batch
+# script runs), the nodes' namespaces (to look for processes left behind:
+# `ip netns pids`), and the bed's directory (removed with it).
+export RLSLURM_FRONT=${addr[0]} RLSLURM_FIRST=${addr[1]} RLSLURM_NODES="${ns[1]} ${ns[2]}"
+export RLSLURM_DIR=$dir
 # In the background, so that a signal to this script is handled at once
 # (bash runs a trap only once its foreground child has ended); stdin stays
 # the script's for an interactive COMMAND.

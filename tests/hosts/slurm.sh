@@ -6,8 +6,8 @@
 # ranks), `rmalab test` on a scenario, a piped REPL session (a PSCW epoch
 # from one host to the other, :status, :quit) compared exactly with
 # slurm-repl-4.out, and one that ends on a deadlock (its hint, exit 1);
-# and, in `salloc -N 2 -n 4`, the runner under `srun --mpi=pmi2` without
-# Hydra. After each job nothing but slurmd may be left on the nodes.
+# in a batch job (sbatch -N 2), the runner and `rmalab test`; and, in
+# `salloc -N 2 -n 4`, the runner under `srun --mpi=pmi2` without Hydra. After each job nothing but slurmd may be left on the nodes.
 # Skips (77) as slurm-bed.sh does.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -94,6 +94,21 @@ repl 4 "$here/slurm-repl-4.in" "$here/slurm-repl-4.out" 0
 # Ending on a deadlock: the hint, then the front end ends the job (exit 1),
 # through Hydra's srun, on both nodes.
 repl 3 tests/repl/deadlock-3.in tests/repl/deadlock-3.out 1
+
+# A batch job: its script runs on the first node, and so does the front end
+# of `rmalab test` there.
+batch=$RLSLURM_DIR/batch.sh
+cat >"$batch" <<EOF
+#!/bin/sh
+cd "$PWD" || exit 1
+echo "batch on \$(hostname)"
+"$rmalab" -n 4 scripts/ring.lua || exit 1
+[ "\${RLSLURM_AUTO:-0}" = 1 ] || export RMALAB_LISTEN=$RLSLURM_FIRST
+"$rmalab" test tests/lua/comm.lua
+EOF
+(cd /tmp && timeout 90 sbatch --wait -N 2 -o "$out" "$batch" >"$err" 2>&1)
+check "sbatch -N 2: rmalab -n 4 scripts/ring.lua, rmalab test" $? '^batch on rlslurm1$' \
+    "${ring[@]}" '^[1-9][0-9]* passed, 0 failed$'
 
 timeout 90 salloc -N 2 -n 4 srun --mpi=pmi2 "$rmalab" scripts/ring.lua >"$out" 2>"$err"
 check "srun --mpi=pmi2 rmalab scripts/ring.lua in salloc -N 2 -n 4" $? "${ring[@]}"
