@@ -57,6 +57,7 @@ down() {
         [ -e "/run/netns/$n" ] || continue
         local left
         left=$(ip netns pids "$n" 2>/dev/null)
+        # shellcheck disable=SC2086 # one pid a word
         [ -n "$left" ] && kill -KILL $left 2>/dev/null
         ip netns del "$n" 2>/dev/null
         rm -rf "/etc/netns/$n"
@@ -104,6 +105,7 @@ done
 # in place of the (sub)shell, so that `run_on ... &` leaves CMD's pid in $!.
 run_on() {
     local i=$1; shift
+    # shellcheck disable=SC2016 # the inner shell expands $0 and $@
     exec ip netns exec "${ns[$i]}" unshare --uts -- /bin/sh -c 'hostname "$0" && exec "$@"' \
         "${host[$i]}" "$@"
 }
