@@ -25,7 +25,7 @@ set -u
 
 skip() { echo "slurm-bed: skipped: $*" >&2; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, slurmd)"
-for p in slurmctld slurmd salloc srun scontrol munged ip unshare nsenter; do
+for p in slurmctld slurmd salloc srun sbatch sinfo scontrol munged ip unshare; do
     command -v "$p" >/dev/null 2>&1 ||
         skip "$p is not installed (Debian: apt-get install slurm-wlm munge)"
 done
