@@ -27,7 +27,10 @@ PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-co
           # the Jupyter kernel (kernel/) and its tests: jupyter_client, nbclient,
           # the classic Notebook in headless Chromium (docs/jupyter.md)
           python3-ipykernel python3-jupyter-client python3-nbclient python3-nbformat
-          jupyter-notebook chromium chromium-driver python3-selenium)
+          jupyter-notebook chromium chromium-driver python3-selenium
+          # the hosts suite: a test bed of network namespaces (iproute2), and a
+          # Slurm cluster in them (docs/clusters.md, "Slurm")
+          slurm-wlm munge)
 # Only ./do fuzz needs these: clang and its runtime libraries (libFuzzer).
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 FUZZ_TARGETS=(info hints cmdline transcript channel values)

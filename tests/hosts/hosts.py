@@ -85,7 +85,8 @@ def case_repl():
     run(child, 'win:get_info():get("rmalab_pscw")', r"\[0,1\] " + engine, PROMPT)
     # a fence that rank 1 has not reached: the hint comes by itself
     run(child, "@0 win:fence()", r"\[0\] \u2026 still running: win:fence\(\)", PROMPT)
-    child.expect(r"hint: rank 0 is blocked in fence\(\)", timeout=5)
+    child.expect(r"hint: rank 0 is blocked in the collective fence\(\) until rank 1 calls "
+                 r"fence\(\) too", timeout=5)
     run(child, ":status", r"rank 0: blocked [\d.]+ s in fence\(\)", r"rank 1: idle", PROMPT)
     run(child, "@1 win:fence()", PROMPT)
     run(child, ":status", r"rank 0: idle\s+rank 1: idle", PROMPT)

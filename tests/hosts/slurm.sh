@@ -17,11 +17,9 @@ if [ "${1:-}" != --inside ]; then
 fi
 rmalab=$2
 cd "$3" || exit 1
-# Without the address fix of issue 29 the front end listens on 127.0.0.1
-# in an allocation, which the ranks on the nodes cannot reach, unless
-# RMALAB_LISTEN gives the address. RLSLURM_AUTO=1 leaves it unset, to test
-# the front end's own choice (once that is in, this is to go).
-[ "${RLSLURM_AUTO:-0}" = 1 ] || export RMALAB_LISTEN=$RLSLURM_FRONT
+# No RMALAB_LISTEN: the front end finds the allocation and listens where
+# the nodes reach it (issue 29).
+unset RMALAB_LISTEN
 
 failed=0
 out=$(mktemp) err=$(mktemp)
@@ -69,8 +67,8 @@ check "mpiexec -n 4 hostname in salloc -N 2" $? \
     '--launcher slurm' 'Launch arguments: [^ ]*srun -N 2 -n 2 ' '^rlslurm1$' '^rlslurm2$'
 [ "$(grep -c '^rlslurm[12]$' "$out")" -eq 4 ] || fail "mpiexec: not 4 lines of hostname"
 
-ring=('rank 0 got 300 from rank 3' 'rank 1 got 0 from rank 0' 'rank 2 got 100 from rank 1'
-      'rank 3 got 200 from rank 2' 'rank 3 saw 12, 22, 32, 42, 52')
+ring=('rank 0 got 400 from rank 3' 'rank 1 got 100 from rank 0' 'rank 2 got 200 from rank 1'
+      'rank 3 got 300 from rank 2' 'rank 3 saw 12, 22, 32, 42, 52')
 timeout 90 salloc -N 2 "$rmalab" -n 4 scripts/ring.lua >"$out" 2>"$err"
 check "rmalab -n 4 scripts/ring.lua in salloc -N 2" $? "${ring[@]}"
 
@@ -103,7 +101,6 @@ cat >"$batch" <<EOF
 cd "$PWD" || exit 1
 echo "batch on \$(hostname)"
 "$rmalab" -n 4 scripts/ring.lua || exit 1
-[ "\${RLSLURM_AUTO:-0}" = 1 ] || export RMALAB_LISTEN=$RLSLURM_FIRST
 "$rmalab" test tests/lua/comm.lua
 EOF
 # (sbatch --wait polls every 2 to 10 s; scontrol, every 0.2 s: 8 s less.)
