@@ -165,6 +165,22 @@ static void backoff(rmalab_win *w, struct poll *p)
         sched_yield();
 }
 
+/* Poll until done(w, ranks, n), blocked as `what` on those ranks in a
+ * record that rmalab_interrupt may mark: then RMALAB_ERR_INTERRUPTED,
+ * having consumed nothing, so the next call waits for the same thing. */
+static int await(rmalab_win *w, const char *what, const int *ranks, int n,
+                 int (*done)(rmalab_win *, const int *, int))
+{
+    struct poll p = POLL_INIT;
+    rmalab__block b;
+    bool stop = false;
+    rmalab__win_block_interruptible(w, &b, what, ranks, n);
+    while (!(stop = rmalab__block_interrupted(&b)) && !done(w, ranks, n))
+        backoff(w, &p);
+    rmalab__win_unblock(w, &b);
+    return stop ? RMALAB_ERR_INTERRUPTED : RMALAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Set-up and tear-down                                                     */
 
@@ -448,25 +464,24 @@ static int rma_start(rmalab_win *w, const int *ranks, int n, int mode)
     return RMALAB_OK;
 }
 
+/* Target ranks[0] has posted to this origin's current epoch. */
+static int posted(rmalab_win *w, const int *ranks, int n)
+{
+    (void)n;
+    struct rmalab__rma *r = w->engine_state;
+    return read_counter(w, ranks[0], post_slot(r, ranks[0])) >= r->need[ranks[0]];
+}
+
 /* Wait until target t's post for this epoch has arrived. */
 static int await_post(rmalab_win *w, const char *what, int t)
 {
     struct rmalab__rma *r = w->engine_state;
-    struct poll p = POLL_INIT;
     if (r->ready[t])
         return RMALAB_OK;
     flush_signals(w);
-    if (read_counter(w, t, post_slot(r, t)) < r->need[t]) {
-        rmalab__block b;
-        bool stop = false;
-        rmalab__win_block_interruptible(w, &b, what, &t, 1);
-        while (!(stop = rmalab__block_interrupted(&b)) &&
-               read_counter(w, t, post_slot(r, t)) < r->need[t])
-            backoff(w, &p);
-        rmalab__win_unblock(w, &b);
-        if (stop) /* nothing consumed: the next call waits for the same post (rma.c) */
-            return RMALAB_ERR_INTERRUPTED;
-    }
+    int rc = posted(w, &t, 1) ? RMALAB_OK : await(w, what, &t, 1, posted);
+    if (rc) /* interrupted: rma.c does not issue the operation */
+        return rc;
     rmalab__trace_arrival(w, RMALAB_TRACE_POST_ARRIVED, t);
     __atomic_store_n(&r->ready[t], 1, __ATOMIC_RELAXED);
     return RMALAB_OK;
@@ -539,16 +554,10 @@ static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 
 static int rma_wait(rmalab_win *w, const int *xgroup, int n)
 {
-    struct poll p = POLL_INIT;
-    rmalab__block b;
-    bool stop = false;
     flush_signals(w);
-    rmalab__win_block_interruptible(w, &b, "wait", xgroup, n);
-    while (!(stop = rmalab__block_interrupted(&b)) && !all_arrived(w, xgroup, n))
-        backoff(w, &p);
-    rmalab__win_unblock(w, &b);
-    if (stop) /* rmalab_interrupt: the completes expected stand (sync.c) */
-        return RMALAB_ERR_INTERRUPTED;
+    int rc = all_arrived(w, xgroup, n) ? RMALAB_OK : await(w, "wait", xgroup, n, all_arrived);
+    if (rc) /* interrupted: the completes expected stand (sync.c) */
+        return rc;
     /* Make the origins' writes visible to local loads. */
     if (needs_win_sync(w))
         MPI_Win_sync(w->win);
