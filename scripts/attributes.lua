@@ -8,7 +8,7 @@
 -- Rank 0 narrates. Attributes are local to a rank: every rank makes the same
 -- calls (windows are collective) and rank 0 shows its own.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(2) then return end
 local say = lab.say
 

@@ -9,7 +9,7 @@
 -- while blocked; a lock on rank 0 then waits for rank 0 to wake, tens of
 -- ms per fetch_and_op here: the env line lets them spin, as scripts do.)
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(2, { 3, 4 }) then return end
 local me, size = rl.world:rank(), rl.world:size()
 local say = lab.say

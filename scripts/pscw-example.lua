@@ -12,7 +12,7 @@
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Both PSCW engines run the figure.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(4) then return end
 local me = rl.world:rank()
 local say, report = lab.say, lab.report

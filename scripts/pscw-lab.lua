@@ -6,7 +6,7 @@
 -- Rank 0 narrates; rank 0 is the origin and rank 1 the target. Rank 1's
 -- lines are gathered to rank 0, which prints them where they belong.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(2) then return end
 local me = rl.world:rank()
 local say, report = lab.say, lab.report

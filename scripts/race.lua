@@ -7,7 +7,7 @@
 -- timeout: 30
 -- Rank 0 narrates; rank 2 is the target. Run it twice: the tally changes.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(3) then return end
 local me = rl.world:rank()
 local say = lab.say

@@ -12,7 +12,7 @@
 -- races:warn each rank would print its reports on stderr as it finds them,
 -- interleaved with the narration in another order on every run.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(3) then return end
 local me, size = rl.world:rank(), rl.world:size()
 local say, report = lab.say, lab.report

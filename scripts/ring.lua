@@ -8,7 +8,7 @@
 -- Rank 0 narrates; every rank's own lines are gathered to rank 0 and printed
 -- in rank order. Runs on rmalab's default PSCW engine (rma).
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(4) then return end
 local me, size = rl.world:rank(), rl.world:size()
 local say, report = lab.say, lab.report

@@ -8,7 +8,7 @@
 -- timeout: 30
 -- Rank 0 narrates; times are seconds since a common barrier.
 local rl = require "rmalab"
-local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
 if not lab.ranks(2) then return end
 local me = rl.world:rank()
 local say, report = lab.say, lab.report

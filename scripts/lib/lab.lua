@@ -1,7 +1,8 @@
 -- What every lab in scripts/ shares: the rank-count check, rank 0's
 -- narration, and every rank's lines printed by rank 0 in rank order. A lab
 -- loads it from beside itself:
---   local lab = dofile(arg[0]:match("^(.-)[^/]*$") .. "lib/lab.lua")
+--   local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/lab.lua")
+-- (its own path, not arg[0]: a lab may be run by dofile, as tests/trace does)
 local rl = require "rmalab"
 local me, size = rl.world:rank(), rl.world:size()
 local lab = {}
