@@ -141,19 +141,30 @@ static int race_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
     return rmalab__racc_add(&w->races->out[ev->target], &r, id);
 }
 
+/* A point access (a read or write, a load or store) as one record, alone
+ * in `one` (emptied first); *id numbers it. `sites`: the site's name for a
+ * read, then for a write. */
+static int point_record(rmalab_win *w, const rmalab__op_event *ev, const char *const sites[2],
+                        struct rmalab__rlist *one, uint32_t *id)
+{
+    bool write = ev->kind == RMALAB_TRACE_WRITE;
+    rmalab__racc r = record_of(w, ev, true);
+    r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
+    r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
+    rmalab__races_site(r.site, sizeof r.site, sites[write]);
+    one->n = 0;
+    return rmalab__racc_add(one, &r, id);
+}
+
 int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
 {
     if (!w->races)
         return RMALAB_OK;
     static struct rmalab__rlist one;
+    static const char *const sites[2] = {"win:read", "win:write"};
     bool write = ev->kind == RMALAB_TRACE_WRITE;
-    rmalab__racc r = record_of(w, ev, true);
-    r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
-    r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
-    rmalab__races_site(r.site, sizeof r.site, write ? "win:write" : "win:read");
-    one.n = 0;
     uint32_t id;
-    int rc = rmalab__racc_add(&one, &r, &id);
+    int rc = point_record(w, ev, sites, &one, &id);
     if (rc)
         return rc;
     rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), w->rank, ev->disp, ev->type, ev->count,
@@ -171,15 +182,10 @@ int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev)
     if (!w->races || ev->target == w->rank)
         return rmalab__op_local(w, ev);
     static struct rmalab__rlist one;
-    bool write = ev->kind == RMALAB_TRACE_WRITE;
-    rmalab__racc r = record_of(w, ev, true);
-    r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
-    r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
-    rmalab__races_site(r.site, sizeof r.site, write ? "a store" : "a load");
-    one.n = 0;
+    static const char *const sites[2] = {"a load", "a store"};
     uint32_t id;
     int64_t *none = rmalab__calloc(1, rmalab__clock_bytes());
-    int rc = none ? rmalab__racc_add(&one, &r, &id)
+    int rc = none ? point_record(w, ev, sites, &one, &id)
                   : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (!rc && !(rc = rmalab__races_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
         w->races->sent[ev->target]++;
