@@ -7,16 +7,26 @@
 
 #include <string.h>
 
+/* A read or write (kind) of this rank's memory: its event begun, its
+ * checks, and *p where it reads or writes. */
+static int local_open(rmalab_win *w, int kind, MPI_Aint disp, rmalab_type type, int count,
+                      rmalab__op_event *ev, unsigned char **p)
+{
+    const char *what = kind == RMALAB_TRACE_READ ? "read" : "write";
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    *ev = (rmalab__op_event){kind, w->rank, disp, type, count, RMALAB_NOPS};
+    rmalab__op_begin(w, ev);
+    int rc = rmalab__check_count(what, type, count);
+    return rc ? rc
+              : rmalab__layout_local(w, what, disp, (MPI_Aint)count * rmalab_type_size(type), p);
+}
+
 int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, void *out)
 {
     unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__op_event ev = {RMALAB_TRACE_READ, w->rank, disp, type, count, RMALAB_NOPS};
-    rmalab__op_begin(w, &ev);
-    int rc = rmalab__check_count("read", type, count);
-    if (!rc)
-        rc = rmalab__layout_local(w, "read", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    rmalab__op_event ev;
+    int rc = local_open(w, RMALAB_TRACE_READ, disp, type, count, &ev, &p);
     if (rc || !out)
         return rc;
     if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
@@ -29,13 +39,8 @@ int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, v
 int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
 {
     unsigned char *p;
-    if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab__op_event ev = {RMALAB_TRACE_WRITE, w->rank, disp, type, count, RMALAB_NOPS};
-    rmalab__op_begin(w, &ev);
-    int rc = rmalab__check_count("write", type, count);
-    if (!rc)
-        rc = rmalab__layout_local(w, "write", disp, (MPI_Aint)count * rmalab_type_size(type), &p);
+    rmalab__op_event ev;
+    int rc = local_open(w, RMALAB_TRACE_WRITE, disp, type, count, &ev, &p);
     if (rc)
         return rc;
     memcpy(p, in, (size_t)count * (size_t)rmalab_type_size(type));
