@@ -12,6 +12,7 @@
  * branch on the mode. */
 #include "private.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,67 @@ int rmalab_wait_get_mode(void)
 #define LONG_SLEEP 10000000L /* after LONG_AFTER sleeps */
 #define LONG_AFTER 100
 
+/* ------------------------------------------------------------------------ */
+/* Hurrying: another process needs this one's progress                     */
+
+/* Until when (CLOCK_MONOTONIC ns) sleeping waits nap at most FIRST_SLEEP;
+ * written under nap_lock, so that a nap that checked it and then waits on
+ * nap_cond cannot miss the broadcast of a hurry that came in between. */
+static _Atomic long long hurry_until;
+static pthread_mutex_t nap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nap_cond;
+static pthread_once_t nap_once = PTHREAD_ONCE_INIT;
+
+static void nap_init(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&nap_cond, &a);
+    pthread_condattr_destroy(&a);
+}
+
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool hurrying(long long now)
+{
+    return now < atomic_load_explicit(&hurry_until, memory_order_relaxed);
+}
+
+void rmalab_wait_hurry(double seconds)
+{
+    pthread_once(&nap_once, nap_init);
+    long long until = mono_ns() + (long long)(seconds * 1e9);
+    pthread_mutex_lock(&nap_lock);
+    if (until > atomic_load_explicit(&hurry_until, memory_order_relaxed))
+        atomic_store_explicit(&hurry_until, until, memory_order_relaxed);
+    pthread_cond_broadcast(&nap_cond);
+    pthread_mutex_unlock(&nap_lock);
+}
+
+/* Sleep ns, or FIRST_SLEEP at most while hurried; a hurry that comes
+ * during the sleep ends it. */
+static void nap(long ns)
+{
+    pthread_once(&nap_once, nap_init);
+    long long t = mono_ns();
+    pthread_mutex_lock(&nap_lock);
+    if (hurrying(t) && ns > FIRST_SLEEP)
+        ns = FIRST_SLEEP;
+    long long end = t + ns;
+    struct timespec until = {(time_t)(end / 1000000000LL), (long)(end % 1000000000LL)};
+    long long before = atomic_load_explicit(&hurry_until, memory_order_relaxed);
+    while (atomic_load_explicit(&hurry_until, memory_order_relaxed) == before &&
+           pthread_cond_timedwait(&nap_cond, &nap_lock, &until) == 0)
+        ; /* a spurious wake-up: sleep on */
+    pthread_mutex_unlock(&nap_lock);
+}
+
 void rmalab__backoff_step(rmalab__backoff *b)
 {
     struct timespec now;
@@ -98,11 +160,44 @@ void rmalab__backoff_step(rmalab__backoff *b)
             return;
         b->ns = FIRST_SLEEP;
     }
-    nanosleep(&(struct timespec){0, b->ns}, NULL);
-    if (++b->slept > LONG_AFTER)
+    nap(b->ns);
+    if (hurrying(mono_ns())) { /* back to short naps, growing again after */
+        b->ns = FIRST_SLEEP;
+        b->slept = 0;
+    } else if (++b->slept > LONG_AFTER) {
         b->ns = LONG_SLEEP;
-    else if (b->ns < MAX_SLEEP)
+    } else if (b->ns < MAX_SLEEP) {
         b->ns = b->ns * 2 < MAX_SLEEP ? b->ns * 2 : MAX_SLEEP;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Calls that need other processes' progress                                */
+
+static _Atomic(rmalab_progress_hook) progress_hook;
+static void *_Atomic progress_arg;
+
+void rmalab_set_progress_hook(rmalab_progress_hook fn, void *arg)
+{
+    atomic_store(&progress_arg, arg);
+    atomic_store(&progress_hook, fn);
+}
+
+/* b needs its ranks' progress: tell the hook, as world ranks. */
+static void need_progress(const rmalab__block *b)
+{
+    rmalab_progress_hook fn = atomic_load_explicit(&progress_hook, memory_order_relaxed);
+    if (!fn)
+        return;
+    int world[64], k = 0;
+    for (int i = 0; i < b->n; i++) {
+        int r = b->ranks ? b->ranks[i] : i;
+        world[k++] = b->map ? b->map[r] : r;
+        if (k == 64 || i == b->n - 1) {
+            fn(world, k, atomic_load(&progress_arg));
+            k = 0;
+        }
+    }
 }
 
 int rmalab__wait_request(MPI_Request *req, const char *what)
@@ -221,6 +316,8 @@ int rmalab__block_enter(rmalab__block *b)
     b->prev = proc.now;
     proc.now = b;
     proc_unlock();
+    if (b->passive)
+        need_progress(b);
     if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP ||
         !b->collective)
         return RMALAB_OK;

@@ -114,6 +114,8 @@ typedef struct rmalab__block {
     int n;
     bool collective;
     bool interruptible;         /* the caller polls rmalab__block_interrupted */
+    bool passive;               /* needs the ranks' progress, not a call of
+                                   theirs: rmalab_set_progress_hook is told */
     _Atomic bool interrupted;   /* set by rmalab_interrupt */
     double since;               /* set by rmalab__block_enter */
     const struct rmalab__block *prev; /* the call it is nested in */
@@ -147,7 +149,8 @@ int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc);
 /* The sleeping backoff of a polling loop: each step polls at once for the
  * first tens of µs, then sleeps, from 20 µs doubling to 1 ms; a wait that
  * has lasted about 0.1 s (someone at a prompt has yet to act) sleeps 10 ms
- * at a time. */
+ * at a time, unless another process hurries this one (rmalab_wait_hurry):
+ * then 20 µs again, a sleep in progress ending at once. */
 typedef struct {
     unsigned long n, slept;
     long ns;

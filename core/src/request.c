@@ -118,7 +118,7 @@ static int rma_step(rmalab_request *r, bool block)
     int flag = 1, rc = RMALAB_OK, e;
     if (block) {
         rmalab__block b;
-        (void)rmalab__win_block(w, &b, ev.k->name, false, &r->peer, 1);
+        rmalab__win_block_passive(w, &b, ev.k->name, &r->peer, 1);
         if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
             rc = rmalab__wait_request(&r->req[0], "MPI_Wait (an RMA request)");
         else if ((e = MPI_Wait(&r->req[0], MPI_STATUS_IGNORE)) != MPI_SUCCESS)

@@ -54,7 +54,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
                             "locked once at a time, so unlock(%d) first",
                             target, target);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
+    rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
                          rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
@@ -89,7 +89,7 @@ static int unlock_call(rmalab_win *w, int target)
                                                                   "after lock_all())"
                                                                 : "; lock it first");
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, &target, 1);
+    rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
     int e = MPI_Win_unlock(target, w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
@@ -126,7 +126,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
                                 "that no passive-target lock targets it; use fence or PSCW",
                                 r);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
+    rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
     int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
@@ -152,7 +152,7 @@ static int unlock_all_call(rmalab_win *w)
                                                               "lock(target))"
                                                             : "");
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, ev.k->name, false, NULL, 0);
+    rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
     int e = MPI_Win_unlock_all(w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
@@ -181,7 +181,7 @@ static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
                             "rank %d is not locked; call lock(%d) or lock_all() first",
                             call, target, target);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, call, false, &target, 1);
+    rmalab__win_block_passive(w, &b, call, &target, 1);
     int e = id == RMALAB_SYNC_FLUSH ? MPI_Win_flush(target, w->plain)
                                     : MPI_Win_flush_local(target, w->plain);
     rmalab__win_unblock(w, &b);
@@ -207,7 +207,7 @@ static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
                             "lock_all() first",
                             call);
     rmalab__block b;
-    (void)rmalab__win_block(w, &b, call, false, NULL, 0);
+    rmalab__win_block_passive(w, &b, call, NULL, 0);
     int e = id == RMALAB_SYNC_FLUSH_ALL ? MPI_Win_flush_all(w->plain)
                                         : MPI_Win_flush_local_all(w->plain);
     rmalab__win_unblock(w, &b);

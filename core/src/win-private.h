@@ -342,13 +342,13 @@ static inline void rmalab__set_blocked(rmalab_win *w, const char *call)
  * waits for the window's group on w->comm in SLEEP mode; if that fails,
  * the call has left and the error is returned. */
 static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char *call,
-                                     bool collective, bool interruptible, const int *ranks,
-                                     int n)
+                                     bool collective, bool interruptible, bool passive,
+                                     const int *ranks, int n)
 {
     *b = (rmalab__block){.call = call, .object = "win", .id = w->id, .comm = w->comm,
                          .ranks = ranks, .map = w->lay.world_ranks,
                          .n = ranks ? n : w->size, .collective = collective,
-                         .interruptible = interruptible,
+                         .interruptible = interruptible, .passive = passive,
                          .win_prev = atomic_load_explicit(&w->blocked_in,
                                                           memory_order_relaxed)};
     rmalab__set_blocked(w, call);
@@ -361,7 +361,16 @@ static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char
 static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char *call,
                                     bool collective, const int *ranks, int n)
 {
-    return rmalab__win_block_(w, b, call, collective, false, ranks, n);
+    return rmalab__win_block_(w, b, call, collective, false, false, ranks, n);
+}
+
+/* A passive-target call (lock, unlock, the flushes, an RMA request's wait):
+ * it waits inside MPI for its targets' progress, not for a call of theirs,
+ * which rmalab_set_progress_hook's hook hears of. Never collective. */
+static inline void rmalab__win_block_passive(rmalab_win *w, rmalab__block *b, const char *call,
+                                             const int *ranks, int n)
+{
+    (void)rmalab__win_block_(w, b, call, false, false, true, ranks, n);
 }
 
 /* A wait in rmalab's own polling loop, which rmalab_interrupt may end: the
@@ -370,7 +379,7 @@ static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char 
 static inline void rmalab__win_block_interruptible(rmalab_win *w, rmalab__block *b,
                                                    const char *call, const int *ranks, int n)
 {
-    (void)rmalab__win_block_(w, b, call, false, true, ranks, n);
+    (void)rmalab__win_block_(w, b, call, false, true, false, ranks, n);
 }
 
 static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)

@@ -3,7 +3,8 @@
  * creation, fence, barrier on MPI_COMM_WORLD and on a communicator rmalab
  * created, free, PSCW wait), in both wait modes; and the last failed call
  * (a free refused inside an epoch, a creation refused on its arguments, a
- * barrier on MPI_COMM_NULL), cleared by the next call. Needs
+ * barrier on MPI_COMM_NULL), cleared by the next call; the progress hook
+ * that passive-target calls tell, and a sleeper that is hurried. Needs
  * MPI_THREAD_MULTIPLE (the `rma` set of test-core-mpi) and two ranks or
  * more. */
 #include <pthread.h>
@@ -235,6 +236,117 @@ START_TEST(test_last_failure)
 }
 END_TEST
 
+/* Passive-target calls tell the progress hook which world ranks they need
+ * (rmalab/block.h); calls that wait for a partner's call do not. */
+static struct {
+    int calls, n;
+    int ranks[64];
+} heard;
+
+static void hear(const int *world_ranks, int n, void *arg)
+{
+    (void)arg;
+    heard.calls++;
+    for (int i = 0; i < n && heard.n < 64; i++)
+        heard.ranks[heard.n++] = world_ranks[i];
+}
+
+static void expect_heard(const char *call, int calls, int n, int first)
+{
+    EXPECT(heard.calls == calls && heard.n == n && (!n || heard.ranks[0] == first),
+           "%s: the hook heard %d call(s) of %d rank(s), first %d; expected %d of %d, first %d",
+           call, heard.calls, heard.n, heard.n ? heard.ranks[0] : -1, calls, n, first);
+    memset(&heard, 0, sizeof heard);
+}
+
+/* Seconds for 20 lock/put/unlock epochs from rank 0 to the last rank,
+ * which sleeps in a barrier meanwhile (SLEEP mode, 10 ms naps by then);
+ * with `hurry`, a thread of the last rank hurries it as a REPL's control
+ * thread would (the origin's hook cannot reach it here). */
+static void *hurry_soon(void *arg)
+{
+    (void)arg;
+    usleep(300000);
+    rmalab_wait_hurry(1.0);
+    return NULL;
+}
+
+static double epochs_to_sleeper(rmalab_win *w, bool hurry)
+{
+    int last = nranks - 1;
+    double dt = 0;
+    pthread_t h;
+    if (rank == last && hurry)
+        pthread_create(&h, NULL, hurry_soon, NULL);
+    if (rank == 0) {
+        for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.5;)
+            ; /* the last rank naps 10 ms at a time by now */
+        double t0 = MPI_Wtime();
+        int64_t v = 7;
+        for (int i = 0; i < 20; i++) {
+            EXPECT_OK(rmalab_win_lock(w, last, true, 0));
+            EXPECT_OK(rmalab_win_put(w, last, 0, RMALAB_INT64, 1, &v));
+            EXPECT_OK(rmalab_win_unlock(w, last));
+        }
+        dt = MPI_Wtime() - t0;
+    }
+    EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
+    if (rank == last && hurry)
+        pthread_join(h, NULL);
+    return dt;
+}
+
+START_TEST(test_progress_hook)
+{
+    tu_begin();
+    rank = tu_rank();
+    nranks = tu_size();
+    int last = nranks - 1, saved = rmalab_wait_get_mode();
+    rmalab_win *w = NULL;
+    rmalab_win_opts o = {.size = 64, .disp_unit = 1};
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    if (!w)
+        goto out;
+    memset(&heard, 0, sizeof heard);
+    rmalab_set_progress_hook(hear, NULL);
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    expect_heard("fence", 0, 0, 0);
+    EXPECT_OK(rmalab_win_fence(w, RMALAB_MODE_NOSUCCEED));
+    memset(&heard, 0, sizeof heard);
+    if (rank == 0) {
+        EXPECT_OK(rmalab_win_lock(w, last, false, 0));
+        expect_heard("lock", 1, 1, last);
+        EXPECT_OK(rmalab_win_flush(w, last));
+        expect_heard("flush", 1, 1, last);
+        EXPECT_OK(rmalab_win_unlock(w, last));
+        expect_heard("unlock", 1, 1, last);
+        EXPECT_OK(rmalab_win_lock_all(w, 0));
+        expect_heard("lock_all", 1, nranks, 0);
+        EXPECT_OK(rmalab_win_flush_all(w));
+        expect_heard("flush_all", 1, nranks, 0);
+        EXPECT_OK(rmalab_win_unlock_all(w));
+        expect_heard("unlock_all", 1, nranks, 0);
+    }
+    rmalab_set_progress_hook(NULL, NULL);
+    if (rank == 0) {
+        EXPECT_OK(rmalab_win_lock(w, last, false, 0));
+        EXPECT_OK(rmalab_win_unlock(w, last));
+        expect_heard("a lock without a hook", 0, 0, 0);
+    }
+    /* Hurried, the sleeper serves the epochs at least twice as fast (10 ms
+     * naps against 20 µs ones: about 100 times here). */
+    rmalab_wait_set_mode(RMALAB_WAIT_SLEEP);
+    EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
+    double slow = epochs_to_sleeper(w, false), fast = epochs_to_sleeper(w, true);
+    EXPECT(rank != 0 || fast < slow / 2, "20 epochs to a sleeping target took %.4f s "
+           "hurried against %.4f s not", fast, slow);
+    rmalab_wait_set_mode(saved);
+    EXPECT_OK(rmalab_win_free(&w));
+out:
+    tu_end();
+}
+END_TEST
+
 Suite *block_suite(void)
 {
     Suite *s = suite_create("block");
@@ -242,6 +354,7 @@ Suite *block_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_blocked_visible, RMALAB_WAIT_SPIN, RMALAB_WAIT_SLEEP + 1);
     tcase_add_test(tc, test_last_failure);
+    tcase_add_test(tc, test_progress_hook);
     suite_add_tcase(s, tc);
     return s;
 }

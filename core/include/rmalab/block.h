@@ -14,7 +14,8 @@
  * with a backoff that sleeps (a few tens of µs of polling, then sleeps
  * growing to 1 ms), and only then makes the MPI call; PSCW waits poll with
  * the same backoff. Locks, unlock, flush and MPICH's own MPI_Win_start
- * (the native engine) have no nonblocking form and still spin.
+ * (the native engine) have no nonblocking form and still spin. A process
+ * that another hurries (rmalab_wait_hurry) naps 20 µs at most.
  *
  * Every rank of a communicator must be in the same mode when it makes a
  * collective call on it, as with any argument of a collective: a rank in
@@ -100,6 +101,24 @@ RMALAB_API bool rmalab_blocked_get(rmalab_blocked *out);
  * before the call looked again. */
 RMALAB_API bool rmalab_interrupt(void);
 
+/* Passive-target calls (lock, unlock, lock_all, unlock_all, the flushes,
+ * and the wait of a request-based RMA operation) wait inside MPI for their
+ * targets' progress, not for a call of theirs: MPICH's ch4 device moves
+ * their locks and acknowledgements only when the target polls MPI. A
+ * target that is not inside MPI (a REPL rank idle at its prompt) or that
+ * sleeps in RMALAB_WAIT_SLEEP mode polls rarely, up to every 10 ms, so
+ * each such call may take that long. A program that can reach its ranks
+ * out of band (the REPL, through its front end) registers a hook: it is
+ * called on the calling thread as such a call starts, with world ranks of
+ * the targets (a batch of at most 64 per call of the hook; the caller's
+ * own rank may be among them), and must be quick and call no rmalab or MPI
+ * function. NULL removes it. */
+typedef void (*rmalab_progress_hook)(const int *world_ranks, int n, void *arg);
+RMALAB_API void rmalab_set_progress_hook(rmalab_progress_hook fn, void *arg);
+/* From any thread: another process needs this one's progress (its hook
+ * said so). For the next `seconds`, this process's sleeping waits nap at
+ * most 20 µs between polls, and a nap in progress ends now. */
+RMALAB_API void rmalab_wait_hurry(double seconds);
 /* The last of the calls above that failed on this process: refused by the
  * epoch state machine or the argument checks (ERR_RMA_SYNC, ...), or failed
  * in MPI. Cleared when the next such call starts. */
