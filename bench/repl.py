@@ -229,5 +229,60 @@ def sleeping():
           "(status %s)" % (took, status if status is not None else "signal %s" % sig))
 
 
+PASSIVE_CHUNK = ("@0 local n = 2000; local t0 = rmalab.wtime(); for i = 1, n do "
+                 "w:lock(1, 'exclusive'); w:put(1, 0, 'int64', i); w:unlock(1) end; "
+                 "print(string.format('us=%%.2f', (rmalab.wtime() - t0) / n * 1e6))%s")
+
+
+def passive_us(child, end=""):
+    child.sendline(PASSIVE_CHUNK % end)
+    child.expect(r"us=([0-9.]+)")
+    us = float(child.match.group(1))
+    return us
+
+
+def passive():
+    """µs per lock/put/unlock epoch from rank 0 to rank 1: rank 1 idle at its
+    prompt (the front end hurries it), against rank 1 spinning in a barrier
+    of a spin-mode session, the fastest a target can serve; and the CPU the
+    idle target used meanwhile."""
+    per = {"idle": [], "spinning": []}
+    cpu = []
+    sessions = {}
+    for mode in ("idle", "spinning"):
+        env = {"RMALAB_WAIT": "spin"} if mode == "spinning" else None
+        child, _ = spawn(2, ["-bind-to", "core"], env=env)
+        child.sendline("w = rmalab.win_create(16, {disp_unit = 8})")
+        child.expect(r"rmalab\[all\]> ")
+        sessions[mode] = child
+    for _ in range(5):
+        for mode, child in sessions.items():
+            if mode == "spinning":
+                child.sendline("@1 rmalab.world:barrier()")
+                per[mode].append(passive_us(child, "; rmalab.world:barrier()"))
+            else:
+                child.sendline("@1 c0 = os.clock()")
+                child.expect(r"rmalab\[all\]> ")
+                time.sleep(1.5)  # past the fast polling after a command
+                t0 = time.perf_counter()
+                per[mode].append(passive_us(child))
+                took = time.perf_counter() - t0
+                child.sendline("@1 print(string.format('cpu=%.4f', os.clock() - c0))")
+                child.expect(r"cpu=([0-9.]+)")
+                cpu.append(float(child.match.group(1)) / took)
+            child.expect(r"rmalab\[all\]> ")
+    for child in sessions.values():
+        child.sendline("w:free()")
+        child.sendline(":quit")
+        child.expect(pexpect.EOF)
+        child.close()
+    idle, spinning = statistics.median(per["idle"]), statistics.median(per["spinning"])
+    print("lock/put/unlock to a rank idle at its prompt: %.1f us an epoch, %.1fx one to a "
+          "rank spinning in a barrier (%.1f us; median of 5 interleaved rounds of 2000); "
+          "the idle target used %.0f%% of one core meanwhile"
+          % (idle, idle / spinning, spinning, 100 * statistics.median(cpu)))
+
+
 main()
 sleeping()
+passive()

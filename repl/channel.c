@@ -25,7 +25,7 @@ static void put32(unsigned char *p, uint32_t v)
 
 static int known_type(int t)
 {
-    return t && strchr("HRODSTICMQBFE", t) != NULL;
+    return t && strchr("HRODSTICMQBFEU", t) != NULL;
 }
 
 long chan_decode(const unsigned char *buf, size_t n, chan_msg *m)

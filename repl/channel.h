@@ -16,7 +16,7 @@ enum {
     CHAN_HELLO = 'H', CHAN_RUN = 'R', CHAN_OUT = 'O', CHAN_DONE = 'D',
     CHAN_STATUS = 'S', CHAN_STATE = 'T', CHAN_INTERRUPT = 'I',
     CHAN_COMPLETE = 'C', CHAN_MATCHES = 'M', CHAN_QUIT = 'Q', CHAN_BYE = 'B',
-    CHAN_FILE = 'F', CHAN_EVENT = 'E',
+    CHAN_FILE = 'F', CHAN_EVENT = 'E', CHAN_HURRY = 'U',
 };
 
 /* A decoded message: fields point into the buffer it was decoded from and

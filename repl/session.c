@@ -249,6 +249,20 @@ static void on_done(session *s, int r, const chan_msg *m)
     c->pending--;
 }
 
+/* A rank's passive-target calls need the progress of the ranks named
+ * (rank.c): they are told to hurry. */
+static void hurry(session *s, const chan_msg *m)
+{
+    rankset to = {.n = s->n};
+    char q[16];
+    for (int i = 0; i < m->nfields; i++) {
+        int t = atoi(chan_field(m, i, q, sizeof q));
+        if (t >= 0 && t < s->n && t < RANKSET_MAX)
+            to.in[t] = 1;
+    }
+    session_send_all(s, &to, CHAN_HURRY, 0, NULL);
+}
+
 static void on_frame(session *s, int r, const chan_msg *m)
 {
     char id[16];
@@ -269,6 +283,7 @@ static void on_frame(session *s, int r, const chan_msg *m)
         s->st_seq[r] = atoi(chan_field(m, 0, id, sizeof id));
         break;
     case CHAN_BYE: s->p[r].bye = 1; break;
+    case CHAN_HURRY: hurry(s, m); break;
     default:
         if (s->h.on_frame)
             s->h.on_frame(s, r, m);
