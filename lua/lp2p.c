@@ -96,27 +96,47 @@ static int comm_recv(lua_State *L)
     return rc ? raise(L, rc) : lrm_push_message(L, p, n, &st, buf);
 }
 
-/* c:sendrecv(v, dest, source [, tag]) -> v, status: the send goes with
- * `tag` (0), the receive takes `tag` (nil: any). */
+/* Do two buffers share memory (a buffer and a view of it)? */
+static bool overlap(const lrm_buffer *a, const lrm_buffer *b)
+{
+    return a->p < b->p + b->n * b->size && b->p < a->p + a->n * a->size;
+}
+
+/* c:sendrecv(v, dest, source [, tag [, b]]) -> v, status: the send goes
+ * with `tag` (0), the receive takes `tag` (nil: any). A buffer v goes in
+ * place, and b, when given, is filled as recv's b is; the two may not
+ * share memory (MPI_Sendrecv's rule). */
 static int comm_sendrecv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int dest = checkpeer(L, 3, false, "destination"), source = checkpeer(L, 4, true, "source");
-    int tag = checktag(L, 5, true);
-    lrm_bytes *b = encode(L, 2, "sendrecv");
+    int tag = checktag(L, 5, true), buf = recv_buffer(L, 6, "comm:sendrecv"), rc;
+    lrm_buffer *u = lrm_tobuffer(L, 2), *in = buf ? lrm_tobuffer(L, buf) : NULL;
+    if (u)
+        lrm_buffer_check(L, 2, false, "comm:sendrecv");
+    if (u && in && overlap(u, in))
+        lrm_raisef(L, RMALAB_ERR_ARG, "comm:sendrecv: the buffer received into shares memory "
+                                      "with the buffer sent; give it a buffer of its own");
     rmalab_request *r = NULL;
-    int rc = rmalab_comm_isend(c, b->p, b->n, dest, tag == RMALAB_ANY_TAG ? 0 : tag, &r);
+    int stag = tag == RMALAB_ANY_TAG ? 0 : tag;
+    if (u) {
+        rc = rmalab_comm_isend_typed(c, u->p, (int)u->n, u->type, dest, stag, &r);
+    } else {
+        lrm_bytes *b = encode(L, 2, "sendrecv");
+        rc = rmalab_comm_isend(c, b->p, b->n, dest, stag, &r);
+    }
     if (rc)
         return raise(L, rc);
-    const void *p;
-    size_t n;
+    const void *p = NULL;
+    size_t n = 0;
     rmalab_msg_status st;
-    rc = rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
+    rc = in ? rmalab_comm_recv_typed(c, in->p, (int)in->n, in->type, source, tag, &st)
+            : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
     int rc2 = rmalab_request_wait(r, NULL, NULL, NULL);
     rmalab_request_destroy(&r);
     if (rc || rc2)
         return raise(L, rc ? rc : rc2);
-    return lrm_push_message(L, p, n, &st, 0);
+    return lrm_push_message(L, p, n, &st, buf);
 }
 
 /* c:probe([source [, tag]]) -> status; c:iprobe(...) -> false | true, status */

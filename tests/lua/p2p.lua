@@ -69,6 +69,23 @@ T.case("sendrecv: a ring step without deadlock", function()
   T.eq(#c:sendrecv(big, peer, peer), 200000)
 end)
 
+T.case("sendrecv: buffers in place, received new or into a buffer", function()
+  local b = rl.buffer("double", { me + 0.5, me + 1.5 })
+  local v, st = c:sendrecv(b, peer, peer, 4)
+  T.eq({ v[1], v[2], #v, st.source, st.tag, st.type, st.count },
+       { peer + 0.5, peer + 1.5, 2, peer, 4, "double", 2 })
+  local into = rl.buffer("double", 2)
+  T.eq(c:sendrecv(b, peer, peer, 5, into) == into, true, "returns the buffer given")
+  T.eq({ into[1], into[2] }, { peer + 0.5, peer + 1.5 })
+  checkerr("ERR_TYPE", nil, c.sendrecv, c, { me }, peer, peer, 6, into)
+  T.eq(c:recv(peer, 6), { peer }, "a value that is not a buffer's stays receivable")
+  checkerr("ERR_ARG", "shares memory with the buffer sent", c.sendrecv, c, b, peer, peer, 7,
+           b:sub(2, 2))
+  checkerr("ERR_TRUNCATE", "stays queued", c.sendrecv, c, b, peer, peer, 8,
+           rl.buffer("double", 1))
+  T.eq(c:recv(peer, 8)[2], peer + 1.5, "the message that did not fit is still there")
+end)
+
 T.case("isend and irecv: requests", function()
   local rq = c:irecv(peer, 7)
   T.eq(tostring(rq), "rmalab.request (irecv, pending)")
