@@ -221,6 +221,8 @@ static int l_waitany(lua_State *L)
     int n, index;
     rmalab_request **rs = gather(L, "rl.waitany", &n);
     int rc = rmalab_request_waitany(rs, n, &index);
+    if (rc && index < 0) /* interrupted */
+        return lrm_raisef(L, rc, "rl.%s", rmalab_errmsg());
     if (index < 0)
         return 0;
     lua_rawgeti(L, 1, index + 1);

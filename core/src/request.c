@@ -206,28 +206,80 @@ int rmalab_request_waitall(rmalab_request *const *rqs, int n)
     return rc;
 }
 
+/* A request's peer as a rank of MPI_COMM_WORLD; -1 for any source. */
+static int peer_world(const rmalab_request *r)
+{
+    if (r->peer < 0)
+        return -1;
+    if (r->kind == RMALAB__RQ_RMA)
+        return r->win ? r->win->lay.world_ranks[r->peer] : -1;
+    rmalab__block c;
+    rmalab__block_comm(&c, rmalab_comm_mpi(r->c));
+    return c.map ? c.map[r->peer] : c.n ? r->peer : -1;
+}
+
+/* waitany's record: the peers of the requests not done (none known when a
+ * receive takes any source), and the object they share, if they do. */
+static void waitany_record(rmalab__block *b, int *world, rmalab_request *const *rqs, int n)
+{
+    *b = (rmalab__block){.call = "waitany", .object = "comm", .id = UINT64_MAX,
+                         .interruptible = true};
+    const rmalab_request *first = NULL;
+    bool one = true, known = true;
+    for (int i = 0; i < n; i++) {
+        const rmalab_request *r = rqs[i];
+        if (!r || r->done)
+            continue;
+        one = one && (!first || (r->win == first->win && r->c == first->c));
+        first = first ? first : r;
+        int wr = peer_world(r), k = 0;
+        known = known && wr >= 0;
+        b->passive = b->passive || r->kind == RMALAB__RQ_RMA; /* needs its target's progress */
+        while (k < b->n && world[k] != wr)
+            k++;
+        if (known && k == b->n && b->n < RMALAB_STATE_MAX_RANKS)
+            world[b->n++] = wr;
+    }
+    b->ranks = world;
+    b->n = known ? b->n : 0;
+    if (first && one && first->kind == RMALAB__RQ_RMA && first->win) {
+        b->object = "win";
+        b->id = first->win->id;
+    } else if (first && one && first->kind != RMALAB__RQ_RMA) {
+        rmalab__block c;
+        rmalab__block_comm(&c, rmalab_comm_mpi(first->c));
+        b->id = c.id;
+    }
+}
+
 int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index)
 {
     *index = -1;
-    int live = 0;
+    int live = 0, world[RMALAB_STATE_MAX_RANKS];
     for (int i = 0; i < n; i++)
         live += rqs[i] != NULL;
     if (!live)
         return RMALAB_OK;
+    rmalab__block b;
+    waitany_record(&b, world, rqs, n);
+    (void)rmalab__block_enter(&b); /* not collective: cannot fail */
     rmalab__backoff bo = RMALAB__BACKOFF_INIT;
-    for (;;) {
-        for (int i = 0; i < n; i++) {
-            if (!rqs[i])
-                continue;
-            int rc = step(rqs[i], false);
-            if (rc || rqs[i]->done) {
+    int rc = RMALAB_OK;
+    while (*index < 0 && !rmalab__block_interrupted(&b)) {
+        for (int i = 0; i < n && *index < 0; i++) {
+            if (rqs[i] && ((rc = step(rqs[i], false)) || rqs[i]->done))
                 *index = i;
-                return rc;
-            }
         }
-        rmalab__msg_progress(NULL);
-        rmalab__backoff_step(&bo);
+        if (*index < 0) {
+            rmalab__msg_progress(NULL);
+            rmalab__backoff_step(&bo);
+        }
     }
+    rmalab__block_leave(&b);
+    if (*index < 0)
+        rc = rmalab__fail(RMALAB_ERR_INTERRUPTED, "waitany: interrupted before any request "
+                                                  "completed; each can still be waited for");
+    return rc;
 }
 
 rmalab_request_kind rmalab_request_get_kind(const rmalab_request *rq)

@@ -180,6 +180,30 @@ START_TEST(test_blocked_visible)
         watch_stop();
     }
 
+    /* waitany: rank 0 waits for a message from the last rank; members:
+     * that rank. */
+    rmalab_comm *wc = NULL;
+    EXPECT_OK(rmalab_comm_wrap(MPI_COMM_WORLD, &wc));
+    watch_start("waitany");
+    if (rank == 0) {
+        rmalab_request *rq = NULL;
+        int index = -1;
+        EXPECT_OK(rmalab_comm_irecv(wc, last, 9, &rq));
+        EXPECT_OK(rmalab_request_waitany(&rq, 1, &index));
+        EXPECT_INT_EQ(index, 0);
+        rmalab_request_destroy(&rq);
+    } else if (rank == last) {
+        EXPECT_OK(rmalab_comm_send(wc, "x", 1, 0, 9));
+    }
+    if (rank == 0) {
+        watch_check((expected){"waitany", "comm", 0, 0});
+        EXPECT_INT_EQ(wt.b.n_members, 1);
+        EXPECT_INT_EQ(wt.b.members[0], last);
+    } else {
+        watch_stop();
+    }
+    rmalab_comm_free(&wc);
+
     uint64_t wid = rmalab_win_id(w);
     watch_start("free");
     EXPECT_OK(rmalab_win_free(&w));

@@ -54,7 +54,7 @@ typedef struct {
                            operation ("put", ...) waiting for its target's post;
                            a communicator's collective or message ("bcast",
                            "allreduce", "send", "recv", "probe"...:
-                           rmalab/coll.h);
+                           rmalab/coll.h); "waitany" (rmalab_request_waitany);
                            NULL: not blocked */
     int collective;     /* 1: every member of the group must make the same call */
     const char *object; /* "win" or "comm" */
@@ -80,7 +80,8 @@ typedef struct {
     int members[RMALAB_STATE_MAX_RANKS];
     /* rmalab_interrupt can end it: a wait in rmalab's own loop, which
      * touches nothing shared until it returns (the rma engine's wait for a
-     * post, in put, get and the other operations, and its wait()). Calls
+     * post, in put, get and the other operations, and its wait();
+     * rmalab_request_waitany). Calls
      * inside MPI (every call on the native engine, fence, lock, the
      * collectives, window creation and free) cannot be interrupted. */
     bool interruptible;

@@ -190,7 +190,10 @@ RMALAB_API int rmalab_request_wait(rmalab_request *rq, const void **p, size_t *n
 /* Wait for every request (NULL entries are skipped); the first failure. */
 RMALAB_API int rmalab_request_waitall(rmalab_request *const *rqs, int n);
 /* Wait until one of them completes: *index (-1 when all are NULL); its
- * results with rmalab_request_test. */
+ * results with rmalab_request_test. Blocked as "waitany" (rmalab/block.h:
+ * its members are the requests' peers, none when a receive takes any
+ * source), which rmalab_interrupt can end: RMALAB_ERR_INTERRUPTED with
+ * *index -1, every request still pending. */
 RMALAB_API int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index);
 RMALAB_API rmalab_request_kind rmalab_request_get_kind(const rmalab_request *rq);
 /* 1 for a receive; whether it completed. */
