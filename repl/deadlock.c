@@ -280,8 +280,8 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
 {
     const rstate *me = &all[r];
     rankset miss, idle = {.n = n};
-    if (!collective_missing(all, n, r, &miss))
-        return 0;
+    if (!me->collective || !collective_missing(all, n, r, &miss))
+        return 0; /* a call the core did not call collective never is one */
     char parts[1600] = "", set[256], one[700], sub[600];
     size_t off = 0;
     for (int m = 0; m < n; m++) {
@@ -329,12 +329,28 @@ static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size)
     return w && waits_for(all, n, r, w, out, size);
 }
 
+/* Rank r is blocked in a passive-target call: a window call of the core's
+ * table (rmalab/sync.h) that is not collective and names its targets, one
+ * or every rank of the window (lock, unlock, lock_all, unlock_all, the
+ * flushes, a request's wait). MPI ends it alone: passive-target progress
+ * holds while each target is inside any MPI call or idle (its rank pokes
+ * MPI between naps), and a rank running Lua holds every hint back. Only a
+ * lock held by a rank that cannot go on could stop it; the states do not
+ * say who holds which lock in which mode, so such a wait progresses. */
+static int passive_wait(const rstate *r)
+{
+    const rstate_win *w = is_blocked(r) && !r->collective ? blocked_win(r) : NULL;
+    const rmalab_sync_kind *k = w ? rmalab_sync_kind_find(w->blocked) : NULL;
+    return k && !k->collective && (k->scope == RMALAB_SYNC_PEER || k->scope == RMALAB_SYNC_EVERY);
+}
+
 int rstate_progressing(const rstate *all, int n)
 {
     rankset miss;
     for (int r = 0; r < n; r++)
-        if (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
-            !collective_missing(all, n, r, &miss))
+        if (passive_wait(&all[r]) ||
+            (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
+             !collective_missing(all, n, r, &miss)))
             return 1;
     return 0;
 }

@@ -48,8 +48,10 @@ void rstate_parse(const char *text, size_t len, rstate *r);
 /* The `:status` line of rank `me` (without "rank N: "), durations left out
  * when `timings` is 0. */
 void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf, size_t size);
-/* Is some rank blocked in a collective that every member has reached (a
- * slow window creation, say), which will end by itself? */
+/* Is some rank blocked in a call that will end by itself: a collective
+ * that every member has reached (a slow window creation, say), or a
+ * passive-target call (lock, unlock, a flush...), which MPI's progress at
+ * its targets ends? */
 int rstate_progressing(const rstate *all, int n);
 /* Any rank running Lua (or unknown)? */
 int rstate_any_running(const rstate *all, int n);
