@@ -319,14 +319,32 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
     return 1;
 }
 
-/* Rank r, blocked in an epoch call (or a collective the core did not
- * describe): what it waits for, from its window. */
+/* The peer rank r's message call still waits for: -1 when none (not a
+ * message, any source) or when the peer is blocked in the matching call
+ * already (the message is on its way). *call: the peer's call. */
+static int message_missing(const rstate *all, int n, int r, const char **call)
+{
+    int peer = message_peer(&all[r], n, call);
+    return peer >= 0 && is_blocked(&all[peer]) && strcmp(all[peer].call, *call) == 0 ? -1 : peer;
+}
+
+/* Rank r, blocked in a call that is not collective: what it waits for,
+ * from its window (an epoch call: "blocked in complete() until rank 1
+ * calls post()") or its peer (a message: "blocked in recv() until rank 2
+ * calls send()"). */
 static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size)
 {
+    const char *pcall;
+    int peer;
     if (!is_blocked(&all[r]) || all[r].collective)
         return 0;
     const rstate_win *w = blocked_win(&all[r]);
-    return w && waits_for(all, n, r, w, out, size);
+    if (w)
+        return waits_for(all, n, r, w, out, size);
+    if ((peer = message_missing(all, n, r, &pcall)) < 0)
+        return 0;
+    snprintf(out, size, "blocked in %s() until rank %d calls %s()", all[r].call, peer, pcall);
+    return 1;
 }
 
 /* Rank r is blocked in a passive-target call: a window call of the core's
@@ -376,8 +394,7 @@ static int waits_on(const rstate *all, int n, int r, rankset *to, char *call, si
         return collective_missing(all, n, r, to);
     if (w)
         return partners(all, n, r, w, to, call, size);
-    if ((peer = message_peer(me, n, &pcall)) < 0 ||
-        (is_blocked(&all[peer]) && strcmp(all[peer].call, pcall) == 0))
+    if ((peer = message_missing(all, n, r, &pcall)) < 0)
         return 0;
     snprintf(call, size, "%s()", pcall);
     return to->in[peer] = 1;

@@ -1,8 +1,9 @@
 /* What the front end knows of each rank's state (deadlock.c, pure): the
  * STATE text of docs/repl.md parsed, the `:status` lines, and the deadlock
  * hints for ranks blocked in a call that only other ranks can end: an
- * epoch call, or a collective (fence, free, barrier, window creation) that
- * some members have not reached, have failed, or cannot reach. */
+ * epoch call, a message, or a collective (fence, free, barrier, window
+ * creation) that some members have not reached, have failed, or cannot
+ * reach. A passive-target call is none: MPI's progress ends it. */
 #ifndef RMALAB_REPL_DEADLOCK_H
 #define RMALAB_REPL_DEADLOCK_H
 
