@@ -268,7 +268,7 @@ static int failed_same(const rstate *me, const rstate *m)
            strcmp(m->failed_object, me->object) == 0 && m->failed_id == me->object_id;
 }
 
-static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size);
+static int call_wait(const rstate *all, int n, int r, char *out, size_t size);
 
 /* Rank r, blocked in a collective: "blocked in the collective free();
  * rank 0's free() failed (ERR_RMA_SYNC) and rank 1 is blocked in wait()
@@ -293,7 +293,7 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
             off = clause(parts, sizeof parts, off, one);
         } else if (strcmp(o->state, "idle") == 0) {
             idle.in[m] = 1;
-        } else if (depth == 0 && (epoch_wait(all, n, m, sub, sizeof sub) ||
+        } else if (depth == 0 && (call_wait(all, n, m, sub, sizeof sub) ||
                                   collective_wait(all, n, m, sub, sizeof sub, told, 1))) {
             snprintf(one, sizeof one, "rank %d is %s", m, sub);
             off = clause(parts, sizeof parts, off, one);
@@ -332,7 +332,7 @@ static int message_missing(const rstate *all, int n, int r, const char **call)
  * from its window (an epoch call: "blocked in complete() until rank 1
  * calls post()") or its peer (a message: "blocked in recv() until rank 2
  * calls send()"). */
-static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size)
+static int call_wait(const rstate *all, int n, int r, char *out, size_t size)
 {
     const char *pcall;
     int peer;
@@ -486,7 +486,7 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
     for (int r = 0; r < n; r++)
         if (is_blocked(&all[r]) && !(all[r].collective &&
                                      collective_wait(all, n, r, what[r], sizeof what[r], told, 0)))
-            epoch_wait(all, n, r, what[r], sizeof what[r]);
+            call_wait(all, n, r, what[r], sizeof what[r]);
     off = ring_hints(all, n, buf, size, told);
     /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
     const char **keys = calloc((size_t)n, sizeof *keys);
