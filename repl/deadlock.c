@@ -268,7 +268,7 @@ static int failed_same(const rstate *me, const rstate *m)
            strcmp(m->failed_object, me->object) == 0 && m->failed_id == me->object_id;
 }
 
-static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size);
+static int call_wait(const rstate *all, int n, int r, char *out, size_t size);
 
 /* Rank r, blocked in a collective: "blocked in the collective free();
  * rank 0's free() failed (ERR_RMA_SYNC) and rank 1 is blocked in wait()
@@ -280,8 +280,8 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
 {
     const rstate *me = &all[r];
     rankset miss, idle = {.n = n};
-    if (!collective_missing(all, n, r, &miss))
-        return 0;
+    if (!me->collective || !collective_missing(all, n, r, &miss))
+        return 0; /* a call the core did not call collective never is one */
     char parts[1600] = "", set[256], one[700], sub[600];
     size_t off = 0;
     for (int m = 0; m < n; m++) {
@@ -293,7 +293,7 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
             off = clause(parts, sizeof parts, off, one);
         } else if (strcmp(o->state, "idle") == 0) {
             idle.in[m] = 1;
-        } else if (depth == 0 && (epoch_wait(all, n, m, sub, sizeof sub) ||
+        } else if (depth == 0 && (call_wait(all, n, m, sub, sizeof sub) ||
                                   collective_wait(all, n, m, sub, sizeof sub, told, 1))) {
             snprintf(one, sizeof one, "rank %d is %s", m, sub);
             off = clause(parts, sizeof parts, off, one);
@@ -319,22 +319,56 @@ static int collective_wait(const rstate *all, int n, int r, char *out, size_t si
     return 1;
 }
 
-/* Rank r, blocked in an epoch call (or a collective the core did not
- * describe): what it waits for, from its window. */
-static int epoch_wait(const rstate *all, int n, int r, char *out, size_t size)
+/* The peer rank r's message call still waits for: -1 when none (not a
+ * message, any source) or when the peer is blocked in the matching call
+ * already (the message is on its way). *call: the peer's call. */
+static int message_missing(const rstate *all, int n, int r, const char **call)
 {
+    int peer = message_peer(&all[r], n, call);
+    return peer >= 0 && is_blocked(&all[peer]) && strcmp(all[peer].call, *call) == 0 ? -1 : peer;
+}
+
+/* Rank r, blocked in a call that is not collective: what it waits for,
+ * from its window (an epoch call: "blocked in complete() until rank 1
+ * calls post()") or its peer (a message: "blocked in recv() until rank 2
+ * calls send()"). */
+static int call_wait(const rstate *all, int n, int r, char *out, size_t size)
+{
+    const char *pcall;
+    int peer;
     if (!is_blocked(&all[r]) || all[r].collective)
         return 0;
     const rstate_win *w = blocked_win(&all[r]);
-    return w && waits_for(all, n, r, w, out, size);
+    if (w)
+        return waits_for(all, n, r, w, out, size);
+    if ((peer = message_missing(all, n, r, &pcall)) < 0)
+        return 0;
+    snprintf(out, size, "blocked in %s() until rank %d calls %s()", all[r].call, peer, pcall);
+    return 1;
+}
+
+/* Rank r is blocked in a passive-target call: a window call of the core's
+ * table (rmalab/sync.h) that is not collective and names its targets, one
+ * or every rank of the window (lock, unlock, lock_all, unlock_all, the
+ * flushes, a request's wait). MPI ends it alone: passive-target progress
+ * holds while each target is inside any MPI call or idle (its rank pokes
+ * MPI between naps), and a rank running Lua holds every hint back. Only a
+ * lock held by a rank that cannot go on could stop it; the states do not
+ * say who holds which lock in which mode, so such a wait progresses. */
+static int passive_wait(const rstate *r)
+{
+    const rstate_win *w = is_blocked(r) && !r->collective ? blocked_win(r) : NULL;
+    const rmalab_sync_kind *k = w ? rmalab_sync_kind_find(w->blocked) : NULL;
+    return k && !k->collective && (k->scope == RMALAB_SYNC_PEER || k->scope == RMALAB_SYNC_EVERY);
 }
 
 int rstate_progressing(const rstate *all, int n)
 {
     rankset miss;
     for (int r = 0; r < n; r++)
-        if (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
-            !collective_missing(all, n, r, &miss))
+        if (passive_wait(&all[r]) ||
+            (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
+             !collective_missing(all, n, r, &miss)))
             return 1;
     return 0;
 }
@@ -360,8 +394,7 @@ static int waits_on(const rstate *all, int n, int r, rankset *to, char *call, si
         return collective_missing(all, n, r, to);
     if (w)
         return partners(all, n, r, w, to, call, size);
-    if ((peer = message_peer(me, n, &pcall)) < 0 ||
-        (is_blocked(&all[peer]) && strcmp(all[peer].call, pcall) == 0))
+    if ((peer = message_missing(all, n, r, &pcall)) < 0)
         return 0;
     snprintf(call, size, "%s()", pcall);
     return to->in[peer] = 1;
@@ -453,7 +486,7 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
     for (int r = 0; r < n; r++)
         if (is_blocked(&all[r]) && !(all[r].collective &&
                                      collective_wait(all, n, r, what[r], sizeof what[r], told, 0)))
-            epoch_wait(all, n, r, what[r], sizeof what[r]);
+            call_wait(all, n, r, what[r], sizeof what[r]);
     off = ring_hints(all, n, buf, size, told);
     /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
     const char **keys = calloc((size_t)n, sizeof *keys);

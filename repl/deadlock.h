@@ -1,8 +1,9 @@
 /* What the front end knows of each rank's state (deadlock.c, pure): the
  * STATE text of docs/repl.md parsed, the `:status` lines, and the deadlock
  * hints for ranks blocked in a call that only other ranks can end: an
- * epoch call, or a collective (fence, free, barrier, window creation) that
- * some members have not reached, have failed, or cannot reach. */
+ * epoch call, a message, or a collective (fence, free, barrier, window
+ * creation) that some members have not reached, have failed, or cannot
+ * reach. A passive-target call is none: MPI's progress ends it. */
 #ifndef RMALAB_REPL_DEADLOCK_H
 #define RMALAB_REPL_DEADLOCK_H
 
@@ -48,8 +49,10 @@ void rstate_parse(const char *text, size_t len, rstate *r);
 /* The `:status` line of rank `me` (without "rank N: "), durations left out
  * when `timings` is 0. */
 void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf, size_t size);
-/* Is some rank blocked in a collective that every member has reached (a
- * slow window creation, say), which will end by itself? */
+/* Is some rank blocked in a call that will end by itself: a collective
+ * that every member has reached (a slow window creation, say), or a
+ * passive-target call (lock, unlock, a flush...), which MPI's progress at
+ * its targets ends? */
 int rstate_progressing(const rstate *all, int n);
 /* Any rank running Lua (or unknown)? */
 int rstate_any_running(const rstate *all, int n);
