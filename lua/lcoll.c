@@ -3,7 +3,7 @@
  * the codec (lcodec.c); numbers of reductions go as int64 or double. A
  * buffer (lbuffer.c) given to bcast or a reduction goes in place, as one
  * MPI collective on its memory; every rank then gives a buffer of the
- * same type and length, as MPI requires.
+ * same type and length, as MPI requires (the core checks that they do).
  *
  * Every rank checks the arguments that must be the same everywhere (root,
  * op, color) before any MPI call, so a mistake there raises on every rank.

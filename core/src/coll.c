@@ -376,17 +376,63 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
     return RMALAB_OK;
 }
 
+/* What every rank must give alike for a collective on typed memory, which
+ * MPI leaves unchecked: a count that differs truncates on some ranks and
+ * passes silently on others, a type reinterprets bytes, a root hangs. One
+ * MPI_Allreduce (MPI_MAX) of each and of its negation, and of the ranks
+ * whose own checks failed (`status`): the same verdict on every rank, this
+ * rank's own error first, else the lowest failed rank's class. op -1:
+ * none (bcast). */
+enum { AG_FAILED, AG_COUNT, AG_TYPE, AG_ROOT, AG_OP, AG_N };
+
+static int agree_typed(rmalab_comm *c, const char *call, int status, int count,
+                       rmalab_type type, int root, int op)
+{
+    int me = rmalab_comm_rank(c);
+    /* the lowest failed rank wins, its class below it */
+    int64_t failed = status ? ((int64_t)(INT32_MAX - me) << 16) | (status & 0xffff) : -1;
+    int64_t v[2 * AG_N] = {failed, count, type, root, op};
+    for (int i = 1; i < AG_N; i++)
+        v[AG_N + i] = -v[i];
+    int e = MPI_Allreduce(MPI_IN_PLACE, v, 2 * AG_N, MPI_INT64_T, MPI_MAX, rmalab_comm_mpi(c));
+    if (status || e != MPI_SUCCESS)
+        return status ? status : rmalab__mpi_fail(e, "MPI_Allreduce (the ranks' arguments)");
+    if (v[AG_FAILED] >= 0)
+        return rmalab__fail((int)(v[AG_FAILED] & 0xffff), "%s: rank %lld could not take part "
+                            "(its own error says why)", call,
+                            (long long)(INT32_MAX - (v[AG_FAILED] >> 16)));
+    if (v[AG_COUNT] != -v[AG_N + AG_COUNT])
+        return rmalab__fail(RMALAB_ERR_TRUNCATE, "%s: the ranks give %lld to %lld elements (%d "
+                                                 "here); every rank must give the same count",
+                            call, (long long)-v[AG_N + AG_COUNT], (long long)v[AG_COUNT], count);
+    if (v[AG_TYPE] != -v[AG_N + AG_TYPE])
+        return rmalab__fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
+                                             "every rank must give the same type",
+                            call, rmalab_type_name(type));
+    if (v[AG_ROOT] != -v[AG_N + AG_ROOT])
+        return rmalab__fail(RMALAB_ERR_RANK, "%s: the ranks name roots %lld to %lld (%d here); "
+                                             "every rank must name the same root",
+                            call, (long long)-v[AG_N + AG_ROOT], (long long)v[AG_ROOT], root);
+    if (v[AG_OP] != -v[AG_N + AG_OP])
+        return rmalab__fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
+                                           "rank must give the same op",
+                            call, rmalab_op_name((rmalab_op)op));
+    return RMALAB_OK;
+}
+
 int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
 {
     rmalab__call_begin();
-    int rc = check_typed(c, "bcast", root, count, type);
-    if (rc)
-        return rmalab__comm_refuse("bcast", c, rc);
+    int rc, status = check_typed(c, "bcast", root, count, type);
+    if (!c)
+        return rmalab__comm_refuse("bcast", c, status);
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
         return rc;
-    int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
-    rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__mpi_fail(e, "MPI_Bcast");
+    if (!(rc = agree_typed(c, "bcast", status, count, type, root, -1))) {
+        int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
+        rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__mpi_fail(e, "MPI_Bcast");
+    }
     return rmalab__comm_end(&b, rc);
 }
 
@@ -440,15 +486,19 @@ int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
 {
     rmalab__call_begin();
     const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
-    int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
-                 ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
-                 : check_typed(c, call, kind == RMALAB_REDUCE_ROOT ? root : 0, count, type);
-    if (!rc)
-        rc = check_reduce_op(call, type, op);
-    if (rc)
-        return rmalab__comm_refuse(call, c, rc);
+    if (kind != RMALAB_REDUCE_ROOT)
+        root = 0;
+    int rc, status = (unsigned)kind > RMALAB_REDUCE_EXSCAN
+                         ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
+                         : check_typed(c, call, root, count, type);
+    if (!status)
+        status = check_reduce_op(call, type, op);
+    if (!c || (unsigned)kind > RMALAB_REDUCE_EXSCAN)
+        return rmalab__comm_refuse(call, c, status);
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
-    return rmalab__comm_end(&b, reduce_typed_call(c, kind, root, buf, count, type, op));
+    if (!(rc = agree_typed(c, call, status, count, type, root, (int)op)))
+        rc = reduce_typed_call(c, kind, root, buf, count, type, op);
+    return rmalab__comm_end(&b, rc);
 }

@@ -223,6 +223,28 @@ T.case("bcast and reductions of a buffer, in place", function()
   T.eq(c:allreduce(rl.buffer("uint8", { 1 }), "bor")[1], 1, "the communicator goes on")
 end)
 
+T.case("buffer collectives: the ranks agree on count, type, root and op first", function()
+  local b = rl.buffer("double", me == 0 and 4 or 2)
+  b[1] = 10 + me
+  checkerr("ERR_TRUNCATE", "comm:bcast: the ranks give 2 to 4 elements (" .. #b .. " here); "
+    .. "every rank must give the same count", c.bcast, c, b)
+  T.eq(b[1], 10 + me, "nothing moved")
+  checkerr("ERR_TRUNCATE", "the ranks give 2 to 4 elements", c.allreduce, c, b, "sum")
+  T.eq(b[1], 10 + me, "nothing reduced")
+  local t = rl.buffer(me == 0 and "double" or "int64", { 1 })
+  checkerr("ERR_TYPE", "the ranks give different types (" .. t.type .. " here)", c.bcast, c, t)
+  local r = rl.buffer("int64", { 1 })
+  checkerr("ERR_RANK", "the ranks name roots 0 to 1 (" .. me .. " here)", c.bcast, c, r, me)
+  checkerr("ERR_OP", "the ranks give different ops", c.allreduce, c, r,
+    me == 0 and "sum" or "max")
+  checkerr("ERR_RANK", "the ranks name roots 0 to 1", c.reduce, c, r, "sum", me)
+  -- a rank whose own check fails still joins: the other fails too, no wait
+  checkerr("ERR_TYPE", me == 0 and "MPI defines band on integer types"
+                        or "rank 0 could not take part",
+    c.allreduce, c, rl.buffer(me == 0 and "double" or "int64", 1), "band")
+  T.eq(c:allreduce(r, "sum")[1], 2, "the communicator goes on")
+end)
+
 T.case("the race checker: a request's wait completes an rput locally only", function()
   local function races(flush)
     rl.races.clear()

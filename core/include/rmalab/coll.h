@@ -59,9 +59,14 @@ RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int r
 /* Typed buffers in place: one MPI collective on the caller's memory, as
  * raw MPI would make it (MPI_Bcast; MPI_Allreduce, MPI_Reduce, MPI_Scan,
  * MPI_Exscan with MPI_IN_PLACE). As in MPI, every rank gives the same
- * count and type; each rank checks its own arguments (root, count, the op
- * against the type: ERR_TYPE for bitwise ops on floats, arithmetic on
- * bytes) before the collective. exscan leaves rank 0's buffer as it was.
+ * count, type, root and op; unlike MPI, which truncates on some ranks,
+ * passes silently on others or hangs, the ranks first agree on them in
+ * one small MPI_Allreduce: ERR_TRUNCATE (counts), ERR_TYPE, ERR_RANK
+ * (roots) or ERR_OP on every rank, nothing moved. Each rank also checks
+ * its own arguments (root, count, the op against the type: ERR_TYPE for
+ * bitwise ops on floats, arithmetic on bytes); a rank that fails them
+ * still takes part in the agreement, so the others fail with ERR_ARG
+ * instead of waiting. exscan leaves rank 0's buffer as it was.
  * The race checker's clocks follow in a second collective when the ranks
  * have them (they all do once a checked window spans them). */
 RMALAB_API int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type,
