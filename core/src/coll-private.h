@@ -122,6 +122,14 @@ struct rmalab_request {
     struct rmalab_request *next; /* orphans: sends destroyed before they ended */
 };
 
+/* coll.c: every rank gives the same count, type, root and op (the ones a
+ * call does not have: 0, op -1), agreed in one small MPI_Allreduce before
+ * the collective: ERR_TRUNCATE, ERR_TYPE, ERR_RANK or ERR_OP on every rank
+ * otherwise. A rank whose own checks failed (`status`) takes part and gets
+ * its own error back; the others fail with its class. */
+int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
+                       int root, int op);
+
 /* p2p.c: a new request's id, pending until rmalab__rq_finished (0 and a
  * failure when out of memory). An RMA request's id is also done once its
  * operation completes by a call of its window (rmalab_win_done): `w`,

@@ -318,7 +318,10 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
-    rc = reduce_call(c, kind, root, buf, count, type, op, status);
+    if (kind == RMALAB_REDUCE_ROOT) /* the rest agrees in reduce_call's packets */
+        rc = rmalab__agree_args(c, call, RMALAB_OK, 0, 0, root, -1);
+    if (!rc)
+        rc = reduce_call(c, kind, root, buf, count, type, op, status);
     return rmalab__comm_end(&b, rc);
 }
 
@@ -376,17 +379,18 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
     return RMALAB_OK;
 }
 
-/* What every rank must give alike for a collective on typed memory, which
- * MPI leaves unchecked: a count that differs truncates on some ranks and
- * passes silently on others, a type reinterprets bytes, a root hangs. One
+/* What every rank must give alike for a collective, which MPI leaves
+ * unchecked: a count that differs truncates on some ranks and passes
+ * silently on others, a type reinterprets bytes, a root hangs or leaves
+ * messages unmatched for the next call to take. One
  * MPI_Allreduce (MPI_MAX) of each and of its negation, and of the ranks
  * whose own checks failed (`status`): the same verdict on every rank, this
- * rank's own error first, else the lowest failed rank's class. op -1:
- * none (bcast). */
+ * rank's own error first, else the lowest failed rank's class. Arguments
+ * that the call does not have are given alike (0, op -1). */
 enum { AG_FAILED, AG_COUNT, AG_TYPE, AG_ROOT, AG_OP, AG_N };
 
-static int agree_typed(rmalab_comm *c, const char *call, int status, int count,
-                       rmalab_type type, int root, int op)
+int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
+                       int root, int op)
 {
     int me = rmalab_comm_rank(c);
     /* the lowest failed rank wins, its class below it */
@@ -408,7 +412,7 @@ static int agree_typed(rmalab_comm *c, const char *call, int status, int count,
     if (v[AG_TYPE] != -v[AG_N + AG_TYPE])
         return rmalab__fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
                                              "every rank must give the same type",
-                            call, rmalab_type_name(type));
+                            call, rmalab_type_name((rmalab_type)type));
     if (v[AG_ROOT] != -v[AG_N + AG_ROOT])
         return rmalab__fail(RMALAB_ERR_RANK, "%s: the ranks name roots %lld to %lld (%d here); "
                                              "every rank must name the same root",
@@ -429,7 +433,7 @@ int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type ty
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
         return rc;
-    if (!(rc = agree_typed(c, "bcast", status, count, type, root, -1))) {
+    if (!(rc = rmalab__agree_args(c, "bcast", status, count, (int)type, root, -1))) {
         int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__mpi_fail(e, "MPI_Bcast");
     }
@@ -498,7 +502,7 @@ int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
-    if (!(rc = agree_typed(c, call, status, count, type, root, (int)op)))
+    if (!(rc = rmalab__agree_args(c, call, status, count, (int)type, root, (int)op)))
         rc = reduce_typed_call(c, kind, root, buf, count, type, op);
     return rmalab__comm_end(&b, rc);
 }

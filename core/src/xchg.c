@@ -382,7 +382,11 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
              : kind == RMALAB_XCHG_SCATTER || kind == RMALAB_XCHG_ALLTOALL ? x.size
                                                                           : 1;
     x.nin = receives(&x);
-    rc = run(&x, send, recv);
+    /* a root-shaped first collective with different roots would not meet */
+    if (kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL)
+        rc = rmalab__agree_args(c, call, RMALAB_OK, 0, 0, root, -1);
+    if (!rc)
+        rc = run(&x, send, recv);
     if (x.own_block)
         big = x.block;
     return rmalab__comm_end(&b, rc);

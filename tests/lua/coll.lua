@@ -156,6 +156,16 @@ T.case("reductions refuse on every rank, before anything is reduced", function()
   T.eq(c:allreduce(1, "sum"), n, "usable after")
 end)
 
+T.case("rooted collectives refuse different roots on every rank, and go on", function()
+  local roots = "the ranks name roots 0 to " .. (n - 1) .. " (" .. me .. " here)"
+  checkerr("ERR_RANK", "comm:bcast: " .. roots, c.bcast, c, { me }, me)
+  checkerr("ERR_RANK", "comm:gather: " .. roots, c.gather, c, me, me)
+  checkerr("ERR_RANK", "comm:scatter: " .. roots, c.scatter, c, {}, me)
+  checkerr("ERR_RANK", "comm:reduce: " .. roots, c.reduce, c, 1, "sum", me)
+  T.eq(c:bcast(me == 1 and "one" or nil, 1), "one", "nothing was left unmatched")
+  T.eq(c:allreduce(1, "sum"), n, "usable after")
+end)
+
 T.case("reduce, scan and exscan", function()
   T.eq(c:reduce(me, "sum", n - 1), me == n - 1 and n * (n - 1) // 2 or nil)
   T.eq(c:reduce({ me, 1, 1, 1, 1, 1 }, "sum"), me == 0 and { n * (n - 1) // 2, n, n, n, n, n }
