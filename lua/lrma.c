@@ -122,12 +122,18 @@ static int result_at(lua_State *L, const mem_op *o, int arg, lua_Integer n)
     return lua_gettop(L);
 }
 
+/* "the origin of a put to rank 1", "the result of an rget from rank 0" */
+static void flight_what(const mem_op *o, bool result, char *buf, size_t size)
+{
+    snprintf(buf, size, "the %s of %s %s %s rank %d", result ? "result" : "origin",
+             strchr("aeiou", o->op[0]) ? "an" : "a", o->op, result ? "from" : "to", o->target);
+}
+
 /* The buffer at arg is in flight for the operation just issued. */
 static void fly(lua_State *L, const mem_op *o, int arg, uint64_t ticket, bool result)
 {
     char what[64], by[96];
-    snprintf(what, sizeof what, "the %s of %s %s %s rank %d", result ? "result" : "origin",
-             strchr("aeiou", o->op[0]) ? "an" : "a", o->op, result ? "from" : "to", o->target);
+    flight_what(o, result, what, sizeof what);
     rmalab_win_completer(o->w, o->target, by, sizeof by);
     lrm_buffer_fly(L, arg, o->w, o->target, ticket, result, what, by);
 }
@@ -142,32 +148,50 @@ static int elements_of(const rmalab_vector *vec)
     return vec ? vec->count * vec->blocklen : 1;
 }
 
+/* The buffers of o claimed: b (the origin, or a get's result) and r
+ * (get_accumulate's result). */
+static void claim(lua_State *L, const mem_op *o, int b, int r)
+{
+    lrm_buffer_claim(L, b, o->w, o->kind == GET, o->call);
+    if (r)
+        lrm_buffer_claim(L, r, o->w, true, o->call);
+}
+
+/* The core's call for o on u (and v): with rq, its request-based form. */
+static int start(const mem_op *o, const lrm_buffer *u, const lrm_buffer *v, rmalab_op op,
+                 uint64_t *ticket, rmalab_request **rq)
+{
+    rmalab_win *w = o->w;
+    int n = (int)u->n;
+    switch (o->kind) {
+    case PUT:
+        return rq ? rmalab_win_rput(w, o->target, o->disp, o->type, n, u->p, o->vec, rq)
+                  : rmalab_win_put_mem(w, o->target, o->disp, o->type, n, u->p, o->vec, ticket);
+    case GET:
+        return rq ? rmalab_win_rget(w, o->target, o->disp, o->type, n, u->p, o->vec, rq)
+                  : rmalab_win_get_mem(w, o->target, o->disp, o->type, n, u->p, o->vec, ticket);
+    case ACCUMULATE:
+        return rq ? rmalab_win_raccumulate(w, o->target, o->disp, o->type, n, u->p, op, o->vec, rq)
+                  : rmalab_win_accumulate_mem(w, o->target, o->disp, o->type, n, u->p, op,
+                                              o->vec, ticket);
+    default:
+        return rq ? rmalab_win_rget_accumulate(w, o->target, o->disp, o->type, n, u->p, v->p, op,
+                                               o->vec, rq)
+                  : rmalab_win_get_accumulate_mem(w, o->target, o->disp, o->type, n, u->p, v->p,
+                                                  op, o->vec, ticket);
+    }
+}
+
 /* Issue o on the buffer at b (the origin, or a get's result) and, for
- * get_accumulate, the result buffer at r; both are then in flight. */
+ * get_accumulate, the result buffer at r; both are then in flight until
+ * the call of the window that completes the operation. */
 static void issue(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
 {
     lrm_buffer *u = lrm_tobuffer(L, b), *v = r ? lrm_tobuffer(L, r) : NULL;
-    lrm_buffer_claim(L, b, o->w, o->kind == GET, o->call);
-    if (v)
-        lrm_buffer_claim(L, r, o->w, true, o->call);
+    claim(L, o, b, r);
     lrm_site(L, o->w);
     uint64_t ticket;
-    int rc, n = (int)u->n;
-    switch (o->kind) {
-    case PUT:
-        rc = rmalab_win_put_mem(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &ticket);
-        break;
-    case GET:
-        rc = rmalab_win_get_mem(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &ticket);
-        break;
-    case ACCUMULATE:
-        rc = rmalab_win_accumulate_mem(o->w, o->target, o->disp, o->type, n, u->p, op, o->vec,
-                                       &ticket);
-        break;
-    default:
-        rc = rmalab_win_get_accumulate_mem(o->w, o->target, o->disp, o->type, n, u->p, v->p, op,
-                                           o->vec, &ticket);
-    }
+    int rc = start(o, u, v, op, &ticket, NULL);
     if (rc)
         mem_error(L, rc, o);
     fly(L, o, b, ticket, o->kind == GET);
@@ -182,36 +206,22 @@ static void issue(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
 static lrm_request *issue_request(lua_State *L, const mem_op *o, int b, int r, rmalab_op op)
 {
     lrm_buffer *u = lrm_tobuffer(L, b), *v = r ? lrm_tobuffer(L, r) : NULL;
-    lrm_buffer_claim(L, b, o->w, o->kind == GET, o->call);
-    if (v)
-        lrm_buffer_claim(L, r, o->w, true, o->call);
+    claim(L, o, b, r);
     lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_RMA);
     q->w = o->w;
     lrm_request_keep(L, -1, r ? r : b); /* the window pins both until they land */
     lrm_site(L, o->w);
-    int rc, n = (int)u->n;
-    switch (o->kind) {
-    case PUT: rc = rmalab_win_rput(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &q->r); break;
-    case GET: rc = rmalab_win_rget(o->w, o->target, o->disp, o->type, n, u->p, o->vec, &q->r); break;
-    case ACCUMULATE:
-        rc = rmalab_win_raccumulate(o->w, o->target, o->disp, o->type, n, u->p, op, o->vec, &q->r);
-        break;
-    default:
-        rc = rmalab_win_rget_accumulate(o->w, o->target, o->disp, o->type, n, u->p, v->p, op,
-                                        o->vec, &q->r);
-    }
+    int rc = start(o, u, v, op, NULL, &q->r);
     if (rc)
         mem_error(L, rc, o);
     char what[64], by[128], done[96];
     rmalab_win_completer(o->w, o->target, done, sizeof done);
     snprintf(by, sizeof by, "the request's wait(), or %s", done);
     uint64_t id = rmalab_request_id(q->r);
-    snprintf(what, sizeof what, "the %s of %s %s %s rank %d", o->kind == GET ? "result" : "origin",
-             strchr("aeiou", o->op[0]) ? "an" : "a", o->op, o->kind == GET ? "from" : "to",
-             o->target);
+    flight_what(o, o->kind == GET, what, sizeof what);
     lrm_buffer_fly_request(L, b, o->w, o->target, 0, id, o->kind == GET, what, by);
     if (v) {
-        snprintf(what, sizeof what, "the result of an %s from rank %d", o->op, o->target);
+        flight_what(o, true, what, sizeof what);
         lrm_buffer_fly_request(L, r, o->w, o->target, 0, id, true, what, by);
     }
     return q;
