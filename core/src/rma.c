@@ -349,8 +349,9 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
 
 /* Each is one event of sync-event.h: an operation that succeeded goes in
  * the window's record, and in the race checker's. A vector goes there
- * block by block (each block's displacement in the target's units, when
- * the stride is a whole number of them; else its footprint). */
+ * block by block, each at its displacement in the target's units, or in
+ * bytes when the stride is not a whole number of units: never as its
+ * bounding range, which would race with what lies between its blocks. */
 static int op_end(rmalab_win *w, int rc, const rma_op *o)
 {
     const rmalab_vector *v = o->vec;
@@ -358,12 +359,13 @@ static int op_end(rmalab_win *w, int rc, const rma_op *o)
         return rmalab__op_end(w, o->ev, rc);
     MPI_Aint step = (MPI_Aint)v->stride * rmalab_type_size(o->type);
     MPI_Aint unit = rmalab_win_disp_unit_of(w, o->target);
-    if (unit <= 0 || step % unit)
+    if (unit <= 0)
         return rmalab__op_end(w, o->ev, rc);
     rmalab__op_event block = *o->ev;
     block.count = v->blocklen;
+    block.in_bytes = step % unit != 0;
     for (int i = 0; i < v->count && !rc; i++) {
-        block.disp = o->disp + i * (step / unit);
+        block.disp = block.in_bytes ? o->disp * unit + i * step : o->disp + i * (step / unit);
         rc = rmalab__op_end(w, &block, rc);
     }
     return rc;

@@ -61,7 +61,9 @@ struct rmalab__op_event {
                                operation's access epoch, a local access's
                                exposure epoch */
     bool in_bytes;          /* disp counts bytes, not the target's units: a
-                               direct load or store (rmalab_win_direct) */
+                               direct load or store (rmalab_win_direct), a
+                               block of a vector whose stride is no whole
+                               number of units (rma.c) */
 };
 
 /* An operation begins (w may be NULL). */

@@ -302,6 +302,24 @@ T.case("the race checker sees a vector's blocks, not its bounding range", functi
   end
 end)
 
+T.case("a vector's blocks are exact when its stride is no whole number of units", function()
+  -- int32 blocks 12 bytes apart on a window of 8-byte units: bytes 8-11,
+  -- 20-23, 32-35 and 44-47 from disp 1
+  local w <close> = rl.win_allocate(16 * 8, { disp_unit = 8, info = { rmalab_check = "races" } })
+  local col = rl.vector("int32", 4, 1, 3)
+  w:fence()
+  if rank == 0 then w:put(1, 1, col, rl.buffer("int32", 4)) end
+  if rank == 1 then w:write(2, "int32", 1) end -- bytes 16-19, between two blocks: no race
+  w:fence()
+  if rank == 0 then w:put(1, 1, col, rl.buffer("int32", 4)) end
+  if rank == 1 then w:write(4, "int32", 1) end -- bytes 32-35, the third block: a race
+  local ok, err = pcall(w.fence, w)
+  if rank == 1 then
+    T.ok(not ok and err.class == "ERR_RMA_CONFLICT" and err.message:find("bytes 32-35", 1, true),
+      "the race on bytes 32-35 is found: " .. tostring(err))
+  end
+end)
+
 T.case("local views and shared_query", function()
   local weak = setmetatable({}, { __mode = "v" })
   local w = rl.win_allocate(32, { disp_unit = 4 })
