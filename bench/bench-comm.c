@@ -1,5 +1,8 @@
 /* bench-comm: communicators' collectives and messages in Lua against raw
- * MPICH doing the same, side by side in one run (issue 27's goals).
+ * MPICH doing the same, side by side in one run (issue 27's goals), and
+ * beside each the floor: the same Lua loop over a minimal binding of the
+ * bench's own (floor_*: no checks, no records, no value coding), the least
+ * any Lua binding must cost.
  *
  * Run on exactly 2 ranks, one per core (blocking MPICH calls busy-poll):
  *     mpiexec -n 2 -bind-to core build/bench/bench-comm [reps [rounds]]
@@ -92,6 +95,57 @@ static double c_bcast(long n)
     return t[999];
 }
 
+/* The floors: the least any Lua binding must do for the same work, with
+ * no checks, no records and no coding, so that a ratio's part that comes
+ * from Lua itself shows. comm.lua's <name>_floor loops call these. */
+static int floor_allreduce(lua_State *S)
+{
+    double x = lua_tonumber(S, 1), s;
+    MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    lua_pushnumber(S, s);
+    return 1;
+}
+
+static int floor_send(lua_State *S)
+{
+    double x = lua_tonumber(S, 1);
+    MPI_Send(&x, 1, MPI_DOUBLE, (int)lua_tointeger(S, 2), 0, MPI_COMM_WORLD);
+    return 0;
+}
+
+static int floor_recv(lua_State *S)
+{
+    double x;
+    MPI_Recv(&x, 1, MPI_DOUBLE, (int)lua_tointeger(S, 1), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    lua_pushnumber(S, x);
+    return 1;
+}
+
+/* floor_bcast(t): the root reads t[1..1000] through the Lua API, every
+ * other rank builds a new table of them. */
+static int floor_bcast(lua_State *S)
+{
+    static double t[1000];
+    if (me == 0) {
+        for (int i = 0; i < 1000; i++) {
+            lua_rawgeti(S, 1, i + 1);
+            t[i] = lua_tonumberx(S, -1, NULL);
+            lua_pop(S, 1);
+        }
+    }
+    MPI_Bcast(t, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        lua_settop(S, 1);
+        return 1;
+    }
+    lua_createtable(S, 1000, 0);
+    for (int i = 0; i < 1000; i++) {
+        lua_pushnumber(S, t[i]);
+        lua_rawseti(S, -2, i + 1);
+    }
+    return 1;
+}
+
 static const struct bench {
     const char *name;
     double (*c)(long);
@@ -122,12 +176,15 @@ static double lua_loop(const char *name, long n)
     return v;
 }
 
-/* The slower rank's time for one loop; *v its result. */
+/* The slower rank's time for one loop (lua: 0 C, 1 Lua, 2 the Lua
+ * floor); *v its result. */
 static double timed(const struct bench *b, int lua, long n, double *v)
 {
+    char floor_name[32];
+    snprintf(floor_name, sizeof floor_name, "%s_floor", b->name);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now();
-    *v = lua ? lua_loop(b->name, n) : b->c(n);
+    *v = lua == 2 ? lua_loop(floor_name, n) : lua ? lua_loop(b->name, n) : b->c(n);
     double t = now() - t0, worst;
     MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return worst;
@@ -145,9 +202,19 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static bool has_floor(const struct bench *b)
+{
+    lua_getfield(L, 1, b->name);
+    lua_pushfstring(L, "%s_floor", b->name);
+    int t = lua_gettable(L, 1);
+    lua_settop(L, 1);
+    return t == LUA_TFUNCTION;
+}
+
 static void run(const struct bench *b, long reps, int rounds)
 {
-    double tc[MAX_ROUNDS], tl[MAX_ROUNDS], ratio[MAX_ROUNDS], vc, vl;
+    double tc[MAX_ROUNDS], tl[MAX_ROUNDS], ratio[MAX_ROUNDS], floor_[MAX_ROUNDS], vc, vl, vf;
+    bool fl = has_floor(b);
     timed(b, 0, reps / 10 + 1, &vc); /* warm up both */
     timed(b, 1, reps / 10 + 1, &vl);
     for (int r = 0; r < rounds; r++) {
@@ -158,15 +225,20 @@ static void run(const struct bench *b, long reps, int rounds)
             tc[r] = timed(b, 0, reps, &vc);
             tl[r] = timed(b, 1, reps, &vl);
         }
-        if (vc != vl)
+        floor_[r] = fl ? timed(b, 2, reps, &vf) / tc[r] : 0;
+        if (vc != vl || (fl && vf != vc))
             die("the C and Lua loops disagree on their result");
         ratio[r] = tl[r] / tc[r];
     }
     double mc = median(tc, rounds) / (double)reps * 1e6, ml = median(tl, rounds) / (double)reps * 1e6;
     double q = median(ratio, rounds);
-    if (me == 0)
-        printf("%-10s C %8.2f us   Lua %8.2f us   ratio %5.2fx   goal %.1fx  %s\n", b->name, mc,
-               ml, q, b->goal, q <= b->goal ? "PASS" : "MISS");
+    if (me != 0)
+        return;
+    printf("%-10s C %8.2f us   Lua %8.2f us   ratio %5.2fx   goal %.1fx  %s", b->name, mc, ml, q,
+           b->goal, q <= b->goal ? "PASS" : "MISS");
+    if (fl)
+        printf("   (floor %.2fx)", median(floor_, rounds));
+    printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -185,6 +257,10 @@ int main(int argc, char **argv)
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
     lua_pop(L, 1);
+    lua_register(L, "floor_allreduce", floor_allreduce);
+    lua_register(L, "floor_send", floor_send);
+    lua_register(L, "floor_recv", floor_recv);
+    lua_register(L, "floor_bcast", floor_bcast);
     if (luaL_dofile(L, COMM_LUA) != LUA_OK || !lua_istable(L, -1))
         die("loading " COMM_LUA);
     if (me == 0)

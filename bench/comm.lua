@@ -37,6 +37,30 @@ function B.bcast(n)
   return v[1000]
 end
 
+-- The floors (bench-comm.c's floor_* functions): the same loops over a
+-- minimal binding, the least any Lua binding costs.
+function B.allreduce_floor(n)
+  local s = 0
+  for i = 1, n do s = floor_allreduce(i + 0.5) end
+  return s
+end
+
+function B.pingpong_floor(n)
+  local x = 0.5
+  if me == 0 then
+    for _ = 1, n do floor_send(x, 1); x = floor_recv(1) + 1 end
+  else
+    for _ = 1, n do x = floor_recv(0); floor_send(x, 0) end
+  end
+  return x
+end
+
+function B.bcast_floor(n)
+  local v
+  for _ = 1, n do v = floor_bcast(me == 0 and t or nil) end
+  return v[1000]
+end
+
 local b = rl.buffer("double", 1000)
 if me == 0 then for i = 1, 1000 do b[i] = i + 0.25 end end
 
