@@ -259,6 +259,20 @@ static bool more_keys(lua_State *L, int t, lua_Integer set)
     return false;
 }
 
+/* Whether a key follows n (a key of t, or 0) in lua_next's order. Lua
+ * documents no order, so this is a hint that chooses between more_keys
+ * and going to enc_pairs at once, never what is sent: Lua 5.4 gives the
+ * array part first, and an array without other keys has none after n. */
+static bool key_after(lua_State *L, int t, lua_Integer n)
+{
+    if (n < 1)
+        return true;
+    lua_pushinteger(L, n);
+    bool after = lua_next(L, t);
+    lua_pop(L, after ? 2 : 0);
+    return after;
+}
+
 /* The other keys: every pair but t[1..n]; returns their count in *h. */
 static int enc_pairs(enc *e, int t, lua_Integer n, uint32_t *h)
 {
@@ -312,7 +326,7 @@ static int enc_table(enc *e, int t)
     e->table[e->depth++] = t;
     if (!rc && !raw)
         rc = enc_array(e, t, n, &set);
-    if (!rc && more_keys(L, t, set))
+    if (!rc && (key_after(L, t, n) || more_keys(L, t, set)))
         rc = enc_pairs(e, t, n, &h);
     if (!rc) {
         memcpy(e->b->p + at, &h, 4);

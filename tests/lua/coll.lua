@@ -59,6 +59,18 @@ T.case("bcast: arrays of numbers keep their subtypes and their other keys", func
     { 0.5, 1.5, name = "x", [2.5] = 7 },      -- floats and other keys
     { 1, 2, nil, 4, ["3"] = 9 },              -- a hole and a string "3"
   }
+  -- Tables whose keys went in one by one, the others first: where
+  -- lua_next finds them does not change what is sent.
+  for _, others in ipairs({ { x = 1 }, { [0] = 0.5 }, { [2.5] = true, y = "y" } }) do
+    local t = others
+    for i = 1, 5 do t[i] = i * 0.5 end
+    values[#values + 1] = t
+  end
+  for key in ("abcdefghijkl"):gmatch(".") do -- in the hash part with 1..3, in some order
+    local t = { [key] = key }
+    for i = 3, 1, -1 do t[i] = i * 0.5 end
+    values[#values + 1] = t
+  end
   for k, t in ipairs(values) do
     local v = c:bcast(me == 0 and t or nil)
     T.eq(v, t, "value " .. k)
