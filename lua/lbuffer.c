@@ -22,7 +22,6 @@
 
 #include "lrmalab.h"
 
-#define LRM_BUFFER_T "rmalab.buffer"
 #define BUF_ALIGN 64
 
 struct lrm_flight {
@@ -36,7 +35,7 @@ struct lrm_flight {
     char by[96];            /* the call that completes it */
 };
 
-static const char buffer_tag = 'b';
+const char lrm_buffer_tag = 'b';
 static const char pins_key = 'p', views_key = 'q';
 /* The messages' stand-in for a window: what isend and irecv pin. */
 static const char msgs = 'm';
@@ -50,12 +49,12 @@ static bool landed(const lrm_flight *f)
 
 lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
 {
-    return lrm_toud(L, arg, &buffer_tag, sizeof(lrm_buffer));
+    return lrm_toud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer));
 }
 
-static lrm_buffer *checkbuffer(lua_State *L, int arg)
+lrm_buffer *lrm_checkbuffer(lua_State *L, int arg)
 {
-    return lrm_checkud(L, arg, &buffer_tag, sizeof(lrm_buffer), RMALAB_ERR_ARG,
+    return lrm_checkud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer), RMALAB_ERR_ARG,
                        "buffer expected");
 }
 
@@ -118,11 +117,8 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
     set_busy(k);
 }
 
-/* A load or store of elements lo..hi of b (from 1) through a view of a
- * checked window: touch, then the race checker hears of it, as of a
- * win:read or win:write (the slow path, taken when the block is busy). */
-static void access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
-                   bool writes, const char *call)
+void lrm_buffer_access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                       bool writes, const char *call)
 {
     touch(L, b, lo, hi, writes, call);
     lrm_block *k = b->blk;
@@ -291,7 +287,7 @@ static void check_length(lua_State *L, lua_Integer n, rmalab_type type)
 /* A buffer userdata over nothing yet, with its metatable. */
 static lrm_buffer *newbuffer(lua_State *L, rmalab_type type)
 {
-    lrm_buffer *b = lrm_newud(L, sizeof *b, 1, &buffer_tag);
+    lrm_buffer *b = lrm_newud(L, sizeof *b, 1, &lrm_buffer_tag);
     luaL_setmetatable(L, LRM_BUFFER_T);
     b->type = type;
     b->size = rmalab_type_size(type);
@@ -359,113 +355,9 @@ static int l_buffer(lua_State *L)
     return 1;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Elements: the fast path tests one flag                                   */
-
-static lua_Integer checkindex(lua_State *L, const lrm_buffer *b)
-{
-    lua_Integer i;
-    if (lua_isinteger(L, 2))
-        i = lua_tointeger(L, 2);
-    else if (lua_type(L, 2) != LUA_TNUMBER || !lua_numbertointeger(lua_tonumber(L, 2), &i) ||
-             (lua_Number)i != lua_tonumber(L, 2))
-        return lrm_raisef(L, RMALAB_ERR_ARG, "buffer index is %s; buffers are indexed by "
-                          "integers from 1", lua_type(L, 2) == LUA_TNUMBER ? "not an integer"
-                                                                          : luaL_typename(L, 2));
-    if (i < 1 || i > b->n)
-        lrm_raisef(L, RMALAB_ERR_ARG, "buffer index %lld is outside 1..%lld (the buffer's "
-                   "length)", (long long)i, (long long)b->n);
-    return i;
-}
-
-/* Push element i. Doubles and int64s, the common cases, inline. */
-static inline void push_element(lua_State *L, const lrm_buffer *b, lua_Integer i)
-{
-    const unsigned char *p = b->p + (i - 1) * b->size;
-    if (b->type == RMALAB_DOUBLE) {
-        double d;
-        memcpy(&d, p, sizeof d);
-        lua_pushnumber(L, d);
-    } else if (b->type == RMALAB_INT64) {
-        int64_t x;
-        memcpy(&x, p, sizeof x);
-        lua_pushinteger(L, (lua_Integer)x);
-    } else {
-        lrm_pushvalue(L, b->type, p);
-    }
-}
-
-/* Store the value at 3 as element i: a number into a double and an
- * integer into an int64 inline (no rule can refuse them), the rest as
- * lvalues.c converts values for windows. */
-static inline void store_element(lua_State *L, const lrm_buffer *b, lua_Integer i)
-{
-    unsigned char *p = b->p + (i - 1) * b->size;
-    int isnum;
-    if (b->type == RMALAB_DOUBLE && lua_type(L, 3) == LUA_TNUMBER) {
-        double d = lua_tonumberx(L, 3, &isnum);
-        memcpy(p, &d, sizeof d);
-    } else if (b->type == RMALAB_INT64 && lua_isinteger(L, 3)) {
-        int64_t x = lua_tointegerx(L, 3, &isnum);
-        memcpy(p, &x, sizeof x);
-    } else {
-        char call[32];
-        snprintf(call, sizeof call, "b[%lld]", (long long)i);
-        lrm_valsite site = {call, 0, NULL, NULL, true};
-        lrm_storeelement(L, 3, 0, b->type, p, &site);
-    }
-}
-
-/* b[i], b.type, and the methods (upvalue 1). */
-static int buffer_index(lua_State *L)
-{
-    lrm_buffer *b = lrm_toud(L, 1, &buffer_tag, sizeof *b);
-    if (b && lua_isinteger(L, 2)) {
-        lua_Integer i = lua_tointeger(L, 2);
-        if ((lua_Unsigned)i - 1 < (lua_Unsigned)b->n) {
-            if (b->blk->busy)
-                access(L, b, i, i, false, NULL);
-            push_element(L, b, i);
-            return 1;
-        }
-    }
-    b = checkbuffer(L, 1);
-    if (lua_type(L, 2) == LUA_TSTRING) {
-        if (strcmp(lua_tostring(L, 2), "type") == 0)
-            lua_pushstring(L, rmalab_type_name(b->type));
-        else
-            lua_rawget(L, lua_upvalueindex(1));
-        return 1;
-    }
-    lua_Integer i = checkindex(L, b);
-    if (b->blk->busy)
-        access(L, b, i, i, false, NULL);
-    push_element(L, b, i);
-    return 1;
-}
-
-static int buffer_newindex(lua_State *L)
-{
-    lrm_buffer *b = lrm_toud(L, 1, &buffer_tag, sizeof *b);
-    lua_Integer i;
-    if (b && lua_isinteger(L, 2) && (lua_Unsigned)(i = lua_tointeger(L, 2)) - 1 <
-                                        (lua_Unsigned)b->n) {
-        if (b->blk->busy)
-            access(L, b, i, i, true, NULL);
-        store_element(L, b, i);
-        return 0;
-    }
-    b = checkbuffer(L, 1);
-    i = checkindex(L, b);
-    if (b->blk->busy)
-        access(L, b, i, i, true, NULL);
-    store_element(L, b, i);
-    return 0;
-}
-
 static int buffer_len(lua_State *L)
 {
-    lua_pushinteger(L, checkbuffer(L, 1)->n);
+    lua_pushinteger(L, lrm_checkbuffer(L, 1)->n);
     return 1;
 }
 
@@ -492,11 +384,11 @@ static void checkrange(lua_State *L, const lrm_buffer *b, int arg, lua_Integer *
 /* b:totable([i [, j]]): an array (a string for "byte"). */
 static int buffer_totable(lua_State *L)
 {
-    lrm_buffer *b = checkbuffer(L, 1);
+    lrm_buffer *b = lrm_checkbuffer(L, 1);
     lua_Integer i, j;
     checkrange(L, b, 2, &i, &j);
     if (b->blk->busy && j >= i)
-        access(L, b, i, j, false, "b:totable");
+        lrm_buffer_access(L, b, i, j, false, "b:totable");
     lrm_pushvalues(L, b->type, b->p + (i - 1) * b->size, (int)(j - i + 1), 1);
     return 1;
 }
@@ -504,12 +396,12 @@ static int buffer_totable(lua_State *L)
 /* b:fill(v) -> b */
 static int buffer_fill(lua_State *L)
 {
-    lrm_buffer *b = checkbuffer(L, 1);
+    lrm_buffer *b = lrm_checkbuffer(L, 1);
     _Alignas(16) unsigned char v[16];
     lrm_valsite site = {"b:fill", 1, NULL, NULL, true};
     lrm_storeelement(L, 2, 0, b->type, v, &site);
     if (b->blk->busy && b->n)
-        access(L, b, 1, b->n, true, "b:fill");
+        lrm_buffer_access(L, b, 1, b->n, true, "b:fill");
     for (lua_Integer i = 0; i < b->n; i++)
         memcpy(b->p + i * b->size, v, (size_t)b->size);
     lua_settop(L, 1);
@@ -519,7 +411,7 @@ static int buffer_fill(lua_State *L)
 /* b:sub(i [, j]): a view of elements i..j, which keeps b alive. */
 static int buffer_sub(lua_State *L)
 {
-    lrm_buffer *b = checkbuffer(L, 1);
+    lrm_buffer *b = lrm_checkbuffer(L, 1);
     lua_Integer i = lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "first element"), j;
     j = lua_isnoneornil(L, 3) ? b->n : lrm_checkinteger(L, 3, RMALAB_ERR_ARG, "last element");
     if (i < 1 || j > b->n || j < i - 1)
@@ -536,7 +428,7 @@ static int buffer_sub(lua_State *L)
 
 static int buffer_tostring(lua_State *L)
 {
-    lrm_buffer *b = checkbuffer(L, 1);
+    lrm_buffer *b = lrm_checkbuffer(L, 1);
     lua_pushfstring(L, "rmalab.buffer (%s, %I element%s%s%s)", rmalab_type_name(b->type),
                     (LUAI_UACINT)b->n, b->n == 1 ? "" : "s", b->blk != &b->own ? ", a view" : "",
                     b->blk->gone ? ", of a freed window" : b->blk->busy ? ", in flight" : "");
@@ -566,7 +458,6 @@ static const luaL_Reg buffer_methods[] = {
 };
 
 static const luaL_Reg buffer_meta[] = {
-    {"__newindex", buffer_newindex},
     {"__len", buffer_len},
     {"__tostring", buffer_tostring},
     {"__gc", buffer_gc},
@@ -577,9 +468,10 @@ void lrm_open_buffer(lua_State *L)
 {
     luaL_newmetatable(L, LRM_BUFFER_T);
     luaL_setfuncs(L, buffer_meta, 0);
+    lua_pushliteral(L, LRM_BUFFER_T); /* getmetatable(b): lelement.c trusts its self */
+    lua_setfield(L, -2, "__metatable");
     luaL_newlib(L, buffer_methods);
-    lua_pushcclosure(L, buffer_index, 1);
-    lua_setfield(L, -2, "__index");
+    lua_setfield(L, -2, "__index"); /* lrm_open_elements puts b[i] before them */
     lua_pop(L, 1);
 
     lua_newtable(L);

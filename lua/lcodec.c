@@ -175,6 +175,21 @@ static size_t varint_len(uint64_t v)
  * calls dominate an array's cost (bench-comm). */
 #define BATCH 32
 
+/* The number at idx as 8 raw bytes at p, if it is of subtype `kind` (1
+ * integer, 2 float). A float with a fraction needs one API call, not
+ * two: an integer converts to a whole float. */
+static bool raw_number(lua_State *L, int idx, int kind, unsigned char *p)
+{
+    if (kind == 1) {
+        lua_Integer v = lua_tointegerx(L, idx, NULL);
+        memcpy(p, &v, 8);
+        return lua_isinteger(L, idx);
+    }
+    lua_Number v = lua_tonumberx(L, idx, NULL);
+    memcpy(p, &v, 8);
+    return (fabs(v) < 0x1p52 && v != (lua_Number)(int64_t)v) || !lua_isinteger(L, idx);
+}
+
 /* Elements i..i+m-1 at p as raw numbers when they are numbers of `*kind`
  * (0: not yet known; 1 integers, 2 floats): false when one is not. */
 static bool raw_batch(lua_State *L, int t, lua_Integer i, int m, int *kind, unsigned char *p)
@@ -182,19 +197,10 @@ static bool raw_batch(lua_State *L, int t, lua_Integer i, int m, int *kind, unsi
     int top = lua_gettop(L), ok = 1;
     for (int j = 0; j < m && ok; j++)
         ok = lua_rawgeti(L, t, i + j) == LUA_TNUMBER;
-    for (int idx = top + 1; ok && idx <= top + m; idx++, p += 8) {
-        int k = lua_isinteger(L, idx) ? 1 : 2;
-        if (*kind && k != *kind)
-            ok = 0;
-        *kind = k;
-        if (ok && k == 1) {
-            lua_Integer v = lua_tointegerx(L, idx, NULL);
-            memcpy(p, &v, 8);
-        } else if (ok) {
-            lua_Number v = lua_tonumberx(L, idx, NULL);
-            memcpy(p, &v, 8);
-        }
-    }
+    if (ok && !*kind)
+        *kind = lua_isinteger(L, top + 1) ? 1 : 2;
+    for (int idx = top + 1; ok && idx <= top + m; idx++, p += 8)
+        ok = raw_number(L, idx, *kind, p);
     lua_settop(L, top);
     return ok;
 }
@@ -222,18 +228,49 @@ static bool enc_raw(enc *e, int t, lua_Integer n, size_t *hat)
     return true;
 }
 
-/* The array part t[1..n], as values. */
-static int enc_array(enc *e, int t, lua_Integer n)
+/* The array part t[1..n], as values; *set counts those not nil. */
+static int enc_array(enc *e, int t, lua_Integer n, lua_Integer *set)
 {
     int rc = RMALAB_OK;
     for (lua_Integer i = 1; i <= n && !rc; i++) {
-        lua_rawgeti(e->L, t, i);
+        *set += lua_rawgeti(e->L, t, i) != LUA_TNIL;
         e->key[e->depth - 1] = 0;
         e->idx[e->depth - 1] = i;
         rc = enc_value(e, lua_gettop(e->L));
         lua_pop(e->L, 1);
     }
     return rc;
+}
+
+/* Whether t has more keys than the `set` ones of t[1..n]: counting them
+ * takes two API calls a key, where enc_pairs's test of each key takes
+ * four, and most tables sent are arrays (bench-comm's table bcast). */
+static bool more_keys(lua_State *L, int t, lua_Integer set)
+{
+    lua_Integer count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (++count > set) {
+            lua_pop(L, 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether a key follows n (a key of t, or 0) in lua_next's order. Lua
+ * documents no order, so this is a hint that chooses between more_keys
+ * and going to enc_pairs at once, never what is sent: Lua 5.4 gives the
+ * array part first, and an array without other keys has none after n. */
+static bool key_after(lua_State *L, int t, lua_Integer n)
+{
+    if (n < 1)
+        return true;
+    lua_pushinteger(L, n);
+    bool after = lua_next(L, t);
+    lua_pop(L, after ? 2 : 0);
+    return after;
 }
 
 /* The other keys: every pair but t[1..n]; returns their count in *h. */
@@ -278,6 +315,7 @@ static int enc_table(enc *e, int t)
     size_t at = 0;
     uint32_t h = 0;
     bool raw = enc_raw(e, t, n, &at);
+    lua_Integer set = raw ? n : 0;
     int rc = raw ? RMALAB_OK : put_byte(e->b, T_TAB);
     if (!raw && !rc)
         rc = put_varint(e->b, (uint64_t)n);
@@ -287,8 +325,8 @@ static int enc_table(enc *e, int t)
     }
     e->table[e->depth++] = t;
     if (!rc && !raw)
-        rc = enc_array(e, t, n);
-    if (!rc)
+        rc = enc_array(e, t, n, &set);
+    if (!rc && (key_after(L, t, n) || more_keys(L, t, set)))
         rc = enc_pairs(e, t, n, &h);
     if (!rc) {
         memcpy(e->b->p + at, &h, 4);

@@ -15,6 +15,7 @@
  *   lcomm.c      communicators
  *   lvalues.c    arguments and typed values of window calls
  *   lbuffer.c    typed buffers and their views; what is in flight on them
+ *   lelement.c   buffers' elements, b[i] and b[i] = v: their hot path
  *   llayout.c    layouts of the target's memory (rl.vector)
  *   lrequest.c   requests of every kind: rq:wait, rq:test, rl.waitall,
  *                rl.waitany; messages' values as receives give them
@@ -53,6 +54,7 @@
 #define LRM_INFO_T "rmalab.info"
 #define LRM_COMM_T "rmalab.comm"
 #define LRM_WIN_T "rmalab.win"
+#define LRM_BUFFER_T "rmalab.buffer"
 
 /* Objects of the binding not yet released, for leak checks
  * (rl.debug.stats()): a count goes up when an object is made and down once,
@@ -293,10 +295,22 @@ typedef struct {
     lrm_block *blk;         /* &own, or the block of the buffer viewed */
     lrm_block own;
 } lrm_buffer;
+/* The first word of every buffer is &lrm_buffer_tag. */
+extern const char lrm_buffer_tag;
 /* Adds rl.buffer to the module table on top of the stack. */
 void lrm_open_buffer(lua_State *L);
-/* The buffer at arg, or NULL. */
+/* The buffer at arg, or NULL; or an ERR_ARG argument error. */
 lrm_buffer *lrm_tobuffer(lua_State *L, int arg);
+lrm_buffer *lrm_checkbuffer(lua_State *L, int arg);
+/* Before a load (`writes`: a store) of elements lo..hi of b (from 1) when
+ * its block is busy: raise if the memory is gone or an operation in
+ * flight conflicts; then the race checker hears of it, as of a win:read
+ * or win:write, if b views a checked window. `call` names a bulk access
+ * ("b:fill"); NULL: an element's. */
+void lrm_buffer_access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                       bool writes, const char *call);
+/* b[i] and b[i] = v (lelement.c), on the buffers' metatable. */
+void lrm_open_elements(lua_State *L);
 /* Push a new buffer of n elements over memory that `owner` (the value at
  * owner_idx, kept alive by the buffer) provides, such as a window's. With
  * `w`, the buffer is one of w's views: lrm_buffers_gone marks it. */

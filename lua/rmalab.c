@@ -102,6 +102,7 @@ int luaopen_rmalab(lua_State *L)
     luaL_newlib(L, module_funcs);
     lrm_open_win(L);
     lrm_open_buffer(L);
+    lrm_open_elements(L);
     lrm_open_layout(L);
     lrm_open_request(L);
     lrm_open_rma(L);

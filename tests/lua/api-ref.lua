@@ -3,7 +3,7 @@
 -- documented there, and every name documented there exists. The names are
 -- found at run time, not from a list: the module's table and its
 -- sub-tables (rl.trace, rl.hints...), and the methods of one object of
--- each type (getmetatable(obj).__index, or the method table a function
+-- each type (debug.getmetatable(obj).__index, or the method table a function
 -- __index keeps as its upvalue): windows of the four flavours, rl.world and
 -- a communicator made from it, an info object, a keyval, a get's result, a
 -- request of each kind, a buffer and a view, a vector, an error object, and
@@ -58,10 +58,11 @@ local function add_table(prefix, sep, t)
 end
 
 -- The methods of obj, under prefix ("win"): a table __index, or the table
--- a function __index keeps as its first upvalue (buffers).
+-- a function __index keeps as its first upvalue (buffers, whose
+-- __metatable hides the metatable from getmetatable).
 local function add_object(prefix, obj)
   samples[prefix] = samples[prefix] or obj
-  local mt = getmetatable(obj)
+  local mt = debug.getmetatable(obj)
   T.ok(type(mt) == "table", prefix .. ": an object with a metatable")
   types[prefix] = true
   local index = mt and mt.__index

@@ -74,6 +74,16 @@ T.case("buffers: errors", function()
   checkerr("ERR_ARG", "not a range", b.sub, b, 0, 2)
   checkerr("ERR_ARG", "not a range", b.sub, b, 3, 5)
   checkerr("ERR_ARG", "buffer expected", b.fill, {}, 1)
+  checkerr("ERR_ARG", "buffer index is string", set, b, "2", 1)
+  T.eq(b["2"], nil, "a string that looks like an index is not one")
+  -- The element metamethods trust their first argument but through the
+  -- debug library, and then refuse other objects without touching them.
+  T.eq(getmetatable(b), "rmalab.buffer", "getmetatable hides the metamethods")
+  local mt = debug.getmetatable(b)
+  for _, foreign in ipairs({ io.stdout, rl.world, rl.vector("int32", 1, 1, 1), {}, 1 }) do
+    checkerr("ERR_ARG", "buffer expected", mt.__index, foreign, 1)
+    checkerr("ERR_ARG", "buffer expected", mt.__newindex, foreign, 1, 0)
+  end
   T.eq(b:totable(), { 0, 0, 0, 0 }, "the buffer is untouched")
   checkerr("ERR_ARG", "a vector is count >= 0", rl.vector, "double", 2, 3, 2)
   checkerr("ERR_ARG", "a vector is count >= 0", rl.vector, "double", -1, 1, 1)

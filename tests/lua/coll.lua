@@ -43,6 +43,41 @@ T.case("bcast: any value, subtypes kept, from any root", function()
   T.eq(c:bcast(me == 0 and mixed or nil)[5], 5, "a hole in an array")
 end)
 
+-- Arrays of numbers of one subtype travel as raw numbers: whole floats,
+-- an integer among floats, holes and keys besides 1..#t must not fool it.
+T.case("bcast: arrays of numbers keep their subtypes and their other keys", function()
+  local function types(t)
+    local s = {}
+    for i = 1, #t do s[i] = math.type(t[i]) or type(t[i]) end
+    return table.concat(s, " ")
+  end
+  local values = {
+    { 0.5, 2.0, 3.0, 1e300, -0.0, 1 / 0, 0 / 0 }, -- floats, some whole
+    { 0.5, 2.0, 3 },                          -- a last integer among floats
+    { 1, 2, 3.0 },                            -- a last whole float among integers
+    { 1, 2, 3, n = 3, [0] = 0, [-2] = 5.5 },  -- integers and other keys
+    { 0.5, 1.5, name = "x", [2.5] = 7 },      -- floats and other keys
+    { 1, 2, nil, 4, ["3"] = 9 },              -- a hole and a string "3"
+  }
+  -- Tables whose keys went in one by one, the others first: where
+  -- lua_next finds them does not change what is sent.
+  for _, others in ipairs({ { x = 1 }, { [0] = 0.5 }, { [2.5] = true, y = "y" } }) do
+    local t = others
+    for i = 1, 5 do t[i] = i * 0.5 end
+    values[#values + 1] = t
+  end
+  for key in ("abcdefghijkl"):gmatch(".") do -- in the hash part with 1..3, in some order
+    local t = { [key] = key }
+    for i = 3, 1, -1 do t[i] = i * 0.5 end
+    values[#values + 1] = t
+  end
+  for k, t in ipairs(values) do
+    local v = c:bcast(me == 0 and t or nil)
+    T.eq(v, t, "value " .. k)
+    T.eq(types(v), types(t), "value " .. k .. "'s subtypes")
+  end
+end)
+
 T.case("bcast refuses what cannot be sent, on every rank, and goes on", function()
   local bad = { config = { 1, 2, print } }
   checkerr("ERR_ARG", me == 0 and "comm:bcast: value.config[3]: a function cannot be sent"
