@@ -119,12 +119,14 @@ static int comm_sendrecv(lua_State *L)
                                       "with the buffer sent; give it a buffer of its own");
     rmalab_request *r = NULL;
     int stag = tag == RMALAB_ANY_TAG ? 0 : tag;
-    if (u) {
-        rc = rmalab_comm_isend_typed(c, u->p, (int)u->n, u->type, dest, stag, &r);
-    } else {
-        lrm_bytes *b = encode(L, 2, "sendrecv");
-        rc = rmalab_comm_isend(c, b->p, b->n, dest, stag, &r);
-    }
+    bool self = dest == rmalab_comm_rank(c); /* a send to self is buffered: no wait */
+    lrm_bytes *b = u ? NULL : encode(L, 2, "sendrecv");
+    if (u)
+        rc = self ? rmalab_comm_send_typed(c, u->p, (int)u->n, u->type, dest, stag)
+                  : rmalab_comm_isend_typed(c, u->p, (int)u->n, u->type, dest, stag, &r);
+    else
+        rc = self ? rmalab_comm_send(c, b->p, b->n, dest, stag)
+                  : rmalab_comm_isend(c, b->p, b->n, dest, stag, &r);
     if (rc)
         return raise(L, rc);
     const void *p = NULL;
@@ -132,7 +134,7 @@ static int comm_sendrecv(lua_State *L)
     rmalab_msg_status st;
     rc = in ? rmalab_comm_recv_typed(c, in->p, (int)in->n, in->type, source, tag, &st)
             : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
-    int rc2 = rmalab_request_wait(r, NULL, NULL, NULL);
+    int rc2 = r ? rmalab_request_wait(r, NULL, NULL, NULL) : RMALAB_OK;
     rmalab_request_destroy(&r);
     if (rc || rc2)
         return raise(L, rc ? rc : rc2);

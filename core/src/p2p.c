@@ -168,8 +168,26 @@ uint64_t rmalab_request_id(const rmalab_request *rq)
 /* ------------------------------------------------------------------------ */
 /* Sending                                                                  */
 
+static int isend_(rmalab_comm *c, const void *buf, size_t n, int type, bool keep, int dest,
+                  int tag, rmalab_request **out);
+
+/* A send to this very rank goes from a copy, nonblocking, and is left to
+ * end (an orphan), as an eager send would: in a job of one process MPICH
+ * 4.0.2 blocks MPI_Send to self until the receive is posted, and that
+ * receive can only come later on this thread. */
+static int send_self(rmalab_comm *c, const void *buf, size_t n, int type, int tag)
+{
+    rmalab_request *r = NULL;
+    int rc = isend_(c, buf, n, type, true, rmalab_comm_rank(c), tag, &r);
+    if (!rc)
+        rmalab__msg_rq_destroy(r);
+    return rc;
+}
+
 static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest, int tag)
 {
+    if (dest == rmalab_comm_rank(c))
+        return send_self(c, buf, n, type, tag);
     unsigned char first[RMALAB__EAGER];
     rmalab__msg_out o;
     MPI_Request req[2];
@@ -449,6 +467,32 @@ int rmalab__msg_rq_step(rmalab_request *r, bool block)
     return block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
 }
 
+static void free_request(rmalab_request *r)
+{
+    rmalab__rq_finished(r);
+    rmalab__free(r->copy);
+    rmalab__free(r->first);
+    rmalab__free(r);
+}
+
+/* The orphans whose sends ended are freed (each new orphan sweeps, so a
+ * loop of sends to self keeps only the unreceived ones). */
+static void sweep_orphans(void)
+{
+    for (rmalab_request **at = &orphans; *at;) {
+        rmalab_request *r = *at;
+        int done = 0;
+        MPI_Status sts[2];
+        MPI_Testall(2, r->req, &done, sts);
+        if (done) {
+            *at = r->next;
+            free_request(r);
+        } else {
+            at = &r->next;
+        }
+    }
+}
+
 static void release_orphans(void)
 {
     while (orphans) {
@@ -463,10 +507,7 @@ static void release_orphans(void)
             MPI_Cancel(&r->req[i]); /* nobody received it */
             MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
         }
-        rmalab__rq_finished(r);
-        rmalab__free(r->copy);
-        rmalab__free(r->first);
-        rmalab__free(r);
+        free_request(r);
     }
 }
 
@@ -474,16 +515,16 @@ void rmalab__msg_rq_destroy(rmalab_request *r)
 {
     if (r->kind == RMALAB__RQ_SEND && !r->done &&
         (r->req[0] != MPI_REQUEST_NULL || r->req[1] != MPI_REQUEST_NULL)) {
-        if (!orphans)
+        static bool registered;
+        if (!registered)
             rmalab__at_finalize(release_orphans);
+        registered = true;
+        sweep_orphans();
         r->next = orphans; /* MPI may still read its parts: its id stays pending */
         orphans = r;
         return;
     }
     if (r->kind == RMALAB__RQ_RECV)
         rmalab__msg_close(&r->m);
-    rmalab__rq_finished(r);
-    rmalab__free(r->copy);
-    rmalab__free(r->first);
-    rmalab__free(r);
+    free_request(r);
 }
