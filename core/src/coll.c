@@ -176,25 +176,44 @@ static void packet_op(void *in, void *inout, int *len, MPI_Datatype *dt)
         combine((const rpacket *)in + i, (rpacket *)inout + i);
 }
 
-static MPI_Datatype packet_type = MPI_DATATYPE_NULL;
-static MPI_Op packet_mpi_op = MPI_OP_NULL;
+/* The MPI types and ops of ours that one collective reduces with: one
+ * element of a contiguous type under a commutative op, which MPICH reduces
+ * by recursive doubling, about as fast as one double's MPI_SUM. Made when
+ * first needed, freed at MPI_Finalize. */
+enum { MADE_PACKET, MADE_ARGS, MADE_N };
+static struct {
+    MPI_Datatype type;
+    MPI_Op op;
+} made[MADE_N] = {{MPI_DATATYPE_NULL, MPI_OP_NULL}, {MPI_DATATYPE_NULL, MPI_OP_NULL}};
 
-static void packet_free(void)
+static void made_free(void)
 {
-    MPI_Type_free(&packet_type);
-    MPI_Op_free(&packet_mpi_op);
+    for (int i = 0; i < MADE_N; i++) {
+        if (made[i].op == MPI_OP_NULL)
+            continue;
+        MPI_Type_free(&made[i].type);
+        MPI_Op_free(&made[i].op);
+    }
+}
+
+static int made_ready(int which, int bytes, MPI_User_function *fn)
+{
+    static bool registered;
+    if (made[which].op != MPI_OP_NULL)
+        return RMALAB_OK;
+    if (MPI_Type_contiguous(bytes, MPI_BYTE, &made[which].type) != MPI_SUCCESS ||
+        MPI_Type_commit(&made[which].type) != MPI_SUCCESS ||
+        MPI_Op_create(fn, 1, &made[which].op) != MPI_SUCCESS)
+        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
+    if (!registered)
+        rmalab__at_finalize(made_free);
+    registered = true;
+    return RMALAB_OK;
 }
 
 static int packet_ready(void)
 {
-    if (packet_mpi_op != MPI_OP_NULL)
-        return RMALAB_OK;
-    if (MPI_Type_contiguous(sizeof(rpacket), MPI_BYTE, &packet_type) != MPI_SUCCESS ||
-        MPI_Type_commit(&packet_type) != MPI_SUCCESS ||
-        MPI_Op_create(packet_op, 1, &packet_mpi_op) != MPI_SUCCESS)
-        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make the reduction's MPI type and op");
-    rmalab__at_finalize(packet_free);
-    return RMALAB_OK;
+    return made_ready(MADE_PACKET, (int)sizeof(rpacket), packet_op);
 }
 
 const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
@@ -286,7 +305,8 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     p.clock = rmalab__clock_exists();
     memcpy(p.v, buf, (size_t)inl * 8);
     rpacket all;
-    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, rmalab_comm_mpi(c));
+    int e = MPI_Allreduce(&p, &all, 1, made[MADE_PACKET].type, made[MADE_PACKET].op,
+                          rmalab_comm_mpi(c));
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, call);
     int rc = reduce_verdict(&all, status, call);
@@ -389,12 +409,6 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
  * that the call does not have are given alike (0, op -1). */
 enum { AG_FAILED, AG_COUNT, AG_TYPE, AG_ROOT, AG_OP, AG_N };
 
-/* One element of a contiguous type and an op of ours, element-wise max:
- * MPICH reduces a count of 1 by recursive doubling, about as fast as one
- * double's MPI_SUM, where MPI_MAX on 10 int64 takes twice as long. */
-static MPI_Datatype args_type = MPI_DATATYPE_NULL;
-static MPI_Op args_op = MPI_OP_NULL;
-
 static void args_max(void *in, void *inout, int *len, MPI_Datatype *t)
 {
     (void)t;
@@ -402,24 +416,6 @@ static void args_max(void *in, void *inout, int *len, MPI_Datatype *t)
     int64_t *y = inout;
     for (int i = 0; i < *len * 2 * AG_N; i++)
         y[i] = x[i] > y[i] ? x[i] : y[i];
-}
-
-static void args_free(void)
-{
-    MPI_Type_free(&args_type);
-    MPI_Op_free(&args_op);
-}
-
-static int args_ready(void)
-{
-    if (args_op != MPI_OP_NULL)
-        return RMALAB_OK;
-    if (MPI_Type_contiguous(2 * AG_N, MPI_INT64_T, &args_type) != MPI_SUCCESS ||
-        MPI_Type_commit(&args_type) != MPI_SUCCESS ||
-        MPI_Op_create(args_max, 1, &args_op) != MPI_SUCCESS)
-        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make the agreement's MPI type and op");
-    rmalab__at_finalize(args_free);
-    return RMALAB_OK;
 }
 
 int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
@@ -431,10 +427,11 @@ int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, 
     int64_t v[2 * AG_N] = {failed, count, type, root, op};
     for (int i = 1; i < AG_N; i++)
         v[AG_N + i] = -v[i];
-    int rc = args_ready();
+    int rc = made_ready(MADE_ARGS, (int)sizeof v, args_max);
     if (rc)
         return rc; /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
-    int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, args_type, args_op, rmalab_comm_mpi(c));
+    int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, made[MADE_ARGS].type, made[MADE_ARGS].op,
+                          rmalab_comm_mpi(c));
     if (status || e != MPI_SUCCESS)
         return status ? status : rmalab__mpi_fail(e, "MPI_Allreduce (the ranks' arguments)");
     if (v[AG_FAILED] >= 0)
