@@ -549,6 +549,7 @@ int rank_serve(const char *connect, const char *token)
     pthread_t t;
     if (hello(&r, token) || pthread_create(&t, NULL, control, &r)) {
         close(r.fd);
+        free(r.hurried);
         exec_free(r.x);
         return 1;
     }

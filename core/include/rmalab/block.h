@@ -113,7 +113,9 @@ RMALAB_API bool rmalab_interrupt(void);
  * called on the calling thread as such a call starts, with world ranks of
  * the targets (a batch of at most 64 per call of the hook; the caller's
  * own rank may be among them), and must be quick and call no rmalab or MPI
- * function. NULL removes it. */
+ * function. NULL removes it. Set or remove it while no other thread makes
+ * such calls (the REPL sets it before its executor serves, and removes it
+ * after). */
 typedef void (*rmalab_progress_hook)(const int *world_ranks, int n, void *arg);
 RMALAB_API void rmalab_set_progress_hook(rmalab_progress_hook fn, void *arg);
 /* From any thread: another process needs this one's progress (its hook
