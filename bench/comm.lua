@@ -37,8 +37,9 @@ function B.bcast(n)
   return v[1000]
 end
 
--- The floors (bench-comm.c's floor_* functions): the same loops over a
--- minimal binding, the least any Lua binding costs.
+-- The floors (bench-comm.c's floor_* functions, registered as globals):
+-- the same loops over a minimal binding, the least any Lua binding costs.
+-- luacheck: read globals floor_allreduce floor_send floor_recv floor_bcast
 function B.allreduce_floor(n)
   local s = 0
   for i = 1, n do s = floor_allreduce(i + 0.5) end
