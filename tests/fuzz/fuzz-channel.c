@@ -46,7 +46,7 @@ static long model_decode(const uint8_t *buf, size_t n)
     uint32_t len = be32(buf);
     if (len == 0 || len > CHAN_MAX_FRAME)
         return -1;
-    if (n >= 5 && !memchr("HRODSTICMQBFE", buf[4], 13))
+    if (n >= 5 && !memchr("HRODSTICMQBFEU", buf[4], 14))
         return -1;
     if (n < 4 + (size_t)len)
         return 0;
@@ -220,10 +220,10 @@ static void check_stream(fuzz_in *cuts, const uint8_t *data, size_t size)
  * may also point into a large buffer, to reach CHAN_MAX_FRAME. */
 static void check_encode(fuzz_in *in)
 {
-    static const char types[] = "HRODSTICMQBFE";
+    static const char types[] = "HRODSTICMQBFEU";
     const char *field[CHAN_MAX_FIELDS + 2];
     size_t len[CHAN_MAX_FIELDS + 2];
-    int type = types[fuzz_byte(in) % 13];
+    int type = types[fuzz_byte(in) % 14];
     int nfields = (int)(fuzz_byte(in) % (CHAN_MAX_FIELDS + 3));
     size_t total = 1;
     for (int i = 0; i < nfields; i++) {
