@@ -461,9 +461,7 @@ int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type ty
 {
     rmalab__call_begin();
     int rc, status = check_typed(c, "bcast", root, count, type);
-    if (!c)
-        return rmalab__comm_refuse("bcast", c, status);
-    rmalab__block b;
+    rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
         return rc;
     if (!(rc = rmalab__agree_args(c, "bcast", status, count, (int)type, root, -1))) {
@@ -530,9 +528,9 @@ int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
                          : check_typed(c, call, root, count, type);
     if (!status)
         status = check_reduce_op(call, type, op);
-    if (!c || (unsigned)kind > RMALAB_REDUCE_EXSCAN)
+    if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
         return rmalab__comm_refuse(call, c, status);
-    rmalab__block b;
+    rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
     if (!(rc = rmalab__agree_args(c, call, status, count, (int)type, root, (int)op)))

@@ -70,6 +70,11 @@ START_TEST(test_wrap)
     ck_assert_ptr_null(rmalab_comm_requested(NULL));
     ck_assert_rc(rmalab_comm_dup(NULL, NULL, &none, NULL), RMALAB_ERR_COMM);
     ck_assert_rc(rmalab_comm_set_info(NULL, NULL, NULL), RMALAB_ERR_COMM);
+    double d = 1;
+    ck_assert_rc(rmalab_comm_bcast_typed(NULL, &d, 1, RMALAB_DOUBLE, 0), RMALAB_ERR_COMM);
+    ck_assert_rc(rmalab_comm_reduce_typed(NULL, RMALAB_REDUCE_ALL, 0, &d, 1, RMALAB_DOUBLE,
+                                          RMALAB_OP_SUM),
+                 RMALAB_ERR_COMM);
 }
 END_TEST
 
