@@ -17,7 +17,8 @@ int rmalab__comm_end(rmalab__block *b, int rc);
 /* A failure before anything was published (argument checks). */
 int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc);
 
-/* fn runs in MPI_Finalize, before MPI goes (an attribute of MPI_COMM_SELF). */
+/* fn runs in MPI_Finalize, before MPI goes (an attribute of MPI_COMM_SELF);
+ * once, however often it is registered. */
 void rmalab__at_finalize(void (*fn)(void));
 
 /* The thread's scratch `which` (0, 1): at least n bytes, kept and reused

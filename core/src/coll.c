@@ -84,6 +84,9 @@ static int run_hooks(MPI_Comm c, int keyval, void *value, void *extra)
 void rmalab__at_finalize(void (*fn)(void))
 {
     int kv;
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn)
+            return;
     if (nhooks == 0 &&
         (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_hooks, &kv, NULL) != MPI_SUCCESS ||
          MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS))
@@ -198,16 +201,13 @@ static void made_free(void)
 
 static int made_ready(int which, int bytes, MPI_User_function *fn)
 {
-    static bool registered;
     if (made[which].op != MPI_OP_NULL)
         return RMALAB_OK;
     if (MPI_Type_contiguous(bytes, MPI_BYTE, &made[which].type) != MPI_SUCCESS ||
         MPI_Type_commit(&made[which].type) != MPI_SUCCESS ||
         MPI_Op_create(fn, 1, &made[which].op) != MPI_SUCCESS)
         return rmalab__fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
-    if (!registered)
-        rmalab__at_finalize(made_free);
-    registered = true;
+    rmalab__at_finalize(made_free);
     return RMALAB_OK;
 }
 

@@ -515,10 +515,7 @@ void rmalab__msg_rq_destroy(rmalab_request *r)
 {
     if (r->kind == RMALAB__RQ_SEND && !r->done &&
         (r->req[0] != MPI_REQUEST_NULL || r->req[1] != MPI_REQUEST_NULL)) {
-        static bool registered;
-        if (!registered)
-            rmalab__at_finalize(release_orphans);
-        registered = true;
+        rmalab__at_finalize(release_orphans);
         sweep_orphans();
         r->next = orphans; /* MPI may still read its parts: its id stays pending */
         orphans = r;
