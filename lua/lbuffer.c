@@ -168,6 +168,11 @@ static bool window_set(lua_State *L, const char *key, rmalab_win *w, bool make, 
     return true;
 }
 
+bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b)
+{
+    return a->p < b->p + b->n * b->size && b->p < a->p + a->n * a->size;
+}
+
 void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call)
 {
     lrm_buffer *b = lrm_tobuffer(L, arg);

@@ -96,12 +96,6 @@ static int comm_recv(lua_State *L)
     return rc ? raise(L, rc) : lrm_push_message(L, p, n, &st, buf);
 }
 
-/* Do two buffers share memory (a buffer and a view of it)? */
-static bool overlap(const lrm_buffer *a, const lrm_buffer *b)
-{
-    return a->p < b->p + b->n * b->size && b->p < a->p + a->n * a->size;
-}
-
 /* c:sendrecv(v, dest, source [, tag [, b]]) -> v, status: the send goes
  * with `tag` (0), the receive takes `tag` (nil: any). A buffer v goes in
  * place, and b, when given, is filled as recv's b is; the two may not
@@ -114,7 +108,7 @@ static int comm_sendrecv(lua_State *L)
     lrm_buffer *u = lrm_tobuffer(L, 2), *in = buf ? lrm_tobuffer(L, buf) : NULL;
     if (u)
         lrm_buffer_check(L, 2, false, "comm:sendrecv");
-    if (u && in && overlap(u, in))
+    if (u && in && lrm_buffers_overlap(u, in))
         lrm_raisef(L, RMALAB_ERR_ARG, "comm:sendrecv: the buffer received into shares memory "
                                       "with the buffer sent; give it a buffer of its own");
     rmalab_request *r = NULL;

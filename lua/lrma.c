@@ -236,7 +236,7 @@ static void check_results(lua_State *L, const mem_op *o, const lrm_buffer *u,
         lrm_raise_named(L, rmalab_win_get_name(o->w), RMALAB_ERR_ARG,
                         "%s: the origin holds %lld elements and the result buffer %lld; they "
                         "must agree", o->call, (long long)u->n, (long long)v->n);
-    if (u->blk == v->blk && u->p < v->p + v->n * v->size && v->p < u->p + u->n * u->size)
+    if (lrm_buffers_overlap(u, v))
         lrm_argerror(L, 7, RMALAB_ERR_ARG, "the result buffer overlaps the origin");
 }
 

@@ -341,6 +341,8 @@ void lrm_buffer_fly_request(lua_State *L, int arg, rmalab_win *w, int target, ui
 /* Refuse an access to the whole buffer at arg (`writes`, else a read) that
  * meets an operation in flight on it; `call` names the access. */
 void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call);
+/* Do a and b share memory (a buffer and a view of it, two views)? */
+bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b);
 /* After a call that may complete operations of w (NULL: messages): forget
  * those done, and let go of the buffers no operation holds. */
 void lrm_buffers_settle(lua_State *L, rmalab_win *w);
