@@ -44,25 +44,6 @@ void lrm_request_keep(lua_State *L, int req, int buf)
 /* ------------------------------------------------------------------------ */
 /* Messages' values                                                         */
 
-void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
-{
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, st->source);
-    lua_setfield(L, -2, "source");
-    lua_pushinteger(L, st->tag);
-    lua_setfield(L, -2, "tag");
-    if (st->type >= 0) {
-        lua_pushinteger(L, (lua_Integer)(st->bytes / (size_t)rmalab_type_size(st->type)));
-        lua_setfield(L, -2, "count");
-        lua_pushstring(L, rmalab_type_name(st->type));
-        lua_setfield(L, -2, "type");
-    }
-    if (!bytes)
-        return;
-    lua_pushinteger(L, (lua_Integer)st->bytes);
-    lua_setfield(L, -2, "bytes");
-}
-
 int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st, int buf)
 {
     if (buf) {

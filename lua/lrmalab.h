@@ -377,7 +377,8 @@ void lrm_request_keep(lua_State *L, int req, int buf);
 /* Adds rl.waitall and rl.waitany to the module table on top, and makes the
  * request type. */
 void lrm_open_request(lua_State *L);
-/* A receive's status { source =, tag = [, count =, type =] [, bytes =] }. */
+/* A receive's status { source =, tag = [, count =, type =] [, bytes =] }: read-only,
+ * shared for a value message (lstatus.c). */
 void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes);
 /* Push a received message and its status (2 results): into the buffer at
  * buf (nonzero: it is that buffer), a new buffer of its type when a buffer

@@ -32,6 +32,32 @@ T.case("send and recv: values kept with their subtype", function()
   end
 end)
 
+T.case("statuses: read-only, listed, shown, shared per source and tag", function()
+  if me == 0 then
+    for i = 1, 3 do c:send(i, 1, 6) end
+    c:send(rl.buffer("int32", 2), 1, 6)
+  else
+    local _, s1 = c:recv(0, 6)
+    local _, s2 = c:recv(0, 6)
+    T.eq(s1 == s2, true, "one status per source and tag")
+    T.eq(tostring(s1), "{source = 0, tag = 6}")
+    local keys = {}
+    for k, v in pairs(s1) do keys[#keys + 1] = k .. "=" .. v end
+    table.sort(keys)
+    T.eq(keys, { "source=0", "tag=6" }, "pairs lists the fields")
+    checkerr("ERR_ARG", "read-only", function() s1.source = 1 end)
+    checkerr("ERR_ARG", "read-only", function() s1.note = "mine" end)
+    T.eq({ s1.source, s1.note }, { 0, nil }, "a refused write changes nothing")
+    local _, s3 = c:recv(0, 6)
+    T.eq(s3.tag, 6, "the shared status is intact")
+    local st = c:probe(0, 6)
+    T.eq(tostring(st), '{source = 0, tag = 6, count = 2, type = "int32", bytes = 8}')
+    local b, s4 = c:recv(0, 6)
+    T.eq({ #b, s4.count, s4.type, rawget(s4, "count") }, { 2, 2, "int32", nil })
+    checkerr("ERR_ARG", "read-only", function() s4.count = 0 end)
+  end
+end)
+
 T.case("recv by tag takes the message with that tag first", function()
   if me == 0 then
     c:send("first", 1, 1)

@@ -1,0 +1,121 @@
+/* Messages' statuses in Lua: what recv, sendrecv, probe, iprobe and a
+ * receive's rq:wait give beside the value, a table { source =, tag = }
+ * (count =, type = for a buffer; bytes = for a probe).
+ *
+ * A status is read-only: an empty table whose metatable holds its fields
+ * (__index), refuses writes (__newindex), lists them (__pairs) and shows
+ * them (__tostring). Being read-only, a value message's status is shared:
+ * one per (source, tag), kept in a weak table, so that a receive in a loop
+ * makes no table. A new table per receive, and the garbage collector's
+ * work on it, was a third of an 8-byte ping-pong's time (bench-comm). */
+#include "lrmalab.h"
+
+static const char cache_key = 'S'; /* the registry's weak table of statuses */
+
+static int status_newindex(lua_State *L)
+{
+    return lrm_raisef(L, RMALAB_ERR_ARG, "a message's status is read-only (statuses are shared; "
+                                         "copy the fields you want to keep)");
+}
+
+/* The fields table of the status at idx. */
+static void fields(lua_State *L, int idx)
+{
+    lua_getmetatable(L, idx);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
+}
+
+static int status_next(lua_State *L)
+{
+    lua_settop(L, 2);
+    return lua_next(L, 1) ? 2 : (lua_pushnil(L), 1);
+}
+
+static int status_pairs(lua_State *L)
+{
+    lua_pushcfunction(L, status_next);
+    fields(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* {source = 1, tag = 0, ...}: the fields in a fixed order. */
+static int status_tostring(lua_State *L)
+{
+    static const char *const names[] = {"source", "tag", "count", "type", "bytes"};
+    luaL_Buffer b;
+    fields(L, 1);
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '{');
+    for (int i = 0, n = 0; i < 5; i++) {
+        if (lua_getfield(L, 2, names[i]) == LUA_TNIL) {
+            lua_pop(L, 1);
+            continue;
+        }
+        bool text = lua_type(L, -1) == LUA_TSTRING; /* lua_tostring turns numbers to text */
+        lua_pushfstring(L, text ? "%s%s = \"%s\"" : "%s%s = %s", n++ ? ", " : "", names[i],
+                        lua_tostring(L, -1));
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '}');
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
+{
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, st->type >= 0 ? 4 : 2);
+    lua_pushinteger(L, st->source);
+    lua_setfield(L, -2, "source");
+    lua_pushinteger(L, st->tag);
+    lua_setfield(L, -2, "tag");
+    if (st->type >= 0) {
+        lua_pushinteger(L, (lua_Integer)(st->bytes / (size_t)rmalab_type_size(st->type)));
+        lua_setfield(L, -2, "count");
+        lua_pushstring(L, rmalab_type_name(st->type));
+        lua_setfield(L, -2, "type");
+    }
+    if (bytes) {
+        lua_pushinteger(L, (lua_Integer)st->bytes);
+        lua_setfield(L, -2, "bytes");
+    }
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, status_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, status_pairs);
+    lua_setfield(L, -2, "__pairs");
+    lua_pushcfunction(L, status_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_setmetatable(L, -2);
+}
+
+void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
+{
+    if (st->type >= 0 || bytes) { /* rarer, and not worth a key */
+        new_status(L, st, bytes);
+        return;
+    }
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &cache_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 4);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "v");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &cache_key);
+    }
+    /* sources and tags are at most INT_MAX (MPI_TAG_UB): one integer */
+    lua_Integer key = (lua_Integer)((uint64_t)(uint32_t)st->source << 32 | (uint32_t)st->tag);
+    if (lua_rawgeti(L, -1, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        new_status(L, st, false);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, key);
+    }
+    lua_remove(L, -2);
+}
