@@ -357,19 +357,28 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     int root = kind == RMALAB_REDUCE_ROOT ? checkroot(L, 4, c, call) : 0, count;
     if (lrm_tobuffer(L, 2))
         return reduce_buffer(L, c, kind, root, op);
-    lrm_bytes *b = scratch(L);
+    int64_t one[1]; /* a number needs no scratch */
+    lrm_bytes *b = NULL;
     rmalab_type type;
-    bool scalar;
-    int status = numbers(L, op, b, &count, &type, &scalar);
+    bool scalar = lua_type(L, 2) == LUA_TNUMBER, flt = false;
+    int status;
+    if (scalar) {
+        count = 1;
+        status = number(L, 2, op, one, &flt, "value", 0);
+        type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
+    } else {
+        status = numbers(L, op, b = scratch(L), &count, &type, &scalar);
+    }
     if (status)
         status = own(status, call);
-    int rc = rmalab_comm_reduce(c, kind, root, b->p, count, &type, op, status);
+    int64_t *v = b ? (int64_t *)(void *)b->p : one;
+    int rc = rmalab_comm_reduce(c, kind, root, v, count, &type, op, status);
     if (rc)
         return raise(L, rc);
     if (no_result(c, kind, root))
         lua_pushnil(L);
     else
-        push_numbers(L, (const int64_t *)(void *)b->p, count, type, scalar);
+        push_numbers(L, v, count, type, scalar);
     return 1;
 }
 
