@@ -4,7 +4,8 @@
  * call on the same object. A rank blocked in an epoch call finds its
  * partner from its window: the rma engine's matching (posted/arrived) or,
  * on the native engine, the partner's own window (a target that has no
- * exposure epoch open to the origin has not posted). Which call a partner
+ * exposure epoch open to the origin has not posted); a lock not granted
+ * yet, from the locks the other ranks' windows hold. Which call a partner
  * must make comes from the core's table of synchronisation kinds
  * (rmalab/sync.h): the one thing this file asks the core. */
 #include "deadlock.h"
@@ -100,6 +101,47 @@ static void missing_completes(const rstate *all, int n, int me, const rstate_win
                  rmalab_sync_name(RMALAB_SYNC_COMPLETE));
 }
 
+/* Does hw, another rank's window, hold a lock that keeps back one wanted
+ * on rank t (RSTATE_LOCK_ALL: lock_all's, on every rank) in mode m ('x'
+ * exclusive, 's' shared)? MPICH's lock and lock_all return once MPI has
+ * granted them, so a lock epoch in the state is a lock held. */
+static int holds_conflicting(const rstate_win *hw, int t, char m)
+{
+    if (strcmp(hw->access, rmalab_access_name(RMALAB_ACCESS_LOCK_ALL)) == 0)
+        return m == 'x'; /* shared locks on every rank */
+    if (strcmp(hw->access, rmalab_access_name(RMALAB_ACCESS_LOCK)) != 0)
+        return 0;
+    for (int i = 0; i < hw->nacc; i++)
+        if ((t == RSTATE_LOCK_ALL || hw->acc[i] == t) && (m == 'x' || hw->lock_mode[i] == 'x'))
+            return 1;
+    return 0;
+}
+
+/* Rank me waits on w for a lock to be granted: the ranks whose locks keep
+ * it back, and the call that releases them ("unlock(2)", "unlock_all()"). */
+static int lock_holders(const rstate *all, int n, int me, const rstate_win *w, rankset *miss,
+                        char *call, size_t size)
+{
+    const char *unlock = rmalab_sync_name(RMALAB_SYNC_UNLOCK);
+    int by_all = 0, by_one = 0;
+    for (int h = 0; h < n; h++) {
+        const rstate_win *hw = h != me ? find_win(&all[h], w->id) : NULL;
+        if (!hw || !holds_conflicting(hw, w->lock_wait, w->lock_wait_mode))
+            continue;
+        miss->in[h] = 1;
+        *(strcmp(hw->access, rmalab_access_name(RMALAB_ACCESS_LOCK_ALL)) == 0 ? &by_all
+                                                                                : &by_one) = 1;
+    }
+    char one[32];
+    if (w->lock_wait >= 0)
+        snprintf(one, sizeof one, "%s(%d)", unlock, w->lock_wait);
+    else
+        snprintf(one, sizeof one, "%s()", unlock);
+    snprintf(call, size, "%s%s%s%s", by_one ? one : "", by_one && by_all ? " or " : "",
+             by_all ? rmalab_sync_name(RMALAB_SYNC_UNLOCK_ALL) : "", by_all ? "()" : "");
+    return rankset_count(miss);
+}
+
 /* The ranks that rank `me`, blocked on window w in an epoch call, waits
  * for, and the call each must make ("complete()", the kind's partner); 0
  * when unknown. (Collectives are collective_wait's: the core names their
@@ -109,6 +151,8 @@ static int partners(const rstate *all, int n, int me, const rstate_win *w, ranks
 {
     memset(miss, 0, sizeof *miss);
     miss->n = n;
+    if (w->lock_wait != -1) /* lock or lock_all, not granted yet */
+        return lock_holders(all, n, me, w, miss, call, size);
     const rmalab_sync_kind *k = blocked_kind(w);
     const rstate *r = &all[me];
     if (!k || !k->partner)
@@ -347,26 +391,29 @@ static int call_wait(const rstate *all, int n, int r, char *out, size_t size)
     return 1;
 }
 
-/* Rank r is blocked in a passive-target call: a window call of the core's
- * table (rmalab/sync.h) that is not collective and names its targets, one
- * or every rank of the window (lock, unlock, lock_all, unlock_all, the
- * flushes, a request's wait). MPI ends it alone: passive-target progress
- * holds while each target is inside any MPI call or idle (its rank pokes
- * MPI between naps), and a rank running Lua holds every hint back. Only a
- * lock held by a rank that cannot go on could stop it; the states do not
- * say who holds which lock in which mode, so such a wait progresses. */
-static int passive_wait(const rstate *r)
+/* Rank r is blocked in a passive-target call that MPI ends alone: a
+ * window call of the core's table (rmalab/sync.h) that is not collective
+ * and names its targets, one or every rank of the window (lock, unlock,
+ * lock_all, unlock_all, the flushes, a request's wait). Passive-target
+ * progress holds while each target is inside any MPI call or idle (its
+ * rank pokes MPI between naps), and a rank running Lua holds every hint
+ * back. Only a lock that another rank holds stops it: that rank must
+ * unlock first (lock_holders), so such a wait is not progressing. */
+static int passive_wait(const rstate *all, int n, int r)
 {
-    const rstate_win *w = is_blocked(r) && !r->collective ? blocked_win(r) : NULL;
+    const rstate_win *w = is_blocked(&all[r]) && !all[r].collective ? blocked_win(&all[r]) : NULL;
     const rmalab_sync_kind *k = w ? rmalab_sync_kind_find(w->blocked) : NULL;
-    return k && !k->collective && (k->scope == RMALAB_SYNC_PEER || k->scope == RMALAB_SYNC_EVERY);
+    rankset held;
+    char call[64];
+    return k && !k->collective && (k->scope == RMALAB_SYNC_PEER || k->scope == RMALAB_SYNC_EVERY) &&
+           !partners(all, n, r, w, &held, call, sizeof call);
 }
 
 int rstate_progressing(const rstate *all, int n)
 {
     rankset miss;
     for (int r = 0; r < n; r++)
-        if (passive_wait(&all[r]) ||
+        if (passive_wait(all, n, r) ||
             (is_blocked(&all[r]) && all[r].collective && all[r].nmembers &&
              !collective_missing(all, n, r, &miss)))
             return 1;
@@ -422,7 +469,8 @@ static size_t ring_text(const rstate *all, int n, const int *ring, int len, char
         off += (size_t)snprintf(buf + off, size - off, "%srank %d waits for rank %d's %s",
                                 i ? ", " : "", ring[i], ring[(i + 1) % len], call);
         stop.in[ring[i]] = interruptible(&all[ring[i]]);
-        native |= w && !all[ring[i]].collective && strcmp(w->engine, "native") == 0;
+        native |= w && !all[ring[i]].collective && w->lock_wait == -1 &&
+                  strcmp(w->engine, "native") == 0;
     }
     rankset_text(&stop, set, sizeof set);
     if (off < size && rankset_count(&stop))

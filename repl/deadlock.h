@@ -3,7 +3,8 @@
  * hints for ranks blocked in a call that only other ranks can end: an
  * epoch call, a message, or a collective (fence, free, barrier, window
  * creation) that some members have not reached, have failed, or cannot
- * reach. A passive-target call is none: MPI's progress ends it. */
+ * reach. A passive-target call is none, MPI's progress ends it, except a
+ * lock that waits for other ranks' locks on its target. */
 #ifndef RMALAB_REPL_DEADLOCK_H
 #define RMALAB_REPL_DEADLOCK_H
 
@@ -13,6 +14,7 @@
 
 #define RSTATE_MAX_WINS 16
 #define RSTATE_MAX_RANKS 64
+#define RSTATE_LOCK_ALL (-2)
 
 typedef struct {
     unsigned long long id;
@@ -20,6 +22,10 @@ typedef struct {
     int size;
     int acc[RSTATE_MAX_RANKS], nacc, posted[RSTATE_MAX_RANKS], npost;
     int exp[RSTATE_MAX_RANKS], nexp, arrived[RSTATE_MAX_RANKS], narr;
+    char lock_mode[RSTATE_MAX_RANKS]; /* per acc entry of a lock epoch: 'x' or 's' */
+    int lock_wait;                    /* a lock not granted yet: its target,
+                                         RSTATE_LOCK_ALL (lock_all), or -1 */
+    char lock_wait_mode;              /* 'x' or 's' */
     char describe[512];
 } rstate_win;
 
@@ -52,7 +58,7 @@ void rstate_status_line(const rstate *all, int n, int me, int timings, char *buf
 /* Is some rank blocked in a call that will end by itself: a collective
  * that every member has reached (a slow window creation, say), or a
  * passive-target call (lock, unlock, a flush...), which MPI's progress at
- * its targets ends? */
+ * its targets ends, unless it is a lock that other ranks' locks hold back? */
 int rstate_progressing(const rstate *all, int n);
 /* Any rank running Lua (or unknown)? */
 int rstate_any_running(const rstate *all, int n);

@@ -198,6 +198,18 @@ static void describe_win(rmalab_win *w, void *ud)
     add(t, "\nwin=%llu name=%s engine=%s access=%s", (unsigned long long)rmalab_win_id(w),
         name && *name ? name : "-", s.engine, rmalab_access_name(s.access));
     ranks_list(t, "access_ranks", s.access_ranks, s.n_access);
+    add(t, " lock_modes=");
+    for (int i = 0; s.access == RMALAB_ACCESS_LOCK && i < s.n_access && i < RMALAB_STATE_MAX_RANKS;
+         i++)
+        add(t, "%s%c", i ? "," : "", s.lock_exclusive[i] ? 'x' : 's');
+    if (s.access != RMALAB_ACCESS_LOCK || !s.n_access)
+        add(t, "-");
+    if (s.lock_waiting == RMALAB_LOCK_WAIT_ALL)
+        add(t, " lock_wait=all:s");
+    else if (s.lock_waiting >= 0)
+        add(t, " lock_wait=%d:%c", s.lock_waiting, s.lock_waiting_exclusive ? 'x' : 's');
+    else
+        add(t, " lock_wait=-");
     ranks_list(t, "posted", s.posted, s.access == RMALAB_ACCESS_START ? s.n_access : 0);
     add(t, " exposure=%s", rmalab_exposure_name(s.exposure));
     ranks_list(t, "exposure_ranks", s.exposure_ranks, s.n_exposure);

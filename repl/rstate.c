@@ -48,6 +48,13 @@ static void parse_win(const char *line, rstate_win *w)
     w->size = atoi(v);
     field(line, "access_ranks", v, sizeof v);
     w->nacc = parse_ranks(v, w->acc);
+    field(line, "lock_modes", v, sizeof v);
+    for (int i = 0; i < w->nacc && 2 * i < (int)strlen(v); i++)
+        w->lock_mode[i] = v[2 * i];
+    field(line, "lock_wait", v, sizeof v);
+    char *colon = strchr(v, ':');
+    w->lock_wait = !colon ? -1 : strncmp(v, "all:", 4) == 0 ? RSTATE_LOCK_ALL : atoi(v);
+    w->lock_wait_mode = colon ? colon[1] : 0;
     field(line, "posted", v, sizeof v);
     w->npost = parse_ranks(v, w->posted);
     field(line, "exposure_ranks", v, sizeof v);

@@ -30,6 +30,7 @@ const char *rmalab_exposure_name(rmalab_exposure e)
 void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
 {
     memset(s, 0, sizeof *s);
+    s->lock_waiting = -1;
     if (!w)
         return;
     rmalab__lock(w);
@@ -69,6 +70,8 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     s->engine = w->eng->name;
     s->access_nocheck = s->access == RMALAB_ACCESS_START && w->ep.start_nocheck;
     s->exposure_nocheck = s->exposure == RMALAB_EXPOSURE_POST && w->ep.post_nocheck;
+    s->lock_waiting = w->ep.lock_waiting;
+    s->lock_waiting_exclusive = w->ep.lock_waiting_exclusive;
     rmalab__unlock(w);
 }
 
@@ -143,6 +146,11 @@ void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
         break;
     case RMALAB_ACCESS_LOCK_ALL: PUT("passive-target epoch: lock_all"); break;
     }
+    if (s.lock_waiting == RMALAB_LOCK_WAIT_ALL)
+        PUT("; waiting for lock_all's shared locks to be granted");
+    else if (s.lock_waiting >= 0)
+        PUT("; waiting for a%s lock on rank %d to be granted",
+            s.lock_waiting_exclusive ? "n exclusive" : " shared", s.lock_waiting);
     if (s.exposure == RMALAB_EXPOSURE_POST) {
         rmalab__ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
         PUT("; exposure epoch to %s", g);

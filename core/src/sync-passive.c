@@ -27,6 +27,16 @@ static int passive_allowed(rmalab_win *w, const char *call)
     return RMALAB_OK;
 }
 
+/* The state says which lock the call waits in MPI to be granted (-1:
+ * none), for tools that watch the process (the REPL's hints). */
+static void lock_waiting(rmalab_win *w, int target, bool exclusive)
+{
+    rmalab__lock(w);
+    w->ep.lock_waiting = target;
+    w->ep.lock_waiting_exclusive = exclusive;
+    rmalab__unlock(w);
+}
+
 static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
@@ -55,8 +65,10 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
                             target, target);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
+    lock_waiting(w, target, exclusive);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
                          rmalab__mpi_mode(assert_), w->plain);
+    lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock");
@@ -127,7 +139,9 @@ static int lock_all_call(rmalab_win *w, int assert_)
                                 r);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
+    lock_waiting(w, RMALAB_LOCK_WAIT_ALL, false);
     int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
+    lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__mpi_fail(e, "MPI_Win_lock_all");

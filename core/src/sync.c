@@ -29,6 +29,7 @@ int rmalab__epoch_alloc(rmalab_win *w)
     e->in_group = rmalab__calloc(P, 1);
     e->locked = rmalab__calloc(P, 1);
     e->scratch = rmalab__calloc(P, 1);
+    e->lock_waiting = -1;
     if (!e->group || !e->xgroup || !e->in_group || !e->locked || !e->scratch)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     return RMALAB_OK;

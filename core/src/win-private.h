@@ -200,6 +200,8 @@ struct rmalab__epoch {
     uint64_t epochs;
     bool closed_by_test;        /* the last exposure epoch ended in test() */
     bool start_nocheck, post_nocheck; /* the open PSCW epochs' assertion */
+    int lock_waiting;           /* rmalab_epoch_state's: a lock not granted yet */
+    bool lock_waiting_exclusive;
 };
 
 /* Owner results.c. op_seq numbers every data-returning operation; done_all

@@ -357,7 +357,14 @@ typedef struct {
     /* The open start (post) epoch was opened with nocheck, which must be
      * given to both sides or neither: a mismatch hangs or skews matching. */
     bool access_nocheck, exposure_nocheck;
+    /* A lock that MPI has not granted yet (MPICH's lock and lock_all return
+     * once it has): lock()'s target, RMALAB_LOCK_WAIT_ALL for lock_all(),
+     * or -1; and whether it is exclusive (lock_all's are shared). */
+    int lock_waiting;
+    bool lock_waiting_exclusive;
 } rmalab_epoch_state;
+
+#define RMALAB_LOCK_WAIT_ALL (-2)
 
 RMALAB_API const char *rmalab_access_name(rmalab_access a);
 RMALAB_API const char *rmalab_exposure_name(rmalab_exposure e);
