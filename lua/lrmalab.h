@@ -17,6 +17,7 @@
  *   lbuffer.c    typed buffers and their views; what is in flight on them
  *   lelement.c   buffers' elements, b[i] and b[i] = v: their hot path
  *   llayout.c    layouts of the target's memory (rl.vector)
+ *   lstatus.c    messages' statuses: read-only, shared per source and tag
  *   lrequest.c   requests of every kind: rq:wait, rq:test, rl.waitall,
  *                rl.waitany; messages' values as receives give them
  *   lcoll.c lp2p.c  communicators' collectives, and their messages and
