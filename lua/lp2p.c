@@ -121,17 +121,19 @@ static int comm_sendrecv(lua_State *L)
     else
         rc = self ? rmalab_comm_send(c, b->p, b->n, dest, stag)
                   : rmalab_comm_isend(c, b->p, b->n, dest, stag, &r);
-    if (rc)
-        return raise(L, rc);
+    if (rc) /* the core names its own call: "comm:sendrecv's isend: ..." */
+        return lrm_raisef(L, rc, "comm:sendrecv's %s", rmalab_errmsg());
     const void *p = NULL;
     size_t n = 0;
     rmalab_msg_status st;
     rc = in ? rmalab_comm_recv_typed(c, in->p, (int)in->n, in->type, source, tag, &st)
             : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
+    char why[2048]; /* the wait below may set its own */
+    snprintf(why, sizeof why, "%s", rc ? rmalab_errmsg() : "");
     int rc2 = r ? rmalab_request_wait(r, NULL, NULL, NULL) : RMALAB_OK;
     rmalab_request_destroy(&r);
     if (rc || rc2)
-        return raise(L, rc ? rc : rc2);
+        return lrm_raisef(L, rc ? rc : rc2, "comm:sendrecv's %s", rc ? why : rmalab_errmsg());
     return lrm_push_message(L, p, n, &st, buf);
 }
 

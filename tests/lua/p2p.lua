@@ -103,11 +103,12 @@ T.case("sendrecv: buffers in place, received new or into a buffer", function()
   local into = rl.buffer("double", 2)
   T.eq(c:sendrecv(b, peer, peer, 5, into) == into, true, "returns the buffer given")
   T.eq({ into[1], into[2] }, { peer + 0.5, peer + 1.5 })
-  checkerr("ERR_TYPE", nil, c.sendrecv, c, { me }, peer, peer, 6, into)
+  checkerr("ERR_TYPE", "comm:sendrecv's recv: the message from rank " .. peer, c.sendrecv, c,
+           { me }, peer, peer, 6, into)
   T.eq(c:recv(peer, 6), { peer }, "a value that is not a buffer's stays receivable")
   checkerr("ERR_ARG", "shares memory with the buffer sent", c.sendrecv, c, b, peer, peer, 7,
            b:sub(2, 2))
-  checkerr("ERR_TRUNCATE", "stays queued", c.sendrecv, c, b, peer, peer, 8,
+  checkerr("ERR_TRUNCATE", "comm:sendrecv's recv: ", c.sendrecv, c, b, peer, peer, 8,
            rl.buffer("double", 1))
   T.eq(c:recv(peer, 8)[2], peer + 1.5, "the message that did not fit is still there")
 end)
