@@ -18,22 +18,26 @@ static int status_newindex(lua_State *L)
                                          "copy the fields you want to keep)");
 }
 
-/* The fields table of the status at idx. */
+/* The fields table of the status at idx (the metamethods are reachable
+ * through getmetatable, so they check what they are given). */
 static void fields(lua_State *L, int idx)
 {
-    lua_getmetatable(L, idx);
-    lua_getfield(L, -1, "__index");
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (!lua_getmetatable(L, idx) || lua_getfield(L, -1, "__index") != LUA_TTABLE)
+        lrm_argerror(L, idx, RMALAB_ERR_ARG, "a message's status expected");
     lua_remove(L, -2);
 }
 
 static int status_next(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 2);
     return lua_next(L, 1) ? 2 : (lua_pushnil(L), 1);
 }
 
 static int status_pairs(lua_State *L)
 {
+    lua_settop(L, 1);
     lua_pushcfunction(L, status_next);
     fields(L, 1);
     lua_pushnil(L);
@@ -45,6 +49,7 @@ static int status_tostring(lua_State *L)
 {
     static const char *const names[] = {"source", "tag", "count", "type", "bytes"};
     luaL_Buffer b;
+    lua_settop(L, 1);
     fields(L, 1);
     luaL_buffinit(L, &b);
     luaL_addchar(&b, '{');

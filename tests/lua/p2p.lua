@@ -48,6 +48,10 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     checkerr("ERR_ARG", "read-only", function() s1.source = 1 end)
     checkerr("ERR_ARG", "read-only", function() s1.note = "mine" end)
     T.eq({ s1.source, s1.note }, { 0, nil }, "a refused write changes nothing")
+    local mt = getmetatable(s1) -- its metamethods check what they are given
+    checkerr("ERR_ARG", "a message's status expected", mt.__tostring, {})
+    T.eq((pcall(mt.__tostring, 5)), false, "a number is refused, not read")
+    T.eq((pcall(mt.__pairs(s1), 5)), false, "next of a number is refused")
     local _, s3 = c:recv(0, 6)
     T.eq(s3.tag, 6, "the shared status is intact")
     local st = c:probe(0, 6)
