@@ -265,12 +265,10 @@ static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, 
     return RMALAB_OK;
 }
 
-/* The numbers of argument 2 into buf (room for n): count and type. */
-static int numbers(lua_State *L, rmalab_op op, lrm_bytes *b, int *count, rmalab_type *type,
-                   bool *scalar)
+/* The numbers of the table at argument 2 into b: count and type. */
+static int numbers(lua_State *L, rmalab_op op, lrm_bytes *b, int *count, rmalab_type *type)
 {
-    *scalar = !lua_istable(L, 2);
-    size_t n = *scalar ? 1 : lua_rawlen(L, 2);
+    size_t n = lua_rawlen(L, 2);
     *count = 0;
     *type = RMALAB_INT64;
     if (n > (size_t)INT_MAX / 8)
@@ -281,12 +279,10 @@ static int numbers(lua_State *L, rmalab_op op, lrm_bytes *b, int *count, rmalab_
     int64_t *v = (int64_t *)(void *)b->p; /* malloc'd: aligned */
     bool flt = false, any = false;
     for (size_t i = 0; i < n && !rc; i++) {
-        if (!*scalar)
-            lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
         flt = false;
-        rc = number(L, *scalar ? 2 : -1, op, &v[i], &flt, "value", *scalar ? 0 : (lua_Integer)i + 1);
-        if (!*scalar)
-            lua_pop(L, 1);
+        rc = number(L, -1, op, &v[i], &flt, "value", (lua_Integer)i + 1);
+        lua_pop(L, 1);
         if (flt && !any) { /* the integers so far become floats */
             for (size_t j = 0; j < i; j++) {
                 double d = (double)v[j];
@@ -357,17 +353,18 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     int root = kind == RMALAB_REDUCE_ROOT ? checkroot(L, 4, c, call) : 0, count;
     if (lrm_tobuffer(L, 2))
         return reduce_buffer(L, c, kind, root, op);
-    int64_t one[1]; /* a number needs no scratch */
+    int64_t one[1]; /* a number needs no scratch (and anything else but a
+                       table is refused as one) */
     lrm_bytes *b = NULL;
     rmalab_type type;
-    bool scalar = lua_type(L, 2) == LUA_TNUMBER, flt = false;
+    bool scalar = !lua_istable(L, 2), flt = false;
     int status;
     if (scalar) {
         count = 1;
         status = number(L, 2, op, one, &flt, "value", 0);
         type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
     } else {
-        status = numbers(L, op, b = scratch(L), &count, &type, &scalar);
+        status = numbers(L, op, b = scratch(L), &count, &type);
     }
     if (status)
         status = own(status, call);
