@@ -103,6 +103,27 @@ static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
             out->kind = CMD_COMMAND;
             return 0;
         }
+    size_t w = start; /* ":0 x", ":1-3 x", ":all x": a target written with ':' */
+    while (w < len && !isspace((unsigned char)line[w]))
+        w++;
+    rankset rs;
+    char ignored[8];
+    int tn = (int)(w - start < 20 ? w - start : 20);
+    if (w > start &&
+        rankset_parse(line + start, w - start, RANKSET_MAX, &rs, ignored, sizeof ignored) == 0) {
+        int k = rankset_count(&rs);
+        char who[32];
+        if (w - start == 3 && memcmp(line + start, "all", 3) == 0)
+            snprintf(who, sizeof who, "every rank");
+        else
+            snprintf(who, sizeof who, "rank%s %.*s", k > 1 ? "s" : "", tn, line + start);
+        snprintf(out->err, sizeof out->err,
+                 "\":%.*s\" is not a command; a line for %s starts with @%.*s (as in \"@%.*s "
+                 "x = 1\"), and :on %.*s sends every line there",
+                 tn, line + start, who, tn, line + start, tn, line + start, tn, line + start);
+        out->kind = CMD_ERROR;
+        return -1;
+    }
     snprintf(out->err, sizeof out->err,
              "unknown command \":%.*s\"; the commands are :on, :status, :wait, :interrupt, "
              ":save, :record, :trace, :timeline, :races, :help and :quit", (int)(n < 20 ? n : 20), line + start);
