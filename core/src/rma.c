@@ -34,17 +34,24 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
                         what, target, target, target, what);
 }
 
-/* Which call completes an operation of the open access epoch. */
+/* Which call completes an operation of the open access epoch, read from
+ * the row of the call that ends the epoch: "the next fence()",
+ * "complete()", "unlock(2) or flush(2)", "unlock_all() or flush(2)". */
 void rmalab_win_completer(const rmalab_win *w, int target, char *buf, size_t size)
 {
-    switch (w ? w->ep.access : RMALAB_ACCESS_NONE) {
-    case RMALAB_ACCESS_FENCE: snprintf(buf, size, "the next fence()"); break;
-    case RMALAB_ACCESS_START: snprintf(buf, size, "complete()"); break;
-    case RMALAB_ACCESS_LOCK:
-        snprintf(buf, size, "unlock(%d) or flush(%d)", target, target);
-        break;
-    default: snprintf(buf, size, "unlock_all() or flush(%d)", target); break;
+    int opener = rmalab__sync_opener(w ? w->ep.access : RMALAB_ACCESS_NONE,
+                                     RMALAB_EXPOSURE_NONE);
+    if (opener == RMALAB_SYNC_NKINDS) {
+        snprintf(buf, size, "the end of its epoch");
+        return;
     }
+    const rmalab_sync_kind *end = &rmalab__sync_kinds[rmalab__sync_kinds[opener].opens->ended_by];
+    char peer[16] = "", flush[32] = "";
+    if (end->scope == RMALAB_SYNC_PEER)
+        snprintf(peer, sizeof peer, "%d", target);
+    if (end->releases == RMALAB_RELEASE_TARGETS) /* what a flush also completes */
+        snprintf(flush, sizeof flush, " or flush(%d)", target);
+    snprintf(buf, size, "%s%s(%s)%s", end->collective ? "the next " : "", end->name, peer, flush);
 }
 
 /* A result for an operation about to be issued, created before MPI sees the
