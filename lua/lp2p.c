@@ -16,25 +16,29 @@ static int raise(lua_State *L, int rc)
     return lrm_raisef(L, rc, "comm:%s", rmalab_errmsg());
 }
 
-/* A rank argument: nil is any (when `any`), else an integer. */
-static int checkpeer(lua_State *L, int arg, bool any, const char *what)
+/* A rank argument: nil is any (when `any`), else an integer. Those the core
+ * would take for "any" (negative) or cannot take (past a C int) are
+ * refused here, in the core's words. */
+static int checkpeer(lua_State *L, rmalab_comm *c, int arg, bool any, const char *what,
+                     const char *call)
 {
     if (any && lua_isnoneornil(L, arg))
         return RMALAB_ANY_SOURCE;
     lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, what);
-    if (r < 0 || r > INT_MAX) /* the core refuses the others in range */
-        lrm_raisef(L, RMALAB_ERR_RANK, "comm: %s %lld is not a rank of this communicator", what,
-                   (long long)r);
+    if (r < 0 || r > INT_MAX)
+        lrm_raisef(L, RMALAB_ERR_RANK, "comm:%s: %s %lld is not a rank of this communicator "
+                   "(0 to %d)", call, what, (long long)r, rmalab_comm_size(c) - 1);
     return (int)r;
 }
 
-static int checktag(lua_State *L, int arg, bool any)
+static int checktag(lua_State *L, rmalab_comm *c, int arg, bool any, const char *call)
 {
     if (lua_isnoneornil(L, arg))
         return any ? RMALAB_ANY_TAG : 0;
     lua_Integer t = lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "tag");
-    if (t < 0 || t > INT_MAX) /* the core refuses the others past MPI_TAG_UB */
-        lrm_raisef(L, RMALAB_ERR_ARG, "comm: tag %lld is outside 0 to MPI_TAG_UB", (long long)t);
+    if (t < 0 || t > INT_MAX)
+        lrm_raisef(L, RMALAB_ERR_ARG, "comm:%s: tag %lld is outside 0 to %d", call, (long long)t,
+                   rmalab_comm_tag_ub(c));
     return (int)t;
 }
 
@@ -64,7 +68,8 @@ static int recv_buffer(lua_State *L, int arg, const char *call)
 static int comm_send(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false), rc;
+    int dest = checkpeer(L, c, 3, false, "destination", "send");
+    int tag = checktag(L, c, 4, false, "send"), rc;
     lrm_buffer *u = lrm_tobuffer(L, 2);
     if (u) {
         lrm_buffer_check(L, 2, false, "comm:send");
@@ -81,7 +86,8 @@ static int comm_send(lua_State *L)
 static int comm_recv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true);
+    int source = checkpeer(L, c, 2, true, "source", "recv");
+    int tag = checktag(L, c, 3, true, "recv");
     int buf = recv_buffer(L, 4, "comm:recv");
     const void *p = NULL;
     size_t n = 0;
@@ -103,8 +109,10 @@ static int comm_recv(lua_State *L)
 static int comm_sendrecv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int dest = checkpeer(L, 3, false, "destination"), source = checkpeer(L, 4, true, "source");
-    int tag = checktag(L, 5, true), buf = recv_buffer(L, 6, "comm:sendrecv"), rc;
+    int dest = checkpeer(L, c, 3, false, "destination", "sendrecv");
+    int source = checkpeer(L, c, 4, true, "source", "sendrecv");
+    int tag = checktag(L, c, 5, true, "sendrecv");
+    int buf = recv_buffer(L, 6, "comm:sendrecv"), rc;
     lrm_buffer *u = lrm_tobuffer(L, 2), *in = buf ? lrm_tobuffer(L, buf) : NULL;
     if (u)
         lrm_buffer_check(L, 2, false, "comm:sendrecv");
@@ -141,7 +149,8 @@ static int comm_sendrecv(lua_State *L)
 static int comm_probe(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true);
+    int source = checkpeer(L, c, 2, true, "source", "probe");
+    int tag = checktag(L, c, 3, true, "probe");
     rmalab_msg_status st;
     int rc = rmalab_comm_probe(c, source, tag, &st);
     if (rc)
@@ -153,7 +162,8 @@ static int comm_probe(lua_State *L)
 static int comm_iprobe(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true), flag = 0;
+    int source = checkpeer(L, c, 2, true, "source", "iprobe");
+    int tag = checktag(L, c, 3, true, "iprobe"), flag = 0;
     rmalab_msg_status st;
     int rc = rmalab_comm_iprobe(c, source, tag, &flag, &st);
     if (rc)
@@ -173,7 +183,8 @@ static int comm_iprobe(lua_State *L)
 static int comm_isend(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int dest = checkpeer(L, 3, false, "destination"), tag = checktag(L, 4, false), rc;
+    int dest = checkpeer(L, c, 3, false, "destination", "isend");
+    int tag = checktag(L, c, 4, false, "isend"), rc;
     lrm_buffer *u = lrm_tobuffer(L, 2);
     if (!u) {
         lrm_bytes *b = encode(L, 2, "isend");
@@ -198,7 +209,8 @@ static int comm_isend(lua_State *L)
 static int comm_irecv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int source = checkpeer(L, 2, true, "source"), tag = checktag(L, 3, true);
+    int source = checkpeer(L, c, 2, true, "source", "irecv");
+    int tag = checktag(L, c, 3, true, "irecv");
     int buf = recv_buffer(L, 4, "comm:irecv"), rc;
     if (buf)
         lrm_buffer_claim(L, buf, NULL, true, "comm:irecv");

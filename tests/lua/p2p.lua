@@ -142,10 +142,15 @@ end)
 T.case("errors: ERR_RANK, ERR_ARG, and the communicator goes on", function()
   checkerr("ERR_RANK", "comm:send: destination 2 is not a rank of this communicator (0 to 1)",
     c.send, c, 1, 2)
-  checkerr("ERR_RANK", "destination -1 is not a rank", c.send, c, 1, -1)
+  checkerr("ERR_RANK", "comm:send: destination -1 is not a rank of this communicator (0 to 1)",
+    c.send, c, 1, -1)
+  checkerr("ERR_RANK", "comm:recv: source -1 is not a rank of this communicator (0 to 1)",
+    c.recv, c, -1)
+  checkerr("ERR_RANK", "comm:sendrecv: source -2 is not a rank", c.sendrecv, c, 1, peer, -2)
   checkerr("ERR_RANK", "destination (an integer) expected", c.send, c, 1, "one")
   checkerr("ERR_RANK", "comm:recv: source 5 is not a rank", c.recv, c, 5)
-  checkerr("ERR_ARG", "tag -3 is outside 0 to MPI_TAG_UB", c.send, c, 1, peer, -3)
+  checkerr("ERR_ARG", "comm:send: tag -3 is outside 0 to ", c.send, c, 1, peer, -3)
+  checkerr("ERR_ARG", "comm:irecv: tag 1099511627776 is outside 0 to ", c.irecv, c, peer, 1 << 40)
   checkerr("ERR_ARG", "comm:send: tag 2147483647 is outside 0 to", c.send, c, 1, peer, (1 << 31) - 1)
   checkerr("ERR_ARG", "tag (an integer) expected", c.recv, c, nil, 1.5)
   checkerr("ERR_ARG", "comm:send: value.f: a function cannot be sent", c.send, c, { f = print }, peer)
