@@ -10,7 +10,8 @@
  * renderers):
  *   channel.c addr.c                the control channel's frames; where the
  *                                   ranks reach the front end
- *   exec.c locals.c                 a rank's Lua state, REPL locals
+ *   exec.c locals.c stuck.c         a rank's Lua state, REPL locals; a
+ *                                   script's rank stuck in one call
  *   rank.c                          a rank: the control thread, the executor
  *   fold.c cycle.c cmdline.c chunk.c request.c   folding; rings in a
  *                                   wait-for graph; the command language;

@@ -26,6 +26,7 @@
 #include "addr.h"
 #include "channel.h"
 #include "exec.h"
+#include "stuck.h"
 
 typedef struct item {
     int type;
@@ -604,14 +605,17 @@ int rank_script(const char *file, const char *code, int argc, char **argv)
     exec *x = exec_new(0);
     if (!x)
         return 1;
-    int rank = 0;
+    int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    stuck *watch = stuck_start(rank, size, file);
     int rc = exec_script(x, file, code, argc, argv, rank);
     /* rmalab --trace FILE: every rank has run the script; the dump is
      * collective, and rank 0 says where it went. */
     const char *trace = getenv("RMALAB_TRACE_FILE");
     if (trace && *trace)
         rc |= exec_script(x, NULL, rank_trace_dump, 0, NULL, rank);
+    stuck_stop(watch);
     exec_free(x);
     return rc;
 }
