@@ -29,7 +29,8 @@ static const char usage[] =
     "  -j N            run up to N files at once, as far as the cores allow\n"
     "      --engine E  run only engine E of files that name engines\n"
     "      --ranks N,M only these rank counts of each file's (a file that names\n"
-    "                  none of them is not run)\n"
+    "                  none of them is not run; one with no ranks: line runs\n"
+    "                  on them, instead of 2)\n"
     "      --timeout S every file's timeout, in seconds (instead of its header's)\n"
     "      --update    rewrite transcripts whose replay printed something else\n"
     "  -h, --help      display this help and exit\n"
@@ -277,6 +278,10 @@ static void plan_file(const options *o, const char *path, planned **runs, int *n
     int bad = header_of(path, &sc, why, sizeof why) != NULL;
     int transcript = ends_with(path, ".rlab");
     int nengines = sc.nengines && !transcript ? sc.nengines : 1;
+    if (!bad && !sc.counts_given && o->ncounts) { /* --ranks, for a file that names none */
+        for (sc.ncounts = 0; sc.ncounts < o->ncounts && sc.ncounts < SC_MAX_COUNTS; sc.ncounts++)
+            sc.counts[sc.ncounts] = o->counts[sc.ncounts];
+    }
     for (int c = 0; c < (bad ? 1 : sc.ncounts); c++) {
         if (!bad && !count_wanted(o, sc.counts[c]))
             continue;

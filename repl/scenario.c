@@ -17,6 +17,7 @@ static int bad(scenario *s, int line, const char *what, const char *v)
 static int parse_counts(scenario *s, int line, const char *v)
 {
     s->ncounts = 0;
+    s->counts_given = 1;
     for (const char *p = v; *p;) {
         char *end;
         long k = strtol(p, &end, 10);

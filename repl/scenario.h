@@ -11,6 +11,7 @@
 
 typedef struct {
     int counts[SC_MAX_COUNTS], ncounts;   /* -- ranks: 2 3 4 (default 2) */
+    int counts_given;                     /* the header has a ranks: line */
     double timeout;                       /* -- timeout: 30 (default 60 s) */
     char env[SC_MAX_ENV][256];            /* -- env: KEY=VALUE, repeated */
     int nenv;

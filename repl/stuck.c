@@ -76,8 +76,8 @@ static void notice(const stuck *s, const rmalab_blocked *b)
                                         "%s\" names the calls that hold it", s->file);
     else if (s->file[0])
         snprintf(advice, sizeof advice, "; a deadlock? Ctrl-C ends the job, and \"rmalab test "
-                                        "%s\" names the calls that hold it (with a line "
-                                        "\"-- ranks: %d\" among its first ten)", s->file, s->size);
+                                        "--ranks %d %s\" names the calls that hold it", s->size,
+                 s->file);
     else
         snprintf(advice, sizeof advice, "; a deadlock? Ctrl-C ends the job");
     int n = snprintf(line, sizeof line, "rmalab: rank %d: %s%s\n", s->rank, what, advice);
