@@ -57,6 +57,8 @@ void *rmalab__scratch(int which, size_t n)
         void *p;
         size_t cap;
     } s[2];
+    if (!n) /* as rmalab__malloc: a first call for 0 bytes is no failure */
+        n = 1;
     if (n > s[which].cap) {
         void *p = rmalab__realloc(s[which].p, n);
         if (!p)

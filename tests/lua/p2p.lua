@@ -16,6 +16,17 @@ end
 
 local value = { 1, 2.0, "x\0y", { deep = { true, false } }, [1.5] = "k", n = math.mininteger }
 
+-- First, while the receive's scratch space has never grown: a message of
+-- 0 bytes was refused there as "out of memory", and lost.
+T.case("an empty buffer arrives, by recv and by sendrecv", function()
+  c:send(rl.buffer("int32", 0), peer, 11)
+  local b, st = c:recv(peer, 11)
+  T.eq({ #b, b.type, st.count, st.type }, { 0, "int32", 0, "int32" })
+  local b2, st2 = c:sendrecv(rl.buffer("double", 0), peer, peer, 12)
+  T.eq({ #b2, b2.type, st2.tag }, { 0, "double", 12 })
+  T.eq(c:iprobe(peer, 11), false, "nothing left behind")
+end)
+
 T.case("send and recv: values kept with their subtype", function()
   if me == 0 then
     c:send(value, 1, 5)
