@@ -66,8 +66,12 @@ int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_sta
 /* ------------------------------------------------------------------------ */
 /* Completion                                                               */
 
-static int raise(lua_State *L, int rc, const lrm_request *q)
+static int raise(lua_State *L, int rc, lrm_request *q)
 {
+    if (rmalab_request_done(q->r)) { /* it ended so: spent, as a completion is */
+        q->taken = 1;
+        q->failed = rc;
+    }
     if (q->kind == RMALAB_REQUEST_RMA)
         return lrm_raise_named(L, q->w ? rmalab_win_get_name(q->w) : NULL, rc, "win:%s",
                                rmalab_errmsg());
@@ -113,6 +117,10 @@ static int completed(lua_State *L, int idx, lrm_request *q)
 
 static void check_live(lua_State *L, lrm_request *q, const char *call)
 {
+    if (q->r && q->failed)
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s: this request has ended already, with %s; a request "
+                                      "gives its result or its error once", call,
+                   rmalab_err_name(q->failed));
     if (!q->r || q->taken)
         lrm_raisef(L, RMALAB_ERR_ARG, "%s: this request has completed already; a request "
                                       "gives its result once", call);
@@ -177,15 +185,26 @@ static rmalab_request **gather(lua_State *L, const char *call, int *n)
  * first (a receive's value, a get's values or buffer, true). */
 static int l_waitall(lua_State *L)
 {
-    int n;
+    int n, first = 0, frc = RMALAB_OK;
     rmalab_request **rs = gather(L, "rl.waitall", &n);
-    int rc = rmalab_request_waitall(rs, n);
+    char why[1024]; /* the first failure's: later waits may set their own */
+    for (int i = 0; i < n && frc != RMALAB_ERR_INTERRUPTED; i++) { /* every one, in order */
+        int rc = rmalab_request_wait(rs[i], NULL, NULL, NULL);
+        if (rc && !frc) {
+            first = i + 1;
+            frc = rc;
+            snprintf(why, sizeof why, "%s", rmalab_errmsg());
+        }
+    }
+    if (frc) {
+        lua_rawgeti(L, 1, first);
+        rmalab_set_error(frc, "%s", why);
+        return raise(L, frc, lua_touserdata(L, -1));
+    }
     lua_createtable(L, n, 0);
     for (int i = 1; i <= n; i++) {
         lua_rawgeti(L, 1, i);
         lrm_request *q = lua_touserdata(L, -1);
-        if (rc && !rmalab_request_done(q->r))
-            return raise(L, rc, q);
         int top = lua_gettop(L);
         completed(L, -1, q);
         lua_settop(L, top + 1);

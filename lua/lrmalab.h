@@ -368,6 +368,8 @@ typedef struct {
     const void *tag;
     rmalab_request *r;
     int taken;              /* its completion was handed to Lua */
+    int failed;             /* ...and it was this error (its end, as a message's
+                               that did not fit: the request is spent) */
     rmalab_request_kind kind;
     int gets;               /* RMA gets: LRM_GETS_*; else 0 */
     rmalab_win *w;          /* RMA: its window */

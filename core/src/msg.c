@@ -344,8 +344,9 @@ static int refuse(rmalab__msg_in *m, int code, const char *why)
     int rc = to_stash(m);
     if (rc)
         return rc;
-    return rmalab__fail(code, "recv: the message from rank %d (tag %d) %s; it stays queued for a "
-                              "receive that fits it", m->st.source, m->st.tag, why);
+    return rmalab__fail(code, "%s: the message from rank %d (tag %d) %s; it stays queued for a "
+                              "receive that fits it", m->scratch ? "recv" : "irecv", m->st.source,
+                        m->st.tag, why);
 }
 
 int rmalab__msg_take(rmalab__msg_in *m, int type, void *into, size_t cap)

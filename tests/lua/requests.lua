@@ -140,6 +140,25 @@ T.case("rl.waitall and rl.waitany over RMA and message requests", function()
   w:free()
 end)
 
+T.case("a receive that does not fit fails its wait, waitall's too, once; the message stays", function()
+  local small = rl.buffer("double", 1)
+  local rq = c:irecv(peer, 13, small)
+  local ok = c:irecv(peer, 14)
+  c:send(rl.buffer("double", { 1, 2, 3 }), peer, 13)
+  c:send("fits", peer, 14)
+  checkerr("ERR_TRUNCATE", "comm:irecv: the message from rank " .. peer .. " (tag 13) has 24 bytes, "
+    .. "more than the 8 given for it", rl.waitall, { ok, rq })
+  checkerr("ERR_ARG", "rq:wait: this request has ended already, with ERR_TRUNCATE", rq.wait, rq)
+  T.eq(ok:wait(), "fits", "the other request's value, still there")
+  local b, st = c:recv(peer, 13)
+  T.eq({ b:totable(), st.count }, { { 1, 2, 3 }, 3 }, "the message, still receivable")
+  local rt = c:irecv(peer, 15, rl.buffer("int8", 8))
+  c:send(rl.buffer("int32", { 7 }), peer, 15)
+  checkerr("ERR_TYPE", "comm:irecv: the message from rank " .. peer .. " (tag 15) holds int32 "
+    .. "elements, not int8", rt.wait, rt)
+  T.eq(c:recv(peer, 15):totable(), { 7 })
+end)
+
 T.case("irecv is posted when made: receives match in the order they were made", function()
   if me == 1 then
     local r1, r2, r3 = c:irecv(0, 1), c:irecv(0, 1), c:irecv(nil, 1)
