@@ -7,7 +7,9 @@
  * them (__tostring). Being read-only, a value message's status is shared:
  * one per (source, tag), kept in a weak table, so that a receive in a loop
  * makes no table. A new table per receive, and the garbage collector's
- * work on it, was a third of an 8-byte ping-pong's time (bench-comm). */
+ * work on it, was a third of an 8-byte ping-pong's time (bench-comm).
+ * Its metatable is protected (__metatable), and a shared status that
+ * rawset wrote into is replaced, not handed out again. */
 #include "lrmalab.h"
 
 static const char cache_key = 'S'; /* the registry's weak table of statuses */
@@ -95,6 +97,8 @@ static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     lua_setfield(L, -2, "__pairs");
     lua_pushcfunction(L, status_tostring);
     lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "a message's status (read-only)");
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
 }
 
@@ -116,7 +120,15 @@ void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     }
     /* sources and tags are at most INT_MAX (MPI_TAG_UB): one integer */
     lua_Integer key = (lua_Integer)((uint64_t)(uint32_t)st->source << 32 | (uint32_t)st->tag);
-    if (lua_rawgeti(L, -1, key) == LUA_TNIL) {
+    int t = lua_rawgeti(L, -1, key);
+    if (t == LUA_TTABLE) { /* rawset may have written into it */
+        lua_pushnil(L);
+        if (lua_next(L, -2)) {
+            lua_pop(L, 2);
+            t = LUA_TNIL;
+        }
+    }
+    if (t == LUA_TNIL) {
         lua_pop(L, 1);
         new_status(L, st, false);
         lua_pushvalue(L, -1);

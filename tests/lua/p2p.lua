@@ -59,12 +59,15 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     checkerr("ERR_ARG", "read-only", function() s1.source = 1 end)
     checkerr("ERR_ARG", "read-only", function() s1.note = "mine" end)
     T.eq({ s1.source, s1.note }, { 0, nil }, "a refused write changes nothing")
-    local mt = getmetatable(s1) -- its metamethods check what they are given
+    T.eq(getmetatable(s1), "a message's status (read-only)", "a protected metatable")
+    T.eq((pcall(setmetatable, s1, nil)), false, "that cannot be taken off")
+    local mt = debug.getmetatable(s1) -- its metamethods check what they are given
     checkerr("ERR_ARG", "a message's status expected", mt.__tostring, {})
     T.eq((pcall(mt.__tostring, 5)), false, "a number is refused, not read")
     T.eq((pcall(mt.__pairs(s1), 5)), false, "next of a number is refused")
+    rawset(s2, "source", 42) -- past every rule, into the shared status
     local _, s3 = c:recv(0, 6)
-    T.eq(s3.tag, 6, "the shared status is intact")
+    T.eq({ s3.source, s3.tag, s3 == s2 }, { 0, 6, false }, "a written status is not shared again")
     local st = c:probe(0, 6)
     T.eq(tostring(st), '{source = 0, tag = 6, count = 2, type = "int32", bytes = 8}')
     local b, s4 = c:recv(0, 6)
