@@ -33,6 +33,7 @@
 static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
 static lrm_ctx *open_ctxs;          /* changed under runtime_lock and warn_lock */
 static int runtime_owns_mpi, runtime_done;
+static _Atomic int exit_failed; /* rmalab_lua_exit_failed */
 static MPI_Comm exit_comm = MPI_COMM_NULL;
 
 /* Key of the context in the registry (its address is unique). */
@@ -236,8 +237,13 @@ static int release_leaked(lrm_leak *leaked)
                      "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
                      "within %.0f s; exiting without MPI_Finalize",
                      rank, n, n == 1 ? " was" : "s were", timeout);
+        else if (exit_failed) /* MPI_Finalize would wait for ranks that may wait for this one */
+            lrm_warn(NULL,
+                     "rmalab: rank %d failed, and not every rank reached its exit within %.0f s; "
+                     "exiting without MPI_Finalize, which ends the job",
+                     rank, timeout);
         free_notes(leaked);
-        return n == 0;
+        return n == 0 && !exit_failed;
     }
     int mine[2] = {n, 0}, lo[2], hi[2];
     for (const lrm_leak *l = leaked; l; l = l->next)
@@ -358,6 +364,11 @@ static _Atomic int host_handed_mpi;
 void rmalab_lua_host_hands_mpi(void)
 {
     host_handed_mpi = 1;
+}
+
+void rmalab_lua_exit_failed(void)
+{
+    exit_failed = 1;
 }
 
 static void start_mpi(lua_State *L)

@@ -24,6 +24,14 @@ int luaopen_rmalab_test(lua_State *L);
  * last to close finalises it, after the ranks agree on leaked windows. */
 void rmalab_lua_host_hands_mpi(void);
 
+/* The host's program failed on this rank (a script's error). At the end,
+ * when not every rank reaches its exit within RMALAB_EXIT_TIMEOUT seconds,
+ * the process then leaves without MPI_Finalize, so that mpiexec ends the
+ * job: MPI_Finalize would wait for the other ranks, which may be waiting
+ * for this one. A program that did not fail finalises as before: its
+ * ranks may end at different times. */
+void rmalab_lua_exit_failed(void);
+
 /* Where the warnings of L's state go (a window or communicator collected
  * without being freed, a race found in races:warn...): `text` has no final
  * newline and is valid during the call. `fn` runs inside the binding call

@@ -486,6 +486,7 @@ int exec_script(exec *x, const char *file, const char *code, int argc, char **ar
         fprintf(stderr, "[%d] error %s\n", rank, lua_tostring(L, -1));
         fflush(stderr);
         lua_settop(L, 0);
+        rmalab_lua_exit_failed(); /* the others may wait for this rank: do not wait for them */
         return 1;
     }
     lua_settop(L, 0);
