@@ -3,10 +3,13 @@
  * but rmalab_set_error, which keeps the message of a failure.
  *
  * Values are nil, booleans, integers and floats (the subtype is kept),
- * strings (any bytes), and tables of these, nested, whose keys are
- * booleans, numbers or strings. A cycle, a function, a thread, a userdata
- * or a table used as a key is refused with ERR_ARG naming where in the
- * value it sits ("value.config[3]: a function cannot be sent").
+ * strings (any bytes), typed buffers (lbuffer.c: their type and elements;
+ * a new buffer comes out), and tables of these, nested, whose keys are
+ * booleans, numbers or strings. A cycle, a function, a thread, another
+ * userdata or a table used as a key is refused with ERR_ARG naming where
+ * in the value it sits ("value.config[3]: a function cannot be sent"); a
+ * buffer that cannot be read now (a get in flight writes it, its window
+ * was freed) with the class of that refusal.
  *
  * The bytes, one tag byte before each value:
  *   NIL FALSE TRUE                  nothing more
@@ -18,6 +21,8 @@
  *   IARR FARR                       varint n, u32 h, n raw int64 or double,
  *                                   h pairs: an array of numbers of one
  *                                   subtype, 8 bytes per element
+ *   BUF                             u8 type (rmalab_type), varint n, n
+ *                                   elements of that type, raw
  * Decoding treats the bytes as untrusted (they come off the network): the
  * nesting is bounded, every length is checked against what is left, tables
  * are preallocated only within a budget of the input's size, and malformed
@@ -29,7 +34,7 @@
 
 #include "lrmalab.h"
 
-enum { T_NIL, T_FALSE, T_TRUE, T_INT, T_FLT, T_STR, T_TAB, T_IARR, T_FARR, T_NTAGS };
+enum { T_NIL, T_FALSE, T_TRUE, T_INT, T_FLT, T_STR, T_TAB, T_IARR, T_FARR, T_BUF, T_NTAGS };
 
 /* ------------------------------------------------------------------------ */
 /* Bytes                                                                    */
@@ -335,6 +340,45 @@ static int enc_table(enc *e, int t)
     return rc;
 }
 
+static int check_readable(lua_State *L)
+{
+    lrm_buffer_check(L, 1, false, "it cannot be sent");
+    return 0;
+}
+
+/* A buffer, read now; what a read of it would raise is the refusal. */
+static int enc_buffer(enc *e, int i, const lrm_buffer *b)
+{
+    lua_State *L = e->L;
+    if (b->blk->busy) {
+        lua_pushcfunction(L, check_readable);
+        lua_pushvalue(L, i);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+            int code = RMALAB_ERR_ARG;
+            char what[600] = "a buffer that cannot be read";
+            if (lua_type(L, -1) == LUA_TTABLE) {
+                lua_getfield(L, -1, "code");
+                lua_getfield(L, -2, "message");
+                code = lua_isinteger(L, -2) ? (int)lua_tointeger(L, -2) : code;
+                if (lua_type(L, -1) == LUA_TSTRING)
+                    snprintf(what, sizeof what, "%s", lua_tostring(L, -1));
+                lua_pop(L, 2);
+            }
+            lua_pop(L, 1);
+            char where[200];
+            path(e, where, sizeof where);
+            return rmalab_set_error(code, "%s: %s", where, what);
+        }
+    }
+    size_t bytes = (size_t)b->n * (size_t)b->size;
+    int rc = put_byte(e->b, T_BUF);
+    if (!rc)
+        rc = put_byte(e->b, (unsigned)b->type);
+    if (!rc)
+        rc = put_varint(e->b, (uint64_t)b->n);
+    return rc ? rc : put(e->b, b->p, bytes);
+}
+
 static int enc_value(enc *e, int i)
 {
     lua_State *L = e->L;
@@ -363,6 +407,12 @@ static int enc_value(enc *e, int i)
         return rc ? rc : put(e->b, s, n);
     }
     case LUA_TTABLE: return enc_table(e, i);
+    case LUA_TUSERDATA: {
+        const lrm_buffer *b = lrm_tobuffer(L, i);
+        if (b)
+            return enc_buffer(e, i, b);
+    }
+        __attribute__((fallthrough)); /* another userdata */
     default: {
         char what[64];
         snprintf(what, sizeof what, "a %s cannot be sent", luaL_typename(L, i));
@@ -494,6 +544,28 @@ static int dec_table(dec *d, unsigned tag)
     return rc;
 }
 
+/* A buffer: its type is one of the core's, its elements are there. */
+static int dec_buffer(dec *d)
+{
+    if (left(d) < 1)
+        return bad(d, "a buffer's type is missing");
+    int type = *d->p++;
+    uint64_t n;
+    int rc = get_varint(d, &n);
+    if (rc)
+        return rc;
+    if (!rmalab_type_name((rmalab_type)type))
+        return bad(d, "a buffer of an unknown type");
+    size_t size = (size_t)rmalab_type_size((rmalab_type)type);
+    if (n > left(d) / size)
+        return bad(d, "a buffer claims more elements than there are bytes");
+    lrm_buffer *b = lrm_buffer_new(d->L, (rmalab_type)type, (lua_Integer)n);
+    if (n)
+        memcpy(b->p, d->p, (size_t)n * size);
+    d->p += n * size;
+    return RMALAB_OK;
+}
+
 static int dec_value(dec *d)
 {
     if (d->p == d->end)
@@ -524,6 +596,7 @@ static int dec_value(dec *d)
     case T_TAB:
     case T_IARR:
     case T_FARR: rc = dec_table(d, tag); break;
+    case T_BUF: rc = dec_buffer(d); break;
     default: d->p--; return bad(d, "unknown tag");
     }
     if (rc)

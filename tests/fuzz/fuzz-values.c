@@ -6,7 +6,8 @@
  * pushes exactly one value or fails with ERR_ARG and a message, leaving
  * the stack as it was. A value it accepts encodes again, and those bytes
  * decode again, to the same value: nothing the decoder makes is refused
- * by the encoder, and the encoder loses no key and no subtype. */
+ * by the encoder, and the encoder loses no key, no subtype and no
+ * buffer's type or element. */
 #include <lauxlib.h>
 #include <lualib.h>
 
@@ -38,6 +39,11 @@ static bool same(lua_State *L, int a, int b)
         lua_Number x = lua_tonumber(L, a), y = lua_tonumber(L, b);
         return memcmp(&x, &y, sizeof x) == 0;
     }
+    const lrm_buffer *x = t == LUA_TUSERDATA ? lrm_tobuffer(L, a) : NULL;
+    const lrm_buffer *y = t == LUA_TUSERDATA ? lrm_tobuffer(L, b) : NULL;
+    if (x || y) /* buffers: one type, the same elements */
+        return x && y && x->type == y->type && x->n == y->n &&
+               memcmp(x->p, y->p, (size_t)x->n * (size_t)x->size) == 0;
     if (t != LUA_TTABLE)
         return lua_rawequal(L, a, b);
     FUZZ_CHECK(lua_checkstack(L, 4), "out of Lua stack");

@@ -426,4 +426,35 @@ T.case("the race checker sees loads and stores through views", function()
   T.ok(not tostring(w:local_view("int32")):find("in flight"), "unchecked: nothing to record")
 end)
 
+T.case("buffers as values: gathered, scattered, inside messages, refused when unreadable", function()
+  local c, me = rl.world, T.rank
+  local peer = 1 - me
+  local g = c:allgather(rl.buffer("int32", { me, me + 10 }))
+  T.eq({ g[1].type, g[1]:totable(), g[2]:totable() }, { "int32", { 0, 10 }, { 1, 11 } })
+  local t = c:gather({ b = rl.buffer("double", { 1.5 * me }), n = me }, 0)
+  if me == 0 then T.eq({ t[2].b.type, t[2].b[1], t[2].n }, { "double", 1.5, 1 }) end
+  local s = c:scatter(me == 0 and { rl.buffer("int8", { 1 }), rl.buffer("int8", { 2, 3 }) } or nil, 0)
+  T.eq(s:totable(), me == 0 and { 1 } or { 2, 3 }, "scatter")
+  local a = c:alltoall { rl.buffer("uint16", { me }), rl.buffer("uint16", { me, me }) }
+  T.eq({ #a[1], #a[2], a[peer + 1][1] }, { me + 1, me + 1, peer }, "alltoall")
+  c:send({ rl.buffer("int64", 0), x = rl.buffer("float", { 0.5 }) }, peer, 3)
+  local v = c:recv(peer, 3)
+  T.eq({ #v[1], v[1].type, v.x.type, v.x[1] }, { 0, "int64", "float", 0.5 }, "inside a message")
+  local w = rl.win_allocate(64, {})
+  local gone = w:local_view("int64")
+  w:free()
+  checkerr("ERR_WIN", "comm:send: value.x: it cannot be sent: this buffer views the memory of a "
+    .. "window that was freed", c.send, c, { x = gone }, peer, 4)
+  local w2 <close> = rl.win_allocate(64, { disp_unit = 8 })
+  local b = rl.buffer("int64", 2)
+  w2:lock_all()
+  local rq = w2:rget(peer, 0, "int64", b)
+  checkerr("ERR_RMA_SYNC", "comm:isend: value[1]: it cannot be sent: this buffer is the result of "
+    .. "a rget from rank " .. peer .. " still in flight", c.isend, c, { b }, peer, 5)
+  rq:wait()
+  w2:unlock_all()
+  c:send({ b }, peer, 5)
+  T.eq(c:recv(peer, 5)[1]:totable(), { 0, 0 }, "readable once its get completed")
+end)
+
 T.done()
