@@ -8,13 +8,14 @@
  *   lerror.c     error objects and argument checks
  *   lruntime.c   the context of each Lua state; MPI's start and finish;
  *                windows that were never freed
- *   lcodec.c     the value codec: Lua values to bytes and back (no MPI)
  *   linfo.c      info objects
  *   lhints.c     the hint catalogue; diagnostics, reports, agreements; the
  *                hint methods of communicators and windows
  *   lcomm.c      communicators
  *   lvalues.c    arguments and typed values of window calls
  *   lbuffer.c    typed buffers and their views; what is in flight on them
+ *   lcodec.c     the value codec: Lua values (buffers too) to bytes and
+ *                back (no MPI)
  *   lelement.c   buffers' elements, b[i] and b[i] = v: their hot path
  *   llayout.c    layouts of the target's memory (rl.vector)
  *   lstatus.c    messages' statuses: read-only, shared per source and tag
