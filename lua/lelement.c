@@ -87,10 +87,13 @@ static inline lrm_buffer *fast(lua_State *L, lua_Integer *i)
 __attribute__((noinline)) static int index_name(lua_State *L)
 {
     lrm_buffer *b = lrm_checkbuffer(L, 1);
-    if (strcmp(lua_tostring(L, 2), "type") == 0)
+    const char *k = lua_tostring(L, 2);
+    if (strcmp(k, "type") == 0)
         lua_pushstring(L, rmalab_type_name(b->type));
-    else
-        lua_rawget(L, lua_upvalueindex(1));
+    else if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TNIL)
+        lrm_raisef(L, RMALAB_ERR_ARG, "b.%.40s: a buffer has no field \"%.40s\"; its elements "
+                   "are b[1] to b[%lld], and its fields are type and its methods", k, k,
+                   (long long)b->n);
     return 1;
 }
 
