@@ -247,7 +247,8 @@ T.case("an argument wrong on one rank raises on every rank, and the next collect
     one("ERR_RMA_SYNC", "allreduce", flight:format("allreduce"), c.allreduce, c, b, "max")
     if me == 0 then c:send(rl.buffer("double", { 1, 2, 3, 4 }), bad, 9) end
     if rq then T.eq(rq:wait() == b, true, "the irecv completes") end
-    T.eq(c:bcast(mine and b or rl.buffer("double", 4), bad):totable(), { 1.0, 2.0, 3.0, 4.0 }, "usable after")
+    T.eq(c:bcast(mine and b or rl.buffer("double", 4), bad):totable(), { 1.0, 2.0, 3.0, 4.0 },
+      "usable after")
     T.eq(c:allreduce(1, "sum"), n, "usable after")
   end)
 
