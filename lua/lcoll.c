@@ -133,7 +133,8 @@ static int bcast_buffer(lua_State *L, rmalab_comm *c, int root, held *h)
 static int comm_bcast(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h = {.status = RMALAB_OK}; /* msg only once held */
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = root_arg(L, 3, c, "bcast", &h), status = RMALAB_OK;
     if (lrm_tobuffer(L, 2))
         return bcast_buffer(L, c, root, &h);
@@ -171,7 +172,8 @@ static rmalab_bytes *recv_array(lua_State *L, int n)
 static int gather_call(lua_State *L, rmalab_xchg_kind kind, const char *call)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h = {.status = RMALAB_OK}; /* msg only once held */
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = kind == RMALAB_XCHG_GATHER ? root_arg(L, 3, c, call, &h) : 0;
     int size = rmalab_comm_size(c), status = RMALAB_OK;
     lrm_bytes *b = scratch(L);
@@ -234,7 +236,8 @@ static int encode_each(lua_State *L, int arg, int size, lrm_bytes *b, rmalab_byt
 static int comm_scatter(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h = {.status = RMALAB_OK}; /* msg only once held */
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = root_arg(L, 3, c, "scatter", &h), size = rmalab_comm_size(c), status = RMALAB_OK;
     lrm_bytes *b = scratch(L);
     rmalab_bytes *send = recv_array(L, size), recv;
@@ -387,7 +390,8 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     const char *call = reduce_names[kind];
     rmalab_comm *c = lrm_checkcomm(L, 1);
     rmalab_op op;
-    held h = {.status = RMALAB_OK}; /* msg only once held */
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int status = hold(&h, lrm_op_status(L, 3, &op)), root = 0, count = 1;
     if (!status && kind == RMALAB_REDUCE_ROOT)
         root = root_arg(L, 4, c, call, &h); /* the core refuses a bad one */
@@ -434,7 +438,8 @@ static int comm_split(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     lua_Integer color = -1, key = rmalab_comm_rank(c);
-    held h = {.status = RMALAB_OK}; /* msg only once held */
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     if (!lua_isnoneornil(L, 2))
         hold(&h, lrm_tointeger_status(L, 2, RMALAB_ERR_ARG, "color", &color));
     if (!h.status && !lua_isnoneornil(L, 3))
