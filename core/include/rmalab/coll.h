@@ -50,7 +50,9 @@ RMALAB_API const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind);
  * every rank computes in doubles (its int64 converted in place) and *type
  * becomes RMALAB_DOUBLE. The bitwise and logical ops take int64 only
  * (ERR_TYPE). Counts and ops must agree: ERR_ARG or ERR_OP on every rank
- * otherwise, before anything is reduced. Integers wrap around as in Lua.
+ * otherwise, before anything is reduced. A rank's own bad root, count or
+ * op is its failure in the collective (as `status`), not a refusal before
+ * it. Integers wrap around as in Lua.
  * Up to RMALAB_REDUCE_INLINE numbers cost one MPI collective. */
 #define RMALAB_REDUCE_INLINE 4
 RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
