@@ -89,9 +89,10 @@ static int prune(lrm_block *k, rmalab_win *w, bool all)
 /* The slow path of every access to elements lo..hi of b (from 1), taken
  * when its block is busy: raise if the memory is gone, or if the access
  * (`writes`, else a read) meets a flight that has not completed. `call`
- * names a bulk access ("b:fill"); NULL: an element's. */
-static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
-                  bool writes, const char *call)
+ * names a bulk access ("b:fill"); NULL: an element's. The failure is
+ * recorded (rmalab_set_error) and returned; touch raises it. */
+static int touch_status(const lrm_buffer *b, lua_Integer lo, lua_Integer hi, bool writes,
+                        const char *call)
 {
     lrm_block *k = b->blk;
     char elem[64];
@@ -100,7 +101,7 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
     if (!call)
         call = elem;
     if (k->gone)
-        lrm_raisef(L, RMALAB_ERR_WIN, "%s: %s", call, k->gone);
+        return rmalab_set_error(RMALAB_ERR_WIN, "%s: %s", call, k->gone);
     uintptr_t a = (uintptr_t)(b->p + (lo - 1) * b->size), z = (uintptr_t)(b->p + hi * b->size);
     for (int i = 0; i < k->nflights;) {
         lrm_flight *f = &k->flights[i];
@@ -109,12 +110,21 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
         } else if (landed(f)) {
             *f = k->flights[--k->nflights];
         } else {
-            lrm_raisef(L, RMALAB_ERR_RMA_SYNC,
-                       "%s: this buffer is %s still in flight; it completes at %s", call,
-                       f->what, f->by);
+            return rmalab_set_error(RMALAB_ERR_RMA_SYNC, "%s: this buffer is %s still in "
+                                                         "flight; it completes at %s",
+                                    call, f->what, f->by);
         }
     }
     set_busy(k);
+    return RMALAB_OK;
+}
+
+static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                  bool writes, const char *call)
+{
+    int rc = touch_status(b, lo, hi, writes, call);
+    if (rc)
+        lrm_raisef(L, rc, "%s", rmalab_errmsg());
 }
 
 void lrm_buffer_access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
@@ -173,11 +183,17 @@ bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b)
     return a->p < b->p + b->n * b->size && b->p < a->p + a->n * a->size;
 }
 
-void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call)
+int lrm_buffer_status(lua_State *L, int arg, bool writes, const char *call)
 {
     lrm_buffer *b = lrm_tobuffer(L, arg);
-    if (b->blk->busy && b->n)
-        touch(L, b, 1, b->n, writes, call);
+    return b->blk->busy && b->n ? touch_status(b, 1, b->n, writes, call) : RMALAB_OK;
+}
+
+void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call)
+{
+    int rc = lrm_buffer_status(L, arg, writes, call);
+    if (rc)
+        lrm_raisef(L, rc, "%s", rmalab_errmsg());
 }
 
 void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const char *call)

@@ -5,12 +5,13 @@
  * MPI collective on its memory; every rank then gives a buffer of the
  * same type and length, as MPI requires (the core checks that they do).
  *
- * Every rank checks the arguments that must be the same everywhere (root,
- * op, color) before any MPI call, so a mistake there raises on every rank.
- * What one rank alone finds wrong (a value it cannot send, a scatter
- * argument that is not an array) is not raised at once: it travels in the
- * collective as that rank's status (rmalab/coll.h), so the ranks that
- * would have received from it raise too, instead of waiting. */
+ * Nothing a rank finds wrong in its own arguments is raised at once, since
+ * it may be wrong on that rank alone (a root, an op, a color, a buffer
+ * still in flight, a value it cannot send, a scatter argument that is not
+ * an array): the failure is recorded and travels in the collective as that
+ * rank's status (rmalab/coll.h), so the other ranks raise too, naming it,
+ * instead of waiting or meeting its next collective. A check's failure is
+ * then raised as it was worded ("held"); the core's verdict otherwise. */
 #include <limits.h>
 #include <math.h>
 
@@ -63,14 +64,44 @@ static int own(int rc, const char *call)
     return rmalab_set_error(rc, "%s: %s", call, msg);
 }
 
-/* A root (argument arg, default 0), the same on every rank. */
-static int checkroot(lua_State *L, int arg, rmalab_comm *c, const char *call)
+/* This rank's failed check, held until every rank has learnt of it in the
+ * collective, then raised as it was worded. */
+typedef struct {
+    int status;
+    char msg[400];
+} held;
+
+static int hold(held *h, int rc)
 {
-    lua_Integer r = lua_isnoneornil(L, arg) ? 0 : lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "root");
+    if (rc && !h->status) {
+        h->status = rc;
+        snprintf(h->msg, sizeof h->msg, "%s", rmalab_errmsg());
+    }
+    return rc;
+}
+
+/* The collective's failure: this rank's held one, else the core's. */
+static int raise_verdict(lua_State *L, int rc, const held *h)
+{
+    if (h->status)
+        return lrm_raisef(L, h->status, "%s", h->msg);
+    return raise(L, rc);
+}
+
+/* A root (argument arg, default 0). A bad one is held here and goes to the
+ * core as it is (-1 if it is no C int), which refuses it in the collective,
+ * comparing the ranks' roots first. */
+static int root_arg(lua_State *L, int arg, rmalab_comm *c, const char *call, held *h)
+{
+    lua_Integer r = 0;
+    if (!lua_isnoneornil(L, arg) &&
+        hold(h, lrm_tointeger_status(L, arg, RMALAB_ERR_RANK, "root", &r)))
+        return -1;
     if (r < 0 || r >= rmalab_comm_size(c))
-        lrm_raisef(L, RMALAB_ERR_RANK, "comm:%s: root %lld is not a rank of this communicator "
-                                       "(0 to %d)", call, (long long)r, rmalab_comm_size(c) - 1);
-    return (int)r;
+        hold(h, rmalab_set_error(RMALAB_ERR_RANK, "comm:%s: root %lld is not a rank of this "
+                                                  "communicator (0 to %d)",
+                                 call, (long long)r, rmalab_comm_size(c) - 1));
+    return r < INT_MIN || r > INT_MAX ? -1 : (int)r;
 }
 
 /* Push the value in n bytes, or raise. */
@@ -86,13 +117,15 @@ static void push_decoded(lua_State *L, const rmalab_bytes *b, const char *call)
 
 /* c:bcast(b [, root]) of a buffer: in place, every rank giving a buffer
  * of the same type and length (MPI's rule); returns b. */
-static int bcast_buffer(lua_State *L, rmalab_comm *c, int root)
+static int bcast_buffer(lua_State *L, rmalab_comm *c, int root, held *h)
 {
     lrm_buffer *u = lrm_tobuffer(L, 2);
-    lrm_buffer_check(L, 2, rmalab_comm_rank(c) != root, "comm:bcast");
-    int rc = rmalab_comm_bcast_typed(c, u->p, (int)u->n, u->type, root);
+    int status = h->status ? RMALAB_OK /* the core refuses the root */
+                           : hold(h, lrm_buffer_status(L, 2, rmalab_comm_rank(c) != root,
+                                                       "comm:bcast"));
+    int rc = rmalab_comm_bcast_typed_status(c, u->p, (int)u->n, u->type, root, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, h);
     lua_settop(L, 2);
     return 1;
 }
@@ -100,17 +133,19 @@ static int bcast_buffer(lua_State *L, rmalab_comm *c, int root)
 static int comm_bcast(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int root = checkroot(L, 3, c, "bcast"), status = RMALAB_OK;
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    int root = root_arg(L, 3, c, "bcast", &h), status = RMALAB_OK;
     if (lrm_tobuffer(L, 2))
-        return bcast_buffer(L, c, root);
+        return bcast_buffer(L, c, root, &h);
     lrm_bytes *b = scratch(L);
     bool here = rmalab_comm_rank(c) == root;
-    if (here && (status = lrm_encode(L, 2, b, "value")))
+    if (!h.status && here && (status = lrm_encode(L, 2, b, "value")))
         status = own(status, "bcast");
     rmalab_bytes send = {b->p, b->n}, recv;
     int rc = rmalab_comm_exchange(c, RMALAB_XCHG_BCAST, root, &send, &recv, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, &h);
     if (here)
         lua_pushvalue(L, 2);
     else
@@ -137,16 +172,18 @@ static rmalab_bytes *recv_array(lua_State *L, int n)
 static int gather_call(lua_State *L, rmalab_xchg_kind kind, const char *call)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int root = kind == RMALAB_XCHG_GATHER ? checkroot(L, 3, c, call) : 0;
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    int root = kind == RMALAB_XCHG_GATHER ? root_arg(L, 3, c, call, &h) : 0;
     int size = rmalab_comm_size(c), status = RMALAB_OK;
     lrm_bytes *b = scratch(L);
     rmalab_bytes *recv = recv_array(L, size);
-    if ((status = lrm_encode(L, 2, b, "value")))
+    if (!h.status && (status = lrm_encode(L, 2, b, "value")))
         status = own(status, call);
     rmalab_bytes send = {b->p, b->n};
     int rc = rmalab_comm_exchange(c, kind, root, &send, recv, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, &h);
     if (kind == RMALAB_XCHG_GATHER && rmalab_comm_rank(c) != root)
         lua_pushnil(L);
     else
@@ -199,14 +236,16 @@ static int encode_each(lua_State *L, int arg, int size, lrm_bytes *b, rmalab_byt
 static int comm_scatter(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    int root = checkroot(L, 3, c, "scatter"), size = rmalab_comm_size(c), status = RMALAB_OK;
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    int root = root_arg(L, 3, c, "scatter", &h), size = rmalab_comm_size(c), status = RMALAB_OK;
     lrm_bytes *b = scratch(L);
     rmalab_bytes *send = recv_array(L, size), recv;
-    if (rmalab_comm_rank(c) == root)
+    if (!h.status && rmalab_comm_rank(c) == root)
         status = encode_each(L, 2, size, b, send, "scatter");
     int rc = rmalab_comm_exchange(c, RMALAB_XCHG_SCATTER, root, send, &recv, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, &h);
     push_decoded(L, &recv, "scatter");
     return 1;
 }
@@ -329,15 +368,16 @@ static bool no_result(rmalab_comm *c, rmalab_reduce_kind kind, int root)
 /* A reduction of a buffer, in place (every rank gives one of the same type
  * and length): the buffer where the reduction gives a result, else nil. */
 static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, int root,
-                         rmalab_op op)
+                         rmalab_op op, held *h, int status)
 {
     char call[24];
     snprintf(call, sizeof call, "comm:%s", reduce_names[kind]);
     lrm_buffer *u = lrm_tobuffer(L, 2);
-    lrm_buffer_check(L, 2, true, call);
-    int rc = rmalab_comm_reduce_typed(c, kind, root, u->p, (int)u->n, u->type, op);
+    if (!h->status)
+        status = hold(h, lrm_buffer_status(L, 2, true, call));
+    int rc = rmalab_comm_reduce_typed_status(c, kind, root, u->p, (int)u->n, u->type, op, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, h);
     if (no_result(c, kind, root))
         lua_pushnil(L);
     else
@@ -349,29 +389,34 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
 {
     const char *call = reduce_names[kind];
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_op op = lrm_checkop(L, 3);
-    int root = kind == RMALAB_REDUCE_ROOT ? checkroot(L, 4, c, call) : 0, count;
+    rmalab_op op;
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    int status = hold(&h, lrm_op_status(L, 3, &op)), root = 0, count = 1;
+    if (!status && kind == RMALAB_REDUCE_ROOT)
+        root = root_arg(L, 4, c, call, &h); /* the core refuses a bad one */
     if (lrm_tobuffer(L, 2))
-        return reduce_buffer(L, c, kind, root, op);
-    int64_t one[1]; /* a number needs no scratch (and anything else but a
-                       table is refused as one) */
+        return reduce_buffer(L, c, kind, root, op, &h, status);
+    int64_t one[1] = {0}; /* a number needs no scratch (and anything else
+                             but a table is refused as one) */
     lrm_bytes *b = NULL;
-    rmalab_type type;
+    rmalab_type type = RMALAB_INT64;
     bool scalar = !lua_istable(L, 2), flt = false;
-    int status;
-    if (scalar) {
+    if (h.status) {
+        /* this rank takes part with its failure alone */
+    } else if (scalar) {
         count = 1;
         status = number(L, 2, op, one, &flt, "value", 0);
         type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
     } else {
         status = numbers(L, op, b = scratch(L), &count, &type);
     }
-    if (status)
+    if (status && !h.status)
         status = own(status, call);
     int64_t *v = b ? (int64_t *)(void *)b->p : one;
     int rc = rmalab_comm_reduce(c, kind, root, v, count, &type, op, status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, &h);
     if (no_result(c, kind, root))
         lua_pushnil(L);
     else
@@ -392,15 +437,21 @@ static int comm_exscan(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_EXSCA
 static int comm_split(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    lua_Integer color = lua_isnoneornil(L, 2) ? -1 : lrm_checkinteger(L, 2, RMALAB_ERR_ARG, "color");
-    lua_Integer key = lua_isnoneornil(L, 3) ? rmalab_comm_rank(c)
-                                            : lrm_checkinteger(L, 3, RMALAB_ERR_ARG, "key");
-    if (color > INT_MAX || key < INT_MIN || key > INT_MAX)
-        lrm_raisef(L, RMALAB_ERR_ARG, "comm:split: color and key are C ints");
+    lua_Integer color = -1, key = rmalab_comm_rank(c);
+    held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    if (!lua_isnoneornil(L, 2))
+        hold(&h, lrm_tointeger_status(L, 2, RMALAB_ERR_ARG, "color", &color));
+    if (!h.status && !lua_isnoneornil(L, 3))
+        hold(&h, lrm_tointeger_status(L, 3, RMALAB_ERR_ARG, "key", &key));
+    if (!h.status && (color > INT_MAX || key < INT_MIN || key > INT_MAX))
+        hold(&h, rmalab_set_error(RMALAB_ERR_ARG, "comm:split: color and key are C ints"));
+    if (h.status)
+        color = key = 0;
     rmalab_comm **slot = lrm_newcomm(L), *made = NULL;
-    int rc = rmalab_comm_split(c, color < 0 ? -1 : (int)color, (int)key, &made);
+    int rc = rmalab_comm_split_status(c, color < 0 ? -1 : (int)color, (int)key, &made, h.status);
     if (rc)
-        return raise(L, rc);
+        return raise_verdict(L, rc, &h);
     if (!made) {
         lua_pushnil(L); /* the empty object is collected; it holds nothing */
         return 1;

@@ -97,7 +97,9 @@ void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
     return u;
 }
 
-int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
+/* "bad argument #n to 'f' (msg)", as luaL_argerror words it: its
+ * message in out, or 0 (self) when the argument is the method's self. */
+static int argmsg(lua_State *L, int arg, const char *msg, char *out, size_t size)
 {
     lua_Debug ar;
     const char *name = "?";
@@ -105,13 +107,28 @@ int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
         lua_getinfo(L, "n", &ar);
         if (ar.name)
             name = ar.name;
-        if (ar.namewhat && strcmp(ar.namewhat, "method") == 0) {
+        if (ar.namewhat && strcmp(ar.namewhat, "method") == 0)
             arg--;
-            if (arg == 0)
-                return lrm_raisef(L, code, "calling '%s' on bad self (%s)", name, msg);
-        }
     }
-    return lrm_raisef(L, code, "bad argument #%d to '%s' (%s)", arg, name, msg);
+    if (arg == 0)
+        snprintf(out, size, "calling '%s' on bad self (%s)", name, msg);
+    else
+        snprintf(out, size, "bad argument #%d to '%s' (%s)", arg, name, msg);
+    return arg;
+}
+
+int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
+{
+    char out[2400];
+    argmsg(L, arg, msg, out, sizeof out);
+    return lrm_raisef(L, code, "%s", out);
+}
+
+int lrm_argstatus(lua_State *L, int arg, int code, const char *msg)
+{
+    char out[2400];
+    argmsg(L, arg, msg, out, sizeof out);
+    return rmalab_set_error(code, "%s", out);
 }
 
 const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len)
@@ -124,17 +141,25 @@ const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len)
     return lua_tolstring(L, arg, len);
 }
 
-lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what)
+int lrm_tointeger_status(lua_State *L, int arg, int code, const char *what, lua_Integer *v)
 {
     int isnum = 0;
-    lua_Integer v = lua_tointegerx(L, arg, &isnum);
-    if (!isnum || lua_type(L, arg) != LUA_TNUMBER) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s (an integer) expected, got %s", what,
-                 lua_type(L, arg) == LUA_TNUMBER ? "a number with no integer representation"
-                                                 : luaL_typename(L, arg));
-        lrm_argerror(L, arg, code, msg);
-    }
+    *v = lua_tointegerx(L, arg, &isnum);
+    if (isnum && lua_type(L, arg) == LUA_TNUMBER)
+        return RMALAB_OK;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s (an integer) expected, got %s", what,
+             lua_type(L, arg) == LUA_TNUMBER ? "a number with no integer representation"
+                                             : luaL_typename(L, arg));
+    return lrm_argstatus(L, arg, code, msg);
+}
+
+lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what)
+{
+    lua_Integer v;
+    int rc = lrm_tointeger_status(L, arg, code, what, &v);
+    if (rc)
+        lrm_raisef(L, rc, "%s", rmalab_errmsg());
     return v;
 }
 

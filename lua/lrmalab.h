@@ -147,6 +147,11 @@ const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len);
 /* An integer argument (no string coercion, no fractional part), or an
  * error object of class `code` naming `what` ("rank", "count"). */
 lua_Integer lrm_checkinteger(lua_State *L, int arg, int code, const char *what);
+/* The same recorded (rmalab_set_error: the message lrm_argerror would
+ * raise) instead of raised, for a check that one rank of a collective may
+ * fail alone: RMALAB_OK and *v, or `code`. */
+int lrm_tointeger_status(lua_State *L, int arg, int code, const char *what, lua_Integer *v);
+int lrm_argstatus(lua_State *L, int arg, int code, const char *msg);
 /* luaL_checkoption with an error object of class ERR_ARG. */
 int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[]);
 
@@ -244,6 +249,9 @@ void lrm_push_win_methods(lua_State *L);
 void lrm_open_values(lua_State *L);
 rmalab_type lrm_checktype(lua_State *L, int arg);
 rmalab_op lrm_checkop(lua_State *L, int arg);
+/* The op named at arg: RMALAB_OK, or the failure recorded, not raised (a
+ * collective's ranks all take part first). */
+int lrm_op_status(lua_State *L, int arg, rmalab_op *op);
 /* `name`: the window's, for errors (lrm_raise_named). */
 int lrm_checkrank(lua_State *L, int arg, const char *name);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
@@ -343,6 +351,8 @@ void lrm_buffer_fly_request(lua_State *L, int arg, rmalab_win *w, int target, ui
 /* Refuse an access to the whole buffer at arg (`writes`, else a read) that
  * meets an operation in flight on it; `call` names the access. */
 void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call);
+/* The same recorded (rmalab_set_error), not raised: RMALAB_OK or the code. */
+int lrm_buffer_status(lua_State *L, int arg, bool writes, const char *call);
 /* Do a and b share memory (a buffer and a view of it, two views)? */
 bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b);
 /* After a call that may complete operations of w (NULL: messages): forget

@@ -35,12 +35,29 @@ rmalab_type lrm_checktype(lua_State *L, int arg)
     return t;
 }
 
+int lrm_op_status(lua_State *L, int arg, rmalab_op *op)
+{
+    *op = RMALAB_OP_SUM;
+    if (lua_type(L, arg) != LUA_TSTRING) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "string expected, got %s", luaL_typename(L, arg));
+        return lrm_argstatus(L, arg, RMALAB_ERR_OP, msg);
+    }
+    if (rmalab_op_from_name(lua_tostring(L, arg), op)) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+        *op = RMALAB_OP_SUM;
+        return lrm_argstatus(L, arg, RMALAB_ERR_OP, msg);
+    }
+    return RMALAB_OK;
+}
+
 rmalab_op lrm_checkop(lua_State *L, int arg)
 {
     rmalab_op op;
-    const char *name = lrm_checkstring(L, arg, RMALAB_ERR_OP, NULL);
-    if (rmalab_op_from_name(name, &op))
-        lrm_argerror(L, arg, RMALAB_ERR_OP, rmalab_errmsg());
+    int rc = lrm_op_status(L, arg, &op);
+    if (rc)
+        lrm_raisef(L, rc, "%s", rmalab_errmsg());
     return op;
 }
 

@@ -331,17 +331,21 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
                  ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
-             : c ? reduce_local(c, kind, root, count, *type, op)
-                 : RMALAB_OK;
-    if (!rc)
-        rc = packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
-    if (rc) /* the same on every rank that gave the same arguments */
+                 : packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
+    if (rc)
         return rmalab__comm_refuse(call, c, rc);
+    /* one rank's bad argument: the others fail with it, not wait */
+    int bad = !c ? RMALAB_OK : !status ? reduce_local(c, kind, root, count, *type, op)
+            : kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c))
+                  ? status /* its message kept */
+                  : RMALAB_OK;
+    if (!status)
+        status = bad;
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
     if (kind == RMALAB_REDUCE_ROOT) /* the rest agrees in reduce_call's packets */
-        rc = rmalab__agree_args(c, call, RMALAB_OK, 0, 0, root, -1);
+        rc = rmalab__agree_args(c, call, bad, 0, 0, root, -1);
     if (!rc)
         rc = reduce_call(c, kind, root, buf, count, type, op, status);
     return rmalab__comm_end(&b, rc);
@@ -350,7 +354,8 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
 /* ------------------------------------------------------------------------ */
 /* Split                                                                    */
 
-int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
+int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **out,
+                             int status)
 {
     rmalab__block b;
     int rc = rmalab__comm_begin(&b, "split", c, true, NULL);
@@ -358,12 +363,19 @@ int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
         return rc;
     *out = NULL;
     MPI_Comm nc = MPI_COMM_NULL;
-    int e = MPI_Comm_split(rmalab_comm_mpi(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
-    if (e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Comm_split");
-    else if (nc != MPI_COMM_NULL && (rc = rmalab__comm_adopt(nc, out)))
-        MPI_Comm_free(&nc);
+    if (!(rc = rmalab__agree_args(c, "split", status, 0, 0, 0, -1))) {
+        int e = MPI_Comm_split(rmalab_comm_mpi(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
+        if (e != MPI_SUCCESS)
+            rc = rmalab__mpi_fail(e, "MPI_Comm_split");
+        else if (nc != MPI_COMM_NULL && (rc = rmalab__comm_adopt(nc, out)))
+            MPI_Comm_free(&nc);
+    }
     return rmalab__comm_end(&b, rc);
+}
+
+int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
+{
+    return rmalab_comm_split_status(c, color, key, out, RMALAB_OK);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -438,8 +450,9 @@ int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, 
         return status ? status : rmalab__mpi_fail(e, "MPI_Allreduce (the ranks' arguments)");
     if (v[AG_FAILED] >= 0)
         return rmalab__fail((int)(v[AG_FAILED] & 0xffff), "%s: rank %lld could not take part "
-                            "(its own error says why)", call,
-                            (long long)(INT32_MAX - (v[AG_FAILED] >> 16)));
+                            "(%s; its own error says why)", call,
+                            (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
+                            rmalab_err_name((int)(v[AG_FAILED] & 0xffff)));
     if (v[AG_COUNT] != -v[AG_N + AG_COUNT])
         return rmalab__fail(RMALAB_ERR_TRUNCATE, "%s: the ranks give %lld to %lld elements (%d "
                                                  "here); every rank must give the same count",
@@ -455,14 +468,22 @@ int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, 
     if (v[AG_OP] != -v[AG_N + AG_OP])
         return rmalab__fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
                                            "rank must give the same op",
-                            call, rmalab_op_name((rmalab_op)op));
+                            call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
     return RMALAB_OK;
 }
 
 int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
 {
+    return rmalab_comm_bcast_typed_status(c, buf, count, type, root, RMALAB_OK);
+}
+
+int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_type type,
+                                   int root, int status)
+{
     rmalab__call_begin();
-    int rc, status = check_typed(c, "bcast", root, count, type);
+    int rc;
+    if (!status)
+        status = check_typed(c, "bcast", root, count, type);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
         return rc;
@@ -521,17 +542,25 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
 int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
                              int count, rmalab_type type, rmalab_op op)
 {
+    return rmalab_comm_reduce_typed_status(c, kind, root, buf, count, type, op, RMALAB_OK);
+}
+
+int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                                    void *buf, int count, rmalab_type type, rmalab_op op,
+                                    int status)
+{
     rmalab__call_begin();
     const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
     if (kind != RMALAB_REDUCE_ROOT)
         root = 0;
-    int rc, status = (unsigned)kind > RMALAB_REDUCE_EXSCAN
-                         ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
-                         : check_typed(c, call, root, count, type);
+    if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
+        return rmalab__comm_refuse(call, c, rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d",
+                                                         (int)kind));
+    int rc;
+    if (!status)
+        status = check_typed(c, call, root, count, type);
     if (!status)
         status = check_reduce_op(call, type, op);
-    if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
-        return rmalab__comm_refuse(call, c, status);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;

@@ -363,15 +363,16 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
     big = NULL;
     const char *call = (unsigned)kind <= RMALAB_XCHG_ALLTOALL ? rmalab_xchg_kind_name(kind) : "exchange";
     xchg x = {.c = c, .kind = kind, .root = root, .status = status};
+    bool rooted = kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL;
     int rc = RMALAB_OK;
     if ((unsigned)kind > RMALAB_XCHG_ALLTOALL)
-        rc = rmalab__fail(RMALAB_ERR_ARG, "exchange: unknown kind %d", (int)kind);
-    else if (c && kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL &&
-             (root < 0 || root >= rmalab_comm_size(c)))
-        rc = rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
-                                           "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
-    if (rc)
-        return rmalab__comm_refuse(call, c, rc);
+        return rmalab__comm_refuse(call, c, rmalab__fail(RMALAB_ERR_ARG, "exchange: unknown "
+                                                                         "kind %d", (int)kind));
+    int bad = RMALAB_OK; /* this rank's root: the others fail with it, not wait */
+    if (c && rooted && (root < 0 || root >= rmalab_comm_size(c)))
+        bad = status ? status /* its message kept */
+                     : rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this "
+                                    "communicator (0 to %d)", call, root, rmalab_comm_size(c) - 1);
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;
@@ -382,9 +383,10 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
              : kind == RMALAB_XCHG_SCATTER || kind == RMALAB_XCHG_ALLTOALL ? x.size
                                                                           : 1;
     x.nin = receives(&x);
-    /* a root-shaped first collective with different roots would not meet */
-    if (kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL)
-        rc = rmalab__agree_args(c, call, RMALAB_OK, 0, 0, root, -1);
+    /* a root-shaped first collective with different roots would not meet;
+     * a failed status travels in the packets */
+    if (rooted)
+        rc = rmalab__agree_args(c, call, bad, 0, 0, root, -1);
     if (!rc)
         rc = run(&x, send, recv);
     if (x.own_block)

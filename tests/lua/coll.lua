@@ -201,6 +201,57 @@ T.case("rooted collectives refuse different roots on every rank, and go on", fun
   T.eq(c:allreduce(1, "sum"), n, "usable after")
 end)
 
+-- An argument wrong on one rank only: that rank raises its own error, the
+-- others an error of its class naming it, and the next collective meets
+-- on every rank (nothing was left unmatched for it to take).
+T.case("an argument wrong on one rank raises on every rank, and the next collective meets",
+  function()
+    local bad = n - 1
+    local function one(class, call, mine, fn, ...)
+      checkerr(class, me == bad and mine
+                        or "comm:" .. call .. ": rank " .. bad .. " could not take part (" .. class,
+        fn, ...)
+      T.eq(c:bcast(me == 0 and "next" or nil), "next", call .. ": the next collective met")
+    end
+    local mine = me == bad
+    one("ERR_ARG", "split", "color (an integer) expected, got string",
+      c.split, c, mine and "red" or 0)
+    one("ERR_ARG", "split", "comm:split: color and key are C ints",
+      c.split, c, 0, mine and 1 << 40 or 0)
+    one("ERR_ARG", "split", "key (an integer) expected, got a number with no integer",
+      c.split, c, 0, mine and 0.5 or 0)
+    for _, call in ipairs { "gather", "scatter", "bcast" } do
+      one("ERR_RANK", call, "comm:" .. call .. ": root " .. n .. " is not a rank",
+        c[call], c, call == "scatter" and {} or me, mine and n or 0)
+    end
+    one("ERR_RANK", "bcast", "root (an integer) expected, got string",
+      c.bcast, c, me, mine and "x" or 0)
+    one("ERR_RANK", "reduce", "comm:reduce: root -1 is not a rank",
+      c.reduce, c, 1, "sum", mine and -1 or 0)
+    one("ERR_OP", "allreduce", "unknown op \"summ\"",
+      c.allreduce, c, 1, mine and "summ" or "sum")
+    one("ERR_OP", "scan", "string expected, got number", c.scan, c, { 1, 2 }, mine and 3 or "sum")
+    one("ERR_OP", "allreduce", "replace is not a reduction",
+      c.allreduce, c, 1, mine and "replace" or "sum")
+    local b = rl.buffer("double", 4)
+    one("ERR_RANK", "bcast", "comm:bcast: root " .. n .. " is not a rank",
+      c.bcast, c, b, mine and n or 0)
+    one("ERR_RANK", "reduce", "comm:reduce: root " .. n .. " is not a rank",
+      c.reduce, c, b, "sum", mine and n or 0)
+    one("ERR_OP", "allreduce", "unknown op \"summ\"",
+      c.allreduce, c, b, mine and "summ" or "sum")
+    -- the buffer in flight on one rank: an irecv from rank 0, sent after
+    local rq = mine and c:irecv(0, 9, b)
+    local flight = "comm:%s: this buffer is the buffer of an irecv still in flight"
+    one("ERR_RMA_SYNC", "bcast", flight:format("bcast"), c.bcast, c, b)
+    one("ERR_RMA_SYNC", "allreduce", flight:format("allreduce"), c.allreduce, c, b, "max")
+    if me == 0 then c:send(rl.buffer("double", { 1, 2, 3, 4 }), bad, 9) end
+    if rq then T.eq(rq:wait() == b, true, "the irecv completes") end
+    T.eq(c:bcast(mine and b or rl.buffer("double", 4), bad):totable(), { 1.0, 2.0, 3.0, 4.0 },
+      "usable after")
+    T.eq(c:allreduce(1, "sum"), n, "usable after")
+  end)
+
 T.case("reduce, scan and exscan", function()
   T.eq(c:reduce(me, "sum", n - 1), me == n - 1 and n * (n - 1) // 2 or nil)
   T.eq(c:reduce({ me, 1, 1, 1, 1, 1 }, "sum"), me == 0 and { n * (n - 1) // 2, n, n, n, n, n }

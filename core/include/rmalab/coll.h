@@ -50,7 +50,9 @@ RMALAB_API const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind);
  * every rank computes in doubles (its int64 converted in place) and *type
  * becomes RMALAB_DOUBLE. The bitwise and logical ops take int64 only
  * (ERR_TYPE). Counts and ops must agree: ERR_ARG or ERR_OP on every rank
- * otherwise, before anything is reduced. Integers wrap around as in Lua.
+ * otherwise, before anything is reduced. A rank's own bad root, count or
+ * op is its failure in the collective (as `status`), not a refusal before
+ * it. Integers wrap around as in Lua.
  * Up to RMALAB_REDUCE_INLINE numbers cost one MPI collective. */
 #define RMALAB_REDUCE_INLINE 4
 RMALAB_API int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
@@ -73,6 +75,15 @@ RMALAB_API int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rma
                                        int root);
 RMALAB_API int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root,
                                         void *buf, int count, rmalab_type type, rmalab_op op);
+/* The same with `status` (as rmalab_comm_exchange's): a rank whose
+ * caller found its own arguments wrong takes part with that failure, so
+ * every rank fails in the agreement instead of some waiting; `buf` is not
+ * touched then. */
+RMALAB_API int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count,
+                                              rmalab_type type, int root, int status);
+RMALAB_API int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind,
+                                               int root, void *buf, int count, rmalab_type type,
+                                               rmalab_op op, int status);
 
 /* ------------------------------------------------------------------------ */
 /* Byte strings of any length                                               */
@@ -107,8 +118,13 @@ typedef struct {
 RMALAB_API int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
                                     const rmalab_bytes *send, rmalab_bytes *recv, int status);
 
-/* Collective: MPI_Comm_split. color < 0 is MPI_UNDEFINED: *out is NULL. */
+/* Collective: MPI_Comm_split. color < 0 is MPI_UNDEFINED: *out is NULL.
+ * The ranks first agree that none failed (`status`, as above: a rank that
+ * could not make its color or key takes part with its failure, and every
+ * rank fails, none split). */
 RMALAB_API int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out);
+RMALAB_API int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **out,
+                                        int status);
 
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                 */
