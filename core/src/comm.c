@@ -99,6 +99,7 @@ static void shadow_finish(rmalab_comm *c)
     if (c->shadow_rq != MPI_REQUEST_NULL && !mpi_finalized())
         MPI_Wait(&c->shadow_rq, MPI_STATUS_IGNORE);
 }
+
 int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
 {
     if (comm == MPI_COMM_NULL)
