@@ -95,6 +95,9 @@ int rmalab__msg_wait(MPI_Request *r, MPI_Status *s, rmalab__msg_in *self);
 int rmalab__msg_peek(rmalab_comm *c, int source, int tag, bool block, int *flag,
                      rmalab_msg_status *st);
 bool rmalab__msg_stashed(rmalab_comm *c, int source, int tag, rmalab_msg_status *st);
+/* Drop a reference to c (rmalab__comm_release; `user`: the user's free):
+ * when its MPI communicator goes, the messages stashed for it go too. */
+int rmalab__msg_release(rmalab_comm *c, bool user);
 
 /* ------------------------------------------------------------------------ */
 /* Requests: a message's (p2p.c) or an RMA operation's (rma.c); request.c

@@ -1,7 +1,15 @@
 /* Communicators with hints: validation before MPICH, the requested hints
  * remembered for the report; each one's shadow, a duplicate that carries
  * the rest of long messages (p2p.c), started with MPI_Comm_idup when the
- * communicator is made or wrapped and waited for when first needed. */
+ * communicator is made or wrapped and waited for when first needed.
+ *
+ * A free is MPI's: it marks the communicator for deallocation, and the
+ * message requests still pending on it complete normally. Each such
+ * request holds a reference (rmalab__comm_retain), as the user's handle
+ * does; the last one to go frees the MPI communicator and its shadow
+ * (MPICH's MPI_Comm_free is local: no rank waits for another). The
+ * collective part of a free, completing the shadow's MPI_Comm_idup, is
+ * done by the user's free, at the same place on every rank. */
 #include "private.h"
 
 #include <stdlib.h>
@@ -16,6 +24,7 @@ struct rmalab_comm {
     rmalab_info *requested; /* raw values, as the user gave them */
     MPI_Comm shadow;        /* MPI_COMM_NULL until shadow_rq has completed */
     MPI_Request shadow_rq;  /* the MPI_Comm_idup, or MPI_REQUEST_NULL */
+    int refs;               /* the user's handle (until freed) and pending requests */
 };
 
 const char *rmalab_version(void)
@@ -35,6 +44,7 @@ static int comm_new(MPI_Comm c, int owned, rmalab_comm **out)
     }
     r->comm = c;
     r->owned = owned;
+    r->refs = 1;
     r->shadow = MPI_COMM_NULL;
     r->shadow_rq = MPI_REQUEST_NULL;
     MPI_Comm_rank(c, &r->rank);
@@ -76,16 +86,18 @@ void rmalab__comm_shadow_poll(rmalab_comm *c)
         MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
 }
 
-static void shadow_free(rmalab_comm *c)
+static bool mpi_finalized(void)
 {
     int fini = 0;
     MPI_Finalized(&fini);
-    if (fini)
-        return;
-    if (c->shadow_rq != MPI_REQUEST_NULL)
+    return fini;
+}
+
+/* The user's free: the shadow's MPI_Comm_idup, collective, completes. */
+static void shadow_finish(rmalab_comm *c)
+{
+    if (c->shadow_rq != MPI_REQUEST_NULL && !mpi_finalized())
         MPI_Wait(&c->shadow_rq, MPI_STATUS_IGNORE);
-    if (c->shadow != MPI_COMM_NULL)
-        MPI_Comm_free(&c->shadow);
 }
 
 int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
@@ -224,22 +236,35 @@ int rmalab_comm_check_hints(rmalab_comm *comm, rmalab_agreement **out)
     return rmalab_hints_check_agreement(comm->comm, RMALAB_SCOPE_COMM, comm->requested, out);
 }
 
-int rmalab_comm_free(rmalab_comm **comm)
+void rmalab__comm_retain(rmalab_comm *c)
+{
+    c->refs++;
+}
+
+/* The last reference went: the communicator and its shadow go. */
+static int comm_destroy(rmalab_comm *c)
 {
     int rc = RMALAB_OK;
-    if (!comm || !*comm)
-        return RMALAB_OK;
-    rmalab_comm *c = *comm;
-    *comm = NULL;
-    shadow_free(c);
-    if (c->owned) {
-        int e = MPI_Comm_free(&c->comm);
+    if (!mpi_finalized()) {
+        if (c->shadow_rq != MPI_REQUEST_NULL)
+            MPI_Wait(&c->shadow_rq, MPI_STATUS_IGNORE);
+        if (c->shadow != MPI_COMM_NULL)
+            MPI_Comm_free(&c->shadow);
+        int e = c->owned ? MPI_Comm_free(&c->comm) : MPI_SUCCESS;
         if (e != MPI_SUCCESS)
             rc = rmalab__mpi_fail(e, "MPI_Comm_free");
     }
     rmalab_info_destroy(&c->requested);
     rmalab__free(c);
     return rc;
+}
+
+int rmalab__comm_release(rmalab_comm *c, bool user, bool *freed)
+{
+    if (user)
+        shadow_finish(c);
+    *freed = c->refs == 1 && c->owned;
+    return --c->refs ? RMALAB_OK : comm_destroy(c);
 }
 
 MPI_Comm rmalab_comm_mpi(const rmalab_comm *comm)

@@ -23,7 +23,9 @@
  * The stash: a message that does not fit where the caller wanted it
  * (ERR_TRUNCATE, ERR_TYPE), and a message that probe looked at, are taken
  * whole and kept, first in line for the next receive that matches, so
- * that they stay receivable and their order holds. */
+ * that they stay receivable and their order holds. They go with their
+ * communicator: when its MPI communicator is freed (its last reference,
+ * comm.c), its handle may be reused by a new one. */
 #include "coll-private.h"
 
 #include <stdio.h>
@@ -149,6 +151,42 @@ bool rmalab__msg_stashed(rmalab_comm *c, int source, int tag, rmalab_msg_status 
             return true;
         }
     return false;
+}
+
+/* The messages stashed for mc go: nothing can receive them any more. */
+static void forget(MPI_Comm mc)
+{
+    for (stashed **p = &stash; *p;) {
+        stashed *s = *p;
+        if (s->mc != mc) {
+            p = &s->next;
+            continue;
+        }
+        *p = s->next;
+        if (stash_tail == &s->next)
+            stash_tail = p;
+        rmalab__free(s);
+    }
+}
+
+int rmalab__msg_release(rmalab_comm *c, bool user)
+{
+    MPI_Comm mc = rmalab_comm_mpi(c);
+    bool freed = false;
+    int rc = rmalab__comm_release(c, user, &freed);
+    if (freed)
+        forget(mc);
+    return rc;
+}
+
+/* Here, below comm.c, as the communicator's messages go with it. */
+int rmalab_comm_free(rmalab_comm **comm)
+{
+    if (!comm || !*comm)
+        return RMALAB_OK;
+    rmalab_comm *c = *comm;
+    *comm = NULL;
+    return rmalab__msg_release(c, true);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -346,6 +346,7 @@ static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool
     }
     r->kind = recv ? RMALAB__RQ_RECV : RMALAB__RQ_SEND;
     r->c = c;
+    rmalab__comm_retain(c); /* until it is done, whenever c is freed */
     r->peer = peer;
     r->tag = tag;
     r->req[0] = r->req[1] = MPI_REQUEST_NULL;
@@ -454,6 +455,18 @@ static int recv_step(rmalab_request *r, bool block)
     return rc;
 }
 
+/* The request is done: its hold on its communicator goes, which frees a
+ * communicator freed while it was pending. A failure of that free can
+ * only be told (the request's own result stands). */
+static void let_go(rmalab_request *r)
+{
+    rmalab_comm *c = r->c;
+    r->c = r->m.c = NULL;
+    if (c && rmalab__msg_release(c, false))
+        rmalab__warn("rmalab: a communicator freed while a request was pending: %s",
+                     rmalab_errmsg());
+}
+
 int rmalab__msg_rq_step(rmalab_request *r, bool block)
 {
     const char *call = r->kind == RMALAB__RQ_RECV ? "recv" : "send";
@@ -464,12 +477,16 @@ int rmalab__msg_rq_step(rmalab_request *r, bool block)
     if (!block)
         rmalab__call_begin();
     rc = r->kind == RMALAB__RQ_RECV ? recv_step(r, block) : send_step(r, block);
-    return block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
+    rc = block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
+    if (r->done)
+        let_go(r);
+    return rc;
 }
 
 static void free_request(rmalab_request *r)
 {
     rmalab__rq_finished(r);
+    let_go(r);
     rmalab__free(r->copy);
     rmalab__free(r->first);
     rmalab__free(r);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rmalab/debug.h>
+
 #include "testutil.h"
 
 #define NO_ANY_TAG "mpi_assert_no_any_tag"
@@ -442,6 +444,58 @@ START_TEST(test_comm_check_hints)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Freeing with requests pending                                            */
+
+#define LONG_N 3000 /* doubles: past the eager part, its rest on the shadow */
+
+/* A communicator split from world is freed while an irecv and an isend of
+ * a long message are pending on it, and with a message stashed by probe
+ * (`round` bytes): the requests complete as MPI's do, and once they are
+ * done everything is gone (the communicator, its shadow, the stashed
+ * message, which a later communicator with the same MPI handle must not
+ * see). */
+static void free_pending_round(rmalab_comm *world, int round)
+{
+    int me = world_rank(), peer = 1 - me;
+    double out[LONG_N];
+    for (int i = 0; i < LONG_N; i++)
+        out[i] = i + 100.0 * me;
+    rmalab_comm *s = NULL;
+    rmalab_request *rq = NULL, *sq = NULL;
+    rmalab_msg_status st;
+    const void *p = NULL;
+    size_t n = 0;
+    ck_assert_ok(rmalab_comm_split(world, 0, me, &s));
+    ck_assert_ok(rmalab_comm_send(s, "stashed", (size_t)round, peer, 9)); /* eager: returns */
+    ck_assert_ok(rmalab_comm_probe(s, peer, 9, &st)); /* taken whole, stashed */
+    ck_assert_int_eq(st.bytes, round);
+    ck_assert_ok(rmalab_comm_irecv(s, peer, 3, &rq));
+    ck_assert_ok(rmalab_comm_isend(s, out, sizeof out, peer, 3, &sq));
+    ck_assert_ok(rmalab_comm_free(&s));
+    ck_assert_ptr_null(s);
+    ck_assert_ok(rmalab_request_wait(rq, &p, &n, &st));
+    ck_assert_int_eq(n, sizeof out);
+    ck_assert_int_eq(st.source, peer);
+    const double *in = p;
+    ck_assert(in[0] == 100.0 * peer && in[LONG_N - 1] == LONG_N - 1 + 100.0 * peer);
+    ck_assert_ok(rmalab_request_wait(sq, NULL, NULL, NULL));
+    rmalab_request_destroy(&rq);
+    rmalab_request_destroy(&sq);
+}
+
+START_TEST(test_free_with_requests_pending)
+{
+    rmalab_comm *world = NULL;
+    ck_assert_ok(rmalab_comm_wrap(MPI_COMM_WORLD, &world));
+    free_pending_round(world, 4); /* the core's caches (ids, scratch) settle */
+    long before = rmalab_debug_live_allocs();
+    free_pending_round(world, 8);
+    ck_assert_int_eq(rmalab_debug_live_allocs(), before);
+    ck_assert_ok(rmalab_comm_free(&world));
+}
+END_TEST
+
 Suite *comm_suite(void)
 {
     Suite *s = suite_create("comm");
@@ -465,6 +519,10 @@ Suite *comm_suite(void)
     tcase_add_test(tc, test_agreement_win_scope);
     tcase_add_test(tc, test_agreement_all_agree);
     tcase_add_test(tc, test_comm_check_hints);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("free");
+    tcase_add_test(tc, test_free_with_requests_pending);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,7 +3,8 @@
 -- its receive, as an eager send would (in a job of one process MPICH 4.0.2
 -- blocks MPI_Send to self until the receive is posted, which would hang
 -- the rank for good); values, buffers and messages past the eager part
--- arrive whole and in the order they were sent.
+-- arrive whole and in the order they were sent; a communicator freed with
+-- sends to self and receives pending keeps them until they are done.
 local rl = require "rmalab"
 local T = require "rmalab.test"
 local c = rl.world
@@ -32,4 +33,17 @@ T.case("many sends to self arrive in order", function()
   c:send("last", me)
   T.eq(c:sendrecv("x", me, me), "last", "sendrecv to self takes the first in line")
   T.eq(c:recv(me), "x")
+end)
+
+T.case("sends to self on a communicator freed before their receive", function()
+  local s = c:split(me) -- this rank alone
+  s:send("kept", 0, 1) -- returns before its receive
+  local rq = s:irecv(0, 1)
+  s:send(string.rep("y", 10000), 0, 2) -- long, and never received
+  s:irecv(0, 3) -- never matched: its collection below cancels it
+  s:free()
+  T.eq(rq:wait(), "kept", "the receive pending at the free takes its message")
+  collectgarbage()
+  c:send("after", me, 9)
+  T.eq(c:recv(me, 9), "after", "messages on the others go on")
 end)

@@ -2,7 +2,8 @@
 -- Communicators' messages: send and recv of every kind of value, any source
 -- and tag, probe and iprobe, sendrecv, isend and irecv requests; the
 -- errors, with the communicator usable after each; the race checker's
--- order from a send to its receive.
+-- order from a send to its receive; requests pending when their
+-- communicator is freed, which complete as MPI's do.
 local rl = require "rmalab"
 local T = require "rmalab.test"
 local c = rl.world
@@ -151,6 +152,69 @@ T.case("isend and irecv: requests", function()
   c:barrier() -- the peer has tested too before its message goes
   c:send("late", peer, 12345)
   T.eq(never:wait(), "late")
+end)
+
+-- A short message, and one past the eager part (its rest goes on the
+-- communicator's shadow), of `n` doubles from rank `from`.
+local function payload(long, from)
+  if not long then return "short from " .. from end
+  local b = rl.buffer("double", 3000)
+  for i = 1, 3000 do b[i] = i + from end
+  return b
+end
+
+local function check_payload(v, long, from, what)
+  if long then
+    T.eq({ #v, v[1], v[3000] }, { 3000, 1 + from, 3000 + from }, what)
+  else
+    T.eq(v, "short from " .. from, what)
+  end
+end
+
+-- rq polled until done, for 10 s at most: a request that never completes
+-- fails the case instead of hanging the run. Its value.
+local function settle(rq, what)
+  local t0 = rl.wtime()
+  while true do
+    local done, v = rq:test()
+    if done then return v end
+    if rl.wtime() - t0 > 10 then error(what .. ": not done after 10 s", 0) end
+    rl.sleep(0.001)
+  end
+end
+
+T.case("requests pending when their communicator is freed complete (MPI_Comm_free)", function()
+  for _, long in ipairs({ false, true }) do
+    local kind = long and "long" or "short"
+    -- both ranks: an irecv and an isend pending at the free
+    local s = c:split(0)
+    local rq = s:irecv(peer, 3)
+    local sq = s:isend(payload(long, me), peer, 3)
+    s:free()
+    checkerr("ERR_COMM", "freed", s.rank, s)
+    checkerr("ERR_COMM", "freed", s.irecv, s, peer, 3)
+    check_payload(settle(rq, kind .. " irecv"), long, peer, kind .. ": irecv after the free")
+    T.eq(settle(sq, kind .. " isend"), true, kind .. ": isend after the free")
+    -- one request pending at the free, on one rank: the other's blocking
+    -- call takes or gives its message, then it frees
+    for _, kind2 in ipairs({ "isend", "irecv" }) do
+      local what = kind .. " " .. kind2 .. " alone"
+      for pending = 0, 1 do
+        s = c:split(0)
+        if me == pending then
+          local q = kind2 == "isend" and s:isend(payload(long, me), peer, 4) or s:irecv(peer, 4)
+          s:free()
+          local v = settle(q, what)
+          if kind2 == "isend" then T.eq(v, true, what) else check_payload(v, long, peer, what) end
+        else
+          if kind2 == "isend" then check_payload(s:recv(peer, 4), long, peer, what)
+          else s:send(payload(long, me), peer, 4) end
+          s:free()
+        end
+      end
+    end
+  end
+  c:barrier()
 end)
 
 T.case("errors: ERR_RANK, ERR_ARG, and the communicator goes on", function()

@@ -37,7 +37,14 @@ RMALAB_API int rmalab_comm_hints(rmalab_comm *comm, rmalab_hints_report **out);
 /* Collective: which must-agree keys differ across ranks. */
 RMALAB_API int rmalab_comm_check_hints(rmalab_comm *comm, rmalab_agreement **out);
 /* Collective for communicators rmalab created; a wrapped communicator is
- * only forgotten. Sets *comm to NULL; accepts NULL and *comm == NULL. */
+ * only forgotten. Sets *comm to NULL; accepts NULL and *comm == NULL.
+ * As MPI_Comm_free, it marks the communicator for deallocation: the
+ * message requests still pending on it (rmalab/coll.h) complete normally,
+ * and the MPI communicator is freed when the last of them is done or
+ * destroyed (MPICH's MPI_Comm_free is local: no rank waits then); the
+ * messages stashed for it (probe, refused receives) go then. Its
+ * MPI_Comm_free's failure is returned when no request was pending, else
+ * written as a warning (rmalab/error.h). */
 RMALAB_API int rmalab_comm_free(rmalab_comm **comm);
 
 RMALAB_API MPI_Comm rmalab_comm_mpi(const rmalab_comm *comm);
