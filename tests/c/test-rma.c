@@ -939,6 +939,17 @@ START_TEST(test_overlap_self)
     EXPECT(mem[0] == 11 && mem[4] == 12 && mem[5] == 17 && mem[3] == 13,
            "the allowed puts landed: %lld %lld %lld", (long long)mem[0], (long long)mem[4],
            (long long)mem[5]);
+    /* a dynamic window: the displacement is the attached memory's address */
+    rmalab_win_free(&W);
+    rmalab_win_opts dyn = {0};
+    MPI_Aint at = 0;
+    EXPECT_OK(rmalab_win_create_dynamic(&dyn, &W, NULL));
+    EXPECT_OK(rmalab_win_attach(W, 32, &at));
+    EXPECT_OK(rmalab_win_lock_all(W, 0));
+    EXPECT_ERR(rmalab_win_get_mem(W, rank, at + 8, RMALAB_INT64, 2, (int64_t *)at, NULL, NULL),
+               RMALAB_ERR_ARG, "its result buffer overlaps");
+    EXPECT_OK(rmalab_win_get_mem(W, rank, at + 16, RMALAB_INT64, 2, (int64_t *)at, NULL, NULL));
+    EXPECT_OK(rmalab_win_unlock_all(W));
     tu_end();
 }
 END_TEST
