@@ -15,7 +15,9 @@
  * that MPI may still write; lrm_buffers_settle, after each synchronisation
  * call, lets go of what has completed. A view of a window's memory is
  * listed under its window (views_key) and marked gone when the window is
- * freed: a use then raises instead of touching freed memory. */
+ * freed: a use then raises instead of touching freed memory; and while a
+ * view is in flight elsewhere (a message, another window's operation) the
+ * window may not be freed (lrm_buffers_busy). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -244,6 +246,43 @@ void lrm_buffer_fly_request(lua_State *L, int arg, rmalab_win *w, int target, ui
     snprintf(f->what, sizeof f->what, "%s", what);
     snprintf(f->by, sizeof f->by, "%s", by);
     k->busy = 1;
+}
+
+/* The first flight on block k that has not completed, but of w's own
+ * operations (the end of w's epoch completes those), or NULL; those that
+ * have completed go. */
+static const lrm_flight *pending(lrm_block *k, rmalab_win *w)
+{
+    const lrm_flight *left = NULL;
+    for (int i = 0; i < k->nflights && !left;) {
+        if (k->flights[i].w == w)
+            i++;
+        else if (!landed(&k->flights[i]))
+            left = &k->flights[i];
+        else
+            k->flights[i] = k->flights[--k->nflights];
+    }
+    set_busy(k);
+    return left;
+}
+
+bool lrm_buffers_busy(lua_State *L, rmalab_win *w, char *why, size_t size)
+{
+    if (!window_set(L, &views_key, w, false, true))
+        return false;
+    const lrm_flight *f = NULL;
+    lua_pushnil(L);
+    while (!f && lua_next(L, -2)) {
+        lua_pop(L, 1);
+        lrm_buffer *b = lua_touserdata(L, -1);
+        if ((f = pending(b->blk, w)))
+            lua_pop(L, 1); /* the key: the traversal ends here */
+    }
+    lua_pop(L, 1);
+    if (f)
+        snprintf(why, size, "this window's memory, through a view, is %s still in flight; it "
+                 "completes at %s, and the window can be freed after that", f->what, f->by);
+    return f != NULL;
 }
 
 /* For each buffer pinned by w: prune(all); let go of those with nothing

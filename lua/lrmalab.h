@@ -358,6 +358,11 @@ bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b);
 /* After a call that may complete operations of w (NULL: messages): forget
  * those done, and let go of the buffers no operation holds. */
 void lrm_buffers_settle(lua_State *L, rmalab_win *w);
+/* Is w's memory still in use through a view of it (a message's buffer, or
+ * an operation's of another window, not yet completed; w's own operations
+ * are its epochs' to complete)? Then `why` (size bytes) says which
+ * operation and the call that completes it. */
+bool lrm_buffers_busy(lua_State *L, rmalab_win *w, char *why, size_t size);
 /* w is being freed: nothing of it is in flight any more, and the buffers
  * over its memory are gone. */
 void lrm_buffers_gone(lua_State *L, rmalab_win *w);

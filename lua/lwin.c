@@ -173,17 +173,21 @@ static int free_win(void *pw)
     return rmalab_win_free(pw);
 }
 
-/* win:free(): collective. An epoch still open is an error and the window
- * stays usable; an error in an attribute's delete callback is raised after
- * the window has been freed all the same. */
+/* win:free(): collective. An epoch still open, or a view of the window's
+ * memory in flight (a message's buffer, another window's operation), is
+ * an error on this rank, raised before any collective call as the core's
+ * refusals are, and the window stays usable; an error in an attribute's
+ * delete callback is raised after the window has been freed all the same. */
 static int win_free(lua_State *L)
 {
     lwin *u = towin(L, 1);
     if (!u->win)
         return 0;
     rmalab_win *w = u->win;
-    char name[128];
+    char name[128], busy[256];
     snprintf(name, sizeof name, "%s", rmalab_win_get_name(w));
+    if (lrm_buffers_busy(L, w, busy, sizeof busy))
+        return lrm_raise_named(L, name, RMALAB_ERR_RMA_SYNC, "win:free: %s", busy);
     int rc = lrm_ctx_call(u->ctx, L, free_win, &u->win);
     if (!u->win) {
         forget_win(L, w);

@@ -1,8 +1,9 @@
 /* What every rank's window is: the layout. Each rank's size, disp_unit,
  * rank in MPI_COMM_WORLD and no_locks promise, exchanged once at creation;
  * the regions of dynamic windows, published to the origins; the range
- * checks of operations against them; this rank's local memory; and the
- * window's properties. Calls only types.c and below. */
+ * checks of operations against them; this rank's local memory, and the
+ * refusal of operations whose caller memory overlaps what they reach in
+ * it; and the window's properties. Calls only types.c and below. */
 #include "win-private.h"
 
 #include <stdio.h>
@@ -275,36 +276,103 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
 
 /* The local bytes [off, off + n) of a displacement: for dynamic windows the
  * displacement is an address inside an attached region. */
-int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
-                         unsigned char **p)
+/* Is [disp, disp + n) this rank's memory (for dynamic windows: inside an
+ * attached region)? *p: where it is. */
+static bool local_at(rmalab_win *w, MPI_Aint disp, MPI_Aint n, unsigned char **p)
 {
     if (w->flavor == RMALAB_FLAVOR_DYNAMIC) {
         for (int i = 0; i < w->lay.nregions; i++) {
             const struct rmalab__region *r = &w->lay.regions[i];
             if (disp >= r->addr && n <= r->size && disp - r->addr <= r->size - n) {
                 *p = (unsigned char *)r->mem + (disp - r->addr);
-                return RMALAB_OK;
+                return true;
             }
         }
+        return false;
+    }
+    /* In that order, so that no product or sum can overflow. */
+    if (disp < 0 || n > w->size_req || disp > (w->size_req - n) / w->disp_unit)
+        return false;
+    *p = (unsigned char *)w->base + disp * w->disp_unit;
+    return true;
+}
+
+int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
+                         unsigned char **p)
+{
+    if (local_at(w, disp, n, p))
+        return RMALAB_OK;
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC)
         return rmalab__fail(RMALAB_ERR_RMA_RANGE,
                             "%s: address %ld (+%ld bytes) is not inside memory attached to "
                             "this dynamic window",
                             what, (long)disp, (long)n);
-    }
-    /* In that order, so that no product or sum can overflow. */
-    if (disp < 0 || n > w->size_req || disp > (w->size_req - n) / w->disp_unit) {
-        char at[64];
-        if (disp >= 0 && disp <= w->size_req / w->disp_unit)
-            snprintf(at, sizeof at, "byte %ld", (long)(disp * w->disp_unit));
-        else
-            snprintf(at, sizeof at, "x disp_unit %d", w->disp_unit);
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s: displacement %ld (%s) + %ld bytes is outside this rank's "
-                            "window of %ld bytes",
-                            what, (long)disp, at, (long)n, (long)w->size_req);
-    }
-    *p = (unsigned char *)w->base + disp * w->disp_unit;
-    return RMALAB_OK;
+    char at[64];
+    if (disp >= 0 && disp <= w->size_req / w->disp_unit)
+        snprintf(at, sizeof at, "byte %ld", (long)(disp * w->disp_unit));
+    else
+        snprintf(at, sizeof at, "x disp_unit %d", w->disp_unit);
+    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                        "%s: displacement %ld (%s) + %ld bytes is outside this rank's window "
+                        "of %ld bytes",
+                        what, (long)disp, at, (long)n, (long)w->size_req);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operations on this process's own memory                                  */
+
+/* Where target's n bytes at disp are in this process, or NULL when they are
+ * not memory this process has (this rank's own, or a shared window's
+ * segment of a rank on its node), or not a valid target: the operation's
+ * own checks, made after this one, refuse that. */
+static unsigned char *local_target(rmalab_win *w, int target, MPI_Aint disp, MPI_Aint n)
+{
+    unsigned char *p = NULL;
+    if (target == w->rank)
+        return local_at(w, disp, n, &p) ? p : NULL;
+    if (w->flavor != RMALAB_FLAVOR_SHARED || target < 0 || target >= w->size ||
+        w->lay.nodes[target] != w->lay.nodes[w->rank])
+        return NULL;
+    MPI_Aint sz, tsize = w->lay.sizes[target];
+    int du;
+    void *base;
+    if (MPI_Win_shared_query(w->win, target, &sz, &du, &base) != MPI_SUCCESS || !base ||
+        du <= 0 || disp < 0 || n > tsize || disp > (tsize - n) / du)
+        return NULL;
+    return (unsigned char *)base + disp * du;
+}
+
+int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                           rmalab_type type, int span, const rmalab_vector *vec,
+                           const void *mem, size_t n, const char *role)
+{
+    size_t tsize = (size_t)rmalab_type_size(type);
+    unsigned char *p;
+    if (!mem || !n || span <= 0 || !(p = local_target(w, target, disp, span * (MPI_Aint)tsize)))
+        return RMALAB_OK;
+    int blocks = vec ? vec->count : 1;
+    size_t len = (vec ? (size_t)vec->blocklen : (size_t)span) * tsize;
+    size_t step = vec ? (size_t)vec->stride * tsize : 0;
+    uintptr_t a = (uintptr_t)mem, z = a + n;
+    int i = 0;
+    while (i < blocks && !(a < (uintptr_t)(p + i * step) + len && (uintptr_t)(p + i * step) < z))
+        i++;
+    if (i == blocks)
+        return RMALAB_OK;
+    char reach[96];
+    if (vec)
+        snprintf(reach, sizeof reach, "%d blocks of %d x %s", blocks, vec->blocklen,
+                 rmalab_type_name(type));
+    else
+        snprintf(reach, sizeof reach, "%d x %s", span, rmalab_type_name(type));
+    return rmalab__fail(RMALAB_ERR_ARG,
+                        "%s to rank %d: its %s buffer overlaps the bytes it reaches in rank "
+                        "%d's window (displacement %ld, %s), which are %s; MPI forbids an "
+                        "operation whose buffers overlap its target: copy the data to memory "
+                        "of its own first",
+                        what, target, role, target, (long)disp, reach,
+                        target == w->rank ? "this process's own memory"
+                                          : "memory this process shares");
 }
 
 /* ------------------------------------------------------------------------ */

@@ -111,6 +111,8 @@ typedef struct {
     MPI_Datatype dt, tdt;   /* the element's; the target's (dt or the vector) */
     int tcount;             /* how many tdt at the target */
     int span;               /* elements of the footprint */
+    const void *omem, *cmem; /* the caller's origin and compare, when MPI reads */
+    void *rmem;             /* them in place; its result memory: or NULL */
 } rma_op;
 
 /* The vector agrees with the count, and its datatype is made. */
@@ -147,8 +149,22 @@ static int vector_open(rma_op *o)
     return RMALAB_OK;
 }
 
+/* The caller's memory that MPI uses in place must not overlap the target's
+ * when that is this process's memory too (layout.c). */
+static int op_overlap(rmalab_win *w, const rma_op *o)
+{
+    const void *mem[3] = {o->omem, o->cmem, o->rmem};
+    static const char *const role[3] = {"origin", "compare", "result"};
+    size_t n = bytes_of(o->type, o->count);
+    int rc = RMALAB_OK;
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = rmalab__layout_overlap(w, o->what, o->target, o->disp, o->type, o->span, o->vec,
+                                    mem[i], n, role[i]);
+    return rc;
+}
+
 /* The checks every operation makes (count, rank, epoch, the footprint's
- * range), and the target side. */
+ * range, overlaps), and the target side. */
 static int op_open(rmalab_win *w, rma_op *o)
 {
     o->span = o->tcount = o->count;
@@ -164,7 +180,7 @@ static int op_open(rmalab_win *w, rma_op *o)
     if (o->vec && (rc = vector_open(o)))
         return rc;
     o->ev->count = o->span;
-    return rmalab__check_op(w, o->what, o->ev);
+    return (rc = op_overlap(w, o)) ? rc : rmalab__check_op(w, o->what, o->ev);
 }
 
 static void op_close(rma_op *o)
@@ -302,6 +318,9 @@ static int atomic_open(rmalab_win *w, rma_op *o, const void **origin, const void
     int rc = mem_given(o, *origin, *result, true, !out);
     if (!rc && compare && !*compare)
         rc = rmalab__fail(RMALAB_ERR_ARG, "%s: the compare buffer is NULL", o->what);
+    o->omem = o->copy ? NULL : *origin;
+    o->cmem = o->copy || !compare ? NULL : *compare;
+    o->rmem = out ? NULL : *result;
     if (rc || (rc = op_open(w, o)) || (rc = atomic_engine(w, o)) ||
         (rc = op_origin(w, o, origin)))
         return rc;
@@ -393,6 +412,7 @@ static int run_put(rmalab_win *w, rma_op *o, const void *origin)
     rmalab__op_event ev = OP_EVENT(PUT, o, RMALAB_OP_REPLACE);
     op_begin(w, o, &ev);
     int rc = mem_given(o, origin, NULL, true, false);
+    o->omem = o->copy ? NULL : origin;
     if (!rc && !(rc = op_open(w, o)))
         rc = put_(w, o, origin);
     op_close(o);
@@ -407,6 +427,7 @@ static int run_get(rmalab_win *w, rma_op *o, void *result, rmalab_result **out)
     op_begin(w, o, &ev);
     rmalab_result *r = NULL;
     int rc = out ? RMALAB_OK : mem_given(o, NULL, result, false, true);
+    o->rmem = result;
     if (!rc && !(rc = op_open(w, o)) && out &&
         !(rc = new_result(w, o->target, o->type, o->count, &r)))
         result = r->data;
@@ -423,6 +444,7 @@ static int run_accumulate(rmalab_win *w, rma_op *o, const void *origin, rmalab_o
     rmalab__op_event ev = OP_EVENT(ACCUMULATE, o, op);
     op_begin(w, o, &ev);
     int rc = rmalab__check_op_type(o->what, op, o->type, false);
+    o->omem = o->copy ? NULL : origin;
     if (!rc && !(rc = mem_given(o, origin, NULL, true, false)) && !(rc = op_open(w, o)))
         rc = accumulate_(w, o, origin, op);
     op_close(o);
@@ -436,6 +458,8 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
     op_begin(w, o, &ev);
     rmalab_result *r = NULL;
     int rc = rmalab__check_op_type(o->what, op, o->type, true);
+    o->omem = o->copy ? NULL : origin;
+    o->rmem = result;
     if (!rc && !(rc = mem_given(o, origin, result, true, !out)) && !(rc = op_open(w, o)) &&
         out && !(rc = new_result(w, o->target, o->type, o->count, &r)))
         result = r->data;

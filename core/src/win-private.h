@@ -20,8 +20,8 @@
  *   comm.c           communicators
  *   types.c          type, op, flavour and assertion tables; op/type rules
  *   layout.c         what every rank's window is: sizes, units, no_locks,
- *                    attached regions; range checks; local memory;
- *                    properties
+ *                    attached regions; range checks; local memory and
+ *                    overlaps with it; properties
  *   results.c        data-returning operations' results and the staging
  *                    arena of origin data
  *   trace.c          the recorder: each traced window's ring of events and
@@ -447,6 +447,14 @@ int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
  * memory, for dynamic windows)? `what` names the call. */
 int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                                rmalab_type type, int count);
+/* An operation's footprint in target's memory (at disp: `span` elements of
+ * `type`, or the blocks of vec) when that memory is this process's own (the
+ * target is this rank, or shares its node in a shared window): ERR_ARG if
+ * the caller's n bytes at mem (its `role`: "origin", "result"...) overlap
+ * it, which MPI forbids and MPICH 4.0.2 answers by aborting the job. */
+int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                           rmalab_type type, int span, const rmalab_vector *vec,
+                           const void *mem, size_t n, const char *role);
 /* This rank's memory at disp, n bytes (win:read and win:write). */
 int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
                          unsigned char **p);

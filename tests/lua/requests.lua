@@ -264,6 +264,58 @@ T.case("buffer collectives: the ranks agree on count, type, root and op first", 
   T.eq(c:allreduce(r, "sum")[1], 2, "the communicator goes on")
 end)
 
+T.case("a window whose view is in flight cannot be freed, on any rank", function()
+  local NOLOCAL = os.getenv("MPIR_CVAR_NOLOCAL") == "1" or os.getenv("RMALAB_TEST_NODES") == "each"
+  local function busy(what)
+    return "win:free: this window's memory, through a view, is " .. what .. " still in flight; "
+      .. "it completes at the request's wait(), and the window can be freed after that"
+  end
+  -- an irecv into a view's sub on both ranks: MPI would write freed memory
+  local w = rl.win_allocate(8000 * 8)
+  local rq = c:irecv(peer, 1, w:local_view("double"):sub(2, 8000))
+  c:barrier()
+  checkerr("ERR_RMA_SYNC", busy("the buffer of an irecv"), w.free, w)
+  c:send(rl.buffer("double", 7999):fill(1.5 + me), peer, 1)
+  rq:wait()
+  T.eq(w:read(8, "double"), 1.5 + peer, "the message landed in the window")
+  w:free()
+  T.eq(tostring(w), "rmalab.win (freed)", "freed once the irecv completed")
+  -- an isend of a view, too large to go eagerly: the peer reads it from
+  -- this process's memory until the request completes
+  w = rl.win_allocate(100000 * 8)
+  w:local_view("double"):fill(me)
+  local sq = c:isend(w:local_view("double"), peer, 2)
+  checkerr("ERR_RMA_SYNC", busy("the buffer of an isend to rank " .. peer), w.free, w)
+  local got = c:recv(peer, 2, rl.buffer("double", 100000))
+  sq:wait()
+  T.eq({ got[1], got[100000] }, { peer, peer }, "the view went whole")
+  w:write(0, "int64", 5)
+  w:free()
+  -- a view as the origin of another window's rput
+  w = rl.win_allocate(64, { disp_unit = 8 })
+  local w2 = window()
+  w:write(0, "int64", 40 + me)
+  w2:lock_all()
+  local pq = w2:rput(peer, 0, "int64", w:local_view("int64"):sub(1, 1))
+  checkerr("ERR_RMA_SYNC", "win:free: this window's memory, through a view, is the origin of "
+    .. "a rput to rank " .. peer .. " still in flight", w.free, w)
+  pq:wait()
+  w:free()
+  w2:unlock_all()
+  c:barrier()
+  T.eq(w2:read(0, "int64"), 40 + peer, "the rput landed")
+  w2:free()
+  -- shared_query views of the other rank's segment
+  if not NOLOCAL then
+    local s = rl.win_allocate_shared(64, { disp_unit = 8 })
+    rq = c:irecv(peer, 3, s:shared_query(peer, "int64"):sub(1, 2))
+    checkerr("ERR_RMA_SYNC", busy("the buffer of an irecv"), s.free, s)
+    c:send(rl.buffer("int64", 2):fill(7), peer, 3)
+    rq:wait()
+    s:free()
+  end
+end)
+
 T.case("the race checker: a request's wait completes an rput locally only", function()
   local function races(flush)
     rl.races.clear()

@@ -465,6 +465,60 @@ T.case("dynamic windows: RMA to attached memory", function()
   w:free()
 end)
 
+T.case("an operation whose buffer overlaps its target in this process is refused", function()
+  -- MPI forbids it; MPICH 4.0.2 aborted the job ("memcpy argument memory
+  -- ranges overlap") for a put, get, rget or rput to this very rank
+  local w <close> = rl.win_allocate(64, { disp_unit = 4 })
+  local lv = w:local_view("int32")
+  lv:fill(7)
+  local function refused(role, disp, reach, fn, ...)
+    local e = checkerr("ERR_ARG", "to rank " .. rank .. ": its " .. role .. " buffer overlaps the "
+      .. "bytes it reaches in rank " .. rank .. "'s window (displacement " .. disp .. ", " .. reach
+      .. "), which are this process's own memory", fn, ...)
+    has(e, "MPI forbids an operation whose buffers overlap its target")
+  end
+  local v2 = lv:sub(1, 2)
+  w:lock_all()
+  refused("origin", 1, "2 x int32", w.put, w, rank, 1, "int32", v2)
+  refused("result", 0, "2 x int32", w.get, w, rank, 0, "int32", v2)
+  refused("origin", 0, "2 x int32", w.accumulate, w, rank, 0, "int32", v2, "sum")
+  refused("result", 1, "2 x int32", w.get_accumulate, w, rank, 1, "int32", { 1, 2 }, "sum", v2)
+  refused("origin", 0, "1 x int32", w.fetch_and_op, w, rank, 0, "int32", lv:sub(1, 1), "sum")
+  refused("result", 0, "1 x int32", w.fetch_and_op, w, rank, 0, "int32", 1, "sum", lv:sub(1, 1))
+  refused("compare", 0, "1 x int32", w.compare_and_swap, w, rank, 0, "int32", lv:sub(1, 1), 5)
+  refused("result", 0, "2 x int32", function() return w:rget(rank, 0, "int32", v2):wait() end)
+  refused("origin", 0, "2 x int32", function() return w:rput(rank, 0, "int32", v2):wait() end)
+  refused("origin", 0, "2 blocks of 1 x int32", w.put, w, rank, 0, rl.vector("int32", 2, 1, 4),
+    lv:sub(5, 6))
+  -- between a vector's blocks, beside the target, or a copy: allowed
+  w:put(rank, 0, rl.vector("int32", 2, 1, 4), lv:sub(2, 3))
+  w:put(rank, 2, "int32", lv:sub(15, 16))
+  w:flush_all()
+  w:put(rank, 8, "int32", v2:totable())
+  w:unlock_all()
+  T.eq(lv:totable(), { 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7 }, "the window is intact")
+  w:fence()
+  refused("result", 2, "2 x int32", w.get, w, rank, 2, "int32", lv:sub(2, 3))
+  local g = w:get(other, 2, "int32", lv:sub(5, 6)) -- another rank's memory: allowed
+  w:fence("nosucceed")
+  T.eq(lv:sub(5, 6):totable(), { 7, 7 }, "the window still works")
+  w:free()
+  T.ok(g, "get to the other rank")
+  -- a shared window's segment of another rank on this node is this
+  -- process's memory too
+  local s <close> = rl.win_allocate_shared(16, { disp_unit = 4 })
+  if os.getenv("MPIR_CVAR_NOLOCAL") ~= "1" and os.getenv("RMALAB_TEST_NODES") ~= "each" then
+    local theirs = s:shared_query(other, "int32")
+    s:lock_all()
+    local e = checkerr("ERR_ARG", "win:put to rank " .. other .. ": its origin buffer overlaps",
+      s.put, s, other, 1, "int32", theirs:sub(2, 3))
+    has(e, "which are memory this process shares")
+    s:put(other, 2, "int32", theirs:sub(1, 2))
+    s:unlock_all()
+  end
+  s:free()
+end)
+
 T.case("epoch errors in lock and PSCW epochs name the fix", function()
   local w <close> = rl.win_allocate(16, { disp_unit = 8 })
   w:lock(rank) -- lock oneself, then target the other rank

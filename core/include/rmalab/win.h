@@ -232,7 +232,11 @@ typedef struct {
  * when an engine moved the data within the call (a plain copy).
  * `vec` may be NULL: `count` contiguous elements at the target; with a
  * vector, `count` must be vec->count * vec->blocklen (ERR_ARG). The race
- * checker and the recorder see a vector's blocks one by one. */
+ * checker and the recorder see a vector's blocks one by one. Caller memory
+ * that overlaps the bytes the operation reaches in this process (the
+ * target is this rank, or a rank whose shared window segment this process
+ * maps) is refused with ERR_ARG before MPI sees it: MPI forbids it, and
+ * MPICH 4.0.2 aborts the job. */
 RMALAB_API int rmalab_win_put_mem(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
                                   int count, const void *origin, const rmalab_vector *vec,
                                   uint64_t *ticket);
