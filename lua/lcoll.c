@@ -448,7 +448,7 @@ static int comm_split(lua_State *L)
         hold(&h, rmalab_set_error(RMALAB_ERR_ARG, "comm:split: color and key are C ints"));
     if (h.status)
         color = key = 0;
-    rmalab_comm **slot = lrm_newcomm(L), *made = NULL;
+    rmalab_comm **slot = lrm_newcomm(L, "split"), *made = NULL;
     int rc = rmalab_comm_split_status(c, color < 0 ? -1 : (int)color, (int)key, &made, h.status);
     if (rc)
         return raise_verdict(L, rc, &h);

@@ -9,25 +9,27 @@ typedef struct {
     const void *tag; /* &comm_tag (lrm_newud) */
     rmalab_comm *comm;
     int is_world;
-    int counted; /* in the context's stats.comms */
+    int counted;     /* in the context's stats.comms */
+    const char *how; /* what made it, for tostring: "world", "dup", "split" */
 } lcomm;
 
 static const char comm_tag = 'c';
 
-static lcomm *newcomm(lua_State *L)
+static lcomm *newcomm(lua_State *L, const char *how)
 {
     lcomm *u = lrm_newud(L, sizeof *u, 0, &comm_tag);
     u->comm = NULL;
     u->is_world = 0;
+    u->how = how;
     u->counted = 1;
     luaL_setmetatable(L, LRM_COMM_T);
     lrm_getctx(L)->stats.comms++;
     return u;
 }
 
-rmalab_comm **lrm_newcomm(lua_State *L)
+rmalab_comm **lrm_newcomm(lua_State *L, const char *how)
 {
-    return &newcomm(L)->comm;
+    return &newcomm(L, how)->comm;
 }
 
 void lrm_push_comm_methods(lua_State *L)
@@ -55,7 +57,7 @@ void lrm_pushworld(lua_State *L)
     if (lua_getfield(L, LUA_REGISTRYINDEX, "rmalab.world") != LUA_TNIL)
         return;
     lua_pop(L, 1);
-    lcomm *u = newcomm(L);
+    lcomm *u = newcomm(L, "world");
     int rc = rmalab_comm_wrap(MPI_COMM_WORLD, &u->comm);
     if (rc)
         lrm_raise(L, rc, "rl.world");
@@ -116,7 +118,7 @@ static int comm_dup(lua_State *L)
 {
     rmalab_comm *parent = lrm_checkcomm(L, 1);
     rmalab_info *info = lrm_toinfo(L, 2, 1);
-    lcomm *u = newcomm(L);
+    lcomm *u = newcomm(L, "dup");
     rmalab_diags *d = lrm_newdiags(L);
     int rc = rmalab_comm_dup(parent, info, &u->comm, d);
     if (rc)
@@ -195,7 +197,7 @@ static int comm_tostring(lua_State *L)
     if (!u->comm)
         lua_pushstring(L, "rmalab.comm (freed)");
     else
-        lua_pushfstring(L, "rmalab.comm (%s, rank %d of %d)", u->is_world ? "world" : "dup",
+        lua_pushfstring(L, "rmalab.comm (%s, rank %d of %d)", u->how,
                         rmalab_comm_rank(u->comm), rmalab_comm_size(u->comm));
     return 1;
 }

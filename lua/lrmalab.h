@@ -222,8 +222,9 @@ void lrm_open_comm(lua_State *L);
 /* Push the communicator methods table, for the files that add methods. */
 void lrm_push_comm_methods(lua_State *L);
 /* Push a new communicator object owning `comm` (the core's, made by the
- * caller; NULL: not yet, fill *lrm_comm_slot later). */
-rmalab_comm **lrm_newcomm(lua_State *L);
+ * caller; NULL: not yet, fill *lrm_comm_slot later); `how` made it
+ * ("split"), a static string that tostring shows. */
+rmalab_comm **lrm_newcomm(lua_State *L, const char *how);
 /* Push the world communicator object (created once, kept in the module). */
 void lrm_pushworld(lua_State *L);
 rmalab_comm *lrm_checkcomm(lua_State *L, int arg);

@@ -268,6 +268,7 @@ T.case("split: by color, ordered by key", function()
   T.eq(sub:size(), size)
   T.eq(sub:rank(), size - 1 - me // 2, "keys reverse the order")
   T.eq(sub:allreduce(1, "sum"), size, "a collective on it")
+  T.eq(tostring(sub), ("rmalab.comm (split, rank %d of %d)"):format(sub:rank(), size))
   local one = c:split(me == 0 and 1 or nil)
   if me == 0 then T.eq(one:size(), 1); one:free() else T.eq(one, nil) end
   checkerr("ERR_ARG", "color (an integer) expected", c.split, c, "red")
