@@ -147,8 +147,14 @@ static int static_range(rmalab_win *w, const char *what, int target, MPI_Aint di
                             (long)tsize);
     if (disp >= 0 && !__builtin_mul_overflow(disp, unit, &off) && off <= tsize - bytes)
         return RMALAB_OK;
+    if (disp < 0)
+        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
+                            "%s to rank %d: displacement %ld is negative; valid displacements "
+                            "in rank %d's window of %ld bytes are 0 to %ld",
+                            what, target, (long)disp, target, (long)tsize,
+                            (long)((tsize - bytes) / unit));
     char at[64] = "";
-    if (disp >= 0 && disp <= tsize / unit)
+    if (disp <= tsize / unit)
         snprintf(at, sizeof at, " = byte %ld", (long)(disp * unit));
     return rmalab__fail(RMALAB_ERR_RMA_RANGE,
                         "%s to rank %d: displacement %ld (x disp_unit %ld%s) with %d x "

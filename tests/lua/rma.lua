@@ -329,7 +329,8 @@ T.case("origin-side errors, each followed by a working call", function()
     .. "8", w.put, w, 1, 1 << 61, "int64", 1)
   checkerr("ERR_RMA_RANGE", "win:get to rank 1: displacement 9223372036854775807 (x disp_unit "
     .. "8", w.get, w, 1, math.maxinteger, "int8")
-  checkerr("ERR_RMA_RANGE", "win:accumulate to rank 0: displacement -1 (x disp_unit 8",
+  checkerr("ERR_RMA_RANGE", "win:accumulate to rank 0: displacement -1 is negative; valid "
+    .. "displacements in rank 0's window of 32 bytes are 0 to 3",
     w.accumulate, w, 0, -1, "int64", 1, "sum")
   w:put(1, 6 - rank, "int64", 60 + rank) -- fits rank 1
   checkerr("ERR_RMA_RANGE", "rank 0's window of 32 bytes", w.get, w, 0, 3, "int64", 2)
