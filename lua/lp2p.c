@@ -4,8 +4,8 @@
  * buffer it fills. isend's and irecv's requests are lrequest.c's; a
  * buffer they use is in flight until the request completes.
  *
- * A receive's status is a table { source =, tag = } (and count =, type =
- * for a buffer), a probe's also has bytes =, the size of the message's
+ * A receive's status (lstatus.c) has the fields source and tag (and count
+ * and type for a buffer), a probe's also bytes, the size of the message's
  * value encoded. */
 #include <limits.h>
 

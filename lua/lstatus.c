@@ -1,18 +1,25 @@
 /* Messages' statuses in Lua: what recv, sendrecv, probe, iprobe and a
- * receive's rq:wait give beside the value, a table { source =, tag = }
- * (count =, type = for a buffer; bytes = for a probe).
+ * receive's rq:wait give beside the value, with the fields source and tag
+ * (count and type for a buffer; bytes for a probe).
  *
- * A status is read-only: an empty table whose metatable holds its fields
- * (__index), refuses writes (__newindex), lists them (__pairs) and shows
- * them (__tostring). Being read-only, a value message's status is shared:
- * one per (source, tag), kept in a weak table, so that a receive in a loop
- * makes no table. A new table per receive, and the garbage collector's
- * work on it, was a third of an 8-byte ping-pong's time (bench-comm).
- * Its metatable is protected (__metatable), and a shared status that
- * rawset wrote into is replaced, not handed out again. */
+ * A status is read-only: a userdata with no memory of its own but its tag,
+ * whose metatable holds its fields (__index), refuses writes (__newindex),
+ * lists them (__pairs) and shows them (__tostring: {source = 1, tag = 0}),
+ * and is protected (__metatable). Being read-only, a value message's
+ * status is shared: one per (source, tag), kept in a weak table, so that a
+ * receive in a loop makes nothing. A new table per receive, and the
+ * garbage collector's work on it, was a third of an 8-byte ping-pong's
+ * time (bench-comm). A userdata, not a table, so that rawset cannot write
+ * into the status every later receive shares: checking a table for that
+ * at each receive cost 0.03x of the ping-pong. */
 #include "lrmalab.h"
 
 static const char cache_key = 'S'; /* the registry's weak table of statuses */
+static const char status_tag = 's';
+
+typedef struct {
+    const void *tag; /* &status_tag (lrm_newud) */
+} lstatus;
 
 static int status_newindex(lua_State *L)
 {
@@ -21,11 +28,11 @@ static int status_newindex(lua_State *L)
 }
 
 /* The fields table of the status at idx (the metamethods are reachable
- * through getmetatable, so they check what they are given). */
+ * through debug.getmetatable, so they check what they are given). */
 static void fields(lua_State *L, int idx)
 {
-    luaL_checktype(L, idx, LUA_TTABLE);
-    if (!lua_getmetatable(L, idx) || lua_getfield(L, -1, "__index") != LUA_TTABLE)
+    if (!lrm_toud(L, idx, &status_tag, sizeof(lstatus)) || !lua_getmetatable(L, idx) ||
+        lua_getfield(L, -1, "__index") != LUA_TTABLE)
         lrm_argerror(L, idx, RMALAB_ERR_ARG, "a message's status expected");
     lua_remove(L, -2);
 }
@@ -73,7 +80,7 @@ static int status_tostring(lua_State *L)
 
 static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
 {
-    lua_createtable(L, 0, 0);
+    lrm_newud(L, sizeof(lstatus), 0, &status_tag);
     lua_createtable(L, 0, 4);
     lua_createtable(L, 0, st->type >= 0 ? 4 : 2);
     lua_pushinteger(L, st->source);
@@ -120,15 +127,7 @@ void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     }
     /* sources and tags are at most INT_MAX (MPI_TAG_UB): one integer */
     lua_Integer key = (lua_Integer)((uint64_t)(uint32_t)st->source << 32 | (uint32_t)st->tag);
-    int t = lua_rawgeti(L, -1, key);
-    if (t == LUA_TTABLE) { /* rawset may have written into it */
-        lua_pushnil(L);
-        if (lua_next(L, -2)) {
-            lua_pop(L, 2);
-            t = LUA_TNIL;
-        }
-    }
-    if (t == LUA_TNIL) {
+    if (lua_rawgeti(L, -1, key) == LUA_TNIL) {
         lua_pop(L, 1);
         new_status(L, st, false);
         lua_pushvalue(L, -1);

@@ -64,15 +64,17 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     T.eq((pcall(setmetatable, s1, nil)), false, "that cannot be taken off")
     local mt = debug.getmetatable(s1) -- its metamethods check what they are given
     checkerr("ERR_ARG", "a message's status expected", mt.__tostring, {})
+    checkerr("ERR_ARG", "a message's status expected", mt.__tostring, io.stdout)
     T.eq((pcall(mt.__tostring, 5)), false, "a number is refused, not read")
     T.eq((pcall(mt.__pairs(s1), 5)), false, "next of a number is refused")
-    rawset(s2, "source", 42) -- past every rule, into the shared status
+    T.eq(type(s2), "userdata", "not a table: rawset cannot write into the shared status")
+    T.eq((pcall(rawset, s2, "source", 42)), false, "rawset is refused")
     local _, s3 = c:recv(0, 6)
-    T.eq({ s3.source, s3.tag, s3 == s2 }, { 0, 6, false }, "a written status is not shared again")
+    T.eq({ s3.source, s3.tag, s3 == s2 }, { 0, 6, true }, "the shared status is intact")
     local st = c:probe(0, 6)
     T.eq(tostring(st), '{source = 0, tag = 6, count = 2, type = "int32", bytes = 8}')
     local b, s4 = c:recv(0, 6)
-    T.eq({ #b, s4.count, s4.type, rawget(s4, "count") }, { 2, 2, "int32", nil })
+    T.eq({ #b, s4.count, s4.type, type(s4) }, { 2, 2, "int32", "userdata" })
     checkerr("ERR_ARG", "read-only", function() s4.count = 0 end)
   end
 end)
