@@ -340,38 +340,18 @@ static int enc_table(enc *e, int t)
     return rc;
 }
 
-static int check_readable(lua_State *L)
-{
-    lrm_buffer_check(L, 1, false, "it cannot be sent");
-    return 0;
-}
-
 /* A buffer, read now; what a read of it would raise is the refusal. */
 static int enc_buffer(enc *e, int i, const lrm_buffer *b)
 {
-    lua_State *L = e->L;
-    if (b->blk->busy) {
-        lua_pushcfunction(L, check_readable);
-        lua_pushvalue(L, i);
-        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-            int code = RMALAB_ERR_ARG;
-            char what[600] = "a buffer that cannot be read";
-            if (lua_type(L, -1) == LUA_TTABLE) {
-                lua_getfield(L, -1, "code");
-                lua_getfield(L, -2, "message");
-                code = lua_isinteger(L, -2) ? (int)lua_tointeger(L, -2) : code;
-                if (lua_type(L, -1) == LUA_TSTRING)
-                    snprintf(what, sizeof what, "%s", lua_tostring(L, -1));
-                lua_pop(L, 2);
-            }
-            lua_pop(L, 1);
-            char where[200];
-            path(e, where, sizeof where);
-            return rmalab_set_error(code, "%s: %s", where, what);
-        }
+    int rc = lrm_buffer_status(e->L, i, false, "it cannot be sent");
+    if (rc) {
+        char what[600], where[200];
+        snprintf(what, sizeof what, "%s", rmalab_errmsg());
+        path(e, where, sizeof where);
+        return rmalab_set_error(rc, "%s: %s", where, what);
     }
     size_t bytes = (size_t)b->n * (size_t)b->size;
-    int rc = put_byte(e->b, T_BUF);
+    rc = put_byte(e->b, T_BUF);
     if (!rc)
         rc = put_byte(e->b, (unsigned)b->type);
     if (!rc)
