@@ -1,6 +1,7 @@
 /* The value codec: Lua values to bytes and back, for communicators'
- * collectives and messages. Pure C over the Lua API: no MPI, no core call
- * but rmalab_set_error, which keeps the message of a failure.
+ * collectives and messages. C over the Lua API: no MPI; the core only
+ * through rmalab_set_error, which keeps the message of a failure, and
+ * lbuffer.c's check that a buffer can be read.
  *
  * Values are nil, booleans, integers and floats (the subtype is kept),
  * strings (any bytes), typed buffers (lbuffer.c: their type and elements;
@@ -139,11 +140,17 @@ static void path(enc *e, char *out, size_t size)
     }
 }
 
-static int refuse(enc *e, const char *what)
+/* The value cannot be sent: why, after where it sits, of class `code`. */
+static int refuse_as(enc *e, int code, const char *what)
 {
     char where[200];
     path(e, where, sizeof where);
-    return rmalab_set_error(RMALAB_ERR_ARG, "%s: %s", where, what);
+    return rmalab_set_error(code, "%s: %s", where, what);
+}
+
+static int refuse(enc *e, const char *what)
+{
+    return refuse_as(e, RMALAB_ERR_ARG, what);
 }
 
 static int enc_value(enc *e, int i);
@@ -345,10 +352,9 @@ static int enc_buffer(enc *e, int i, const lrm_buffer *b)
 {
     int rc = lrm_buffer_status(e->L, i, false, "it cannot be sent");
     if (rc) {
-        char what[600], where[200];
+        char what[600]; /* the message, before refuse_as sets the next */
         snprintf(what, sizeof what, "%s", rmalab_errmsg());
-        path(e, where, sizeof where);
-        return rmalab_set_error(rc, "%s: %s", where, what);
+        return refuse_as(e, rc, what);
     }
     size_t bytes = (size_t)b->n * (size_t)b->size;
     rc = put_byte(e->b, T_BUF);
@@ -362,6 +368,7 @@ static int enc_buffer(enc *e, int i, const lrm_buffer *b)
 static int enc_value(enc *e, int i)
 {
     lua_State *L = e->L;
+    const lrm_buffer *b;
     switch (lua_type(L, i)) {
     case LUA_TNIL: return put_byte(e->b, T_NIL);
     case LUA_TBOOLEAN: return put_byte(e->b, lua_toboolean(L, i) ? T_TRUE : T_FALSE);
@@ -387,11 +394,9 @@ static int enc_value(enc *e, int i)
         return rc ? rc : put(e->b, s, n);
     }
     case LUA_TTABLE: return enc_table(e, i);
-    case LUA_TUSERDATA: {
-        const lrm_buffer *b = lrm_tobuffer(L, i);
-        if (b)
+    case LUA_TUSERDATA:
+        if ((b = lrm_tobuffer(L, i)))
             return enc_buffer(e, i, b);
-    }
         __attribute__((fallthrough)); /* another userdata */
     default: {
         char what[64];
