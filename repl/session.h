@@ -37,6 +37,7 @@ typedef struct {
     int fd;
     chan_conn c;
     int pid, bye, busy;
+    int in_ep;             /* fd is in the session's epoll set */
     int gone;              /* closed without BYE: 1 for the first to go... */
     char host[64];
 } peer;
@@ -90,6 +91,7 @@ struct session {
     double deadlock_hold;  /* seconds a deadlock holds before it is one */
     int deadlocked;        /* the last fresh verdict found a deadlock */
     int sig_r;             /* the self-pipe of signals, or -1 */
+    int ep;                /* epoll set of the ranks' sockets (session_step) */
     session_hooks h;
     sink out;
     transcript ts;         /* the session so far, for :save and :record */
