@@ -8,6 +8,7 @@
 #include "rank.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <mpi.h>
 #include <poll.h>
@@ -523,6 +524,22 @@ static void serve(rank_t *r, MPI_Comm poke)
     }
 }
 
+/* hydra hands each rank its PMI socket as PMI_FD, not close-on-exec: a
+ * child the rank starts (os.execute, io.popen) holds it too. mpiexec ends
+ * the job when that socket closes; when the child closed it last, that
+ * came before this rank's connection had closed, which a dying process
+ * does last, and the front end saw a rank the cleanup killed close first
+ * (2 runs in 400 of tests/runner/crash*.lua beside two busy loops; a
+ * kernel trace showed the child's exit set the cleanup off). The socket
+ * stays this process's own. */
+static void pmi_fd_own(void)
+{
+    const char *v = getenv("PMI_FD");
+    int fd = v ? atoi(v) : -1, fl = fd > 2 ? fcntl(fd, F_GETFD) : -1;
+    if (fl >= 0)
+        fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
 int rank_serve(const char *connect, const char *token)
 {
     rank_t r = {.fd = -1};
@@ -531,6 +548,7 @@ int rank_serve(const char *connect, const char *token)
                         "front end, rmalab -n N, sets them)\n");
         return 2;
     }
+    pmi_fd_own();
     if (!(r.x = exec_new(1))) /* loads the module, which starts MPI */
         return 1;
     /* A rank that waits for a person sleeps while it is blocked (every rank

@@ -38,6 +38,7 @@ typedef struct {
     chan_conn c;
     int pid, bye, busy;
     int in_ep;             /* fd is in the session's epoll set */
+    int unread;            /* a look left data to read (read_ranks) */
     int gone;              /* closed without BYE: 1 for the first to go... */
     char host[64];
 } peer;
