@@ -139,15 +139,17 @@ static int merge(rmalab_info *into, const rmalab_info *from)
 /* Everything that can fail on one rank alone (memory, above all) happens
  * before MPI_Comm_dup_with_info, and the ranks agree on it first: a rank
  * that gave up alone would leave the others in the collective call. */
-int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
-                    rmalab_diags *diags)
+int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
+                           rmalab_diags *diags, int status)
 {
     if (!parent)
-        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return status ? status : rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
     rmalab_comm *r = NULL;
-    int rc = comm_new(parent->comm, 1, &r); /* the new one has its rank and size */
+    int rc = status;
+    if (!rc)
+        rc = comm_new(parent->comm, 1, &r); /* the new one has its rank and size */
     if (!rc)
         rc = merge(r->requested, info);
     if (!rc)
@@ -175,6 +177,12 @@ out:
         MPI_Info_free(&mi);
     rmalab_info_destroy(&hints);
     return rc;
+}
+
+int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
+                    rmalab_diags *diags)
+{
+    return rmalab_comm_dup_status(parent, info, out, diags, RMALAB_OK);
 }
 
 int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diags *diags)

@@ -9,7 +9,11 @@
  * instead of leaving the others blocked in a collective. The memory is
  * zeroed before the base check and the layout exchange, which order it
  * before any rank can reach it. Argument errors are found before the first
- * collective call, and stay local. */
+ * collective call, and the first agreement carries them: a rank whose
+ * arguments are wrong takes part all the same (as one whose binding found
+ * them wrong does, through rmalab_win_take_part), so the creation fails on
+ * every rank instead of leaving the others blocked. Only a rank with no
+ * communicator to take part in (a freed one) stays out. */
 #include "win-private.h"
 
 #include <stdio.h>
@@ -79,7 +83,8 @@ struct creation {
     void *shm_base;             /* memory the engine provides */
 };
 
-/* Argument checks, before any collective call: a mistake stays local. */
+/* Argument checks, before any collective call; the first agreement
+ * carries a mistake to every rank (win_new). */
 static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const char *what)
 {
     if (flavor != RMALAB_FLAVOR_DYNAMIC && opts->size < 0)
@@ -335,6 +340,7 @@ static const struct step {
     int (*run)(struct creation *c);
     bool collective;
 } steps[] = {
+    {"checking the arguments", NULL, true}, /* check_opts, on every rank */
     {"allocating the window", step_struct, false},
     {"validating hints", step_hints, false},
     {"checking same_size and same_disp_unit", step_promises, true},
@@ -351,11 +357,10 @@ static const struct step {
     {"creating the window", NULL, true}, /* the last agreement */
 };
 
-/* Run the steps. A rank that failed skips to the next collective step,
- * agrees there, and every rank stops. */
-static int run_steps(struct creation *c)
+/* Run the steps from `rc`, the arguments' verdict. A rank that failed
+ * skips to the next collective step, agrees there, and every rank stops. */
+static int run_steps(struct creation *c, int rc)
 {
-    int rc = RMALAB_OK;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         if (steps[i].collective) {
             MPI_Comm comm = c->w ? c->w->comm : c->comm;
@@ -390,9 +395,10 @@ static void creation_end(struct creation *c, int rc)
     c->w = NULL;
 }
 
-/* What rmalab_blocked_get calls creation in each flavour. */
+/* A creation in each flavour, from `status`: a failure the caller found
+ * in the arguments itself (RMALAB_OK for none), with its message set. */
 static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
-                   rmalab_diags *diags)
+                   rmalab_diags *diags, int status)
 {
     static const rmalab_win_opts defaults = {0};
     struct creation c = {.flavor = flavor, .what = rmalab_flavor_name(flavor),
@@ -401,22 +407,24 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
                          .plain_mi = MPI_INFO_NULL};
     if (!out)
         return rmalab__fail(RMALAB_ERR_ARG, "window creation: out is NULL");
-    int rc = check_opts(flavor, c.opts, c.what);
-    if (rc)
-        return rc;
+    int rc = status ? status : check_opts(flavor, c.opts, c.what);
     MPI_Comm parent = c.opts->comm ? rmalab_comm_mpi(c.opts->comm) : MPI_COMM_WORLD;
+    if (parent == MPI_COMM_NULL) /* no communicator to take part in */
+        return rc ? rc : rmalab__fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed",
+                                      c.what);
     /* Collective over the parent from here: blocked in win_<flavour>. */
     rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true};
     rmalab__block_comm(&b, parent);
-    if ((rc = rmalab__block_enter(&b)))
-        return rc;
+    int entered = rmalab__block_enter(&b);
+    if (entered)
+        return entered;
     int e = MPI_Comm_dup(parent, &c.comm);
     if (e != MPI_SUCCESS) {
         rmalab__block_leave(&b);
         return rmalab__mpi_fail(e, "MPI_Comm_dup");
     }
     MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
-    rc = run_steps(&c);
+    rc = run_steps(&c, rc);
     creation_end(&c, rc);
     rmalab__block_leave(&b);
     if (rc)
@@ -431,10 +439,10 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
 /* A creation as a public call: its failure is recorded against the parent
  * communicator. */
 static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
-                         rmalab_diags *diags)
+                         rmalab_diags *diags, int status)
 {
     rmalab__call_begin();
-    int rc = win_new(flavor, opts, out, diags);
+    int rc = win_new(flavor, opts, out, diags, status);
     if (!rc)
         return rc;
     rmalab__block b = {.call = NULL};
@@ -446,22 +454,32 @@ static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmal
 
 int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
 {
-    return creation_call(RMALAB_FLAVOR_CREATE, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_CREATE, opts, out, diags, RMALAB_OK);
 }
 
 int rmalab_win_allocate(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
 {
-    return creation_call(RMALAB_FLAVOR_ALLOCATE, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_ALLOCATE, opts, out, diags, RMALAB_OK);
 }
 
 int rmalab_win_allocate_shared(const rmalab_win_opts *opts, rmalab_win **out,
                                rmalab_diags *diags)
 {
-    return creation_call(RMALAB_FLAVOR_SHARED, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_SHARED, opts, out, diags, RMALAB_OK);
 }
 
 int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
                               rmalab_diags *diags)
 {
-    return creation_call(RMALAB_FLAVOR_DYNAMIC, opts, out, diags);
+    return creation_call(RMALAB_FLAVOR_DYNAMIC, opts, out, diags, RMALAB_OK);
+}
+
+int rmalab_win_take_part(rmalab_flavor flavor, const rmalab_win_opts *opts, int status)
+{
+    rmalab_win *none = NULL;
+    if (!status)
+        return rmalab__fail(RMALAB_ERR_ARG, "rmalab_win_take_part: status is RMALAB_OK");
+    if ((unsigned)flavor > RMALAB_FLAVOR_DYNAMIC)
+        return status;
+    return creation_call(flavor, opts, &none, NULL, status);
 }

@@ -138,6 +138,25 @@ START_TEST(test_dup_without_hints)
 }
 END_TEST
 
+/* A failure a rank's caller found (its hints) fails the dup on every rank,
+ * and the next dup meets. */
+START_TEST(test_dup_status_one_rank)
+{
+    rmalab_comm *world = NULL, *c = NULL;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ck_assert_ok(rmalab_comm_wrap(MPI_COMM_WORLD, &world));
+    int st = rank == 1 ? rmalab_set_error(RMALAB_ERR_INFO_KEY, "bad key") : RMALAB_OK;
+    ck_assert_int_eq(rmalab_comm_dup_status(world, NULL, &c, NULL, st), RMALAB_ERR_INFO_KEY);
+    ck_assert_msg(strstr(rmalab_errmsg(), rank == 1 ? "bad key" : "another rank failed"), "%s",
+                  rmalab_errmsg());
+    ck_assert_ptr_null(c);
+    ck_assert_ok(rmalab_comm_dup(world, NULL, &c, NULL));
+    ck_assert_ok(rmalab_comm_free(&c));
+    ck_assert_ok(rmalab_comm_free(&world));
+}
+END_TEST
+
 START_TEST(test_dup_normalises)
 {
     rmalab_comm *world = NULL, *c = NULL;
@@ -503,6 +522,7 @@ Suite *comm_suite(void)
     tcase_add_test(tc, test_wrap);
     tcase_add_test(tc, test_dup_applies_hint);
     tcase_add_test(tc, test_dup_without_hints);
+    tcase_add_test(tc, test_dup_status_one_rank);
     tcase_add_test(tc, test_dup_normalises);
     tcase_add_test(tc, test_dup_invalid_value);
     tcase_add_test(tc, test_dup_typo);

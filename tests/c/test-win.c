@@ -304,6 +304,39 @@ START_TEST(test_bad_arguments)
 }
 END_TEST
 
+/* Arguments wrong on one rank: that rank takes part, so every rank's
+ * creation fails (the others' message says another rank failed) and the
+ * next creation meets; rmalab_win_take_part does the same for a binding's
+ * own checks. Before, the others waited in the creation for good. */
+START_TEST(test_bad_arguments_one_rank)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    tu_begin();
+    for (int fl = 0; fl < NFLAVOURS; fl++) {
+        if (fl == F_CREATE_USER)
+            continue;
+        rmalab_win *w = NULL;
+        rmalab_win_opts o = {.size = 16, .disp_unit = rank == 1 ? -4 : 0};
+        EXPECT_INT_EQ(make_win(fl, &o, &w, NULL), RMALAB_ERR_ARG);
+        EXPECT_CONTAINS(rmalab_errmsg(),
+                        rank == 1 ? "disp_unit -4 is negative" : "another rank failed");
+        EXPECT(w == NULL, "a window came back from a failed creation");
+        o.disp_unit = 0;
+        int rc = rank == 1 ? rmalab_win_take_part(fl_flavor[fl], &o,
+                                                  rmalab_set_error(RMALAB_ERR_INFO_KEY, "bad key"))
+                           : make_win(fl, &o, &w, NULL);
+        EXPECT_INT_EQ(rc, RMALAB_ERR_INFO_KEY);
+        EXPECT_CONTAINS(rmalab_errmsg(), rank == 1 ? "bad key" : "another rank failed");
+        EXPECT(w == NULL, "a window came back from a failed creation");
+        EXPECT_OK(make_win(fl, &o, &w, NULL)); /* the next creation meets */
+        EXPECT_OK(rmalab_win_free(&w));
+    }
+    EXPECT_INT_EQ(rmalab_win_take_part(RMALAB_FLAVOR_ALLOCATE, NULL, RMALAB_OK), RMALAB_ERR_ARG);
+    tu_end();
+}
+END_TEST
+
 /* 16-byte-aligned user memory that is not 64-byte aligned is accepted; the
  * core neither zeroes nor frees it, and remote puts land in it. */
 START_TEST(test_user_memory)
@@ -655,6 +688,7 @@ Suite *win_suite(void)
     tcase_add_loop_test(tc, test_properties, 0, NFLAVOURS * 2);
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_bad_arguments_one_rank);
     tcase_add_test(tc, test_user_memory);
     tcase_add_test(tc, test_hint_diagnostics);
     suite_add_tcase(s, tc);

@@ -26,6 +26,12 @@ RMALAB_API int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out);
  * be NULL; `diags` (may be NULL) receives the validation diagnostics. */
 RMALAB_API int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **out,
                                rmalab_diags *diags);
+/* The same, from `status`: a failure the caller found in its own
+ * arguments (its message set, as by rmalab_set_error), or RMALAB_OK. With
+ * one, this rank takes part with it, and the dup fails on every rank
+ * instead of leaving the others waiting (as rmalab_comm_split_status). */
+RMALAB_API int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info,
+                                      rmalab_comm **out, rmalab_diags *diags, int status);
 /* Collective: updates only the keys `info` names. */
 RMALAB_API int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info,
                                     rmalab_diags *diags);

@@ -104,6 +104,16 @@ RMALAB_API int rmalab_win_allocate_shared(const rmalab_win_opts *opts, rmalab_wi
 RMALAB_API int rmalab_win_create_dynamic(const rmalab_win_opts *opts, rmalab_win **out,
                                          rmalab_diags *diags);
 
+/* Collective: a rank whose arguments to a creation in `flavor` its caller
+ * found wrong (a binding's own checks; the message set, as by
+ * rmalab_set_error) takes part in the others' creation with that failure,
+ * so that theirs fails too (the agreement names the class) instead of
+ * waiting for this rank. `opts` gives the communicator (NULL or no comm:
+ * MPI_COMM_WORLD); the rest of it is not read. Returns `status`. A
+ * creation's own argument errors are carried the same way. */
+RMALAB_API int rmalab_win_take_part(rmalab_flavor flavor, const rmalab_win_opts *opts,
+                                    int status);
+
 /* Collective. ERR_RMA_SYNC, leaving the window usable, when an epoch is
  * open. Runs the delete callback of every attribute still set, most
  * recently set first; the first callback error is returned after the
