@@ -113,11 +113,21 @@ static int comm_abort(lua_State *L)
     return 0; /* not reached */
 }
 
-/* c:dup([hints]) -> new communicator, diagnostics (collective) */
+/* c:dup([hints]) -> new communicator, diagnostics (collective). Hints
+ * that are wrong on this rank fail the dup on every rank, raised here
+ * after this rank has taken part. */
 static int comm_dup(lua_State *L)
 {
     rmalab_comm *parent = lrm_checkcomm(L, 1);
-    rmalab_info *info = lrm_toinfo(L, 2, 1);
+    rmalab_info *info;
+    int bad = lrm_toinfo_status(L, 2, &info);
+    if (bad) {
+        char msg[2400];
+        snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+        rmalab_comm *none = NULL;
+        (void)rmalab_comm_dup_status(parent, NULL, &none, NULL, bad);
+        return lrm_raisef(L, bad, "%s", msg);
+    }
     lcomm *u = newcomm(L, "dup");
     rmalab_diags *d = lrm_newdiags(L);
     int rc = rmalab_comm_dup(parent, info, &u->comm, d);

@@ -171,6 +171,37 @@ rmalab_info *lrm_toinfo(lua_State *L, int arg, int optional)
     return checkinfo(L, arg);
 }
 
+static int toinfo_protected(lua_State *L)
+{
+    *(rmalab_info **)lua_touserdata(L, 2) = lrm_toinfo(L, 1, 1);
+    return 1; /* a table's info object, which must stay anchored */
+}
+
+int lrm_toinfo_status(lua_State *L, int arg, rmalab_info **out)
+{
+    arg = lua_absindex(L, arg);
+    *out = NULL;
+    if (lua_isnoneornil(L, arg)) {
+        lua_pushnil(L);
+        return RMALAB_OK;
+    }
+    lua_pushcfunction(L, toinfo_protected);
+    lua_pushvalue(L, arg);
+    lua_pushlightuserdata(L, out);
+    if (lua_pcall(L, 2, 1, 0) == LUA_OK)
+        return RMALAB_OK;
+    int code = RMALAB_ERR_INFO;
+    const char *msg = NULL;
+    if (lua_istable(L, -1)) { /* an error object (lerror.c) */
+        if (lua_getfield(L, -1, "code") == LUA_TNUMBER && lua_tointeger(L, -1) > 0)
+            code = (int)lua_tointeger(L, -1);
+        lua_getfield(L, -2, "message");
+        msg = lua_tostring(L, -1);
+        lua_pop(L, 2);
+    }
+    return rmalab_set_error(code, "%s", msg ? msg : "hints that cannot be read");
+}
+
 int lrm_info_env(lua_State *L)
 {
     linfo *u = newinfo(L);

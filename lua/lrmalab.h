@@ -183,6 +183,12 @@ void lrm_open_info(lua_State *L);
  * into a new info object left on the stack, owned by the GC) or nil when
  * `optional` (then NULL). */
 rmalab_info *lrm_toinfo(lua_State *L, int arg, int optional);
+/* lrm_toinfo(L, arg, 1) in protected mode, for a collective call: pushes
+ * what must stay anchored and returns RMALAB_OK, or pushes the error
+ * object it would have raised and returns its code with its message set
+ * (this rank then takes part in the collective with it, and raises it
+ * after). */
+int lrm_toinfo_status(lua_State *L, int arg, rmalab_info **out);
 /* Push a new info object holding no info yet, and return where the core
  * should store one (made before the core allocates, so nothing leaks). */
 rmalab_info **lrm_newinfo(lua_State *L);

@@ -87,28 +87,67 @@ static void forget_win(lua_State *L, rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 
-/* The options table at `optarg`: disp_unit, info, comm, name. What they
- * need (a table's info object, the name string) stays on the stack. */
-static void check_opts(lua_State *L, int optarg, rmalab_win_opts *opts)
+/* A constructor's arguments. */
+typedef struct {
+    rmalab_flavor flavor;
+    rmalab_win_opts opts;
+} win_args;
+
+/* The size, then the options table at `optarg`: comm, disp_unit, info,
+ * name. What they need (a table's info object, the name string) stays on
+ * the stack. A mistake is returned with its message set (the caller takes
+ * part in the creation with it), except a comm that is not one: without a
+ * communicator there is nothing to take part in, and that raises. */
+static int check_args(lua_State *L, int optarg, win_args *a)
 {
-    if (lua_isnoneornil(L, optarg))
-        return;
-    if (!lua_istable(L, optarg))
-        lrm_argerror(L, optarg, RMALAB_ERR_ARG, "options table expected");
+    rmalab_win_opts *opts = &a->opts;
+    bool table = lua_istable(L, optarg);
+    if (table && lua_getfield(L, optarg, "comm") != LUA_TNIL)
+        opts->comm = lrm_checkcomm(L, lua_gettop(L));
+    lua_Integer size = 0;
+    int rc = a->flavor == RMALAB_FLAVOR_DYNAMIC
+                 ? RMALAB_OK
+                 : lrm_tointeger_status(L, 1, RMALAB_ERR_ARG, "window size", &size);
+    if (!rc && size < 0)
+        rc = lrm_argstatus(L, 1, RMALAB_ERR_ARG, "window size must be 0 or more bytes");
+    opts->size = (MPI_Aint)size;
+    if (rc || lua_isnoneornil(L, optarg))
+        return rc;
+    if (!table)
+        return lrm_argstatus(L, optarg, RMALAB_ERR_ARG, "options table expected");
     if (lua_getfield(L, optarg, "disp_unit") != LUA_TNIL) {
         if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) <= 0 || lua_tointeger(L, -1) > INT_MAX)
-            lrm_raisef(L, RMALAB_ERR_ARG, "disp_unit must be a positive integer");
+            return rmalab_set_error(RMALAB_ERR_ARG, "disp_unit must be a positive integer");
         opts->disp_unit = (int)lua_tointeger(L, -1);
     }
-    lua_pop(L, 1);
-    if (lua_getfield(L, optarg, "info") != LUA_TNIL)
-        opts->info = lrm_toinfo(L, -1, 0); /* a table's info stays on the stack */
-    else
-        lua_pop(L, 1);
-    if (lua_getfield(L, optarg, "comm") != LUA_TNIL)
-        opts->comm = lrm_checkcomm(L, lua_gettop(L));
-    if (lua_getfield(L, optarg, "name") != LUA_TNIL)
-        opts->name = lrm_checkstring(L, lua_gettop(L), RMALAB_ERR_ARG, NULL);
+    lua_getfield(L, optarg, "info"); /* a table's info object stays on the stack */
+    rmalab_info *info = NULL;
+    if ((rc = lrm_toinfo_status(L, -1, &info)))
+        return rc;
+    opts->info = info;
+    if (lua_getfield(L, optarg, "name") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "string expected, got %s", luaL_typename(L, -1));
+            return lrm_argstatus(L, lua_gettop(L), RMALAB_ERR_ARG, msg);
+        }
+        opts->name = lua_tostring(L, -1);
+    }
+    return RMALAB_OK;
+}
+
+/* The constructor's arguments into `a`. A mistake on this rank is raised
+ * after this rank has taken part in the creation with it, so that the
+ * others' creation fails too instead of waiting for this rank. */
+static void read_win_args(lua_State *L, win_args *a)
+{
+    int rc = check_args(L, a->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2, a);
+    if (!rc)
+        return;
+    char msg[2400];
+    snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+    (void)rmalab_win_take_part(a->flavor, &a->opts, rc);
+    lrm_raisef(L, rc, "%s", msg);
 }
 
 /* A window userdata holding no window yet, with the note its __gc files if
@@ -133,14 +172,9 @@ static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
  * diagnostics. */
 static int win_new(lua_State *L, rmalab_flavor flavor)
 {
-    rmalab_win_opts opts = {0};
-    if (flavor != RMALAB_FLAVOR_DYNAMIC) {
-        lua_Integer size = lrm_checkinteger(L, 1, RMALAB_ERR_ARG, "window size");
-        if (size < 0)
-            lrm_argerror(L, 1, RMALAB_ERR_ARG, "window size must be 0 or more bytes");
-        opts.size = (MPI_Aint)size;
-    }
-    check_opts(L, flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2, &opts);
+    win_args a = {.flavor = flavor};
+    read_win_args(L, &a);
+    rmalab_win_opts opts = a.opts;
     lwin *u = newwin(L, flavor, opts.name);
     rmalab_diags *d = lrm_newdiags(L);
     int rc;

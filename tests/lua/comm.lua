@@ -125,6 +125,18 @@ T.case("dup with hints and the report", function()
   T.eq(row(rep, "vci").status, "default", "MPICH key at its default")
 end)
 
+T.case("dup with hints wrong on one rank fails on every rank, and the next dup meets",
+  function()
+    local mine = rl.world:rank() == 1
+    local long = string.rep("k", 300)
+    for _, h in ipairs { { "x" }, { [long] = "1" } } do
+      checkerr("ERR_INFO_KEY", mine and "" or "another rank failed", rl.world.dup, rl.world,
+        mine and h or { mpi_assert_no_any_tag = "true" })
+      local c <close> = rl.world:dup()
+      T.eq(c:size(), 2, "the next dup meets")
+    end
+  end)
+
 T.case("set_info updates only the keys it names", function()
   local c <close> = rl.world:dup{ mpi_assert_no_any_tag = true }
   local d = c:set_info{ mpi_assert_allow_overtaking = true }

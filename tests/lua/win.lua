@@ -128,7 +128,7 @@ T.case("an rl.info object as info, per-rank sizes", function()
 end)
 
 T.case("bad creation arguments", function()
-  -- local checks: they fail the same way on every rank, before any collective
+  -- the same mistake on every rank: each rank raises its own error (they agree on it)
   checkerr("ERR_ARG", "window size must be 0 or more bytes", rl.win_allocate, -1)
   checkerr("ERR_ARG", "disp_unit must be a positive integer", rl.win_allocate, 8,
     { disp_unit = 0 })
@@ -155,6 +155,31 @@ T.case("bad creation arguments", function()
   T.eq(w:get_attr(rl.WIN_SIZE), 16, "a size of 16.0 is 16")
   w:free()
 end)
+
+T.case("an argument wrong on one rank fails the creation on every rank, and the next meets",
+  function()
+    local bad, mine = 1, rl.world:rank() == 1
+    local others = "checking the arguments: another rank failed"
+    local function one(class, text, fn, ...)
+      checkerr(class, mine and text or others, fn, ...)
+      local w <close> = rl.win_allocate(16)
+      T.eq(w:get_attr(rl.WIN_SIZE), 16, "the next creation meets (rank " .. bad .. " bad)")
+      w:free()
+    end
+    one("ERR_ARG", "window size must be 0 or more bytes", rl.win_allocate, mine and -1 or 16)
+    one("ERR_ARG", "(window size (an integer) expected, got string)", rl.win_create,
+      mine and "x" or 16)
+    one("ERR_ARG", "disp_unit must be a positive integer", rl.win_allocate, 16,
+      { disp_unit = mine and 0 or 8 })
+    one("ERR_ARG", "options table expected", rl.win_allocate_shared, 16, mine and "x" or nil)
+    one("ERR_ARG", "string expected, got number", rl.win_create_dynamic,
+      { name = mine and 5 or "d" })
+    one("ERR_INFO_KEY", "table keys must be strings", rl.win_allocate, 16,
+      { info = mine and { "x" } or { rmalab_pscw = "rma" } })
+    local c <close> = rl.world:dup()
+    one("ERR_ARG", "window size must be 0 or more bytes", rl.win_allocate, mine and -1 or 16,
+      { comm = c })
+  end)
 
 local RANGES = {
   int8 = { -128, 127 }, uint8 = { 0, 255 }, int16 = { -32768, 32767 },
