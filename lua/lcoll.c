@@ -64,41 +64,26 @@ static int own(int rc, const char *call)
     return rmalab_set_error(rc, "%s: %s", call, msg);
 }
 
-/* This rank's failed check, held until every rank has learnt of it in the
- * collective, then raised as it was worded. */
-typedef struct {
-    int status;
-    char msg[400];
-} held;
-
-static int hold(held *h, int rc)
-{
-    if (rc && !h->status) {
-        h->status = rc;
-        snprintf(h->msg, sizeof h->msg, "%s", rmalab_errmsg());
-    }
-    return rc;
-}
-
-/* The collective's failure: this rank's held one, else the core's. */
-static int raise_verdict(lua_State *L, int rc, const held *h)
+/* The collective's failure: this rank's held one (lrm_hold), else the
+ * core's. */
+static int raise_verdict(lua_State *L, int rc, const lrm_held *h)
 {
     if (h->status)
-        return lrm_raisef(L, h->status, "%s", h->msg);
+        return lrm_raise_held(L, h);
     return raise(L, rc);
 }
 
 /* A root (argument arg, default 0). A bad one is held here and goes to the
  * core as it is (-1 if it is no C int), which refuses it in the collective,
  * comparing the ranks' roots first. */
-static int root_arg(lua_State *L, int arg, rmalab_comm *c, const char *call, held *h)
+static int root_arg(lua_State *L, int arg, rmalab_comm *c, const char *call, lrm_held *h)
 {
     lua_Integer r = 0;
     if (!lua_isnoneornil(L, arg) &&
-        hold(h, lrm_tointeger_status(L, arg, RMALAB_ERR_RANK, "root", &r)))
+        lrm_hold(h, lrm_tointeger_status(L, arg, RMALAB_ERR_RANK, "root", &r)))
         return -1;
     if (r < 0 || r >= rmalab_comm_size(c))
-        hold(h, rmalab_set_error(RMALAB_ERR_RANK, "comm:%s: root %lld is not a rank of this "
+        lrm_hold(h, rmalab_set_error(RMALAB_ERR_RANK, "comm:%s: root %lld is not a rank of this "
                                                   "communicator (0 to %d)",
                                  call, (long long)r, rmalab_comm_size(c) - 1));
     return r < INT_MIN || r > INT_MAX ? -1 : (int)r;
@@ -117,11 +102,11 @@ static void push_decoded(lua_State *L, const rmalab_bytes *b, const char *call)
 
 /* c:bcast(b [, root]) of a buffer: in place, every rank giving a buffer
  * of the same type and length (MPI's rule); returns b. */
-static int bcast_buffer(lua_State *L, rmalab_comm *c, int root, held *h)
+static int bcast_buffer(lua_State *L, rmalab_comm *c, int root, lrm_held *h)
 {
     lrm_buffer *u = lrm_tobuffer(L, 2);
     int status = h->status ? RMALAB_OK /* the core refuses the root */
-                           : hold(h, lrm_buffer_status(L, 2, rmalab_comm_rank(c) != root,
+                           : lrm_hold(h, lrm_buffer_status(L, 2, rmalab_comm_rank(c) != root,
                                                        "comm:bcast"));
     int rc = rmalab_comm_bcast_typed_status(c, u->p, (int)u->n, u->type, root, status);
     if (rc)
@@ -133,7 +118,7 @@ static int bcast_buffer(lua_State *L, rmalab_comm *c, int root, held *h)
 static int comm_bcast(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h;
+    lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = root_arg(L, 3, c, "bcast", &h), status = RMALAB_OK;
     if (lrm_tobuffer(L, 2))
@@ -172,7 +157,7 @@ static rmalab_bytes *recv_array(lua_State *L, int n)
 static int gather_call(lua_State *L, rmalab_xchg_kind kind, const char *call)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h;
+    lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = kind == RMALAB_XCHG_GATHER ? root_arg(L, 3, c, call, &h) : 0;
     int size = rmalab_comm_size(c), status = RMALAB_OK;
@@ -236,7 +221,7 @@ static int encode_each(lua_State *L, int arg, int size, lrm_bytes *b, rmalab_byt
 static int comm_scatter(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    held h;
+    lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     int root = root_arg(L, 3, c, "scatter", &h), size = rmalab_comm_size(c), status = RMALAB_OK;
     lrm_bytes *b = scratch(L);
@@ -368,13 +353,13 @@ static bool no_result(rmalab_comm *c, rmalab_reduce_kind kind, int root)
 /* A reduction of a buffer, in place (every rank gives one of the same type
  * and length): the buffer where the reduction gives a result, else nil. */
 static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, int root,
-                         rmalab_op op, held *h, int status)
+                         rmalab_op op, lrm_held *h, int status)
 {
     char call[24];
     snprintf(call, sizeof call, "comm:%s", reduce_names[kind]);
     lrm_buffer *u = lrm_tobuffer(L, 2);
     if (!h->status)
-        status = hold(h, lrm_buffer_status(L, 2, true, call));
+        status = lrm_hold(h, lrm_buffer_status(L, 2, true, call));
     int rc = rmalab_comm_reduce_typed_status(c, kind, root, u->p, (int)u->n, u->type, op, status);
     if (rc)
         return raise_verdict(L, rc, h);
@@ -390,9 +375,9 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     const char *call = reduce_names[kind];
     rmalab_comm *c = lrm_checkcomm(L, 1);
     rmalab_op op;
-    held h;
+    lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
-    int status = hold(&h, lrm_op_status(L, 3, &op)), root = 0, count = 1;
+    int status = lrm_hold(&h, lrm_op_status(L, 3, &op)), root = 0, count = 1;
     if (!status && kind == RMALAB_REDUCE_ROOT)
         root = root_arg(L, 4, c, call, &h); /* the core refuses a bad one */
     if (lrm_tobuffer(L, 2))
@@ -438,14 +423,14 @@ static int comm_split(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     lua_Integer color = -1, key = rmalab_comm_rank(c);
-    held h;
+    lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
     if (!lua_isnoneornil(L, 2))
-        hold(&h, lrm_tointeger_status(L, 2, RMALAB_ERR_ARG, "color", &color));
+        lrm_hold(&h, lrm_tointeger_status(L, 2, RMALAB_ERR_ARG, "color", &color));
     if (!h.status && !lua_isnoneornil(L, 3))
-        hold(&h, lrm_tointeger_status(L, 3, RMALAB_ERR_ARG, "key", &key));
+        lrm_hold(&h, lrm_tointeger_status(L, 3, RMALAB_ERR_ARG, "key", &key));
     if (!h.status && (color > INT_MAX || key < INT_MIN || key > INT_MAX))
-        hold(&h, rmalab_set_error(RMALAB_ERR_ARG, "comm:split: color and key are C ints"));
+        lrm_hold(&h, rmalab_set_error(RMALAB_ERR_ARG, "comm:split: color and key are C ints"));
     if (h.status)
         color = key = 0;
     rmalab_comm **slot = lrm_newcomm(L, "split"), *made = NULL;

@@ -120,13 +120,12 @@ static int comm_dup(lua_State *L)
 {
     rmalab_comm *parent = lrm_checkcomm(L, 1);
     rmalab_info *info;
-    int bad = lrm_toinfo_status(L, 2, &info);
-    if (bad) {
-        char msg[2400];
-        snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+    lrm_held h;
+    h.status = RMALAB_OK;
+    if (lrm_hold(&h, lrm_toinfo_status(L, 2, &info))) {
         rmalab_comm *none = NULL;
-        (void)rmalab_comm_dup_status(parent, NULL, &none, NULL, bad);
-        return lrm_raisef(L, bad, "%s", msg);
+        (void)rmalab_comm_dup_status(parent, NULL, &none, NULL, h.status);
+        return lrm_raise_held(L, &h);
     }
     lcomm *u = newcomm(L, "dup");
     rmalab_diags *d = lrm_newdiags(L);

@@ -124,6 +124,20 @@ int lrm_argerror(lua_State *L, int arg, int code, const char *msg)
     return lrm_raisef(L, code, "%s", out);
 }
 
+int lrm_hold(lrm_held *h, int rc)
+{
+    if (rc && !h->status) {
+        h->status = rc;
+        snprintf(h->msg, sizeof h->msg, "%s", rmalab_errmsg());
+    }
+    return rc;
+}
+
+int lrm_raise_held(lua_State *L, const lrm_held *h)
+{
+    return lrm_raisef(L, h->status, "%s", h->msg);
+}
+
 int lrm_argstatus(lua_State *L, int arg, int code, const char *msg)
 {
     char out[2400];

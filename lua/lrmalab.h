@@ -128,6 +128,19 @@ int lrm_raise_named(lua_State *L, const char *name, int code, const char *fmt, .
 /* luaL_argerror's wording ("bad argument #n to 'f' (msg)") in an error
  * object of class `code`. Never returns. */
 int lrm_argerror(lua_State *L, int arg, int code, const char *msg);
+/* This rank's own failed check, held while the rank takes part in the
+ * collective with it (so that the others fail too instead of waiting),
+ * then raised as it was worded. Clear status before use; msg is filled
+ * only when a failure is held. */
+typedef struct {
+    int status;
+    char msg[2048];
+} lrm_held;
+/* Holds rc and its message (rmalab_errmsg) when it fails and nothing is
+ * held yet; returns rc. */
+int lrm_hold(lrm_held *h, int rc);
+/* Raises the held failure. Never returns. */
+int lrm_raise_held(lua_State *L, const lrm_held *h);
 /* The userdata the binding hands to Lua code (windows, communicators, info
  * objects, keyvals, results) start with a tag: the address of a static in
  * the file that owns the type. lrm_newud makes one, zeroed but for the tag

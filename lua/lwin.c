@@ -141,13 +141,12 @@ static int check_args(lua_State *L, int optarg, win_args *a)
  * others' creation fails too instead of waiting for this rank. */
 static void read_win_args(lua_State *L, win_args *a)
 {
-    int rc = check_args(L, a->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2, a);
-    if (!rc)
+    lrm_held h;
+    h.status = RMALAB_OK;
+    if (!lrm_hold(&h, check_args(L, a->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : 2, a)))
         return;
-    char msg[2400];
-    snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
-    (void)rmalab_win_take_part(a->flavor, &a->opts, rc);
-    lrm_raisef(L, rc, "%s", msg);
+    (void)rmalab_win_take_part(a->flavor, &a->opts, h.status);
+    lrm_raise_held(L, &h);
 }
 
 /* A window userdata holding no window yet, with the note its __gc files if
