@@ -7,12 +7,7 @@
 -- check fails.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
+local checkerr = T.checkerr
 
 local function refs() return rl.debug.stats().refs end
 

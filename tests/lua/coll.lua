@@ -8,10 +8,7 @@ local T = require "rmalab.test"
 local c = rl.world
 local me, n = c:rank(), c:size()
 
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
+local checkerr = T.checkerr
 
 -- A value that shows every kind the codec carries.
 local function sample(r)

@@ -3,17 +3,9 @@
 -- report, the catalogue and the cross-rank agreement check.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
--- The row for `key` in an array of { key = ... } tables.
-local function row(rows, key)
-  for _, r in ipairs(rows) do if r.key == key then return r end end
-  return nil
-end
+local checkerr = T.checkerr
+local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
+local row = S.row
 
 T.case("world", function()
   T.eq(rl.world:size(), 2, "size")

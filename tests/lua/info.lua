@@ -2,12 +2,7 @@
 -- Info objects from Lua: every method, every error class, the bad inputs.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
+local checkerr = T.checkerr
 
 T.case("constructor and types", function()
   local info = rl.info{ no_locks = true, accumulate_ordering = "none", n = 5, neg = -3 }

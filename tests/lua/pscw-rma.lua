@@ -10,27 +10,9 @@
 -- independent PSCW behaviour is pscw.lua's, which also runs on this engine.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
--- The row for `key` in an array of { key = ... } tables.
-local function row(rows, key)
-  for _, r in ipairs(rows) do if r.key == key then return r end end
-  return nil
-end
--- The message of an error object ("" for anything else).
-local function msg(err) return type(err) == "table" and err.message or "" end
--- The message of err contains every plain string given.
-local function has(err, ...)
-  local m = msg(err)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    T.ok(m:find(s, 1, true), string.format("message %q contains %q", m, s))
-  end
-end
+local checkerr = T.checkerr
+local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
+local row, has, poll = S.row, S.has, S.poll
 
 assert(T.size == 2, "pscw-rma.lua runs on 2 ranks")
 local rank = T.rank
@@ -66,17 +48,6 @@ end
 local function spin(seconds)
   local t = rl.wtime()
   while rl.wtime() - t < seconds do end
-end
-
--- Poll win:test() until it returns true; the number of calls, or nil after
--- 20 s.
-local function poll(w)
-  local n, deadline = 0, rl.wtime() + 20
-  repeat
-    n = n + 1
-    if w:test() then return n end
-  until rl.wtime() > deadline
-  return nil
 end
 
 T.case("the hint and the environment select the engine", function()

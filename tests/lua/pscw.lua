@@ -16,22 +16,9 @@
 -- next to PSCW ones are sync.lua's.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
--- The message of an error object ("" for anything else).
-local function msg(err) return type(err) == "table" and err.message or "" end
--- The message of err contains every plain string given.
-local function has(err, ...)
-  local m = msg(err)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    T.ok(m:find(s, 1, true), string.format("message %q contains %q", m, s))
-  end
-end
+local checkerr = T.checkerr
+local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
+local has, poll = S.has, S.poll
 
 assert(T.size == 2, "pscw.lua runs on 2 ranks")
 local rank = T.rank
@@ -74,17 +61,6 @@ local function exchange(w, v, post_assert, start_assert)
   w:complete()
   w:wait()
   return w:read(0, "int64")
-end
-
--- Poll win:test() until it returns true; returns the number of calls (or
--- nil after 20 s).
-local function poll(w)
-  local n, deadline = 0, rl.wtime() + 20
-  repeat
-    n = n + 1
-    if w:test() then return n end
-  until rl.wtime() > deadline
-  return nil
 end
 
 T.case("post, start, complete, wait", function()

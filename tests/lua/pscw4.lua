@@ -11,12 +11,7 @@
 -- lua-pscw4-rma).
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
+local checkerr = T.checkerr
 
 local rank = T.rank
 assert(T.size == 4, "pscw4.lua runs on 4 ranks")

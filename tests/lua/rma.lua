@@ -9,22 +9,9 @@
 -- the target's. Checks are soft (rmalab.test) so no rank skips a collective.
 local rl = require "rmalab"
 local T = require "rmalab.test"
--- checkerr(class, text, fn, ...): fn(...) raises an rmalab error of
--- `class` whose message contains `text`; returns the error.
-local function checkerr(class, text, fn, ...)
-  local args = table.pack(...)
-  return T.raises(class, function() return fn(table.unpack(args, 1, args.n)) end, text)
-end
--- The message of an error object ("" for anything else).
-local function msg(err) return type(err) == "table" and err.message or "" end
--- The message of err contains every plain string given.
-local function has(err, ...)
-  local m = msg(err)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    T.ok(m:find(s, 1, true), string.format("message %q contains %q", m, s))
-  end
-end
+local checkerr = T.checkerr
+local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
+local has = S.has
 
 assert(T.size == 2, "rma.lua runs on 2 ranks")
 local rank = T.rank
