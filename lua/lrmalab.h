@@ -14,15 +14,17 @@
  *   lcomm.c      communicators
  *   lvalues.c    arguments and typed values of window calls
  *   lbuffer.c    typed buffers and their views; what is in flight on them
- *   lcodec.c     the value codec: Lua values (buffers too) to bytes and
- *                back (no MPI)
+ *   lcodec.c     the value codec's encoder: Lua values (buffers too) to
+ *                bytes (no MPI; the bytes are lcodec.h's)
+ *   ldecode.c    the value codec's decoder: bytes, untrusted, back to a
+ *                Lua value (no MPI)
  *   lelement.c   buffers' elements, b[i] and b[i] = v: their hot path
  *   llayout.c    layouts of the target's memory (rl.vector)
  *   lstatus.c    messages' statuses: read-only, shared per source and tag
  *   lrequest.c   requests of every kind: rq:wait, rq:test, rl.waitall,
  *                rl.waitany; messages' values as receives give them
  *   lcoll.c lp2p.c  communicators' collectives, and their messages and
- *                requests (values through lcodec.c)
+ *                requests (values through lcodec.c and ldecode.c)
  *   lwin.c       windows: creation, freeing, properties, local memory
  *   lrma.c       RMA operations and their results
  *   lsync.c      synchronisation and the epoch state
@@ -168,7 +170,8 @@ int lrm_argstatus(lua_State *L, int arg, int code, const char *msg);
 /* luaL_checkoption with an error object of class ERR_ARG. */
 int lrm_checkoption(lua_State *L, int arg, const char *def, const char *const list[]);
 
-/* The value codec (lcodec.c). Bytes in a growing malloc'd array. */
+/* The value codec (lcodec.c encodes, ldecode.c decodes; lcodec.h is the
+ * bytes' format). Bytes in a growing malloc'd array. */
 #define LRM_STR_(x) #x
 #define LRM_STR(x) LRM_STR_(x)
 #define LRM_CODEC_DEPTH 100              /* tables nested deeper are refused */

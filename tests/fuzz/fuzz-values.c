@@ -1,4 +1,4 @@
-/* fuzz-values: the value decoder of communicators (lua/lcodec.c), on bytes
+/* fuzz-values: the value decoder of communicators (lua/ldecode.c), on bytes
  * as they might arrive in a message.
  *
  * Decoding never crashes, never reads past the input and never allocates
