@@ -79,7 +79,7 @@ local function below(n) return (((nxt() >> 32) * n) >> 32) end -- 0 .. n-1
 local function identity(r, i) return mix(r << 32 | i) end
 
 -- ---------------------------------------------------------------------------
--- The schedule (stress.c: draw_graph, advance)
+-- The schedule (stress-schedule.c: draw_graph, advance)
 
 local ALL = size == 64 and -1 or (1 << size) - 1
 local function popcount(m)
