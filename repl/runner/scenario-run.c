@@ -113,8 +113,7 @@ static void render_run(void *ud, const sink_event *e)
 {
     run_ctx *x = ud;
     if (e->kind == EV_OUTPUT && e->id == x->file_id)
-        strbuf_put_max(&x->res->r[e->rank].out, e->text, e->len,
-               64 * 1024);
+        strbuf_put_max(&x->res->r[e->rank].out, e->text, e->len, 64 * 1024);
     else if (e->kind == EV_RESULT || e->kind == EV_ERROR)
         on_result(x, e);
 }
