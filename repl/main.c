@@ -4,30 +4,22 @@
  * every rank serving a front end that rank 0 runs in a thread, reading its
  * plain stdin.
  *
- * The files of repl/, each calling only those on its line and above
- * (tests/layers.py, the repl-layers test); calls the other way go
- * through function pointers (session_hooks, term_hooks, the sink's
- * renderers):
- *   channel.c addr.c                the control channel's frames; where the
- *                                   ranks reach the front end
- *   exec.c locals.c stuck.c         a rank's Lua state, REPL locals; a
- *                                   script's rank stuck in one call
- *   rank.c                          a rank: the control thread, the executor
- *   fold.c cycle.c cmdline.c chunk.c request.c   folding; rings in a
- *                                   wait-for graph; the command language;
- *                                   chunks; JSON requests
- *   sink.c deadlock.c rstate.c transcript.c launch.c scenario.c   events;
- *                                   states and hints; STATE's parsing;
- *                                   transcripts; mpiexec; file headers
- *   session.c admit.c verdict.c     the ranks of a job: the one frame loop;
- *                                   admitting the ranks; states and verdict
- *   term.c render-text.c render-json.c   the terminal; the sink's renderers
- *   commands.c requests.c           what a line does: chunks and : commands;
- *                                   JSON requests (--json)
- *   repl.c                          the REPL's loop: input, signals, -e
- *   scenario-run.c tap.c            one run of a file, its result as TAP
- *   runner.c                        rmalab test: plans, runs files in parallel
- *   main.c                          the modes */
+ * repl/ is a folder per program and one of what they share, each using
+ * only the folders its line names (tests/repl/folders.py, the
+ * repl-folders test, which also finds any circle of calls between files;
+ * inside a folder, its files' order is in its header, layers.py's):
+ *   wire/    uses nothing     the control channel, the addresses, a rank's
+ *                             STATE (written and parsed), the string
+ *                             builder, the command line's conventions
+ *   rank/    uses wire/       a rank: its Lua state, the executor, script
+ *                             mode (rank.h)
+ *   front/   uses wire/       the front end: the session, its commands and
+ *                             states, the sink and renderers, the
+ *                             terminal, the REPL's loop (repl.h)
+ *   runner/  uses front/ wire/   rmalab test: runs of files in a session of
+ *                             their own, their result as TAP (runner.h)
+ * main.c, this file, chooses the mode and uses them all: it stays at the
+ * top because it is the one place that knows every program. */
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -42,12 +34,12 @@
 #include <rmalab/rmalab.h>
 #include <rmalab-embed.h>
 
-#include "cli.h"
-#include "cmdline.h" /* RANKSET_MAX */
-#include "repl.h"
-#include "launch.h"
-#include "rank.h"
-#include "runner.h"
+#include "wire/cli.h"
+#include "front/cmdline.h" /* RANKSET_MAX */
+#include "front/repl.h"
+#include "front/launch.h"
+#include "rank/rank.h"
+#include "runner/runner.h"
 
 static const char usage[] =
     "Usage: rmalab [-n N] [mpiexec options] [--] [FILE.lua [ARGS...]]\n"

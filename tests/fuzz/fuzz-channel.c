@@ -1,4 +1,4 @@
-/* fuzz-channel: the control channel's decoder (repl/channel.c) on bytes
+/* fuzz-channel: the control channel's decoder (repl/wire/channel.c) on bytes
  * from the input, alone and behind a connection that receives them in
  * pieces through a socket.
  *
@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../repl/channel.h"
+#include "../../repl/wire/channel.h"
 #include "fuzz.h"
 
 static const char token[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";

@@ -1,5 +1,5 @@
-/* fuzz-cmdline: the REPL's command language (repl/cmdline.c) and its test
- * for incomplete chunks (repl/chunk.c), on lines from the input.
+/* fuzz-cmdline: the REPL's command language (repl/front/cmdline.c) and its test
+ * for incomplete chunks (repl/front/chunk.c), on lines from the input.
  *
  * Rank sets are checked against a model written from docs/repl.md: "all",
  * or ranks and ranges a-b (a <= b) in decimal, separated by single commas,
@@ -16,8 +16,8 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "../../repl/chunk.h"
-#include "../../repl/cmdline.h"
+#include "../../repl/front/chunk.h"
+#include "../../repl/front/cmdline.h"
 #include "fuzz.h"
 
 static lua_State *L;

@@ -1,6 +1,6 @@
 /* fuzz-transcript: the reader of .rlab files (ts_parse, ts_body in
- * repl/transcript.c) against a model of the format of docs/testing.md, and
- * the writer against the reader.
+ * repl/front/transcript.c) against a model of the format of
+ * docs/testing.md, and the writer against the reader.
  *
  * The format, line by line: "--" starts a comment (the header's among the
  * first 10, which scenario_parse reads, as the runner does); "> " starts a
@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../repl/scenario.h"
-#include "../../repl/transcript.h"
+#include "../../repl/runner/scenario.h"
+#include "../../repl/front/transcript.h"
 #include "fuzz.h"
 
 /* ------------------------------------------------------------------------ */

@@ -10,7 +10,7 @@ to check (by default SOURCE_ROOT/repl/rmalab.1). It checks that:
   (b) every option that `rmalab --help` lists is an entry of OPTIONS, and
       every option that `rmalab test --help` lists is an entry of its
       "Options of rmalab test" subsection;
-  (c) every command in repl/cmdline.c's list is an entry of the Commands
+  (c) every command in repl/front/cmdline.c's list is an entry of the Commands
       subsection, as :name, and every entry there is a command;
   (d) every RMALAB_* variable that core/src, lua and repl read (getenv,
       os.getenv) is an entry of ENVIRONMENT, and every RMALAB_* entry there
@@ -126,10 +126,10 @@ def check_options(rmalab, tags):
 
 
 def check_commands(root, tags):
-    src = open(os.path.join(root, "repl", "cmdline.c"), encoding="utf-8").read()
+    src = open(os.path.join(root, "repl", "front", "cmdline.c"), encoding="utf-8").read()
     m = re.search(r"commands\[\]\s*=\s*\{([^}]*)\}", src)
     if not m:
-        fail("repl/cmdline.c has no `commands[] = {...}` list: update man-check.py")
+        fail("repl/front/cmdline.c has no `commands[] = {...}` list: update man-check.py")
         return
     commands = re.findall(r'"([^"]+)"', m.group(1))
     section = [sh for (sh, ss) in tags if ss == "Commands"]
@@ -143,13 +143,13 @@ def check_commands(root, tags):
     missing = [":" + c for c in commands if c not in documented]
     extra = [":" + c for c in sorted(documented) if c not in commands]
     if missing:
-        fail("repl/cmdline.c's commands %s are not entries of the man page's Commands"
+        fail("repl/front/cmdline.c's commands %s are not entries of the man page's Commands"
              % ", ".join(missing))
     if extra:
-        fail("the man page's Commands has entries for %s, which repl/cmdline.c does not know"
+        fail("the man page's Commands has entries for %s, which repl/front/cmdline.c does not know"
              % ", ".join(extra))
     if not missing and not extra:
-        ok("the %d commands of repl/cmdline.c are the entries of Commands" % len(commands))
+        ok("the %d commands of repl/front/cmdline.c are the entries of Commands" % len(commands))
 
 
 def variables_read(root):

@@ -1,4 +1,4 @@
--- Script mode's notice of a rank stuck in one call (repl/stuck.c), run by
+-- Script mode's notice of a rank stuck in one call (repl/rank/stuck.c), run by
 -- stuck.sh with RMALAB_STUCK=1: rank 1 waits in recv, then in a PSCW
 -- wait, each time while rank 0 is busy in Lua for 2.5 s, so each call is
 -- named once on stderr, with what it waits for; the script then ends well.

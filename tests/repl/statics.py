@@ -10,8 +10,8 @@ import re
 import sys
 
 ALLOWED = {
-    ("repl.c", "signal_w"): "the signal handler's self-pipe (a handler has no context)",
-    ("term.c", "active"): "libedit's readline callbacks take no context",
+    ("front/repl.c", "signal_w"): "the signal handler's self-pipe (a handler has no context)",
+    ("front/term.c", "active"): "libedit's readline callbacks take no context",
     ("main.c", "guard_sig"): "script mode's guard: its signal handler",
     ("main.c", "guard_child"): "script mode's guard: its signal handler",
 }
@@ -21,7 +21,8 @@ ALLOWED = {
 # change), not a function.
 decl = re.compile(r"^static\s+(?!inline\b)([^;(=]*?)\b(\w+)\s*(\[[^\]]*\])?\s*(=[^;]*)?;", re.M)
 found = []
-for path in sorted(pathlib.Path(sys.argv[1]).glob("*.c")):
+root = pathlib.Path(sys.argv[1])
+for path in sorted(root.rglob("*.c")):
     text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
     for m in decl.finditer(text):
         kind, name = m.group(1), m.group(2)
@@ -29,8 +30,9 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.c")):
             continue
         if re.search(r"\bconst\s*$", kind) or (kind.startswith("const") and "*" not in kind):
             continue
-        if (path.name, name) not in ALLOWED:
-            found.append(f"{path.name}: file-scope variable '{name}'")
+        rel = str(path.relative_to(root))
+        if (rel, name) not in ALLOWED:
+            found.append(f"{rel}: file-scope variable '{name}'")
 for f in found:
     print(f)
 print(f"{len(found)} file-scope variables beyond the {len(ALLOWED)} a context-free callback needs")

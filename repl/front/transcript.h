@@ -10,13 +10,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../wire/strbuf.h"
+
 typedef struct ts_entry ts_entry;
 
 typedef struct {
     int nranks;
     ts_entry *head, *tail; /* waiting for an earlier command's output */
-    char *log;             /* everything settled, in order */
-    size_t len, cap;
+    strbuf log;            /* everything settled, in order */
     FILE *rec;             /* :record, or stdout for --record - */
 } transcript;
 

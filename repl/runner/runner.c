@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "launch.h"
+#include "../wire/cli.h"
+#include "../front/launch.h"
 #include "scenario-run.h"
 #include "scenario.h"
 

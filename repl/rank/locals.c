@@ -9,32 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int fail;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->fail)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->fail = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
+#include "../wire/strbuf.h"
 
 typedef struct {
     const char *s;
@@ -135,7 +110,7 @@ static int is(const lexer *L, const char *word)
 
 typedef struct {
     lexer L;
-    sbuf out, names;
+    strbuf out, names;
     size_t copied; /* source bytes already in out */
     int nnames;
 } rewriter;
@@ -143,7 +118,7 @@ typedef struct {
 static void copy_to(rewriter *r, size_t pos)
 {
     if (pos > r->copied)
-        put(&r->out, r->L.s + r->copied, pos - r->copied);
+        strbuf_put(&r->out, r->L.s + r->copied, pos - r->copied);
     r->copied = pos;
 }
 
@@ -152,14 +127,14 @@ static void blank(rewriter *r, size_t from, size_t to)
 {
     copy_to(r, from);
     for (size_t k = from; k < to; k++)
-        put(&r->out, r->L.s[k] == '\n' ? "\n" : " ", 1);
+        strbuf_put(&r->out, r->L.s[k] == '\n' ? "\n" : " ", 1);
     r->copied = to;
 }
 
 static void add_name(rewriter *r, size_t at, size_t n)
 {
-    put(&r->names, r->L.s + at, n);
-    put(&r->names, "", 1); /* the NUL that ends the name */
+    strbuf_put(&r->names, r->L.s + at, n);
+    strbuf_put(&r->names, "", 1); /* the NUL that ends the name */
     r->nnames++;
 }
 
@@ -208,7 +183,7 @@ static int rewrite_local(rewriter *r)
         add_name(r, names_at[k], names_len[k]);
     if (!is(L, "=")) { /* `local x`: x = nil */
         copy_to(r, names_at[n - 1] + names_len[n - 1]);
-        put(&r->out, " = nil", 6);
+        strbuf_put(&r->out, " = nil", 6);
     }
     return 0;
 }
@@ -239,7 +214,7 @@ char *locals_rewrite(const char *src, size_t len, size_t *outlen, char **names, 
         next(L);
     }
     copy_to(&r, len);
-    put(&r.out, "", 0);
+    strbuf_put(&r.out, "", 0);
     if (r.out.fail || r.names.fail || !r.out.p) {
         free(r.out.p);
         free(r.names.p);

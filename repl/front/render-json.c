@@ -53,6 +53,24 @@ static const char *const names[] = {
     [EV_DISPLAY] = "display",
 };
 
+/* A command's event: what finished (or never will), or what still runs;
+ * its ranks and its text as the sink folds it. */
+static void command(FILE *o, const sink_event *e)
+{
+    char *t = sink_text(e, 0);
+    if (e->kind == EV_RUNNING) {
+        key_str(o, "label", e->label, strlen(e->label));
+        ranks(o, "ranks", e->ranks);
+        fprintf(o, ",\"seconds\":%.1f", e->seconds);
+    } else {
+        key_str(o, "kind", e->blocks ? "chunk" : e->plain ? "status" : "note",
+                e->blocks ? 5 : e->plain ? 6 : 4);
+        ranks(o, "ranks", e->ranks);
+    }
+    key_str(o, "text", t, t ? strlen(t) : 0);
+    free(t);
+}
+
 void render_json(void *ud, const sink_event *e)
 {
     (void)ud;
@@ -77,24 +95,8 @@ void render_json(void *ud, const sink_event *e)
         key_str(o, "message", e->text, e->len);
         break;
     case EV_DONE:
-    case EV_NEVER: {
-        char *t = sink_text(e, 0);
-        key_str(o, "kind", e->blocks ? "chunk" : e->plain ? "status" : "note",
-                e->blocks ? 5 : e->plain ? 6 : 4);
-        ranks(o, "ranks", e->ranks);
-        key_str(o, "text", t, t ? strlen(t) : 0);
-        free(t);
-        break;
-    }
-    case EV_RUNNING: {
-        char *t = sink_text(e, 0);
-        key_str(o, "label", e->label, strlen(e->label));
-        ranks(o, "ranks", e->ranks);
-        fprintf(o, ",\"seconds\":%.1f", e->seconds);
-        key_str(o, "text", t, t ? strlen(t) : 0);
-        free(t);
-        break;
-    }
+    case EV_NEVER:
+    case EV_RUNNING: command(o, e); break;
     case EV_END:
         fprintf(o, ",\"status\":%d", e->status);
         key_str(o, "text", e->text, e->len);

@@ -1,5 +1,7 @@
-/* A session with the ranks of one job (session.c, docs/repl.md), shared by
- * the REPL (repl.c) and the scenario runner (scenario-run.c): launching
+/* A session with the ranks of one job (docs/repl.md): the frame loop
+ * (session.c) over its command queue (queue.c), admitting the ranks
+ * (admit.c) and the deadlock verdict (verdict.c). Shared by the REPL
+ * (repl.c) and the scenario runner (runner/scenario-run.c): launching
  * and greeting the ranks, the one frame loop over their sockets, the
  * commands sent to them and what each rank answered, their states, the
  * deadlock verdict, and ending the job. Everything a command produces
@@ -10,9 +12,9 @@
 
 #include <lua.h>
 
-#include "channel.h"
+#include "../wire/channel.h"
 #include "cmdline.h"
-#include "deadlock.h"
+#include "../wire/state.h"
 #include "launch.h"
 #include "sink.h"
 #include "transcript.h"
@@ -120,6 +122,8 @@ cmd *session_status(session *s, const rankset *target);
  * the sink is ordered. */
 void session_note(session *s, const char *text);
 cmd *session_find(session *s, int id);
+/* Free a command the session has taken out of its queue. */
+void session_cmd_free(session *s, cmd *c);
 void session_send_all(session *s, const rankset *to, int type, int n, const char *const *f);
 
 /* One turn of the loop: wait up to ms for a socket, the input or a

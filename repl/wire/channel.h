@@ -1,7 +1,15 @@
 /* The control channel between the front end and the ranks (docs/repl.md):
  * length-prefixed frames of typed messages over a stream socket, and the
  * token check of the first frame. The decoder is pure: it reads only the
- * bytes it is given and never allocates, so it can be fuzzed directly. */
+ * bytes it is given and never allocates, so it can be fuzzed directly.
+ *
+ * The files of wire/, what the programs share, each calling only those on
+ * its line and above (tests/layers.py, the repl-layers-wire test):
+ *   strbuf.c channel.c addr.c   the string builder; the channel's frames;
+ *                               where the ranks reach the front end
+ *   state.c                     a rank's STATE, written and parsed
+ * (cli.h and trace-dump.h are header-only: the command line's
+ * conventions; the chunk that dumps a trace.) */
 #ifndef RMALAB_REPL_CHANNEL_H
 #define RMALAB_REPL_CHANNEL_H
 

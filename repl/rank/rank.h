@@ -1,5 +1,11 @@
 /* The rank side of the REPL (rank.c, exec.c, locals.c): serving commands
- * from the front end, and script mode. */
+ * from the front end, and script mode.
+ *
+ * The files of rank/, each calling only those on its line and above
+ * (tests/layers.py, the repl-layers-rank test):
+ *   locals.c stuck.c   REPL locals; a script's rank stuck in one call
+ *   exec.c             a rank's Lua state
+ *   rank.c             a rank: the control thread, the executor */
 #ifndef RMALAB_REPL_RANK_H
 #define RMALAB_REPL_RANK_H
 
@@ -14,11 +20,5 @@ int rank_serve(const char *connect, const char *token);
  * (arg[0] the script). Errors go to stderr as "[rank] error ..." with a
  * traceback. Returns the exit status (0 or 1). */
 int rank_script(const char *file, const char *code, int argc, char **argv);
-
-/* The chunk every rank runs once a script or an -e chunk has run under
- * rmalab --trace FILE (RMALAB_TRACE_FILE): the collective dump, after
- * which rank 0 says where it went. Script mode runs it in rank_script, the
- * front end after -e. */
-extern const char rank_trace_dump[];
 
 #endif

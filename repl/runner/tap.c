@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "fold.h"
+#include "../front/cmdline.h"
+#include "../front/fold.h"
 #include "scenario-run.h"
 
 /* A YAML scalar at `in` (indentation and any "- "): quoted on one line,
@@ -268,9 +268,9 @@ static void file_point(FILE *o, const run_result *res)
             snprintf(key, sizeof key, "error_rank_%d", r);
             yaml(o, key, res->r[r].error);
         }
-        if (res->r[r].out && res->r[r].out[0]) {
+        if (res->r[r].out.len) {
             snprintf(key, sizeof key, "output_rank_%d", r);
-            yaml(o, key, res->r[r].out);
+            yaml(o, key, res->r[r].out.p);
         }
     }
     if (res->errtext && res->errtext[0])

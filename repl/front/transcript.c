@@ -32,25 +32,13 @@ void ts_free(transcript *t)
     }
     if (t->rec && t->rec != stdout)
         fclose(t->rec);
-    free(t->log);
+    strbuf_free(&t->log);
     memset(t, 0, sizeof *t);
 }
 
 static void log_add(transcript *t, const char *s)
 {
-    size_t n = strlen(s);
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->log, cap);
-        if (!p)
-            return;
-        t->log = p;
-        t->cap = cap;
-    }
-    memcpy(t->log + t->len, s, n + 1);
-    t->len += n;
+    strbuf_put(&t->log, s, strlen(s));
     if (t->rec) {
         fputs(s, t->rec);
         fflush(t->rec);
@@ -131,8 +119,8 @@ static void header(FILE *f, int nranks)
 static int write_settled(const transcript *t, FILE *f)
 {
     header(f, t->nranks);
-    if (t->len)
-        fwrite(t->log, 1, t->len, f);
+    if (t->log.len)
+        fwrite(t->log.p, 1, t->log.len, f);
     /* Typed lines behind a command that has not finished. */
     for (const ts_entry *e = t->head; e; e = e->next)
         if (e->text && e->id == 0 && e->text[0] == '>')
@@ -158,8 +146,8 @@ int ts_record(transcript *t, const char *path)
         fclose(t->rec);
     t->rec = f;
     header(f, t->nranks);
-    if (t->len)
-        fwrite(t->log, 1, t->len, f);
+    if (t->log.len)
+        fwrite(t->log.p, 1, t->log.len, f);
     fflush(f);
     return 0;
 }
@@ -167,42 +155,41 @@ int ts_record(transcript *t, const char *path)
 /* ------------------------------------------------------------------------ */
 /* Reading                                                                  */
 
-static void append(char **buf, size_t *len, const char *s, size_t n)
+/* A line and its newline. */
+static void line(strbuf *b, const char *s, size_t n)
 {
-    char *p = realloc(*buf, *len + n + 2);
-    if (!p)
-        return;
-    memcpy(p + *len, s, n);
-    p[*len + n] = '\n';
-    *len += n + 1;
-    p[*len] = '\0';
-    *buf = p;
+    strbuf_put(b, s, n);
+    strbuf_put(b, "\n", 1);
 }
 
 int ts_parse(const char *text, size_t len, ts_file *out)
 {
-    size_t ilen = 0, blen = 0;
-    out->input = calloc(1, 1);
-    out->body = calloc(1, 1);
-    if (!out->input || !out->body)
+    strbuf input = {0}, body = {0};
+    strbuf_put(&input, "", 0); /* "" when there is none */
+    strbuf_put(&body, "", 0);
+    out->input = input.p;
+    out->body = body.p;
+    if (input.fail || body.fail)
         return -1;
     for (size_t i = 0; i < len;) {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
         const char *s = text + i;
         if (n < 2 || s[0] != '-' || s[1] != '-') {
-            append(&out->body, &blen, s, n);
+            line(&body, s, n);
             if (n >= 3 && memcmp(s, ">> ", 3) == 0)
-                append(&out->input, &ilen, s + 3, n - 3);
+                line(&input, s + 3, n - 3);
             else if (n >= 2 && memcmp(s, "> ", 2) == 0)
-                append(&out->input, &ilen, s + 2, n - 2);
+                line(&input, s + 2, n - 2);
             else if (n == 1 && s[0] == '>')
-                append(&out->input, &ilen, "", 0);
+                line(&input, "", 0);
             else if (n == 2 && memcmp(s, ">>", 2) == 0)
-                append(&out->input, &ilen, "", 0);
+                line(&input, "", 0);
         }
         i += n + (nl ? 1 : 0);
     }
+    out->input = input.p;
+    out->body = body.p;
     return 0;
 }
 

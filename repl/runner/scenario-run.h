@@ -1,11 +1,13 @@
-/* One run of `rmalab test` (scenario-run.c): a scenario file on N ranks with one
- * engine, or the replay of a transcript, and what came of it; tap.c turns
- * the result into TAP. */
+/* One run of `rmalab test`: a scenario file on N ranks with one engine
+ * (scenario-run.c), or the replay of a transcript (replay.c), and what came
+ * of it; tap.c turns the result into TAP. */
 #ifndef RMALAB_REPL_SCENARIO_RUN_H
 #define RMALAB_REPL_SCENARIO_RUN_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "../wire/strbuf.h"
 
 typedef struct {
     const char *path;       /* the file as given on the command line */
@@ -36,8 +38,7 @@ typedef struct {
     int aborted;            /* it called MPI_Abort (comm:abort) */
     char exited[200];       /* the same, when it ended badly after the file had
                                ended (a sanitizer's report at exit, say) */
-    char *out;              /* what it printed */
-    size_t outlen;
+    strbuf out;             /* what it printed (its first 64 KiB) */
     long leaks[5];          /* wins, infos, comms, keyvals, refs */
     int leaks_known;
     char state[700];        /* at a hang: its state, as :status says it */
@@ -60,8 +61,13 @@ typedef struct {
 } run_result;
 
 void run_scenario(const run_spec *s, run_result *res);
+/* replay.c: replay a transcript (rmalab -n N --record -) and compare. */
 void run_transcript(const run_spec *s, run_result *res);
 void run_result_free(run_result *res);
+/* An empty result of a run of s, its label set ("2 ranks, native"). */
+void run_result_start(run_result *res, const run_spec *s);
+/* The last `tail` bytes of a file, from its start (malloc'd), or NULL. */
+char *run_file_tail(FILE *f, size_t tail);
 
 /* tap.c: the result as TAP test points, not numbered ("ok - ...", "not ok
  * - ...", YAML diagnostics indented by two spaces); the runner numbers

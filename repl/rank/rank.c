@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <mpi.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,8 +23,10 @@
 #include <lua.h>
 #include <rmalab/rmalab.h>
 
-#include "addr.h"
-#include "channel.h"
+#include "../wire/addr.h"
+#include "../wire/channel.h"
+#include "../wire/state.h"
+#include "../wire/trace-dump.h"
 #include "exec.h"
 #include "stuck.h"
 
@@ -137,135 +138,29 @@ static void enqueue(rank_t *r, int type, const chan_msg *m)
     pthread_mutex_unlock(&r->qlock);
 }
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        size_t room = t->cap - t->len;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return;
-        if (t->p && (size_t)n < room) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap * 2 : 512;
-        while (cap < t->len + (size_t)n + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p)
-            return;
-        t->p = p;
-        t->cap = cap;
-    }
-}
-
-static void ranks_list(text *t, const char *key, const int *v, int n)
-{
-    add(t, " %s=", key);
-    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++)
-        add(t, "%s%d", i ? "," : "", v[i]);
-    if (!n)
-        add(t, "-");
-}
-
-typedef struct {
-    text *t;
-    const char *blocked; /* out: the call a window is blocked in */
-    double blocked_for;
-} win_walk;
-
-/* One STATE line per live window (rmalab_win_each holds the registry). */
-static void describe_win(rmalab_win *w, void *ud)
-{
-    win_walk *ww = ud;
-    text *t = ww->t;
-    rmalab_epoch_state s;
-    char d[512];
-    rmalab_win_state(w, &s);
-    rmalab_win_describe(w, d, sizeof d);
-    if (s.blocked_in && !ww->blocked) {
-        ww->blocked = s.blocked_in;
-        ww->blocked_for = s.blocked_for;
-    }
-    const char *name = rmalab_win_get_name(w);
-    add(t, "\nwin=%llu name=%s engine=%s access=%s", (unsigned long long)rmalab_win_id(w),
-        name && *name ? name : "-", s.engine, rmalab_access_name(s.access));
-    ranks_list(t, "access_ranks", s.access_ranks, s.n_access);
-    add(t, " lock_modes=");
-    for (int i = 0; s.access == RMALAB_ACCESS_LOCK && i < s.n_access && i < RMALAB_STATE_MAX_RANKS;
-         i++)
-        add(t, "%s%c", i ? "," : "", s.lock_exclusive[i] ? 'x' : 's');
-    if (s.access != RMALAB_ACCESS_LOCK || !s.n_access)
-        add(t, "-");
-    if (s.lock_waiting == RMALAB_LOCK_WAIT_ALL)
-        add(t, " lock_wait=all:s");
-    else if (s.lock_waiting >= 0)
-        add(t, " lock_wait=%d:%c", s.lock_waiting, s.lock_waiting_exclusive ? 'x' : 's');
-    else
-        add(t, " lock_wait=-");
-    ranks_list(t, "posted", s.posted, s.access == RMALAB_ACCESS_START ? s.n_access : 0);
-    add(t, " exposure=%s", rmalab_exposure_name(s.exposure));
-    ranks_list(t, "exposure_ranks", s.exposure_ranks, s.n_exposure);
-    ranks_list(t, "arrived", s.arrived, s.exposure == RMALAB_EXPOSURE_POST ? s.n_exposure : 0);
-    add(t, " size=%d blocked=%s describe=%s", rmalab_win_group_size(w),
-        s.blocked_in ? s.blocked_in : "-", d);
-}
-
-/* STATE (docs/repl.md): whether the executor runs, what the core says it
- * is blocked in (any blocking call, collectives and window creation
- * included), the call that failed its last command, and every window. */
+/* STATE (docs/repl.md, wire/state.c): whether the executor runs, what the
+ * core says it is blocked in, the call that failed its last command, and
+ * every window. */
 static void answer_status(rank_t *r, const chan_msg *m)
 {
-    text wins = {0}, t = {0};
-    win_walk ww = {&wins, NULL, 0};
-    rmalab_blocked b;
-    rmalab_win_each(describe_win, &ww);
-    int blocked = rmalab_blocked_get(&b);
+    state_core c;
+    strbuf t = {0};
+    state_look(&c);
     pthread_mutex_lock(&r->qlock);
     /* A command still in the queue counts: it is about to run. */
     int queued = r->head != NULL && (r->head->type == CHAN_RUN || r->head->type == CHAN_FILE);
-    int running = atomic_load(&r->running) || queued;
-    double secs = atomic_load(&r->running) ? now() - r->since : 0;
-    blocked &= atomic_load(&r->running);
-    add(&t, "state=%s\nseconds=%.1f", !running ? "idle" : blocked ? "blocked" : "running",
-        blocked ? b.seconds : secs);
-    if (atomic_load(&r->running))
-        add(&t, "\nlabel=%s\nid=%s", r->label, r->run_id);
-    else if (queued)
-        add(&t, "\nlabel=%s", r->head->label);
-    if (r->test_case[0])
-        add(&t, "\ncase=%s", r->test_case);
-    if (!running && r->failed[0])
-        add(&t, "\nfailed=%s", r->failed);
+    int running = atomic_load(&r->running);
+    state_self me = {.running = running, .queued = queued,
+                     .seconds = running ? now() - r->since : 0,
+                     .label = running ? r->label : queued ? r->head->label : NULL,
+                     .id = running ? r->run_id : NULL,
+                     .test_case = r->test_case, .failed = r->failed};
+    state_write(&t, &c, &me);
     pthread_mutex_unlock(&r->qlock);
-    if (blocked) {
-        add(&t, "\ncall=%s\ncollective=%d\ninterruptible=%d\nobject=%s %llu", b.call,
-            b.collective, b.interruptible, b.object, (unsigned long long)b.id);
-        /* a collective's members; a start's or a wait's group (the
-         * native engine's start has no epoch yet to show it); a message's
-         * peer */
-        if (b.n_members > 0 && b.n_members <= RMALAB_STATE_MAX_RANKS) {
-            add(&t, "\nmembers=");
-            for (int i = 0; i < b.n_members; i++)
-                add(&t, "%s%d", i ? "," : "", b.members[i]);
-        }
-    }
-    if (wins.p)
-        add(&t, "%s", wins.p);
-    const char *f[] = {m->nfields ? m->field[0] : "", t.p ? t.p : ""};
+    const char *f[] = {m->nfields ? m->field[0] : "", strbuf_text(&t)};
     size_t l[] = {m->nfields ? m->len[0] : 0, t.len};
     send_frame(r, CHAN_STATE, 2, f, l);
-    free(wins.p);
-    free(t.p);
+    strbuf_free(&t);
 }
 
 /* INTERRUPT: a call blocked in the core's own loop (rmalab_interrupt) ends
@@ -540,6 +435,35 @@ static void pmi_fd_own(void)
         fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
 }
 
+/* The end of rank_serve, after QUIT or the front end's going: MPI's end
+ * (exec_free), BYE, and the control thread joined. The exit status. */
+static int leave(rank_t *r, pthread_t t)
+{
+    int gone = atomic_load(&r->gone);
+    /* Every rank got QUIT at once; on a loaded machine (more ranks than
+     * cores) reaching the exit together can take longer than the module's
+     * default 5 s, after which it would leave without MPI_Finalize. */
+    setenv("RMALAB_EXIT_TIMEOUT", "30", 0);
+    /* Without a front end, a rank that waits for the others at exit must
+     * not outlive the control thread's deadline: 2 s, then it leaves
+     * without MPI_Finalize (the module's exit path). */
+    if (gone)
+        setenv("RMALAB_EXIT_TIMEOUT", "2", 1);
+    exec_free(r->x); /* frees what can be freed, finalises MPI */
+    atomic_store(&r->ended, 1);
+    if (!gone)
+        send_frame(r, CHAN_BYE, 0, NULL, NULL);
+    shutdown(r->fd, SHUT_RDWR);
+    pthread_join(t, NULL);
+    close(r->fd);
+    free(r->hurried);
+    for (item *it = r->head, *n; it; it = n) {
+        n = it->next;
+        free_item(it);
+    }
+    return gone ? 1 : 0;
+}
+
 int rank_serve(const char *connect, const char *token)
 {
     rank_t r = {.fd = -1};
@@ -588,35 +512,8 @@ int rank_serve(const char *connect, const char *token)
     serve(&r, poke);
     rmalab_set_progress_hook(NULL, NULL);
     MPI_Comm_free(&poke);
-    int gone = atomic_load(&r.gone);
-    /* Every rank got QUIT at once; on a loaded machine (more ranks than
-     * cores) reaching the exit together can take longer than the module's
-     * default 5 s, after which it would leave without MPI_Finalize. */
-    setenv("RMALAB_EXIT_TIMEOUT", "30", 0);
-    /* Without a front end, a rank that waits for the others at exit must
-     * not outlive the control thread's deadline: 2 s, then it leaves
-     * without MPI_Finalize (the module's exit path). */
-    if (gone)
-        setenv("RMALAB_EXIT_TIMEOUT", "2", 1);
-    exec_free(r.x); /* frees what can be freed, finalises MPI */
-    atomic_store(&r.ended, 1);
-    if (!gone)
-        send_frame(&r, CHAN_BYE, 0, NULL, NULL);
-    shutdown(r.fd, SHUT_RDWR);
-    pthread_join(t, NULL);
-    close(r.fd);
-    free(r.hurried);
-    for (item *it = r.head, *n; it; it = n) {
-        n = it->next;
-        free_item(it);
-    }
-    return gone ? 1 : 0;
+    return leave(&r, t);
 }
-
-const char rank_trace_dump[] =
-    "local p = os.getenv('RMALAB_TRACE_FILE') rmalab.trace.dump(p) "
-    "if rmalab.world:rank() == 0 then io.stderr:write("
-    "'rmalab: the trace is in ', p, ' (open it in ui.perfetto.dev)\\n') end";
 
 int rank_script(const char *file, const char *code, int argc, char **argv)
 {
@@ -632,7 +529,7 @@ int rank_script(const char *file, const char *code, int argc, char **argv)
      * collective, and rank 0 says where it went. */
     const char *trace = getenv("RMALAB_TRACE_FILE");
     if (trace && *trace)
-        rc |= exec_script(x, NULL, rank_trace_dump, 0, NULL, rank);
+        rc |= exec_script(x, NULL, trace_dump_chunk, 0, NULL, rank);
     stuck_stop(watch);
     exec_free(x);
     return rc;

@@ -1,7 +1,25 @@
 /* The REPL's front end (repl.c, commands.c; docs/repl.md): reads lines
  * from the terminal or a pipe, runs chunks on their target ranks and the
  * `:` commands, over a session (session.h) whose sink renders for a
- * terminal, a pipe, a transcript or JSON lines. */
+ * terminal, a pipe, a transcript or JSON lines.
+ *
+ * The files of front/, each calling only those on its line and above
+ * (tests/layers.py, the repl-layers-front test); calls the other way go
+ * through function pointers (session_hooks, term_hooks, the sink's
+ * renderers):
+ *   fold.c cycle.c cmdline.c chunk.c request.c   folding; rings in a
+ *                                 wait-for graph; the command language;
+ *                                 chunks; JSON requests
+ *   waits.c sink.c transcript.c launch.c   who waits for whom; events;
+ *                                 transcripts; mpiexec
+ *   status.c hints.c              :status lines; deadlock hints
+ *   queue.c                       a session's commands, its clock
+ *   admit.c verdict.c             admitting the ranks; states and verdict
+ *   session.c                     the ranks of a job: the one frame loop
+ *   term.c render-text.c render-json.c   the terminal; the sink's renderers
+ *   commands.c requests.c         what a line does: chunks and : commands;
+ *                                 JSON requests (--json)
+ *   repl.c                        the REPL's loop: input, signals, -e */
 #ifndef RMALAB_REPL_REPL_H
 #define RMALAB_REPL_REPL_H
 

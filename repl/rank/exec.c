@@ -15,7 +15,7 @@
 #include <lualib.h>
 #include <rmalab-embed.h>
 
-#include "channel.h" /* CHAN_MAX_FRAME */
+#include "../wire/channel.h" /* CHAN_MAX_FRAME */
 #include "locals.h"
 
 struct exec {

@@ -4,7 +4,7 @@
  * second, so interrupts go to the ranks over the channel instead. */
 #include "launch.h"
 
-#include "addr.h"
+#include "../wire/addr.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -1,11 +1,13 @@
 /* The ranks' states and the deadlock verdict of a session (session.h):
  * STATUS polls, whether every rank has answered the last one, and a hint
- * that holds long enough to end the job (deadlock.c reasons over the
+ * that holds long enough to end the job (hints.c reasons over the
  * states). */
 #include "session.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "hints.h"
 
 void session_poll_states(session *s)
 {

@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "channel.h"
-#include "session.h"
+#include "../wire/channel.h"
+#include "../front/hints.h"
+#include "../front/session.h"
+#include "../front/status.h"
 
 typedef struct {
     session s;
@@ -30,33 +32,7 @@ typedef struct {
     double start;
 } run_ctx;
 
-static char *xstrndup(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
-static void append(char **buf, size_t *len, const char *s, size_t n, size_t cap)
-{
-    if (*len >= cap)
-        return;
-    if (n > cap - *len)
-        n = cap - *len;
-    char *p = realloc(*buf, *len + n + 1);
-    if (!p)
-        return;
-    memcpy(p + *len, s, n);
-    *len += n;
-    p[*len] = '\0';
-    *buf = p;
-}
-
-/* The last `tail` bytes of a file, from its start. */
-static char *slurp(FILE *f, size_t tail)
+char *run_file_tail(FILE *f, size_t tail)
 {
     if (!f)
         return NULL;
@@ -101,9 +77,9 @@ static void on_event(run_rank *rr, const chan_msg *m)
         rr->cap = cap;
     }
     run_case *c = &rr->cases[rr->ncases++];
-    c->name = xstrndup(m->field[2], m->len[2]);
-    c->verdict = xstrndup(m->field[3], m->len[3]);
-    c->detail = xstrndup(m->field[4], m->len[4]);
+    c->name = strndup(m->field[2], m->len[2]);
+    c->verdict = strndup(m->field[3], m->len[3]);
+    c->detail = strndup(m->field[4], m->len[4]);
     rr->current[0] = '\0';
 }
 
@@ -122,7 +98,7 @@ static void on_result(run_ctx *x, const sink_event *e)
         rr->done = 1;
         x->ndone++;
         if ((rr->failed = e->kind == EV_ERROR))
-            rr->error = xstrndup(e->text, e->len);
+            rr->error = strndup(e->text, e->len);
     } else if (e->id == x->leak_id) {
         char buf[128];
         snprintf(buf, sizeof buf, "%.*s", (int)(e->len < 127 ? e->len : 127), e->text);
@@ -137,8 +113,7 @@ static void render_run(void *ud, const sink_event *e)
 {
     run_ctx *x = ud;
     if (e->kind == EV_OUTPUT && e->id == x->file_id)
-        append(&x->res->r[e->rank].out, &x->res->r[e->rank].outlen, e->text, e->len,
-               64 * 1024);
+        strbuf_put_max(&x->res->r[e->rank].out, e->text, e->len, 64 * 1024);
     else if (e->kind == EV_RESULT || e->kind == EV_ERROR)
         on_result(x, e);
 }
@@ -339,8 +314,10 @@ static void watch(run_ctx *x, double timeout)
     }
 }
 
-static void set_label(run_result *res, const run_spec *s)
+void run_result_start(run_result *res, const run_spec *s)
 {
+    memset(res, 0, sizeof *res);
+    res->spec = s;
     snprintf(res->label, sizeof res->label, "%d rank%s%s%s", s->nranks, s->nranks == 1 ? "" : "s",
              s->engine ? ", " : "", s->engine ? s->engine : "");
 }
@@ -360,9 +337,7 @@ static int start(run_ctx *x, const run_spec *s, FILE *err)
 
 void run_scenario(const run_spec *s, run_result *res)
 {
-    memset(res, 0, sizeof *res);
-    res->spec = s;
-    set_label(res, s);
+    run_result_start(res, s);
     res->r = calloc((size_t)s->nranks, sizeof *res->r);
     run_ctx x = {.res = res};
     FILE *err = tmpfile();
@@ -383,7 +358,7 @@ void run_scenario(const run_spec *s, run_result *res)
     }
     if (x.s.l.pid > 0)
         launch_end(&x.s.l);
-    res->errtext = slurp(err, 6000);
+    res->errtext = run_file_tail(err, 6000);
     if (res->outcome == RUN_CRASH || res->outcome == RUN_FINISHED)
         read_crashes(&x); /* else the runner stopped the job itself */
     /* When the runner stopped the job, mpiexec's report of it is noise. */
@@ -409,145 +384,10 @@ void run_result_free(run_result *res)
         }
         free(rr->cases);
         free(rr->error);
-        free(rr->out);
+        strbuf_free(&rr->out);
     }
     free(res->r);
     free(res->hints);
     free(res->errtext);
     free(res->diff);
-}
-
-/* ------------------------------------------------------------------------ */
-/* A transcript                                                             */
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p = f ? slurp(f, (size_t)64 << 20) : NULL;
-    if (f)
-        fclose(f);
-    *len = p ? strlen(p) : 0;
-    return p;
-}
-
-/* Run `self -n N [options] --record -` with `input` on stdin: the replayed
- * transcript, or NULL. */
-static char *replay(const run_spec *s, const char *input, run_result *res)
-{
-    FILE *in = tmpfile(), *out = tmpfile(), *err = tmpfile();
-    char nb[16], **av = calloc((size_t)s->mpiexec_argc + 8, sizeof *av);
-    char *text = NULL;
-    if (!in || !out || !err || !av || fputs(input, in) < 0 || fflush(in))
-        goto done;
-    rewind(in);
-    int k = 0;
-    snprintf(nb, sizeof nb, "%d", s->nranks);
-    av[k++] = (char *)s->self;
-    av[k++] = "-n";
-    av[k++] = nb;
-    for (int i = 0; i < s->mpiexec_argc; i++)
-        av[k++] = s->mpiexec_argv[i];
-    av[k++] = "--record";
-    av[k++] = "-";
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fileno(in), 0);
-        dup2(fileno(out), 1);
-        dup2(fileno(err), 2);
-        for (char **e = s->env; e && *e; e++)
-            putenv(*e);
-        execv(s->self, av);
-        _exit(127);
-    }
-    launch_t l = {.pid = pid};
-    if (pid > 0 && launch_wait(&l, s->timeout) < 0) {
-        res->outcome = RUN_TIMEOUT;
-        launch_kill(&l, 10);
-    }
-    text = slurp(out, (size_t)64 << 20);
-    res->errtext = slurp(err, 6000);
-done:
-    free(av);
-    FILE *files[] = {in, out, err};
-    for (int i = 0; i < 3; i++)
-        if (files[i])
-            fclose(files[i]);
-    return text;
-}
-
-/* `diff -u` of the recorded and the replayed bodies. */
-static char *unified_diff(const char *path, const char *want, const char *got)
-{
-    char a[] = "/tmp/rmalab-want-XXXXXX", b[] = "/tmp/rmalab-got-XXXXXX";
-    int fa = mkstemp(a), fb = mkstemp(b);
-    char *text = NULL;
-    if (fa >= 0 && fb >= 0 && write(fa, want, strlen(want)) >= 0 &&
-        write(fb, got, strlen(got)) >= 0) {
-        char line[PATH_MAX * 2 + 200];
-        snprintf(line, sizeof line, "diff -u --label '%s (recorded)' --label '%s (replayed)' %s %s",
-                 path, path, a, b);
-        FILE *p = popen(line, "r");
-        if (p) {
-            char buf[4096];
-            size_t len = 0, n;
-            while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-                append(&text, &len, buf, n, 64 * 1024);
-            pclose(p);
-        }
-    }
-    for (int i = 0; i < 2; i++) {
-        int fd = i ? fb : fa;
-        if (fd >= 0) {
-            close(fd);
-            unlink(i ? b : a);
-        }
-    }
-    return text ? text : strdup("(the outputs differ)\n");
-}
-
-/* --update: the file's leading comments, then the replay's body. */
-static void rewrite(const char *path, const char *old, const char *body)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    for (const char *p = old; p[0] == '-' && p[1] == '-';) {
-        const char *nl = strchr(p, '\n');
-        fwrite(p, 1, nl ? (size_t)(nl - p + 1) : strlen(p), f);
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    fputs(body, f);
-    fclose(f);
-}
-
-void run_transcript(const run_spec *s, run_result *res)
-{
-    memset(res, 0, sizeof *res);
-    res->spec = s;
-    res->transcript = 1;
-    set_label(res, s);
-    size_t len;
-    char *text = read_file(s->path, &len), *got = NULL, *got_body = NULL;
-    ts_file tf = {0};
-    double t0 = session_now();
-    if (!text || ts_parse(text, len, &tf)) {
-        res->outcome = RUN_NOSTART;
-    } else if (!(got = replay(s, tf.input, res)) || !(got_body = ts_body(got, strlen(got)))) {
-        res->outcome = RUN_NOSTART;
-    } else if (strcmp(got_body, tf.body) != 0) {
-        if (s->update) {
-            rewrite(s->path, text, got_body);
-            res->updated = 1;
-        } else {
-            res->diff = unified_diff(s->path, tf.body, got_body);
-        }
-    }
-    res->seconds = session_now() - t0;
-    free(text);
-    free(got);
-    free(got_body);
-    free(tf.input);
-    free(tf.body);
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "chunk.h"
-#include "rank.h" /* rank_trace_dump */
+#include "../wire/trace-dump.h"
 #include "render.h"
 
 /* ------------------------------------------------------------------------ */
@@ -304,7 +304,7 @@ static void trace_dump(repl *r)
 {
     const char *path = getenv("RMALAB_TRACE_FILE");
     if (path && *path)
-        session_run(&r->s, &r->deflt, rank_trace_dump);
+        session_run(&r->s, &r->deflt, trace_dump_chunk);
 }
 
 int repl_run(const session_opts *o)

@@ -1,0 +1,17 @@
+/* The deadlock hints for ranks blocked in calls that only other ranks can
+ * end (hints.c, pure; who waits for whom is waits.c's). */
+#ifndef RMALAB_REPL_HINTS_H
+#define RMALAB_REPL_HINTS_H
+
+#include <stddef.h>
+
+#include "../wire/state.h"
+
+/* The hint lines (each ending in \n) when every busy rank is blocked in a
+ * call and none runs Lua; "" otherwise. Ranks that wait for each other in a
+ * ring get one "hint: deadlock: ..." line, and one that says what ends it:
+ * :interrupt when some of them can be interrupted (the rma engine's epoch
+ * calls), else :quit. */
+void deadlock_hint(const rstate *all, int n, char *buf, size_t size);
+
+#endif
