@@ -3,6 +3,7 @@
 #ifndef RMALAB_COLL_PRIVATE_H
 #define RMALAB_COLL_PRIVATE_H
 
+#include "clock.h"
 #include "win-private.h"
 
 #include <rmalab/coll.h>

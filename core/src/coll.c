@@ -9,7 +9,8 @@
  * reduces the numbers. So one number costs one collective, and every rank
  * learns of a mismatch or a failure in the same call. Longer arrays (and
  * every scan) follow with MPI's own op on the agreed type, and the clocks
- * with MPI_MAX in the shape of the reduction, when some rank has one. */
+ * with MPI_MAX in the shape of the reduction, when some rank has one.
+ * rmalab_barrier is one such reduction of the clocks alone. */
 #include "coll-private.h"
 
 #include <stdlib.h>
@@ -567,4 +568,32 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (!(rc = rmalab__agree_args(c, call, status, count, (int)type, root, (int)op)))
         rc = reduce_typed_call(c, kind, root, buf, count, type, op);
     return rmalab__comm_end(&b, rc);
+}
+
+/* Barrier: it carries the clocks when any member has one. */
+static int barrier_call(MPI_Comm comm)
+{
+    rmalab__clock_jitter();
+    int active = rmalab__clock_exists(), any = 0;
+    int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (e != MPI_SUCCESS)
+        return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+    return any ? rmalab__clock_reduce(comm, 0, RMALAB_REDUCE_ALL, 0, "MPI_Allreduce (barrier)")
+               : RMALAB_OK;
+}
+
+int rmalab_barrier(MPI_Comm comm)
+{
+    rmalab__block b = {.call = "barrier", .collective = true};
+    rmalab__call_begin();
+    if (comm == MPI_COMM_NULL)
+        return rmalab__call_end("barrier", "comm", UINT64_MAX, rmalab__fail(RMALAB_ERR_COMM,
+                                "barrier: the communicator is MPI_COMM_NULL"));
+    rmalab__block_comm(&b, comm);
+    int rc = rmalab__block_enter(&b);
+    if (!rc) {
+        rc = barrier_call(comm);
+        rmalab__block_leave(&b);
+    }
+    return rmalab__call_end("barrier", "comm", b.id, rc);
 }

@@ -28,19 +28,10 @@
  * completed with MPI_Win_flush.
  *
  * Weak synchronisation: start returns at once; the first operation to a
- * target waits for that target's post. An origin whose epoch touches only
- * some of its group pays only for those, and start overlaps the targets'
- * posts.
- *
- * Progress: MPICH's atomics through UCX may need the target to drive
- * progress, and a loop that only calls MPI_Win_sync deadlocks here
- * (measured), so every wait calls into MPI's progress engine (MPI_Iprobe)
- * as it polls, and backs off to sched_yield and then short sleeps, so an
- * oversubscribed node (more ranks than cores) is not starved.
- *
- * Memory: 16 bytes per group rank in the counters, and 42 bytes per group
- * rank of local bookkeeping: O(P), 5.8 MB per rank at 100,000 ranks. */
-#include "win-private.h"
+ * target waits for that target's post. Progress: every wait calls MPI's
+ * progress engine (MPI_Iprobe) as it polls, then backs off. Memory: O(P)
+ * per rank. docs/pscw-rma.md has the measures of both. */
+#include "trace-private.h"
 
 #include <sched.h>
 #include <stdio.h>

@@ -12,20 +12,6 @@ static rmalab_request *orphans;
 /* ------------------------------------------------------------------------ */
 /* Arguments                                                                */
 
-/* MPI_TAG_UB is MPI_COMM_WORLD's attribute, the same for every
- * communicator: read once. */
-int rmalab_comm_tag_ub(rmalab_comm *c)
-{
-    static int tag_ub;
-    (void)c;
-    if (!tag_ub) {
-        int *ub = NULL, flag = 0;
-        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
-        tag_ub = flag && ub ? *ub : 32767;
-    }
-    return tag_ub;
-}
-
 static int check_peer(rmalab_comm *c, const char *call, const char *what, int r, bool any)
 {
     if ((any && r == RMALAB_ANY_SOURCE) || (r >= 0 && r < rmalab_comm_size(c)))

@@ -358,3 +358,18 @@ int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
     *past = R ? R->past.l.n - R->past.dead : 0;
     return RMALAB_OK;
 }
+
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
+{
+    unsigned before = w->races->found_now;
+    size_t sz = rmalab__racc_size();
+    const unsigned char *p = (const unsigned char *)recs;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
+            const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
+            if (rmalab__races_is_race(w, a, b))
+                rmalab__races_report(w, a, b, at);
+        }
+    return w->races->found_now - before;
+}

@@ -1,11 +1,12 @@
 /* Private to the core: the race checker's records and its state of a
  * window, and the calls between its files (docs/races.md). Only the race
- * checker's files include it (races.c, races-log.c, races-wire.c,
- * races-sync.c, races-comm.c); every other file sees a window's `races` as
+ * checker's files include it (races.c, races-report.c, races-log.c,
+ * races-wire.c, races-sync.c); every other file sees a window's `races` as
  * a pointer, NULL when the window is not checked. Never installed. */
 #ifndef RMALAB_RACES_PRIVATE_H
 #define RMALAB_RACES_PRIVATE_H
 
+#include "clock.h"
 #include "win-private.h"
 
 /* Owner races.c: an access record of the race checker. Records lie
@@ -39,6 +40,18 @@ struct rmalab__rlist {
     unsigned char *p;
     int n, cap;
 };
+
+/* The bytes of a record, its clock included, and the i-th of a list: inline,
+ * as every loop over records asks for them. */
+static inline size_t rmalab__racc_size(void)
+{
+    return sizeof(rmalab__racc) + rmalab__clock_bytes();
+}
+
+static inline rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i)
+{
+    return (rmalab__racc *)(l->p + (size_t)i * rmalab__racc_size());
+}
 
 /* Owner races-log.c: a log of accesses to this rank's memory, and its index
  * of each access's latest record (by everything but its clocks). */
@@ -78,22 +91,8 @@ struct rmalab__races {
 };
 
 /* races.c: the model (docs/races.md). One thread per process calls it. */
-/* The process's clock, made at the first checked window or barrier that
- * needs it; world-indexed. */
-int rmalab__clock_ready(void);
-int rmalab__clock_size(void);
-/* Tick this rank's entry and copy the clock into S (a release). */
-void rmalab__clock_release(int64_t *S);
-/* Element-wise max into the clock (an acquire). */
-void rmalab__clock_acquire(const int64_t *V);
-/* Sleep as rmalab_races_jitter asked, before a call. */
-void rmalab__races_jitter_now(void);
 /* The call's site (rmalab_check_site), or `fallback`; clears it. */
 void rmalab__races_site(char *buf, size_t size, const char *fallback);
-/* Bytes of a clock. */
-size_t rmalab__clock_bytes(void);
-size_t rmalab__racc_size(void);
-rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i);
 /* Room for one more record at the end (NULL: out of memory). */
 rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
 void rmalab__rlist_free(struct rmalab__rlist *l);
@@ -105,20 +104,26 @@ int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_
  * are one access (adjacent bytes, same site and interval); returns the
  * record that holds it. */
 rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l);
-/* The process's clock as it is now. */
-const int64_t *rmalab__clock_now(void);
 /* The rule (docs/races.md): do a and b race. */
 bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
-/* Report the race of a and b (`at`: the call that found it; NULL: b). */
-void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
-                          const char *at);
-/* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships). */
-unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
 /* The window's state of races.c. */
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
 
-/* races-log.c: the log of a window's memory; what a new record supersedes,
+/* races-report.c: the reports and the process's list of races. */
+/* Report the race of a and b (`at`: the call that found it; NULL: b). */
+void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
+                          const char *at);
+/* "wait() at x.lua:31": `call` and the site the caller named, for reports. */
+void rmalab__races_where(char *buf, size_t size, const char *call);
+/* What this rank found during `call` (rc: the call's own status, returned
+ * first): raised (mode races), warned of or kept. */
+int rmalab__races_finish(rmalab_win *w, const char *call, int rc);
+/* Collective: the lowest rank that found a race tells the others, so that
+ * in mode races every rank raises at the same fence or free. `S` holds
+ * this rank's release clock and gets the join; NULL: no clock. */
+int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call);
+
+/* races-log.c: the log of a window's memory and the checks against it; what a new record supersedes,
  * and what no later access can race with (docs/races.md, "Cost and memory"). */
 /* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
  * each against those before it), report what races, and add them to the log.
@@ -130,6 +135,9 @@ enum {
 };
 unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
                              const char *at);
+/* Compare the records of one batch with each other only (an origin's
+ * passive-target batch, before it ships). */
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
 /* After an acquire (wait, test): the log's records ordered before this
  * rank's clock move to `past`. */
 void rmalab__races_prune(rmalab_win *w);

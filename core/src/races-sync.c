@@ -20,9 +20,10 @@
  *   free     is the last such exchange.
  * races-wire.c carries the messages.
  *
- * Every call on a window that the recorder and the checker see comes in
- * through one entry point at the end (rmalab__sync_* for synchronisation,
- * read from its kind's row in rmalab/sync.h; rmalab__op_* for operations):
+ * Every call on a window that the checker sees comes in through the event
+ * layer (observe.c), which calls the checker's part here (rmalab__races_ahead
+ * and _sync for synchronisation, read from its kind's row in rmalab/sync.h;
+ * rmalab__races_op, _local and _direct for operations and local accesses):
  *   releases CLOCK: post;  EPOCH: complete;  TARGETS: unlock, flush and
  *            their _all;  ALL: fence;  LOCAL (flush_local): nothing, as
  *            the accesses stay with the origin until a flush or unlock
@@ -32,79 +33,12 @@
  * held, the call that opened its epoch: sync.c fills it), so the checker
  * never reads the state itself. */
 #include "races-private.h"
-#include "sync-event.h"
+#include "observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------------ */
-/* Reporting                                                                */
-
-/* "wait() at x.lua:31" */
-static void where(char *buf, size_t size, const char *call)
-{
-    char site[48];
-    rmalab__races_site(site, sizeof site, "");
-    snprintf(buf, size, site[0] ? "%s() at %s" : "%s()", call, site);
-}
-
-/* What this rank found during `call`: raised, printed or kept. */
-static int finish(rmalab_win *w, const char *call, int rc)
-{
-    struct rmalab__races *R = w->races;
-    unsigned n = R->found_now;
-    R->found_now = 0;
-    if (rc || !n || R->mode == RMALAB_CHECK_QUIET)
-        return rc;
-    char more[96] = "";
-    if (n > 1)
-        snprintf(more, sizeof more, "\n(and %u more races: rmalab.races.list())", n - 1);
-    if (R->mode == RMALAB_CHECK_WARN) {
-        rmalab__warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
-        return RMALAB_OK;
-    }
-    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
-}
-
-/* Collective: the lowest rank that found a race tells the others, so that
- * in mode races every rank raises at the same fence or free. `S` holds
- * this rank's release clock and gets the join; NULL: no clock. */
-static int finish_together(rmalab_win *w, int64_t *S, const char *call)
-{
-    struct rmalab__races *R = w->races;
-    int W = rmalab__clock_size();
-    int64_t *v = rmalab__malloc(((size_t)W + 1) * sizeof *v);
-    if (!v)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (S)
-        memcpy(v, S, (size_t)W * sizeof *v);
-    else
-        memset(v, 0, (size_t)W * sizeof *v);
-    v[W] = R->found_now ? w->size - w->rank : 0;
-    int e = MPI_Allreduce(MPI_IN_PLACE, v, W + 1, MPI_INT64_T, MPI_MAX, R->comm);
-    int64_t code = v[W];
-    if (e == MPI_SUCCESS && S)
-        rmalab__clock_acquire(v);
-    rmalab__free(v);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "joining the race checker's clocks");
-    if (!code)
-        return RMALAB_OK;
-    int finder = w->size - (int)code;
-    char first[sizeof R->now_text];
-    memcpy(first, R->now_text, sizeof first);
-    e = MPI_Bcast(first, sizeof first, MPI_CHAR, finder, R->comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "sharing a race report");
-    if (R->found_now) /* this rank's own report */
-        return finish(w, call, RMALAB_OK);
-    if (R->mode != RMALAB_CHECK_RACES)
-        return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
-                        call, finder, first);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Accesses                                                                 */
@@ -130,7 +64,7 @@ static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, b
     return r;
 }
 
-static int race_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
     rmalab__racc r = record_of(w, ev, false);
     r.call = (uint8_t)ev->kind;
@@ -156,43 +90,36 @@ static int point_record(rmalab_win *w, const rmalab__op_event *ev, const char *c
     return rmalab__racc_add(one, &r, id);
 }
 
-int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
+/* The one record of the local access that rmalab__races_local made last. */
+static struct rmalab__rlist one_local;
+
+int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
-    if (!w->races)
-        return RMALAB_OK;
-    static struct rmalab__rlist one;
     static const char *const sites[2] = {"win:read", "win:write"};
-    bool write = ev->kind == RMALAB_TRACE_WRITE;
-    uint32_t id;
-    int rc = point_record(w, ev, sites, &one, &id);
-    if (rc)
-        return rc;
-    rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), w->rank, ev->disp, ev->type, ev->count,
-                     id);
-    rmalab__races_check(w, rmalab__rlist_at(&one, 0), 1, 0, NULL);
-    return finish(w, write ? "write" : "read", RMALAB_OK);
+    return point_record(w, ev, sites, &one_local, id);
+}
+
+int rmalab__races_local_check(rmalab_win *w, const rmalab__op_event *ev)
+{
+    rmalab__races_check(w, rmalab__rlist_at(&one_local, 0), 1, 0, NULL);
+    return rmalab__races_finish(w, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
+                                RMALAB_OK);
 }
 
 /* A load or store through a pointer to another rank's memory (a view of a
  * shared window): a point, as a win:read/win:write is, which the rank
  * whose memory it is checks as a passive batch of one record (its clock
  * is never acquired, so it carries none). */
-int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
-    if (!w->races || ev->target == w->rank)
-        return rmalab__op_local(w, ev);
     static struct rmalab__rlist one;
     static const char *const sites[2] = {"a load", "a store"};
-    uint32_t id;
     int64_t *none = rmalab__calloc(1, rmalab__clock_bytes());
-    int rc = none ? point_record(w, ev, sites, &one, &id)
+    int rc = none ? point_record(w, ev, sites, &one, id)
                   : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (!rc && !(rc = rmalab__races_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
         w->races->sent[ev->target]++;
     rmalab__free(none);
-    if (!rc)
-        rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), ev->target, ev->disp, ev->type,
-                         ev->count, id);
     return rc;
 }
 
@@ -210,8 +137,8 @@ static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_
 static int synced(rmalab_win *w, const char *call)
 {
     char at[96];
-    where(at, sizeof at, call);
-    return finish(w, call, rmalab__races_drain(w, at));
+    rmalab__races_where(at, sizeof at, call);
+    return rmalab__races_finish(w, call, rmalab__races_drain(w, at));
 }
 
 static int post_clock(rmalab_win *w, const int *ranks, int n)
@@ -273,7 +200,7 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
 static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
 {
     char at[96];
-    where(at, sizeof at, call);
+    rmalab__races_where(at, sizeof at, call);
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = rmalab__races_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
@@ -281,7 +208,7 @@ static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
         w->races->exposing = false; /* every record of the epoch is in */
         rmalab__races_prune(w);
     }
-    return finish(w, call, rc ? rc : rmalab__races_drain(w, at));
+    return rmalab__races_finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
 /* Passive target: the records to t are complete. The origin checks the
@@ -308,7 +235,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
 static int released(rmalab_win *w, int target, const char *call)
 {
     char at[96];
-    where(at, sizeof at, call);
+    rmalab__races_where(at, sizeof at, call);
     int64_t *S = rmalab__malloc(rmalab__clock_bytes());
     if (!S)
         return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -317,14 +244,14 @@ static int released(rmalab_win *w, int target, const char *call)
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
         rc = ship_passive(w, t, S, at);
     rmalab__free(S);
-    return finish(w, call, rc ? rc : rmalab__races_drain(w, at));
+    return rmalab__races_finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
 static int fenced(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
     char at[96];
-    where(at, sizeof at, "fence");
+    rmalab__races_where(at, sizeof at, "fence");
     int P = w->size, rc = RMALAB_OK;
     int64_t *S = rmalab__malloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
     if (!S)
@@ -343,7 +270,7 @@ static int fenced(rmalab_win *w)
     }
     /* Every rank goes through the collectives, whatever failed. */
     int rc2 = rmalab__races_exchange(w, sent, at);
-    int rc3 = finish_together(w, S, "fence");
+    int rc3 = rmalab__races_finish_together(w, S, "fence");
     rmalab__free(S);
     /* The fence orders everything before it. */
     rmalab__races_forget(w, rc3 ? NULL : rmalab__clock_now());
@@ -351,16 +278,9 @@ static int fenced(rmalab_win *w)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The entry point of every call (win-private.h)                            */
+/* The checker's part of each call (observe.c)                              */
 
-void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
-{
-    if (w->races)
-        rmalab__races_jitter_now();
-    ev->t0 = rmalab__trace_t0(w);
-}
-
-int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__races_ahead(rmalab_win *w, const rmalab__sync_event *ev)
 {
     switch (ev->k->releases) {
     case RMALAB_RELEASE_CLOCK: return post_clock(w, ev->group, ev->n);
@@ -369,12 +289,9 @@ int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
     }
 }
 
-int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__races_sync(rmalab_win *w, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
-    rmalab__trace_call(w, (int)k->trace, ev->t0, ev->peer, ev->group, ev->n, ev->flag);
-    if (!w->races || ev->unfinished)
-        return RMALAB_OK;
     if (k->releases == RMALAB_RELEASE_ALL)
         return fenced(w);
     if (k->releases == RMALAB_RELEASE_TARGETS)
@@ -382,20 +299,6 @@ int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
     if (k->acquires == RMALAB_ACQUIRE_EPOCH)
         return ev->n ? exposed(w, ev->group, ev->n, k->name) : RMALAB_OK;
     return synced(w, k->name);
-}
-
-void rmalab__op_begin_(rmalab_win *w)
-{
-    rmalab__races_jitter_now();
-    (void)w;
-}
-
-int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev)
-{
-    uint32_t id = 0;
-    int rc = w->races ? race_op(w, ev, &id) : RMALAB_OK;
-    rmalab__trace_op(w, ev->kind, ev->t0, ev->target, ev->disp, ev->type, ev->count, id);
-    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -458,9 +361,9 @@ int rmalab__races_close(rmalab_win *w)
     if (!R)
         return RMALAB_OK;
     char at[96];
-    where(at, sizeof at, "free");
+    rmalab__races_where(at, sizeof at, "free");
     int rc = rmalab__races_exchange(w, NULL, at);
-    int rc2 = finish_together(w, NULL, "free");
+    int rc2 = rmalab__races_finish_together(w, NULL, "free");
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
         MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);

@@ -10,7 +10,7 @@
  * window keeps its requests that were not waited for; its free completes
  * them and reports each, as a window never freed is reported. */
 #include "coll-private.h"
-#include "sync-event.h"
+#include "observe.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
  * and types.c; records what succeeded (trace.c). The window's own memory,
  * read and written in place, is win-local.c's. */
 #include "coll-private.h"
-#include "sync-event.h"
+#include "observe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -373,7 +373,7 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
 /* ------------------------------------------------------------------------ */
 /* The calls, recorded when the window records (trace.c)                    */
 
-/* Each is one event of sync-event.h: an operation that succeeded goes in
+/* Each is one event of observe.h: an operation that succeeded goes in
  * the window's record, and in the race checker's. A vector goes there
  * block by block, each at its displacement in the target's units, or in
  * bytes when the stride is not a whole number of units: never as its
@@ -397,7 +397,7 @@ static int op_end(rmalab_win *w, int rc, const rma_op *o)
     return rc;
 }
 
-/* The operation's event, begun (sync-event.h). */
+/* The operation's event, begun (observe.h). */
 #define OP_EVENT(kind, o, op)                                                   \
     (rmalab__op_event) { RMALAB_TRACE_##kind, (o)->target, (o)->disp, (o)->type, (o)->count, op }
 

@@ -4,6 +4,7 @@
  * and asks the engine what has arrived. Calls the engines and below. */
 #include "win-private.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,73 +102,102 @@ void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
 
 /* With `matching`, the rma engine's view of what has arrived is added; error
  * messages leave it out so that both engines say the same. */
+/* A description being written: at most size bytes at buf, off so far. */
+typedef struct {
+    char *buf;
+    size_t size, off;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+    if (t->off >= t->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    t->off += (size_t)vsnprintf(t->buf + t->off, t->size - t->off, fmt, ap);
+    va_end(ap);
+}
+
+/* The ranks of `ranks` (n) whose flag in `got` is 0 go to `missing`, *k of
+ * them; returns how many have it. */
+static int arrivals(const int *ranks, const int *got, int n, int *missing, int *k)
+{
+    int have = 0;
+    *k = 0;
+    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++)
+        if (!got[i])
+            missing[(*k)++] = ranks[i];
+        else
+            have++;
+    return have;
+}
+
+static void describe_access(text *t, const rmalab_epoch_state *s, bool matching)
+{
+    const rmalab_sync_kind *by = opener(s->access, RMALAB_EXPOSURE_NONE);
+    char g[512];
+    switch (s->access) {
+    case RMALAB_ACCESS_NONE: put(t, "no access epoch"); break;
+    case RMALAB_ACCESS_FENCE:
+        put(t, "fence epoch (%llu RMA calls)", (unsigned long long)s->ops_in_epoch);
+        break;
+    case RMALAB_ACCESS_START:
+        rmalab__ranks_text(g, sizeof g, s->access_ranks, s->n_access);
+        put(t, "access epoch to %s", g);
+        if (s->access_nocheck)
+            put(t, " (%s() was nocheck)", by->name);
+        if (matching && s->n_access && s->posted[0] >= 0) {
+            int miss[RMALAB_STATE_MAX_RANKS] = {0}, k;
+            int n = arrivals(s->access_ranks, s->posted, s->n_access, miss, &k);
+            rmalab__ranks_text(g, sizeof g, miss, k);
+            put(t, ": %s() arrived from %d of %d%s%s", by->partner, n, s->n_access,
+                k ? ", missing " : "", k ? g : "");
+        }
+        break;
+    case RMALAB_ACCESS_LOCK:
+        rmalab__ranks_text(g, sizeof g, s->access_ranks, s->n_access);
+        put(t, "passive-target epoch: locked %s", g);
+        break;
+    case RMALAB_ACCESS_LOCK_ALL: put(t, "passive-target epoch: lock_all"); break;
+    }
+}
+
+static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matching)
+{
+    const rmalab_sync_kind *by = opener(RMALAB_ACCESS_NONE, s->exposure);
+    char g[512];
+    rmalab__ranks_text(g, sizeof g, s->exposure_ranks, s->n_exposure);
+    put(t, "; exposure epoch to %s", g);
+    if (s->exposure_nocheck)
+        put(t, " (%s() was nocheck)", by->name);
+    if (matching && s->n_exposure && s->arrived[0] >= 0) {
+        int miss[RMALAB_STATE_MAX_RANKS] = {0}, k;
+        int n = arrivals(s->exposure_ranks, s->arrived, s->n_exposure, miss, &k);
+        char m[512];
+        rmalab__ranks_text(m, sizeof m, miss, k);
+        put(t, ": waits for %s() from %s: %d of %d arrived",
+            rmalab__sync_kinds[by->opens->ended_by].partner, k ? m : g, n, s->n_exposure);
+    }
+}
+
 void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
 {
     rmalab_epoch_state s;
-    char g[512];
-    size_t off = 0;
+    text t = {buf, size, 0};
     if (!size)
         return;
     buf[0] = '\0';
     rmalab_win_state(w, &s);
     /* The calls that opened the epochs (rmalab/sync.h) name what is awaited. */
-    const rmalab_sync_kind *acc_by = opener(s.access, RMALAB_EXPOSURE_NONE),
-                           *exp_by = opener(RMALAB_ACCESS_NONE, s.exposure);
-#define PUT(...)                                                               \
-    do {                                                                       \
-        if (off < size)                                                        \
-            off += (size_t)snprintf(buf + off, size - off, __VA_ARGS__);       \
-    } while (0)
     if (s.blocked_in)
-        PUT("blocked %.1f s in %s(); ", s.blocked_for, s.blocked_in);
-    switch (s.access) {
-    case RMALAB_ACCESS_NONE: PUT("no access epoch"); break;
-    case RMALAB_ACCESS_FENCE: PUT("fence epoch (%llu RMA calls)", (unsigned long long)s.ops_in_epoch); break;
-    case RMALAB_ACCESS_START:
-        rmalab__ranks_text(g, sizeof g, s.access_ranks, s.n_access);
-        PUT("access epoch to %s", g);
-        if (s.access_nocheck)
-            PUT(" (%s() was nocheck)", acc_by->name);
-        if (matching && s.n_access && s.posted[0] >= 0) {
-            int have[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
-            for (int i = 0; i < s.n_access && i < RMALAB_STATE_MAX_RANKS; i++)
-                if (!s.posted[i])
-                    have[k++] = s.access_ranks[i];
-                else
-                    n++;
-            rmalab__ranks_text(g, sizeof g, have, k);
-            PUT(": %s() arrived from %d of %d%s%s", acc_by->partner, n, s.n_access,
-                k ? ", missing " : "", k ? g : "");
-        }
-        break;
-    case RMALAB_ACCESS_LOCK:
-        rmalab__ranks_text(g, sizeof g, s.access_ranks, s.n_access);
-        PUT("passive-target epoch: locked %s", g);
-        break;
-    case RMALAB_ACCESS_LOCK_ALL: PUT("passive-target epoch: lock_all"); break;
-    }
+        put(&t, "blocked %.1f s in %s(); ", s.blocked_for, s.blocked_in);
+    describe_access(&t, &s, matching);
     if (s.lock_waiting == RMALAB_LOCK_WAIT_ALL)
-        PUT("; waiting for lock_all's shared locks to be granted");
+        put(&t, "; waiting for lock_all's shared locks to be granted");
     else if (s.lock_waiting >= 0)
-        PUT("; waiting for a%s lock on rank %d to be granted",
+        put(&t, "; waiting for a%s lock on rank %d to be granted",
             s.lock_waiting_exclusive ? "n exclusive" : " shared", s.lock_waiting);
-    if (s.exposure == RMALAB_EXPOSURE_POST) {
-        rmalab__ranks_text(g, sizeof g, s.exposure_ranks, s.n_exposure);
-        PUT("; exposure epoch to %s", g);
-        if (s.exposure_nocheck)
-            PUT(" (%s() was nocheck)", exp_by->name);
-        if (matching && s.n_exposure && s.arrived[0] >= 0) {
-            int miss[RMALAB_STATE_MAX_RANKS] = {0}, n = 0, k = 0;
-            for (int i = 0; i < s.n_exposure && i < RMALAB_STATE_MAX_RANKS; i++)
-                if (!s.arrived[i])
-                    miss[k++] = s.exposure_ranks[i];
-                else
-                    n++;
-            char m[512];
-            rmalab__ranks_text(m, sizeof m, miss, k);
-            PUT(": waits for %s() from %s: %d of %d arrived",
-                rmalab__sync_kinds[exp_by->opens->ended_by].partner, k ? m : g, n, s.n_exposure);
-        }
-    }
-#undef PUT
+    if (s.exposure == RMALAB_EXPOSURE_POST)
+        describe_exposure(&t, &s, matching);
 }

@@ -1,9 +1,9 @@
 /* The passive-target calls: lock, unlock, lock_all, unlock_all and the
  * flushes, checked against the epoch state (sync.c) before MPI sees them.
  * Each ends the state's change under the window's lock and reports one
- * event (sync-event.h). The lock and flush calls wait in MPICH: MPI has no
+ * event (observe.h). The lock and flush calls wait in MPICH: MPI has no
  * nonblocking lock or flush. */
-#include "sync-event.h"
+#include "observe.h"
 
 /* ------------------------------------------------------------------------ */
 /* Passive target                                                           */

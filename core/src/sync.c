@@ -11,7 +11,7 @@
  * State changes happen under the window's lock (a spin lock), and the MPI call itself
  * runs outside it with `blocked_in` set, so another thread can always take a
  * snapshot, also while this one is blocked in MPI. */
-#include "sync-event.h"
+#include "observe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

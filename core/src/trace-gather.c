@@ -12,7 +12,7 @@
  *                              wait or test (o, k).
  * The packed form is only ever read by the process that wrote it or its
  * peers on the same build: MPI_BYTE, no conversion. */
-#include "win-private.h"
+#include "trace-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * per group member. Calls below trace-gather.c run on the window's owning
  * thread only, so the ring needs no lock; the list of records is under a
  * mutex, taken when a record is opened, retired or gathered. */
-#include "win-private.h"
+#include "trace-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

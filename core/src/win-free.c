@@ -1,7 +1,7 @@
 /* Windows: destruction, collective (rmalab_win_free), or local for a
  * process on its way out (rmalab_win_abandon); and the release that a
  * creation which failed shares with them (win.c). */
-#include "win-private.h"
+#include "trace-private.h"
 
 #include <stdio.h>
 

@@ -2,8 +2,8 @@
  * window (rmalab_win_read, rmalab_win_write), and the loads and stores that
  * views make in place, reported to the recorder and the race checker
  * (rmalab_win_direct). Calls layout.c and sync.c's epoch facts; each is an
- * event of sync-event.h. */
-#include "sync-event.h"
+ * event of observe.h. */
+#include "observe.h"
 
 #include <string.h>
 

@@ -13,6 +13,10 @@
  *                    every file below reads a kind from its row
  *   block.c          blocking calls: what the process is blocked in, its
  *                    last failure, waiting without spinning (rmalab/block.h)
+ *   clock.h          the process's vector clock: its inline readers
+ *   clock.c          the clock, and its wire form, which collectives,
+ *                    messages and the race checker carry; the jitter
+ *                    before synchronising calls (clock.h)
  *   win-private.h    the window, and its primitives (inline below)
  *   info.c info-typed.c info-mpi.c  info objects; typed values
  *   hints.c hints-value.c hints-validate.c hints-report.c  the hint
@@ -24,31 +28,34 @@
  *                    overlaps with it; properties
  *   results.c        data-returning operations' results and the staging
  *                    arena of origin data
+ *   coll.c xchg.c msg.c p2p.c  collectives (rmalab_barrier among them) and
+ *                    messages on communicators (rmalab/coll.h), with the
+ *                    process's clock (clock.h); msg.c: messages on the wire
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
- *   races.c          the race checker's model: the process's vector clock,
- *                    access records, the race rule, reports and the
- *                    process's list of races (docs/races.md)
+ *                    (trace-private.h: its record and calls)
+ *   races-private.h  the checker's records: a record's size, a list's i-th
+ *                    (inline; the checker's files alone include it)
+ *   races.c          the race checker's model: access records and their
+ *                    lists, the race rule, call sites (docs/races.md)
+ *   races-report.c   the checker's reports: a race in words, the
+ *                    process's list of races, raising or warning, a
+ *                    communicator's races (their total and texts)
  *   races-log.c      the race checker's log of a window's memory: what a
  *                    new record supersedes, what no later access can race
- *                    with any more and leaves (docs/races.md)
+ *                    with any more and leaves; checks against it and
+ *                    within a batch (docs/races.md)
  *   races-wire.c     the race checker's messages between ranks: records
  *                    and clocks sent, received and checked; the exchange
- *                    of fence and free (races-private.h: the checker's
- *                    records and calls, which only its files include)
+ *                    of fence and free
  *   races-sync.c     the race checker at each call: what every
- *                    synchronisation carries, the checks and their
- *                    reporting; the one entry point through which every
- *                    call reaches the recorder and the checker
- *                    (rmalab__sync_*, _op_*)
- *   races-comm.c     rmalab_barrier, which carries the checker's clocks,
- *                    and the clock as collectives and messages carry it;
- *                    the races of a communicator's processes
- *   coll.c xchg.c msg.c p2p.c  collectives and messages on
- *                    communicators, with the race checker's clocks
- *                    (rmalab/coll.h); msg.c: messages on the wire
- *   sync-event.h     the inline front of that entry point: a NULL test or
- *                    two when the window neither records nor is checked
+ *                    synchronisation carries, the records of operations
+ *                    and local accesses, the checks; its life with a window
+ *   observe.c        the event layer: the one entry point through which
+ *                    every call reaches the recorder and the race checker,
+ *                    as two equals (rmalab__sync_*, _op_*)
+ *   observe.h        its inline fronts: a NULL test or two when the window
+ *                    neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
@@ -184,7 +191,7 @@ struct rmalab__layout {
 /* Owner sync.c, under the window's lock; state.c reads it under the lock,
  * win-free.c reads it to refuse freeing inside an epoch, rma.c for the window
  * an operation goes through. The race checker gets what it needs in the
- * events of sync-event.h. */
+ * events of observe.h. */
 struct rmalab__epoch {
     rmalab_access access;
     rmalab_exposure exposure;
@@ -217,30 +224,8 @@ struct rmalab__results {
     int nstaged;                 /* targets with staged[] set */
 };
 
-/* Owner trace.c: an event of a record (trace.c has the design). */
-typedef struct {
-    int64_t t0, t1;             /* ns, this rank's CLOCK_MONOTONIC */
-    int64_t disp, bytes;
-    int32_t peer, count, calls;
-    uint32_t seq;               /* members and arrivals: the epoch index */
-    uint8_t kind, flag;
-} rmalab__tev;
-
-/* Owner trace.c; trace-gather.c reads it under rmalab__trace_lock. */
-typedef struct rmalab__trace {
-    struct rmalab__trace *next; /* the process's records, oldest first */
-    rmalab_win *win;            /* NULL once the window is freed */
-    char key[32], name[128], engine[8];
-    int rank, size;
-    int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
-    uint32_t *access_seq, *expose_seq; /* per peer: epochs opened so far */
-    uint32_t *seen_post, *seen_complete; /* per peer: the epoch of the last arrival */
-    double offset, uncert;      /* to the window's rank 0 clock, seconds */
-    rmalab__tev *ring;
-    uint32_t cap, head, count;
-    uint64_t recorded, dropped;
-    bool paused;
-} rmalab__trace;
+/* Owner trace.c: a window's record (trace-private.h). */
+typedef struct rmalab__trace rmalab__trace;
 
 struct rmalab_win {
     /* Set in creation (win.c), read by all. */
@@ -482,73 +467,33 @@ uint64_t rmalab__ticket(rmalab_win *w);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 
-/* trace.c: recording. Each call costs a NULL test when the window does
- * not record. */
-int64_t rmalab__trace_clock(void);
-/* When a call starts: its time if the window records, else 0. */
-int64_t rmalab__trace_t0(const rmalab_win *w);
-/* A synchronisation call that succeeded: `peer` for kinds that name one,
- * else -1; `group` for kinds that name a group (rmalab/sync.h). */
-void rmalab__trace_call(rmalab_win *w, int kind, int64_t t0, int peer, const int *group, int n,
-                        int flag);
-/* `seq`: the race checker's number of the access, or 0. */
-void rmalab__trace_op(rmalab_win *w, int kind, int64_t t0, int target, MPI_Aint disp,
-                      rmalab_type type, int count, uint32_t seq);
-void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, int64_t hi,
-                        const int issuer[2], const uint32_t id[2]);
-/* An operation or a local access (win:read, win:write)? */
-bool rmalab__trace_is_access(int kind);
-/* The rma engine saw a peer's post or complete arrive. */
-void rmalab__trace_arrival(rmalab_win *w, int kind, int peer);
-/* Collective over the window: start recording if any rank wants to (its
- * hints, RMALAB_TRACE, rmalab_trace_default) or `force`; aligns clocks. */
-int rmalab__trace_open(rmalab_win *w, bool force);
-/* Local: the window is being freed; its record stays in the list. */
-void rmalab__trace_retire(rmalab_win *w);
-/* Collective: this rank's offset to rank 0's clock, and its uncertainty. */
-int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert);
-extern pthread_mutex_t rmalab__trace_lock;
-extern rmalab__trace *rmalab__traces;
+/* trace.c: trace-private.h. races.c, races-wire.c: races-private.h. */
 
-/* races.c, races-wire.c: races-private.h. */
-
-/* races-sync.c: the entry point of every call that the recorder and the
- * checker see; sync-event.h has its inline front, which sync.c and rma.c
- * call. */
+/* The events of observe.h, which sync.c fills. */
 typedef struct rmalab__sync_event rmalab__sync_event;
 typedef struct rmalab__op_event rmalab__op_event;
-void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
-int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
-int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
-void rmalab__op_begin_(rmalab_win *w);
-int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
-/* win:read / win:write, after the access. */
-int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
-/* A direct load or store of ev->target's memory (rmalab_win_direct). */
-int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev);
+
+/* races-sync.c: the race checker's part of each call, which observe.c
+ * calls when the window is checked (w->races), and its life with a window. */
+/* What a synchronisation hands on ahead of its MPI call (post's clock,
+ * complete's records), and what it releases and acquires once it ended. */
+int rmalab__races_ahead(rmalab_win *w, const rmalab__sync_event *ev);
+int rmalab__races_sync(rmalab_win *w, const rmalab__sync_event *ev);
+/* The record of an operation issued; *id: its number. */
+int rmalab__races_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
+/* A local access (win:read, win:write): its record (*id its number), then
+ * its check against the log and the report of what races. */
+int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
+int rmalab__races_local_check(rmalab_win *w, const rmalab__op_event *ev);
+/* A direct load or store of another rank's memory: its record, sent to
+ * that rank; *id its number. */
+int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */
 int rmalab__races_close(rmalab_win *w);
 /* Release the checker's state (no MPI but freeing its communicator). */
 void rmalab__races_free(rmalab_win *w);
-
-/* races-comm.c */
-/* The race checker's clock on the wire: W int64, W the world's size. */
-size_t rmalab__clock_wire(void);
-/* This rank's clock, released (ticked) into S (rmalab__clock_wire bytes),
- * if it has one: true; false, S untouched, if not. */
-bool rmalab__clock_out(int64_t *S);
-/* A clock that came with a message or a collective: acquired. */
-int rmalab__clock_in(const void *S);
-/* The clocks of every member of mc, in the shape of a reduction of `kind`
- * (rmalab/coll.h: all, to root, scan, exscan), with MAX: each member that
- * the reduction gives a result acquires it. Collective; every member must
- * have made its clock (rmalab__clock_ready) or fail alike. */
-int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
-                         const char *what);
-/* races.c: whether this process has made its clock. */
-bool rmalab__clock_exists(void);
 
 /* state.c */
 /* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */
@@ -569,7 +514,7 @@ int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
 /* Request-based operations (rput...) are allowed in a passive-target epoch
  * alone: ERR_RMA_SYNC naming the rule otherwise. */
 int rmalab__check_passive(rmalab_win *w, const char *what, int target);
-/* What the epoch state says of the access ev (sync-event.h), for the race
+/* What the epoch state says of the access ev (observe.h), for the race
  * checker: a checked window's only way to the state. */
 void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev);
 /* The state machine's steps that the passive-target calls share. Only the

@@ -14,7 +14,7 @@
  * them wrong does, through rmalab_win_take_part), so the creation fails on
  * every rank instead of leaving the others blocked. Only a rank with no
  * communicator to take part in (a freed one) stays out. */
-#include "win-private.h"
+#include "trace-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
-/* Private to the core: the inline front of the entry point at the end of
- * races-sync.c, through which every call on a window reaches the recorder
- * and the race checker. A level of its own after races-sync.c
- * (win-private.h): sync.c and rma.c include it.
+/* Private to the core: the event layer, through which every call on a
+ * window reaches the recorder (trace.c) and the race checker (races-*.c),
+ * as two equals. The inline fronts below cost a NULL test or two when the
+ * window neither records nor is checked; observe.c has the bodies. This
+ * header is a level of its own after observe.c (win-private.h): sync.c,
+ * sync-passive.c, rma.c, win-local.c and request.c include it.
  *
  * A synchronisation call reports one event, described by its row of
  * rmalab__sync_kinds: begun before its checks, ahead of its MPI call for
@@ -10,10 +12,21 @@
  * costs a NULL test or two when the window neither records nor is checked.
  * A call that finds a race returns RMALAB_ERR_RMA_CONFLICT (mode races)
  * after the call's own work. */
-#ifndef RMALAB_SYNC_EVENT_H
-#define RMALAB_SYNC_EVENT_H
+#ifndef RMALAB_OBSERVE_H
+#define RMALAB_OBSERVE_H
 
-#include "win-private.h"
+#include "trace-private.h"
+
+/* observe.c: the bodies of the fronts below. */
+void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
+int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
+int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
+void rmalab__op_begin_(rmalab_win *w);
+int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
+/* win:read / win:write, after the access. */
+int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
+/* A direct load or store of ev->target's memory (rmalab_win_direct). */
+int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev);
 
 struct rmalab__sync_event {
     const rmalab_sync_kind *k;

@@ -1,0 +1,123 @@
+/* The process's vector clock (docs/races.md): made once, ticked at each
+ * release, joined at each acquire; its wire form, which collectives and
+ * messages carry (coll.c, xchg.c, msg.c) and the race checker sends
+ * (races-*.c); and the jitter that rmalab_races_jitter asks for before
+ * each synchronising call. clock.h has the design. */
+#include "clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct rmalab__clock rmalab__clk;
+
+int rmalab__clock_ready(void)
+{
+    if (rmalab__clk.vc)
+        return RMALAB_OK;
+    MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clk.W);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clk.me);
+    rmalab__clk.vc = rmalab__calloc((size_t)rmalab__clk.W, sizeof *rmalab__clk.vc);
+    if (!rmalab__clk.vc)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
+    rmalab__clk.vc[rmalab__clk.me] = 1;
+    return RMALAB_OK;
+}
+
+void rmalab__clock_release(int64_t *S)
+{
+    rmalab__clk.vc[rmalab__clk.me]++;
+    memcpy(S, rmalab__clk.vc, rmalab__clock_bytes());
+}
+
+void rmalab__clock_acquire(const int64_t *V)
+{
+    for (int i = 0; i < rmalab__clk.W; i++)
+        if (V[i] > rmalab__clk.vc[i])
+            rmalab__clk.vc[i] = V[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* The clock on the wire                                                    */
+
+size_t rmalab__clock_wire(void)
+{
+    static int W;
+    if (!W)
+        MPI_Comm_size(MPI_COMM_WORLD, &W);
+    return (size_t)W * sizeof(int64_t);
+}
+
+bool rmalab__clock_out(int64_t *S)
+{
+    if (!rmalab__clock_exists())
+        return false;
+    rmalab__clock_release(S);
+    return true;
+}
+
+int rmalab__clock_in(const void *S)
+{
+    int rc = rmalab__clock_ready();
+    if (rc)
+        return rc;
+    int64_t *V = rmalab__malloc(rmalab__clock_wire());
+    if (!V)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    memcpy(V, S, rmalab__clock_wire()); /* S may be unaligned */
+    rmalab__clock_acquire(V);
+    rmalab__free(V);
+    return RMALAB_OK;
+}
+
+int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
+                         const char *what)
+{
+    int rc = rmalab__clock_ready(), W = (int)(rmalab__clock_wire() / 8), e;
+    int64_t *S = rc ? NULL : rmalab__malloc(2 * rmalab__clock_wire());
+    if (!rc && !S)
+        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if ((rc = rmalab__agree(mc, rc, "carrying the race checker's clocks"))) {
+        rmalab__free(S);
+        return rc;
+    }
+    rmalab__clock_release(S);
+    bool in = true;
+    if (kind == RMALAB_REDUCE_ALL)
+        e = MPI_Allreduce(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
+    else if (kind == RMALAB_REDUCE_ROOT)
+        e = MPI_Reduce((in = rank == root) ? MPI_IN_PLACE : S, S, W, MPI_INT64_T,
+                       MPI_MAX, root, mc);
+    else if (kind == RMALAB_REDUCE_SCAN)
+        e = MPI_Scan(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
+    else
+        e = MPI_Exscan(S, S + W, W, MPI_INT64_T, MPI_MAX, mc), in = rank > 0;
+    if (e == MPI_SUCCESS && in)
+        rmalab__clock_acquire(kind == RMALAB_REDUCE_EXSCAN ? S + W : S);
+    rmalab__free(S);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, what);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Jitter                                                                   */
+
+static double jitter_max;
+static uint64_t jitter_state;
+
+void rmalab_races_jitter(double max_seconds, uint64_t seed)
+{
+    jitter_max = max_seconds > 0 && max_seconds < 10 ? max_seconds : 0;
+    jitter_state = seed * 0x9E3779B97F4A7C15ull + 1;
+}
+
+void rmalab__clock_jitter(void)
+{
+    if (jitter_max <= 0)
+        return;
+    jitter_state ^= jitter_state << 13; /* xorshift64 */
+    jitter_state ^= jitter_state >> 7;
+    jitter_state ^= jitter_state << 17;
+    double s = jitter_max * (double)(jitter_state >> 11) / (double)(1ull << 53);
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
