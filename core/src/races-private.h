@@ -1,7 +1,7 @@
 /* Private to the core: the race checker's records and its state of a
  * window, and the calls between its files (docs/races.md). Only the race
- * checker's files include it (races.c, races-report.c, races-log.c,
- * races-wire.c, races-sync.c); every other file sees a window's `races` as
+ * checker's files include it (races-report.c, races.c, races-wire.c,
+ * races-sync.c); every other file sees a window's `races` as
  * a pointer, NULL when the window is not checked. Never installed. */
 #ifndef RMALAB_RACES_PRIVATE_H
 #define RMALAB_RACES_PRIVATE_H
@@ -41,19 +41,15 @@ struct rmalab__rlist {
     int n, cap;
 };
 
-/* The bytes of a record, its clock included, and the i-th of a list: inline,
- * as every loop over records asks for them. */
+/* The bytes of a record, its clock included: a list's records lie this far
+ * apart, from its first at l->p (races.c walks them), as they do in a
+ * message (races-wire.c). */
 static inline size_t rmalab__racc_size(void)
 {
     return sizeof(rmalab__racc) + rmalab__clock_bytes();
 }
 
-static inline rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i)
-{
-    return (rmalab__racc *)(l->p + (size_t)i * rmalab__racc_size());
-}
-
-/* Owner races-log.c: a log of accesses to this rank's memory, and its index
+/* Owner races.c: a log of accesses to this rank's memory, and its index
  * of each access's latest record (by everything but its clocks). */
 struct rmalab__rlog {
     struct rmalab__rlist l;
@@ -70,7 +66,7 @@ struct rmalab__races {
     bool acc_ordered;             /* accumulate_ordering is not none */
     unsigned found_now;           /* races found by the call that runs */
     char now_text[1600];          /* the first of them */
-    /* Owner races-log.c. */
+    /* Owner races.c, the log. */
     struct rmalab__rlog log;      /* accesses to this rank's memory, live */
     struct rmalab__rlog past;     /* those ordered before this rank's clock */
     int log_cap;                  /* each list's */
@@ -87,29 +83,13 @@ struct rmalab__races {
     void **reqbuf;
     int nreq, capreq;
     bool exposing;                /* post made, wait not yet: a batch may overtake
-                                     an epoch's records (races-log.c) */
+                                     an epoch's records (races.c, the log) */
 };
 
-/* races.c: the model (docs/races.md). One thread per process calls it. */
+/* races-report.c: the reports and the process's list of races; the call
+ * sites they name. */
 /* The call's site (rmalab_check_site), or `fallback`; clears it. */
 void rmalab__races_site(char *buf, size_t size, const char *fallback);
-/* Room for one more record at the end (NULL: out of memory). */
-rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
-void rmalab__rlist_free(struct rmalab__rlist *l);
-/* A record of an access by this rank, issued now, appended to `l` or merged
- * into its last record (an adjacent access of the same kind from the same
- * site in the same interval); *id: the record's number. */
-int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
-/* Join the list's last record, just pushed, to the one before it when they
- * are one access (adjacent bytes, same site and interval); returns the
- * record that holds it. */
-rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l);
-/* The rule (docs/races.md): do a and b race. */
-bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
-/* The window's state of races.c. */
-int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
-
-/* races-report.c: the reports and the process's list of races. */
 /* Report the race of a and b (`at`: the call that found it; NULL: b). */
 void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
                           const char *at);
@@ -123,8 +103,33 @@ int rmalab__races_finish(rmalab_win *w, const char *call, int rc);
  * this rank's release clock and gets the join; NULL: no clock. */
 int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call);
 
-/* races-log.c: the log of a window's memory and the checks against it; what a new record supersedes,
- * and what no later access can race with (docs/races.md, "Cost and memory"). */
+/* races.c: the model (docs/races.md): records, their lists, the race rule,
+ * and the log of a window's memory with the checks against it. One thread
+ * per process calls it. */
+/* Room for one more record at the end (NULL: out of memory). */
+rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
+void rmalab__rlist_free(struct rmalab__rlist *l);
+/* Every record of `l` completed at `c`, this rank's clock entry at the
+ * release that completes them. */
+void rmalab__rlist_complete(struct rmalab__rlist *l, int64_t c);
+/* Every record of `l` issued after clock P too: their clocks join it. */
+void rmalab__rlist_join(struct rmalab__rlist *l, const int64_t *P);
+/* A record of an access by this rank, issued now, appended to `l` or merged
+ * into its last record (an adjacent access of the same kind from the same
+ * site in the same interval); *id: the record's number. */
+int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
+/* Join the list's last record, just pushed, to the one before it when they
+ * are one access (adjacent bytes, same site and interval); returns the
+ * record that holds it. */
+rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l);
+/* The rule (docs/races.md): do a and b race. */
+bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
+/* The window's state of races.c. */
+int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
+
+/* The log of a window's memory and the checks against it; what a new record
+ * supersedes, and what no later access can race with (docs/races.md, "Cost
+ * and memory"). */
 /* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
  * each against those before it), report what races, and add them to the log.
  * `at` names the call, for reports (NULL: the new access itself). Returns

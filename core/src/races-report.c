@@ -10,6 +10,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ------------------------------------------------------------------------ */
+/* Call sites                                                               */
+
+static _Thread_local char site_now[48];
+
+/* Both run on every access of a checked window: plain copies. */
+static void copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+void rmalab_check_site(const char *site)
+{
+    copy(site_now, sizeof site_now, site ? site : "");
+}
+
+void rmalab__races_site(char *buf, size_t size, const char *fallback)
+{
+    copy(buf, size, site_now[0] ? site_now : fallback);
+    site_now[0] = 0;
+}
+
 static struct {
     rmalab_race *list;
     int n, cap;

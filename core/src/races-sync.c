@@ -1,6 +1,7 @@
 /* The race checker at each call (docs/races.md): what every
  * synchronisation carries, how records reach the rank whose memory they
- * touch, and where races are checked and reported. races.c holds the model.
+ * touch, and where races are checked and reported. races.c holds the
+ * model and the log.
  *
  * An origin keeps the records of its operations to each target until the
  * call that completes them, then ships them to the target as one message
@@ -91,6 +92,12 @@ static int point_record(rmalab_win *w, const rmalab__op_event *ev, const char *c
 }
 
 /* The one record of the local access that rmalab__races_local made last. */
+/* A list's records, as the checks take them. */
+static const rmalab__racc *first(const struct rmalab__rlist *l)
+{
+    return (const rmalab__racc *)l->p;
+}
+
 static struct rmalab__rlist one_local;
 
 int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
@@ -101,7 +108,7 @@ int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 
 int rmalab__races_local_check(rmalab_win *w, const rmalab__op_event *ev)
 {
-    rmalab__races_check(w, rmalab__rlist_at(&one_local, 0), 1, 0, NULL);
+    rmalab__races_check(w, first(&one_local), 1, 0, NULL);
     return rmalab__races_finish(w, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
                                 RMALAB_OK);
 }
@@ -126,9 +133,7 @@ int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id
 /* Records to `t` are complete: the issuer's release S completed them. */
 static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_t *S)
 {
-    int64_t c = S[w->lay.world_ranks[w->rank]];
-    for (int i = 0; i < l->n; i++)
-        rmalab__rlist_at(l, i)->c = c;
+    rmalab__rlist_complete(l, S[w->lay.world_ranks[w->rank]]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -164,14 +169,7 @@ static int join_post(rmalab_win *w, int t)
     int rc = rmalab__races_recv(w, t, RMALAB__TAG_POST, &buf);
     if (rc)
         return rc;
-    const int64_t *P = rmalab__races_msg_clock(buf);
-    struct rmalab__rlist *l = &w->races->out[t];
-    int W = rmalab__clock_size();
-    for (int i = 0; i < l->n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(l, i);
-        for (int k = 0; k < W; k++)
-            r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
-    }
+    rmalab__rlist_join(&w->races->out[t], rmalab__races_msg_clock(buf));
     rmalab__free(buf);
     return RMALAB_OK;
 }
@@ -222,9 +220,9 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
     completed(w, l, S);
     int rc = RMALAB_OK;
     if (t == w->rank) {
-        rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, RMALAB__CK_PASSIVE, at);
+        rmalab__races_check(w, first(l), l->n, RMALAB__CK_PASSIVE, at);
     } else {
-        rmalab__races_within(w, rmalab__rlist_at(l, 0), l->n, at);
+        rmalab__races_within(w, first(l), l->n, at);
         if (!(rc = rmalab__races_send(w, t, RMALAB__TAG_PASSIVE, S, l)))
             R->sent[t]++;
     }
@@ -263,7 +261,7 @@ static int fenced(rmalab_win *w)
         sent[t] = t != w->rank && l->n;
         completed(w, l, S);
         if (t == w->rank)
-            rmalab__races_check(w, rmalab__rlist_at(l, 0), l->n, 0, at);
+            rmalab__races_check(w, first(l), l->n, 0, at);
         else if (l->n && !rc)
             rc = rmalab__races_send(w, t, RMALAB__TAG_FENCE, S, l);
         l->n = 0;

@@ -1,7 +1,8 @@
-/* The race checker's model (docs/races.md): access records, their lists
- * and the race rule. The process's clock is clock.c's, the reports
- * races-report.c's. races-sync.c decides when records are made,
- * moved and checked.
+/* The race checker's model (docs/races.md): access records, their lists,
+ * the race rule, and the log of a window's memory that new records are
+ * checked against (below, THE LOG). The process's clock is clock.c's, the
+ * reports races-report.c's; races-wire.c brings other ranks' records and
+ * races-sync.c decides when records are made, moved and checked.
  *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
@@ -16,33 +17,18 @@
 
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Call sites                                                               */
-
-static _Thread_local char site_now[48];
-static uint32_t next_id; /* the last access record's number */
-
-/* Both run on every access of a checked window: plain copies. */
-static void copy(char *dst, size_t size, const char *src)
-{
-    size_t n = strnlen(src, size - 1);
-    memcpy(dst, src, n);
-    dst[n] = 0;
-}
-
-void rmalab_check_site(const char *site)
-{
-    copy(site_now, sizeof site_now, site ? site : "");
-}
-
-void rmalab__races_site(char *buf, size_t size, const char *fallback)
-{
-    copy(buf, size, site_now[0] ? site_now : fallback);
-    site_now[0] = 0;
-}
+#include <rmalab/debug.h>
 
 /* ------------------------------------------------------------------------ */
 /* Records and lists                                                        */
+
+static uint32_t next_id; /* the last access record's number */
+
+/* The i-th record of a list: every loop over records asks for it. */
+static inline rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i)
+{
+    return (rmalab__racc *)(l->p + (size_t)i * rmalab__racc_size());
+}
 
 rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l)
 {
@@ -66,6 +52,22 @@ void rmalab__rlist_free(struct rmalab__rlist *l)
 /* Can `r` join `last`: the same access from the same site in the same
  * interval, bytes adjacent (local accesses: or overlapping; they are
  * ordered among themselves, but two remote ones that overlap race). */
+void rmalab__rlist_complete(struct rmalab__rlist *l, int64_t c)
+{
+    for (int i = 0; i < l->n; i++)
+        rmalab__rlist_at(l, i)->c = c;
+}
+
+void rmalab__rlist_join(struct rmalab__rlist *l, const int64_t *P)
+{
+    int W = rmalab__clock_size();
+    for (int i = 0; i < l->n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(l, i);
+        for (int k = 0; k < W; k++)
+            r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
+    }
+}
+
 static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
 {
     if (last->dead || last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
@@ -161,4 +163,375 @@ int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
     return rmalab__clock_ready();
+}
+
+/* THE LOG of a window's memory (docs/races.md, "Cost and memory"): the
+ * records of accesses to this rank's memory that later ones are compared
+ * with, kept small however long a window lives. The rule is above;
+ * races-wire.c and races-sync.c bring the records.
+ *
+ * Two things take records out of the log without changing a verdict:
+ *   supersede  a record R2 of the same access as R1 (the same issuer, bytes,
+ *              kind, op, type, lock, epoch and site) takes R1's place when
+ *              every access still to be checked here that races R1 races
+ *              R2 too (`supersedes`): a counter or a mailbox under locks
+ *              keeps one record per access, however many epochs it runs;
+ *   sweep      a record that every access still to be checked here happens
+ *              after is dropped: each rank's last batch to this rank said
+ *              that its clock had passed the record's completion.
+ * An index of each access's latest record makes the first a lookup. Both
+ * rely on one origin's batches arriving in the order it completed them (one
+ * tag: MPI does not let them overtake). A PSCW epoch's records (tag DONE)
+ * may arrive after a later passive batch of their origin, so nothing is
+ * superseded or swept while this rank exposes its window. */
+
+/* ------------------------------------------------------------------------ */
+/* The index: each access's latest record                                   */
+
+static bool same_access(const rmalab__racc *a, const rmalab__racc *b)
+{
+    return a->lo == b->lo && a->hi == b->hi && a->issuer == b->issuer &&
+           a->target == b->target && a->count == b->count && a->kind == b->kind &&
+           a->call == b->call && a->op == b->op && a->type == b->type && a->lock == b->lock &&
+           a->local == b->local && a->during == b->during && strcmp(a->site, b->site) == 0;
+}
+
+static uint32_t access_hash(const rmalab__racc *r)
+{
+    uint64_t v[] = {(uint64_t)r->lo, (uint64_t)r->hi, (uint64_t)r->issuer, r->count,
+                    (uint64_t)r->kind | (uint64_t)r->call << 8 | (uint64_t)r->op << 16 |
+                        (uint64_t)r->type << 24 | (uint64_t)r->lock << 32 |
+                        (uint64_t)r->local << 40 | (uint64_t)r->during << 48};
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    for (const char *s = r->site; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (uint32_t)(h ^ h >> 32);
+}
+
+/* The slot of r's access: its latest record's, or the empty one it takes. */
+static struct rmalab__rslot *slot_of(const struct rmalab__rlog *g, const rmalab__racc *r,
+                                     uint32_t h)
+{
+    unsigned mask = (unsigned)g->nslot - 1;
+    for (unsigned i = h & mask;; i = (i + 1) & mask) {
+        struct rmalab__rslot *s = &g->slot[i];
+        if (s->at < 0 || (s->hash == h && same_access(rmalab__rlist_at(&g->l, s->at), r)))
+            return s;
+    }
+}
+
+/* The slot of record i's access now points to it. */
+static void index_put(struct rmalab__rlog *g, int i, uint32_t h)
+{
+    struct rmalab__rslot *s = slot_of(g, rmalab__rlist_at(&g->l, i), h);
+    g->used += s->at < 0;
+    *s = (struct rmalab__rslot){h, i};
+}
+
+/* The index anew, four slots a record (without one, nothing is superseded). */
+static void reindex(struct rmalab__rlog *g)
+{
+    int want = 64;
+    while (want < 4 * g->l.n && want < (1 << 28))
+        want *= 2;
+    if (want != g->nslot) {
+        rmalab__free(g->slot);
+        g->slot = rmalab__malloc((size_t)want * sizeof *g->slot);
+        g->nslot = g->slot ? want : 0;
+    }
+    g->used = 0;
+    for (int i = 0; i < g->nslot; i++)
+        g->slot[i].at = -1;
+    for (int i = 0; g->nslot && i < g->l.n; i++)
+        if (!rmalab__rlist_at(&g->l, i)->dead)
+            index_put(g, i, access_hash(rmalab__rlist_at(&g->l, i)));
+}
+
+/* Superseded and dropped records leave; the index follows. */
+static void compact(struct rmalab__rlog *g)
+{
+    size_t sz = rmalab__racc_size();
+    int k = 0;
+    for (int i = 0; i < g->l.n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(&g->l, i);
+        if (r->dead)
+            continue;
+        if (k != i)
+            memcpy(rmalab__rlist_at(&g->l, k), r, sz);
+        k++;
+    }
+    g->l.n = k;
+    g->dead = 0;
+    reindex(g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What leaves the log                                                      */
+
+/* Can r2, a record of the same access as r1 that reached the log after it,
+ * take its place? Every access x checked here from now on that races r1
+ * must race r2 (docs/races.md has the argument):
+ *  - r1 happens before r2 (r1.c <= r2.vc[A]; local: made first), so an x
+ *    that r2 happens before, r1 happens before, and r1.c <= r2.c;
+ *  - for each other rank B, r2 knows of B what r1 knew, or every access of
+ *    B still to come here completes after what r2 knows of B (`seen`, and
+ *    this rank's own clock), so an x before r2 is before r1.
+ * The issuer A's own x race r1 only in r1's batch, which was checked. */
+static bool supersedes(const rmalab_win *w, const rmalab__racc *r1, const rmalab__racc *r2)
+{
+    const int *world = w->lay.world_ranks;
+    if (r1->local ? r1->id >= r2->id : r1->c > r2->vc[world[r1->issuer]])
+        return false;
+    const int64_t *now = rmalab__clock_now();
+    int W = rmalab__clock_size();
+    for (int b = 0; b < w->size; b++) {
+        int64_t k = r2->vc[world[b]];
+        if (b == r1->issuer || k == r1->vc[world[b]])
+            continue;
+        int64_t done = b == w->rank ? now[world[b]] : w->races->seen[(size_t)b * W + world[b]];
+        if (k > done)
+            return false;
+    }
+    return true;
+}
+
+/* The least that every access still to come here knows of each window
+ * rank's clock: each rank's last batch, and this rank's clock, or its
+ * oldest access to itself that it has not completed. */
+static void frontier(const rmalab_win *w, int64_t *front)
+{
+    const struct rmalab__races *R = w->races;
+    const struct rmalab__rlist *own = &R->out[w->rank];
+    const int64_t *mine = own->n ? rmalab__rlist_at(own, 0)->vc : rmalab__clock_now();
+    int W = rmalab__clock_size();
+    for (int a = 0; a < w->size; a++) {
+        int wa = w->lay.world_ranks[a];
+        front[a] = mine[wa];
+        for (int b = 0; b < w->size; b++)
+            if (b != w->rank && R->seen[(size_t)b * W + wa] < front[a])
+                front[a] = R->seen[(size_t)b * W + wa];
+    }
+}
+
+static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
+{
+    for (int i = 0; i < g->l.n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(&g->l, i);
+        if (!r->dead && r->c <= front[r->issuer]) {
+            r->dead = 1;
+            g->dead++;
+        }
+    }
+    compact(g);
+}
+
+/* Every record that each access still to come happens after is dropped;
+ * run when the logs have doubled since the last sweep. */
+static void sweep(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    int64_t *front = rmalab__malloc((size_t)w->size * sizeof *front);
+    if (front && !R->exposing) {
+        frontier(w, front);
+        drop_passed(&R->log, front);
+        drop_passed(&R->past, front);
+    }
+    rmalab__free(front);
+    int live = R->log.l.n + R->past.l.n;
+    R->sweep_at = live < 512 ? 1024 : 2 * live;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keeping records                                                          */
+
+static void warn_incomplete(const rmalab_win *w, const char *what)
+{
+    rmalab__warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
+                 "fence cleared it), and races with the oldest accesses may be missed",
+                 w->name[0] ? w->name : "(unnamed)", w->rank, what);
+}
+
+/* A log at its cap drops its oldest record, once superseded ones are gone. */
+static bool make_room(struct rmalab__rlog *g, int cap)
+{
+    if (g->l.n < cap)
+        return false;
+    if (g->dead)
+        compact(g);
+    if (g->l.n < cap)
+        return false;
+    size_t sz = rmalab__racc_size();
+    memmove(g->l.p, g->l.p + sz, (size_t)(g->l.n - 1) * sz);
+    g->l.n--;
+    reindex(g);
+    return true;
+}
+
+/* Add r to g (`merge`: it may join the record before it, as a local access
+ * repeated in one interval does); it supersedes the latest record of its
+ * access if it can. Returns whether the log was full. */
+static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, bool merge)
+{
+    bool full = make_room(g, w->races->log_cap);
+    rmalab__racc *slot = rmalab__rlist_push(&g->l);
+    if (!slot)
+        return full;
+    memcpy(slot, r, rmalab__racc_size());
+    slot->dead = 0;
+    /* A record that joined the one before it is left out of the index: the
+     * access it holds changed (a polling loop's reads), and it supersedes
+     * nothing, which is always sound. */
+    if ((merge && rmalab__rlist_merge_last(&g->l) != slot) || !g->nslot)
+        return full;
+    uint32_t h = access_hash(slot);
+    struct rmalab__rslot *s = slot_of(g, slot, h);
+    rmalab__racc *old = s->at >= 0 ? rmalab__rlist_at(&g->l, s->at) : NULL;
+    if (old && old != slot && !old->dead && !w->races->exposing && supersedes(w, old, slot)) {
+        old->dead = 1;
+        g->dead++;
+    }
+    index_put(g, g->l.n - 1, h);
+    if (2 * g->used >= g->nslot || 2 * g->dead > g->l.n + 64)
+        compact(g);
+    return full;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checking                                                                 */
+
+static void compare(rmalab_win *w, const struct rmalab__rlog *g, const rmalab__racc *r,
+                    const char *at)
+{
+    for (int j = 0; j < g->l.n; j++) {
+        const rmalab__racc *x = rmalab__rlist_at(&g->l, j);
+        if (!x->dead && rmalab__races_is_race(w, x, r))
+            rmalab__races_report(w, x, r, at);
+    }
+}
+
+static void keep_in_log(rmalab_win *w, const rmalab__racc *r, bool merge)
+{
+    struct rmalab__races *R = w->races;
+    if (keep(w, &R->log, r, merge) && !R->log_dropped) {
+        warn_incomplete(w, "its log of accesses is full");
+        R->log_dropped = true;
+    }
+    if (R->log.l.n + R->past.l.n >= R->sweep_at)
+        sweep(w);
+}
+
+unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
+                             const char *at)
+{
+    struct rmalab__races *R = w->races;
+    unsigned before = R->found_now;
+    size_t sz = rmalab__racc_size();
+    const unsigned char *p = (const unsigned char *)recs;
+    if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
+        warn_incomplete(w, "its record of accesses already ordered is full");
+        R->past_warned = true;
+    }
+    /* With `intra`, the batch's own pairs were compared by its origin: all
+     * of it is compared with the log before any of it joins. */
+    for (int i = 0; i < n; i++) {
+        const rmalab__racc *r = (const rmalab__racc *)(p + i * sz);
+        compare(w, &R->log, r, at);
+        /* Accesses ordered before this rank's clock are done with, but for
+         * passive-target ones, which no clock of this rank orders. */
+        if (how & RMALAB__CK_PASSIVE)
+            compare(w, &R->past, r, at);
+        if (!(how & RMALAB__CK_INTRA))
+            keep_in_log(w, r, n == 1 && r->local); /* a polling loop: one record */
+    }
+    for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
+        keep_in_log(w, (const rmalab__racc *)(p + i * sz), false);
+    return R->found_now - before;
+}
+
+/* Each record that happens before this rank's clock moves from the log to
+ * `past`. Every later access of this rank, of an origin in a later PSCW
+ * epoch (which takes this rank's post clock) and of a fence epoch is
+ * ordered after it; only passive-target accesses, which no clock of this
+ * rank orders, are still compared with `past`. */
+void rmalab__races_prune(rmalab_win *w)
+{
+    struct rmalab__races *R = w->races;
+    const int64_t *now = rmalab__clock_now();
+    for (int i = 0; i < R->log.l.n; i++) {
+        rmalab__racc *r = rmalab__rlist_at(&R->log.l, i);
+        if (!r->dead && r->c <= now[w->lay.world_ranks[r->issuer]]) {
+            R->past_dropped += keep(w, &R->past, r, false);
+            r->dead = 1;
+            R->log.dead++;
+        }
+    }
+    compact(&R->log);
+}
+
+void rmalab__races_forget(rmalab_win *w, const int64_t *join)
+{
+    struct rmalab__races *R = w->races;
+    R->log.l.n = R->past.l.n = 0;
+    compact(&R->log);
+    compact(&R->past);
+    int W = rmalab__clock_size();
+    for (int b = 0; b < w->size; b++)
+        for (int k = 0; k < W; k++)
+            R->seen[(size_t)b * W + k] = join ? join[k] : 0;
+}
+
+void rmalab__races_seen(rmalab_win *w, int from, const int64_t *clock)
+{
+    int W = rmalab__clock_size();
+    int64_t *s = w->races->seen + (size_t)from * W;
+    for (int k = 0; k < W; k++)
+        s[k] = clock[k] > s[k] ? clock[k] : s[k];
+}
+
+int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R)
+{
+    R->log_cap = 1 << 16;
+    R->sweep_at = 1024;
+    R->seen = rmalab__calloc((size_t)w->size * (size_t)rmalab__clock_size(), sizeof *R->seen);
+    if (!R->seen)
+        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+    reindex(&R->log);
+    reindex(&R->past);
+    return RMALAB_OK;
+}
+
+void rmalab__races_log_free(struct rmalab__races *R)
+{
+    rmalab__rlist_free(&R->log.l);
+    rmalab__rlist_free(&R->past.l);
+    rmalab__free(R->log.slot);
+    rmalab__free(R->past.slot);
+    rmalab__free(R->seen);
+}
+
+int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
+{
+    if (!w)
+        return rmalab__fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
+    const struct rmalab__races *R = w->races;
+    *log = R ? R->log.l.n - R->log.dead : 0;
+    *past = R ? R->past.l.n - R->past.dead : 0;
+    return RMALAB_OK;
+}
+
+unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
+{
+    unsigned before = w->races->found_now;
+    size_t sz = rmalab__racc_size();
+    const unsigned char *p = (const unsigned char *)recs;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
+            const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
+            if (rmalab__races_is_race(w, a, b))
+                rmalab__races_report(w, a, b, at);
+        }
+    return w->races->found_now - before;
 }

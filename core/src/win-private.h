@@ -34,17 +34,17 @@
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
  *                    (trace-private.h: its record and calls)
- *   races-private.h  the checker's records: a record's size, a list's i-th
- *                    (inline; the checker's files alone include it)
- *   races.c          the race checker's model: access records and their
- *                    lists, the race rule, call sites (docs/races.md)
+ *   races-private.h  the checker's records: a record's size (inline; the
+ *                    checker's files alone include it)
  *   races-report.c   the checker's reports: a race in words, the
  *                    process's list of races, raising or warning, a
- *                    communicator's races (their total and texts)
- *   races-log.c      the race checker's log of a window's memory: what a
- *                    new record supersedes, what no later access can race
- *                    with any more and leaves; checks against it and
- *                    within a batch (docs/races.md)
+ *                    communicator's races (their total and texts); the
+ *                    call sites they name
+ *   races.c          the race checker's model: access records and their
+ *                    lists, the race rule, and the log of a window's
+ *                    memory: what a new record supersedes, what no later
+ *                    access can race with any more and leaves; checks
+ *                    against it and within a batch (docs/races.md)
  *   races-wire.c     the race checker's messages between ranks: records
  *                    and clocks sent, received and checked; the exchange
  *                    of fence and free
@@ -467,7 +467,7 @@ uint64_t rmalab__ticket(rmalab_win *w);
 int rmalab__results_alloc(rmalab_win *w);
 void rmalab__results_free(rmalab_win *w);
 
-/* trace.c: trace-private.h. races.c, races-wire.c: races-private.h. */
+/* trace.c: trace-private.h. The checker's files: races-private.h. */
 
 /* The events of observe.h, which sync.c fills. */
 typedef struct rmalab__sync_event rmalab__sync_event;
