@@ -12,6 +12,11 @@
  * with MPI_MAX in the shape of the reduction, when some rank has one.
  * rmalab_barrier is one such reduction of the clocks alone. */
 #include "coll-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "comm-private.h"
+#include "block-private.h"
+#include "types.h"
 
 #include <stdlib.h>
 

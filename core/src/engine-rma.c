@@ -32,6 +32,9 @@
  * progress engine (MPI_Iprobe) as it polls, then backs off. Memory: O(P)
  * per rank. docs/pscw-rma.md has the measures of both. */
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "block-private.h"
 
 #include <sched.h>
 #include <stdio.h>

@@ -18,6 +18,8 @@
  * may arrive after a later passive batch of their origin, so nothing is
  * superseded or swept while this rank exposes its window. */
 #include "races-private.h"
+#include "alloc.h"
+#include "error-private.h"
 
 #include <string.h>
 

@@ -10,6 +10,13 @@
  * read and written in place, is win-local.c's. */
 #include "coll-private.h"
 #include "observe.h"
+#include "error-private.h"
+#include "sync-kinds.h"
+#include "types.h"
+#include "layout.h"
+#include "results.h"
+#include "sync-private.h"
+#include "rma.h"
 
 #include <stdio.h>
 #include <string.h>
