@@ -33,9 +33,6 @@
  * per rank. docs/pscw-rma.md has the measures of both. */
 #include "trace-private.h"
 #include "alloc.h"
-#include "error-private.h"
-#include "block-private.h"
-
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
