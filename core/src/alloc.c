@@ -4,6 +4,7 @@
  * nothing else in it. Two relaxed atomic operations per allocation, a few
  * nanoseconds beside the allocator's own cost. */
 #include "private.h"
+#include "alloc.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -18,6 +18,9 @@
  * other attributes when the window goes. It has no callback and no reference
  * count, and lookups never match it. */
 #include "win-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "attr.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -11,6 +11,9 @@
  * arrays are gone. In SPIN mode a call costs two lock/unlock pairs and a
  * branch on the mode. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "block-private.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -4,6 +4,8 @@
  * (races-*.c); and the jitter that rmalab_races_jitter asks for before
  * each synchronising call. clock.h has the design. */
 #include "clock.h"
+#include "alloc.h"
+#include "error-private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "win-private.h"
+#include "block-private.h"
 
 #include <rmalab/coll.h>
 

@@ -4,16 +4,17 @@
  *
  * A reduction is one MPI_Allreduce of a packet per rank: a header (count,
  * type, op, status, whether the rank has a clock) and the first
- * RMALAB_REDUCE_INLINE numbers, combined by an op of our own that checks
- * the headers agree, promotes int64 to double when the ranks differ, and
- * reduces the numbers. So one number costs one collective, and every rank
- * learns of a mismatch or a failure in the same call. Longer arrays (and
- * every scan) follow with MPI's own op on the agreed type, and the clocks
- * with MPI_MAX in the shape of the reduction, when some rank has one.
- * rmalab_barrier is one such reduction of the clocks alone. */
+ * RMALAB_REDUCE_INLINE numbers, combined by an op of our own that checks the
+ * headers agree, promotes int64 to double when the ranks differ, and reduces
+ * the numbers. So one number costs one collective, and every rank learns of a
+ * mismatch or a failure in the same call. Longer arrays (and every scan)
+ * follow with MPI's own op on the agreed type, and the clocks with MPI_MAX in
+ * the shape of the reduction, when some rank has one. rmalab_barrier is one
+ * such reduction of the clocks alone. */
 #include "coll-private.h"
-
-#include <stdlib.h>
+#include "alloc.h"
+#include "comm-private.h"
+#include "types.h"
 
 /* ------------------------------------------------------------------------ */
 /* Calls                                                                    */

@@ -16,6 +16,10 @@
 #include <string.h>
 
 #include "rmalab-version.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "comm-private.h"
+#include "block-private.h"
 
 struct rmalab_comm {
     MPI_Comm comm;

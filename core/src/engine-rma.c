@@ -32,7 +32,7 @@
  * progress engine (MPI_Iprobe) as it polls, then backs off. Memory: O(P)
  * per rank. docs/pscw-rma.md has the measures of both. */
 #include "trace-private.h"
-
+#include "alloc.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * which fail nothing, leave through rmalab__warn and the embedder's
  * function. */
 #include "private.h"
+#include "error-private.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -2,6 +2,9 @@
  * and the check that every rank gave the same value for the keys that must
  * agree. Calls hints.c and below. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "info-private.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,6 +4,10 @@
  * change semantics, so nothing here is an error but running out of memory.
  * Calls hints.c and hints-value.c. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "info-private.h"
+#include "hints-private.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * spelling, enum values and list elements checked against the catalogue
  * row, lists trimmed and joined by ",". Calls info-typed.c's parsers. */
 #include "private.h"
+#include "error-private.h"
+#include "info-private.h"
 
 #include <stdio.h>
 #include <string.h>

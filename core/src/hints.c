@@ -11,6 +11,7 @@
  * accumulate_noncontig_dtype, accumulate_max_bytes, disable_shm_accumulate,
  * coll_attach, perf_preference. */
 #include "private.h"
+#include "hints-private.h"
 
 #include <limits.h>
 #include <string.h>

@@ -10,6 +10,9 @@
  *    under MPI_ERRORS_RETURN;
  *  - MPICH rewrites an info it parses, so we always hand it a fresh copy. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "info-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,9 @@
 /* The standard's typed representations of info values: booleans, integers and comma-separated lists, on raw text and
  * through an info object's key. Calls info.c to look keys up. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "info-private.h"
 
 #include <ctype.h>
 #include <limits.h>

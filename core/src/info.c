@@ -22,6 +22,9 @@
  * a value outgrows its buffer) and frees the buffer when the new value is
  * short. Sets, gets and deletes are O(1) on average. */
 #include "private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "info-private.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -5,6 +5,9 @@
  * refusal of operations whose caller memory overlaps what they reach in
  * it; and the window's properties. Calls only types.c and below. */
 #include "win-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>

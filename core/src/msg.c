@@ -27,6 +27,10 @@
  * communicator: when its MPI communicator is freed (its last reference,
  * comm.c), its handle may be reused by a new one. */
 #include "coll-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "comm-private.h"
+#include "block-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 #include "observe.h"
 
 #include "clock.h"
+#include "races-sync.h"
 
 void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
 {

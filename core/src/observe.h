@@ -16,6 +16,7 @@
 #define RMALAB_OBSERVE_H
 
 #include "trace-private.h"
+#include "sync-kinds.h"
 
 /* observe.c: the bodies of the fronts below. */
 void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);

@@ -4,6 +4,10 @@
  * this file has the calls, their checks and blocking records, and the
  * numbers of requests that buffers in flight ask about. */
 #include "coll-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "comm-private.h"
+#include "block-private.h"
 
 #include <stdlib.h>
 

@@ -27,7 +27,7 @@ typedef struct {
     uint8_t local;          /* a win:read/win:write of the target itself */
     uint8_t during;         /* remote: the issuer's rmalab_access; local: the target's
                                rmalab_exposure */
-    uint8_t dead;           /* in a log: superseded by a later record (races-log.c) */
+    uint8_t dead;           /* in a log: superseded by a later record (races.c) */
     char site[48];
     int64_t vc[];           /* the issue clock */
 } rmalab__racc;

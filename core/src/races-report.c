@@ -5,6 +5,9 @@
  * communicator's processes: their total, and their texts on rank 0. */
 #include "races-private.h"
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "sync-kinds.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,6 +35,10 @@
  * never reads the state itself. */
 #include "races-private.h"
 #include "observe.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "hints-private.h"
+#include "races-sync.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,8 @@
  * peer go on, so a receive never waits for a peer's progress beyond a
  * message already sent; receives poll and sleep. */
 #include "races-private.h"
+#include "alloc.h"
+#include "error-private.h"
 
 #include <string.h>
 #include <time.h>

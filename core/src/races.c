@@ -14,6 +14,9 @@
  * acquire takes the element-wise max. A local access is a point: its c is
  * the value of the next release. */
 #include "races-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "hints-private.h"
 
 #include <string.h>
 

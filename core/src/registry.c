@@ -5,6 +5,7 @@
  * one allocates nothing and cannot fail after creation has succeeded on
  * every rank. */
 #include "win-private.h"
+#include "registry.h"
 
 #include <pthread.h>
 #include <stdlib.h>

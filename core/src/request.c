@@ -11,6 +11,12 @@
  * them and reports each, as a window never freed is reported. */
 #include "coll-private.h"
 #include "observe.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "block-private.h"
+#include "sync-private.h"
+#include "rma.h"
+#include "request.h"
 
 #include <stdio.h>
 

@@ -20,6 +20,9 @@
  * completions (done_all, done[target]) say when its memory is free again.
  * Calls only types.c and below. */
 #include "win-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "results.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,14 @@
  * results are tracked by results.c. Calls sync.c, the engines, results.c
  * and types.c; records what succeeded (trace.c). The window's own memory,
  * read and written in place, is win-local.c's. */
-#include "coll-private.h"
 #include "observe.h"
+#include "error-private.h"
+#include "sync-kinds.h"
+#include "types.h"
+#include "layout.h"
+#include "results.h"
+#include "sync-private.h"
+#include "rma.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,6 +3,8 @@
  * its description in words. Reads the epoch state under the window's lock
  * and asks the engine what has arrived. Calls the engines and below. */
 #include "win-private.h"
+#include "sync-kinds.h"
+#include "state.h"
 
 #include <stdarg.h>
 #include <stdio.h>

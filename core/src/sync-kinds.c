@@ -2,6 +2,7 @@
  * the recorder, the gathering, the race checker, the blocking record and
  * the REPL. The rows follow rmalab_sync_id. */
 #include "private.h"
+#include "sync-kinds.h"
 
 #include <string.h>
 

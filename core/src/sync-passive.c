@@ -4,6 +4,11 @@
  * event (observe.h). The lock and flush calls wait in MPICH: MPI has no
  * nonblocking lock or flush. */
 #include "observe.h"
+#include "error-private.h"
+#include "block-private.h"
+#include "types.h"
+#include "results.h"
+#include "sync-private.h"
 
 /* ------------------------------------------------------------------------ */
 /* Passive target                                                           */

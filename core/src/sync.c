@@ -12,6 +12,15 @@
  * runs outside it with `blocked_in` set, so another thread can always take a
  * snapshot, also while this one is blocked in MPI. */
 #include "observe.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "sync-kinds.h"
+#include "block-private.h"
+#include "types.h"
+#include "layout.h"
+#include "results.h"
+#include "state.h"
+#include "sync-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

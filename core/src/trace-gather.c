@@ -13,6 +13,9 @@
  * The packed form is only ever read by the process that wrote it or its
  * peers on the same build: MPI_BYTE, no conversion. */
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "sync-kinds.h"
 
 #include <stdio.h>
 #include <stdlib.h>

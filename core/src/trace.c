@@ -17,6 +17,10 @@
  * thread only, so the ring needs no lock; the list of records is under a
  * mutex, taken when a record is opened, retired or gathered. */
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "sync-kinds.h"
+#include "hints-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * calls them, and which combinations MPI defines. Tables only: calls
  * nothing above error.c. */
 #include "win-private.h"
+#include "error-private.h"
+#include "types.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,6 +2,19 @@
  * process on its way out (rmalab_win_abandon); and the release that a
  * creation which failed shares with them (win.c). */
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "sync-kinds.h"
+#include "block-private.h"
+#include "attr.h"
+#include "layout.h"
+#include "results.h"
+#include "races-sync.h"
+#include "state.h"
+#include "sync-private.h"
+#include "request.h"
+#include "registry.h"
+#include "win-free.h"
 
 #include <stdio.h>
 

@@ -3,6 +3,11 @@
  * which hints an MPI window gets, and whether no_locks is promised. Calls
  * layout.c, the engines' info slot and hints-report.c. */
 #include "win-private.h"
+#include "error-private.h"
+#include "hints-private.h"
+#include "block-private.h"
+#include "layout.h"
+#include "win-hints.h"
 
 #include <stdio.h>
 #include <string.h>

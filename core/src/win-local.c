@@ -4,6 +4,10 @@
  * (rmalab_win_direct). Calls layout.c and sync.c's epoch facts; each is an
  * event of observe.h. */
 #include "observe.h"
+#include "error-private.h"
+#include "types.h"
+#include "layout.h"
+#include "sync-private.h"
 
 #include <string.h>
 

@@ -7,27 +7,40 @@
  * This header is a level of its own: its inline functions call only the
  * files above it, and the files below call them (tests/layers.py).
  *
+ * EACH FILE'S CALLS IN ITS OWN HEADER. What a file offers the others is
+ * declared in its own header, named in brackets below (private.h holds no
+ * calls: only the C, MPI and public headers they all stand on), and a file
+ * includes the headers of the files it calls. This header declares no
+ * file's calls: it is the window, its parts and its inline primitives.
+ *
  *   alloc.c          counted, failable allocation (rmalab/debug.h)
- *   error.c          error classes and the per-thread message
+ *                    [alloc.h]
+ *   error.c          error classes and the per-thread message; the
+ *                    agreement of ranks on a failure [error-private.h]
  *   sync-kinds.c     the synchronisation kinds, one row each (rmalab/sync.h):
  *                    every file below reads a kind from its row
+ *                    [sync-kinds.h]
  *   block.c          blocking calls: what the process is blocked in, its
  *                    last failure, waiting without spinning (rmalab/block.h)
+ *                    [block-private.h]
  *   clock.h          the process's vector clock: its inline readers
  *   clock.c          the clock, and its wire form, which collectives,
  *                    messages and the race checker carry; the jitter
  *                    before synchronising calls (clock.h)
  *   win-private.h    the window, and its primitives (inline below)
  *   info.c info-typed.c info-mpi.c  info objects; typed values
+ *                    [info-private.h]
  *   hints.c hints-value.c hints-validate.c hints-report.c  the hint
  *                    catalogue; values; validation; reports and agreement
- *   comm.c           communicators
+ *                    [hints-private.h]
+ *   comm.c           communicators [comm-private.h]
  *   types.c          type, op, flavour and assertion tables; op/type rules
+ *                    [types.h]
  *   layout.c         what every rank's window is: sizes, units, no_locks,
  *                    attached regions; range checks; local memory and
- *                    overlaps with it; properties
+ *                    overlaps with it; properties [layout.h]
  *   results.c        data-returning operations' results and the staging
- *                    arena of origin data
+ *                    arena of origin data [results.h]
  *   coll.c xchg.c msg.c p2p.c  collectives (rmalab_barrier among them) and
  *                    messages on communicators (rmalab/coll.h), with the
  *                    process's clock (clock.h); msg.c: messages on the wire
@@ -51,6 +64,7 @@
  *   races-sync.c     the race checker at each call: what every
  *                    synchronisation carries, the records of operations
  *                    and local accesses, the checks; its life with a window
+ *                    [races-sync.h]
  *   observe.c        the event layer: the one entry point through which
  *                    every call reaches the recorder and the race checker,
  *                    as two equals (rmalab__sync_*, _op_*)
@@ -60,21 +74,25 @@
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments
  *   state.c          the observable epoch state: snapshot and description
+ *                    [state.h]
  *   sync.c           the epoch state machine; fence and the PSCW calls;
  *                    the origin-side check of each operation and its
- *                    epoch facts
+ *                    epoch facts [sync-private.h]
  *   sync-passive.c   the passive-target calls: locks and flushes
- *   rma.c            the typed RMA operations
+ *   rma.c            the typed RMA operations [rma.h]
  *   win-local.c      the window's local reads and writes, and the loads
  *                    and stores of views (rmalab_win_direct)
  *   request.c        requests of every kind: request-based RMA (rput...),
  *                    and waiting for messages' and operations' requests
- *   attr.c           attribute caching
- *   registry.c       the process's live windows
+ *                    [request.h]
+ *   attr.c           attribute caching [attr.h]
+ *   registry.c       the process's live windows [registry.h]
  *   trace-gather.c   gathering records across ranks, arrows; starting
  *                    the recording of live windows
  *   win-hints.c      window hints after creation (set_info, get_info...)
+ *                    [win-hints.h]
  *   win-free.c       destruction, and the release a failed creation shares
+ *                    [win-free.h]
  *   win.c            creation in named steps
  *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
@@ -92,6 +110,9 @@
 #include <time.h>
 
 #include "private.h"
+#include "attr.h"
+#include "block-private.h"
+#include "error-private.h"
 #include <rmalab/races.h>
 #include <rmalab/sync.h>
 #include <rmalab/trace.h>
@@ -406,165 +427,8 @@ static inline bool rmalab__via_engine(const rmalab_win *w)
     } while (0)
 
 /* ------------------------------------------------------------------------ */
-/* Calls between the files, in the order above                              */
-
-/* types.c */
-MPI_Datatype rmalab__mpi_type(rmalab_type t);
-MPI_Op rmalab__mpi_op(rmalab_op op);
-/* RMALAB_MODE_* to MPI_MODE_* */
-int rmalab__mpi_mode(int assert_);
-/* `call` ("fence") accepts the assertions `allowed` and no others. */
-int rmalab__check_assert(const char *call, int assert_, int allowed);
-/* The type is known and the count not negative. */
-int rmalab__check_count(const char *what, rmalab_type type, int count);
-/* The op/type pairs MPI defines for accumulate (and rmalab accepts). */
-int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching);
-
-/* layout.c */
-/* Allocate the per-rank arrays of the layout and of the epoch state
- * (sync.c's, sized by the group). Local: creation agrees on failures. */
-int rmalab__layout_alloc(rmalab_win *w);
-/* Collective: every rank's size, disp_unit, world rank and no_locks. */
-int rmalab__layout_exchange(rmalab_win *w, bool no_locks);
-/* Collective: every rank learns every rank's no_locks promise. */
-int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
-/* Is [disp, disp + count) of `type` inside target's window (or attached
- * memory, for dynamic windows)? `what` names the call. */
-int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                               rmalab_type type, int count);
-/* An operation's footprint in target's memory (at disp: `span` elements of
- * `type`, or the blocks of vec) when that memory is this process's own (the
- * target is this rank, or shares its node in a shared window): ERR_ARG if
- * the caller's n bytes at mem (its `role`: "origin", "result"...) overlap
- * it, which MPI forbids and MPICH 4.0.2 answers by aborting the job. */
-int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint disp,
-                           rmalab_type type, int span, const rmalab_vector *vec,
-                           const void *mem, size_t n, const char *role);
-/* This rank's memory at disp, n bytes (win:read and win:write). */
-int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
-                         unsigned char **p);
-/* Dynamic windows: the region bookkeeping; created in creation (collective),
- * released with the window. */
-int rmalab__layout_open_meta(rmalab_win *w);
-void rmalab__layout_free(rmalab_win *w);
-
-/* results.c */
-/* A result of `count` x `type` from target, with room reserved to track
- * it; `completer` names the call that completes it, for messages. */
-int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
-                       const char *completer, rmalab_result **out);
-/* Register a result as pending on the window (the window holds a
- * reference until the epoch completes). Cannot fail. */
-void rmalab__result_track(rmalab_win *w, rmalab_result *r);
-/* Mark completed results ready: all of them (target -1), or one target's. */
-void rmalab__results_complete(rmalab_win *w, int target);
-/* A copy of origin data for an operation to `target`, which lives until
- * that operation completes. */
-int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n);
-/* The number of an operation on caller memory issued now, for
- * rmalab_win_done. */
-uint64_t rmalab__ticket(rmalab_win *w);
-int rmalab__results_alloc(rmalab_win *w);
-void rmalab__results_free(rmalab_win *w);
-
-/* trace.c: trace-private.h. The checker's files: races-private.h. */
-
 /* The events of observe.h, which sync.c fills. */
 typedef struct rmalab__sync_event rmalab__sync_event;
 typedef struct rmalab__op_event rmalab__op_event;
-
-/* races-sync.c: the race checker's part of each call, which observe.c
- * calls when the window is checked (w->races), and its life with a window. */
-/* What a synchronisation hands on ahead of its MPI call (post's clock,
- * complete's records), and what it releases and acquires once it ended. */
-int rmalab__races_ahead(rmalab_win *w, const rmalab__sync_event *ev);
-int rmalab__races_sync(rmalab_win *w, const rmalab__sync_event *ev);
-/* The record of an operation issued; *id: its number. */
-int rmalab__races_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
-/* A local access (win:read, win:write): its record (*id its number), then
- * its check against the log and the report of what races. */
-int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
-int rmalab__races_local_check(rmalab_win *w, const rmalab__op_event *ev);
-/* A direct load or store of another rank's memory: its record, sent to
- * that rank; *id its number. */
-int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
-/* Creation (collective): check the window if any rank asks. */
-int rmalab__races_open(rmalab_win *w);
-/* Freeing (collective, before MPI_Win_free): the last check. */
-int rmalab__races_close(rmalab_win *w);
-/* Release the checker's state (no MPI but freeing its communicator). */
-void rmalab__races_free(rmalab_win *w);
-
-/* state.c */
-/* "{0, 1, 2}", shortened past RMALAB_STATE_MAX_RANKS; returns the length. */
-size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n);
-/* With `matching`, the engine's view of what has arrived is added; error
- * messages leave it out so that both engines say the same. */
-void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching);
-
-/* sync.c */
-/* The epoch state's per-rank arrays (local), and their release. */
-int rmalab__epoch_alloc(rmalab_win *w);
-void rmalab__epoch_free(rmalab_win *w);
-/* The origin-side checks every operation makes: the target is in the
- * group, an access epoch is open to it, and [disp, disp + count) lies in
- * its window. `what` names the call ("put"). Counts the call in the epoch,
- * and adds the epoch facts to ev. */
-int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
-/* Request-based operations (rput...) are allowed in a passive-target epoch
- * alone: ERR_RMA_SYNC naming the rule otherwise. */
-int rmalab__check_passive(rmalab_win *w, const char *what, int target);
-/* What the epoch state says of the access ev (observe.h), for the race
- * checker: a checked window's only way to the state. */
-void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev);
-/* The state machine's steps that the passive-target calls share. Only the
- * owning thread writes ops_in_epoch: atomically (relaxed), not under the
- * lock. */
-void rmalab__epoch_set_ops(rmalab_win *w, uint64_t v);
-/* A fence with no RMA call after it opened no epoch ... */
-bool rmalab__epoch_fence_idle(const rmalab_win *w);
-/* ... and is dropped when another epoch opens (under the lock). */
-void rmalab__epoch_drop_idle_fence(rmalab_win *w);
-/* Close the access epoch in the state (under the lock) after MPI closed it. */
-void rmalab__epoch_access_closed(rmalab_win *w);
-/* The end of a public call of kind `id`: its failure recorded. */
-int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc);
-
-/* sync-passive.c: lock, unlock, lock_all, unlock_all, the flushes, sync. */
-
-/* rma.c: the request-based form of put, get, accumulate and
- * get_accumulate (`kind`: their trace kind), on caller memory; MPI's
- * request in *rreq, the operation's ticket in *ticket. */
-int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, MPI_Aint disp,
-                        rmalab_type type, int count, const void *origin, void *result,
-                        rmalab_op op, const rmalab_vector *vec, uint64_t *ticket,
-                        MPI_Request *rreq);
-
-/* request.c: the window's requests, complete at its free (each that was
- * never waited for is reported). */
-void rmalab__requests_close(rmalab_win *w);
-
-/* attr.c: rmalab__attrs_* in private.h */
-
-/* win-hints.c */
-/* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
-bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback);
-/* The hints in `valid` for an MPI window: all of them for `plain`, but
- * without no_locks for the window of an engine with own_lock_all
- * (`engine_window`). A fresh MPI_Info: MPICH rewrites what it is given. */
-int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
-                             bool engine_window, MPI_Info *out);
-
-/* registry.c: win.c adds a window once it is created and removes it before
- * releasing it. Neither allocates, so neither fails. */
-void rmalab__registry_add(rmalab_win *w);
-void rmalab__registry_remove(rmalab_win *w);
-
-/* win-free.c: for a creation that failed. Collective: MPI_Win_free of the
- * window and its companion, if any; returns MPI's code. */
-int rmalab__win_free_mpi(rmalab_win *w);
-/* Everything but the MPI windows (freed before, collectively). What the
- * window recorded stays with the recorder. */
-void rmalab__win_destroy_struct(rmalab_win *w);
 
 #endif

@@ -15,6 +15,17 @@
  * every rank instead of leaving the others blocked. Only a rank with no
  * communicator to take part in (a freed one) stays out. */
 #include "trace-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "hints-private.h"
+#include "block-private.h"
+#include "layout.h"
+#include "results.h"
+#include "races-sync.h"
+#include "sync-private.h"
+#include "win-hints.h"
+#include "registry.h"
+#include "win-free.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,9 @@
  * not get: the ranks agree on it before the second collective; below it,
  * the thread's scratch, made before the first, holds everything. */
 #include "coll-private.h"
+#include "alloc.h"
+#include "error-private.h"
+#include "block-private.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,68 @@
+/* block.c: blocking calls (rmalab/block.h has the contract).
+ * Private to the core, never installed. */
+#ifndef RMALAB_BLOCK_PRIVATE_H
+#define RMALAB_BLOCK_PRIVATE_H
+
+#include "private.h"
+
+/* What a blocking call waits for, published while it runs. The caller
+ * owns it (on its stack) and keeps the arrays valid until it leaves.
+ * Member i is map[ranks[i]], with an identity for a NULL map or ranks. */
+typedef struct rmalab__block {
+    const char *call;
+    const char *object;         /* "win" or "comm" */
+    uint64_t id;
+    MPI_Comm comm;              /* collective calls: their communicator */
+    const int *ranks;           /* NULL: 0 .. n-1 */
+    const int *map;             /* to world ranks; NULL: identity */
+    int n;
+    bool collective;
+    bool interruptible;         /* the caller polls rmalab__block_interrupted */
+    bool passive;               /* needs the ranks' progress, not a call of
+                                   theirs: rmalab_set_progress_hook is told */
+    _Atomic bool interrupted;   /* set by rmalab_interrupt */
+    double since;               /* set by rmalab__block_enter */
+    const struct rmalab__block *prev; /* the call it is nested in */
+    const char *win_prev;       /* win-private.h: the window's blocked_in before */
+} rmalab__block;
+
+extern _Atomic int rmalab__wait_mode; /* rmalab_wait_mode */
+
+/* Publish b (the process is blocked in it) and, in SLEEP mode, wait for a
+ * collective call's group in an MPI_Ibarrier on b->comm with the sleeping
+ * backoff. An error can only come from that barrier, and then b has left
+ * already; otherwise the caller leaves when the call ends. */
+int rmalab__block_enter(rmalab__block *b);
+void rmalab__block_leave(rmalab__block *b);
+/* Has rmalab_interrupt ended b (an interruptible call, polling)? */
+static inline bool rmalab__block_interrupted(const rmalab__block *b)
+{
+    return atomic_load_explicit(&b->interrupted, memory_order_relaxed);
+}
+/* b describes a call on communicator c: its id and world ranks (cached on
+ * the communicator). */
+void rmalab__block_comm(rmalab__block *b, MPI_Comm c);
+/* Give a communicator that rmalab created the next communicator id. */
+void rmalab__comm_tag(MPI_Comm c);
+
+/* A call of rmalab/block.h starts: the last failure is forgotten. */
+void rmalab__call_begin(void);
+/* ... and ends with rc, recorded when it is a failure; returns rc. */
+int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc);
+
+/* The sleeping backoff of a polling loop: each step polls at once for the
+ * first tens of µs, then sleeps, from 20 µs doubling to 1 ms; a wait that
+ * has lasted about 0.1 s (someone at a prompt has yet to act) sleeps 10 ms
+ * at a time, unless another process hurries this one (rmalab_wait_hurry):
+ * then 20 µs again, a sleep in progress ending at once. */
+typedef struct {
+    unsigned long n, slept;
+    long ns;
+    struct timespec t0;
+} rmalab__backoff;
+#define RMALAB__BACKOFF_INIT {0, 0, 0, {0, 0}}
+void rmalab__backoff_step(rmalab__backoff *b);
+/* Wait for *req: MPI_Test with the sleeping backoff. */
+int rmalab__wait_request(MPI_Request *req, const char *what);
+
+#endif

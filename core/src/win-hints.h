@@ -1,0 +1,16 @@
+/* win-hints.c: window hints after creation.
+ * Private to the core, never installed. */
+#ifndef RMALAB_WIN_HINTS_H
+#define RMALAB_WIN_HINTS_H
+
+#include "win-private.h"
+
+/* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
+bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback);
+/* The hints in `valid` for an MPI window: all of them for `plain`, but
+ * without no_locks for the window of an engine with own_lock_all
+ * (`engine_window`). A fresh MPI_Info: MPICH rewrites what it is given. */
+int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
+                             bool engine_window, MPI_Info *out);
+
+#endif
