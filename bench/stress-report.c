@@ -5,7 +5,7 @@
 
 #include <malloc.h>
 
-#include "stress.h"
+#include "stress-shared.h"
 
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                   */

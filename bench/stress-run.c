@@ -3,7 +3,7 @@
  * against the model, the checkpoints, and the samples (stress-report.c). */
 #include <time.h>
 
-#include "stress.h"
+#include "stress-shared.h"
 
 /* ------------------------------------------------------------------------ */
 /* One engine's run                                                         */

@@ -1,7 +1,9 @@
 /* The long run's program (stress.c): the graph of each epoch, the
  * operations on each of its edges, and what they do to the target's memory,
  * all drawn from the seed, the same on every rank. */
-#include "stress.h"
+#include "stress-shared.h"
+
+int rank, size; /* set once by main (stress.c), read by every file */
 
 /* ------------------------------------------------------------------------ */
 /* The schedule: one graph per epoch                                        */

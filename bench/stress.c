@@ -75,14 +75,12 @@
  * The files: this one, the driver (options, the engines' runs, the
  * verdict); stress-run.c, one engine's run; stress-schedule.c, the program
  * every rank draws alike; stress-report.c, memory and the report;
- * stress.h, what they share. */
+ * stress-shared.h, what they share. */
 #include <rmalab/debug.h>
 
 #include <unistd.h>
 
-#include "stress.h"
-
-int rank, size;
+#include "stress-shared.h"
 
 static void usage(void)
 {

@@ -30,7 +30,7 @@
 #define MAX_SAMPLES 16       /* warmed up, 10 tenths, end; with room to spare */
 #define MAX_ENGINES 2
 
-extern int rank, size; /* in MPI_COMM_WORLD (stress.c) */
+extern int rank, size; /* in MPI_COMM_WORLD (stress-schedule.c; main sets them) */
 
 /* ------------------------------------------------------------------------ */
 /* Failure                                                                  */
