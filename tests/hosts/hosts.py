@@ -211,7 +211,7 @@ def cpu(pids):
 
 def case_many():
     """32 ranks over the two node hosts: connected within 10 s, :status
-    folds by state, and the idle session takes under 1% of one core."""
+    folds by state, and the idle session takes under 3% of one core."""
     b = bed.Bed()
     child = spawn(b, 32, hosts=["nodeA:16", "nodeB:16"])
     print("\n32 ranks connected in %.2f s" % child.started)
@@ -223,8 +223,13 @@ def case_many():
     run(child, ":status", r"ranks 0-31: idle", PROMPT)
     pids = [p for h in b.hosts for p in b.pids(h)]
     time.sleep(2)  # past the second of quick pokes after :status (rank.c)
+    # The kernel charges a tick to whichever process runs when its timer
+    # fires, so the rare wake-ups of 38 idle processes are sampled: over 4 s,
+    # 1% is 4 ticks, and one idle session measured 0.7% to 2.5% (main's too,
+    # on a quiet machine; 1.7% over 10 s). Against 3% over 10 s, a spinning
+    # rank (100%) or 32 ranks waking every few ms still fail; sampling does not.
     c0, t0 = cpu(pids), time.time()
-    time.sleep(4)
+    time.sleep(10)
     c1, t1 = cpu(pids), time.time()
     share = (c1 - c0) / (t1 - t0)
     print("\nidle session of 32 ranks: %d processes, %.2f%% of one core over %.1f s"
@@ -235,7 +240,7 @@ def case_many():
         r"ranks 4-31: idle", PROMPT)
     run(child, "@4-31 rmalab.world:barrier(); return 2", r"\[4-31\] 2", PROMPT)
     quit_ok(child, b)
-    assert share < 0.01, "the idle session took %.1f%% of one core" % (100 * share)
+    assert share < 0.03, "the idle session took %.1f%% of one core" % (100 * share)
 
 
 globals()["case_" + CASE]()
