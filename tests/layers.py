@@ -20,6 +20,8 @@ import pathlib
 import re
 import sys
 
+from cblock import block
+
 src, header, prefix = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 note = (src / header).read_text()
 head = note[: note.index("*/")]
@@ -45,14 +47,7 @@ def inline_bodies(text):
     """Each inline PREFIX function of a header: its name and its body."""
     text = uncomment(text)
     for m in inline.finditer(text):
-        i = text.index("{", m.end())
-        depth, j = 0, i
-        while True:
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            j += 1
-            if depth == 0:
-                break
-        yield m.group(1), text[i:j]
+        yield m.group(1), block(text, text.index("{", m.end()))
 
 
 defined = {}

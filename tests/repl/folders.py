@@ -18,6 +18,9 @@ import posixpath
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from cblock import block  # noqa: E402
+
 root = pathlib.Path(sys.argv[1])
 head = (root / "main.c").read_text()
 head = head[: head.index("*/")]
@@ -75,14 +78,7 @@ def inline_bodies(h):
     """The bodies of a header's inline functions: the calls a header makes."""
     t, out = text[h], []
     for m in inline.finditer(t):
-        i = t.index("{", m.end())
-        depth, j = 0, i
-        while True:
-            depth += {"{": 1, "}": -1}.get(t[j], 0)
-            j += 1
-            if depth == 0:
-                break
-        out.append(t[i:j])
+        out.append(block(t, t.index("{", m.end())))
     return "".join(out)
 
 
