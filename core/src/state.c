@@ -102,8 +102,6 @@ void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
     rmalab__describe(w, buf, size, true);
 }
 
-/* With `matching`, the rma engine's view of what has arrived is added; error
- * messages leave it out so that both engines say the same. */
 /* A description being written: at most size bytes at buf, off so far. */
 typedef struct {
     char *buf;
@@ -183,6 +181,8 @@ static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matchin
     }
 }
 
+/* With `matching`, the rma engine's view of what has arrived is added; error
+ * messages leave it out so that both engines say the same. */
 void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
 {
     rmalab_epoch_state s;
