@@ -1,0 +1,55 @@
+/* The one door between a C program's loads and stores and the checker.
+ *
+ * Two libraries meet here, and only here:
+ * - the access runtime (access.c), linked into every program that
+ *   `rmalab cc` builds. gcc's -fsanitize=thread makes each load and store
+ *   call __tsan_readN / __tsan_writeN; the runtime defines those instead of
+ *   libtsan. It is dormant under plain mpiexec: an access then costs a load
+ *   of `ranges` and a test of NULL;
+ * - the interceptor (librmalab-run.so), which `rmalab run` preloads. It maps
+ *   the program's MPI calls onto the core, and it knows which memory is
+ *   watched: the windows of this process, and the caller buffers of RMA
+ *   operations still in flight.
+ *
+ * At its first __tsan_init the runtime calls rmalab_run_attach, a weak
+ * symbol that only the interceptor defines, with its hooks. The interceptor
+ * publishes the watched ranges there as an immutable set behind one atomic
+ * pointer: it builds a new set and swaps the pointer, and keeps the old ones
+ * until MPI_Finalize, so that a thread reading one never sees it freed. An
+ * access that touches a watched range goes to `access`, with the address of
+ * the instruction that made it (its FILE:LINE for reports).
+ *
+ * Nothing else passes between the two: the runtime knows no MPI and no
+ * core, and the interceptor never calls the runtime. */
+#ifndef RMALAB_CPROG_ACCESS_H
+#define RMALAB_CPROG_ACCESS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A few ranges [lo, lo + len): a program has a window or two and a few
+ * operations in flight. More watched memory than fits is merged into the
+ * last range (a wider test, the same verdicts: `access` looks again). */
+#define RMALAB_ACCESS_RANGES 16
+
+typedef struct {
+    int n;
+    uintptr_t lo[RMALAB_ACCESS_RANGES];
+    uintptr_t len[RMALAB_ACCESS_RANGES];
+} rmalab_access_ranges;
+
+typedef struct {
+    /* NULL while nothing is watched (always, under plain mpiexec). */
+    _Atomic(const rmalab_access_ranges *) ranges;
+    /* An access of n bytes at addr (write: a store) by the instruction at
+     * pc touched a watched range. Called on the accessing thread; set once
+     * by rmalab_run_attach before any range is published. */
+    void (*access)(const void *addr, size_t n, int write, const void *pc);
+} rmalab_access_hooks;
+
+/* Defined by the interceptor (weak in the runtime: absent under plain
+ * mpiexec). Keeps `hooks` for the life of the process. */
+void rmalab_run_attach(rmalab_access_hooks *hooks);
+
+#endif
