@@ -43,17 +43,17 @@ static void *counted(void *p)
     return p;
 }
 
-void *rmalab__malloc(size_t n)
+void *rmalab__mem_alloc(size_t n)
 {
     return fail_now() ? NULL : counted(malloc(n ? n : 1));
 }
 
-void *rmalab__calloc(size_t n, size_t size)
+void *rmalab__mem_calloc(size_t n, size_t size)
 {
     return fail_now() ? NULL : counted(calloc(n ? n : 1, size ? size : 1));
 }
 
-void *rmalab__realloc(void *p, size_t n)
+void *rmalab__mem_realloc(void *p, size_t n)
 {
     if (fail_now())
         return NULL;
@@ -61,7 +61,7 @@ void *rmalab__realloc(void *p, size_t n)
     return p ? q : counted(q);
 }
 
-int rmalab__memalign(void **p, size_t align, size_t n)
+int rmalab__mem_align(void **p, size_t align, size_t n)
 {
     if (fail_now())
         return -1;
@@ -71,7 +71,7 @@ int rmalab__memalign(void **p, size_t align, size_t n)
     return e;
 }
 
-void rmalab__free(void *p)
+void rmalab__mem_free(void *p)
 {
     if (p) {
         atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);

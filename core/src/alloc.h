@@ -7,11 +7,11 @@
 
 /* Allocation (alloc.c): malloc and friends, counted and failable for tests
  * (rmalab/debug.h). Every core allocation uses these, and frees with
- * rmalab__free. Sizes of 0 allocate 1 byte. */
-void *rmalab__malloc(size_t n);
-void *rmalab__calloc(size_t n, size_t size);
-void *rmalab__realloc(void *p, size_t n);
-int rmalab__memalign(void **p, size_t align, size_t n);
-void rmalab__free(void *p);
+ * rmalab__mem_free. Sizes of 0 allocate 1 byte. */
+void *rmalab__mem_alloc(size_t n);
+void *rmalab__mem_calloc(size_t n, size_t size);
+void *rmalab__mem_realloc(void *p, size_t n);
+int rmalab__mem_align(void **p, size_t align, size_t n);
+void rmalab__mem_free(void *p);
 
 #endif

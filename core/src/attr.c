@@ -98,11 +98,12 @@ int rmalab_keyval_create(rmalab_copy_attr_fn copy, rmalab_delete_attr_fn del,
                          rmalab_keyval **out)
 {
     if (!out)
-        return rmalab__fail(RMALAB_ERR_ARG, "keyval_create needs somewhere to put the keyval (out is NULL)");
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "keyval_create needs somewhere to put the keyval (out is NULL)");
     *out = NULL;
-    rmalab_keyval *kv = rmalab__malloc(sizeof *kv);
+    rmalab_keyval *kv = rmalab__mem_alloc(sizeof *kv);
     if (!kv)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a keyval");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a keyval");
     kv->copy = copy;
     kv->del = del;
     kv->extra = extra_state;
@@ -123,23 +124,23 @@ static void keyval_release(rmalab_keyval *kv)
     if (atomic_fetch_sub(&kv->refs, 1) == 1) {
         if (kv->free_fn)
             kv->free_fn(kv->extra);
-        rmalab__free(kv);
+        rmalab__mem_free(kv);
     }
 }
 
 int rmalab_keyval_free(rmalab_keyval **kv)
 {
     if (!kv || !*kv)
-        return rmalab__fail(RMALAB_ERR_KEYVAL, "keyval is NULL");
+        return rmalab__err_fail(RMALAB_ERR_KEYVAL, "keyval is NULL");
     rmalab_keyval *k = *kv;
     if (k->predefined)
-        return rmalab__fail(RMALAB_ERR_KEYVAL,
-                            "%s is predefined and cannot be freed; only keyvals made by "
-                            "keyval_create can",
-                            k->predefined);
+        return rmalab__err_fail(RMALAB_ERR_KEYVAL,
+                                "%s is predefined and cannot be freed; only keyvals made by "
+                                "keyval_create can",
+                                k->predefined);
     if (atomic_exchange(&k->user_freed, true))
-        return rmalab__fail(RMALAB_ERR_KEYVAL,
-                            "keyval %d was already freed; free each keyval once", k->id);
+        return rmalab__err_fail(RMALAB_ERR_KEYVAL,
+                                "keyval %d was already freed; free each keyval once", k->id);
     *kv = NULL;
     keyval_release(k);
     return RMALAB_OK;
@@ -176,7 +177,7 @@ static void unlink_attr(rmalab__attr_list *list, rmalab__attr *a)
 
 static rmalab__attr *append(rmalab__attr_list *list, rmalab_keyval *kv, void *value)
 {
-    rmalab__attr *a = rmalab__malloc(sizeof *a);
+    rmalab__attr *a = rmalab__mem_alloc(sizeof *a);
     if (!a)
         return NULL;
     a->kv = kv;
@@ -210,7 +211,7 @@ static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value, bool fina
 {
     if (!kv->del)
         return RMALAB_OK;
-    rmalab__fail(RMALAB_OK, "%s", ""); /* to tell whether the callback said why */
+    rmalab__err_fail(RMALAB_OK, "%s", ""); /* to tell whether the callback said why */
     bool was = delete_is_final;
     delete_is_final = final;
     win->attrs.running++;
@@ -220,15 +221,15 @@ static int run_delete(rmalab_win *win, rmalab_keyval *kv, void *value, bool fina
     if (rc == RMALAB_OK)
         return RMALAB_OK;
     if (rc < 0 || rc >= RMALAB_ERR_LASTCODE)
-        return rmalab__fail(RMALAB_ERR_CALLBACK,
-                            "the delete callback of keyval %d returned %d, which is not an "
-                            "rmalab status code; return RMALAB_OK or an RMALAB_ERR_* code",
-                            kv->id, rc);
+        return rmalab__err_fail(RMALAB_ERR_CALLBACK,
+                                "the delete callback of keyval %d returned %d, which is not an "
+                                "rmalab status code; return RMALAB_OK or an RMALAB_ERR_* code",
+                                kv->id, rc);
     if (rmalab_errmsg()[0] == '\0')
-        return rmalab__fail(rc,
-                            "the delete callback of keyval %d returned %s without saying "
-                            "why (callbacks report a reason with rmalab_set_error)",
-                            kv->id, rmalab_err_name(rc));
+        return rmalab__err_fail(rc,
+                                "the delete callback of keyval %d returned %s without saying "
+                                "why (callbacks report a reason with rmalab_set_error)",
+                                kv->id, rmalab_err_name(rc));
     return rc;
 }
 
@@ -243,24 +244,24 @@ static int release_keeping(rmalab_keyval *kv, int rc)
     char msg[2048];
     snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
     keyval_release(kv);
-    return rmalab__fail(rc, "%s", msg);
+    return rmalab__err_fail(rc, "%s", msg);
 }
 
 static int check_win_kv(const rmalab_win *win, const rmalab_keyval *kv)
 {
     if (!win)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (!kv)
-        return rmalab__fail(RMALAB_ERR_KEYVAL, "keyval is NULL");
+        return rmalab__err_fail(RMALAB_ERR_KEYVAL, "keyval is NULL");
     return RMALAB_OK;
 }
 
 static int read_only(const rmalab_keyval *kv)
 {
-    return rmalab__fail(RMALAB_ERR_KEYVAL,
-                        "%s is predefined and read-only: the window sets it when it is "
-                        "created; read it with get_attr",
-                        kv->predefined);
+    return rmalab__err_fail(RMALAB_ERR_KEYVAL,
+                            "%s is predefined and read-only: the window sets it when it is "
+                            "created; read it with get_attr",
+                            kv->predefined);
 }
 
 /* The hidden block behind the predefined attributes of `win`, made on the
@@ -271,7 +272,7 @@ static struct win_values *win_values(rmalab_win *win)
     rmalab__attr *a = find(list, &values_kv);
     if (a)
         return a->value;
-    struct win_values *v = rmalab__malloc(sizeof *v);
+    struct win_values *v = rmalab__mem_alloc(sizeof *v);
     if (!v)
         return NULL;
     static const int flavors[] = {
@@ -286,7 +287,7 @@ static struct win_values *win_values(rmalab_win *win)
     v->flavor = (unsigned)f < sizeof flavors / sizeof flavors[0] ? flavors[f] : -1;
     v->model = rmalab_win_model(win);
     if (!append(list, &values_kv, v)) {
-        rmalab__free(v);
+        rmalab__mem_free(v);
         return NULL;
     }
     return v;
@@ -303,10 +304,10 @@ static struct win_values *win_values(rmalab_win *win)
  * replacement runs would run delete twice on the same old value. */
 static int replacing(const rmalab_keyval *kv)
 {
-    return rmalab__fail(RMALAB_ERR_KEYVAL,
-                        "keyval %d: this attribute is being replaced, and its delete callback "
-                        "is running; that callback cannot delete or set the same attribute",
-                        kv->id);
+    return rmalab__err_fail(RMALAB_ERR_KEYVAL,
+                            "keyval %d: this attribute is being replaced, and its delete callback "
+                            "is running; that callback cannot delete or set the same attribute",
+                            kv->id);
 }
 
 int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
@@ -322,13 +323,13 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
         return replacing(kv);
     if (!a) {
         if (atomic_load(&kv->user_freed))
-            return rmalab__fail(RMALAB_ERR_KEYVAL,
-                                "keyval %d was freed; it still serves the "
-                                "attributes already set, but cannot start new ones (create "
-                                "a new keyval)",
-                                kv->id);
+            return rmalab__err_fail(RMALAB_ERR_KEYVAL,
+                                    "keyval %d was freed; it still serves the "
+                                    "attributes already set, but cannot start new ones (create "
+                                    "a new keyval)",
+                                    kv->id);
         if (!append(list, kv, value))
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory setting an attribute");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory setting an attribute");
         atomic_fetch_add(&kv->refs, 1);
         return RMALAB_OK;
     }
@@ -341,8 +342,10 @@ int rmalab_win_set_attr(rmalab_win *win, rmalab_keyval *kv, void *value)
     rc = run_delete(win, kv, old, false);
     a->replacing = false;
     if (rc) {
-        rmalab__prefix(rc, "delete callback of keyval %d failed, so the old value stays "
-                           "(replacing runs delete on it first)", id);
+        rmalab__err_prefix(rc,
+                           "delete callback of keyval %d failed, so the old value stays "
+                           "(replacing runs delete on it first)",
+                           id);
         return release_keeping(kv, rc);
     }
     a->value = value;
@@ -355,8 +358,8 @@ int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value, int *f
     if (rc)
         return rc;
     if (!value || !flag)
-        return rmalab__fail(RMALAB_ERR_ARG, "get_attr needs somewhere to put the value and "
-                                            "the flag (value or flag is NULL)");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "get_attr needs somewhere to put the value and "
+                                                "the flag (value or flag is NULL)");
     *flag = 0;
     if (kv->predefined) {
         if (kv == RMALAB_WIN_BASE) {
@@ -366,8 +369,7 @@ int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value, int *f
         }
         struct win_values *v = win_values(win);
         if (!v)
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory reading %s",
-                                kv->predefined);
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory reading %s", kv->predefined);
         if (kv == RMALAB_WIN_SIZE)
             *value = &v->size;
         else if (kv == RMALAB_WIN_DISP_UNIT)
@@ -377,7 +379,7 @@ int rmalab_win_get_attr(rmalab_win *win, rmalab_keyval *kv, void **value, int *f
         else if (kv == RMALAB_WIN_MODEL)
             *value = &v->model;
         else
-            return rmalab__fail(RMALAB_ERR_KEYVAL, "invalid predefined keyval");
+            return rmalab__err_fail(RMALAB_ERR_KEYVAL, "invalid predefined keyval");
         *flag = 1;
         return RMALAB_OK;
     }
@@ -406,14 +408,14 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
         return replacing(kv);
     void *value = a->value;
     unlink_attr(list, a);
-    rmalab__free(a);
+    rmalab__mem_free(a);
     return release_keeping(kv, run_delete(win, kv, value, true));
 }
 
 int rmalab__attrs_delete_all(rmalab_win *win)
 {
     if (!win)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     rmalab__attr_list *list = &win->attrs;
     char first_msg[2048] = "";
     int first = RMALAB_OK;
@@ -422,9 +424,9 @@ int rmalab__attrs_delete_all(rmalab_win *win)
         rmalab_keyval *kv = a->kv;
         void *value = a->value;
         unlink_attr(list, a);
-        rmalab__free(a);
+        rmalab__mem_free(a);
         if (kv == &values_kv) {
-            rmalab__free(value);
+            rmalab__mem_free(value);
             continue;
         }
         int rc = run_delete(win, kv, value, true);
@@ -435,7 +437,7 @@ int rmalab__attrs_delete_all(rmalab_win *win)
         keyval_release(kv);
     }
     if (first)
-        return rmalab__fail(first, "%s", first_msg);
+        return rmalab__err_fail(first, "%s", first_msg);
     return RMALAB_OK;
 }
 
@@ -446,8 +448,8 @@ void rmalab__attrs_forget(rmalab_win *win)
         rmalab__attr *a = list->tail;
         unlink_attr(list, a);
         if (a->kv == &values_kv)
-            rmalab__free(a->value);
-        rmalab__free(a);
+            rmalab__mem_free(a->value);
+        rmalab__mem_free(a);
     }
 }
 

@@ -210,7 +210,7 @@ int rmalab__wait_request(MPI_Request *req, const char *what)
     for (;;) {
         int e = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, what);
+            return rmalab__err_mpi(e, what);
         if (done)
             return RMALAB_OK;
         rmalab__backoff_step(&bo);
@@ -238,7 +238,7 @@ static int world_size = -1;
 static int tag_delete(MPI_Comm c, int keyval, void *value, void *extra)
 {
     (void)c, (void)keyval, (void)extra;
-    rmalab__free(value);
+    rmalab__mem_free(value);
     return MPI_SUCCESS;
 }
 
@@ -256,25 +256,25 @@ static struct comm_tag *comm_tag(MPI_Comm c, uint64_t id)
     if (flag)
         return t;
     MPI_Comm_size(c, &n);
-    if (!(t = rmalab__malloc(sizeof *t + (size_t)n * sizeof(int))))
+    if (!(t = rmalab__mem_alloc(sizeof *t + (size_t)n * sizeof(int))))
         return NULL;
-    int *local = rmalab__malloc((size_t)n * sizeof(int));
+    int *local = rmalab__mem_alloc((size_t)n * sizeof(int));
     MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
     if (!local || MPI_Comm_group(c, &g) != MPI_SUCCESS ||
         MPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS) {
-        rmalab__free(local);
-        rmalab__free(t);
+        rmalab__mem_free(local);
+        rmalab__mem_free(t);
         t = NULL;
         goto out;
     }
     for (int i = 0; i < n; i++)
         local[i] = i;
     MPI_Group_translate_ranks(g, n, local, wg, t->world);
-    rmalab__free(local);
+    rmalab__mem_free(local);
     t->n = n;
     t->id = id ? id : LOCAL_ID | atomic_fetch_add(&next_local_id, 1);
     if (MPI_Comm_set_attr(c, tag_keyval, t) != MPI_SUCCESS) {
-        rmalab__free(t);
+        rmalab__mem_free(t);
         t = NULL;
     }
 out:
@@ -327,7 +327,7 @@ int rmalab__block_enter(rmalab__block *b)
     MPI_Request req;
     int e = MPI_Ibarrier(b->comm, &req), rc;
     if (e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Ibarrier (waiting for the group without spinning)");
+        rc = rmalab__err_mpi(e, "MPI_Ibarrier (waiting for the group without spinning)");
     else
         rc = rmalab__wait_request(&req, "MPI_Test (waiting for the group without spinning)");
     if (rc)

@@ -19,9 +19,9 @@ int rmalab__clock_ready(void)
         return RMALAB_OK;
     MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clk.W);
     MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clk.me);
-    rmalab__clk.vc = rmalab__calloc((size_t)rmalab__clk.W, sizeof *rmalab__clk.vc);
+    rmalab__clk.vc = rmalab__mem_calloc((size_t)rmalab__clk.W, sizeof *rmalab__clk.vc);
     if (!rmalab__clk.vc)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
     rmalab__clk.vc[rmalab__clk.me] = 1;
     return RMALAB_OK;
 }
@@ -63,12 +63,12 @@ int rmalab__clock_in(const void *S)
     int rc = rmalab__clock_ready();
     if (rc)
         return rc;
-    int64_t *V = rmalab__malloc(rmalab__clock_wire());
+    int64_t *V = rmalab__mem_alloc(rmalab__clock_wire());
     if (!V)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     memcpy(V, S, rmalab__clock_wire()); /* S may be unaligned */
     rmalab__clock_acquire(V);
-    rmalab__free(V);
+    rmalab__mem_free(V);
     return RMALAB_OK;
 }
 
@@ -76,11 +76,11 @@ int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int roo
                          const char *what)
 {
     int rc = rmalab__clock_ready(), W = (int)(rmalab__clock_wire() / 8), e;
-    int64_t *S = rc ? NULL : rmalab__malloc(2 * rmalab__clock_wire());
+    int64_t *S = rc ? NULL : rmalab__mem_alloc(2 * rmalab__clock_wire());
     if (!rc && !S)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if ((rc = rmalab__agree(mc, rc, "carrying the race checker's clocks"))) {
-        rmalab__free(S);
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if ((rc = rmalab__err_agree(mc, rc, "carrying the race checker's clocks"))) {
+        rmalab__mem_free(S);
         return rc;
     }
     rmalab__clock_release(S);
@@ -96,8 +96,8 @@ int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int roo
         e = MPI_Exscan(S, S + W, W, MPI_INT64_T, MPI_MAX, mc), in = rank > 0;
     if (e == MPI_SUCCESS && in)
         rmalab__clock_acquire(kind == RMALAB_REDUCE_EXSCAN ? S + W : S);
-    rmalab__free(S);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, what);
+    rmalab__mem_free(S);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, what);
 }
 
 /* ------------------------------------------------------------------------ */

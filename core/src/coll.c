@@ -36,8 +36,10 @@ int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
     b->collective = collective;
     if (!c)
         return rmalab__call_end(call, "comm", UINT64_MAX,
-                                rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL "
-                                                              "or freed", call));
+                                rmalab__err_fail(RMALAB_ERR_COMM,
+                                                 "%s: the communicator is NULL "
+                                                 "or freed",
+                                                 call));
     rmalab__block_comm(b, rmalab_comm_mpi(c));
     if (peer && b->n) {
         b->ranks = peer;
@@ -59,10 +61,10 @@ void *rmalab__scratch(int which, size_t n)
         void *p;
         size_t cap;
     } s[2];
-    if (!n) /* as rmalab__malloc: a first call for 0 bytes is no failure */
+    if (!n) /* as rmalab__mem_alloc: a first call for 0 bytes is no failure */
         n = 1;
     if (n > s[which].cap) {
-        void *p = rmalab__realloc(s[which].p, n);
+        void *p = rmalab__mem_realloc(s[which].p, n);
         if (!p)
             return NULL;
         s[which].p = p;
@@ -210,7 +212,7 @@ static int made_ready(int which, int bytes, MPI_User_function *fn)
     if (MPI_Type_contiguous(bytes, MPI_BYTE, &made[which].type) != MPI_SUCCESS ||
         MPI_Type_commit(&made[which].type) != MPI_SUCCESS ||
         MPI_Op_create(fn, 1, &made[which].op) != MPI_SUCCESS)
-        return rmalab__fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
+        return rmalab__err_fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
     rmalab__at_finalize(made_free);
     return RMALAB_OK;
 }
@@ -235,19 +237,22 @@ static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int c
 {
     const char *call = rmalab_reduce_kind_name(kind);
     if (kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c)))
-        return rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
-                                             "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "%s: root %d is not a rank of this communicator "
+                                "(0 to %d)",
+                                call, root, rmalab_comm_size(c) - 1);
     if (count < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
     if (type != RMALAB_INT64 && type != RMALAB_DOUBLE)
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: numbers are int64 or double", call);
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: numbers are int64 or double", call);
     if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
-                                           "min, band, bor, bxor, land, lor or lxor",
-                            call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
+        return rmalab__err_fail(RMALAB_ERR_OP,
+                                "%s: %s is not a reduction; use sum, prod, max, "
+                                "min, band, bor, bxor, land, lor or lxor",
+                                call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
     if (type == RMALAB_DOUBLE && op >= RMALAB_OP_BAND)
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a float was given",
-                            call, rmalab_op_name(op));
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a float was given",
+                                call, rmalab_op_name(op));
     return RMALAB_OK;
 }
 
@@ -256,17 +261,20 @@ static int reduce_verdict(const rpacket *all, int status, const char *call)
 {
     if (all->status)
         return status ? status
-                      : rmalab__fail(all->status, "%s: rank %d could not take part (%s; its "
-                                                  "own error says why)",
-                                     call, all->srank, rmalab_err_name(all->status));
+                      : rmalab__err_fail(all->status,
+                                         "%s: rank %d could not take part (%s; its "
+                                         "own error says why)",
+                                         call, all->srank, rmalab_err_name(all->status));
     if (all->bad & BAD_COUNT)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: the ranks gave different numbers of values; "
-                                            "each must give as many", call);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "%s: the ranks gave different numbers of values; "
+                                "each must give as many",
+                                call);
     if (all->bad & BAD_OP)
-        return rmalab__fail(RMALAB_ERR_OP, "%s: the ranks gave different ops", call);
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks gave different ops", call);
     if (all->type == RMALAB_DOUBLE && all->op >= RMALAB_OP_BAND)
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a rank gave a float",
-                            call, rmalab_op_name(all->op));
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a rank gave a float",
+                                call, rmalab_op_name(all->op));
     return RMALAB_OK;
 }
 
@@ -289,7 +297,7 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
         e = MPI_Scan(MPI_IN_PLACE, buf, n, t, op, mc);
     else if ((e = MPI_Exscan(buf, tmp, n, t, op, mc)) == MPI_SUCCESS && rmalab_comm_rank(c))
         memcpy(buf, tmp, (size_t)n * 8);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_reduce_kind_name(kind));
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
 }
 
 static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
@@ -303,7 +311,7 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     int64_t *tmp = NULL;
     if (!status && kind == RMALAB_REDUCE_EXSCAN &&
         !(tmp = rmalab__scratch(0, (size_t)count * 8 + 8)))
-        status = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+        status = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
     p.status = status;
     p.srank = status ? rmalab_comm_rank(c) : INT32_MAX;
     p.clock = rmalab__clock_exists();
@@ -312,7 +320,7 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     int e = MPI_Allreduce(&p, &all, 1, made[MADE_PACKET].type, made[MADE_PACKET].op,
                           rmalab_comm_mpi(c));
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, call);
+        return rmalab__err_mpi(e, call);
     int rc = reduce_verdict(&all, status, call);
     if (rc)
         return rc;
@@ -332,7 +340,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
 {
     const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
-                 ? rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
+                 ? rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
                  : packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
     if (rc)
         return rmalab__comm_refuse(call, c, rc);
@@ -368,7 +376,7 @@ int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **o
     if (!(rc = rmalab__agree_args(c, "split", status, 0, 0, 0, -1))) {
         int e = MPI_Comm_split(rmalab_comm_mpi(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
         if (e != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Comm_split");
+            rc = rmalab__err_mpi(e, "MPI_Comm_split");
         else if (nc != MPI_COMM_NULL && (rc = rmalab__comm_adopt(nc, out)))
             MPI_Comm_free(&nc);
     }
@@ -389,29 +397,31 @@ static int bcast_clock(rmalab_comm *c, int root)
     if (!rmalab__clock_exists())
         return RMALAB_OK;
     size_t W8 = rmalab__clock_wire();
-    int64_t *S = rmalab__malloc(W8);
+    int64_t *S = rmalab__mem_alloc(W8);
     if (!S)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "bcast: out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "bcast: out of memory in the race checker");
     bool here = rmalab_comm_rank(c) == root;
     if (here)
         rmalab__clock_out(S);
     int e = MPI_Bcast(S, (int)W8, MPI_BYTE, root, rmalab_comm_mpi(c));
-    int rc = e != MPI_SUCCESS ? rmalab__mpi_fail(e, "bcast (the race checker's clock)")
+    int rc = e != MPI_SUCCESS ? rmalab__err_mpi(e, "bcast (the race checker's clock)")
              : here           ? RMALAB_OK
                               : rmalab__clock_in(S);
-    rmalab__free(S);
+    rmalab__mem_free(S);
     return rc;
 }
 
 static int check_typed(rmalab_comm *c, const char *call, int root, int count, rmalab_type type)
 {
     if (c && (root < 0 || root >= rmalab_comm_size(c)))
-        return rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
-                                             "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "%s: root %d is not a rank of this communicator "
+                                "(0 to %d)",
+                                call, root, rmalab_comm_size(c) - 1);
     if (count < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
     if (!rmalab_type_name(type))
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, (int)type);
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, (int)type);
     return RMALAB_OK;
 }
 
@@ -449,28 +459,34 @@ int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, 
     int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, made[MADE_ARGS].type, made[MADE_ARGS].op,
                           rmalab_comm_mpi(c));
     if (status || e != MPI_SUCCESS)
-        return status ? status : rmalab__mpi_fail(e, "MPI_Allreduce (the ranks' arguments)");
+        return status ? status : rmalab__err_mpi(e, "MPI_Allreduce (the ranks' arguments)");
     if (v[AG_FAILED] >= 0)
-        return rmalab__fail((int)(v[AG_FAILED] & 0xffff), "%s: rank %lld could not take part "
-                            "(%s; its own error says why)", call,
-                            (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
-                            rmalab_err_name((int)(v[AG_FAILED] & 0xffff)));
+        return rmalab__err_fail((int)(v[AG_FAILED] & 0xffff),
+                                "%s: rank %lld could not take part "
+                                "(%s; its own error says why)",
+                                call, (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
+                                rmalab_err_name((int)(v[AG_FAILED] & 0xffff)));
     if (v[AG_COUNT] != -v[AG_N + AG_COUNT])
-        return rmalab__fail(RMALAB_ERR_TRUNCATE, "%s: the ranks give %lld to %lld elements (%d "
-                                                 "here); every rank must give the same count",
-                            call, (long long)-v[AG_N + AG_COUNT], (long long)v[AG_COUNT], count);
+        return rmalab__err_fail(RMALAB_ERR_TRUNCATE,
+                                "%s: the ranks give %lld to %lld elements (%d "
+                                "here); every rank must give the same count",
+                                call, (long long)-v[AG_N + AG_COUNT], (long long)v[AG_COUNT],
+                                count);
     if (v[AG_TYPE] != -v[AG_N + AG_TYPE])
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
-                                             "every rank must give the same type",
-                            call, rmalab_type_name((rmalab_type)type));
+        return rmalab__err_fail(RMALAB_ERR_TYPE,
+                                "%s: the ranks give different types (%s here); "
+                                "every rank must give the same type",
+                                call, rmalab_type_name((rmalab_type)type));
     if (v[AG_ROOT] != -v[AG_N + AG_ROOT])
-        return rmalab__fail(RMALAB_ERR_RANK, "%s: the ranks name roots %lld to %lld (%d here); "
-                                             "every rank must name the same root",
-                            call, (long long)-v[AG_N + AG_ROOT], (long long)v[AG_ROOT], root);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "%s: the ranks name roots %lld to %lld (%d here); "
+                                "every rank must name the same root",
+                                call, (long long)-v[AG_N + AG_ROOT], (long long)v[AG_ROOT], root);
     if (v[AG_OP] != -v[AG_N + AG_OP])
-        return rmalab__fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
-                                           "rank must give the same op",
-                            call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
+        return rmalab__err_fail(RMALAB_ERR_OP,
+                                "%s: the ranks give different ops (%s here); every "
+                                "rank must give the same op",
+                                call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
     return RMALAB_OK;
 }
 
@@ -491,7 +507,7 @@ int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_
         return rc;
     if (!(rc = rmalab__agree_args(c, "bcast", status, count, (int)type, root, -1))) {
         int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
-        rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__mpi_fail(e, "MPI_Bcast");
+        rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
     }
     return rmalab__comm_end(&b, rc);
 }
@@ -501,14 +517,17 @@ static int check_reduce_op(const char *call, rmalab_type type, rmalab_op op)
 {
     bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
     if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, min, "
-                                           "band, bor, bxor, land, lor or lxor",
-                            call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
+        return rmalab__err_fail(RMALAB_ERR_OP,
+                                "%s: %s is not a reduction; use sum, prod, max, min, "
+                                "band, bor, bxor, land, lor or lxor",
+                                call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
     if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
-                                             "holds %s", call, rmalab_op_name(op),
-                            op >= RMALAB_OP_BAND ? "integer" : "number",
-                            rmalab_type_name(type));
+        return rmalab__err_fail(RMALAB_ERR_TYPE,
+                                "%s: MPI defines %s on %s types, and the buffer "
+                                "holds %s",
+                                call, rmalab_op_name(op),
+                                op >= RMALAB_OP_BAND ? "integer" : "number",
+                                rmalab_type_name(type));
     return RMALAB_OK;
 }
 
@@ -522,7 +541,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
     void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__scratch(0, bytes) : NULL;
     if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !keep)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
     if (keep) /* MPI leaves rank 0's buffer undefined: it keeps its values */
         memcpy(keep, buf, bytes);
     if (kind == RMALAB_REDUCE_ALL)
@@ -536,7 +555,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
     if (keep)
         memcpy(buf, keep, bytes);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, rmalab_reduce_kind_name(kind));
+        return rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
     return rmalab__clock_exists() ? rmalab__clock_reduce(mc, me, kind, root, rmalab_reduce_kind_name(kind))
                                   : RMALAB_OK;
 }
@@ -556,8 +575,8 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (kind != RMALAB_REDUCE_ROOT)
         root = 0;
     if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
-        return rmalab__comm_refuse(call, c, rmalab__fail(RMALAB_ERR_ARG, "reduce: unknown kind %d",
-                                                         (int)kind));
+        return rmalab__comm_refuse(
+            call, c, rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind));
     int rc;
     if (!status)
         status = check_typed(c, call, root, count, type);
@@ -578,7 +597,7 @@ static int barrier_call(MPI_Comm comm)
     int active = rmalab__clock_exists(), any = 0;
     int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Allreduce (barrier)");
+        return rmalab__err_mpi(e, "MPI_Allreduce (barrier)");
     return any ? rmalab__clock_reduce(comm, 0, RMALAB_REDUCE_ALL, 0, "MPI_Allreduce (barrier)")
                : RMALAB_OK;
 }
@@ -588,8 +607,9 @@ int rmalab_barrier(MPI_Comm comm)
     rmalab__block b = {.call = "barrier", .collective = true};
     rmalab__call_begin();
     if (comm == MPI_COMM_NULL)
-        return rmalab__call_end("barrier", "comm", UINT64_MAX, rmalab__fail(RMALAB_ERR_COMM,
-                                "barrier: the communicator is MPI_COMM_NULL"));
+        return rmalab__call_end(
+            "barrier", "comm", UINT64_MAX,
+            rmalab__err_fail(RMALAB_ERR_COMM, "barrier: the communicator is MPI_COMM_NULL"));
     rmalab__block_comm(&b, comm);
     int rc = rmalab__block_enter(&b);
     if (!rc) {

@@ -38,12 +38,12 @@ const char *rmalab_version(void)
 
 static int comm_new(MPI_Comm c, int owned, rmalab_comm **out)
 {
-    rmalab_comm *r = rmalab__calloc(1, sizeof *r);
+    rmalab_comm *r = rmalab__mem_calloc(1, sizeof *r);
     int rc;
     if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a communicator");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a communicator");
     if ((rc = rmalab_info_create(&r->requested))) {
-        rmalab__free(r);
+        rmalab__mem_free(r);
         return rc;
     }
     r->comm = c;
@@ -76,8 +76,8 @@ int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out)
         MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
     }
     if (c->shadow == MPI_COMM_NULL)
-        return rmalab__fail(RMALAB_ERR_COMM, "this communicator has no shadow for long "
-                                             "messages (MPI_Comm_idup failed)");
+        return rmalab__err_fail(RMALAB_ERR_COMM, "this communicator has no shadow for long "
+                                                 "messages (MPI_Comm_idup failed)");
     *out = c->shadow;
     return RMALAB_OK;
 }
@@ -107,7 +107,7 @@ static void shadow_finish(rmalab_comm *c)
 int rmalab_comm_wrap(MPI_Comm comm, rmalab_comm **out)
 {
     if (comm == MPI_COMM_NULL)
-        return rmalab__fail(RMALAB_ERR_COMM, "cannot wrap MPI_COMM_NULL");
+        return rmalab__err_fail(RMALAB_ERR_COMM, "cannot wrap MPI_COMM_NULL");
     int rc = comm_new(comm, 0, out);
     if (!rc)
         shadow_start(*out);
@@ -147,7 +147,7 @@ int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info, rmalab_
                            rmalab_diags *diags, int status)
 {
     if (!parent)
-        return status ? status : rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return status ? status : rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
     rmalab_comm *r = NULL;
@@ -160,11 +160,11 @@ int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info, rmalab_
         rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
     if (!rc)
         rc = rmalab_info_to_mpi(hints, &mi);
-    if ((rc = rmalab__agree(parent->comm, rc, "duplicating a communicator")))
+    if ((rc = rmalab__err_agree(parent->comm, rc, "duplicating a communicator")))
         goto out;
     int e = MPI_Comm_dup_with_info(parent->comm, mi, &r->comm);
     if (e != MPI_SUCCESS) {
-        rc = rmalab__mpi_fail(e, "MPI_Comm_dup_with_info");
+        rc = rmalab__err_mpi(e, "MPI_Comm_dup_with_info");
         goto out;
     }
     MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
@@ -175,7 +175,7 @@ int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info, rmalab_
 out:
     if (r) {
         rmalab_info_destroy(&r->requested);
-        rmalab__free(r);
+        rmalab__mem_free(r);
     }
     if (mi != MPI_INFO_NULL)
         MPI_Info_free(&mi);
@@ -192,17 +192,17 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
 int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diags *diags)
 {
     if (!comm)
-        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
     int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
     if (!rc)
         rc = rmalab_info_to_mpi(hints, &mi);
     /* MPI_Comm_set_info is collective: as in dup, agree first. */
-    if (!(rc = rmalab__agree(comm->comm, rc, "setting a communicator's hints"))) {
+    if (!(rc = rmalab__err_agree(comm->comm, rc, "setting a communicator's hints"))) {
         int e = MPI_Comm_set_info(comm->comm, mi);
         if (e != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Comm_set_info");
+            rc = rmalab__err_mpi(e, "MPI_Comm_set_info");
         else
             rc = merge(comm->requested, info);
     }
@@ -215,11 +215,11 @@ int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diag
 int rmalab_comm_get_info(rmalab_comm *comm, rmalab_info **out)
 {
     if (!comm)
-        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     MPI_Info mi = MPI_INFO_NULL;
     int e = MPI_Comm_get_info(comm->comm, &mi);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Comm_get_info");
+        return rmalab__err_mpi(e, "MPI_Comm_get_info");
     int rc = rmalab_info_from_mpi(mi, out);
     MPI_Info_free(&mi);
     return rc;
@@ -244,7 +244,7 @@ int rmalab_comm_hints(rmalab_comm *comm, rmalab_hints_report **out)
 int rmalab_comm_check_hints(rmalab_comm *comm, rmalab_agreement **out)
 {
     if (!comm)
-        return rmalab__fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     return rmalab_hints_check_agreement(comm->comm, RMALAB_SCOPE_COMM, comm->requested, out);
 }
 
@@ -264,10 +264,10 @@ static int comm_destroy(rmalab_comm *c)
             MPI_Comm_free(&c->shadow);
         int e = c->owned ? MPI_Comm_free(&c->comm) : MPI_SUCCESS;
         if (e != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Comm_free");
+            rc = rmalab__err_mpi(e, "MPI_Comm_free");
     }
     rmalab_info_destroy(&c->requested);
-    rmalab__free(c);
+    rmalab__mem_free(c);
     return rc;
 }
 

@@ -35,14 +35,14 @@ static int cached_group(rmalab_win *w, struct group_cache *c, const int *ranks, 
         *out = c->group;
         return RMALAB_OK;
     }
-    if (!c->ranks && !(c->ranks = rmalab__malloc(((size_t)w->size + 1) * sizeof *c->ranks)))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory caching a group");
+    if (!c->ranks && !(c->ranks = rmalab__mem_alloc(((size_t)w->size + 1) * sizeof *c->ranks)))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory caching a group");
     if (c->group != MPI_GROUP_NULL)
         MPI_Group_free(&c->group);
     int e = MPI_Group_incl(w->wgroup, n, ranks, &c->group);
     if (e != MPI_SUCCESS) {
         c->group = MPI_GROUP_NULL;
-        return rmalab__mpi_fail(e, "MPI_Group_incl");
+        return rmalab__err_mpi(e, "MPI_Group_incl");
     }
     if (n)
         memcpy(c->ranks, ranks, (size_t)n * sizeof *ranks);
@@ -55,7 +55,7 @@ static void group_cache_clear(struct group_cache *c)
 {
     if (c->group != MPI_GROUP_NULL)
         MPI_Group_free(&c->group);
-    rmalab__free(c->ranks);
+    rmalab__mem_free(c->ranks);
     c->ranks = NULL;
     c->n = 0;
 }
@@ -67,7 +67,7 @@ static int native_post(rmalab_win *w, const int *ranks, int n, int mode)
     if (rc)
         return rc;
     int e = MPI_Win_post(g, mode, w->win);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_post");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_post");
 }
 
 static int native_start(rmalab_win *w, const int *ranks, int n, int mode)
@@ -77,14 +77,14 @@ static int native_start(rmalab_win *w, const int *ranks, int n, int mode)
     if (rc)
         return rc;
     int e = MPI_Win_start(g, mode, w->win);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_start");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_start");
 }
 
 static int native_complete(rmalab_win *w, const int *group, int n)
 {
     (void)group, (void)n;
     int e = MPI_Win_complete(w->win);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_complete");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_complete");
 }
 
 /* In SLEEP mode MPI_Win_test with the sleeping backoff, which ends the
@@ -97,29 +97,29 @@ static int native_wait(rmalab_win *w, const int *xgroup, int n)
         for (int done = 0;;) {
             int e = MPI_Win_test(w->win, &done);
             if (e != MPI_SUCCESS)
-                return rmalab__mpi_fail(e, "MPI_Win_test");
+                return rmalab__err_mpi(e, "MPI_Win_test");
             if (done)
                 return RMALAB_OK;
             rmalab__backoff_step(&bo);
         }
     }
     int e = MPI_Win_wait(w->win);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_wait");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_wait");
 }
 
 static int native_test(rmalab_win *w, const int *xgroup, int n, int *flag)
 {
     (void)xgroup, (void)n;
     int e = MPI_Win_test(w->win, flag);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_test");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_test");
 }
 
 static int native_setup(rmalab_win *w, MPI_Aint alloc, void **base)
 {
     (void)alloc, (void)base;
-    struct native *n = rmalab__calloc(1, sizeof *n);
+    struct native *n = rmalab__mem_calloc(1, sizeof *n);
     if (!n)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     n->post.group = n->start.group = MPI_GROUP_NULL;
     w->engine_state = n;
     return RMALAB_OK;
@@ -132,7 +132,7 @@ static void native_destroy(rmalab_win *w)
         return;
     group_cache_clear(&n->post);
     group_cache_clear(&n->start);
-    rmalab__free(n);
+    rmalab__mem_free(n);
     w->engine_state = NULL;
 }
 

@@ -101,7 +101,7 @@ static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
     int e = MPI_Accumulate(&one, 1, MPI_UINT64_T, peer, slot, 1, MPI_UINT64_T, MPI_SUM,
                            r->mpi_sync);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Accumulate on the rma engine's counters");
+        return rmalab__err_mpi(e, "MPI_Accumulate on the rma engine's counters");
     *pending_mpi = 1;
     return RMALAB_OK;
 }
@@ -126,7 +126,7 @@ static int flush_signals(rmalab_win *w)
         return RMALAB_OK;
     r->unflushed = 0;
     int e = MPI_Win_flush_all(r->mpi_sync);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_flush_all");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_flush_all");
 }
 
 /* A polling loop's progress. */
@@ -177,7 +177,7 @@ static int await(rmalab_win *w, const char *what, const int *ranks, int n,
 
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
-    void *p = rmalab__calloc(n, size);
+    void *p = rmalab__mem_calloc(n, size);
     if (!p)
         *fail = 1;
     return p;
@@ -198,9 +198,9 @@ static int alloc_state(rmalab_win *w, int **group_ranks)
 {
     int fail = 0;
     size_t P = (size_t)w->size;
-    struct rmalab__rma *r = rmalab__calloc(1, sizeof *r);
+    struct rmalab__rma *r = rmalab__mem_calloc(1, sizeof *r);
     if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
     w->engine_state = r;
     r->node = MPI_COMM_NULL;
     r->shm_sync = r->mpi_sync = r->shm_data = MPI_WIN_NULL;
@@ -212,7 +212,7 @@ static int alloc_state(rmalab_win *w, int **group_ranks)
     r->mpi_ops = xcalloc(P, 1, &fail);
     r->expected = xcalloc(P, sizeof *r->expected, &fail);
     *group_ranks = xcalloc(2 * P, sizeof **group_ranks, &fail);
-    return fail ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
+    return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
                 : RMALAB_OK;
 }
 
@@ -224,7 +224,7 @@ static int find_node(rmalab_win *w, int *group_ranks)
     int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node);
     if (e != MPI_SUCCESS) {
         r->node = MPI_COMM_NULL;
-        return rmalab__mpi_fail(e, "MPI_Comm_split_type");
+        return rmalab__err_mpi(e, "MPI_Comm_split_type");
     }
     MPI_Comm_size(r->node, &r->node_size);
     int *node_ranks = group_ranks + w->size;
@@ -255,7 +255,7 @@ static int share_data(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, voi
                                     r->node, mine ? base : &(void *){NULL}, &r->shm_data);
     if (e != MPI_SUCCESS) {
         r->shm_data = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "allocating the rma engine's shared memory");
+        return rmalab__err_mpi(e, "allocating the rma engine's shared memory");
     }
     for (int i = 0; any && i < r->node_size; i++) {
         MPI_Aint sz = 0;
@@ -288,7 +288,7 @@ static int share_node(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, voi
         rc = share_data(w, group_ranks, alloc, base, noncontig);
     } else {
         r->shm_sync = MPI_WIN_NULL;
-        rc = rmalab__mpi_fail(e, "allocating the rma engine's shared counters");
+        rc = rmalab__err_mpi(e, "allocating the rma engine's shared counters");
     }
     MPI_Info_free(&noncontig);
     return rc;
@@ -306,14 +306,14 @@ static int open_remote_counters(rmalab_win *w)
     int any_remote = 0;
     int e = MPI_Allreduce(&r->remote_peers, &any_remote, 1, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Allreduce");
+        return rmalab__err_mpi(e, "MPI_Allreduce");
     if (!any_remote)
         return RMALAB_OK;
     e = MPI_Win_allocate((MPI_Aint)(2 * P * sizeof(uint64_t)), sizeof(uint64_t), MPI_INFO_NULL,
                          w->comm, &r->my_mpi, &r->mpi_sync);
     if (e != MPI_SUCCESS) {
         r->mpi_sync = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "allocating the rma engine's counters");
+        return rmalab__err_mpi(e, "allocating the rma engine's counters");
     }
     MPI_Win_set_errhandler(r->mpi_sync, MPI_ERRORS_RETURN);
     memset(r->my_mpi, 0, 2 * P * sizeof(uint64_t));
@@ -325,10 +325,10 @@ static int open_remote_counters(rmalab_win *w)
 static int rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
 {
     int *group_ranks = NULL;
-    int rc = rmalab__agree(w->comm, alloc_state(w, &group_ranks), "setting up the rma engine");
+    int rc = rmalab__err_agree(w->comm, alloc_state(w, &group_ranks), "setting up the rma engine");
     if (!rc && !(rc = find_node(w, group_ranks)) && !(rc = share_node(w, group_ranks, alloc, base)))
         rc = open_remote_counters(w);
-    rmalab__free(group_ranks);
+    rmalab__mem_free(group_ranks);
     return rc;
 }
 
@@ -351,16 +351,16 @@ static int rma_attach(rmalab_win *w)
     for (int p = 0; p < w->size; p++)
         r->plain_peers += r->peer_base[p] != NULL;
     if ((e = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win)) != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_lock_all for the rma engine");
+        return rmalab__err_mpi(e, "MPI_Win_lock_all for the rma engine");
     if (r->mpi_sync != MPI_WIN_NULL &&
         (e = MPI_Win_lock_all(MPI_MODE_NOCHECK, r->mpi_sync)) != MPI_SUCCESS) {
         MPI_Win_unlock_all(w->win);
-        return rmalab__mpi_fail(e, "MPI_Win_lock_all for the rma engine");
+        return rmalab__err_mpi(e, "MPI_Win_lock_all for the rma engine");
     }
     r->locked = 1;
     /* Every rank's counters are zero before anyone signals. */
     e = MPI_Barrier(w->comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Barrier");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Barrier");
 }
 
 static void rma_quiesce(rmalab_win *w)
@@ -392,7 +392,7 @@ static void rma_destroy(rmalab_win *w)
     void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need,
                       r->ready,    r->mpi_ops,   r->expected, r};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        rmalab__free(arrays[i]);
+        rmalab__mem_free(arrays[i]);
     w->engine_state = NULL;
 }
 
@@ -519,7 +519,7 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
     for (int i = 0; i < n; i++) {
         int t = group[i];
         if (r->mpi_ops[t] && (e = MPI_Win_flush(t, w->win)) != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Win_flush");
+            return rmalab__err_mpi(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }
     for (int i = 0; i < n && !rc; i++)

@@ -7,27 +7,26 @@
 #include "private.h"
 
 /* Record a detailed message for `code` on this thread and return `code`. */
-#define rmalab__fail rmalab_set_error /* the same call, kept short inside */
-int rmalab__vfail(int code, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+#define rmalab__err_fail rmalab_set_error /* the same call, kept short inside */
+int rmalab__err_vfail(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
-int rmalab__prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rmalab__err_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning (no final newline) to the embedder's function (rmalab/error.h). */
-void rmalab__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rmalab__err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Translate an MPI error code; `what` names the MPI call. */
-int rmalab__mpi_fail(int mpierr, const char *what);
+int rmalab__err_mpi(int mpierr, const char *what);
 
 /* Collective over comm: every rank learns whether any rank failed (rc is
  * this rank's status), so that all go on or all stop. Returns rc itself
  * when this rank failed, else an error of the failing rank's class saying
  * that another rank failed, else RMALAB_OK. `what` names the step. */
-int rmalab__agree(MPI_Comm comm, int rc, const char *what);
+int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
 
-#define RMALAB__CHECK_MPI(call, what)                                          \
-    do {                                                                       \
-        int rmalab__e = (call);                                                \
-        if (rmalab__e != MPI_SUCCESS)                                          \
-            return rmalab__mpi_fail(rmalab__e, (what));                        \
+#define RMALAB__CHECK_MPI(call, what)                                                              \
+    do {                                                                                           \
+        int rmalab__e = (call);                                                                    \
+        if (rmalab__e != MPI_SUCCESS)                                                              \
+            return rmalab__err_mpi(rmalab__e, (what));                                             \
     } while (0)
 
 #endif

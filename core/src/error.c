@@ -1,8 +1,8 @@
 /* The status table of the core and the per-thread detail of the last
- * failure. Internal code fails through rmalab__fail(), which records a
+ * failure. Internal code fails through rmalab__err_fail(), which records a
  * formatted message and returns the code, so that every error path is one
- * expression: `return rmalab__fail(RMALAB_ERR_ARG, "...", ...);`. Warnings,
- * which fail nothing, leave through rmalab__warn and the embedder's
+ * expression: `return rmalab__err_fail(RMALAB_ERR_ARG, "...", ...);`. Warnings,
+ * which fail nothing, leave through rmalab__err_warn and the embedder's
  * function. */
 #include "private.h"
 #include "error-private.h"
@@ -43,7 +43,7 @@ const char *rmalab_errmsg(void)
     return last_msg;
 }
 
-int rmalab__vfail(int code, const char *fmt, va_list ap)
+int rmalab__err_vfail(int code, const char *fmt, va_list ap)
 {
     if (fmt)
         vsnprintf(last_msg, sizeof last_msg, fmt, ap);
@@ -56,12 +56,12 @@ int rmalab_set_error(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rmalab__vfail(code, fmt, ap);
+    rmalab__err_vfail(code, fmt, ap);
     va_end(ap);
     return code;
 }
 
-int rmalab__prefix(int code, const char *fmt, ...)
+int rmalab__err_prefix(int code, const char *fmt, ...)
 {
     char head[512], tail[sizeof last_msg];
     va_list ap;
@@ -74,7 +74,7 @@ int rmalab__prefix(int code, const char *fmt, ...)
 }
 
 /* Map an MPI error code onto the core's codes, keeping MPI's own text. */
-int rmalab__mpi_fail(int mpierr, const char *what)
+int rmalab__err_mpi(int mpierr, const char *what)
 {
     int cls = MPI_ERR_OTHER, code, len = 0;
     char text[MPI_MAX_ERROR_STRING + 1] = "";
@@ -99,20 +99,20 @@ int rmalab__mpi_fail(int mpierr, const char *what)
     case MPI_ERR_TRUNCATE: code = RMALAB_ERR_TRUNCATE; break;
     default: code = RMALAB_ERR_OTHER; break;
     }
-    return rmalab__fail(code, "%s failed in MPI: %s", what, text);
+    return rmalab__err_fail(code, "%s failed in MPI: %s", what, text);
 }
 
-int rmalab__agree(MPI_Comm comm, int rc, const char *what)
+int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
 {
     int worst = RMALAB_OK;
     int e = MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm);
     if (rc)
         return rc; /* with this rank's own message */
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, what);
+        return rmalab__err_mpi(e, what);
     if (worst)
-        return rmalab__fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
-                            rmalab_strerror(worst));
+        return rmalab__err_fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
+                                rmalab_strerror(worst));
     return RMALAB_OK;
 }
 
@@ -141,7 +141,7 @@ void rmalab_get_warnf(rmalab_warn_fn *fn, void **ud)
     pthread_mutex_unlock(&warn_lock);
 }
 
-void rmalab__warn(const char *fmt, ...)
+void rmalab__err_warn(const char *fmt, ...)
 {
     char text[4096];
     va_list ap;

@@ -112,11 +112,11 @@ static int add_row(rmalab_hints_report *r, rmalab_hint_scope scope, const char *
     row.effective = dup_or_null(eff);
     row.note = note[0] ? dup_or_null(note) : NULL;
     if (!row.key || (req && !row.requested) || (eff && !row.effective)) {
-        rmalab__free(row.key);
-        rmalab__free(row.requested);
-        rmalab__free(row.effective);
-        rmalab__free(row.note);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
+        rmalab__mem_free(row.key);
+        rmalab__mem_free(row.requested);
+        rmalab__mem_free(row.effective);
+        rmalab__mem_free(row.note);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
     }
     r->rows[r->count++] = row;
     return RMALAB_OK;
@@ -130,13 +130,14 @@ int rmalab_hints_report_build(rmalab_hint_scope scope, const rmalab_info *reques
         rmalab_info_get_nkeys(requested, &nreq);
     if (effective)
         rmalab_info_get_nkeys(effective, &neff);
-    rmalab_hints_report *r = rmalab__calloc(1, sizeof *r);
+    rmalab_hints_report *r = rmalab__mem_calloc(1, sizeof *r);
     if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
-    r->rows = rmalab__calloc((size_t)(rmalab_hints_count(scope) + nreq + neff), sizeof *r->rows);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
+    r->rows =
+        rmalab__mem_calloc((size_t)(rmalab_hints_count(scope) + nreq + neff), sizeof *r->rows);
     if (!r->rows) {
-        rmalab__free(r);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
+        rmalab__mem_free(r);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory building a hints report");
     }
     for (int i = 0; i < rmalab_hints_count(scope) && !rc; i++)
         rc = add_row(r, scope, rmalab_hints_at(scope, i)->key, requested, effective);
@@ -164,13 +165,13 @@ void rmalab_hints_report_destroy(rmalab_hints_report *report)
     if (!report)
         return;
     for (int i = 0; i < report->count; i++) {
-        rmalab__free(report->rows[i].key);
-        rmalab__free(report->rows[i].requested);
-        rmalab__free(report->rows[i].effective);
-        rmalab__free(report->rows[i].note);
+        rmalab__mem_free(report->rows[i].key);
+        rmalab__mem_free(report->rows[i].requested);
+        rmalab__mem_free(report->rows[i].effective);
+        rmalab__mem_free(report->rows[i].note);
     }
-    rmalab__free(report->rows);
-    rmalab__free(report);
+    rmalab__mem_free(report->rows);
+    rmalab__mem_free(report);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -181,7 +182,7 @@ void rmalab_hints_report_destroy(rmalab_hints_report *report)
 static char *encode_agree(rmalab_hint_scope scope, const rmalab_info *requested, int *len)
 {
     size_t cap = 64, off = 0;
-    char *out = rmalab__malloc(cap), val[RMALAB_MAX_INFO_VAL + 1];
+    char *out = rmalab__mem_alloc(cap), val[RMALAB_MAX_INFO_VAL + 1];
     for (int i = 0; out && i < rmalab_hints_count(scope); i++) {
         const rmalab_hint_def *d = rmalab_hints_at(scope, i);
         if (!d->must_agree)
@@ -190,16 +191,16 @@ static char *encode_agree(rmalab_hint_scope scope, const rmalab_info *requested,
         uint32_t n = UINT32_MAX;
         int rc = v ? rmalab_hint_normalize(d, v, strlen(v), val) : RMALAB_ERR_INFO_VALUE;
         if (rc == RMALAB_ERR_NO_MEM) { /* not "unset": the ranks would disagree */
-            rmalab__free(out);
+            rmalab__mem_free(out);
             return NULL;
         }
         if (rc == RMALAB_OK)
             n = (uint32_t)strlen(val);
         size_t need = off + 4 + (n == UINT32_MAX ? 0 : n);
         if (need > cap) {
-            char *p = rmalab__realloc(out, cap = 2 * need);
+            char *p = rmalab__mem_realloc(out, cap = 2 * need);
             if (!p) {
-                rmalab__free(out);
+                rmalab__mem_free(out);
                 return NULL;
             }
             out = p;
@@ -221,11 +222,11 @@ void rmalab_agreement_destroy(rmalab_agreement *a)
         return;
     for (int i = 0; i < a->count; i++) {
         for (int r = 0; r < a->items[i].nranks; r++)
-            rmalab__free(a->items[i].values[r]);
-        rmalab__free(a->items[i].values);
+            rmalab__mem_free(a->items[i].values[r]);
+        rmalab__mem_free(a->items[i].values);
     }
-    rmalab__free(a->items);
-    rmalab__free(a);
+    rmalab__mem_free(a->items);
+    rmalab__mem_free(a);
 }
 
 /* What the ranks send each other, and where each rank's part lies. */
@@ -241,54 +242,54 @@ static int gathered_alloc(struct gathered *g, rmalab_hint_scope scope,
 {
     size_t P = (size_t)g->size;
     g->mine = encode_agree(scope, requested, &g->len);
-    g->lens = rmalab__calloc(P, sizeof *g->lens);
-    g->displs = rmalab__calloc(P, sizeof *g->displs);
-    g->cursor = rmalab__calloc(P, sizeof *g->cursor);
+    g->lens = rmalab__mem_calloc(P, sizeof *g->lens);
+    g->displs = rmalab__mem_calloc(P, sizeof *g->displs);
+    g->cursor = rmalab__mem_calloc(P, sizeof *g->cursor);
     if (!g->mine || !g->lens || !g->displs || !g->cursor)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
     return RMALAB_OK;
 }
 
 static void gathered_free(struct gathered *g)
 {
-    rmalab__free(g->mine);
-    rmalab__free(g->lens);
-    rmalab__free(g->displs);
-    rmalab__free(g->cursor);
-    rmalab__free(g->all);
+    rmalab__mem_free(g->mine);
+    rmalab__mem_free(g->lens);
+    rmalab__mem_free(g->displs);
+    rmalab__mem_free(g->cursor);
+    rmalab__mem_free(g->all);
 }
 
 /* Collective: every rank's encoded hints into g->all. Each allocation is
  * agreed on before the next collective call, so no rank is left in one. */
 static int gather(struct gathered *g, MPI_Comm comm, int rc)
 {
-    if ((rc = rmalab__agree(comm, rc, "checking hint agreement")))
+    if ((rc = rmalab__err_agree(comm, rc, "checking hint agreement")))
         return rc;
     int e = MPI_Allgather(&g->len, 1, MPI_INT, g->lens, 1, MPI_INT, comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Allgather");
+        return rmalab__err_mpi(e, "MPI_Allgather");
     long total = 0;
     for (int r = 0; r < g->size; r++) {
         g->displs[r] = (int)total;
         total += g->lens[r];
     }
-    g->all = rmalab__malloc((size_t)total + 1);
+    g->all = rmalab__mem_alloc((size_t)total + 1);
     rc = g->all ? RMALAB_OK
-                : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
-    if ((rc = rmalab__agree(comm, rc, "checking hint agreement")))
+                : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
+    if ((rc = rmalab__err_agree(comm, rc, "checking hint agreement")))
         return rc;
     e = MPI_Allgatherv(g->mine, g->len, MPI_BYTE, g->all, g->lens, g->displs, MPI_BYTE, comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allgatherv");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Allgatherv");
 }
 
 /* The next value of every rank's part: hint d's. A disagreement when they
  * differ. */
 static int decode_hint(struct gathered *g, const rmalab_hint_def *d, rmalab_agreement *a)
 {
-    char **vals = rmalab__calloc((size_t)g->size, sizeof *vals);
+    char **vals = rmalab__mem_calloc((size_t)g->size, sizeof *vals);
     int differ = 0;
     if (!vals)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
     for (int r = 0; r < g->size; r++) {
         const char *part = g->all + g->displs[r];
         uint32_t n;
@@ -307,8 +308,8 @@ static int decode_hint(struct gathered *g, const rmalab_hint_def *d, rmalab_agre
         return RMALAB_OK;
     }
     for (int r = 0; r < g->size; r++)
-        rmalab__free(vals[r]);
-    rmalab__free(vals);
+        rmalab__mem_free(vals[r]);
+    rmalab__mem_free(vals);
     return RMALAB_OK;
 }
 
@@ -320,12 +321,12 @@ int rmalab_hints_check_agreement(MPI_Comm comm, rmalab_hint_scope scope,
     RMALAB__CHECK_MPI(MPI_Comm_size(comm, &g.size), "MPI_Comm_size");
     for (int i = 0; i < rmalab_hints_count(scope); i++)
         nkeys += rmalab_hints_at(scope, i)->must_agree;
-    rmalab_agreement *a = rmalab__calloc(1, sizeof *a);
+    rmalab_agreement *a = rmalab__mem_calloc(1, sizeof *a);
     if (a)
-        a->items = rmalab__calloc((size_t)nkeys + 1, sizeof *a->items);
-    int rc = a && a->items ? gathered_alloc(&g, scope, requested)
-                           : rmalab__fail(RMALAB_ERR_NO_MEM,
-                                          "out of memory checking hint agreement");
+        a->items = rmalab__mem_calloc((size_t)nkeys + 1, sizeof *a->items);
+    int rc = a && a->items
+                 ? gathered_alloc(&g, scope, requested)
+                 : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory checking hint agreement");
     rc = gather(&g, comm, rc);
     for (int i = 0; !rc && i < rmalab_hints_count(scope); i++)
         if (rmalab_hints_at(scope, i)->must_agree)

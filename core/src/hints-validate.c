@@ -26,10 +26,10 @@ void rmalab_diags_clear(rmalab_diags *d)
     if (!d)
         return;
     for (int i = 0; i < d->count; i++) {
-        rmalab__free(d->items[i].key);
-        rmalab__free(d->items[i].message);
+        rmalab__mem_free(d->items[i].key);
+        rmalab__mem_free(d->items[i].message);
     }
-    rmalab__free(d->items);
+    rmalab__mem_free(d->items);
     rmalab_diags_init(d);
 }
 
@@ -41,7 +41,7 @@ __attribute__((format(printf, 4, 0))) static void vdiag(rmalab_diags *d, const c
         return;
     if (d->count == d->cap) {
         int cap = d->cap ? 2 * d->cap : 8;
-        rmalab_diag *items = rmalab__realloc(d->items, (size_t)cap * sizeof *items);
+        rmalab_diag *items = rmalab__mem_realloc(d->items, (size_t)cap * sizeof *items);
         if (!items)
             return;
         d->items = items;
@@ -51,8 +51,8 @@ __attribute__((format(printf, 4, 0))) static void vdiag(rmalab_diags *d, const c
     vsnprintf(msg, sizeof msg, fmt, ap);
     char *k = rmalab__strndup(key, klen), *m = rmalab__strndup(msg, strlen(msg));
     if (!k || !m) {
-        rmalab__free(k);
-        rmalab__free(m);
+        rmalab__mem_free(k);
+        rmalab__mem_free(m);
         return;
     }
     d->items[d->count++] = (rmalab_diag){k, m};
@@ -144,9 +144,9 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
 {
     rmalab_info *out = NULL;
     int rc, n = 0;
-    char *buf = rmalab__malloc(RMALAB_MAX_INFO_VAL + 1);
+    char *buf = rmalab__mem_alloc(RMALAB_MAX_INFO_VAL + 1);
     if (!buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory validating hints");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory validating hints");
     if ((rc = rmalab_info_create(&out)))
         goto fail;
     if (requested)
@@ -179,14 +179,14 @@ int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested
         if ((keep_own || !d->rmalab_own) && (rc = rmalab_info_set(out, d->key, buf)))
             goto fail;
     }
-    rmalab__free(buf);
+    rmalab__mem_free(buf);
     if (to_mpi)
         *to_mpi = out;
     else
         rmalab_info_destroy(&out);
     return RMALAB_OK;
 fail:
-    rmalab__free(buf);
+    rmalab__mem_free(buf);
     rmalab_info_destroy(&out);
     return rc;
 }

@@ -28,7 +28,7 @@ static void values_text(const char *const *values, char *buf, size_t size)
 static int append(char *buf, size_t *off, const char *s, size_t n)
 {
     if (*off + n > RMALAB_MAX_INFO_VAL)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "normalised value is too long");
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "normalised value is too long");
     memcpy(buf + *off, s, n);
     *off += n;
     buf[*off] = '\0';
@@ -39,9 +39,9 @@ static int normalize_bool(const rmalab_hint_def *def, const char *value, size_t 
 {
     bool b;
     if (rmalab_parse_bool(value, vlen, &b))
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                            "%s is a boolean: \"%.*s\" is neither \"true\" nor \"false\"",
-                            def->key, (int)vlen, value);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE,
+                                "%s is a boolean: \"%.*s\" is neither \"true\" nor \"false\"",
+                                def->key, (int)vlen, value);
     strcpy(buf, b ? "true" : "false");
     return RMALAB_OK;
 }
@@ -57,17 +57,17 @@ static int normalize_int(const rmalab_hint_def *def, const char *value, size_t v
         return RMALAB_OK;
     }
     if (rmalab_parse_int(value, vlen, &v))
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is an integer%s%s%s: \"%.*s\" is not",
-                            def->key, def->unlimited ? " or \"" : "",
-                            def->unlimited ? def->unlimited : "", def->unlimited ? "\"" : "",
-                            (int)vlen, value);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s is an integer%s%s%s: \"%.*s\" is not",
+                                def->key, def->unlimited ? " or \"" : "",
+                                def->unlimited ? def->unlimited : "", def->unlimited ? "\"" : "",
+                                (int)vlen, value);
     if (def->unlimited && v == -1) {
         strcpy(buf, def->unlimited);
         return RMALAB_OK;
     }
     if (v < def->min || v > def->max)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must lie in %d..%d: %d does not",
-                            def->key, def->min, def->max, v);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s must lie in %d..%d: %d does not",
+                                def->key, def->min, def->max, v);
     snprintf(buf, RMALAB_MAX_INFO_VAL + 1, "%d", v);
     return RMALAB_OK;
 }
@@ -81,8 +81,8 @@ static int normalize_enum(const rmalab_hint_def *def, const char *value, size_t 
     rmalab__trim(&t, &m);
     if (!in_values(def->values, t, m)) {
         values_text(def->values, allowed, sizeof allowed);
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",
-                            def->key, allowed, (int)vlen, value);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",
+                                def->key, allowed, (int)vlen, value);
     }
     return append(buf, &off, t, m);
 }
@@ -95,12 +95,12 @@ static int list_item(const rmalab_hint_def *def, char **items, int count, int i,
     size_t n = strlen(items[i]);
     if (def->values && !in_values(def->values, items[i], n)) {
         values_text(def->values, allowed, sizeof allowed);
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" is not one of %s", def->key,
-                            items[i], allowed);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" is not one of %s", def->key,
+                                items[i], allowed);
     }
     if (def->sole && count > 1 && strcmp(items[i], def->sole) == 0)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" must stand alone in the list",
-                            def->key, def->sole);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s: \"%s\" must stand alone in the list",
+                                def->key, def->sole);
     int rc = i ? append(buf, off, ",", 1) : RMALAB_OK;
     return rc ? rc : append(buf, off, items[i], n);
 }
@@ -115,11 +115,11 @@ static int normalize_list(const rmalab_hint_def *def, const char *value, size_t 
     if (rc) {
         char why[1024];
         snprintf(why, sizeof why, "%s", rmalab_errmsg());
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s", def->key,
-                            why);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s is a comma-separated list: %s", def->key,
+                                why);
     }
     if (count == 0)
-        rc = rmalab__fail(RMALAB_ERR_INFO_VALUE, "%s: the list is empty", def->key);
+        rc = rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s: the list is empty", def->key);
     for (int i = 0; i < count && !rc; i++)
         rc = list_item(def, items, count, i, buf, &off);
     rmalab_list_free(items, count);
@@ -138,5 +138,5 @@ int rmalab_hint_normalize(const rmalab_hint_def *def, const char *value, size_t 
     case RMALAB_HINT_LIST: return normalize_list(def, value, vlen, buf);
     case RMALAB_HINT_STRING: return append(buf, &off, value, vlen);
     }
-    return rmalab__fail(RMALAB_ERR_ARG, "unknown hint type");
+    return rmalab__err_fail(RMALAB_ERR_ARG, "unknown hint type");
 }

@@ -52,8 +52,10 @@ static int need_mpi(const char *what)
     MPI_Initialized(&init);
     MPI_Finalized(&fini);
     if (!init || fini)
-        return rmalab__fail(RMALAB_ERR_OTHER, "%s needs MPI to be initialised and not yet "
-                                              "finalised", what);
+        return rmalab__err_fail(RMALAB_ERR_OTHER,
+                                "%s needs MPI to be initialised and not yet "
+                                "finalised",
+                                what);
     return RMALAB_OK;
 }
 
@@ -63,7 +65,7 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
     if (rc)
         return rc;
     if (!info)
-        return rmalab__fail(RMALAB_ERR_INFO, "info object is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO, "info object is NULL");
     rmalab__errguard g;
     rmalab__errguard_enter(&g);
     MPI_Info mi = MPI_INFO_NULL;
@@ -78,7 +80,7 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
         e = MPI_Info_set(mi, k, v);
     }
     if (e != MPI_SUCCESS) {
-        rc = rmalab__mpi_fail(e, "MPI_Info_set");
+        rc = rmalab__err_mpi(e, "MPI_Info_set");
         if (mi != MPI_INFO_NULL)
             MPI_Info_free(&mi);
     } else {
@@ -131,9 +133,9 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
     rmalab__errguard_enter(&g);
     int n = 0, e = MPI_Info_get_nkeys(in, &n);
     char key[RMALAB_MAX_INFO_KEY + 2];
-    char *val = rmalab__malloc(RMALAB_MAX_INFO_VAL + 1);
+    char *val = rmalab__mem_alloc(RMALAB_MAX_INFO_VAL + 1);
     if (!val)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory reading an MPI_Info");
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory reading an MPI_Info");
     for (int i = 0; !rc && e == MPI_SUCCESS && i < n; i++) {
         int vlen = 0, flag = 0;
         if ((e = MPI_Info_get_nthkey(in, i, key)) != MPI_SUCCESS)
@@ -150,10 +152,10 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
             break;
         rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
     }
-    rmalab__free(val);
+    rmalab__mem_free(val);
     rmalab__errguard_leave(&g);
     if (!rc && e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "reading an MPI_Info");
+        rc = rmalab__err_mpi(e, "reading an MPI_Info");
     if (rc) {
         rmalab_info_destroy(&info);
         return rc;

@@ -34,10 +34,10 @@ int rmalab_parse_bool(const char *s, size_t n, bool *out)
         *out = false;
         return RMALAB_OK;
     }
-    return rmalab__fail(RMALAB_ERR_ARG,
-                        "\"%.*s\" is not a boolean: the standard's representations are "
-                        "\"true\" and \"false\" (lowercase)",
-                        (int)n, s);
+    return rmalab__err_fail(RMALAB_ERR_ARG,
+                            "\"%.*s\" is not a boolean: the standard's representations are "
+                            "\"true\" and \"false\" (lowercase)",
+                            (int)n, s);
 }
 
 int rmalab_parse_int(const char *s, size_t n, int *out)
@@ -51,16 +51,15 @@ int rmalab_parse_int(const char *s, size_t n, int *out)
         i = 1;
     }
     if (i == m || !isdigit((unsigned char)t[i]))
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "\"%.*s\" is not an integer: write decimal digits with an "
-                            "optional sign and no space after it",
-                            (int)n, s);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "\"%.*s\" is not an integer: write decimal digits with an "
+                                "optional sign and no space after it",
+                                (int)n, s);
     long long v = 0;
     for (; i < m; i++) {
         if (!isdigit((unsigned char)t[i]))
-            return rmalab__fail(RMALAB_ERR_ARG,
-                                "\"%.*s\" is not an integer: unexpected '%c'", (int)n, s,
-                                t[i]);
+            return rmalab__err_fail(RMALAB_ERR_ARG, "\"%.*s\" is not an integer: unexpected '%c'",
+                                    (int)n, s, t[i]);
         v = v * 10 + (t[i] - '0');
         if (v > (long long)INT_MAX + 1)
             break;
@@ -68,9 +67,8 @@ int rmalab_parse_int(const char *s, size_t n, int *out)
     if (neg)
         v = -v;
     if (v > INT_MAX || v < INT_MIN)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "\"%.*s\" does not fit a C int (%d to %d)", (int)n, s, INT_MIN,
-                            INT_MAX);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "\"%.*s\" does not fit a C int (%d to %d)", (int)n,
+                                s, INT_MIN, INT_MAX);
     *out = (int)v;
     return RMALAB_OK;
 }
@@ -80,8 +78,8 @@ void rmalab_list_free(char **items, int count)
     if (!items)
         return;
     for (int i = 0; i < count; i++)
-        rmalab__free(items[i]);
-    rmalab__free(items);
+        rmalab__mem_free(items[i]);
+    rmalab__mem_free(items);
 }
 
 int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
@@ -96,9 +94,9 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
     int cap = 1;
     for (size_t i = 0; i < m; i++)
         cap += t[i] == ',';
-    char **out = rmalab__calloc((size_t)cap, sizeof *out);
+    char **out = rmalab__mem_calloc((size_t)cap, sizeof *out);
     if (!out)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
     int k = 0;
     const char *p = t, *end = t + m;
     while (k < cap) {
@@ -110,14 +108,14 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
         rmalab__trim(&e, &el);
         if (el == 0) {
             rmalab_list_free(out, k);
-            return rmalab__fail(RMALAB_ERR_ARG,
-                                "\"%.*s\" is not a list: element %d is empty (write "
-                                "elements separated by single commas)",
-                                (int)n, s, k + 1);
+            return rmalab__err_fail(RMALAB_ERR_ARG,
+                                    "\"%.*s\" is not a list: element %d is empty (write "
+                                    "elements separated by single commas)",
+                                    (int)n, s, k + 1);
         }
         if (!(out[k] = rmalab__strndup(e, el))) {
             rmalab_list_free(out, k);
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
         }
         k++;
         p = q + 1;
@@ -128,18 +126,18 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
 }
 
 /* Look up the text behind a typed reader; prefixes parse errors with the key. */
-#define TYPED_READER(info, key, flag, parse)                                   \
-    const char *v;                                                             \
-    size_t vlen;                                                               \
-    int rc = rmalab__info_find(info, key, &v, &vlen);                          \
-    if (rc)                                                                    \
-        return rc;                                                             \
-    *flag = 0;                                                                 \
-    if (!v)                                                                    \
-        return RMALAB_OK;                                                      \
-    if ((rc = (parse)))                                                        \
-        return rmalab__prefix(rc, "info key \"%s\"", key);                     \
-    *flag = 1;                                                                 \
+#define TYPED_READER(info, key, flag, parse)                                                       \
+    const char *v;                                                                                 \
+    size_t vlen;                                                                                   \
+    int rc = rmalab__info_find(info, key, &v, &vlen);                                              \
+    if (rc)                                                                                        \
+        return rc;                                                                                 \
+    *flag = 0;                                                                                     \
+    if (!v)                                                                                        \
+        return RMALAB_OK;                                                                          \
+    if ((rc = (parse)))                                                                            \
+        return rmalab__err_prefix(rc, "info key \"%s\"", key);                                     \
+    *flag = 1;                                                                                     \
     return RMALAB_OK
 
 int rmalab_info_get_bool(const rmalab_info *info, const char *key, bool *value, int *flag)

@@ -95,9 +95,9 @@ static const char *entry_val(const struct entry *e)
 static void entry_free(struct entry *e)
 {
     if (e->klen > KEY_INLINE)
-        rmalab__free(e->key.out);
+        rmalab__mem_free(e->key.out);
     if (e->vlen > VAL_INLINE)
-        rmalab__free(e->val.out.buf);
+        rmalab__mem_free(e->val.out.buf);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -105,7 +105,7 @@ static void entry_free(struct entry *e)
 
 char *rmalab__strndup(const char *s, size_t n)
 {
-    char *p = rmalab__malloc(n + 1);
+    char *p = rmalab__mem_alloc(n + 1);
     if (p) {
         if (n)
             memcpy(p, s, n);
@@ -127,43 +127,43 @@ static uint32_t hash_bytes(const char *s, size_t n)
 static int check_key(const char *key, size_t klen)
 {
     if (!key)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
     if (klen == 0)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info keys may not be empty");
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY, "info keys may not be empty");
     if (klen > RMALAB_MAX_INFO_KEY)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY,
-                            "info key of %zu characters is longer than MPI_MAX_INFO_KEY "
-                            "(%d); use a shorter key",
-                            klen, RMALAB_MAX_INFO_KEY);
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY,
+                                "info key of %zu characters is longer than MPI_MAX_INFO_KEY "
+                                "(%d); use a shorter key",
+                                klen, RMALAB_MAX_INFO_KEY);
     if (memchr(key, '\0', klen))
-        return rmalab__fail(RMALAB_ERR_INFO_KEY,
-                            "info key holds a NUL byte at position %zu; keys are C "
-                            "strings and would be cut there",
-                            (size_t)((const char *)memchr(key, '\0', klen) - key) + 1);
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY,
+                                "info key holds a NUL byte at position %zu; keys are C "
+                                "strings and would be cut there",
+                                (size_t)((const char *)memchr(key, '\0', klen) - key) + 1);
     return RMALAB_OK;
 }
 
 static int check_value(const char *val, size_t vlen)
 {
     if (!val)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
     if (vlen > RMALAB_MAX_INFO_VAL)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                            "info value of %zu characters is longer than MPI_MAX_INFO_VAL "
-                            "(%d)",
-                            vlen, RMALAB_MAX_INFO_VAL);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE,
+                                "info value of %zu characters is longer than MPI_MAX_INFO_VAL "
+                                "(%d)",
+                                vlen, RMALAB_MAX_INFO_VAL);
     if (memchr(val, '\0', vlen))
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE,
-                            "info value holds a NUL byte at position %zu; values are C "
-                            "strings and would be cut there",
-                            (size_t)((const char *)memchr(val, '\0', vlen) - val) + 1);
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE,
+                                "info value holds a NUL byte at position %zu; values are C "
+                                "strings and would be cut there",
+                                (size_t)((const char *)memchr(val, '\0', vlen) - val) + 1);
     return RMALAB_OK;
 }
 
-#define CHECK_INFO(info)                                                       \
-    do {                                                                       \
-        if (!(info))                                                           \
-            return rmalab__fail(RMALAB_ERR_INFO, "info object is NULL");       \
+#define CHECK_INFO(info)                                                                           \
+    do {                                                                                           \
+        if (!(info))                                                                               \
+            return rmalab__err_fail(RMALAB_ERR_INFO, "info object is NULL");                       \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -238,10 +238,10 @@ static int rebuild(rmalab_info *info, size_t want)
     size_t nslots = 16;
     while (nslots < 2 * (want + 1))
         nslots <<= 1;
-    uint32_t *slots = rmalab__calloc(nslots, sizeof *slots);
+    uint32_t *slots = rmalab__mem_calloc(nslots, sizeof *slots);
     if (!slots)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
-    rmalab__free(info->slots);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory growing an info index");
+    rmalab__mem_free(info->slots);
     info->slots = slots;
     info->nslots = nslots;
     reindex(info);
@@ -266,19 +266,19 @@ static int grow_ents(rmalab_info *info)
         return RMALAB_OK;
     }
     if (info->nents == MAX_ENTS)
-        return rmalab__fail(RMALAB_ERR_NO_MEM,
-                            "an info object holds at most %zu entries (its keys, and "
-                            "deleted keys not yet squeezed out)",
-                            MAX_ENTS);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                                "an info object holds at most %zu entries (its keys, and "
+                                "deleted keys not yet squeezed out)",
+                                MAX_ENTS);
     size_t cap = info->cap ? 2 * info->cap : 8;
     if (cap > MAX_ENTS)
         cap = MAX_ENTS;
     void *ents = NULL;
-    if (rmalab__memalign(&ents, LINE, cap * sizeof *info->ents))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
+    if (rmalab__mem_align(&ents, LINE, cap * sizeof *info->ents))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory growing an info object");
     if (info->nents)
         memcpy(ents, info->ents, info->nents * sizeof *info->ents);
-    rmalab__free(info->ents);
+    rmalab__mem_free(info->ents);
     info->ents = ents;
     info->cap = cap;
     return RMALAB_OK;
@@ -290,10 +290,10 @@ static int grow_ents(rmalab_info *info)
 int rmalab_info_create(rmalab_info **out)
 {
     if (!out)
-        return rmalab__fail(RMALAB_ERR_ARG, "rmalab_info_create: out is NULL");
-    *out = rmalab__calloc(1, sizeof **out);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "rmalab_info_create: out is NULL");
+    *out = rmalab__mem_calloc(1, sizeof **out);
     if (!*out)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating an info object");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating an info object");
     return RMALAB_OK;
 }
 
@@ -306,9 +306,9 @@ void rmalab_info_destroy(rmalab_info **handle)
     for (size_t i = 0; i < info->nents; i++)
         if (info->ents[i].live)
             entry_free(&info->ents[i]);
-    rmalab__free(info->ents);
-    rmalab__free(info->slots);
-    rmalab__free(info);
+    rmalab__mem_free(info->ents);
+    rmalab__mem_free(info->slots);
+    rmalab__mem_free(info);
 }
 
 int rmalab_info_dup(const rmalab_info *info, rmalab_info **out)
@@ -346,13 +346,13 @@ static int store_value(struct entry *e, const char *value, size_t vlen)
         dst = e->val.in;
     else if (vlen >= cap) {
         cap = (vlen + 16) & ~(size_t)15;
-        if (!(dst = rmalab__malloc(cap)))
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
+        if (!(dst = rmalab__mem_alloc(cap)))
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory storing an info value");
     }
     memmove(dst, value, vlen);
     dst[vlen] = '\0';
     if (old && dst != old)
-        rmalab__free(old);
+        rmalab__mem_free(old);
     if (vlen > VAL_INLINE) {
         e->val.out.buf = dst;
         e->val.out.cap = cap;
@@ -372,7 +372,7 @@ static int insert(rmalab_info *info, const char *key, size_t klen, const char *v
     if (klen <= KEY_INLINE)
         memcpy(e.key.in, key, klen); /* NUL-terminated by the initialiser */
     else if (!(e.key.out = rmalab__strndup(key, klen)))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
     int rc = store_value(&e, value, vlen);
     /* Room for one more entry and a load factor below one half. */
     if (!rc && 2 * (info->nused + 1) >= info->nslots)
@@ -409,9 +409,9 @@ int rmalab_info_set_n(rmalab_info *info, const char *key, size_t klen, const cha
 int rmalab_info_set(rmalab_info *info, const char *key, const char *value)
 {
     if (!key)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
     if (!value)
-        return rmalab__fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "info value is NULL");
     return rmalab_info_set_n(info, key, strlen(key), value, strlen(value));
 }
 
@@ -423,10 +423,10 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
         return rc;
     size_t slot;
     if (!find(info, key, klen, &slot))
-        return rmalab__fail(RMALAB_ERR_INFO_NOKEY,
-                            "cannot delete info key \"%.*s\": it is not set (check with get "
-                            "first)",
-                            (int)klen, key);
+        return rmalab__err_fail(RMALAB_ERR_INFO_NOKEY,
+                                "cannot delete info key \"%.*s\": it is not set (check with get "
+                                "first)",
+                                (int)klen, key);
     struct entry *e = slot_entry(info, slot);
     entry_free(e);
     e->live = false;
@@ -440,7 +440,7 @@ int rmalab_info_delete_n(rmalab_info *info, const char *key, size_t klen)
 int rmalab_info_delete(rmalab_info *info, const char *key)
 {
     if (!key)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
     return rmalab_info_delete_n(info, key, strlen(key));
 }
 
@@ -463,7 +463,7 @@ int rmalab__info_find(const rmalab_info *info, const char *key, const char **val
 {
     CHECK_INFO(info);
     if (!key)
-        return rmalab__fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
+        return rmalab__err_fail(RMALAB_ERR_INFO_KEY, "info key is NULL");
     size_t klen = strlen(key);
     int rc = check_key(key, klen);
     if (rc)
@@ -481,7 +481,7 @@ int rmalab_info_get(const rmalab_info *info, const char *key, int valuelen, char
     if (rc)
         return rc;
     if (valuelen < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "valuelen is negative (%d)", valuelen);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "valuelen is negative (%d)", valuelen);
     *flag = v != NULL;
     if (v) {
         size_t n = vlen < (size_t)valuelen ? vlen : (size_t)valuelen;
@@ -514,7 +514,7 @@ int rmalab_info_get_string(const rmalab_info *info, const char *key, int *buflen
     if (rc)
         return rc;
     if (!buflen || *buflen < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "buflen must point to a size of 0 or more");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "buflen must point to a size of 0 or more");
     *flag = v != NULL;
     if (!v)
         return RMALAB_OK;
@@ -539,10 +539,10 @@ int rmalab_info_nth(rmalab_info *info, int n, const char **key, size_t *klen,
 {
     CHECK_INFO(info);
     if (n < 0 || (size_t)n >= info->nlive)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "key number %d is out of range: this info has %zu keys, "
-                            "numbered 0 to %zd",
-                            n, info->nlive, (ssize_t)info->nlive - 1);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "key number %d is out of range: this info has %zu keys, "
+                                "numbered 0 to %zd",
+                                n, info->nlive, (ssize_t)info->nlive - 1);
     compact(info);
     const struct entry *e = &info->ents[n];
     if (key)

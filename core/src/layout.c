@@ -28,14 +28,14 @@ int rmalab__layout_alloc(rmalab_win *w)
 {
     size_t P = (size_t)w->size;
     struct rmalab__layout *l = &w->lay;
-    l->sizes = rmalab__calloc(P, sizeof *l->sizes);
-    l->disp_units = rmalab__calloc(P, sizeof *l->disp_units);
-    l->world_ranks = rmalab__calloc(P, sizeof *l->world_ranks);
-    l->no_locks = rmalab__calloc(P, 1);
-    l->nodes = rmalab__calloc(P, sizeof *l->nodes);
-    l->xchg = rmalab__calloc(P, sizeof(struct layout_entry));
+    l->sizes = rmalab__mem_calloc(P, sizeof *l->sizes);
+    l->disp_units = rmalab__mem_calloc(P, sizeof *l->disp_units);
+    l->world_ranks = rmalab__mem_calloc(P, sizeof *l->world_ranks);
+    l->no_locks = rmalab__mem_calloc(P, 1);
+    l->nodes = rmalab__mem_calloc(P, sizeof *l->nodes);
+    l->xchg = rmalab__mem_calloc(P, sizeof(struct layout_entry));
     if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->nodes || !l->xchg)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     return RMALAB_OK;
 }
 
@@ -53,11 +53,11 @@ static int node_of(rmalab_win *w, int world_rank, MPI_Aint *node)
         return RMALAB_OK;
     int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &nc);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Comm_split_type");
+        return rmalab__err_mpi(e, "MPI_Comm_split_type");
     e = MPI_Allreduce(&world_rank, &lowest, 1, MPI_INT, MPI_MIN, nc);
     MPI_Comm_free(&nc);
     *node = lowest;
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "finding the node's ranks");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "finding the node's ranks");
 }
 
 /* Collective. The entries are gathered into memory that layout_alloc made
@@ -74,14 +74,14 @@ int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
         return rc;
     int e = MPI_Allgather(&mine, 4, MPI_AINT, all, 4, MPI_AINT, w->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "exchanging window sizes");
+        return rmalab__err_mpi(e, "exchanging window sizes");
     for (int r = 0; r < w->size; r++) {
         w->lay.sizes[r] = all[r].size;
         w->lay.disp_units[r] = (int)all[r].disp_unit;
         w->lay.world_ranks[r] = (int)all[r].world_rank;
         w->lay.nodes[r] = (int)all[r].node;
     }
-    rmalab__free(all);
+    rmalab__mem_free(all);
     w->lay.xchg = NULL;
     return rmalab__layout_set_no_locks(w, no_locks);
 }
@@ -91,7 +91,7 @@ int rmalab__layout_set_no_locks(rmalab_win *w, bool mine)
     unsigned char v = mine;
     int e = MPI_Allgather(&v, 1, MPI_UNSIGNED_CHAR, w->lay.no_locks, 1, MPI_UNSIGNED_CHAR,
                           w->comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "exchanging no_locks");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "exchanging no_locks");
 }
 
 /* Collective: a window of every rank's attached regions, read by origins
@@ -104,14 +104,14 @@ int rmalab__layout_open_meta(rmalab_win *w)
                              &l->my_meta, &l->meta);
     if (e != MPI_SUCCESS) {
         l->meta = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "creating the window of attached regions");
+        return rmalab__err_mpi(e, "creating the window of attached regions");
     }
     memset(l->my_meta, 0, sizeof *l->my_meta);
     MPI_Win_set_errhandler(l->meta, MPI_ERRORS_RETURN);
     e = MPI_Win_lock_all(MPI_MODE_NOCHECK, l->meta);
     if (e != MPI_SUCCESS) {
         MPI_Win_free(&l->meta);
-        return rmalab__mpi_fail(e, "MPI_Win_lock_all on the window of attached regions");
+        return rmalab__err_mpi(e, "MPI_Win_lock_all on the window of attached regions");
     }
     return RMALAB_OK;
 }
@@ -120,18 +120,18 @@ void rmalab__layout_free(rmalab_win *w)
 {
     struct rmalab__layout *l = &w->lay;
     for (int i = 0; i < l->nregions; i++)
-        rmalab__free(l->regions[i].mem);
-    rmalab__free(l->regions);
+        rmalab__mem_free(l->regions[i].mem);
+    rmalab__mem_free(l->regions);
     if (l->meta != MPI_WIN_NULL) {
         MPI_Win_unlock_all(l->meta);
         MPI_Win_free(&l->meta);
     }
-    rmalab__free(l->sizes);
-    rmalab__free(l->disp_units);
-    rmalab__free(l->world_ranks);
-    rmalab__free(l->no_locks);
-    rmalab__free(l->nodes);
-    rmalab__free(l->xchg);
+    rmalab__mem_free(l->sizes);
+    rmalab__mem_free(l->disp_units);
+    rmalab__mem_free(l->world_ranks);
+    rmalab__mem_free(l->no_locks);
+    rmalab__mem_free(l->nodes);
+    rmalab__mem_free(l->xchg);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -143,28 +143,28 @@ static int static_range(rmalab_win *w, const char *what, int target, MPI_Aint di
     MPI_Aint unit = w->lay.disp_units[target], tsize = w->lay.sizes[target];
     MPI_Aint bytes = (MPI_Aint)count * rmalab_type_size(type), off;
     if (bytes > tsize)
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s to rank %d: %d x %s (%ld bytes) do not fit in rank %d's "
-                            "window of %ld bytes",
-                            what, target, count, rmalab_type_name(type), (long)bytes, target,
-                            (long)tsize);
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "%s to rank %d: %d x %s (%ld bytes) do not fit in rank %d's "
+                                "window of %ld bytes",
+                                what, target, count, rmalab_type_name(type), (long)bytes, target,
+                                (long)tsize);
     if (disp >= 0 && !__builtin_mul_overflow(disp, unit, &off) && off <= tsize - bytes)
         return RMALAB_OK;
     if (disp < 0)
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s to rank %d: displacement %ld is negative; valid displacements "
-                            "in rank %d's window of %ld bytes are 0 to %ld",
-                            what, target, (long)disp, target, (long)tsize,
-                            (long)((tsize - bytes) / unit));
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "%s to rank %d: displacement %ld is negative; valid displacements "
+                                "in rank %d's window of %ld bytes are 0 to %ld",
+                                what, target, (long)disp, target, (long)tsize,
+                                (long)((tsize - bytes) / unit));
     char at[64] = "";
     if (disp <= tsize / unit)
         snprintf(at, sizeof at, " = byte %ld", (long)(disp * unit));
-    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                        "%s to rank %d: displacement %ld (x disp_unit %ld%s) with %d x "
-                        "%s reaches past the end of rank %d's window of %ld bytes; "
-                        "valid displacements are 0 to %ld",
-                        what, target, (long)disp, (long)unit, at, count, rmalab_type_name(type),
-                        target, (long)tsize, (long)((tsize - bytes) / unit));
+    return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                            "%s to rank %d: displacement %ld (x disp_unit %ld%s) with %d x "
+                            "%s reaches past the end of rank %d's window of %ld bytes; "
+                            "valid displacements are 0 to %ld",
+                            what, target, (long)disp, (long)unit, at, count, rmalab_type_name(type),
+                            target, (long)tsize, (long)((tsize - bytes) / unit));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -193,17 +193,17 @@ static int dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
         if (e == MPI_SUCCESS)
             e = MPI_Win_flush(target, w->lay.meta);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "reading the target's attached regions");
+            return rmalab__err_mpi(e, "reading the target's attached regions");
     }
     for (int64_t i = 0; i < m.n && i < RMALAB__MAX_REGIONS; i++)
         if (disp >= m.addr[i] && bytes <= m.size[i] && disp - m.addr[i] <= m.size[i] - bytes)
             return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                        "%s to rank %d: address %ld (+%ld bytes) is not inside memory rank %d "
-                        "has attached to this dynamic window (%ld region%s); use an address "
-                        "its attach() returned",
-                        what, target, (long)disp, (long)bytes, target, (long)m.n,
-                        m.n == 1 ? "" : "s");
+    return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                            "%s to rank %d: address %ld (+%ld bytes) is not inside memory rank %d "
+                            "has attached to this dynamic window (%ld region%s); use an address "
+                            "its attach() returned",
+                            what, target, (long)disp, (long)bytes, target, (long)m.n,
+                            m.n == 1 ? "" : "s");
 }
 
 int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
@@ -217,37 +217,38 @@ int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_
 int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
-        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR,
-                            "attach: only dynamic windows (win_create_dynamic) take attached "
-                            "memory; this one is a %s window", rmalab_flavor_name(w->flavor));
+        return rmalab__err_fail(RMALAB_ERR_RMA_FLAVOR,
+                                "attach: only dynamic windows (win_create_dynamic) take attached "
+                                "memory; this one is a %s window",
+                                rmalab_flavor_name(w->flavor));
     if (size <= 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
-                            (long)size);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
+                                (long)size);
     if (w->lay.nregions == RMALAB__MAX_REGIONS)
-        return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
-                            "attach: rmalab tracks at most %d attached regions per rank (so "
-                            "that origins can check their displacements); detach one first",
-                            RMALAB__MAX_REGIONS);
+        return rmalab__err_fail(RMALAB_ERR_RMA_ATTACH,
+                                "attach: rmalab tracks at most %d attached regions per rank (so "
+                                "that origins can check their displacements); detach one first",
+                                RMALAB__MAX_REGIONS);
     if (w->lay.nregions == w->lay.capregions) {
         int cap = w->lay.capregions ? 2 * w->lay.capregions : 4;
-        struct rmalab__region *r = rmalab__realloc(w->lay.regions, (size_t)cap * sizeof *r);
+        struct rmalab__region *r = rmalab__mem_realloc(w->lay.regions, (size_t)cap * sizeof *r);
         if (!r)
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: out of memory");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "attach: out of memory");
         w->lay.regions = r;
         w->lay.capregions = cap;
     }
     void *mem;
-    if (rmalab__memalign(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__round16(size)))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
+    if (rmalab__mem_align(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__round16(size)))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
     memset(mem, 0, (size_t)rmalab__round16(size));
     int e = MPI_Win_attach(w->win, mem, size);
     if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
         MPI_Win_detach(w->win, mem);
     if (e != MPI_SUCCESS) {
-        rmalab__free(mem);
-        return rmalab__mpi_fail(e, "MPI_Win_attach");
+        rmalab__mem_free(mem);
+        return rmalab__err_mpi(e, "MPI_Win_attach");
     }
     MPI_Aint a;
     MPI_Get_address(mem, &a);
@@ -260,10 +261,10 @@ int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
 int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
-        return rmalab__fail(RMALAB_ERR_RMA_FLAVOR, "detach: this is a %s window, not dynamic",
-                            rmalab_flavor_name(w->flavor));
+        return rmalab__err_fail(RMALAB_ERR_RMA_FLAVOR, "detach: this is a %s window, not dynamic",
+                                rmalab_flavor_name(w->flavor));
     for (int i = 0; i < w->lay.nregions; i++) {
         if (w->lay.regions[i].addr != addr)
             continue;
@@ -271,16 +272,16 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
         if (e == MPI_SUCCESS && w->plain != w->win)
             e = MPI_Win_detach(w->plain, w->lay.regions[i].mem);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Win_detach");
-        rmalab__free(w->lay.regions[i].mem);
+            return rmalab__err_mpi(e, "MPI_Win_detach");
+        rmalab__mem_free(w->lay.regions[i].mem);
         w->lay.regions[i] = w->lay.regions[--w->lay.nregions];
         publish_regions(w);
         return RMALAB_OK;
     }
-    return rmalab__fail(RMALAB_ERR_RMA_ATTACH,
-                        "detach: no memory of this window is attached at address %ld; use the "
-                        "address attach() returned",
-                        (long)addr);
+    return rmalab__err_fail(RMALAB_ERR_RMA_ATTACH,
+                            "detach: no memory of this window is attached at address %ld; use the "
+                            "address attach() returned",
+                            (long)addr);
 }
 
 /* The local bytes [off, off + n) of a displacement: for dynamic windows the
@@ -312,19 +313,19 @@ int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Ain
     if (local_at(w, disp, n, p))
         return RMALAB_OK;
     if (w->flavor == RMALAB_FLAVOR_DYNAMIC)
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s: address %ld (+%ld bytes) is not inside memory attached to "
-                            "this dynamic window",
-                            what, (long)disp, (long)n);
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "%s: address %ld (+%ld bytes) is not inside memory attached to "
+                                "this dynamic window",
+                                what, (long)disp, (long)n);
     char at[64];
     if (disp >= 0 && disp <= w->size_req / w->disp_unit)
         snprintf(at, sizeof at, "byte %ld", (long)(disp * w->disp_unit));
     else
         snprintf(at, sizeof at, "x disp_unit %d", w->disp_unit);
-    return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                        "%s: displacement %ld (%s) + %ld bytes is outside this rank's window "
-                        "of %ld bytes",
-                        what, (long)disp, at, (long)n, (long)w->size_req);
+    return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                            "%s: displacement %ld (%s) + %ld bytes is outside this rank's window "
+                            "of %ld bytes",
+                            what, (long)disp, at, (long)n, (long)w->size_req);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -374,14 +375,14 @@ int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint
                  rmalab_type_name(type));
     else
         snprintf(reach, sizeof reach, "%d x %s", span, rmalab_type_name(type));
-    return rmalab__fail(RMALAB_ERR_ARG,
-                        "%s to rank %d: its %s buffer overlaps the bytes it reaches in rank "
-                        "%d's window (displacement %ld, %s), which are %s; MPI forbids an "
-                        "operation whose buffers overlap its target: copy the data to memory "
-                        "of its own first",
-                        what, target, role, target, (long)disp, reach,
-                        target == w->rank ? "this process's own memory"
-                                          : "memory this process shares");
+    return rmalab__err_fail(RMALAB_ERR_ARG,
+                            "%s to rank %d: its %s buffer overlaps the bytes it reaches in rank "
+                            "%d's window (displacement %ld, %s), which are %s; MPI forbids an "
+                            "operation whose buffers overlap its target: copy the data to memory "
+                            "of its own first",
+                            what, target, role, target, (long)disp, reach,
+                            target == w->rank ? "this process's own memory"
+                                              : "memory this process shares");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -407,25 +408,25 @@ int rmalab_win_shared_query(rmalab_win *w, int rank, MPI_Aint *size, int *disp_u
 {
     RMALAB__CHECK_WIN(w);
     if (w->flavor != RMALAB_FLAVOR_SHARED)
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "shared_query: this window was made by %s, and only "
-                            "win_allocate_shared windows share memory between ranks",
-                            rmalab_flavor_name(w->flavor));
+        return rmalab__err_fail(RMALAB_ERR_WIN,
+                                "shared_query: this window was made by %s, and only "
+                                "win_allocate_shared windows share memory between ranks",
+                                rmalab_flavor_name(w->flavor));
     if (rank < 0 || rank >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK,
-                            "shared_query: rank %d is not in the window's group (ranks 0 to %d)",
-                            rank, w->size - 1);
+        return rmalab__err_fail(
+            RMALAB_ERR_RANK, "shared_query: rank %d is not in the window's group (ranks 0 to %d)",
+            rank, w->size - 1);
     if (w->lay.nodes[rank] != w->lay.nodes[w->rank])
-        return rmalab__fail(RMALAB_ERR_RANK,
-                            "shared_query: rank %d is on another node, and its segment is not "
-                            "memory this rank shares; use RMA calls to reach it",
-                            rank);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "shared_query: rank %d is on another node, and its segment is not "
+                                "memory this rank shares; use RMA calls to reach it",
+                                rank);
     MPI_Aint sz;
     int du;
     void *p;
     int e = MPI_Win_shared_query(w->win, rank, &sz, &du, &p);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_shared_query");
+        return rmalab__err_mpi(e, "MPI_Win_shared_query");
     *size = w->lay.sizes[rank];
     *disp_unit = du;
     *base = p;
@@ -440,12 +441,12 @@ int rmalab_win_disp_unit_of(const rmalab_win *w, int rank)
 int rmalab_win_set_name(rmalab_win *w, const char *name)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (!name)
-        return rmalab__fail(RMALAB_ERR_ARG, "set_name: name is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "set_name: name is NULL");
     if (strlen(name) >= sizeof w->name)
-        return rmalab__fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
-                            sizeof w->name - 1);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
+                                sizeof w->name - 1);
     rmalab__lock(w);
     snprintf(w->name, sizeof w->name, "%s", name);
     rmalab__unlock(w);

@@ -70,8 +70,8 @@ int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool k
     size_t room = RMALAB__EAGER - sizeof h, k = W8 + n < room ? W8 + n : room;
     *o = (rmalab__msg_out){.first = first, .nfirst = sizeof h + k};
     unsigned char *S = NULL;
-    if (W8 && !(S = rmalab__malloc(W8 + (k < W8 ? n : 0))))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "send: out of memory in the race checker");
+    if (W8 && !(S = rmalab__mem_alloc(W8 + (k < W8 ? n : 0))))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "send: out of memory in the race checker");
     if (W8)
         rmalab__clock_out((int64_t *)(void *)S);
     if (W8 + n > room) {
@@ -83,10 +83,12 @@ int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool k
             o->copy = S;
             S = NULL;
         } else if (keep) {
-            if (!(o->copy = rmalab__malloc(o->nrest))) {
-                rmalab__free(S);
-                return rmalab__fail(RMALAB_ERR_NO_MEM, "isend: out of memory for a copy of "
-                                                       "%zu bytes", n);
+            if (!(o->copy = rmalab__mem_alloc(o->nrest))) {
+                rmalab__mem_free(S);
+                return rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                                        "isend: out of memory for a copy of "
+                                        "%zu bytes",
+                                        n);
             }
             memcpy(o->copy, (const unsigned char *)buf + (k - W8), o->nrest);
             o->rest = o->copy;
@@ -100,7 +102,7 @@ int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool k
         memcpy(first + sizeof h, S ? S : o->copy, kc);
     if (k > kc)
         memcpy(first + sizeof h + kc, buf, k - kc);
-    rmalab__free(S);
+    rmalab__mem_free(S);
     return RMALAB_OK;
 }
 
@@ -118,7 +120,7 @@ int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag
         memcpy(&h, o->first, sizeof h);
         e = MPI_Isend(o->rest, (int)o->nrest, MPI_BYTE, dest, (int)h.seq, sh, &req[1]);
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Isend");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Isend");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -169,7 +171,7 @@ static void forget(MPI_Comm mc)
         *p = s->next;
         if (stash_tail == &s->next)
             stash_tail = p;
-        rmalab__free(s);
+        rmalab__mem_free(s);
     }
 }
 
@@ -227,14 +229,14 @@ int rmalab__msg_start(rmalab__msg_in *m, bool now)
         MPI_Status st;
         int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, src, tag, rmalab_comm_mpi(m->c), &st);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Recv");
+            return rmalab__err_mpi(e, "MPI_Recv");
         m->stage = RMALAB__MSG_DONE; /* if the header is refused */
         return opened(m, &st);
     }
     int e = MPI_Irecv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
                       m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), &m->req);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Irecv");
+        return rmalab__err_mpi(e, "MPI_Irecv");
     m->stage = RMALAB__MSG_FIRST;
     m->next_posted = posted;
     posted = m;
@@ -254,17 +256,21 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
     size_t k = (size_t)count - sizeof h;
     if (h.mark != MARK || h.clock > RMALAB_BYTES_MAX || h.n > RMALAB_BYTES_MAX ||
         k > h.clock + h.n || (k < h.clock + h.n && count != RMALAB__EAGER))
-        return rmalab__fail(RMALAB_ERR_ARG, "recv: a message from rank %d that rmalab did not "
-                                            "send (received and dropped)", m->st.source);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "recv: a message from rank %d that rmalab did not "
+                                "send (received and dropped)",
+                                m->st.source);
     m->st.bytes = h.n;
     m->st.type = (int)(h.flags >> TYPE_SHIFT & 0xff) - 1;
     m->nclock = h.flags & F_CLOCK ? h.clock : 0;
     m->nrest = h.clock + h.n - k;
     /* clock and payload together, the rest received in place */
-    m->own = m->scratch ? rmalab__scratch(1, h.clock + h.n) : rmalab__malloc(h.clock + h.n);
+    m->own = m->scratch ? rmalab__scratch(1, h.clock + h.n) : rmalab__mem_alloc(h.clock + h.n);
     if (!m->own)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory for a message of %zu "
-                                               "bytes", (size_t)h.n);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                                "recv: out of memory for a message of %zu "
+                                "bytes",
+                                (size_t)h.n);
     memcpy(m->own, m->first + sizeof h, k);
     if (!m->nrest) {
         m->stage = RMALAB__MSG_ARRIVED;
@@ -276,7 +282,7 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
         return rc;
     int e = MPI_Irecv(m->own + k, (int)m->nrest, MPI_BYTE, m->st.source, (int)h.seq, sh, &m->req);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Irecv (the rest of a message)");
+        return rmalab__err_mpi(e, "MPI_Irecv (the rest of a message)");
     m->stage = RMALAB__MSG_REST;
     return RMALAB_OK;
 }
@@ -284,15 +290,15 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
 int rmalab__msg_step(rmalab__msg_in *m, bool block)
 {
     if (m->rc) /* progress found the message malformed */
-        return rmalab__fail(m->rc, "recv: a message from rank %d could not be received (%s)",
-                            m->st.source, rmalab_err_name(m->rc));
+        return rmalab__err_fail(m->rc, "recv: a message from rank %d could not be received (%s)",
+                                m->st.source, rmalab_err_name(m->rc));
     while (m->stage == RMALAB__MSG_FIRST || m->stage == RMALAB__MSG_REST) {
         MPI_Status s;
         int flag = 0, first = m->stage == RMALAB__MSG_FIRST;
         int rc = block ? rmalab__msg_wait(&m->req, &s, m)
                        : (MPI_Test(&m->req, &flag, &s) == MPI_SUCCESS
                               ? RMALAB_OK
-                              : rmalab__fail(RMALAB_ERR_OTHER, "recv: MPI_Test failed"));
+                              : rmalab__err_fail(RMALAB_ERR_OTHER, "recv: MPI_Test failed"));
         if (rc)
             return rc;
         if (!block && !flag)
@@ -334,13 +340,13 @@ int rmalab__msg_wait(MPI_Request *r, MPI_Status *s, rmalab__msg_in *self)
     bool others = posted && (posted != self || self->next_posted);
     if (!sleep && !others) {
         int e = MPI_Wait(r, s);
-        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Wait");
+        return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Wait");
     }
     rmalab__backoff bo = RMALAB__BACKOFF_INIT;
     for (int flag = 0;;) {
         int e = MPI_Test(r, &flag, s);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Test");
+            return rmalab__err_mpi(e, "MPI_Test");
         if (flag)
             return RMALAB_OK;
         rmalab__msg_progress(self);
@@ -356,12 +362,14 @@ static int to_stash(rmalab__msg_in *m)
     stashed *s = (stashed *)m->from_stash;
     size_t all = m->nclock + m->st.bytes;
     if (!s) {
-        if (!(s = rmalab__malloc(sizeof *s + all)))
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "recv: out of memory keeping a message of "
-                                                   "%zu bytes (it was lost)", m->st.bytes);
+        if (!(s = rmalab__mem_alloc(sizeof *s + all)))
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                                    "recv: out of memory keeping a message of "
+                                    "%zu bytes (it was lost)",
+                                    m->st.bytes);
         memcpy(s->data, m->own, all);
         if (!m->scratch)
-            rmalab__free(m->own);
+            rmalab__mem_free(m->own);
         m->own = NULL;
         s->mc = rmalab_comm_mpi(m->c);
         s->st = m->st;
@@ -386,9 +394,10 @@ static int refuse(rmalab__msg_in *m, int code, const char *why)
     int rc = to_stash(m);
     if (rc)
         return rc;
-    return rmalab__fail(code, "%s: the message from rank %d (tag %d) %s; it stays queued for a "
-                              "receive that fits it", m->scratch ? "recv" : "irecv", m->st.source,
-                        m->st.tag, why);
+    return rmalab__err_fail(code,
+                            "%s: the message from rank %d (tag %d) %s; it stays queued for a "
+                            "receive that fits it",
+                            m->scratch ? "recv" : "irecv", m->st.source, m->st.tag, why);
 }
 
 int rmalab__msg_take(rmalab__msg_in *m, int type, void *into, size_t cap)
@@ -427,8 +436,8 @@ void rmalab__msg_close(rmalab__msg_in *m)
         MPI_Wait(&m->req, MPI_STATUS_IGNORE);
     }
     if (!m->scratch)
-        rmalab__free(m->own);
-    rmalab__free(m->from_stash);
+        rmalab__mem_free(m->own);
+    rmalab__mem_free(m->from_stash);
     m->own = NULL;
     m->from_stash = NULL;
     m->payload = NULL;
@@ -452,14 +461,14 @@ int rmalab__msg_peek(rmalab_comm *c, int source, int tag, bool block, int *flag,
         rmalab__backoff_step(&bo);
     }
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Improbe");
+        return rmalab__err_mpi(e, "MPI_Improbe");
     if (!(*flag = f))
         return RMALAB_OK;
     /* the message probed is taken whole, and stashed */
     unsigned char first[RMALAB__EAGER];
     rmalab__msg_in m = {.c = c, .source = source, .tag = tag, .first = first};
     e = MPI_Mrecv(first, RMALAB__EAGER, MPI_BYTE, &msg, &s);
-    int rc = e != MPI_SUCCESS ? rmalab__mpi_fail(e, "MPI_Mrecv") : opened(&m, &s);
+    int rc = e != MPI_SUCCESS ? rmalab__err_mpi(e, "MPI_Mrecv") : opened(&m, &s);
     if (!rc)
         rc = rmalab__msg_step(&m, true);
     if (!rc)

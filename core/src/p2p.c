@@ -20,30 +20,31 @@ static int check_peer(rmalab_comm *c, const char *call, const char *what, int r,
 {
     if ((any && r == RMALAB_ANY_SOURCE) || (r >= 0 && r < rmalab_comm_size(c)))
         return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RANK, "%s: %s %d is not a rank of this communicator (0 to %d)",
-                        call, what, r, rmalab_comm_size(c) - 1);
+    return rmalab__err_fail(RMALAB_ERR_RANK,
+                            "%s: %s %d is not a rank of this communicator (0 to %d)", call, what, r,
+                            rmalab_comm_size(c) - 1);
 }
 
 static int check_tag(rmalab_comm *c, const char *call, int tag, bool any)
 {
     if ((any && tag == RMALAB_ANY_TAG) || (tag >= 0 && tag <= rmalab_comm_tag_ub(c)))
         return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_ARG, "%s: tag %d is outside 0 to %d", call, tag,
-                        rmalab_comm_tag_ub(c));
+    return rmalab__err_fail(RMALAB_ERR_ARG, "%s: tag %d is outside 0 to %d", call, tag,
+                            rmalab_comm_tag_ub(c));
 }
 
 /* What a message call checks before anything: NULL, rank, tag, size. */
 static int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool recv, size_t n)
 {
     if (!c)
-        return rmalab__fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
+        return rmalab__err_fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
     rmalab__comm_shadow_poll(c);
     int rc = check_peer(c, call, recv ? "source" : "destination", peer, recv);
     if (!rc)
         rc = check_tag(c, call, tag, recv);
     if (!rc && n > RMALAB_BYTES_MAX)
-        rc = rmalab__fail(RMALAB_ERR_ARG, "%s: %zu bytes are more than a message may hold", call,
-                          n);
+        rc = rmalab__err_fail(RMALAB_ERR_ARG, "%s: %zu bytes are more than a message may hold",
+                              call, n);
     return rc;
 }
 
@@ -65,9 +66,9 @@ static size_t bytes_of(int type, int count)
 static int check_typed(const char *call, int type, int count)
 {
     if (count < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
     if (!rmalab_type_name((rmalab_type)type))
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
     return RMALAB_OK;
 }
 
@@ -89,9 +90,9 @@ uint64_t rmalab__rq_id(void)
 {
     if (npend == cappend) {
         int cap = cappend ? 2 * cappend : 64;
-        pending *p = rmalab__realloc(pend, (size_t)cap * sizeof *p);
+        pending *p = rmalab__mem_realloc(pend, (size_t)cap * sizeof *p);
         if (!p) {
-            rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for a request");
+            rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for a request");
             return 0;
         }
         pend = p;
@@ -187,12 +188,12 @@ static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int de
     if (!o.nrest && atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) !=
                         RMALAB_WAIT_SLEEP) {
         int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
-        rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Send");
+        rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
     } else if (!(rc = rmalab__msg_post(c, &o, dest, tag, req))) {
         for (int i = 0; i < 2 && !rc; i++)
             rc = rmalab__msg_wait(&req[i], MPI_STATUS_IGNORE, NULL);
     }
-    rmalab__free(o.copy);
+    rmalab__mem_free(o.copy);
     return rc;
 }
 
@@ -321,17 +322,17 @@ static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool
     *out = NULL;
     rmalab__call_begin();
     int rc = check_call(c, call, peer, tag, recv, n);
-    rmalab_request *r = rc ? NULL : rmalab__calloc(1, sizeof *r);
+    rmalab_request *r = rc ? NULL : rmalab__mem_calloc(1, sizeof *r);
     if (!rc && !r)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
-    if (!rc && !(r->first = rmalab__malloc(RMALAB__EAGER)))
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
+    if (!rc && !(r->first = rmalab__mem_alloc(RMALAB__EAGER)))
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
     if (!rc && !(r->id = rmalab__rq_id()))
         rc = RMALAB_ERR_NO_MEM;
     if (rc) {
         if (r)
-            rmalab__free(r->first);
-        rmalab__free(r);
+            rmalab__mem_free(r->first);
+        rmalab__mem_free(r);
         return rmalab__comm_refuse(call, c, rc);
     }
     r->kind = recv ? RMALAB__RQ_RECV : RMALAB__RQ_SEND;
@@ -425,10 +426,10 @@ static int send_step(rmalab_request *r, bool block)
             rc = rmalab__msg_wait(&r->req[i], &sts[i], NULL);
         done = !rc;
     } else if (MPI_Testall(2, r->req, &done, sts) != MPI_SUCCESS) {
-        rc = rmalab__fail(RMALAB_ERR_OTHER, "isend: MPI_Testall failed");
+        rc = rmalab__err_fail(RMALAB_ERR_OTHER, "isend: MPI_Testall failed");
     }
     if (done) {
-        rmalab__free(r->copy);
+        rmalab__mem_free(r->copy);
         r->copy = NULL;
         rmalab__rq_finished(r);
     }
@@ -453,8 +454,8 @@ static void let_go(rmalab_request *r)
     rmalab_comm *c = r->c;
     r->c = r->m.c = NULL;
     if (c && rmalab__msg_release(c, false))
-        rmalab__warn("rmalab: a communicator freed while a request was pending: %s",
-                     rmalab_errmsg());
+        rmalab__err_warn("rmalab: a communicator freed while a request was pending: %s",
+                         rmalab_errmsg());
 }
 
 int rmalab__msg_rq_step(rmalab_request *r, bool block)
@@ -477,9 +478,9 @@ static void free_request(rmalab_request *r)
 {
     rmalab__rq_finished(r);
     let_go(r);
-    rmalab__free(r->copy);
-    rmalab__free(r->first);
-    rmalab__free(r);
+    rmalab__mem_free(r->copy);
+    rmalab__mem_free(r->first);
+    rmalab__mem_free(r);
 }
 
 /* The orphans whose sends ended are freed (each new orphan sweeps, so a

@@ -272,7 +272,7 @@ void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__ra
         snprintf(R->now_text, sizeof R->now_text, "%s", x.text);
     if (session.n == session.cap && session.cap < RMALAB_RACES_KEEP) {
         int cap = session.cap ? 2 * session.cap : 16;
-        rmalab_race *p = rmalab__realloc(session.list, (size_t)cap * sizeof *p);
+        rmalab_race *p = rmalab__mem_realloc(session.list, (size_t)cap * sizeof *p);
         if (p) {
             session.list = p;
             session.cap = cap;
@@ -310,10 +310,10 @@ int rmalab__races_finish(rmalab_win *w, const char *call, int rc)
     if (n > 1)
         snprintf(more, sizeof more, "\n(and %u more races: rmalab.races.list())", n - 1);
     if (R->mode == RMALAB_CHECK_WARN) {
-        rmalab__warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
+        rmalab__err_warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
         return RMALAB_OK;
     }
-    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
+    return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
 }
 
 /* Collective: the lowest rank that found a race tells the others, so that
@@ -323,9 +323,9 @@ int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call)
 {
     struct rmalab__races *R = w->races;
     int W = rmalab__clock_size();
-    int64_t *v = rmalab__malloc(((size_t)W + 1) * sizeof *v);
+    int64_t *v = rmalab__mem_alloc(((size_t)W + 1) * sizeof *v);
     if (!v)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (S)
         memcpy(v, S, (size_t)W * sizeof *v);
     else
@@ -335,9 +335,9 @@ int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call)
     int64_t code = v[W];
     if (e == MPI_SUCCESS && S)
         rmalab__clock_acquire(v);
-    rmalab__free(v);
+    rmalab__mem_free(v);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "joining the race checker's clocks");
+        return rmalab__err_mpi(e, "joining the race checker's clocks");
     if (!code)
         return RMALAB_OK;
     int finder = w->size - (int)code;
@@ -345,13 +345,13 @@ int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call)
     memcpy(first, R->now_text, sizeof first);
     e = MPI_Bcast(first, sizeof first, MPI_CHAR, finder, R->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "sharing a race report");
+        return rmalab__err_mpi(e, "sharing a race report");
     if (R->found_now) /* this rank's own report */
         return rmalab__races_finish(w, call, RMALAB_OK);
     if (R->mode != RMALAB_CHECK_RACES)
         return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
-                        call, finder, first);
+    return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
+                            call, finder, first);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -364,7 +364,7 @@ int rmalab_races_total(MPI_Comm comm, uint64_t *total)
     uint64_t found;
     rmalab_races(&l, &n, &found);
     int e = MPI_Allreduce(&found, total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Allreduce (races total)");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Allreduce (races total)");
 }
 
 /* This rank's reports, one after the other. */
@@ -378,7 +378,7 @@ static char *own_text(void)
     for (int i = 0; i < n; i++)
         size += strlen(l[i].text) + 2;
     size += 128;
-    char *s = rmalab__malloc(size), *p = s;
+    char *s = rmalab__mem_alloc(size), *p = s;
     if (!s)
         return NULL;
     *p = 0;
@@ -397,19 +397,19 @@ static int gather_text(MPI_Comm comm, int rank, int size, const char *mine, int 
     int len = (int)strlen(mine), total = 0, *offs = lens ? lens + size : NULL;
     int e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "gathering race reports");
+        return rmalab__err_mpi(e, "gathering race reports");
     for (int i = 0; rank == 0 && i < size; i++) {
         offs[i] = total;
         total += lens[i];
     }
     char *all = rank == 0 ? malloc((size_t)total + 32) : NULL; /* the caller's: free() */
     int rc = rank == 0 && !all
-                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
                  : RMALAB_OK;
-    rc = rmalab__agree(comm, rc, "gathering race reports");
+    rc = rmalab__err_agree(comm, rc, "gathering race reports");
     if (!rc && (e = MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm)) !=
                    MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "gathering race reports");
+        rc = rmalab__err_mpi(e, "gathering race reports");
     if (rc) {
         free(all);
         return rc;
@@ -432,13 +432,13 @@ int rmalab_races_text(MPI_Comm comm, char **text)
     MPI_Comm_size(comm, &size);
     *text = NULL;
     char *mine = own_text();
-    int *lens = rank == 0 ? rmalab__calloc(2 * (size_t)size, sizeof *lens) : NULL;
+    int *lens = rank == 0 ? rmalab__mem_calloc(2 * (size_t)size, sizeof *lens) : NULL;
     int rc = !mine || (rank == 0 && !lens)
-                 ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
+                 ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory gathering race reports")
                  : RMALAB_OK;
-    if (!(rc = rmalab__agree(comm, rc, "gathering race reports")))
+    if (!(rc = rmalab__err_agree(comm, rc, "gathering race reports")))
         rc = gather_text(comm, rank, size, mine, lens, text);
-    rmalab__free(mine);
-    rmalab__free(lens);
+    rmalab__mem_free(mine);
+    rmalab__mem_free(lens);
     return rc;
 }

@@ -125,12 +125,12 @@ int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id
 {
     static struct rmalab__rlist one;
     static const char *const sites[2] = {"a load", "a store"};
-    int64_t *none = rmalab__calloc(1, rmalab__clock_bytes());
+    int64_t *none = rmalab__mem_calloc(1, rmalab__clock_bytes());
     int rc = none ? point_record(w, ev, sites, &one, id)
-                  : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+                  : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (!rc && !(rc = rmalab__races_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
         w->races->sent[ev->target]++;
-    rmalab__free(none);
+    rmalab__mem_free(none);
     return rc;
 }
 
@@ -152,15 +152,15 @@ static int synced(rmalab_win *w, const char *call)
 
 static int post_clock(rmalab_win *w, const int *ranks, int n)
 {
-    int64_t *S = rmalab__malloc(rmalab__clock_bytes());
+    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
     if (!S)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
     w->races->exposing = true;
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = rmalab__races_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
-    rmalab__free(S);
+    rmalab__mem_free(S);
     return rc;
 }
 
@@ -174,7 +174,7 @@ static int join_post(rmalab_win *w, int t)
     if (rc)
         return rc;
     rmalab__rlist_join(&w->races->out[t], rmalab__races_msg_clock(buf));
-    rmalab__free(buf);
+    rmalab__mem_free(buf);
     return RMALAB_OK;
 }
 
@@ -184,9 +184,9 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
         rc = join_post(w, group[i]);
-    int64_t *S = rc ? NULL : rmalab__malloc(rmalab__clock_bytes());
+    int64_t *S = rc ? NULL : rmalab__mem_alloc(rmalab__clock_bytes());
     if (!rc && !S)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (rc)
         return rc;
     rmalab__clock_release(S);
@@ -195,7 +195,7 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
         rc = rmalab__races_send(w, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
-    rmalab__free(S);
+    rmalab__mem_free(S);
     return rc;
 }
 
@@ -238,14 +238,14 @@ static int released(rmalab_win *w, int target, const char *call)
 {
     char at[96];
     rmalab__races_where(at, sizeof at, call);
-    int64_t *S = rmalab__malloc(rmalab__clock_bytes());
+    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
     if (!S)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
     int rc = RMALAB_OK;
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
         rc = ship_passive(w, t, S, at);
-    rmalab__free(S);
+    rmalab__mem_free(S);
     return rmalab__races_finish(w, call, rc ? rc : rmalab__races_drain(w, at));
 }
 
@@ -255,9 +255,9 @@ static int fenced(rmalab_win *w)
     char at[96];
     rmalab__races_where(at, sizeof at, "fence");
     int P = w->size, rc = RMALAB_OK;
-    int64_t *S = rmalab__malloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
+    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
     if (!S)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     int64_t *sent = S + rmalab__clock_size();
     rmalab__clock_release(S);
     for (int t = 0; t < P; t++) {
@@ -273,7 +273,7 @@ static int fenced(rmalab_win *w)
     /* Every rank goes through the collectives, whatever failed. */
     int rc2 = rmalab__races_exchange(w, sent, at);
     int rc3 = rmalab__races_finish_together(w, S, "fence");
-    rmalab__free(S);
+    rmalab__mem_free(S);
     /* The fence orders everything before it. */
     rmalab__races_forget(w, rc3 ? NULL : rmalab__clock_now());
     return rc ? rc : rc2 ? rc2 : rc3;
@@ -323,17 +323,17 @@ rmalab_check_mode rmalab_win_check_mode(const rmalab_win *w)
 
 static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
 {
-    struct rmalab__races *R = rmalab__calloc(1, sizeof *R);
+    struct rmalab__races *R = rmalab__mem_calloc(1, sizeof *R);
     if (!R)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     w->races = R;
     R->comm = comm;
     R->mode = mode ? mode : RMALAB_CHECK_QUIET; /* a rank that did not ask records */
-    R->out = rmalab__calloc((size_t)w->size, sizeof *R->out);
-    R->sent = rmalab__calloc((size_t)w->size, sizeof *R->sent);
-    R->recvd = rmalab__calloc((size_t)w->size, sizeof *R->recvd);
+    R->out = rmalab__mem_calloc((size_t)w->size, sizeof *R->out);
+    R->sent = rmalab__mem_calloc((size_t)w->size, sizeof *R->sent);
+    R->recvd = rmalab__mem_calloc((size_t)w->size, sizeof *R->recvd);
     if (!R->out || !R->sent || !R->recvd)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     int rc = rmalab__races_model_init(w, R);
     return rc ? rc : rmalab__races_log_init(w, R);
 }
@@ -345,16 +345,16 @@ int rmalab__races_open(rmalab_win *w)
     int want = mode != RMALAB_CHECK_OFF, any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "deciding whether to check for races");
+        return rmalab__err_mpi(e, "deciding whether to check for races");
     if (!any)
         return RMALAB_OK;
     MPI_Comm comm;
     if ((e = MPI_Comm_dup(w->comm, &comm)) != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Comm_dup (race checker)");
+        return rmalab__err_mpi(e, "MPI_Comm_dup (race checker)");
     int rc = open_state(w, mode, comm);
     if (rc && !w->races)
         MPI_Comm_free(&comm);
-    return rmalab__agree(w->comm, rc, "starting the race checker");
+    return rmalab__err_agree(w->comm, rc, "starting the race checker");
 }
 
 int rmalab__races_close(rmalab_win *w)
@@ -369,7 +369,7 @@ int rmalab__races_close(rmalab_win *w)
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
         MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
-        rmalab__free(R->reqbuf[i]);
+        rmalab__mem_free(R->reqbuf[i]);
     }
     R->nreq = 0;
     return rc ? rc : rc2;
@@ -385,15 +385,15 @@ void rmalab__races_free(rmalab_win *w)
      * their buffers: MPI may still read them. */
     for (int i = 0; i < R->nreq; i++)
         MPI_Request_free(&R->req[i]);
-    rmalab__free(R->req);
-    rmalab__free(R->reqbuf);
+    rmalab__mem_free(R->req);
+    rmalab__mem_free(R->reqbuf);
     for (int t = 0; R->out && t < w->size; t++)
         rmalab__rlist_free(&R->out[t]);
-    rmalab__free(R->out);
-    rmalab__free(R->sent);
-    rmalab__free(R->recvd);
+    rmalab__mem_free(R->out);
+    rmalab__mem_free(R->sent);
+    rmalab__mem_free(R->recvd);
     rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);
-    rmalab__free(R);
+    rmalab__mem_free(R);
 }

@@ -28,7 +28,7 @@ static void reap(struct rmalab__races *R)
         int done = 0;
         MPI_Test(&R->req[i], &done, MPI_STATUS_IGNORE);
         if (done) {
-            rmalab__free(R->reqbuf[i]);
+            rmalab__mem_free(R->reqbuf[i]);
             continue;
         }
         R->req[j] = R->req[i];
@@ -44,28 +44,28 @@ int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
     reap(R);
     if (R->nreq == R->capreq) {
         int cap = R->capreq ? 2 * R->capreq : 8;
-        MPI_Request *q = rmalab__realloc(R->req, (size_t)cap * sizeof *q);
+        MPI_Request *q = rmalab__mem_realloc(R->req, (size_t)cap * sizeof *q);
         if (q)
             R->req = q;
-        void **b = q ? rmalab__realloc(R->reqbuf, (size_t)cap * sizeof *b) : NULL;
+        void **b = q ? rmalab__mem_realloc(R->reqbuf, (size_t)cap * sizeof *b) : NULL;
         if (!b)
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
         R->reqbuf = b;
         R->capreq = cap;
     }
     int n = recs ? recs->n : 0;
     size_t bytes = sizeof(msg_hdr) + rmalab__clock_bytes() + (size_t)n * rmalab__racc_size();
-    unsigned char *buf = rmalab__malloc(bytes);
+    unsigned char *buf = rmalab__mem_alloc(bytes);
     if (!buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     *(msg_hdr *)buf = (msg_hdr){.nrec = n};
     memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
     if (n)
         memcpy(buf + sizeof(msg_hdr) + rmalab__clock_bytes(), recs->p, (size_t)n * rmalab__racc_size());
     int e = MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, R->comm, &R->req[R->nreq]);
     if (e != MPI_SUCCESS) {
-        rmalab__free(buf);
-        return rmalab__mpi_fail(e, "MPI_Isend (race checker)");
+        rmalab__mem_free(buf);
+        return rmalab__err_mpi(e, "MPI_Isend (race checker)");
     }
     R->reqbuf[R->nreq++] = buf;
     return RMALAB_OK;
@@ -81,20 +81,20 @@ int rmalab__races_recv(rmalab_win *w, int from, int tag, unsigned char **buf)
     for (unsigned spins = 0;; spins++) {
         int e = MPI_Iprobe(from, tag, R->comm, &flag, &st);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
+            return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (flag)
             break;
         if (spins > 1000)
             nanosleep(&(struct timespec){0, 50000}, NULL);
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
-    *buf = rmalab__malloc((size_t)count);
+    *buf = rmalab__mem_alloc((size_t)count);
     if (!*buf)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     int e = MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, R->comm, MPI_STATUS_IGNORE);
     if (e != MPI_SUCCESS) {
-        rmalab__free(*buf);
-        return rmalab__mpi_fail(e, "MPI_Recv (race checker)");
+        rmalab__mem_free(*buf);
+        return rmalab__err_mpi(e, "MPI_Recv (race checker)");
     }
     return RMALAB_OK;
 }
@@ -122,7 +122,7 @@ int rmalab__races_take(rmalab_win *w, int from, int tag, bool intra, const char 
         rmalab__clock_acquire(rmalab__races_msg_clock(buf));
     if (intra) /* a passive batch: what its origin's later ones know */
         rmalab__races_seen(w, from, rmalab__races_msg_clock(buf));
-    rmalab__free(buf);
+    rmalab__mem_free(buf);
     return RMALAB_OK;
 }
 
@@ -135,7 +135,7 @@ int rmalab__races_drain(rmalab_win *w, const char *at)
         MPI_Status st;
         int e = MPI_Iprobe(MPI_ANY_SOURCE, RMALAB__TAG_PASSIVE, R->comm, &flag, &st);
         if (e != MPI_SUCCESS)
-            return rmalab__mpi_fail(e, "MPI_Iprobe (race checker)");
+            return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (!flag)
             return RMALAB_OK;
         int rc = rmalab__races_take(w, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
@@ -151,9 +151,9 @@ int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at)
 {
     struct rmalab__races *R = w->races;
     int P = w->size, rc = RMALAB_OK;
-    int64_t *mine = rmalab__malloc(4 * (size_t)P * sizeof *mine);
+    int64_t *mine = rmalab__mem_alloc(4 * (size_t)P * sizeof *mine);
     if (!mine)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     int64_t *theirs = mine + 2 * P;
     for (int t = 0; t < P; t++) {
         mine[2 * t] = (int64_t)R->sent[t];
@@ -161,7 +161,7 @@ int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at)
     }
     int e = MPI_Alltoall(mine, 2, MPI_INT64_T, theirs, 2, MPI_INT64_T, R->comm);
     if (e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "MPI_Alltoall (race checker)");
+        rc = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
     for (int o = 0; o < P && !rc; o++) {
         while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
             rc = rmalab__races_take(w, o, RMALAB__TAG_PASSIVE, true, at, false);
@@ -170,6 +170,6 @@ int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at)
         if (!rc && theirs[2 * o + 1])
             rc = rmalab__races_take(w, o, RMALAB__TAG_FENCE, false, at, false);
     }
-    rmalab__free(mine);
+    rmalab__mem_free(mine);
     return rc;
 }

@@ -37,7 +37,7 @@ rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
-        unsigned char *p = rmalab__realloc(l->p, (size_t)cap * rmalab__racc_size());
+        unsigned char *p = rmalab__mem_realloc(l->p, (size_t)cap * rmalab__racc_size());
         if (!p)
             return NULL;
         l->p = p;
@@ -48,7 +48,7 @@ rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l)
 
 void rmalab__rlist_free(struct rmalab__rlist *l)
 {
-    rmalab__free(l->p);
+    rmalab__mem_free(l->p);
     *l = (struct rmalab__rlist){0};
 }
 
@@ -103,7 +103,7 @@ int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_
 {
     rmalab__racc *r = rmalab__rlist_push(l);
     if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
     memcpy(r, proto, sizeof *r);
     r->id = ++next_id;
     memcpy(r->vc, rmalab__clock_now(), rmalab__clock_bytes());
@@ -240,8 +240,8 @@ static void reindex(struct rmalab__rlog *g)
     while (want < 4 * g->l.n && want < (1 << 28))
         want *= 2;
     if (want != g->nslot) {
-        rmalab__free(g->slot);
-        g->slot = rmalab__malloc((size_t)want * sizeof *g->slot);
+        rmalab__mem_free(g->slot);
+        g->slot = rmalab__mem_alloc((size_t)want * sizeof *g->slot);
         g->nslot = g->slot ? want : 0;
     }
     g->used = 0;
@@ -335,13 +335,13 @@ static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
 static void sweep(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
-    int64_t *front = rmalab__malloc((size_t)w->size * sizeof *front);
+    int64_t *front = rmalab__mem_alloc((size_t)w->size * sizeof *front);
     if (front && !R->exposing) {
         frontier(w, front);
         drop_passed(&R->log, front);
         drop_passed(&R->past, front);
     }
-    rmalab__free(front);
+    rmalab__mem_free(front);
     int live = R->log.l.n + R->past.l.n;
     R->sweep_at = live < 512 ? 1024 : 2 * live;
 }
@@ -351,9 +351,9 @@ static void sweep(rmalab_win *w)
 
 static void warn_incomplete(const rmalab_win *w, const char *what)
 {
-    rmalab__warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
-                 "fence cleared it), and races with the oldest accesses may be missed",
-                 w->name[0] ? w->name : "(unnamed)", w->rank, what);
+    rmalab__err_warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
+                     "fence cleared it), and races with the oldest accesses may be missed",
+                     w->name[0] ? w->name : "(unnamed)", w->rank, what);
 }
 
 /* A log at its cap drops its oldest record, once superseded ones are gone. */
@@ -497,9 +497,9 @@ int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R)
 {
     R->log_cap = 1 << 16;
     R->sweep_at = 1024;
-    R->seen = rmalab__calloc((size_t)w->size * (size_t)rmalab__clock_size(), sizeof *R->seen);
+    R->seen = rmalab__mem_calloc((size_t)w->size * (size_t)rmalab__clock_size(), sizeof *R->seen);
     if (!R->seen)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     reindex(&R->log);
     reindex(&R->past);
     return RMALAB_OK;
@@ -509,15 +509,15 @@ void rmalab__races_log_free(struct rmalab__races *R)
 {
     rmalab__rlist_free(&R->log.l);
     rmalab__rlist_free(&R->past.l);
-    rmalab__free(R->log.slot);
-    rmalab__free(R->past.slot);
-    rmalab__free(R->seen);
+    rmalab__mem_free(R->log.slot);
+    rmalab__mem_free(R->past.slot);
+    rmalab__mem_free(R->seen);
 }
 
 int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
     const struct rmalab__races *R = w->races;
     *log = R ? R->log.l.n - R->log.dead : 0;
     *past = R ? R->past.l.n - R->past.dead : 0;

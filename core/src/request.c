@@ -59,18 +59,18 @@ static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmala
 {
     const char *what = rma_names[kind];
     *out = NULL;
-    rmalab_request *r = rmalab__calloc(1, sizeof *r);
+    rmalab_request *r = rmalab__mem_calloc(1, sizeof *r);
     if (!r || !(r->id = rmalab__rq_id())) {
-        rmalab__free(r);
+        rmalab__mem_free(r);
         return rmalab__win_call_end(rmalab__win_id(w), what,
-                                    rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", what));
+                                    rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", what));
     }
     r->req[0] = r->req[1] = MPI_REQUEST_NULL;
     int rc = rmalab__rma_request(w, kind, what, target, disp, type, count, origin, result, op,
                                  vec, &r->ticket, &r->req[0]);
     if (rc) {
         rmalab__rq_finished(r);
-        rmalab__free(r);
+        rmalab__mem_free(r);
         return rc;
     }
     r->kind = RMALAB__RQ_RMA;
@@ -128,10 +128,10 @@ static int rma_step(rmalab_request *r, bool block)
         if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
             rc = rmalab__wait_request(&r->req[0], "MPI_Wait (an RMA request)");
         else if ((e = MPI_Wait(&r->req[0], MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-            rc = rmalab__mpi_fail(e, "MPI_Wait (an RMA request)");
+            rc = rmalab__err_mpi(e, "MPI_Wait (an RMA request)");
         rmalab__win_unblock(w, &b);
     } else if ((e = MPI_Test(&r->req[0], &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
-        rc = rmalab__mpi_fail(e, "MPI_Test (an RMA request)");
+        rc = rmalab__err_mpi(e, "MPI_Test (an RMA request)");
     }
     if (rc || !flag)
         return rmalab__sync_ended(w, RMALAB_SYNC_REQUEST_WAIT, rc);
@@ -149,9 +149,9 @@ void rmalab__requests_close(rmalab_win *w)
         rmalab_request *r = w->requests;
         MPI_Wait(&r->req[0], MPI_STATUS_IGNORE); /* complete: the epoch was closed */
         const char *name = rmalab_win_get_name(w);
-        rmalab__warn("rmalab: %s%s%s was freed with a request never waited for (%s); call "
-                     "rq:wait() before win:free()",
-                     name[0] ? "window \"" : "a window", name, name[0] ? "\"" : "", r->what);
+        rmalab__err_warn("rmalab: %s%s%s was freed with a request never waited for (%s); call "
+                         "rq:wait() before win:free()",
+                         name[0] ? "window \"" : "a window", name, name[0] ? "\"" : "", r->what);
         rmalab__rq_finished(r);
         unlink_win(r);
         r->win = NULL;
@@ -186,7 +186,7 @@ int rmalab_request_test(rmalab_request *rq, int *done, const void **p, size_t *n
 {
     *done = 0;
     if (!rq)
-        return rmalab__fail(RMALAB_ERR_ARG, "test: the request is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "test: the request is NULL");
     int rc = step(rq, false);
     *done = rq->done;
     results(rq, p, n, st);
@@ -196,7 +196,7 @@ int rmalab_request_test(rmalab_request *rq, int *done, const void **p, size_t *n
 int rmalab_request_wait(rmalab_request *rq, const void **p, size_t *n, rmalab_msg_status *st)
 {
     if (!rq)
-        return rmalab__fail(RMALAB_ERR_ARG, "wait: the request is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "wait: the request is NULL");
     int rc = step(rq, true);
     results(rq, p, n, st);
     return rc;
@@ -283,8 +283,8 @@ int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index)
     }
     rmalab__block_leave(&b);
     if (*index < 0)
-        rc = rmalab__fail(RMALAB_ERR_INTERRUPTED, "waitany: interrupted before any request "
-                                                  "completed; each can still be waited for");
+        rc = rmalab__err_fail(RMALAB_ERR_INTERRUPTED, "waitany: interrupted before any request "
+                                                      "completed; each can still be waited for");
     return rc;
 }
 
@@ -338,5 +338,5 @@ void rmalab_request_destroy(rmalab_request **rq)
     }
     if (r->done || !r->win)
         rmalab__rq_finished(r);
-    rmalab__free(r);
+    rmalab__mem_free(r);
 }

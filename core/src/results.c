@@ -42,9 +42,9 @@ int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n)
         size_t cap = c ? 2 * c->cap : 4096;
         while (cap < need)
             cap *= 2;
-        struct rmalab__chunk *nc = rmalab__malloc(sizeof *nc + cap);
+        struct rmalab__chunk *nc = rmalab__mem_alloc(sizeof *nc + cap);
         if (!nc)
-            return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory staging RMA data");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory staging RMA data");
         nc->next = c;
         nc->cap = cap;
         nc->used = 0;
@@ -75,7 +75,7 @@ static void stage_reset(rmalab_win *w)
     c->used = 0;
     for (struct rmalab__chunk *o = c->next, *next; o; o = next) {
         next = o->next;
-        rmalab__free(o);
+        rmalab__mem_free(o);
     }
     c->next = NULL;
 }
@@ -84,9 +84,9 @@ static void stage_reset(rmalab_win *w)
 int rmalab__results_alloc(rmalab_win *w)
 {
     struct rmalab__results *s = &w->res;
-    s->done = rmalab__calloc((size_t)w->size, sizeof *s->done + 1);
+    s->done = rmalab__mem_calloc((size_t)w->size, sizeof *s->done + 1);
     if (!s->done)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     s->staged = (unsigned char *)(s->done + w->size);
     return RMALAB_OK;
 }
@@ -98,10 +98,10 @@ void rmalab__results_free(rmalab_win *w)
         s->pending[i]->win = NULL;
         rmalab_result_release(s->pending[i]);
     }
-    rmalab__free(s->pending);
+    rmalab__mem_free(s->pending);
     stage_reset(w);
-    rmalab__free(s->stage);
-    rmalab__free(s->done); /* and staged[] */
+    rmalab__mem_free(s->stage);
+    rmalab__mem_free(s->done); /* and staged[] */
     memset(s, 0, sizeof *s);
 }
 
@@ -112,9 +112,9 @@ static int reserve(struct rmalab__results *s)
     if (s->npending < s->cappending)
         return RMALAB_OK;
     int cap = s->cappending ? 2 * s->cappending : 16;
-    rmalab_result **p = rmalab__realloc(s->pending, (size_t)cap * sizeof *p);
+    rmalab_result **p = rmalab__mem_realloc(s->pending, (size_t)cap * sizeof *p);
     if (!p)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory tracking an RMA result");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory tracking an RMA result");
     s->pending = p;
     s->cappending = cap;
     return RMALAB_OK;
@@ -127,9 +127,9 @@ int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
     int rc = reserve(&w->res);
     if (rc)
         return rc;
-    rmalab_result *r = rmalab__calloc(1, sizeof *r + (bytes ? bytes : 1));
+    rmalab_result *r = rmalab__mem_calloc(1, sizeof *r + (bytes ? bytes : 1));
     if (!r)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for an RMA result");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for an RMA result");
     r->refs = 1;
     r->target = target;
     r->type = type;
@@ -196,12 +196,12 @@ bool rmalab_result_ready(const rmalab_result *r)
 int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *type, int *count)
 {
     if (!r)
-        return rmalab__fail(RMALAB_ERR_ARG, "result is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "result is NULL");
     if (!r->ready)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "the data from rank %d has not arrived yet: an RMA result may only "
-                            "be read once the epoch that carries it has completed, here at %s",
-                            r->target, r->completer);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "the data from rank %d has not arrived yet: an RMA result may only "
+                                "be read once the epoch that carries it has completed, here at %s",
+                                r->target, r->completer);
     if (data)
         *data = r->data;
     if (type)
@@ -214,5 +214,5 @@ int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *t
 void rmalab_result_release(rmalab_result *r)
 {
     if (r && --r->refs == 0)
-        rmalab__free(r);
+        rmalab__mem_free(r);
 }

@@ -33,11 +33,11 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
     if (rc != RMALAB_ERR_INTERRUPTED)
         return rc;
     rmalab__epoch_set_ops(w, w->ep.ops_in_epoch - 1);
-    return rmalab__fail(rc,
-                        "%s to rank %d: interrupted while it waited for rank %d's post(); it "
-                        "was not issued, and the access epoch stays open: call post() on "
-                        "rank %d, then %s again",
-                        what, target, target, target, what);
+    return rmalab__err_fail(rc,
+                            "%s to rank %d: interrupted while it waited for rank %d's post(); it "
+                            "was not issued, and the access epoch stays open: call post() on "
+                            "rank %d, then %s again",
+                            what, target, target, target, what);
 }
 
 /* Which call completes an operation of the open access epoch, read from
@@ -87,7 +87,7 @@ static int settle(rmalab_win *w, rmalab_result *r, int rc, rmalab_result **out)
 static int issued(rmalab_win *w, rmalab_result *r, int e, const char *mpi_name,
                   rmalab_result **out)
 {
-    return settle(w, r, e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, mpi_name), out);
+    return settle(w, r, e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, mpi_name), out);
 }
 
 static size_t bytes_of(rmalab_type type, int count)
@@ -126,21 +126,21 @@ static int vector_open(rma_op *o)
 {
     const rmalab_vector *v = o->vec;
     if (v->count < 0 || v->blocklen < 1 || v->stride < v->blocklen)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "%s: a vector needs count >= 0, blocklen >= 1 and stride >= "
-                            "blocklen (got count %d, blocklen %d, stride %d)",
-                            o->what, v->count, v->blocklen, v->stride);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "%s: a vector needs count >= 0, blocklen >= 1 and stride >= "
+                                "blocklen (got count %d, blocklen %d, stride %d)",
+                                o->what, v->count, v->blocklen, v->stride);
     if ((int64_t)v->count * v->blocklen != o->count)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "%s: the vector holds %lld elements (%d blocks of %d) and the origin "
-                            "%d; the origin side is contiguous and must hold as many",
-                            o->what, (long long)v->count * v->blocklen, v->count, v->blocklen,
-                            o->count);
+        return rmalab__err_fail(
+            RMALAB_ERR_ARG,
+            "%s: the vector holds %lld elements (%d blocks of %d) and the origin "
+            "%d; the origin side is contiguous and must hold as many",
+            o->what, (long long)v->count * v->blocklen, v->count, v->blocklen, o->count);
     int64_t span = v->count ? (int64_t)(v->count - 1) * v->stride + v->blocklen : 0;
     if (span > INT32_MAX / 16)
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE,
-                            "%s: the vector spans %lld elements, more than any window holds",
-                            o->what, (long long)span);
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "%s: the vector spans %lld elements, more than any window holds",
+                                o->what, (long long)span);
     o->span = (int)span;
     if (!v->count)
         return RMALAB_OK;
@@ -149,7 +149,7 @@ static int vector_open(rma_op *o)
         MPI_Type_free(&o->tdt);
     if (e != MPI_SUCCESS) {
         o->tdt = o->dt;
-        return rmalab__mpi_fail(e, "MPI_Type_vector");
+        return rmalab__err_mpi(e, "MPI_Type_vector");
     }
     o->tcount = 1;
     return RMALAB_OK;
@@ -212,7 +212,7 @@ static int op_origin(rmalab_win *w, rma_op *o, const void **origin)
 static int op_issued(rmalab_win *w, rma_op *o, int e, const char *mpi_name)
 {
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, mpi_name);
+        return rmalab__err_mpi(e, mpi_name);
     if (o->ticket)
         *o->ticket = rmalab__ticket(w);
     return RMALAB_OK;
@@ -303,8 +303,8 @@ static int mem_given(const rma_op *o, const void *origin, const void *result, bo
                      bool needs_result)
 {
     if (o->count > 0 && ((needs_origin && !origin) || (needs_result && !result)))
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
-                            needs_origin && !origin ? "origin" : "result");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
+                                needs_origin && !origin ? "origin" : "result");
     return RMALAB_OK;
 }
 
@@ -323,7 +323,7 @@ static int atomic_open(rmalab_win *w, rma_op *o, const void **origin, const void
     *r = NULL;
     int rc = mem_given(o, *origin, *result, true, !out);
     if (!rc && compare && !*compare)
-        rc = rmalab__fail(RMALAB_ERR_ARG, "%s: the compare buffer is NULL", o->what);
+        rc = rmalab__err_fail(RMALAB_ERR_ARG, "%s: the compare buffer is NULL", o->what);
     o->omem = o->copy ? NULL : *origin;
     o->cmem = o->copy || !compare ? NULL : *compare;
     o->rmem = out ? NULL : *result;
@@ -364,10 +364,10 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
 {
     rmalab_result *r;
     if (o->type == RMALAB_FLOAT || o->type == RMALAB_DOUBLE)
-        return rmalab__fail(RMALAB_ERR_TYPE,
-                            "compare_and_swap: MPI defines it on integer and byte types, not "
-                            "on %s",
-                            rmalab_type_name(o->type));
+        return rmalab__err_fail(RMALAB_ERR_TYPE,
+                                "compare_and_swap: MPI defines it on integer and byte types, not "
+                                "on %s",
+                                rmalab_type_name(o->type));
     int rc = atomic_open(w, o, &origin, &compare, &result, &r, out);
     if (rc)
         return rc;

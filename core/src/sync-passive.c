@@ -17,18 +17,18 @@ static int passive_allowed(rmalab_win *w, const char *call)
 {
     /* Misuse inside a PSCW epoch first: the same message for both engines. */
     if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: a PSCW epoch is open (%s); locks may not be taken inside it, "
-                            "so end it with %s first",
-                            call,
-                            w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
-                                                             : "exposure, from post()",
-                            w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s: a PSCW epoch is open (%s); locks may not be taken inside it, "
+                                "so end it with %s first",
+                                call,
+                                w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
+                                                                    : "exposure, from post()",
+                                w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
     if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: a fence epoch with RMA calls is open; end it with "
-                            "fence(\"nosucceed\") first",
-                            call);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s: a fence epoch with RMA calls is open; end it with "
+                                "fence(\"nosucceed\") first",
+                                call);
     return RMALAB_OK;
 }
 
@@ -51,23 +51,24 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     if (rc || (rc = passive_allowed(w, "lock")))
         return rc;
     if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "lock: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            target, w->size - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "lock: rank %d is not in the window's group "
+                                "(ranks 0 to %d)",
+                                target, w->size - 1);
     if (w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: lock_all() already locks every rank; unlock_all first");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "lock: lock_all() already locks every rank; unlock_all first");
     if (w->lay.no_locks[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: rank %d gave the hint no_locks = true, promising that no "
-                            "passive-target lock targets it; use fence or PSCW, or set "
-                            "no_locks = false on rank %d",
-                            target, target);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "lock: rank %d gave the hint no_locks = true, promising that no "
+                                "passive-target lock targets it; use fence or PSCW, or set "
+                                "no_locks = false on rank %d",
+                                target, target);
     if (w->ep.access == RMALAB_ACCESS_LOCK && w->ep.locked[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock: rank %d is already locked by this process; a rank can be "
-                            "locked once at a time, so unlock(%d) first",
-                            target, target);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "lock: rank %d is already locked by this process; a rank can be "
+                                "locked once at a time, so unlock(%d) first",
+                                target, target);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
     lock_waiting(w, target, exclusive);
@@ -76,7 +77,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_lock");
+        return rmalab__err_mpi(e, "MPI_Win_lock");
     rmalab__lock(w);
     rmalab__epoch_drop_idle_fence(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK)
@@ -96,21 +97,22 @@ static int unlock_call(rmalab_win *w, int target)
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK);
     if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "unlock: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            target, w->size - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "unlock: rank %d is not in the window's group "
+                                "(ranks 0 to %d)",
+                                target, w->size - 1);
     if (w->ep.access != RMALAB_ACCESS_LOCK || !w->ep.locked[target])
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "unlock: rank %d is not locked by this process%s", target,
-                            w->ep.access == RMALAB_ACCESS_LOCK_ALL ? " (use unlock_all() "
-                                                                  "after lock_all())"
-                                                                : "; lock it first");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "unlock: rank %d is not locked by this process%s", target,
+                                w->ep.access == RMALAB_ACCESS_LOCK_ALL ? " (use unlock_all() "
+                                                                         "after lock_all())"
+                                                                       : "; lock it first");
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
     int e = MPI_Win_unlock(target, w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_unlock");
+        return rmalab__err_mpi(e, "MPI_Win_unlock");
     rmalab__lock(w);
     w->ep.locked[target] = 0;
     bool last = --w->ep.nlocked == 0;
@@ -132,16 +134,16 @@ static int lock_all_call(rmalab_win *w, int assert_)
     if (rc || (rc = passive_allowed(w, "lock_all")))
         return rc;
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "lock_all: a passive-target epoch (%s) is already open; unlock "
-                            "first",
-                            rmalab_access_name(w->ep.access));
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "lock_all: a passive-target epoch (%s) is already open; unlock "
+                                "first",
+                                rmalab_access_name(w->ep.access));
     for (int r = 0; r < w->size; r++)
         if (w->lay.no_locks[r])
-            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                                "lock_all: rank %d gave the hint no_locks = true, promising "
-                                "that no passive-target lock targets it; use fence or PSCW",
-                                r);
+            return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                    "lock_all: rank %d gave the hint no_locks = true, promising "
+                                    "that no passive-target lock targets it; use fence or PSCW",
+                                    r);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
     lock_waiting(w, RMALAB_LOCK_WAIT_ALL, false);
@@ -149,7 +151,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
     lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_lock_all");
+        return rmalab__err_mpi(e, "MPI_Win_lock_all");
     rmalab__lock(w);
     rmalab__epoch_drop_idle_fence(w);
     w->ep.access = RMALAB_ACCESS_LOCK_ALL;
@@ -165,17 +167,16 @@ static int unlock_all_call(rmalab_win *w)
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK_ALL);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "unlock_all: no lock_all() epoch is open%s",
-                            w->ep.access == RMALAB_ACCESS_LOCK ? " (use unlock(target) after "
-                                                              "lock(target))"
-                                                            : "");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC, "unlock_all: no lock_all() epoch is open%s",
+                                w->ep.access == RMALAB_ACCESS_LOCK ? " (use unlock(target) after "
+                                                                     "lock(target))"
+                                                                   : "");
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
     int e = MPI_Win_unlock_all(w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_unlock_all");
+        return rmalab__err_mpi(e, "MPI_Win_unlock_all");
     rmalab__epoch_access_closed(w);
     return rmalab__sync_end(w, &ev);
 }
@@ -190,23 +191,24 @@ static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
     rmalab__sync_begin(w, &ev, id);
     const char *call = ev.k->name;
     if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "%s: rank %d is not in the window's group "
-                                             "(ranks 0 to %d)",
-                            call, target, w->size - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "%s: rank %d is not in the window's group "
+                                "(ranks 0 to %d)",
+                                call, target, w->size - 1);
     if (!(w->ep.access == RMALAB_ACCESS_LOCK_ALL ||
           (w->ep.access == RMALAB_ACCESS_LOCK && w->ep.locked[target])))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: flushes complete operations of a passive-target epoch, and "
-                            "rank %d is not locked; call lock(%d) or lock_all() first",
-                            call, target, target);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s: flushes complete operations of a passive-target epoch, and "
+                                "rank %d is not locked; call lock(%d) or lock_all() first",
+                                call, target, target);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, call, &target, 1);
     int e = id == RMALAB_SYNC_FLUSH ? MPI_Win_flush(target, w->plain)
                                     : MPI_Win_flush_local(target, w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH ? "MPI_Win_flush"
-                                                           : "MPI_Win_flush_local");
+        return rmalab__err_mpi(e,
+                               id == RMALAB_SYNC_FLUSH ? "MPI_Win_flush" : "MPI_Win_flush_local");
     rmalab__results_complete(w, target);
     ev.peer = target;
     return rmalab__sync_end(w, &ev);
@@ -220,19 +222,19 @@ static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
     rmalab__sync_begin(w, &ev, id);
     const char *call = ev.k->name;
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: flushes complete operations of a passive-target "
-                            "epoch, and none is open; call lock(target) or "
-                            "lock_all() first",
-                            call);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s: flushes complete operations of a passive-target "
+                                "epoch, and none is open; call lock(target) or "
+                                "lock_all() first",
+                                call);
     rmalab__block b;
     rmalab__win_block_passive(w, &b, call, NULL, 0);
     int e = id == RMALAB_SYNC_FLUSH_ALL ? MPI_Win_flush_all(w->plain)
                                         : MPI_Win_flush_local_all(w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, id == RMALAB_SYNC_FLUSH_ALL ? "MPI_Win_flush_all"
-                                                               : "MPI_Win_flush_local_all");
+        return rmalab__err_mpi(e, id == RMALAB_SYNC_FLUSH_ALL ? "MPI_Win_flush_all"
+                                                              : "MPI_Win_flush_local_all");
     rmalab__results_complete(w, -1);
     return rmalab__sync_end(w, &ev);
 }
@@ -252,7 +254,7 @@ static int sync_call(rmalab_win *w)
     else
         atomic_thread_fence(memory_order_seq_cst);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_sync");
+        return rmalab__err_mpi(e, "MPI_Win_sync");
     return rmalab__sync_end(w, &ev);
 }
 

@@ -33,25 +33,25 @@ int rmalab__epoch_alloc(rmalab_win *w)
 {
     size_t P = (size_t)w->size;
     struct rmalab__epoch *e = &w->ep;
-    e->group = rmalab__calloc(P + 1, sizeof *e->group);
-    e->xgroup = rmalab__calloc(P + 1, sizeof *e->xgroup);
-    e->in_group = rmalab__calloc(P, 1);
-    e->locked = rmalab__calloc(P, 1);
-    e->scratch = rmalab__calloc(P, 1);
+    e->group = rmalab__mem_calloc(P + 1, sizeof *e->group);
+    e->xgroup = rmalab__mem_calloc(P + 1, sizeof *e->xgroup);
+    e->in_group = rmalab__mem_calloc(P, 1);
+    e->locked = rmalab__mem_calloc(P, 1);
+    e->scratch = rmalab__mem_calloc(P, 1);
     e->lock_waiting = -1;
     if (!e->group || !e->xgroup || !e->in_group || !e->locked || !e->scratch)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     return RMALAB_OK;
 }
 
 void rmalab__epoch_free(rmalab_win *w)
 {
     struct rmalab__epoch *e = &w->ep;
-    rmalab__free(e->group);
-    rmalab__free(e->xgroup);
-    rmalab__free(e->in_group);
-    rmalab__free(e->locked);
-    rmalab__free(e->scratch);
+    rmalab__mem_free(e->group);
+    rmalab__mem_free(e->xgroup);
+    rmalab__mem_free(e->in_group);
+    rmalab__mem_free(e->locked);
+    rmalab__mem_free(e->scratch);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -85,17 +85,17 @@ void rmalab__epoch_drop_idle_fence(rmalab_win *w)
 static int check_group(rmalab_win *w, const char *call, const int *ranks, int n)
 {
     if (n < 0 || (n > 0 && !ranks))
-        return rmalab__fail(RMALAB_ERR_GROUP, "%s: invalid group", call);
+        return rmalab__err_fail(RMALAB_ERR_GROUP, "%s: invalid group", call);
     int rc = RMALAB_OK, i;
     for (i = 0; i < n && !rc; i++) {
         if (ranks[i] < 0 || ranks[i] >= w->size)
-            rc = rmalab__fail(RMALAB_ERR_RANK,
-                              "%s: rank %d is not in the window's group (ranks 0 to %d)", call,
-                              ranks[i], w->size - 1);
+            rc = rmalab__err_fail(RMALAB_ERR_RANK,
+                                  "%s: rank %d is not in the window's group (ranks 0 to %d)", call,
+                                  ranks[i], w->size - 1);
         else if (w->ep.scratch[ranks[i]]++)
-            rc = rmalab__fail(RMALAB_ERR_GROUP,
-                              "%s: rank %d appears twice in the group; list each rank once",
-                              call, ranks[i]);
+            rc = rmalab__err_fail(RMALAB_ERR_GROUP,
+                                  "%s: rank %d appears twice in the group; list each rank once",
+                                  call, ranks[i]);
     }
     for (int j = 0; j < i; j++)
         if (ranks[j] >= 0 && ranks[j] < w->size)
@@ -130,32 +130,32 @@ int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
     if (rc)
         return rc;
     if (target < 0 || target >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK,
-                            "%s to rank %d: the window's group has ranks 0 to %d", what, target,
-                            w->size - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "%s to rank %d: the window's group has ranks 0 to %d", what, target,
+                                w->size - 1);
     char g[512];
     switch (w->ep.access) {
     case RMALAB_ACCESS_NONE:
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s to rank %d: RMA calls need an access epoch, and none is open; "
-                            "open one with fence(), start({%d}), lock(%d) or "
-                            "lock_all()",
-                            what, target, target, target);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s to rank %d: RMA calls need an access epoch, and none is open; "
+                                "open one with fence(), start({%d}), lock(%d) or "
+                                "lock_all()",
+                                what, target, target, target);
     case RMALAB_ACCESS_START:
         if (!w->ep.in_group[target]) {
             group_text(g, sizeof g, w->ep.group, w->ep.ngroup);
-            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                                "%s to rank %d: RMA calls in an access epoch may only target "
-                                "processes in its group; start() was given %s",
-                                what, target, g);
+            return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                    "%s to rank %d: RMA calls in an access epoch may only target "
+                                    "processes in its group; start() was given %s",
+                                    what, target, g);
         }
         break;
     case RMALAB_ACCESS_LOCK:
         if (!w->ep.locked[target])
-            return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                                "%s to rank %d: in a passive-target epoch RMA calls may only "
-                                "target locked ranks; call lock(%d) first",
-                                what, target, target);
+            return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                    "%s to rank %d: in a passive-target epoch RMA calls may only "
+                                    "target locked ranks; call lock(%d) first",
+                                    what, target, target);
         break;
     default:
         break;
@@ -177,12 +177,13 @@ int rmalab__check_passive(rmalab_win *w, const char *what, int target)
     if (a != RMALAB_ACCESS_NONE)
         snprintf(now, sizeof now, "this is a%s %s epoch", a == RMALAB_ACCESS_FENCE ? "" : "n",
                  a == RMALAB_ACCESS_FENCE ? "fence" : "active-target start()");
-    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                        "%s to rank %d: request-based RMA (rput, rget, raccumulate, "
-                        "rget_accumulate) is allowed only inside a passive-target epoch, and %s; "
-                        "call lock(%d) or lock_all() first%s",
-                        what, target, now, target,
-                        a == RMALAB_ACCESS_NONE ? "" : ", or use put, get and accumulate here");
+    return rmalab__err_fail(
+        RMALAB_ERR_RMA_SYNC,
+        "%s to rank %d: request-based RMA (rput, rget, raccumulate, "
+        "rget_accumulate) is allowed only inside a passive-target epoch, and %s; "
+        "call lock(%d) or lock_all() first%s",
+        what, target, now, target,
+        a == RMALAB_ACCESS_NONE ? "" : ", or use put, get and accumulate here");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -200,19 +201,19 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rc;
     if (w->ep.exposure == RMALAB_EXPOSURE_POST) {
         group_text(g, sizeof g, w->ep.xgroup, w->ep.nxgroup);
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "post: an exposure epoch (posted to %s) is already open; end it "
-                            "with wait() or test() before posting again",
-                            g);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "post: an exposure epoch (posted to %s) is already open; end it "
+                                "with wait() or test() before posting again",
+                                g);
     }
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "post: a passive-target epoch is open on this window; unlock "
-                            "before mixing in post/start/complete/wait");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "post: a passive-target epoch is open on this window; unlock "
+                                "before mixing in post/start/complete/wait");
     if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "post: a fence epoch with RMA calls is open; end it with "
-                            "fence(\"nosucceed\") before post");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "post: a fence epoch with RMA calls is open; end it with "
+                                "fence(\"nosucceed\") before post");
     if ((rc = check_group(w, "post", ranks, n)))
         return rc;
     /* "A call is a noop, and can be skipped, if the group argument is
@@ -248,11 +249,11 @@ static int check_self_start(const rmalab_win *w, const int *ranks, int n)
         exposed |= w->ep.xgroup[i] == w->rank;
     if (!self || exposed)
         return RMALAB_OK;
-    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                        "start: the group holds this rank (%d), and start waits for the post "
-                        "of every target, but this rank has not posted to itself, and cannot "
-                        "while it waits here; call post() with a group holding %d first",
-                        w->rank, w->rank);
+    return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                            "start: the group holds this rank (%d), and start waits for the post "
+                            "of every target, but this rank has not posted to itself, and cannot "
+                            "while it waits here; call post() with a group holding %d first",
+                            w->rank, w->rank);
 }
 
 static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
@@ -266,21 +267,21 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rc;
     if (w->ep.access == RMALAB_ACCESS_START) {
         group_text(g, sizeof g, w->ep.group, w->ep.ngroup);
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "start: an access epoch (started to %s) is already open; end it "
-                            "with complete() before starting another",
-                            g);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "start: an access epoch (started to %s) is already open; end it "
+                                "with complete() before starting another",
+                                g);
     }
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "start: a passive-target epoch (%s) is open; only one access "
-                            "epoch may be open at a time, so unlock first",
-                            rmalab_access_name(w->ep.access));
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "start: a passive-target epoch (%s) is open; only one access "
+                                "epoch may be open at a time, so unlock first",
+                                rmalab_access_name(w->ep.access));
     if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "start: a fence epoch with %llu RMA calls is open; end it with "
-                            "fence(\"nosucceed\") before start",
-                            (unsigned long long)w->ep.ops_in_epoch);
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "start: a fence epoch with %llu RMA calls is open; end it with "
+                                "fence(\"nosucceed\") before start",
+                                (unsigned long long)w->ep.ops_in_epoch);
     if ((rc = check_group(w, "start", ranks, n)) || (rc = check_self_start(w, ranks, n)))
         return rc;
     if (n) { /* empty: a no-op, as for post */
@@ -328,14 +329,15 @@ static int complete_call(rmalab_win *w)
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_COMPLETE);
     if (w->ep.access != RMALAB_ACCESS_START)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "complete: it ends an access epoch opened by start(group), "
-                            "and none is open%s",
-                            w->ep.access == RMALAB_ACCESS_NONE    ? ""
-                            : w->ep.access == RMALAB_ACCESS_FENCE ? " (this is a fence epoch: end "
-                                                                 "it with fence())"
-                                                               : " (this is a passive-target "
-                                                                 "epoch: end it with unlock)");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "complete: it ends an access epoch opened by start(group), "
+                                "and none is open%s",
+                                w->ep.access == RMALAB_ACCESS_NONE ? ""
+                                : w->ep.access == RMALAB_ACCESS_FENCE
+                                    ? " (this is a fence epoch: end "
+                                      "it with fence())"
+                                    : " (this is a passive-target "
+                                      "epoch: end it with unlock)");
     int rc = RMALAB_OK;
     ev.group = w->ep.group;
     ev.n = w->ep.ngroup;
@@ -356,17 +358,18 @@ static int complete_call(rmalab_win *w)
 static int no_exposure(rmalab_win *w, const char *call)
 {
     if (w->ep.closed_by_test)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "%s: test() already returned true, which ended the exposure "
-                            "epoch; post again to open a new one",
-                            call);
-    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                        "%s: it ends an exposure epoch opened by post(group), and none "
-                        "is open%s",
-                        call,
-                        w->ep.exposure == RMALAB_EXPOSURE_FENCE ? " (this is a fence epoch: end "
-                                                               "it with fence())"
-                                                             : "");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "%s: test() already returned true, which ended the exposure "
+                                "epoch; post again to open a new one",
+                                call);
+    return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                            "%s: it ends an exposure epoch opened by post(group), and none "
+                            "is open%s",
+                            call,
+                            w->ep.exposure == RMALAB_EXPOSURE_FENCE
+                                ? " (this is a fence epoch: end "
+                                  "it with fence())"
+                                : "");
 }
 
 static void exposure_closed(rmalab_win *w, bool by_test)
@@ -395,11 +398,11 @@ static int wait_call(rmalab_win *w)
     if (rc == RMALAB_ERR_INTERRUPTED) { /* by rmalab_interrupt: nothing changed */
         char g[512];
         group_text(g, sizeof g, w->ep.xgroup, w->ep.nxgroup);
-        return rmalab__fail(rc,
-                            "wait: interrupted while it waited for complete() from %s; the "
-                            "exposure epoch stays open: call wait() again once they have "
-                            "completed",
-                            g);
+        return rmalab__err_fail(rc,
+                                "wait: interrupted while it waited for complete() from %s; the "
+                                "exposure epoch stays open: call wait() again once they have "
+                                "completed",
+                                g);
     }
     if (rc)
         return rc;
@@ -447,28 +450,28 @@ static int fence_call(rmalab_win *w, int assert_)
         return rc;
     /* Misuse inside a PSCW epoch first: the same message for both engines. */
     if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "fence: a PSCW epoch is open (%s); fences may not be called inside "
-                            "it, so end it with %s first",
-                            w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
-                                                             : "exposure, from post()",
-                            w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "fence: a PSCW epoch is open (%s); fences may not be called inside "
+                                "it, so end it with %s first",
+                                w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
+                                                                    : "exposure, from post()",
+                                w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "fence: a passive-target epoch is open; unlock before fencing");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "fence: a passive-target epoch is open; unlock before fencing");
     if ((assert_ & RMALAB_MODE_NOPRECEDE) && w->ep.access == RMALAB_ACCESS_FENCE &&
         w->ep.ops_in_epoch > 0)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "fence: \"noprecede\" promises that no RMA calls precede this "
-                            "fence, but %llu were made since the last one; drop the assertion",
-                            (unsigned long long)w->ep.ops_in_epoch);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "fence: \"noprecede\" promises that no RMA calls precede this "
+                                "fence, but %llu were made since the last one; drop the assertion",
+                                (unsigned long long)w->ep.ops_in_epoch);
     rmalab__block b;
     if ((rc = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0)))
         return rc;
     int e = MPI_Win_fence(rmalab__mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_fence");
+        return rmalab__err_mpi(e, "MPI_Win_fence");
     bool had_ops = w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch > 0;
     rmalab__lock(w);
     if (had_ops)

@@ -116,23 +116,23 @@ static int gather_bytes(const struct gather *g, unsigned char **all, int **displ
     MPI_Comm_size(g->comm, &size);
     pthread_mutex_lock(&rmalab__trace_lock);
     size_t n = packed_size(g);
-    unsigned char *mine = n <= INT32_MAX ? rmalab__malloc(n) : NULL;
+    unsigned char *mine = n <= INT32_MAX ? rmalab__mem_alloc(n) : NULL;
     if (mine)
         pack(g, mine);
     pthread_mutex_unlock(&rmalab__trace_lock);
     int len = mine ? (int)n : 0, *lens = NULL, rc = RMALAB_OK;
     if (!mine)
-        rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory packing the trace");
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory packing the trace");
     if (!rc && rank == 0) {
-        lens = rmalab__malloc((size_t)size * sizeof *lens);
-        *displs = rmalab__malloc((size_t)(size + 1) * sizeof **displs);
+        lens = rmalab__mem_alloc((size_t)size * sizeof *lens);
+        *displs = rmalab__mem_alloc((size_t)(size + 1) * sizeof **displs);
         if (!lens || !*displs)
-            rc = rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory gathering the trace");
+            rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory gathering the trace");
     }
-    if ((rc = rmalab__agree(g->comm, rc, "gathering the trace")))
+    if ((rc = rmalab__err_agree(g->comm, rc, "gathering the trace")))
         goto out;
     if ((e = MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, g->comm)) != MPI_SUCCESS) {
-        rc = rmalab__mpi_fail(e, "gathering the trace's sizes");
+        rc = rmalab__err_mpi(e, "gathering the trace's sizes");
         goto out;
     }
     long long total = 0;
@@ -142,18 +142,18 @@ static int gather_bytes(const struct gather *g, unsigned char **all, int **displ
     }
     if (rank == 0) {
         (*displs)[size] = (int)total;
-        *all = total <= INT32_MAX ? rmalab__malloc((size_t)total) : NULL;
-        rc = *all ? RMALAB_OK : rmalab__fail(RMALAB_ERR_NO_MEM, "the trace is too large");
+        *all = total <= INT32_MAX ? rmalab__mem_alloc((size_t)total) : NULL;
+        rc = *all ? RMALAB_OK : rmalab__err_fail(RMALAB_ERR_NO_MEM, "the trace is too large");
     }
-    if ((rc = rmalab__agree(g->comm, rc, "gathering the trace")))
+    if ((rc = rmalab__err_agree(g->comm, rc, "gathering the trace")))
         goto out;
     e = MPI_Gatherv(mine, len, MPI_BYTE, rank == 0 ? *all : NULL, lens, *displs, MPI_BYTE, 0,
                     g->comm);
     if (e != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "gathering the trace");
+        rc = rmalab__err_mpi(e, "gathering the trace");
 out:
-    rmalab__free(mine);
-    rmalab__free(lens);
+    rmalab__mem_free(mine);
+    rmalab__mem_free(lens);
     return rc;
 }
 
@@ -362,13 +362,13 @@ void rmalab_trace_set_destroy(rmalab_trace_set **set)
     if (!set || !*set)
         return;
     rmalab_trace_set *s = *set;
-    rmalab__free(s->uncertainty);
-    rmalab__free(s->dropped);
-    rmalab__free(s->wins);
-    rmalab__free(s->events);
-    rmalab__free(s->flows);
-    rmalab__free(s->groups);
-    rmalab__free(s);
+    rmalab__mem_free(s->uncertainty);
+    rmalab__mem_free(s->dropped);
+    rmalab__mem_free(s->wins);
+    rmalab__mem_free(s->events);
+    rmalab__mem_free(s->flows);
+    rmalab__mem_free(s->groups);
+    rmalab__mem_free(s);
     *set = NULL;
 }
 
@@ -376,25 +376,26 @@ void rmalab_trace_set_destroy(rmalab_trace_set **set)
  * in `nwins` windows from `nranks` ranks. */
 static int set_new(int nranks, int nwins, int nev, rmalab_trace_set **out, struct merge *m)
 {
-    rmalab_trace_set *s = rmalab__calloc(1, sizeof *s);
+    rmalab_trace_set *s = rmalab__mem_calloc(1, sizeof *s);
     size_t n = (size_t)nev + 1;
     if (s) {
         s->nranks = nranks;
-        s->uncertainty = rmalab__calloc((size_t)nranks, sizeof *s->uncertainty);
-        s->dropped = rmalab__calloc((size_t)nranks, sizeof *s->dropped);
-        s->wins = rmalab__calloc((size_t)nwins + 1, sizeof *s->wins);
-        s->events = rmalab__calloc(n, sizeof *s->events);
-        s->flows = rmalab__calloc(n, sizeof *s->flows);
-        s->groups = rmalab__calloc(n, sizeof *s->groups);
+        s->uncertainty = rmalab__mem_calloc((size_t)nranks, sizeof *s->uncertainty);
+        s->dropped = rmalab__mem_calloc((size_t)nranks, sizeof *s->dropped);
+        s->wins = rmalab__mem_calloc((size_t)nwins + 1, sizeof *s->wins);
+        s->events = rmalab__mem_calloc(n, sizeof *s->events);
+        s->flows = rmalab__mem_calloc(n, sizeof *s->flows);
+        s->groups = rmalab__mem_calloc(n, sizeof *s->groups);
     }
-    *m = (struct merge){.s = s, .keys = rmalab__calloc(n, sizeof *m->keys),
-                        .gstart = rmalab__calloc(n, sizeof *m->gstart)};
+    *m = (struct merge){.s = s,
+                        .keys = rmalab__mem_calloc(n, sizeof *m->keys),
+                        .gstart = rmalab__mem_calloc(n, sizeof *m->gstart)};
     if (!s || !s->uncertainty || !s->dropped || !s->wins || !s->events || !s->flows ||
         !s->groups || !m->keys || !m->gstart) {
         rmalab_trace_set_destroy(&s);
-        rmalab__free(m->keys);
-        rmalab__free(m->gstart);
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory merging the trace");
+        rmalab__mem_free(m->keys);
+        rmalab__mem_free(m->gstart);
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory merging the trace");
     }
     *out = s;
     return RMALAB_OK;
@@ -420,8 +421,8 @@ static int merge_all(const unsigned char *all, const int *displs, int nranks,
     match_flows(&m);
     finish(&m);
     (*out)->shared_clock = (*out)->max_uncertainty == 0; /* measured ones are never 0 */
-    rmalab__free(m.keys);
-    rmalab__free(m.gstart);
+    rmalab__mem_free(m.keys);
+    rmalab__mem_free(m.gstart);
     return RMALAB_OK;
 }
 
@@ -434,20 +435,20 @@ static int gather_set(struct gather *g, rmalab_trace_set **out)
     int rc = gather_bytes(g, &all, &displs);
     if (!rc && rank == 0)
         rc = merge_all(all, displs, size, out);
-    rmalab__free(all);
-    rmalab__free(displs);
+    rmalab__mem_free(all);
+    rmalab__mem_free(displs);
     return rc;
 }
 
 int rmalab_trace_gather(rmalab_trace_set **out)
 {
     if (!out)
-        return rmalab__fail(RMALAB_ERR_ARG, "trace gather: out is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "trace gather: out is NULL");
     *out = NULL;
     struct gather g = {.world = true};
     int e = MPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Comm_dup");
+        return rmalab__err_mpi(e, "MPI_Comm_dup");
     MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
     int rc = rmalab__trace_align(g.comm, &g.offset, &g.uncert);
     if (!rc)
@@ -460,14 +461,14 @@ int rmalab_win_trace_gather(rmalab_win *w, rmalab_trace_set **out)
 {
     RMALAB__CHECK_WIN(w);
     if (!out)
-        return rmalab__fail(RMALAB_ERR_ARG, "trace gather: out is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "trace gather: out is NULL");
     *out = NULL;
     const rmalab__trace *t = w->trace ? w->trace : w->trace_paused;
     if (!t)
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "trace: this window records nothing; create it with the hint "
-                            "rmalab_trace = \"true\" (or RMALAB_TRACE=1), or start its "
-                            "recording");
+        return rmalab__err_fail(RMALAB_ERR_WIN,
+                                "trace: this window records nothing; create it with the hint "
+                                "rmalab_trace = \"true\" (or RMALAB_TRACE=1), or start its "
+                                "recording");
     struct gather g = {.comm = w->comm, .only = t};
     return gather_set(&g, out);
 }
@@ -486,7 +487,7 @@ static void collect(rmalab_win *w, void *ud)
     struct live *l = ud;
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
-        rmalab_win **p = rmalab__realloc(l->wins, (size_t)cap * sizeof *p);
+        rmalab_win **p = rmalab__mem_realloc(l->wins, (size_t)cap * sizeof *p);
         if (!p) {
             l->failed = true;
             return;
@@ -501,12 +502,12 @@ int rmalab_trace_start_all(void)
 {
     struct live l = {0};
     rmalab_win_each(collect, &l); /* the windows are this thread's: none goes meanwhile */
-    int rc = l.failed ? rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory listing windows")
-                      : RMALAB_OK;
-    rc = rmalab__agree(MPI_COMM_WORLD, rc, "starting traces");
+    int rc =
+        l.failed ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory listing windows") : RMALAB_OK;
+    rc = rmalab__err_agree(MPI_COMM_WORLD, rc, "starting traces");
     for (int i = 0; i < l.n && !rc; i++)
         rc = rmalab_win_trace_start(l.wins[i]);
-    rmalab__free(l.wins);
+    rmalab__mem_free(l.wins);
     rmalab_trace_default(true);
     return rc;
 }

@@ -264,7 +264,7 @@ static int align_clocks(MPI_Comm comm, double *offset, double *uncert)
     if (e == MPI_SUCCESS)
         e = await_asleep(comm, true);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "aligning clocks");
+        return rmalab__err_mpi(e, "aligning clocks");
     if (mine[0] && memcmp(mine, root, sizeof mine) == 0 && *offset <= *uncert && -*offset <= *uncert)
         *offset = *uncert = 0;
     return RMALAB_OK;
@@ -282,27 +282,27 @@ static void record_free(rmalab__trace *t)
 {
     if (!t)
         return;
-    rmalab__free(t->ring);
-    rmalab__free(t->access_seq);
-    rmalab__free(t->expose_seq);
-    rmalab__free(t->seen_post);
-    rmalab__free(t->seen_complete);
-    rmalab__free(t->world_ranks);
-    rmalab__free(t);
+    rmalab__mem_free(t->ring);
+    rmalab__mem_free(t->access_seq);
+    rmalab__mem_free(t->expose_seq);
+    rmalab__mem_free(t->seen_post);
+    rmalab__mem_free(t->seen_complete);
+    rmalab__mem_free(t->world_ranks);
+    rmalab__mem_free(t);
 }
 
 static rmalab__trace *record_new(const rmalab_win *w, int capacity)
 {
-    rmalab__trace *t = rmalab__calloc(1, sizeof *t);
+    rmalab__trace *t = rmalab__mem_calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->cap = (uint32_t)capacity;
-    t->ring = rmalab__malloc((size_t)capacity * sizeof *t->ring);
-    t->access_seq = rmalab__calloc((size_t)w->size, sizeof *t->access_seq);
-    t->expose_seq = rmalab__calloc((size_t)w->size, sizeof *t->expose_seq);
-    t->seen_post = rmalab__calloc((size_t)w->size, sizeof *t->seen_post);
-    t->seen_complete = rmalab__calloc((size_t)w->size, sizeof *t->seen_complete);
-    t->world_ranks = rmalab__malloc((size_t)w->size * sizeof *t->world_ranks);
+    t->ring = rmalab__mem_alloc((size_t)capacity * sizeof *t->ring);
+    t->access_seq = rmalab__mem_calloc((size_t)w->size, sizeof *t->access_seq);
+    t->expose_seq = rmalab__mem_calloc((size_t)w->size, sizeof *t->expose_seq);
+    t->seen_post = rmalab__mem_calloc((size_t)w->size, sizeof *t->seen_post);
+    t->seen_complete = rmalab__mem_calloc((size_t)w->size, sizeof *t->seen_complete);
+    t->world_ranks = rmalab__mem_alloc((size_t)w->size * sizeof *t->world_ranks);
     if (!t->ring || !t->access_seq || !t->expose_seq || !t->seen_post || !t->seen_complete ||
         !t->world_ranks) {
         record_free(t);
@@ -360,16 +360,17 @@ int rmalab__trace_open(rmalab_win *w, bool force)
     int want = force || wanted(w), any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "deciding whether to trace");
+        return rmalab__err_mpi(e, "deciding whether to trace");
     if (!any || w->trace || w->trace_paused)
         return RMALAB_OK;
     rmalab__trace *t = record_new(w, hint_capacity(w));
-    int rc = rmalab__agree(w->comm, t ? RMALAB_OK : rmalab__fail(RMALAB_ERR_NO_MEM,
-                                                   "out of memory for the trace's ring"),
-                           "starting the trace");
+    int rc = rmalab__err_agree(
+        w->comm,
+        t ? RMALAB_OK : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the trace's ring"),
+        "starting the trace");
     int64_t key[2] = {w->lay.world_ranks[0], (int64_t)++opened};
     if (!rc && (e = MPI_Bcast(key, 2, MPI_INT64_T, 0, w->comm)) != MPI_SUCCESS)
-        rc = rmalab__mpi_fail(e, "naming the trace");
+        rc = rmalab__err_mpi(e, "naming the trace");
     if (!rc)
         rc = align_clocks(w->comm, &t->offset, &t->uncert);
     if (rc) {
@@ -429,9 +430,9 @@ int rmalab_win_trace_pause(rmalab_win *w, bool paused)
 {
     RMALAB__CHECK_WIN(w);
     if (!w->trace && !w->trace_paused)
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "trace: this window records nothing; create it with the hint "
-                            "rmalab_trace = \"true\" or start its recording first");
+        return rmalab__err_fail(RMALAB_ERR_WIN,
+                                "trace: this window records nothing; create it with the hint "
+                                "rmalab_trace = \"true\" or start its recording first");
     /* A paused window keeps its record aside, so that every call skips
      * recording with the same NULL test. */
     rmalab__trace *t = w->trace ? w->trace : w->trace_paused;

@@ -47,10 +47,10 @@ int rmalab_type_from_name(const char *name, rmalab_type *out)
             *out = (rmalab_type)i;
             return RMALAB_OK;
         }
-    return rmalab__fail(RMALAB_ERR_TYPE,
-                        "unknown type \"%s\"; use int8, uint8, int16, uint16, int32, uint32, "
-                        "int64, uint64, float, double or byte",
-                        name ? name : "(null)");
+    return rmalab__err_fail(RMALAB_ERR_TYPE,
+                            "unknown type \"%s\"; use int8, uint8, int16, uint16, int32, uint32, "
+                            "int64, uint64, float, double or byte",
+                            name ? name : "(null)");
 }
 
 const char *rmalab_op_name(rmalab_op op)
@@ -65,10 +65,11 @@ int rmalab_op_from_name(const char *name, rmalab_op *out)
             *out = (rmalab_op)i;
             return RMALAB_OK;
         }
-    return rmalab__fail(RMALAB_ERR_OP,
-                        "unknown op \"%s\"; use sum, prod, max, min, band, bor, bxor, land, lor, "
-                        "lxor, replace or no_op",
-                        name ? name : "(null)");
+    return rmalab__err_fail(
+        RMALAB_ERR_OP,
+        "unknown op \"%s\"; use sum, prod, max, min, band, bor, bxor, land, lor, "
+        "lxor, replace or no_op",
+        name ? name : "(null)");
 }
 
 const char *rmalab_flavor_call(rmalab_flavor flavor)
@@ -107,10 +108,10 @@ int rmalab_mode_from_name(const char *name, int *out)
             *out = 1 << i;
             return RMALAB_OK;
         }
-    return rmalab__fail(RMALAB_ERR_ARG,
-                        "unknown assertion \"%s\"; use nocheck, nostore, noput, noprecede or "
-                        "nosucceed",
-                        name ? name : "(null)");
+    return rmalab__err_fail(RMALAB_ERR_ARG,
+                            "unknown assertion \"%s\"; use nocheck, nostore, noput, noprecede or "
+                            "nosucceed",
+                            name ? name : "(null)");
 }
 
 MPI_Datatype rmalab__mpi_type(rmalab_type t)
@@ -161,17 +162,18 @@ int rmalab__check_assert(const char *call, int assert_, int allowed)
             off += (size_t)snprintf(ok + off, sizeof ok - off, "%s%s", off ? ", " : "",
                                     mode_names[i]);
     }
-    return rmalab__fail(RMALAB_ERR_ARG, "%s: the assertion \"%s\" does not apply to %s; it "
-                                        "takes %s",
-                        call, bad ? mode_names[bad - 1] : "?", call, off ? ok : "none");
+    return rmalab__err_fail(RMALAB_ERR_ARG,
+                            "%s: the assertion \"%s\" does not apply to %s; it "
+                            "takes %s",
+                            call, bad ? mode_names[bad - 1] : "?", call, off ? ok : "none");
 }
 
 int rmalab__check_count(const char *what, rmalab_type type, int count)
 {
     if ((unsigned)type >= RMALAB_NTYPES)
-        return rmalab__fail(RMALAB_ERR_TYPE, "%s: unknown type", what);
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type", what);
     if (count < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: count %d is negative", what, count);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", what, count);
     return RMALAB_OK;
 }
 
@@ -198,22 +200,22 @@ static bool op_defined(rmalab_op op, rmalab_type type)
 int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching)
 {
     if ((unsigned)op >= RMALAB_NOPS)
-        return rmalab__fail(RMALAB_ERR_OP, "%s: unknown op", what);
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: unknown op", what);
     if (op == RMALAB_OP_NO_OP && !fetching)
-        return rmalab__fail(RMALAB_ERR_OP,
-                            "%s: no_op only makes sense for operations that fetch "
-                            "(get_accumulate, fetch_and_op)",
-                            what);
+        return rmalab__err_fail(RMALAB_ERR_OP,
+                                "%s: no_op only makes sense for operations that fetch "
+                                "(get_accumulate, fetch_and_op)",
+                                what);
     if (!op_defined(op, type))
-        return rmalab__fail(RMALAB_ERR_OP, "%s: the op \"%s\" is not defined on %s values",
-                            what, rmalab_op_name(op), rmalab_type_name(type));
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: the op \"%s\" is not defined on %s values",
+                                what, rmalab_op_name(op), rmalab_type_name(type));
     bool is_unsigned = type == RMALAB_UINT8 || type == RMALAB_UINT16 || type == RMALAB_UINT32 ||
                        type == RMALAB_UINT64;
     if (is_unsigned && (op == RMALAB_OP_MAX || op == RMALAB_OP_MIN))
-        return rmalab__fail(RMALAB_ERR_OP,
-                            "%s: MPICH 4.0.2 computes \"%s\" on unsigned types as if they were "
-                            "signed (max(254, 3) on uint8 gives 3), so rmalab refuses it; use "
-                            "the signed type of the next size up",
-                            what, rmalab_op_name(op));
+        return rmalab__err_fail(RMALAB_ERR_OP,
+                                "%s: MPICH 4.0.2 computes \"%s\" on unsigned types as if they were "
+                                "signed (max(254, 3) on uint8 gives 3), so rmalab refuses it; use "
+                                "the signed type of the next size up",
+                                what, rmalab_op_name(op));
     return RMALAB_OK;
 }

@@ -43,14 +43,14 @@ void rmalab__win_destroy_struct(rmalab_win *w)
     rmalab__results_free(w);
     if (w->comm != MPI_COMM_NULL)
         MPI_Comm_free(&w->comm);
-    rmalab__free(w->owned_mem);
+    rmalab__mem_free(w->owned_mem);
     rmalab_info_destroy(&w->requested);
     rmalab_info_destroy(&w->at_create);
     if (w->wgroup != MPI_GROUP_NULL)
         MPI_Group_free(&w->wgroup);
     if (w->eng)
         w->eng->destroy(w);
-    rmalab__free(w);
+    rmalab__mem_free(w);
 }
 
 /* Collective: the MPI side of freeing (the rma engine's lock_all first),
@@ -84,10 +84,10 @@ static int check_free(rmalab_win *w)
     int by = rmalab__sync_opener(passive_or_start ? w->ep.access : RMALAB_ACCESS_NONE,
                                  w->ep.exposure);
     const rmalab_sync_kind *end = &rmalab__sync_kinds[rmalab__sync_kinds[by].opens->ended_by];
-    return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                        "free: a window may only be freed outside of any epoch, and this "
-                        "one has %s; close it first (%s(%s))",
-                        state, end->name, end->scope == RMALAB_SYNC_PEER ? "target" : "");
+    return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                            "free: a window may only be freed outside of any epoch, and this "
+                            "one has %s; close it first (%s(%s))",
+                            state, end->name, end->scope == RMALAB_SYNC_PEER ? "target" : "");
 }
 
 static int free_call(rmalab_win **win)
@@ -96,9 +96,9 @@ static int free_call(rmalab_win **win)
         return RMALAB_OK;
     rmalab_win *w = *win;
     if (rmalab__attrs_busy(w))
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "free: a window cannot be freed from one of its own attribute "
-                            "delete callbacks; free it after the call that ran the callback");
+        return rmalab__err_fail(RMALAB_ERR_WIN,
+                                "free: a window cannot be freed from one of its own attribute "
+                                "delete callbacks; free it after the call that ran the callback");
     int rc = check_free(w);
     if (rc)
         return rc;
@@ -120,9 +120,9 @@ static int free_call(rmalab_win **win)
     *win = NULL;
     int e = release_window(w, &b);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_free");
+        return rmalab__err_mpi(e, "MPI_Win_free");
     if (late)
-        return rmalab__fail(late, "%s", saved);
+        return rmalab__err_fail(late, "%s", saved);
     return RMALAB_OK;
 }
 
@@ -139,8 +139,8 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
         return RMALAB_OK;
     rmalab_win *w = *win;
     if (w->ep.access == RMALAB_ACCESS_START || w->ep.exposure == RMALAB_EXPOSURE_POST)
-        return rmalab__fail(RMALAB_ERR_RMA_SYNC,
-                            "abandon: a PSCW epoch is open, and closing it could block");
+        return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
+                                "abandon: a PSCW epoch is open, and closing it could block");
     /* Not collective for rmalab_blocked: the group may be gone already. */
     rmalab__block b;
     (void)rmalab__win_block(w, &b, "free", false, NULL, 0);
@@ -155,5 +155,5 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
     rmalab__attrs_forget(w);
     *win = NULL;
     int e = release_window(w, &b);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_free");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_free");
 }

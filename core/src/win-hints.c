@@ -50,13 +50,13 @@ static int set_info_mpi(rmalab_win *w, const rmalab_info *valid)
         e = MPI_Win_set_info(w->win, mi);
         MPI_Info_free(&mi);
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, "MPI_Win_set_info");
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_set_info");
 }
 
 static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     rmalab_info *valid = NULL;
     int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags), n = 0;
     if (rc)
@@ -143,11 +143,11 @@ static const char *in_force(rmalab_win *w, const rmalab_info *mpi, const rmalab_
 int rmalab_win_get_info(rmalab_win *w, rmalab_info **out)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     MPI_Info mi = MPI_INFO_NULL;
     int e = MPI_Win_get_info(w->plain, &mi); /* the window with every hint */
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "MPI_Win_get_info");
+        return rmalab__err_mpi(e, "MPI_Win_get_info");
     rmalab_info *info;
     int rc = rmalab_info_from_mpi(mi, &info);
     MPI_Info_free(&mi);
@@ -184,6 +184,6 @@ int rmalab_win_hints(rmalab_win *w, rmalab_hints_report **out)
 int rmalab_win_check_hints(rmalab_win *w, rmalab_agreement **out)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     return rmalab_hints_check_agreement(w->comm, RMALAB_SCOPE_WIN, w->requested, out);
 }

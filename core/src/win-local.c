@@ -18,7 +18,7 @@ static int local_open(rmalab_win *w, int kind, MPI_Aint disp, rmalab_type type, 
 {
     const char *what = kind == RMALAB_TRACE_READ ? "read" : "write";
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     *ev = (rmalab__op_event){kind, w->rank, disp, type, count, RMALAB_NOPS};
     rmalab__op_begin(w, ev);
     int rc = rmalab__check_count(what, type, count);
@@ -58,18 +58,21 @@ int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type
                       bool write)
 {
     if (!w)
-        return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");
+        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (!w->races && !w->trace)
         return RMALAB_OK;
     if (rank < 0 || rank >= w->size)
-        return rmalab__fail(RMALAB_ERR_RANK, "a direct %s of rank %d: the window's group has "
-                            "ranks 0 to %d", write ? "store" : "load", rank, w->size - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "a direct %s of rank %d: the window's group has "
+                                "ranks 0 to %d",
+                                write ? "store" : "load", rank, w->size - 1);
     MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
     if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
-        return rmalab__fail(RMALAB_ERR_RMA_RANGE, "a direct %s of %d %s at byte %lld: outside "
-                            "rank %d's %lld bytes", write ? "store" : "load", count,
-                            rmalab_type_name(type), (long long)offset, rank,
-                            (long long)rmalab_win_size_of(w, rank));
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "a direct %s of %d %s at byte %lld: outside "
+                                "rank %d's %lld bytes",
+                                write ? "store" : "load", count, rmalab_type_name(type),
+                                (long long)offset, rank, (long long)rmalab_win_size_of(w, rank));
     rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
                            count, RMALAB_NOPS};
     ev.in_bytes = true;

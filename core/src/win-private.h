@@ -420,10 +420,10 @@ static inline bool rmalab__via_engine(const rmalab_win *w)
     return w->eng->access && w->ep.access == RMALAB_ACCESS_START;
 }
 
-#define RMALAB__CHECK_WIN(w)                                                   \
-    do {                                                                       \
-        if (!(w))                                                              \
-            return rmalab__fail(RMALAB_ERR_WIN, "window is NULL or freed");    \
+#define RMALAB__CHECK_WIN(w)                                                                       \
+    do {                                                                                           \
+        if (!(w))                                                                                  \
+            return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");                    \
     } while (0)
 
 /* ------------------------------------------------------------------------ */

@@ -4,7 +4,7 @@
  *
  * Creation runs a fixed list of steps (`steps` below). Local steps allocate
  * and compute; collective steps call MPI on every rank. Before each
- * collective step the ranks agree on what failed so far (rmalab__agree), so
+ * collective step the ranks agree on what failed so far (rmalab__err_agree), so
  * that memory running out on one rank ends the creation on every rank
  * instead of leaving the others blocked in a collective. The memory is
  * zeroed before the base check and the layout exchange, which order it
@@ -99,39 +99,39 @@ struct creation {
 static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const char *what)
 {
     if (flavor != RMALAB_FLAVOR_DYNAMIC && opts->size < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: size %ld is negative", what,
-                            (long)opts->size);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "win_%s: size %ld is negative", what,
+                                (long)opts->size);
     if (opts->disp_unit < 0)
-        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: disp_unit %d is negative", what,
-                            opts->disp_unit);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "win_%s: disp_unit %d is negative", what,
+                                opts->disp_unit);
     if (flavor == RMALAB_FLAVOR_DYNAMIC && opts->disp_unit > 1)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "win_create_dynamic: dynamic windows address memory by absolute "
-                            "address in bytes, so disp_unit is 1; leave it out");
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "win_create_dynamic: dynamic windows address memory by absolute "
+                                "address in bytes, so disp_unit is 1; leave it out");
     if (opts->base && flavor != RMALAB_FLAVOR_CREATE)
-        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: only win_create takes user memory", what);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "win_%s: only win_create takes user memory", what);
     if (opts->base && (uintptr_t)opts->base % RMALAB__WIN_ALIGN)
-        return rmalab__fail(RMALAB_ERR_ARG,
-                            "win_create: memory at %p is not %d-byte aligned; MPICH 4.0.2 with "
-                            "UCX records window bases rounded down to %d bytes, so puts would "
-                            "land in the wrong bytes. Allocate it with aligned_alloc(%d, ...) "
-                            "or let rmalab allocate it (base = NULL)",
-                            opts->base, RMALAB__WIN_ALIGN, RMALAB__WIN_ALIGN,
-                            RMALAB__WIN_ALIGN);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "win_create: memory at %p is not %d-byte aligned; MPICH 4.0.2 with "
+                                "UCX records window bases rounded down to %d bytes, so puts would "
+                                "land in the wrong bytes. Allocate it with aligned_alloc(%d, ...) "
+                                "or let rmalab allocate it (base = NULL)",
+                                opts->base, RMALAB__WIN_ALIGN, RMALAB__WIN_ALIGN,
+                                RMALAB__WIN_ALIGN);
     if (opts->name && strlen(opts->name) >= sizeof ((rmalab_win *)0)->name)
-        return rmalab__fail(RMALAB_ERR_ARG, "win_%s: window names hold at most %zu characters",
-                            what, sizeof ((rmalab_win *)0)->name - 1);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "win_%s: window names hold at most %zu characters",
+                                what, sizeof((rmalab_win *)0)->name - 1);
     if (opts->comm && rmalab_comm_mpi(opts->comm) == MPI_COMM_NULL)
-        return rmalab__fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
+        return rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
     return RMALAB_OK;
 }
 
 /* Local: the structure, with nothing open yet. */
 static int step_struct(struct creation *c)
 {
-    rmalab_win *w = rmalab__calloc(1, sizeof *w);
+    rmalab_win *w = rmalab__mem_calloc(1, sizeof *w);
     if (!w)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     atomic_flag_clear(&w->lock);
     w->win = w->plain = MPI_WIN_NULL;
     w->lay.meta = MPI_WIN_NULL;
@@ -177,7 +177,7 @@ static int step_promises(struct creation *c)
     long long all[4];
     int e = MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "checking same_size and same_disp_unit");
+        return rmalab__err_mpi(e, "checking same_size and same_disp_unit");
     int rc = broken_promise(w, c->valid, c->diags, "same_size", "size", (long)-all[1],
                             (long)all[0]);
     return rc ? rc
@@ -226,9 +226,9 @@ static int step_memory(struct creation *c)
         w->base = c->opts->base;
         return RMALAB_OK;
     }
-    if (rmalab__memalign(&w->owned_mem, RMALAB__MEM_ALIGN, (size_t)(c->alloc ? c->alloc : 16)))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "win_create: cannot allocate %ld bytes",
-                            (long)c->alloc);
+    if (rmalab__mem_align(&w->owned_mem, RMALAB__MEM_ALIGN, (size_t)(c->alloc ? c->alloc : 16)))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "win_create: cannot allocate %ld bytes",
+                                (long)c->alloc);
     w->base = w->owned_mem;
     return RMALAB_OK;
 }
@@ -259,7 +259,7 @@ static int step_window(struct creation *c)
     }
     if (e != MPI_SUCCESS) {
         w->win = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "creating the MPI window");
+        return rmalab__err_mpi(e, "creating the MPI window");
     }
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
     return RMALAB_OK;
@@ -280,7 +280,7 @@ static int step_plain(struct creation *c)
                                  &w->plain);
     if (e != MPI_SUCCESS) {
         w->plain = MPI_WIN_NULL;
-        return rmalab__mpi_fail(e, "creating the window for fences and locks");
+        return rmalab__err_mpi(e, "creating the window for fences and locks");
     }
     MPI_Win_set_errhandler(w->plain, MPI_ERRORS_RETURN);
     return RMALAB_OK;
@@ -310,16 +310,17 @@ static int step_base(struct creation *c)
     w->model = flag && model ? *model : MPI_WIN_SEPARATE;
     if ((e = MPI_Win_get_group(w->win, &w->wgroup)) != MPI_SUCCESS) {
         w->wgroup = MPI_GROUP_NULL;
-        return rmalab__mpi_fail(e, "MPI_Win_get_group");
+        return rmalab__err_mpi(e, "MPI_Win_get_group");
     }
     int ok = base_sound(w, w->win) && base_sound(w, w->plain), all_ok = 0;
     if ((e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm)) != MPI_SUCCESS)
-        return rmalab__mpi_fail(e, "checking window bases");
+        return rmalab__err_mpi(e, "checking window bases");
     if (!all_ok)
-        return rmalab__fail(RMALAB_ERR_WIN,
-                            "win_%s: MPI_WIN_BASE does not match the memory on %s; this MPI "
-                            "would put data into the wrong bytes, so the window was not created",
-                            c->what, ok ? "another rank" : "this rank");
+        return rmalab__err_fail(
+            RMALAB_ERR_WIN,
+            "win_%s: MPI_WIN_BASE does not match the memory on %s; this MPI "
+            "would put data into the wrong bytes, so the window was not created",
+            c->what, ok ? "another rank" : "this rank");
     return RMALAB_OK;
 }
 
@@ -375,7 +376,7 @@ static int run_steps(struct creation *c, int rc)
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         if (steps[i].collective) {
             MPI_Comm comm = c->w ? c->w->comm : c->comm;
-            if ((rc = rmalab__agree(comm, rc, steps[i].name)))
+            if ((rc = rmalab__err_agree(comm, rc, steps[i].name)))
                 break;
         } else if (rc) {
             continue;
@@ -417,12 +418,12 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
                          .comm = MPI_COMM_NULL, .mi = MPI_INFO_NULL,
                          .plain_mi = MPI_INFO_NULL};
     if (!out)
-        return rmalab__fail(RMALAB_ERR_ARG, "window creation: out is NULL");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "window creation: out is NULL");
     int rc = status ? status : check_opts(flavor, c.opts, c.what);
     MPI_Comm parent = c.opts->comm ? rmalab_comm_mpi(c.opts->comm) : MPI_COMM_WORLD;
     if (parent == MPI_COMM_NULL) /* no communicator to take part in */
-        return rc ? rc : rmalab__fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed",
-                                      c.what);
+        return rc ? rc
+                  : rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", c.what);
     /* Collective over the parent from here: blocked in win_<flavour>. */
     rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true};
     rmalab__block_comm(&b, parent);
@@ -432,7 +433,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     int e = MPI_Comm_dup(parent, &c.comm);
     if (e != MPI_SUCCESS) {
         rmalab__block_leave(&b);
-        return rmalab__mpi_fail(e, "MPI_Comm_dup");
+        return rmalab__err_mpi(e, "MPI_Comm_dup");
     }
     MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
     rc = run_steps(&c, rc);
@@ -489,7 +490,7 @@ int rmalab_win_take_part(rmalab_flavor flavor, const rmalab_win_opts *opts, int 
 {
     rmalab_win *none = NULL;
     if (!status)
-        return rmalab__fail(RMALAB_ERR_ARG, "rmalab_win_take_part: status is RMALAB_OK");
+        return rmalab__err_fail(RMALAB_ERR_ARG, "rmalab_win_take_part: status is RMALAB_OK");
     if ((unsigned)flavor > RMALAB_FLAVOR_DYNAMIC)
         return status;
     return creation_call(flavor, opts, &none, NULL, status);

@@ -82,18 +82,18 @@ static int receives(const xchg *x)
 static int with_clock(xchg *x, const rmalab_bytes *send, rmalab_bytes **staged)
 {
     size_t W8 = rmalab__clock_wire();
-    int64_t *S = rmalab__malloc(W8);
+    int64_t *S = rmalab__mem_alloc(W8);
     if (!S)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     if (!rmalab__clock_out(S)) {
-        rmalab__free(S);
+        rmalab__mem_free(S);
         return RMALAB_OK;
     }
     size_t total = 0;
     for (int i = 0; i < x->nout; i++)
         total += send[i].n + W8;
-    rmalab_bytes *b = rmalab__malloc(x->nout * sizeof *b + total);
-    int rc = b ? RMALAB_OK : rmalab__fail(RMALAB_ERR_NO_MEM, "out of memory for a copy");
+    rmalab_bytes *b = rmalab__mem_alloc(x->nout * sizeof *b + total);
+    int rc = b ? RMALAB_OK : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for a copy");
     unsigned char *p = b ? (unsigned char *)(b + x->nout) : NULL;
     for (int i = 0; !rc && i < x->nout; i++) {
         memcpy(p, send[i].p, send[i].n);
@@ -101,7 +101,7 @@ static int with_clock(xchg *x, const rmalab_bytes *send, rmalab_bytes **staged)
         b[i] = (rmalab_bytes){p, send[i].n + W8};
         p += b[i].n;
     }
-    rmalab__free(S);
+    rmalab__mem_free(S);
     *staged = b;
     return rc;
 }
@@ -113,7 +113,8 @@ static int packets(xchg *x)
     size_t P = (size_t)x->size, n = 2 * P * sizeof(xpacket);
     unsigned char *pk = rmalab__scratch(1, n + (P + 1) * sizeof(int64_t) + 4 * P * sizeof(int));
     if (!pk || !rmalab__scratch(0, SCRATCH_KEEP))
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", rmalab_xchg_kind_name(x->kind));
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory",
+                                rmalab_xchg_kind_name(x->kind));
     memset(pk, 0, n);
     x->opk = (xpacket *)pk;
     x->ipk = x->opk + P;
@@ -162,7 +163,7 @@ static int first(xchg *x)
         break;
     default: e = MPI_Alltoall(x->opk, P, MPI_BYTE, x->ipk, P, MPI_BYTE, x->mc); break;
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_xchg_kind_name(x->kind));
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, rmalab_xchg_kind_name(x->kind));
 }
 
 /* Packets seen: the bcast's and scatter's one, every rank's otherwise. */
@@ -185,18 +186,20 @@ static int verdict(xchg *x, int64_t *over, int64_t *bound)
         const xpacket *p = &x->ipk[i];
         if (p->status)
             return x->status ? x->status
-                             : rmalab__fail(p->status, "%s: rank %d could not take part (%s; "
-                                                       "its own error says why)",
-                                            rmalab_xchg_kind_name(x->kind), sender(x, i),
-                                            rmalab_err_name(p->status));
+                             : rmalab__err_fail(p->status,
+                                                "%s: rank %d could not take part (%s; "
+                                                "its own error says why)",
+                                                rmalab_xchg_kind_name(x->kind), sender(x, i),
+                                                rmalab_err_name(p->status));
         *over += seen(x) == 1 || x->kind == RMALAB_XCHG_ALLTOALL ? p->over
                  : p->n > INL                                    ? p->n - INL
                                                                  : 0;
         *bound += x->kind == RMALAB_XCHG_BCAST ? p->n : p->over + x->size * INL;
     }
     if (*bound > RMALAB_BYTES_MAX)
-        return rmalab__fail(RMALAB_ERR_ARG, "%s: %lld bytes in all: more than one call can move",
-                            rmalab_xchg_kind_name(x->kind), (long long)*bound);
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "%s: %lld bytes in all: more than one call can move",
+                                rmalab_xchg_kind_name(x->kind), (long long)*bound);
     return RMALAB_OK;
 }
 
@@ -211,12 +214,12 @@ static int place(xchg *x, int64_t bound)
     x->off[x->nin] = total;
     int rc = RMALAB_OK;
     if (bound > SCRATCH_KEEP) {
-        x->block = x->nin ? rmalab__malloc((size_t)total) : NULL;
+        x->block = x->nin ? rmalab__mem_alloc((size_t)total) : NULL;
         x->own_block = true;
         if (x->nin && !x->block)
-            rc = rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory for %lld bytes",
-                              rmalab_xchg_kind_name(x->kind), (long long)total);
-        if ((rc = rmalab__agree(x->mc, rc, rmalab_xchg_kind_name(x->kind))))
+            rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory for %lld bytes",
+                                  rmalab_xchg_kind_name(x->kind), (long long)total);
+        if ((rc = rmalab__err_agree(x->mc, rc, rmalab_xchg_kind_name(x->kind))))
             return rc;
     } else {
         x->block = rmalab__scratch(0, SCRATCH_KEEP);
@@ -255,9 +258,10 @@ static int pack(xchg *x)
         total += x->out[i].n > INL ? x->out[i].n - INL : 0;
     if (x->nout < x->size || !total)
         return RMALAB_OK;
-    unsigned char *p = x->packed = rmalab__malloc(total);
+    unsigned char *p = x->packed = rmalab__mem_alloc(total);
     if (!p)
-        return rmalab__fail(RMALAB_ERR_NO_MEM, "%s: out of memory", rmalab_xchg_kind_name(x->kind));
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory",
+                                rmalab_xchg_kind_name(x->kind));
     for (int i = 0; i < x->nout; i++)
         if (x->out[i].n > INL) {
             memcpy(p, (const unsigned char *)x->out[i].p + INL, x->out[i].n - INL);
@@ -274,7 +278,7 @@ static int second(xchg *x)
         void *p = x->rank == x->root ? (unsigned char *)x->out[0].p + INL : x->block + INL;
         return (e = MPI_Bcast(p, past(n), MPI_BYTE, x->root, x->mc)) == MPI_SUCCESS
                    ? RMALAB_OK
-                   : rmalab__mpi_fail(e, "bcast");
+                   : rmalab__err_mpi(e, "bcast");
     }
     vargs(x);
     int *sc = x->v, *sd = sc + x->size, *rcn = sc + 2 * x->size, *rd = sc + 3 * x->size;
@@ -299,7 +303,7 @@ static int second(xchg *x)
         e = MPI_Alltoallv(packed, sc, sd, MPI_BYTE, x->block, rcn, rd, MPI_BYTE, x->mc);
         break;
     }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__mpi_fail(e, rmalab_xchg_kind_name(x->kind));
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, rmalab_xchg_kind_name(x->kind));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -316,8 +320,8 @@ static int unclock(xchg *x, rmalab_bytes *recv)
         if (!p->clock)
             continue;
         if (recv[i].n < W8)
-            return rmalab__fail(RMALAB_ERR_ARG, "%s: a string too short for its clock",
-                                rmalab_xchg_kind_name(x->kind));
+            return rmalab__err_fail(RMALAB_ERR_ARG, "%s: a string too short for its clock",
+                                    rmalab_xchg_kind_name(x->kind));
         recv[i].n -= W8;
         if (sender(x, i) != x->rank)
             rc = rmalab__clock_in((const unsigned char *)recv[i].p + recv[i].n);
@@ -336,14 +340,16 @@ static int run(xchg *x, const rmalab_bytes *send, rmalab_bytes *recv)
         x->out = staged;
     for (int i = 0; !x->status && i < x->nout; i++)
         if (x->out[i].n > RMALAB_BYTES_MAX)
-            x->status = rmalab__fail(RMALAB_ERR_ARG, "%s: %zu bytes are more than one string "
-                                                     "may hold", rmalab_xchg_kind_name(x->kind), x->out[i].n);
+            x->status = rmalab__err_fail(RMALAB_ERR_ARG,
+                                         "%s: %zu bytes are more than one string "
+                                         "may hold",
+                                         rmalab_xchg_kind_name(x->kind), x->out[i].n);
     if (!x->status)
         x->status = pack(x);
     int rc = packets(x); /* with no memory for the packets, nothing can be sent */
     if (rc) {
-        rmalab__free(staged);
-        rmalab__free(x->packed);
+        rmalab__mem_free(staged);
+        rmalab__mem_free(x->packed);
         return rc;
     }
     fill_packets(x, staged != NULL);
@@ -353,8 +359,8 @@ static int run(xchg *x, const rmalab_bytes *send, rmalab_bytes *recv)
         rc = unclock(x, recv);
     if (!rc && x->kind == RMALAB_XCHG_BCAST && x->rank == x->root)
         recv[0] = send[0];
-    rmalab__free(staged);
-    rmalab__free(x->packed);
+    rmalab__mem_free(staged);
+    rmalab__mem_free(x->packed);
     return rc;
 }
 
@@ -362,20 +368,25 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
                          const rmalab_bytes *send, rmalab_bytes *recv, int status)
 {
     static _Thread_local unsigned char *big; /* the last call's block, if its own */
-    rmalab__free(big);
+    rmalab__mem_free(big);
     big = NULL;
     const char *call = (unsigned)kind <= RMALAB_XCHG_ALLTOALL ? rmalab_xchg_kind_name(kind) : "exchange";
     xchg x = {.c = c, .kind = kind, .root = root, .status = status};
     bool rooted = kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL;
     int rc = RMALAB_OK;
     if ((unsigned)kind > RMALAB_XCHG_ALLTOALL)
-        return rmalab__comm_refuse(call, c, rmalab__fail(RMALAB_ERR_ARG, "exchange: unknown "
-                                                                         "kind %d", (int)kind));
+        return rmalab__comm_refuse(call, c,
+                                   rmalab__err_fail(RMALAB_ERR_ARG,
+                                                    "exchange: unknown "
+                                                    "kind %d",
+                                                    (int)kind));
     int bad = RMALAB_OK; /* this rank's root: the others fail with it, not wait */
     if (c && rooted && (root < 0 || root >= rmalab_comm_size(c)))
         bad = status ? status /* its message kept */
-                     : rmalab__fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this "
-                                    "communicator (0 to %d)", call, root, rmalab_comm_size(c) - 1);
+                     : rmalab__err_fail(RMALAB_ERR_RANK,
+                                        "%s: root %d is not a rank of this "
+                                        "communicator (0 to %d)",
+                                        call, root, rmalab_comm_size(c) - 1);
     rmalab__block b;
     if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
         return rc;

@@ -292,9 +292,9 @@ END_TEST
 
 /* Regression (fixed: core/src/hints.c, rmalab_hint_normalize, RMALAB_HINT_LIST):
  * a list that does not parse fails with
- *   rmalab__fail(..., "%s is a comma-separated list: %s", def->key,
+ *   rmalab__err_fail(..., "%s is a comma-separated list: %s", def->key,
  *                rmalab_errmsg())
- * whose argument is the very buffer rmalab__vfail (core/src/error.c:45)
+ * whose argument is the very buffer rmalab__err_vfail (core/src/error.c:45)
  * vsnprintf's into: overlapping source and destination, undefined
  * behaviour (valgrind: "Source and destination overlap in mempcpy"). With
  * glibc, which_accumulate_ops="sum,,max" gives "which_accumulate_ops is a
