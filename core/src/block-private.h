@@ -26,7 +26,7 @@ typedef struct rmalab__block {
     const char *win_prev;       /* win-private.h: the window's blocked_in before */
 } rmalab__block;
 
-extern _Atomic int rmalab__wait_mode; /* rmalab_wait_mode */
+extern _Atomic int rmalab__block_wait_mode; /* rmalab_wait_mode */
 
 /* Publish b (the process is blocked in it) and, in SLEEP mode, wait for a
  * collective call's group in an MPI_Ibarrier on b->comm with the sleeping
@@ -43,12 +43,12 @@ static inline bool rmalab__block_interrupted(const rmalab__block *b)
  * the communicator). */
 void rmalab__block_comm(rmalab__block *b, MPI_Comm c);
 /* Give a communicator that rmalab created the next communicator id. */
-void rmalab__comm_tag(MPI_Comm c);
+void rmalab__block_tag_comm(MPI_Comm c);
 
 /* A call of rmalab/block.h starts: the last failure is forgotten. */
-void rmalab__call_begin(void);
+void rmalab__block_call_begin(void);
 /* ... and ends with rc, recorded when it is a failure; returns rc. */
-int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc);
+int rmalab__block_call_end(const char *call, const char *object, uint64_t id, int rc);
 
 /* The sleeping backoff of a polling loop: each step polls at once for the
  * first tens of µs, then sleeps, from 20 µs doubling to 1 ms; a wait that
@@ -61,8 +61,8 @@ typedef struct {
     struct timespec t0;
 } rmalab__backoff;
 #define RMALAB__BACKOFF_INIT {0, 0, 0, {0, 0}}
-void rmalab__backoff_step(rmalab__backoff *b);
+void rmalab__block_backoff(rmalab__backoff *b);
 /* Wait for *req: MPI_Test with the sleeping backoff. */
-int rmalab__wait_request(MPI_Request *req, const char *what);
+int rmalab__block_wait_request(MPI_Request *req, const char *what);
 
 #endif

@@ -23,7 +23,7 @@
 
 #include <rmalab/block.h>
 
-_Atomic int rmalab__wait_mode = RMALAB_WAIT_SPIN;
+_Atomic int rmalab__block_wait_mode = RMALAB_WAIT_SPIN;
 
 static struct {
     atomic_flag lock;
@@ -57,7 +57,7 @@ __attribute__((constructor)) static void mode_from_env(void)
 {
     const char *env = getenv("RMALAB_WAIT");
     bool sleep = env && strcmp(env, rmalab_wait_mode_name(RMALAB_WAIT_SLEEP)) == 0;
-    atomic_store(&rmalab__wait_mode, sleep ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
+    atomic_store(&rmalab__block_wait_mode, sleep ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
 }
 
 const char *rmalab_wait_mode_name(rmalab_wait_mode mode)
@@ -69,14 +69,11 @@ const char *rmalab_wait_mode_name(rmalab_wait_mode mode)
 
 void rmalab_wait_set_mode(int mode)
 {
-    atomic_store(&rmalab__wait_mode, mode == RMALAB_WAIT_SLEEP ? RMALAB_WAIT_SLEEP
-                                                                : RMALAB_WAIT_SPIN);
+    atomic_store(&rmalab__block_wait_mode,
+                 mode == RMALAB_WAIT_SLEEP ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
 }
 
-int rmalab_wait_get_mode(void)
-{
-    return atomic_load(&rmalab__wait_mode);
-}
+int rmalab_wait_get_mode(void) { return atomic_load(&rmalab__block_wait_mode); }
 
 /* ------------------------------------------------------------------------ */
 /* Waiting without spinning                                                 */
@@ -148,7 +145,7 @@ static void nap(long ns)
     pthread_mutex_unlock(&nap_lock);
 }
 
-void rmalab__backoff_step(rmalab__backoff *b)
+void rmalab__block_backoff(rmalab__backoff *b)
 {
     struct timespec now;
     if (b->n++ == 0) {
@@ -203,7 +200,7 @@ static void need_progress(const rmalab__block *b)
     }
 }
 
-int rmalab__wait_request(MPI_Request *req, const char *what)
+int rmalab__block_wait_request(MPI_Request *req, const char *what)
 {
     rmalab__backoff bo = RMALAB__BACKOFF_INIT;
     int done = 0;
@@ -213,7 +210,7 @@ int rmalab__wait_request(MPI_Request *req, const char *what)
             return rmalab__err_mpi(e, what);
         if (done)
             return RMALAB_OK;
-        rmalab__backoff_step(&bo);
+        rmalab__block_backoff(&bo);
     }
 }
 
@@ -285,10 +282,7 @@ out:
     return t;
 }
 
-void rmalab__comm_tag(MPI_Comm c)
-{
-    comm_tag(c, atomic_fetch_add(&next_comm_id, 1));
-}
+void rmalab__block_tag_comm(MPI_Comm c) { comm_tag(c, atomic_fetch_add(&next_comm_id, 1)); }
 
 void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
 {
@@ -321,7 +315,7 @@ int rmalab__block_enter(rmalab__block *b)
     proc_unlock();
     if (b->passive)
         need_progress(b);
-    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP ||
+    if (atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP ||
         !b->collective)
         return RMALAB_OK;
     MPI_Request req;
@@ -329,7 +323,7 @@ int rmalab__block_enter(rmalab__block *b)
     if (e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "MPI_Ibarrier (waiting for the group without spinning)");
     else
-        rc = rmalab__wait_request(&req, "MPI_Test (waiting for the group without spinning)");
+        rc = rmalab__block_wait_request(&req, "MPI_Test (waiting for the group without spinning)");
     if (rc)
         rmalab__block_leave(b);
     return rc;
@@ -389,7 +383,7 @@ bool rmalab_interrupt(void)
 /* ------------------------------------------------------------------------ */
 /* The last failure                                                         */
 
-void rmalab__call_begin(void)
+void rmalab__block_call_begin(void)
 {
     if (atomic_load_explicit(&proc.failed, memory_order_relaxed)) {
         proc_lock();
@@ -398,7 +392,7 @@ void rmalab__call_begin(void)
     }
 }
 
-int rmalab__call_end(const char *call, const char *object, uint64_t id, int rc)
+int rmalab__block_call_end(const char *call, const char *object, uint64_t id, int rc)
 {
     if (rc == RMALAB_OK)
         return rc;

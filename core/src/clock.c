@@ -11,32 +11,33 @@
 #include <string.h>
 #include <time.h>
 
-struct rmalab__clock rmalab__clk;
+struct rmalab__clock rmalab__clock_proc;
 
 int rmalab__clock_ready(void)
 {
-    if (rmalab__clk.vc)
+    if (rmalab__clock_proc.vc)
         return RMALAB_OK;
-    MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clk.W);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clk.me);
-    rmalab__clk.vc = rmalab__mem_calloc((size_t)rmalab__clk.W, sizeof *rmalab__clk.vc);
-    if (!rmalab__clk.vc)
+    MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clock_proc.W);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clock_proc.me);
+    rmalab__clock_proc.vc =
+        rmalab__mem_calloc((size_t)rmalab__clock_proc.W, sizeof *rmalab__clock_proc.vc);
+    if (!rmalab__clock_proc.vc)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
-    rmalab__clk.vc[rmalab__clk.me] = 1;
+    rmalab__clock_proc.vc[rmalab__clock_proc.me] = 1;
     return RMALAB_OK;
 }
 
 void rmalab__clock_release(int64_t *S)
 {
-    rmalab__clk.vc[rmalab__clk.me]++;
-    memcpy(S, rmalab__clk.vc, rmalab__clock_bytes());
+    rmalab__clock_proc.vc[rmalab__clock_proc.me]++;
+    memcpy(S, rmalab__clock_proc.vc, rmalab__clock_bytes());
 }
 
 void rmalab__clock_acquire(const int64_t *V)
 {
-    for (int i = 0; i < rmalab__clk.W; i++)
-        if (V[i] > rmalab__clk.vc[i])
-            rmalab__clk.vc[i] = V[i];
+    for (int i = 0; i < rmalab__clock_proc.W; i++)
+        if (V[i] > rmalab__clock_proc.vc[i])
+            rmalab__clock_proc.vc[i] = V[i];
 }
 
 /* ------------------------------------------------------------------------ */

@@ -16,7 +16,7 @@ struct rmalab__clock {
     int W, me;              /* the world's size, this process's rank in it */
     int64_t *vc;            /* NULL until made */
 };
-extern struct rmalab__clock rmalab__clk;
+extern struct rmalab__clock rmalab__clock_proc;
 
 /* Make the clock if it is not made yet. */
 int rmalab__clock_ready(void);
@@ -26,15 +26,18 @@ void rmalab__clock_release(int64_t *S);
 void rmalab__clock_acquire(const int64_t *V);
 
 /* Whether this process has made its clock. */
-static inline bool rmalab__clock_exists(void) { return rmalab__clk.vc != NULL; }
+static inline bool rmalab__clock_exists(void) { return rmalab__clock_proc.vc != NULL; }
 /* The clock as it is now; its entries; this rank's entry; its bytes (once
  * made). */
-static inline const int64_t *rmalab__clock_now(void) { return rmalab__clk.vc; }
-static inline int rmalab__clock_size(void) { return rmalab__clk.W; }
-static inline int64_t rmalab__clock_mine(void) { return rmalab__clk.vc[rmalab__clk.me]; }
+static inline const int64_t *rmalab__clock_now(void) { return rmalab__clock_proc.vc; }
+static inline int rmalab__clock_size(void) { return rmalab__clock_proc.W; }
+static inline int64_t rmalab__clock_mine(void)
+{
+    return rmalab__clock_proc.vc[rmalab__clock_proc.me];
+}
 static inline size_t rmalab__clock_bytes(void)
 {
-    return (size_t)rmalab__clk.W * sizeof(int64_t);
+    return (size_t)rmalab__clock_proc.W * sizeof(int64_t);
 }
 
 /* The clock on the wire: W int64, W the world's size (known before the

@@ -24,35 +24,35 @@ int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc)
     rmalab__block b = {0};
     if (c)
         rmalab__block_comm(&b, rmalab_comm_mpi(c));
-    return rmalab__call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
+    return rmalab__block_call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
 }
 
 int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
                        const int *peer)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     memset(b, 0, sizeof *b);
     b->call = call;
     b->collective = collective;
     if (!c)
-        return rmalab__call_end(call, "comm", UINT64_MAX,
-                                rmalab__err_fail(RMALAB_ERR_COMM,
-                                                 "%s: the communicator is NULL "
-                                                 "or freed",
-                                                 call));
+        return rmalab__block_call_end(call, "comm", UINT64_MAX,
+                                      rmalab__err_fail(RMALAB_ERR_COMM,
+                                                       "%s: the communicator is NULL "
+                                                       "or freed",
+                                                       call));
     rmalab__block_comm(b, rmalab_comm_mpi(c));
     if (peer && b->n) {
         b->ranks = peer;
         b->n = 1;
     }
     int rc = rmalab__block_enter(b);
-    return rc ? rmalab__call_end(call, "comm", b->id, rc) : RMALAB_OK;
+    return rc ? rmalab__block_call_end(call, "comm", b->id, rc) : RMALAB_OK;
 }
 
 int rmalab__comm_end(rmalab__block *b, int rc)
 {
     rmalab__block_leave(b);
-    return rmalab__call_end(b->call, "comm", b->id, rc);
+    return rmalab__block_call_end(b->call, "comm", b->id, rc);
 }
 
 void *rmalab__scratch(int which, size_t n)
@@ -498,7 +498,7 @@ int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type ty
 int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_type type,
                                    int root, int status)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     int rc;
     if (!status)
         status = check_typed(c, "bcast", root, count, type);
@@ -570,7 +570,7 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
                                     void *buf, int count, rmalab_type type, rmalab_op op,
                                     int status)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
     if (kind != RMALAB_REDUCE_ROOT)
         root = 0;
@@ -605,9 +605,9 @@ static int barrier_call(MPI_Comm comm)
 int rmalab_barrier(MPI_Comm comm)
 {
     rmalab__block b = {.call = "barrier", .collective = true};
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     if (comm == MPI_COMM_NULL)
-        return rmalab__call_end(
+        return rmalab__block_call_end(
             "barrier", "comm", UINT64_MAX,
             rmalab__err_fail(RMALAB_ERR_COMM, "barrier: the communicator is MPI_COMM_NULL"));
     rmalab__block_comm(&b, comm);
@@ -616,5 +616,5 @@ int rmalab_barrier(MPI_Comm comm)
         rc = barrier_call(comm);
         rmalab__block_leave(&b);
     }
-    return rmalab__call_end("barrier", "comm", b.id, rc);
+    return rmalab__block_call_end("barrier", "comm", b.id, rc);
 }

@@ -70,7 +70,7 @@ static void shadow_start(rmalab_comm *r)
 int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out)
 {
     if (c->shadow_rq != MPI_REQUEST_NULL) {
-        int e = rmalab__wait_request(&c->shadow_rq, "MPI_Comm_idup (a message's shadow)");
+        int e = rmalab__block_wait_request(&c->shadow_rq, "MPI_Comm_idup (a message's shadow)");
         if (e)
             return e;
         MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
@@ -120,7 +120,7 @@ int rmalab__comm_adopt(MPI_Comm c, rmalab_comm **out)
     if (rc)
         return rc;
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    rmalab__comm_tag(c);
+    rmalab__block_tag_comm(c);
     shadow_start(*out);
     return RMALAB_OK;
 }
@@ -168,7 +168,7 @@ int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info, rmalab_
         goto out;
     }
     MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
-    rmalab__comm_tag(r->comm); /* its id in rmalab_blocked, in creation order */
+    rmalab__block_tag_comm(r->comm); /* its id in rmalab_blocked, in creation order */
     shadow_start(r);
     *out = r;
     r = NULL;

@@ -92,7 +92,7 @@ static int native_complete(rmalab_win *w, const int *group, int n)
 static int native_wait(rmalab_win *w, const int *xgroup, int n)
 {
     (void)xgroup, (void)n;
-    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP) {
+    if (atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP) {
         rmalab__backoff bo = RMALAB__BACKOFF_INIT;
         for (int done = 0;;) {
             int e = MPI_Win_test(w->win, &done);
@@ -100,7 +100,7 @@ static int native_wait(rmalab_win *w, const int *xgroup, int n)
                 return rmalab__err_mpi(e, "MPI_Win_test");
             if (done)
                 return RMALAB_OK;
-            rmalab__backoff_step(&bo);
+            rmalab__block_backoff(&bo);
         }
     }
     int e = MPI_Win_wait(w->win);
@@ -147,7 +147,7 @@ static int native_info(const rmalab_win *w, rmalab_info *info)
                            "(docs/pscw.md)");
 }
 
-const rmalab__engine rmalab__native_engine = {
+const rmalab__engine rmalab__engine_native = {
     .name = "native",
     .own_lock_all = false,
     .setup = native_setup,

@@ -148,8 +148,8 @@ static void backoff(rmalab_win *w, struct poll *p)
     flush_signals(w);
     if (r->remote_peers || n % 16 == 0 || n > 1024 || p->sleep.ns)
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, w->comm, &flag, MPI_STATUS_IGNORE);
-    if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
-        rmalab__backoff_step(&p->sleep);
+    if (atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
+        rmalab__block_backoff(&p->sleep);
     else if (n > 200000)
         nanosleep(&(struct timespec){0, 50000}, NULL);
     else if (n > 1024)
@@ -581,7 +581,7 @@ static int rma_arrived(rmalab_win *w, int origin)
            __atomic_load_n(&state_of(w)->expected[origin], __ATOMIC_RELAXED);
 }
 
-const rmalab__engine rmalab__rma_engine = {
+const rmalab__engine rmalab__engine_rma = {
     .name = "rma",
     .own_lock_all = true,
     .setup = rma_setup,

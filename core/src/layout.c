@@ -100,7 +100,7 @@ int rmalab__layout_set_no_locks(rmalab_win *w, bool mine)
 int rmalab__layout_open_meta(rmalab_win *w)
 {
     struct rmalab__layout *l = &w->lay;
-    int e = MPI_Win_allocate(rmalab__round16(sizeof *l->my_meta), 1, MPI_INFO_NULL, w->comm,
+    int e = MPI_Win_allocate(rmalab__win_round16(sizeof *l->my_meta), 1, MPI_INFO_NULL, w->comm,
                              &l->my_meta, &l->meta);
     if (e != MPI_SUCCESS) {
         l->meta = MPI_WIN_NULL;
@@ -240,9 +240,9 @@ int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
         w->lay.capregions = cap;
     }
     void *mem;
-    if (rmalab__mem_align(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__round16(size)))
+    if (rmalab__mem_align(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__win_round16(size)))
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
-    memset(mem, 0, (size_t)rmalab__round16(size));
+    memset(mem, 0, (size_t)rmalab__win_round16(size));
     int e = MPI_Win_attach(w->win, mem, size);
     if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
         MPI_Win_detach(w->win, mem);
@@ -447,9 +447,9 @@ int rmalab_win_set_name(rmalab_win *w, const char *name)
     if (strlen(name) >= sizeof w->name)
         return rmalab__err_fail(RMALAB_ERR_ARG, "set_name: names hold at most %zu characters",
                                 sizeof w->name - 1);
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     snprintf(w->name, sizeof w->name, "%s", name);
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     MPI_Win_set_name(w->win, name);
     return RMALAB_OK;
 }

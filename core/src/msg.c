@@ -224,8 +224,8 @@ int rmalab__msg_start(rmalab__msg_in *m, bool now)
     }
     m->from_stash = NULL;
     int src = m->source < 0 ? MPI_ANY_SOURCE : m->source, tag = m->tag < 0 ? MPI_ANY_TAG : m->tag;
-    if (now && !posted && atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) !=
-                              RMALAB_WAIT_SLEEP) {
+    if (now && !posted &&
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP) {
         MPI_Status st;
         int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, src, tag, rmalab_comm_mpi(m->c), &st);
         if (e != MPI_SUCCESS)
@@ -335,8 +335,8 @@ void rmalab__msg_progress(const rmalab__msg_in *self)
 
 int rmalab__msg_wait(MPI_Request *r, MPI_Status *s, rmalab__msg_in *self)
 {
-    bool sleep = atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) ==
-                 RMALAB_WAIT_SLEEP;
+    bool sleep =
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP;
     bool others = posted && (posted != self || self->next_posted);
     if (!sleep && !others) {
         int e = MPI_Wait(r, s);
@@ -351,7 +351,7 @@ int rmalab__msg_wait(MPI_Request *r, MPI_Status *s, rmalab__msg_in *self)
             return RMALAB_OK;
         rmalab__msg_progress(self);
         if (sleep)
-            rmalab__backoff_step(&bo);
+            rmalab__block_backoff(&bo);
     }
 }
 
@@ -458,7 +458,7 @@ int rmalab__msg_peek(rmalab_comm *c, int source, int tag, bool block, int *flag,
     while ((e = MPI_Improbe(source < 0 ? MPI_ANY_SOURCE : source, tag < 0 ? MPI_ANY_TAG : tag, mc,
                             &f, &msg, &s)) == MPI_SUCCESS && !f && block) {
         rmalab__msg_progress(NULL);
-        rmalab__backoff_step(&bo);
+        rmalab__block_backoff(&bo);
     }
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Improbe");

@@ -6,7 +6,7 @@
  * sync-passive.c, rma.c, win-local.c and request.c include it.
  *
  * A synchronisation call reports one event, described by its row of
- * rmalab__sync_kinds: begun before its checks, ahead of its MPI call for
+ * rmalab__kind_rows: begun before its checks, ahead of its MPI call for
  * what its kind hands on first (post's clock, complete's accesses), ended
  * once it succeeded (its trace event; what it releases and acquires). Each
  * costs a NULL test or two when the window neither records nor is checked.
@@ -41,7 +41,7 @@ struct rmalab__sync_event {
 
 static inline void rmalab__sync_begin(rmalab_win *w, rmalab__sync_event *ev, rmalab_sync_id id)
 {
-    *ev = (rmalab__sync_event){.k = &rmalab__sync_kinds[id], .peer = -1};
+    *ev = (rmalab__sync_event){.k = &rmalab__kind_rows[id], .peer = -1};
     if (w->races || w->trace)
         rmalab__sync_begin_(w, ev);
 }

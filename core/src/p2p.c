@@ -185,8 +185,8 @@ static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int de
     int rc = rmalab__msg_pack(c, buf, n, type, false, first, &o);
     if (rc)
         return rc;
-    if (!o.nrest && atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) !=
-                        RMALAB_WAIT_SLEEP) {
+    if (!o.nrest &&
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP) {
         int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
     } else if (!(rc = rmalab__msg_post(c, &o, dest, tag, req))) {
@@ -213,7 +213,7 @@ int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int ta
 int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_type type,
                            int dest, int tag)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     int rc = check_typed("send", (int)type, count);
     if (rc)
         return rmalab__comm_refuse("send", c, rc);
@@ -274,7 +274,7 @@ int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
 int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int source,
                            int tag, rmalab_msg_status *st)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     int rc = check_typed("recv", (int)type, count);
     if (rc)
         return rmalab__comm_refuse("recv", c, rc);
@@ -294,7 +294,7 @@ static int probe_(const char *call, rmalab_comm *c, int source, int tag, bool bl
             return rc;
         return rmalab__comm_end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
     }
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     if ((rc = check_call(c, call, source, tag, true, 0)) ||
         (rc = rmalab__msg_peek(c, source, tag, false, flag, st)))
         return rmalab__comm_refuse(call, c, rc);
@@ -320,7 +320,7 @@ static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool
                        rmalab_request **out)
 {
     *out = NULL;
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     int rc = check_call(c, call, peer, tag, recv, n);
     rmalab_request *r = rc ? NULL : rmalab__mem_calloc(1, sizeof *r);
     if (!rc && !r)
@@ -374,7 +374,7 @@ int rmalab_comm_isend(rmalab_comm *c, const void *buf, size_t n, int dest, int t
 int rmalab_comm_isend_typed(rmalab_comm *c, const void *buf, int count, rmalab_type type,
                             int dest, int tag, rmalab_request **out)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     *out = NULL;
     int rc = check_typed("isend", (int)type, count);
     if (rc)
@@ -409,7 +409,7 @@ int rmalab_comm_irecv(rmalab_comm *c, int source, int tag, rmalab_request **out)
 int rmalab_comm_irecv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int source,
                             int tag, rmalab_request **out)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     *out = NULL;
     int rc = check_typed("irecv", (int)type, count);
     if (rc)
@@ -466,7 +466,7 @@ int rmalab__msg_rq_step(rmalab_request *r, bool block)
     if (block && (rc = rmalab__comm_begin(&b, call, r->c, false, r->peer >= 0 ? &r->peer : NULL)))
         return rc;
     if (!block)
-        rmalab__call_begin();
+        rmalab__block_call_begin();
     rc = r->kind == RMALAB__RQ_RECV ? recv_step(r, block) : send_step(r, block);
     rc = block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
     if (r->done)

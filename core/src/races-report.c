@@ -74,7 +74,7 @@ static const char *call_name(const rmalab__racc *r)
 /* The epoch an access was made in (rmalab/sync.h), NULL for none. */
 static const rmalab_sync_epoch *epoch_of(const rmalab__racc *r)
 {
-    return r->during < RMALAB_SYNC_NKINDS ? rmalab__sync_kinds[r->during].opens : NULL;
+    return r->during < RMALAB_SYNC_NKINDS ? rmalab__kind_rows[r->during].opens : NULL;
 }
 
 static void during_text(const rmalab__racc *r, char *buf, size_t size)
@@ -85,7 +85,7 @@ static void during_text(const rmalab__racc *r, char *buf, size_t size)
     if (r->local)
         snprintf(buf, size, "%s%s", e ? e->exposure_text : "outside any exposure epoch",
                  lock[r->lock % 3]);
-    else if (rmalab__sync_kinds[r->during].scope == RMALAB_SYNC_PEER) /* lock */
+    else if (rmalab__kind_rows[r->during].scope == RMALAB_SYNC_PEER) /* lock */
         snprintf(buf, size, "%s(%d, \"%s\")", e->access_text, r->target,
                  r->lock == 2 ? "exclusive" : "shared");
     else

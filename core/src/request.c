@@ -125,8 +125,9 @@ static int rma_step(rmalab_request *r, bool block)
     if (block) {
         rmalab__block b;
         rmalab__win_block_passive(w, &b, ev.k->name, &r->peer, 1);
-        if (atomic_load_explicit(&rmalab__wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP)
-            rc = rmalab__wait_request(&r->req[0], "MPI_Wait (an RMA request)");
+        if (atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) ==
+            RMALAB_WAIT_SLEEP)
+            rc = rmalab__block_wait_request(&r->req[0], "MPI_Wait (an RMA request)");
         else if ((e = MPI_Wait(&r->req[0], MPI_STATUS_IGNORE)) != MPI_SUCCESS)
             rc = rmalab__err_mpi(e, "MPI_Wait (an RMA request)");
         rmalab__win_unblock(w, &b);
@@ -278,7 +279,7 @@ int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index)
         }
         if (*index < 0) {
             rmalab__msg_progress(NULL);
-            rmalab__backoff_step(&bo);
+            rmalab__block_backoff(&bo);
         }
     }
     rmalab__block_leave(&b);

@@ -28,8 +28,8 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
                          bool plain_ok, unsigned char **p)
 {
     *p = NULL;
-    int rc = rmalab__via_engine(w) ? w->eng->access(w, what, target, disp, plain_ok, p)
-                                   : RMALAB_OK;
+    int rc =
+        rmalab__win_via_engine(w) ? w->eng->access(w, what, target, disp, plain_ok, p) : RMALAB_OK;
     if (rc != RMALAB_ERR_INTERRUPTED)
         return rc;
     rmalab__epoch_set_ops(w, w->ep.ops_in_epoch - 1);
@@ -45,13 +45,12 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
  * "complete()", "unlock(2) or flush(2)", "unlock_all() or flush(2)". */
 void rmalab_win_completer(const rmalab_win *w, int target, char *buf, size_t size)
 {
-    int opener = rmalab__sync_opener(w ? w->ep.access : RMALAB_ACCESS_NONE,
-                                     RMALAB_EXPOSURE_NONE);
+    int opener = rmalab__kind_opener(w ? w->ep.access : RMALAB_ACCESS_NONE, RMALAB_EXPOSURE_NONE);
     if (opener == RMALAB_SYNC_NKINDS) {
         snprintf(buf, size, "the end of its epoch");
         return;
     }
-    const rmalab_sync_kind *end = &rmalab__sync_kinds[rmalab__sync_kinds[opener].opens->ended_by];
+    const rmalab_sync_kind *end = &rmalab__kind_rows[rmalab__kind_rows[opener].opens->ended_by];
     char peer[16] = "", flush[32] = "";
     if (end->scope == RMALAB_SYNC_PEER)
         snprintf(peer, sizeof peer, "%d", target);
@@ -240,9 +239,9 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
     if ((rc = op_origin(w, o, &origin)))
         return rc;
     int e = o->rreq ? MPI_Rput(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                               rmalab__op_win(w), o->rreq)
+                               rmalab__win_of_op(w), o->rreq)
                     : MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                              rmalab__op_win(w));
+                              rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rput" : "MPI_Put");
 }
 
@@ -257,9 +256,9 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         return copied(w, o);
     }
     int e = o->rreq ? MPI_Rget(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                               rmalab__op_win(w), o->rreq)
+                               rmalab__win_of_op(w), o->rreq)
                     : MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                              rmalab__op_win(w));
+                              rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rget" : "MPI_Get");
 }
 
@@ -277,9 +276,9 @@ static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op o
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
     int e = o->rreq ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
-                                      o->tdt, rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
-                    : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
-                                     o->tdt, rmalab__mpi_op(op), rmalab__op_win(w));
+                                      o->tdt, rmalab__mpi_op(op), rmalab__win_of_op(w), o->rreq)
+                    : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                                     rmalab__mpi_op(op), rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Raccumulate" : "MPI_Accumulate");
 }
 
@@ -290,11 +289,11 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
     int e = o->rreq ? MPI_Rget_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                          o->target, o->disp, o->tcount, o->tdt,
-                                          rmalab__mpi_op(op), rmalab__op_win(w), o->rreq)
+                                          o->target, o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
+                                          rmalab__win_of_op(w), o->rreq)
                     : MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                         o->target, o->disp, o->tcount, o->tdt,
-                                         rmalab__mpi_op(op), rmalab__op_win(w));
+                                         o->target, o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
+                                         rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
 }
 
@@ -354,8 +353,8 @@ static int fetch_and_op_(rmalab_win *w, rma_op *o, const void *origin, void *res
     int rc = rmalab__check_op_type(o->what, o->ev->op, o->type, true);
     if (rc || (rc = atomic_open(w, o, &origin, NULL, &result, &r, out)))
         return rc;
-    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp,
-                             rmalab__mpi_op(o->ev->op), rmalab__op_win(w));
+    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp, rmalab__mpi_op(o->ev->op),
+                             rmalab__win_of_op(w));
     return atomic_issued(w, o, r, e, "MPI_Fetch_and_op", out);
 }
 
@@ -372,7 +371,7 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
     if (rc)
         return rc;
     int e = MPI_Compare_and_swap(origin, compare, result, o->dt, o->target, o->disp,
-                                 rmalab__op_win(w));
+                                 rmalab__win_of_op(w));
     return atomic_issued(w, o, r, e, "MPI_Compare_and_swap", out);
 }
 

@@ -36,7 +36,7 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     s->lock_waiting = -1;
     if (!w)
         return;
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     s->access = w->ep.access;
     s->exposure = w->ep.exposure;
     if (w->ep.access == RMALAB_ACCESS_START) {
@@ -66,16 +66,16 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     s->ops_in_epoch = __atomic_load_n(&w->ep.ops_in_epoch, __ATOMIC_RELAXED);
     s->epochs = w->ep.epochs;
     s->blocked_in = atomic_load_explicit(&w->blocked_in, memory_order_acquire);
-    s->blocked_for = s->blocked_in ? rmalab__coarse_now() -
-                                         atomic_load_explicit(&w->blocked_since,
-                                                              memory_order_relaxed)
-                                   : 0.0;
+    s->blocked_for = s->blocked_in
+                         ? rmalab__win_coarse_now() -
+                               atomic_load_explicit(&w->blocked_since, memory_order_relaxed)
+                         : 0.0;
     s->engine = w->eng->name;
     s->access_nocheck = s->access == RMALAB_ACCESS_START && w->ep.start_nocheck;
     s->exposure_nocheck = s->exposure == RMALAB_EXPOSURE_POST && w->ep.post_nocheck;
     s->lock_waiting = w->ep.lock_waiting;
     s->lock_waiting_exclusive = w->ep.lock_waiting_exclusive;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
 }
 
 size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n)
@@ -93,8 +93,8 @@ size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n)
 /* The row of the call that opens the epoch a or x; NULL for none. */
 static const rmalab_sync_kind *opener(rmalab_access a, rmalab_exposure x)
 {
-    int id = rmalab__sync_opener(a, x);
-    return id < RMALAB_SYNC_NKINDS ? &rmalab__sync_kinds[id] : NULL;
+    int id = rmalab__kind_opener(a, x);
+    return id < RMALAB_SYNC_NKINDS ? &rmalab__kind_rows[id] : NULL;
 }
 
 void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
@@ -177,7 +177,7 @@ static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matchin
         char m[512];
         rmalab__ranks_text(m, sizeof m, miss, k);
         put(t, ": waits for %s() from %s: %d of %d arrived",
-            rmalab__sync_kinds[by->opens->ended_by].partner, k ? m : g, n, s->n_exposure);
+            rmalab__kind_rows[by->opens->ended_by].partner, k ? m : g, n, s->n_exposure);
     }
 }
 

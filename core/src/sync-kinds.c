@@ -57,54 +57,58 @@ static const rmalab_sync_arrow complete_arrow = {
     [RMALAB_SYNC_##id] = {name, RMALAB_TRACE_##trace, coll, RMALAB_SYNC_##scope,     \
                           RMALAB_RELEASE_##rel, RMALAB_ACQUIRE_##acq, partner, opens, arrow}
 
-const rmalab_sync_kind rmalab__sync_kinds[RMALAB_SYNC_NKINDS] = {
-    /*  id               name               trace            coll   scope  rel      acq      partner     opens            arrow */
-    ROW(POST,            "post",            POST,            false, GROUP, CLOCK,   ARRIVED, NULL,       &post_epoch,     &post_arrow),
-    ROW(START,           "start",           START,           false, GROUP, NONE,    ARRIVED, "post",     &start_epoch,    NULL),
-    ROW(COMPLETE,        "complete",        COMPLETE,        false, GROUP, EPOCH,   ARRIVED, "post",     NULL,            &complete_arrow),
-    ROW(WAIT,            "wait",            WAIT,            false, GROUP, NONE,    EPOCH,   "complete", NULL,            NULL),
-    ROW(TEST,            "test",            TEST,            false, GROUP, NONE,    EPOCH,   "complete", NULL,            NULL),
-    ROW(FENCE,           "fence",           FENCE,           true,  EVERY, ALL,     ALL,     "fence",    &fence_epoch,    NULL),
-    ROW(LOCK,            "lock",            LOCK,            false, PEER,  NONE,    ARRIVED, "unlock",   &lock_epoch,     NULL),
-    ROW(UNLOCK,          "unlock",          UNLOCK,          false, PEER,  TARGETS, ARRIVED, NULL,       NULL,            NULL),
-    ROW(LOCK_ALL,        "lock_all",        LOCK_ALL,        false, EVERY, NONE,    ARRIVED, "unlock",   &lock_all_epoch, NULL),
-    ROW(UNLOCK_ALL,      "unlock_all",      UNLOCK_ALL,      false, EVERY, TARGETS, ARRIVED, NULL,       NULL,            NULL),
-    ROW(FLUSH,           "flush",           FLUSH,           false, PEER,  TARGETS, ARRIVED, NULL,       NULL,            NULL),
-    ROW(FLUSH_ALL,       "flush_all",       FLUSH_ALL,       false, EVERY, TARGETS, ARRIVED, NULL,       NULL,            NULL),
-    ROW(FLUSH_LOCAL,     "flush_local",     FLUSH_LOCAL,     false, PEER,  LOCAL,   ARRIVED, NULL,       NULL,            NULL),
-    ROW(FLUSH_LOCAL_ALL, "flush_local_all", FLUSH_LOCAL_ALL, false, EVERY, LOCAL,   ARRIVED, NULL,       NULL,            NULL),
+const rmalab_sync_kind rmalab__kind_rows[RMALAB_SYNC_NKINDS] = {
+    /*  id               name               trace            coll   scope  rel      acq      partner
+       opens            arrow */
+    ROW(POST, "post", POST, false, GROUP, CLOCK, ARRIVED, NULL, &post_epoch, &post_arrow),
+    ROW(START, "start", START, false, GROUP, NONE, ARRIVED, "post", &start_epoch, NULL),
+    ROW(COMPLETE, "complete", COMPLETE, false, GROUP, EPOCH, ARRIVED, "post", NULL,
+        &complete_arrow),
+    ROW(WAIT, "wait", WAIT, false, GROUP, NONE, EPOCH, "complete", NULL, NULL),
+    ROW(TEST, "test", TEST, false, GROUP, NONE, EPOCH, "complete", NULL, NULL),
+    ROW(FENCE, "fence", FENCE, true, EVERY, ALL, ALL, "fence", &fence_epoch, NULL),
+    ROW(LOCK, "lock", LOCK, false, PEER, NONE, ARRIVED, "unlock", &lock_epoch, NULL),
+    ROW(UNLOCK, "unlock", UNLOCK, false, PEER, TARGETS, ARRIVED, NULL, NULL, NULL),
+    ROW(LOCK_ALL, "lock_all", LOCK_ALL, false, EVERY, NONE, ARRIVED, "unlock", &lock_all_epoch,
+        NULL),
+    ROW(UNLOCK_ALL, "unlock_all", UNLOCK_ALL, false, EVERY, TARGETS, ARRIVED, NULL, NULL, NULL),
+    ROW(FLUSH, "flush", FLUSH, false, PEER, TARGETS, ARRIVED, NULL, NULL, NULL),
+    ROW(FLUSH_ALL, "flush_all", FLUSH_ALL, false, EVERY, TARGETS, ARRIVED, NULL, NULL, NULL),
+    ROW(FLUSH_LOCAL, "flush_local", FLUSH_LOCAL, false, PEER, LOCAL, ARRIVED, NULL, NULL, NULL),
+    ROW(FLUSH_LOCAL_ALL, "flush_local_all", FLUSH_LOCAL_ALL, false, EVERY, LOCAL, ARRIVED, NULL,
+        NULL, NULL),
     /* sync: the public and private copies agree; a target takes what reached it */
-    ROW(SYNC,            "sync",            SYNC,            false, NOBODY, NONE,   ARRIVED, NULL,       NULL,            NULL),
+    ROW(SYNC, "sync", SYNC, false, NOBODY, NONE, ARRIVED, NULL, NULL, NULL),
     /* a request's completion is local: its accesses stay with the origin
        until a flush, unlock, complete or fence completes them at the target */
-    ROW(REQUEST_WAIT,    "request_wait",    REQUEST_WAIT,    false, PEER,  LOCAL,   ARRIVED, NULL,       NULL,            NULL),
+    ROW(REQUEST_WAIT, "request_wait", REQUEST_WAIT, false, PEER, LOCAL, ARRIVED, NULL, NULL, NULL),
 };
 
 const rmalab_sync_kind *rmalab_sync_kind_get(rmalab_sync_id id)
 {
-    return (unsigned)id < RMALAB_SYNC_NKINDS ? &rmalab__sync_kinds[id] : NULL;
+    return (unsigned)id < RMALAB_SYNC_NKINDS ? &rmalab__kind_rows[id] : NULL;
 }
 
 const rmalab_sync_kind *rmalab_sync_kind_find(const char *name)
 {
     for (int i = 0; name && i < RMALAB_SYNC_NKINDS; i++)
-        if (strcmp(rmalab__sync_kinds[i].name, name) == 0)
-            return &rmalab__sync_kinds[i];
+        if (strcmp(rmalab__kind_rows[i].name, name) == 0)
+            return &rmalab__kind_rows[i];
     return NULL;
 }
 
-const rmalab_sync_kind *rmalab__sync_kind_of_trace(int trace)
+const rmalab_sync_kind *rmalab__kind_of_trace(int trace)
 {
     for (int i = 0; i < RMALAB_SYNC_NKINDS; i++)
-        if ((int)rmalab__sync_kinds[i].trace == trace)
-            return &rmalab__sync_kinds[i];
+        if ((int)rmalab__kind_rows[i].trace == trace)
+            return &rmalab__kind_rows[i];
     return NULL;
 }
 
-int rmalab__sync_opener(rmalab_access a, rmalab_exposure x)
+int rmalab__kind_opener(rmalab_access a, rmalab_exposure x)
 {
     for (int i = 0; i < RMALAB_SYNC_NKINDS; i++) {
-        const rmalab_sync_epoch *e = rmalab__sync_kinds[i].opens;
+        const rmalab_sync_epoch *e = rmalab__kind_rows[i].opens;
         if (e && (a != RMALAB_ACCESS_NONE ? e->access == a
                                           : x != RMALAB_EXPOSURE_NONE && e->exposure == x))
             return i;
@@ -114,7 +118,7 @@ int rmalab__sync_opener(rmalab_access a, rmalab_exposure x)
 
 const char *rmalab_sync_name(rmalab_sync_id id)
 {
-    return (unsigned)id < RMALAB_SYNC_NKINDS ? rmalab__sync_kinds[id].name : "?";
+    return (unsigned)id < RMALAB_SYNC_NKINDS ? rmalab__kind_rows[id].name : "?";
 }
 
 #define NAME_OF(table, v) ((unsigned)(v) < sizeof table / sizeof table[0] ? table[v] : "?")

@@ -7,10 +7,10 @@
 
 /* sync-kinds.c: the table of rmalab/sync.h, indexed by rmalab_sync_id, and
  * the row of a trace kind (NULL: no synchronisation call). */
-extern const rmalab_sync_kind rmalab__sync_kinds[];
-const rmalab_sync_kind *rmalab__sync_kind_of_trace(int trace);
+extern const rmalab_sync_kind rmalab__kind_rows[];
+const rmalab_sync_kind *rmalab__kind_of_trace(int trace);
 /* The call that opens access epoch `a`, or with `a` RMALAB_ACCESS_NONE
  * exposure epoch `x`; RMALAB_SYNC_NKINDS when both are none. */
-int rmalab__sync_opener(rmalab_access a, rmalab_exposure x);
+int rmalab__kind_opener(rmalab_access a, rmalab_exposure x);
 
 #endif

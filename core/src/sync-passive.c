@@ -36,10 +36,10 @@ static int passive_allowed(rmalab_win *w, const char *call)
  * none), for tools that watch the process (the REPL's hints). */
 static void lock_waiting(rmalab_win *w, int target, bool exclusive)
 {
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     w->ep.lock_waiting = target;
     w->ep.lock_waiting_exclusive = exclusive;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
 }
 
 static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
@@ -78,14 +78,14 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock");
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     rmalab__epoch_drop_idle_fence(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK)
         rmalab__epoch_set_ops(w, 0);
     w->ep.access = RMALAB_ACCESS_LOCK;
     w->ep.locked[target] = exclusive ? 2 : 1;
     w->ep.nlocked++;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     ev.peer = target;
     ev.flag = exclusive;
     return rmalab__sync_end(w, &ev);
@@ -113,10 +113,10 @@ static int unlock_call(rmalab_win *w, int target)
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_unlock");
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     w->ep.locked[target] = 0;
     bool last = --w->ep.nlocked == 0;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     if (last)
         rmalab__epoch_access_closed(w);
     else
@@ -152,11 +152,11 @@ static int lock_all_call(rmalab_win *w, int assert_)
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock_all");
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     rmalab__epoch_drop_idle_fence(w);
     w->ep.access = RMALAB_ACCESS_LOCK_ALL;
     rmalab__epoch_set_ops(w, 0);
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     ev.flag = assert_;
     return rmalab__sync_end(w, &ev);
 }
@@ -263,55 +263,55 @@ static int sync_call(rmalab_win *w)
 
 int rmalab_win_lock(rmalab_win *w, int target, bool exclusive, int assert_)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_LOCK, lock_call(w, target, exclusive, assert_));
 }
 
 int rmalab_win_unlock(rmalab_win *w, int target)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_UNLOCK, unlock_call(w, target));
 }
 
 int rmalab_win_lock_all(rmalab_win *w, int assert_)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_LOCK_ALL, lock_all_call(w, assert_));
 }
 
 int rmalab_win_unlock_all(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_UNLOCK_ALL, unlock_all_call(w));
 }
 
 int rmalab_win_flush(rmalab_win *w, int target)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_FLUSH, flush_call(w, RMALAB_SYNC_FLUSH, target));
 }
 
 int rmalab_win_flush_all(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_FLUSH_ALL, flush_all_call(w, RMALAB_SYNC_FLUSH_ALL));
 }
 
 int rmalab_win_flush_local(rmalab_win *w, int target)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_FLUSH_LOCAL, flush_call(w, RMALAB_SYNC_FLUSH_LOCAL, target));
 }
 
 int rmalab_win_flush_local_all(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_FLUSH_LOCAL_ALL,
                  flush_all_call(w, RMALAB_SYNC_FLUSH_LOCAL_ALL));
 }
 
 int rmalab_win_sync(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_SYNC, sync_call(w));
 }

@@ -116,8 +116,8 @@ void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
     ev->lock = w->ep.access == RMALAB_ACCESS_LOCK_ALL ? 1
                : w->ep.access == RMALAB_ACCESS_LOCK  ? w->ep.locked[ev->target]
                                                      : 0;
-    ev->during = (uint8_t)(local ? rmalab__sync_opener(RMALAB_ACCESS_NONE, w->ep.exposure)
-                                 : rmalab__sync_opener(w->ep.access, RMALAB_EXPOSURE_NONE));
+    ev->during = (uint8_t)(local ? rmalab__kind_opener(RMALAB_ACCESS_NONE, w->ep.exposure)
+                                 : rmalab__kind_opener(w->ep.access, RMALAB_EXPOSURE_NONE));
 }
 
 int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
@@ -226,7 +226,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
         rc = w->eng->post(w, ranks, n, rmalab__mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     rmalab__epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.xgroup, ranks, (size_t)n * sizeof *ranks);
@@ -234,7 +234,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.exposure = RMALAB_EXPOSURE_POST;
     w->ep.post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     w->ep.closed_by_test = false;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     return rmalab__sync_end(w, &ev);
 }
 
@@ -292,7 +292,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     }
     if (rc)
         return rc;
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     rmalab__epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.group, ranks, (size_t)n * sizeof *ranks);
@@ -303,7 +303,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.access = RMALAB_ACCESS_START;
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     rmalab__epoch_set_ops(w, 0);
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     ev.group = ranks;
     ev.n = n;
     ev.flag = assert_;
@@ -313,13 +313,13 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
 void rmalab__epoch_access_closed(rmalab_win *w)
 {
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     w->ep.access = RMALAB_ACCESS_NONE;
     rmalab__epoch_set_ops(w, 0);
     w->ep.epochs++;
     memset(w->ep.in_group, 0, (size_t)w->size);
     w->ep.ngroup = 0;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     rmalab__results_complete(w, -1);
 }
 
@@ -374,11 +374,11 @@ static int no_exposure(rmalab_win *w, const char *call)
 
 static void exposure_closed(rmalab_win *w, bool by_test)
 {
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     w->ep.exposure = RMALAB_EXPOSURE_NONE;
     w->ep.nxgroup = 0;
     w->ep.closed_by_test = by_test;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
 }
 
 static int wait_call(rmalab_win *w)
@@ -473,14 +473,14 @@ static int fence_call(rmalab_win *w, int assert_)
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_fence");
     bool had_ops = w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch > 0;
-    rmalab__lock(w);
+    rmalab__win_state_lock(w);
     if (had_ops)
         w->ep.epochs++;
     rmalab__epoch_set_ops(w, 0);
     bool open = !(assert_ & RMALAB_MODE_NOSUCCEED);
     w->ep.access = open ? RMALAB_ACCESS_FENCE : RMALAB_ACCESS_NONE;
     w->ep.exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;
-    rmalab__unlock(w);
+    rmalab__win_state_unlock(w);
     rmalab__results_complete(w, -1);
     ev.flag = assert_;
     return rmalab__sync_end(w, &ev);
@@ -492,35 +492,35 @@ static int fence_call(rmalab_win *w, int assert_)
 /* The end of a public call of kind `id`. */
 int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc)
 {
-    return rmalab__win_call_end(rmalab__win_id(w), rmalab__sync_kinds[id].name, rc);
+    return rmalab__win_call_end(rmalab__win_id(w), rmalab__kind_rows[id].name, rc);
 }
 
 int rmalab_win_post(rmalab_win *w, const int *ranks, int n, int assert_)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_POST, post_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_start(rmalab_win *w, const int *ranks, int n, int assert_)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_START, start_call(w, ranks, n, assert_));
 }
 
 int rmalab_win_complete(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_COMPLETE, complete_call(w));
 }
 
 int rmalab_win_wait(rmalab_win *w)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_WAIT, wait_call(w));
 }
 
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__sync_ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_));
 }

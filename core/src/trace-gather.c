@@ -197,7 +197,7 @@ static int find_win(rmalab_trace_set *s, const struct wire_win *ww)
  * follow it. */
 static bool is_group_call(int kind)
 {
-    const rmalab_sync_kind *k = rmalab__sync_kind_of_trace(kind);
+    const rmalab_sync_kind *k = rmalab__kind_of_trace(kind);
     return k && k->scope == RMALAB_SYNC_GROUP;
 }
 
@@ -205,7 +205,7 @@ static bool is_group_call(int kind)
 static bool is_arrival(int kind)
 {
     for (int i = 0; i < RMALAB_SYNC_NKINDS; i++)
-        if (rmalab__sync_kinds[i].arrow && (int)rmalab__sync_kinds[i].arrow->arrival == kind)
+        if (rmalab__kind_rows[i].arrow && (int)rmalab__kind_rows[i].arrow->arrival == kind)
             return true;
     return false;
 }
@@ -289,7 +289,7 @@ static int find_key(const struct merge *m, int win, int kind, int rank, int peer
 /* The arrow of member k of a call (rmalab/sync.h), or NULL. */
 static const rmalab_sync_arrow *arrow_of(const struct key *k)
 {
-    const rmalab_sync_kind *r = k->kind == MEMBER ? NULL : rmalab__sync_kind_of_trace(k->kind);
+    const rmalab_sync_kind *r = k->kind == MEMBER ? NULL : rmalab__kind_of_trace(k->kind);
     return r ? r->arrow : NULL;
 }
 
@@ -301,7 +301,7 @@ static int arrow_end(const struct merge *m, const struct key *k, const rmalab_sy
     bool native = strcmp(m->s->wins[k->win].engine, "native") == 0;
     for (int i = 0; e < 0 && i < 2 && a->to[i] < RMALAB_SYNC_NKINDS; i++)
         if (native || !a->to_native_only)
-            e = find_key(m, k->win, (int)rmalab__sync_kinds[a->to[i]].trace, k->peer, k->rank,
+            e = find_key(m, k->win, (int)rmalab__kind_rows[a->to[i]].trace, k->peer, k->rank,
                          k->seq);
     return e;
 }

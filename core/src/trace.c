@@ -476,7 +476,7 @@ const char *rmalab_trace_kind_name(rmalab_trace_kind kind)
 {
     if ((unsigned)kind >= RMALAB_TRACE_NKINDS)
         return NULL;
-    const rmalab_sync_kind *k = rmalab__sync_kind_of_trace((int)kind);
+    const rmalab_sync_kind *k = rmalab__kind_of_trace((int)kind);
     return k ? k->name : others[kind].name;
 }
 

@@ -34,7 +34,7 @@ int rmalab__win_free_mpi(rmalab_win *w)
 
 /* Everything but the MPI windows (freed before, collectively). What the
  * window recorded stays with the recorder. */
-void rmalab__win_destroy_struct(rmalab_win *w)
+void rmalab__win_free_struct(rmalab_win *w)
 {
     rmalab__trace_retire(w);
     rmalab__races_free(w);
@@ -64,7 +64,7 @@ static int release_window(rmalab_win *w, rmalab__block *b)
     rmalab__requests_close(w);
     int e = rmalab__win_free_mpi(w);
     rmalab__win_unblock(w, b);
-    rmalab__win_destroy_struct(w);
+    rmalab__win_free_struct(w);
     return e;
 }
 
@@ -81,9 +81,9 @@ static int check_free(rmalab_win *w)
     char state[256];
     rmalab__describe(w, state, sizeof state, false);
     bool passive_or_start = open_access && w->ep.access != RMALAB_ACCESS_FENCE;
-    int by = rmalab__sync_opener(passive_or_start ? w->ep.access : RMALAB_ACCESS_NONE,
-                                 w->ep.exposure);
-    const rmalab_sync_kind *end = &rmalab__sync_kinds[rmalab__sync_kinds[by].opens->ended_by];
+    int by =
+        rmalab__kind_opener(passive_or_start ? w->ep.access : RMALAB_ACCESS_NONE, w->ep.exposure);
+    const rmalab_sync_kind *end = &rmalab__kind_rows[rmalab__kind_rows[by].opens->ended_by];
     return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                             "free: a window may only be freed outside of any epoch, and this "
                             "one has %s; close it first (%s(%s))",
@@ -129,7 +129,7 @@ static int free_call(rmalab_win **win)
 int rmalab_win_free(rmalab_win **win)
 {
     uint64_t id = win ? rmalab__win_id(*win) : 0;
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__win_call_end(id, "free", free_call(win));
 }
 

@@ -10,6 +10,6 @@
 int rmalab__win_free_mpi(rmalab_win *w);
 /* Everything but the MPI windows (freed before, collectively). What the
  * window recorded stays with the recorder. */
-void rmalab__win_destroy_struct(rmalab_win *w);
+void rmalab__win_free_struct(rmalab_win *w);
 
 #endif

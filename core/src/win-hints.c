@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
-bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback)
+bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback)
 {
     const char *v = rmalab__hint_value(valid, RMALAB_KEY_NO_LOCKS);
     return v ? strcmp(v, "true") == 0 : fallback;
@@ -77,8 +77,8 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
     if (!(rc = rmalab__win_block(w, &b, "set_info", true, NULL, 0))) {
         rc = set_info_mpi(w, valid);
         if (!rc)
-            rc = rmalab__layout_set_no_locks(w, rmalab__no_locks_in(valid,
-                                                                    w->lay.no_locks[w->rank]));
+            rc = rmalab__layout_set_no_locks(
+                w, rmalab__win_hints_no_locks(valid, w->lay.no_locks[w->rank]));
         rmalab__win_unblock(w, &b);
     }
     for (int i = 0; i < n && !rc; i++) {
@@ -93,7 +93,7 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
 
 int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     return rmalab__win_call_end(rmalab__win_id(w), "set_info", set_info_call(w, info, diags));
 }
 

@@ -6,7 +6,7 @@
 #include "win-private.h"
 
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
-bool rmalab__no_locks_in(const rmalab_info *valid, bool fallback);
+bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback);
 /* The hints in `valid` for an MPI window: all of them for `plain`, but
  * without no_locks for the window of an engine with own_lock_all
  * (`engine_window`). A fresh MPI_Info: MPICH rewrites what it is given. */

@@ -122,7 +122,7 @@
 /* What the core allocates with. */
 #define RMALAB__MEM_ALIGN 64
 
-static inline MPI_Aint rmalab__round16(MPI_Aint n)
+static inline MPI_Aint rmalab__win_round16(MPI_Aint n)
 {
     return (n + RMALAB__WIN_ALIGN - 1) / RMALAB__WIN_ALIGN * RMALAB__WIN_ALIGN;
 }
@@ -174,8 +174,8 @@ typedef struct rmalab__engine {
     int (*arrived)(rmalab_win *w, int origin);
 } rmalab__engine;
 
-extern const rmalab__engine rmalab__native_engine;
-extern const rmalab__engine rmalab__rma_engine;
+extern const rmalab__engine rmalab__engine_native;
+extern const rmalab__engine rmalab__engine_rma;
 
 /* ------------------------------------------------------------------------ */
 /* The parts of a window                                                    */
@@ -290,7 +290,7 @@ struct rmalab_win {
     /* Shared by every writer of the epoch state (sync.c) and its readers
      * (state.c): a spin lock, held for a few stores or a copy. */
     atomic_flag lock;
-    /* Lock-free (see rmalab__set_blocked): the call the owning thread is
+    /* Lock-free (see rmalab__win_set_blocked): the call the owning thread is
      * blocked in, or NULL. */
     _Atomic(const char *) blocked_in;
     _Atomic double blocked_since;
@@ -313,20 +313,20 @@ struct rmalab_result {
 
 /* The state lock. Writers hold it for a handful of stores and readers for
  * a copy, so a spin lock costs less than a mutex on every epoch. */
-static inline void rmalab__lock(rmalab_win *w)
+static inline void rmalab__win_state_lock(rmalab_win *w)
 {
     while (atomic_flag_test_and_set_explicit(&w->lock, memory_order_acquire))
         ;
 }
 
-static inline void rmalab__unlock(rmalab_win *w)
+static inline void rmalab__win_state_unlock(rmalab_win *w)
 {
     atomic_flag_clear_explicit(&w->lock, memory_order_release);
 }
 
 /* Seconds on a clock cheap enough for every synchronisation call
  * (CLOCK_MONOTONIC_COARSE: a few ns, resolution of a few ms). */
-static inline double rmalab__coarse_now(void)
+static inline double rmalab__win_coarse_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
@@ -336,10 +336,10 @@ static inline double rmalab__coarse_now(void)
 /* Mark the owning thread blocked in `call` (NULL: not blocked). Lock-free,
  * as it runs around blocking calls: the time is stored before the call name
  * is published, and readers load the name first. */
-static inline void rmalab__set_blocked(rmalab_win *w, const char *call)
+static inline void rmalab__win_set_blocked(rmalab_win *w, const char *call)
 {
     if (call)
-        atomic_store_explicit(&w->blocked_since, rmalab__coarse_now(), memory_order_relaxed);
+        atomic_store_explicit(&w->blocked_since, rmalab__win_coarse_now(), memory_order_relaxed);
     atomic_store_explicit(&w->blocked_in, call, memory_order_release);
 }
 
@@ -359,10 +359,10 @@ static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char
                          .interruptible = interruptible, .passive = passive,
                          .win_prev = atomic_load_explicit(&w->blocked_in,
                                                           memory_order_relaxed)};
-    rmalab__set_blocked(w, call);
+    rmalab__win_set_blocked(w, call);
     int rc = rmalab__block_enter(b);
     if (rc)
-        rmalab__set_blocked(w, b->win_prev);
+        rmalab__win_set_blocked(w, b->win_prev);
     return rc;
 }
 
@@ -392,7 +392,7 @@ static inline void rmalab__win_block_interruptible(rmalab_win *w, rmalab__block 
 
 static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)
 {
-    rmalab__set_blocked(w, b->win_prev);
+    rmalab__win_set_blocked(w, b->win_prev);
     rmalab__block_leave(b);
 }
 
@@ -400,7 +400,7 @@ static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)
  * window's, read before a free). Records a failure; returns rc. */
 static inline int rmalab__win_call_end(uint64_t id, const char *call, int rc)
 {
-    return rmalab__call_end(call, "win", id, rc);
+    return rmalab__block_call_end(call, "win", id, rc);
 }
 
 static inline uint64_t rmalab__win_id(const rmalab_win *w)
@@ -409,13 +409,13 @@ static inline uint64_t rmalab__win_id(const rmalab_win *w)
 }
 
 /* The MPI window an operation of the open access epoch goes through. */
-static inline MPI_Win rmalab__op_win(const rmalab_win *w)
+static inline MPI_Win rmalab__win_of_op(const rmalab_win *w)
 {
     return w->ep.access == RMALAB_ACCESS_START ? w->win : w->plain;
 }
 
 /* Does an operation of the open access epoch go through the engine? */
-static inline bool rmalab__via_engine(const rmalab_win *w)
+static inline bool rmalab__win_via_engine(const rmalab_win *w)
 {
     return w->eng->access && w->ep.access == RMALAB_ACCESS_START;
 }

@@ -34,7 +34,7 @@
 /* ------------------------------------------------------------------------ */
 /* Engines and hints                                                        */
 
-static const rmalab__engine *const engines[] = {&rmalab__rma_engine, &rmalab__native_engine};
+static const rmalab__engine *const engines[] = {&rmalab__engine_rma, &rmalab__engine_native};
 
 /* Select the PSCW engine: the rmalab_pscw hint, else the environment
  * variable RMALAB_PSCW ("native" or "rma", so that a whole program or test
@@ -144,7 +144,7 @@ static int step_struct(struct creation *c)
     w->size_req = c->flavor == RMALAB_FLAVOR_DYNAMIC ? 0 : c->opts->size;
     w->disp_unit = c->opts->disp_unit ? c->opts->disp_unit : 1;
     snprintf(w->name, sizeof w->name, "%s", c->opts->name ? c->opts->name : "");
-    c->alloc = rmalab__round16(w->size_req);
+    c->alloc = rmalab__win_round16(w->size_req);
     c->w = w;
     return RMALAB_OK;
 }
@@ -327,7 +327,7 @@ static int step_base(struct creation *c)
 /* Collective: every rank's layout. */
 static int step_layout(struct creation *c)
 {
-    return rmalab__layout_exchange(c->w, rmalab__no_locks_in(c->w->at_create, false));
+    return rmalab__layout_exchange(c->w, rmalab__win_hints_no_locks(c->w->at_create, false));
 }
 
 /* Collective: the engine's part once the MPI window exists. */
@@ -403,7 +403,7 @@ static void creation_end(struct creation *c, int rc)
     if (w->eng && w->eng->quiesce && w->engine_state)
         w->eng->quiesce(w);
     rmalab__win_free_mpi(w);
-    rmalab__win_destroy_struct(w);
+    rmalab__win_free_struct(w);
     c->w = NULL;
 }
 
@@ -453,7 +453,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
 static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win **out,
                          rmalab_diags *diags, int status)
 {
-    rmalab__call_begin();
+    rmalab__block_call_begin();
     int rc = win_new(flavor, opts, out, diags, status);
     if (!rc)
         return rc;
@@ -461,7 +461,7 @@ static int creation_call(rmalab_flavor flavor, const rmalab_win_opts *opts, rmal
     MPI_Comm parent = opts && opts->comm ? rmalab_comm_mpi(opts->comm) : MPI_COMM_WORLD;
     if (parent != MPI_COMM_NULL)
         rmalab__block_comm(&b, parent);
-    return rmalab__call_end(rmalab_flavor_call(flavor), "comm", b.id, rc);
+    return rmalab__block_call_end(rmalab_flavor_call(flavor), "comm", b.id, rc);
 }
 
 int rmalab_win_create(const rmalab_win_opts *opts, rmalab_win **out, rmalab_diags *diags)
