@@ -412,7 +412,7 @@ int rmalab_win_delete_attr(rmalab_win *win, rmalab_keyval *kv)
     return release_keeping(kv, run_delete(win, kv, value, true));
 }
 
-int rmalab__attrs_delete_all(rmalab_win *win)
+int rmalab__attr_delete_all(rmalab_win *win)
 {
     if (!win)
         return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
@@ -441,7 +441,7 @@ int rmalab__attrs_delete_all(rmalab_win *win)
     return RMALAB_OK;
 }
 
-void rmalab__attrs_forget(rmalab_win *win)
+void rmalab__attr_forget(rmalab_win *win)
 {
     rmalab__attr_list *list = &win->attrs;
     while (list->tail) {
@@ -453,7 +453,4 @@ void rmalab__attrs_forget(rmalab_win *win)
     }
 }
 
-bool rmalab__attrs_busy(const rmalab_win *win)
-{
-    return win->attrs.running > 0;
-}
+bool rmalab__attr_busy(const rmalab_win *win) { return win->attrs.running > 0; }

@@ -22,12 +22,12 @@ typedef struct {
  * may delete other attributes or free their keyval). Every attribute is
  * removed whatever the callbacks return; the first error is returned with
  * its message. */
-int rmalab__attrs_delete_all(rmalab_win *win);
+int rmalab__attr_delete_all(rmalab_win *win);
 /* Drop every attribute without callbacks and without touching keyvals, for
  * a process on its way out (rmalab_win_abandon). */
-void rmalab__attrs_forget(rmalab_win *win);
+void rmalab__attr_forget(rmalab_win *win);
 /* Is one of the window's delete callbacks running (it may not free the
  * window)? */
-bool rmalab__attrs_busy(const rmalab_win *win);
+bool rmalab__attr_busy(const rmalab_win *win);
 
 #endif

@@ -284,7 +284,7 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
 {
     MPI_Comm mc = rmalab_comm_mpi(c);
     MPI_Datatype t = all->type == RMALAB_INT64 ? MPI_INT64_T : MPI_DOUBLE;
-    MPI_Op op = rmalab__mpi_op((rmalab_op)all->op);
+    MPI_Op op = rmalab__type_mpi_op((rmalab_op)all->op);
     int skip = kind <= RMALAB_REDUCE_ROOT ? RMALAB_REDUCE_INLINE : 0, n = count - skip, e;
     if (n <= 0)
         return RMALAB_OK;
@@ -506,7 +506,7 @@ int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_
     if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
         return rc;
     if (!(rc = rmalab__agree_args(c, "bcast", status, count, (int)type, root, -1))) {
-        int e = MPI_Bcast(buf, count, rmalab__mpi_type(type), root, rmalab_comm_mpi(c));
+        int e = MPI_Bcast(buf, count, rmalab__type_mpi(type), root, rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
     }
     return rmalab__comm_end(&b, rc);
@@ -535,8 +535,8 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
                              int count, rmalab_type type, rmalab_op op)
 {
     MPI_Comm mc = rmalab_comm_mpi(c);
-    MPI_Datatype t = rmalab__mpi_type(type);
-    MPI_Op o = rmalab__mpi_op(op);
+    MPI_Datatype t = rmalab__type_mpi(type);
+    MPI_Op o = rmalab__type_mpi_op(op);
     int me = rmalab_comm_rank(c), e;
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
     void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__scratch(0, bytes) : NULL;

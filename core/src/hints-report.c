@@ -60,10 +60,7 @@ static int same_value(const rmalab_hint_def *d, const char *a, const char *b, in
     return rc;
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? rmalab__strndup(s, strlen(s)) : NULL;
-}
+static char *dup_or_null(const char *s) { return s ? rmalab__info_strndup(s, strlen(s)) : NULL; }
 
 static const char *get0(const rmalab_info *info, const char *key)
 {
@@ -296,7 +293,7 @@ static int decode_hint(struct gathered *g, const rmalab_hint_def *d, rmalab_agre
         memcpy(&n, part + g->cursor[r], 4);
         g->cursor[r] += 4;
         if (n != UINT32_MAX) {
-            vals[r] = rmalab__strndup(part + g->cursor[r], n);
+            vals[r] = rmalab__info_strndup(part + g->cursor[r], n);
             g->cursor[r] += n;
         }
         int same; /* out of memory: reported as a disagreement, never hidden */

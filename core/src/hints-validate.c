@@ -49,7 +49,7 @@ __attribute__((format(printf, 4, 0))) static void vdiag(rmalab_diags *d, const c
     }
     char msg[1536];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    char *k = rmalab__strndup(key, klen), *m = rmalab__strndup(msg, strlen(msg));
+    char *k = rmalab__info_strndup(key, klen), *m = rmalab__info_strndup(msg, strlen(msg));
     if (!k || !m) {
         rmalab__mem_free(k);
         rmalab__mem_free(m);
@@ -67,7 +67,7 @@ __attribute__((format(printf, 4, 5))) static void diag(rmalab_diags *d, const ch
     va_end(ap);
 }
 
-void rmalab__diag_add(rmalab_diags *d, const char *key, const char *fmt, ...)
+void rmalab__hints_validate_diag_add(rmalab_diags *d, const char *key, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -126,7 +126,7 @@ int rmalab_hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,
     return rmalab__hints_validate(scope, requested, to_mpi, diags, 0);
 }
 
-int rmalab__hints_strip_own(rmalab_hint_scope scope, rmalab_info *info)
+int rmalab__hints_validate_strip_own(rmalab_hint_scope scope, rmalab_info *info)
 {
     for (int i = 0; i < rmalab_hints_count(scope); i++) {
         const rmalab_hint_def *d = rmalab_hints_at(scope, i);

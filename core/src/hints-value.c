@@ -51,7 +51,7 @@ static int normalize_int(const rmalab_hint_def *def, const char *value, size_t v
     int v;
     const char *t = value;
     size_t m = vlen;
-    rmalab__trim(&t, &m);
+    rmalab__info_typed_trim(&t, &m);
     if (def->unlimited && strlen(def->unlimited) == m && memcmp(t, def->unlimited, m) == 0) {
         strcpy(buf, def->unlimited);
         return RMALAB_OK;
@@ -78,7 +78,7 @@ static int normalize_enum(const rmalab_hint_def *def, const char *value, size_t 
     size_t off = 0;
     const char *t = value;
     size_t m = vlen;
-    rmalab__trim(&t, &m);
+    rmalab__info_typed_trim(&t, &m);
     if (!in_values(def->values, t, m)) {
         values_text(def->values, allowed, sizeof allowed);
         return rmalab__err_fail(RMALAB_ERR_INFO_VALUE, "%s must be one of %s: \"%.*s\" is not",

@@ -20,7 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-void rmalab__errguard_enter(rmalab__errguard *g)
+void rmalab__info_mpi_guard_enter(rmalab__errguard *g)
 {
     int init = 0, fini = 0;
     g->active = 0;
@@ -35,7 +35,7 @@ void rmalab__errguard_enter(rmalab__errguard *g)
     g->active = 1;
 }
 
-void rmalab__errguard_leave(rmalab__errguard *g)
+void rmalab__info_mpi_guard_leave(rmalab__errguard *g)
 {
     if (!g->active)
         return;
@@ -67,7 +67,7 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
     if (!info)
         return rmalab__err_fail(RMALAB_ERR_INFO, "info object is NULL");
     rmalab__errguard g;
-    rmalab__errguard_enter(&g);
+    rmalab__info_mpi_guard_enter(&g);
     MPI_Info mi = MPI_INFO_NULL;
     int e = MPI_Info_create(&mi);
     /* nth may compact, which changes no pairs: the const is about content. */
@@ -86,7 +86,7 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
     } else {
         *out = mi;
     }
-    rmalab__errguard_leave(&g);
+    rmalab__info_mpi_guard_leave(&g);
     return rc;
 }
 
@@ -130,7 +130,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
         return RMALAB_OK;
     }
     rmalab__errguard g;
-    rmalab__errguard_enter(&g);
+    rmalab__info_mpi_guard_enter(&g);
     int n = 0, e = MPI_Info_get_nkeys(in, &n);
     char key[RMALAB_MAX_INFO_KEY + 2];
     char *val = rmalab__mem_alloc(RMALAB_MAX_INFO_VAL + 1);
@@ -153,7 +153,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
         rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
     }
     rmalab__mem_free(val);
-    rmalab__errguard_leave(&g);
+    rmalab__info_mpi_guard_leave(&g);
     if (!rc && e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "reading an MPI_Info");
     if (rc) {

@@ -6,7 +6,7 @@
 #include "private.h"
 
 /* Strings of known length, NUL-terminated copies. */
-char *rmalab__strndup(const char *s, size_t n);
+char *rmalab__info_strndup(const char *s, size_t n);
 
 /* info.c: the front of the C readers of an info object: checks `info` and
  * `key` (a C string), then looks it up (*val NULL when absent). */
@@ -14,7 +14,7 @@ int rmalab__info_find(const rmalab_info *info, const char *key, const char **val
                       size_t *vlen);
 /* info-typed.c: strip the white space around s[0..n) as the standard
  * strips it from typed values (rmalab_parse_bool, _int, _list). */
-void rmalab__trim(const char **s, size_t *n);
+void rmalab__info_typed_trim(const char **s, size_t *n);
 
 /* info-mpi.c */
 /* MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF for the duration of
@@ -24,7 +24,7 @@ typedef struct {
     MPI_Errhandler world, self;
     int active;
 } rmalab__errguard;
-void rmalab__errguard_enter(rmalab__errguard *g);
-void rmalab__errguard_leave(rmalab__errguard *g);
+void rmalab__info_mpi_guard_enter(rmalab__errguard *g);
+void rmalab__info_mpi_guard_leave(rmalab__errguard *g);
 
 #endif

@@ -11,7 +11,7 @@
 
 /* Leading and trailing white space, as the standard strips it from typed
  * values. */
-void rmalab__trim(const char **s, size_t *n)
+void rmalab__info_typed_trim(const char **s, size_t *n)
 {
     while (*n && isspace((unsigned char)**s)) {
         (*s)++;
@@ -25,7 +25,7 @@ int rmalab_parse_bool(const char *s, size_t n, bool *out)
 {
     const char *t = s;
     size_t m = n;
-    rmalab__trim(&t, &m);
+    rmalab__info_typed_trim(&t, &m);
     if (m == 4 && memcmp(t, "true", 4) == 0) {
         *out = true;
         return RMALAB_OK;
@@ -44,7 +44,7 @@ int rmalab_parse_int(const char *s, size_t n, int *out)
 {
     const char *t = s;
     size_t m = n, i = 0;
-    rmalab__trim(&t, &m);
+    rmalab__info_typed_trim(&t, &m);
     int neg = 0;
     if (m && (t[0] == '+' || t[0] == '-')) {
         neg = t[0] == '-';
@@ -86,7 +86,7 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
 {
     const char *t = s;
     size_t m = n;
-    rmalab__trim(&t, &m);
+    rmalab__info_typed_trim(&t, &m);
     *items = NULL;
     *count = 0;
     if (m == 0)
@@ -105,7 +105,7 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
             q = end;
         const char *e = p;
         size_t el = (size_t)(q - p);
-        rmalab__trim(&e, &el);
+        rmalab__info_typed_trim(&e, &el);
         if (el == 0) {
             rmalab_list_free(out, k);
             return rmalab__err_fail(RMALAB_ERR_ARG,
@@ -113,7 +113,7 @@ int rmalab_parse_list(const char *s, size_t n, char ***items, int *count)
                                     "elements separated by single commas)",
                                     (int)n, s, k + 1);
         }
-        if (!(out[k] = rmalab__strndup(e, el))) {
+        if (!(out[k] = rmalab__info_strndup(e, el))) {
             rmalab_list_free(out, k);
             return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory parsing a list");
         }

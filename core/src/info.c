@@ -103,7 +103,7 @@ static void entry_free(struct entry *e)
 /* ------------------------------------------------------------------------ */
 /* Strings                                                                  */
 
-char *rmalab__strndup(const char *s, size_t n)
+char *rmalab__info_strndup(const char *s, size_t n)
 {
     char *p = rmalab__mem_alloc(n + 1);
     if (p) {
@@ -371,7 +371,7 @@ static int insert(rmalab_info *info, const char *key, size_t klen, const char *v
     struct entry e = {.hash = hash_bytes(key, klen), .klen = (uint8_t)klen, .live = true};
     if (klen <= KEY_INLINE)
         memcpy(e.key.in, key, klen); /* NUL-terminated by the initialiser */
-    else if (!(e.key.out = rmalab__strndup(key, klen)))
+    else if (!(e.key.out = rmalab__info_strndup(key, klen)))
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory storing an info key");
     int rc = store_value(&e, value, vlen);
     /* Room for one more entry and a load factor below one half. */

@@ -58,7 +58,7 @@ static inline int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev)
 
 /* An operation, or a local access (kind RMALAB_TRACE_READ or _WRITE, target
  * this rank): described at its begin, checked by sync.c, which adds what
- * the epoch state says of it (rmalab__epoch_facts), and ended once issued.
+ * the epoch state says of it (rmalab__sync_epoch_facts), and ended once issued.
  * The race checker reads those facts from the event, never the state. */
 struct rmalab__op_event {
     int kind;               /* rmalab_trace_kind */

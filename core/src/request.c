@@ -144,7 +144,7 @@ static int rma_step(rmalab_request *r, bool block)
     return rmalab__sync_ended(w, RMALAB_SYNC_REQUEST_WAIT, rmalab__sync_end(w, &ev));
 }
 
-void rmalab__requests_close(rmalab_win *w)
+void rmalab__request_close_win(rmalab_win *w)
 {
     while (w->requests) {
         rmalab_request *r = w->requests;

@@ -7,6 +7,6 @@
 
 /* request.c: the window's requests, complete at its free (each that was
  * never waited for is reported). */
-void rmalab__requests_close(rmalab_win *w);
+void rmalab__request_close_win(rmalab_win *w);
 
 #endif

@@ -34,7 +34,7 @@ struct rmalab__chunk {
     _Alignas(16) unsigned char data[];
 };
 
-int rmalab__stage(rmalab_win *w, int target, const void **data, size_t n)
+int rmalab__results_stage(rmalab_win *w, int target, const void **data, size_t n)
 {
     struct rmalab__chunk *c = w->res.stage;
     size_t need = (n + 15) & ~(size_t)15;
@@ -120,8 +120,8 @@ static int reserve(struct rmalab__results *s)
     return RMALAB_OK;
 }
 
-int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
-                       const char *completer, rmalab_result **out)
+int rmalab__results_new(rmalab_win *w, int target, rmalab_type type, int count,
+                        const char *completer, rmalab_result **out)
 {
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
     int rc = reserve(&w->res);
@@ -139,7 +139,7 @@ int rmalab__result_new(rmalab_win *w, int target, rmalab_type type, int count,
     return RMALAB_OK;
 }
 
-void rmalab__result_track(rmalab_win *w, rmalab_result *r)
+void rmalab__results_track(rmalab_win *w, rmalab_result *r)
 {
     struct rmalab__results *s = &w->res;
     r->win = w;
@@ -176,10 +176,7 @@ void rmalab__results_complete(rmalab_win *w, int target)
     s->npending = j;
 }
 
-uint64_t rmalab__ticket(rmalab_win *w)
-{
-    return ++w->res.op_seq;
-}
+uint64_t rmalab__results_ticket(rmalab_win *w) { return ++w->res.op_seq; }
 
 bool rmalab_win_done(const rmalab_win *w, int target, uint64_t ticket)
 {

@@ -1,6 +1,6 @@
 /* The typed RMA operations.
  *
- * Every operation passes rmalab__check_op (rank, epoch, range: sync.c)
+ * Every operation passes rmalab__sync_check_op (rank, epoch, range: sync.c)
  * before MPI sees it, and the op/type pair is checked against what MPI
  * allows (types.c). In an access epoch of an engine with an access slot,
  * the engine is asked first: it waits for the target's post and may hand
@@ -32,7 +32,7 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
         rmalab__win_via_engine(w) ? w->eng->access(w, what, target, disp, plain_ok, p) : RMALAB_OK;
     if (rc != RMALAB_ERR_INTERRUPTED)
         return rc;
-    rmalab__epoch_set_ops(w, w->ep.ops_in_epoch - 1);
+    rmalab__sync_epoch_set_ops(w, w->ep.ops_in_epoch - 1);
     return rmalab__err_fail(rc,
                             "%s to rank %d: interrupted while it waited for rank %d's post(); it "
                             "was not issued, and the access epoch stays open: call post() on "
@@ -66,7 +66,7 @@ static int new_result(rmalab_win *w, int target, rmalab_type type, int count,
 {
     char by[96];
     rmalab_win_completer(w, target, by, sizeof by);
-    return rmalab__result_new(w, target, type, count, by, out);
+    return rmalab__results_new(w, target, type, count, by, out);
 }
 
 /* The end of an operation that fills result r: on success the window
@@ -77,7 +77,7 @@ static int settle(rmalab_win *w, rmalab_result *r, int rc, rmalab_result **out)
         rmalab_result_release(r);
         return rc;
     }
-    rmalab__result_track(w, r);
+    rmalab__results_track(w, r);
     *out = r;
     return RMALAB_OK;
 }
@@ -176,16 +176,16 @@ static int op_open(rmalab_win *w, rma_op *o)
     o->dt = o->tdt = MPI_DATATYPE_NULL;
     if (o->ticket)
         *o->ticket = 0;
-    int rc = rmalab__check_count(o->what, o->type, o->count);
+    int rc = rmalab__type_check_count(o->what, o->type, o->count);
     if (!rc && o->rreq)
-        rc = rmalab__check_passive(w, o->what, o->target);
+        rc = rmalab__sync_check_passive(w, o->what, o->target);
     if (rc)
         return rc;
-    o->dt = o->tdt = rmalab__mpi_type(o->type);
+    o->dt = o->tdt = rmalab__type_mpi(o->type);
     if (o->vec && (rc = vector_open(o)))
         return rc;
     o->ev->count = o->span;
-    return (rc = op_overlap(w, o)) ? rc : rmalab__check_op(w, o->what, o->ev);
+    return (rc = op_overlap(w, o)) ? rc : rmalab__sync_check_op(w, o->what, o->ev);
 }
 
 static void op_close(rma_op *o)
@@ -203,7 +203,7 @@ static int op_engine(rmalab_win *w, rma_op *o, bool plain_ok, unsigned char **p)
 /* The origin as MPI reads it: staged when the call copies. */
 static int op_origin(rmalab_win *w, rma_op *o, const void **origin)
 {
-    return o->copy ? rmalab__stage(w, o->target, origin, bytes_of(o->type, o->count))
+    return o->copy ? rmalab__results_stage(w, o->target, origin, bytes_of(o->type, o->count))
                    : RMALAB_OK;
 }
 
@@ -213,7 +213,7 @@ static int op_issued(rmalab_win *w, rma_op *o, int e, const char *mpi_name)
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, mpi_name);
     if (o->ticket)
-        *o->ticket = rmalab__ticket(w);
+        *o->ticket = rmalab__results_ticket(w);
     return RMALAB_OK;
 }
 
@@ -275,10 +275,11 @@ static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op o
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = o->rreq ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount,
-                                      o->tdt, rmalab__mpi_op(op), rmalab__win_of_op(w), o->rreq)
-                    : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
-                                     rmalab__mpi_op(op), rmalab__win_of_op(w));
+    int e = o->rreq
+                ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                                  rmalab__type_mpi_op(op), rmalab__win_of_op(w), o->rreq)
+                : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                                 rmalab__type_mpi_op(op), rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Raccumulate" : "MPI_Accumulate");
 }
 
@@ -289,11 +290,11 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
     int e = o->rreq ? MPI_Rget_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                          o->target, o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
-                                          rmalab__win_of_op(w), o->rreq)
+                                          o->target, o->disp, o->tcount, o->tdt,
+                                          rmalab__type_mpi_op(op), rmalab__win_of_op(w), o->rreq)
                     : MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                         o->target, o->disp, o->tcount, o->tdt, rmalab__mpi_op(op),
-                                         rmalab__win_of_op(w));
+                                         o->target, o->disp, o->tcount, o->tdt,
+                                         rmalab__type_mpi_op(op), rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
 }
 
@@ -330,7 +331,7 @@ static int atomic_open(rmalab_win *w, rma_op *o, const void **origin, const void
         (rc = op_origin(w, o, origin)))
         return rc;
     if (compare && o->copy &&
-        (rc = rmalab__stage(w, o->target, compare, bytes_of(o->type, 1))))
+        (rc = rmalab__results_stage(w, o->target, compare, bytes_of(o->type, 1))))
         return rc;
     if (out && (rc = new_result(w, o->target, o->type, 1, r)))
         return rc;
@@ -350,11 +351,11 @@ static int fetch_and_op_(rmalab_win *w, rma_op *o, const void *origin, void *res
                          rmalab_result **out)
 {
     rmalab_result *r;
-    int rc = rmalab__check_op_type(o->what, o->ev->op, o->type, true);
+    int rc = rmalab__type_check_op(o->what, o->ev->op, o->type, true);
     if (rc || (rc = atomic_open(w, o, &origin, NULL, &result, &r, out)))
         return rc;
-    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp, rmalab__mpi_op(o->ev->op),
-                             rmalab__win_of_op(w));
+    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp,
+                             rmalab__type_mpi_op(o->ev->op), rmalab__win_of_op(w));
     return atomic_issued(w, o, r, e, "MPI_Fetch_and_op", out);
 }
 
@@ -448,7 +449,7 @@ static int run_accumulate(rmalab_win *w, rma_op *o, const void *origin, rmalab_o
 {
     rmalab__op_event ev = OP_EVENT(ACCUMULATE, o, op);
     op_begin(w, o, &ev);
-    int rc = rmalab__check_op_type(o->what, op, o->type, false);
+    int rc = rmalab__type_check_op(o->what, op, o->type, false);
     o->omem = o->copy ? NULL : origin;
     if (!rc && !(rc = mem_given(o, origin, NULL, true, false)) && !(rc = op_open(w, o)))
         rc = accumulate_(w, o, origin, op);
@@ -462,7 +463,7 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
     rmalab__op_event ev = OP_EVENT(GET_ACCUMULATE, o, op);
     op_begin(w, o, &ev);
     rmalab_result *r = NULL;
-    int rc = rmalab__check_op_type(o->what, op, o->type, true);
+    int rc = rmalab__type_check_op(o->what, op, o->type, true);
     o->omem = o->copy ? NULL : origin;
     o->rmem = result;
     if (!rc && !(rc = mem_given(o, origin, result, true, !out)) && !(rc = op_open(w, o)) &&

@@ -78,7 +78,7 @@ void rmalab_win_state(rmalab_win *w, rmalab_epoch_state *s)
     rmalab__win_state_unlock(w);
 }
 
-size_t rmalab__ranks_text(char *buf, size_t size, const int *ranks, int n)
+size_t rmalab__state_ranks_text(char *buf, size_t size, const int *ranks, int n)
 {
     size_t off = (size_t)snprintf(buf, size, "{");
     for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS && off < size; i++)
@@ -99,7 +99,7 @@ static const rmalab_sync_kind *opener(rmalab_access a, rmalab_exposure x)
 
 void rmalab_win_describe(rmalab_win *w, char *buf, size_t size)
 {
-    rmalab__describe(w, buf, size, true);
+    rmalab__state_describe(w, buf, size, true);
 }
 
 /* A description being written: at most size bytes at buf, off so far. */
@@ -143,20 +143,20 @@ static void describe_access(text *t, const rmalab_epoch_state *s, bool matching)
         put(t, "fence epoch (%llu RMA calls)", (unsigned long long)s->ops_in_epoch);
         break;
     case RMALAB_ACCESS_START:
-        rmalab__ranks_text(g, sizeof g, s->access_ranks, s->n_access);
+        rmalab__state_ranks_text(g, sizeof g, s->access_ranks, s->n_access);
         put(t, "access epoch to %s", g);
         if (s->access_nocheck)
             put(t, " (%s() was nocheck)", by->name);
         if (matching && s->n_access && s->posted[0] >= 0) {
             int miss[RMALAB_STATE_MAX_RANKS] = {0}, k;
             int n = arrivals(s->access_ranks, s->posted, s->n_access, miss, &k);
-            rmalab__ranks_text(g, sizeof g, miss, k);
+            rmalab__state_ranks_text(g, sizeof g, miss, k);
             put(t, ": %s() arrived from %d of %d%s%s", by->partner, n, s->n_access,
                 k ? ", missing " : "", k ? g : "");
         }
         break;
     case RMALAB_ACCESS_LOCK:
-        rmalab__ranks_text(g, sizeof g, s->access_ranks, s->n_access);
+        rmalab__state_ranks_text(g, sizeof g, s->access_ranks, s->n_access);
         put(t, "passive-target epoch: locked %s", g);
         break;
     case RMALAB_ACCESS_LOCK_ALL: put(t, "passive-target epoch: lock_all"); break;
@@ -167,7 +167,7 @@ static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matchin
 {
     const rmalab_sync_kind *by = opener(RMALAB_ACCESS_NONE, s->exposure);
     char g[512];
-    rmalab__ranks_text(g, sizeof g, s->exposure_ranks, s->n_exposure);
+    rmalab__state_ranks_text(g, sizeof g, s->exposure_ranks, s->n_exposure);
     put(t, "; exposure epoch to %s", g);
     if (s->exposure_nocheck)
         put(t, " (%s() was nocheck)", by->name);
@@ -175,7 +175,7 @@ static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matchin
         int miss[RMALAB_STATE_MAX_RANKS] = {0}, k;
         int n = arrivals(s->exposure_ranks, s->arrived, s->n_exposure, miss, &k);
         char m[512];
-        rmalab__ranks_text(m, sizeof m, miss, k);
+        rmalab__state_ranks_text(m, sizeof m, miss, k);
         put(t, ": waits for %s() from %s: %d of %d arrived",
             rmalab__kind_rows[by->opens->ended_by].partner, k ? m : g, n, s->n_exposure);
     }
@@ -183,7 +183,7 @@ static void describe_exposure(text *t, const rmalab_epoch_state *s, bool matchin
 
 /* With `matching`, the rma engine's view of what has arrived is added; error
  * messages leave it out so that both engines say the same. */
-void rmalab__describe(rmalab_win *w, char *buf, size_t size, bool matching)
+void rmalab__state_describe(rmalab_win *w, char *buf, size_t size, bool matching)
 {
     rmalab_epoch_state s;
     text t = {buf, size, 0};

@@ -24,7 +24,7 @@ static int passive_allowed(rmalab_win *w, const char *call)
                                 w->ep.access == RMALAB_ACCESS_START ? "access, from start()"
                                                                     : "exposure, from post()",
                                 w->ep.access == RMALAB_ACCESS_START ? "complete()" : "wait()");
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
+    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__sync_epoch_fence_idle(w))
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "%s: a fence epoch with RMA calls is open; end it with "
                                 "fence(\"nosucceed\") first",
@@ -47,7 +47,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK);
-    int rc = rmalab__check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
+    int rc = rmalab__type_check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock")))
         return rc;
     if (target < 0 || target >= w->size)
@@ -73,15 +73,15 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     rmalab__win_block_passive(w, &b, ev.k->name, &target, 1);
     lock_waiting(w, target, exclusive);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
-                         rmalab__mpi_mode(assert_), w->plain);
+                         rmalab__type_mpi_mode(assert_), w->plain);
     lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock");
     rmalab__win_state_lock(w);
-    rmalab__epoch_drop_idle_fence(w);
+    rmalab__sync_epoch_drop_idle_fence(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK)
-        rmalab__epoch_set_ops(w, 0);
+        rmalab__sync_epoch_set_ops(w, 0);
     w->ep.access = RMALAB_ACCESS_LOCK;
     w->ep.locked[target] = exclusive ? 2 : 1;
     w->ep.nlocked++;
@@ -118,7 +118,7 @@ static int unlock_call(rmalab_win *w, int target)
     bool last = --w->ep.nlocked == 0;
     rmalab__win_state_unlock(w);
     if (last)
-        rmalab__epoch_access_closed(w);
+        rmalab__sync_epoch_access_closed(w);
     else
         rmalab__results_complete(w, target);
     ev.peer = target;
@@ -130,7 +130,7 @@ static int lock_all_call(rmalab_win *w, int assert_)
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK_ALL);
-    int rc = rmalab__check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
+    int rc = rmalab__type_check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock_all")))
         return rc;
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
@@ -147,15 +147,15 @@ static int lock_all_call(rmalab_win *w, int assert_)
     rmalab__block b;
     rmalab__win_block_passive(w, &b, ev.k->name, NULL, 0);
     lock_waiting(w, RMALAB_LOCK_WAIT_ALL, false);
-    int e = MPI_Win_lock_all(rmalab__mpi_mode(assert_), w->plain);
+    int e = MPI_Win_lock_all(rmalab__type_mpi_mode(assert_), w->plain);
     lock_waiting(w, -1, false);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock_all");
     rmalab__win_state_lock(w);
-    rmalab__epoch_drop_idle_fence(w);
+    rmalab__sync_epoch_drop_idle_fence(w);
     w->ep.access = RMALAB_ACCESS_LOCK_ALL;
-    rmalab__epoch_set_ops(w, 0);
+    rmalab__sync_epoch_set_ops(w, 0);
     rmalab__win_state_unlock(w);
     ev.flag = assert_;
     return rmalab__sync_end(w, &ev);
@@ -177,7 +177,7 @@ static int unlock_all_call(rmalab_win *w)
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_unlock_all");
-    rmalab__epoch_access_closed(w);
+    rmalab__sync_epoch_access_closed(w);
     return rmalab__sync_end(w, &ev);
 }
 

@@ -29,7 +29,7 @@
 /* ------------------------------------------------------------------------ */
 /* The epoch state's memory                                                 */
 
-int rmalab__epoch_alloc(rmalab_win *w)
+int rmalab__sync_epoch_alloc(rmalab_win *w)
 {
     size_t P = (size_t)w->size;
     struct rmalab__epoch *e = &w->ep;
@@ -44,7 +44,7 @@ int rmalab__epoch_alloc(rmalab_win *w)
     return RMALAB_OK;
 }
 
-void rmalab__epoch_free(rmalab_win *w)
+void rmalab__sync_epoch_free(rmalab_win *w)
 {
     struct rmalab__epoch *e = &w->ep;
     rmalab__mem_free(e->group);
@@ -60,20 +60,20 @@ void rmalab__epoch_free(rmalab_win *w)
 /* Only the owning thread writes ops_in_epoch, and it counts every RMA call,
  * so it is stored atomically (relaxed) rather than under the lock; the
  * owner's own plain reads race with nothing. */
-void rmalab__epoch_set_ops(rmalab_win *w, uint64_t v)
+void rmalab__sync_epoch_set_ops(rmalab_win *w, uint64_t v)
 {
     __atomic_store_n(&w->ep.ops_in_epoch, v, __ATOMIC_RELAXED);
 }
 
 /* A fence with no RMA call after it opened no epoch: drop it. */
-bool rmalab__epoch_fence_idle(const rmalab_win *w)
+bool rmalab__sync_epoch_fence_idle(const rmalab_win *w)
 {
     return w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch == 0;
 }
 
-void rmalab__epoch_drop_idle_fence(rmalab_win *w)
+void rmalab__sync_epoch_drop_idle_fence(rmalab_win *w)
 {
-    if (rmalab__epoch_fence_idle(w)) {
+    if (rmalab__sync_epoch_fence_idle(w)) {
         w->ep.access = RMALAB_ACCESS_NONE;
         if (w->ep.exposure == RMALAB_EXPOSURE_FENCE)
             w->ep.exposure = RMALAB_EXPOSURE_NONE;
@@ -105,10 +105,10 @@ static int check_group(rmalab_win *w, const char *call, const int *ranks, int n)
 
 static void group_text(char *buf, size_t size, const int *ranks, int n)
 {
-    rmalab__ranks_text(buf, size, ranks, n);
+    rmalab__state_ranks_text(buf, size, ranks, n);
 }
 
-void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
+void rmalab__sync_epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
 {
     if (!w->races)
         return;
@@ -120,13 +120,13 @@ void rmalab__epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
                                  : rmalab__kind_opener(w->ep.access, RMALAB_EXPOSURE_NONE));
 }
 
-int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
+int rmalab__sync_check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
 {
     RMALAB__CHECK_WIN(w);
     int target = ev->target, count = ev->count;
     MPI_Aint disp = ev->disp;
     rmalab_type type = ev->type;
-    int rc = rmalab__check_count(what, type, count);
+    int rc = rmalab__type_check_count(what, type, count);
     if (rc)
         return rc;
     if (target < 0 || target >= w->size)
@@ -162,12 +162,12 @@ int rmalab__check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
     }
     if ((rc = rmalab__layout_check_range(w, what, target, disp, type, count)))
         return rc;
-    rmalab__epoch_set_ops(w, w->ep.ops_in_epoch + 1);
-    rmalab__epoch_facts(w, ev);
+    rmalab__sync_epoch_set_ops(w, w->ep.ops_in_epoch + 1);
+    rmalab__sync_epoch_facts(w, ev);
     return RMALAB_OK;
 }
 
-int rmalab__check_passive(rmalab_win *w, const char *what, int target)
+int rmalab__sync_check_passive(rmalab_win *w, const char *what, int target)
 {
     RMALAB__CHECK_WIN(w);
     rmalab_access a = w->ep.access;
@@ -195,8 +195,8 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_POST);
     char g[512];
-    int rc = rmalab__check_assert("post", assert_,
-                          RMALAB_MODE_NOCHECK | RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT);
+    int rc = rmalab__type_check_assert(
+        "post", assert_, RMALAB_MODE_NOCHECK | RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT);
     if (rc)
         return rc;
     if (w->ep.exposure == RMALAB_EXPOSURE_POST) {
@@ -210,7 +210,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "post: a passive-target epoch is open on this window; unlock "
                                 "before mixing in post/start/complete/wait");
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
+    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__sync_epoch_fence_idle(w))
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "post: a fence epoch with RMA calls is open; end it with "
                                 "fence(\"nosucceed\") before post");
@@ -223,11 +223,11 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     ev.n = n;
     ev.flag = assert_;
     if (n && !(rc = rmalab__sync_ahead(w, &ev)))
-        rc = w->eng->post(w, ranks, n, rmalab__mpi_mode(assert_)); /* returns at once */
+        rc = w->eng->post(w, ranks, n, rmalab__type_mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
     rmalab__win_state_lock(w);
-    rmalab__epoch_drop_idle_fence(w);
+    rmalab__sync_epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.xgroup, ranks, (size_t)n * sizeof *ranks);
     w->ep.nxgroup = n;
@@ -262,7 +262,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_START);
     char g[512];
-    int rc = rmalab__check_assert("start", assert_, RMALAB_MODE_NOCHECK);
+    int rc = rmalab__type_check_assert("start", assert_, RMALAB_MODE_NOCHECK);
     if (rc)
         return rc;
     if (w->ep.access == RMALAB_ACCESS_START) {
@@ -277,7 +277,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
                                 "start: a passive-target epoch (%s) is open; only one access "
                                 "epoch may be open at a time, so unlock first",
                                 rmalab_access_name(w->ep.access));
-    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__epoch_fence_idle(w))
+    if (w->ep.access == RMALAB_ACCESS_FENCE && !rmalab__sync_epoch_fence_idle(w))
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "start: a fence epoch with %llu RMA calls is open; end it with "
                                 "fence(\"nosucceed\") before start",
@@ -287,13 +287,13 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     if (n) { /* empty: a no-op, as for post */
         rmalab__block b; /* MPICH's start waits for the posts */
         (void)rmalab__win_block(w, &b, ev.k->name, false, ranks, n);
-        rc = w->eng->start(w, ranks, n, rmalab__mpi_mode(assert_));
+        rc = w->eng->start(w, ranks, n, rmalab__type_mpi_mode(assert_));
         rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
     rmalab__win_state_lock(w);
-    rmalab__epoch_drop_idle_fence(w);
+    rmalab__sync_epoch_drop_idle_fence(w);
     if (n)
         memcpy(w->ep.group, ranks, (size_t)n * sizeof *ranks);
     w->ep.ngroup = n;
@@ -302,7 +302,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         w->ep.in_group[ranks[i]] = 1;
     w->ep.access = RMALAB_ACCESS_START;
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
-    rmalab__epoch_set_ops(w, 0);
+    rmalab__sync_epoch_set_ops(w, 0);
     rmalab__win_state_unlock(w);
     ev.group = ranks;
     ev.n = n;
@@ -311,11 +311,11 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
-void rmalab__epoch_access_closed(rmalab_win *w)
+void rmalab__sync_epoch_access_closed(rmalab_win *w)
 {
     rmalab__win_state_lock(w);
     w->ep.access = RMALAB_ACCESS_NONE;
-    rmalab__epoch_set_ops(w, 0);
+    rmalab__sync_epoch_set_ops(w, 0);
     w->ep.epochs++;
     memset(w->ep.in_group, 0, (size_t)w->size);
     w->ep.ngroup = 0;
@@ -351,7 +351,7 @@ static int complete_call(rmalab_win *w)
     }
     if (rc)
         return rc;
-    rmalab__epoch_access_closed(w); /* leaves the group's ranks in place for ev */
+    rmalab__sync_epoch_access_closed(w); /* leaves the group's ranks in place for ev */
     return rmalab__sync_end(w, &ev);
 }
 
@@ -443,9 +443,9 @@ static int fence_call(rmalab_win *w, int assert_)
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
     rmalab__sync_begin(w, &ev, RMALAB_SYNC_FENCE);
-    int rc = rmalab__check_assert("fence", assert_,
-                          RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT | RMALAB_MODE_NOPRECEDE |
-                              RMALAB_MODE_NOSUCCEED);
+    int rc = rmalab__type_check_assert("fence", assert_,
+                                       RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT |
+                                           RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED);
     if (rc)
         return rc;
     /* Misuse inside a PSCW epoch first: the same message for both engines. */
@@ -468,7 +468,7 @@ static int fence_call(rmalab_win *w, int assert_)
     rmalab__block b;
     if ((rc = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0)))
         return rc;
-    int e = MPI_Win_fence(rmalab__mpi_mode(assert_), w->plain);
+    int e = MPI_Win_fence(rmalab__type_mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_fence");
@@ -476,7 +476,7 @@ static int fence_call(rmalab_win *w, int assert_)
     rmalab__win_state_lock(w);
     if (had_ops)
         w->ep.epochs++;
-    rmalab__epoch_set_ops(w, 0);
+    rmalab__sync_epoch_set_ops(w, 0);
     bool open = !(assert_ & RMALAB_MODE_NOSUCCEED);
     w->ep.access = open ? RMALAB_ACCESS_FENCE : RMALAB_ACCESS_NONE;
     w->ep.exposure = open ? RMALAB_EXPOSURE_FENCE : RMALAB_EXPOSURE_NONE;

@@ -114,7 +114,7 @@ int rmalab_mode_from_name(const char *name, int *out)
                             name ? name : "(null)");
 }
 
-MPI_Datatype rmalab__mpi_type(rmalab_type t)
+MPI_Datatype rmalab__type_mpi(rmalab_type t)
 {
     switch (t) {
     case RMALAB_INT8: return MPI_INT8_T;
@@ -131,7 +131,7 @@ MPI_Datatype rmalab__mpi_type(rmalab_type t)
     }
 }
 
-MPI_Op rmalab__mpi_op(rmalab_op op)
+MPI_Op rmalab__type_mpi_op(rmalab_op op)
 {
     static const MPI_Op ops[RMALAB_NOPS] = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN,
                                            MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_LAND,
@@ -139,7 +139,7 @@ MPI_Op rmalab__mpi_op(rmalab_op op)
     return ops[op];
 }
 
-int rmalab__mpi_mode(int assert_)
+int rmalab__type_mpi_mode(int assert_)
 {
     return (assert_ & RMALAB_MODE_NOCHECK ? MPI_MODE_NOCHECK : 0) |
            (assert_ & RMALAB_MODE_NOSTORE ? MPI_MODE_NOSTORE : 0) |
@@ -148,7 +148,7 @@ int rmalab__mpi_mode(int assert_)
            (assert_ & RMALAB_MODE_NOSUCCEED ? MPI_MODE_NOSUCCEED : 0);
 }
 
-int rmalab__check_assert(const char *call, int assert_, int allowed)
+int rmalab__type_check_assert(const char *call, int assert_, int allowed)
 {
     if ((assert_ & ~allowed) == 0)
         return RMALAB_OK;
@@ -168,7 +168,7 @@ int rmalab__check_assert(const char *call, int assert_, int allowed)
                             call, bad ? mode_names[bad - 1] : "?", call, off ? ok : "none");
 }
 
-int rmalab__check_count(const char *what, rmalab_type type, int count)
+int rmalab__type_check_count(const char *what, rmalab_type type, int count)
 {
     if ((unsigned)type >= RMALAB_NTYPES)
         return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type", what);
@@ -197,7 +197,7 @@ static bool op_defined(rmalab_op op, rmalab_type type)
     }
 }
 
-int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching)
+int rmalab__type_check_op(const char *what, rmalab_op op, rmalab_type type, bool fetching)
 {
     if ((unsigned)op >= RMALAB_NOPS)
         return rmalab__err_fail(RMALAB_ERR_OP, "%s: unknown op", what);

@@ -5,15 +5,15 @@
 
 #include "private.h"
 
-MPI_Datatype rmalab__mpi_type(rmalab_type t);
-MPI_Op rmalab__mpi_op(rmalab_op op);
+MPI_Datatype rmalab__type_mpi(rmalab_type t);
+MPI_Op rmalab__type_mpi_op(rmalab_op op);
 /* RMALAB_MODE_* to MPI_MODE_* */
-int rmalab__mpi_mode(int assert_);
+int rmalab__type_mpi_mode(int assert_);
 /* `call` ("fence") accepts the assertions `allowed` and no others. */
-int rmalab__check_assert(const char *call, int assert_, int allowed);
+int rmalab__type_check_assert(const char *call, int assert_, int allowed);
 /* The type is known and the count not negative. */
-int rmalab__check_count(const char *what, rmalab_type type, int count);
+int rmalab__type_check_count(const char *what, rmalab_type type, int count);
 /* The op/type pairs MPI defines for accumulate (and rmalab accepts). */
-int rmalab__check_op_type(const char *what, rmalab_op op, rmalab_type type, bool fetching);
+int rmalab__type_check_op(const char *what, rmalab_op op, rmalab_type type, bool fetching);
 
 #endif

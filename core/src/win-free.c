@@ -39,7 +39,7 @@ void rmalab__win_free_struct(rmalab_win *w)
     rmalab__trace_retire(w);
     rmalab__races_free(w);
     rmalab__layout_free(w);
-    rmalab__epoch_free(w);
+    rmalab__sync_epoch_free(w);
     rmalab__results_free(w);
     if (w->comm != MPI_COMM_NULL)
         MPI_Comm_free(&w->comm);
@@ -61,7 +61,7 @@ static int release_window(rmalab_win *w, rmalab__block *b)
     rmalab__registry_remove(w);
     if (w->eng->quiesce)
         w->eng->quiesce(w);
-    rmalab__requests_close(w);
+    rmalab__request_close_win(w);
     int e = rmalab__win_free_mpi(w);
     rmalab__win_unblock(w, b);
     rmalab__win_free_struct(w);
@@ -79,7 +79,7 @@ static int check_free(rmalab_win *w)
     if (!open_access && w->ep.exposure != RMALAB_EXPOSURE_POST)
         return RMALAB_OK;
     char state[256];
-    rmalab__describe(w, state, sizeof state, false);
+    rmalab__state_describe(w, state, sizeof state, false);
     bool passive_or_start = open_access && w->ep.access != RMALAB_ACCESS_FENCE;
     int by =
         rmalab__kind_opener(passive_or_start ? w->ep.access : RMALAB_ACCESS_NONE, w->ep.exposure);
@@ -95,7 +95,7 @@ static int free_call(rmalab_win **win)
     if (!win || !*win)
         return RMALAB_OK;
     rmalab_win *w = *win;
-    if (rmalab__attrs_busy(w))
+    if (rmalab__attr_busy(w))
         return rmalab__err_fail(RMALAB_ERR_WIN,
                                 "free: a window cannot be freed from one of its own attribute "
                                 "delete callbacks; free it after the call that ran the callback");
@@ -112,7 +112,7 @@ static int free_call(rmalab_win **win)
     int late = rmalab__races_close(w);
     if (late)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
-    int cb_rc = rmalab__attrs_delete_all(w);
+    int cb_rc = rmalab__attr_delete_all(w);
     if (cb_rc && !late) {
         late = cb_rc;
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
@@ -152,7 +152,7 @@ int rmalab_win_abandon(rmalab_win **win, bool fence)
     if (fence)
         MPI_Win_fence(MPI_MODE_NOSUCCEED, w->plain);
     /* Attribute values belong to a caller that is gone: forget them. */
-    rmalab__attrs_forget(w);
+    rmalab__attr_forget(w);
     *win = NULL;
     int e = release_window(w, &b);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_free");

@@ -15,7 +15,7 @@
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
 bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback)
 {
-    const char *v = rmalab__hint_value(valid, RMALAB_KEY_NO_LOCKS);
+    const char *v = rmalab__hints_value(valid, RMALAB_KEY_NO_LOCKS);
     return v ? strcmp(v, "true") == 0 : fallback;
 }
 
@@ -27,7 +27,7 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
 {
     int rc = rmalab_info_to_mpi(valid, out);
     if (!rc && engine_window && w->eng->own_lock_all &&
-        rmalab__hint_value(valid, RMALAB_KEY_NO_LOCKS))
+        rmalab__hints_value(valid, RMALAB_KEY_NO_LOCKS))
         MPI_Info_delete(*out, RMALAB_KEY_NO_LOCKS);
     return rc;
 }
@@ -68,10 +68,11 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
         rmalab_info_nth((rmalab_info *)info, i, &k, NULL, NULL, NULL);
         const rmalab_hint_def *d = rmalab_hints_find(RMALAB_SCOPE_WIN, k);
         if (d && !d->after_create)
-            rmalab__diag_add(diags, k,
-                             "%s is read only when the window is created; %s ignores it in "
-                             "set_info. Give it at creation instead",
-                             k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
+            rmalab__hints_validate_diag_add(
+                diags, k,
+                "%s is read only when the window is created; %s ignores it in "
+                "set_info. Give it at creation instead",
+                k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
     }
     rmalab__block b;
     if (!(rc = rmalab__win_block(w, &b, "set_info", true, NULL, 0))) {
@@ -134,9 +135,9 @@ static const char *in_force(rmalab_win *w, const rmalab_info *mpi, const rmalab_
 {
     if (d->rmalab_own)
         return own_value(w, d->key, buf, size);
-    if (!d->report_unreliable || !rmalab__hint_value(mpi, d->key))
+    if (!d->report_unreliable || !rmalab__hints_value(mpi, d->key))
         return NULL;
-    const char *v = rmalab__hint_value(w->at_create, d->key);
+    const char *v = rmalab__hints_value(w->at_create, d->key);
     return v ? v : d->default_value;
 }
 

@@ -51,13 +51,14 @@ static const rmalab__engine *find_engine(const char *name)
 
 static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diags *diags)
 {
-    const rmalab__engine *e = find_engine(rmalab__hint_value(valid, RMALAB_KEY_PSCW));
+    const rmalab__engine *e = find_engine(rmalab__hints_value(valid, RMALAB_KEY_PSCW));
     const char *env = getenv("RMALAB_PSCW");
     if (!e && env && *env && !(e = find_engine(env)))
-        rmalab__diag_add(diags, RMALAB_KEY_PSCW,
-                         "the environment variable RMALAB_PSCW=\"%s\" is neither \"native\" "
-                         "nor \"rma\"; using rma",
-                         env);
+        rmalab__hints_validate_diag_add(
+            diags, RMALAB_KEY_PSCW,
+            "the environment variable RMALAB_PSCW=\"%s\" is neither \"native\" "
+            "nor \"rma\"; using rma",
+            env);
     return e ? e : engines[0];
 }
 
@@ -69,10 +70,11 @@ static int broken_promise(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags
     const char *v = rmalab_info_lookup(valid, key, strlen(key), NULL);
     if (!v || strcmp(v, "true") != 0 || lo == hi)
         return RMALAB_OK;
-    rmalab__diag_add(diags, key,
-                     "%s = true promises that every rank gives the same %s, but they range from "
-                     "%ld to %ld; the promise is not passed to MPICH",
-                     key, what, lo, hi);
+    rmalab__hints_validate_diag_add(
+        diags, key,
+        "%s = true promises that every rank gives the same %s, but they range from "
+        "%ld to %ld; the promise is not passed to MPICH",
+        key, what, lo, hi);
     int rc = rmalab_info_delete(valid, key);
     return rc ? rc : rmalab_info_delete(w->at_create, key);
 }
@@ -161,8 +163,8 @@ static int step_hints(struct creation *c)
         (rc = rmalab_info_dup(c->valid, &w->at_create)))
         return rc;
     w->eng = select_engine(c->valid, c->diags);
-    if ((rc = rmalab__hints_strip_own(RMALAB_SCOPE_WIN, c->valid)) ||
-        (rc = rmalab__layout_alloc(w)) || (rc = rmalab__epoch_alloc(w)))
+    if ((rc = rmalab__hints_validate_strip_own(RMALAB_SCOPE_WIN, c->valid)) ||
+        (rc = rmalab__layout_alloc(w)) || (rc = rmalab__sync_epoch_alloc(w)))
         return rc;
     return rmalab__results_alloc(w);
 }

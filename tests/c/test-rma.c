@@ -1,5 +1,5 @@
 /* The "rma" suite: typed RMA operations and their results (core/src/rma.c)
- * and the origin-side checks they share (rmalab__check_op in sync.c): ranges
+ * and the origin-side checks they share (rmalab__sync_check_op in sync.c): ranges
  * against every target's own size and disp_unit, ranks, counts and types;
  * put and get of every type; accumulate and get_accumulate for every op and
  * type, checked against a reference computed here; fetch_and_op and

@@ -477,7 +477,7 @@ END_TEST
 
 /* Regression: rmalab_win_read/write (core/src/win.c local_bytes) computed
  * disp * disp_unit and off + n without guarding against overflow, unlike
- * rmalab__check_op: with disp_unit 4, disp 2^62 wraps to byte 0 and is read
+ * rmalab__sync_check_op: with disp_unit 4, disp 2^62 wraps to byte 0 and is read
  * as if it were in range (ERR_RMA_RANGE expected); with disp_unit 1,
  * disp = MPI_AINT max makes off + n overflow and the read dereferences
  * base + 2^63 - 1. Signed overflow is undefined (UBSan stops ./do asan). */
