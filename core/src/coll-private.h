@@ -10,22 +10,22 @@
 #include <rmalab/coll.h>
 
 /* A call of rmalab/coll.h: the record of what it blocks in (block.c) and
- * its failure for rmalab_last_failure. rmalab__comm_begin starts it: with
+ * its failure for rmalab_last_failure. rmalab__coll_begin starts it: with
  * `peer` (a rank of c, or NULL: every rank) as its group; on failure it
- * has ended already. rmalab__comm_end ends one that began. */
-int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
+ * has ended already. rmalab__coll_end ends one that began. */
+int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
                        const int *peer);
-int rmalab__comm_end(rmalab__block *b, int rc);
+int rmalab__coll_end(rmalab__block *b, int rc);
 /* A failure before anything was published (argument checks). */
-int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc);
+int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc);
 
 /* fn runs in MPI_Finalize, before MPI goes (an attribute of MPI_COMM_SELF);
  * once, however often it is registered. */
-void rmalab__at_finalize(void (*fn)(void));
+void rmalab__coll_at_finalize(void (*fn)(void));
 
 /* The thread's scratch `which` (0, 1): at least n bytes, kept and reused
  * until a later call needs more; NULL when out of memory. */
-void *rmalab__scratch(int which, size_t n);
+void *rmalab__coll_scratch(int which, size_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Messages on the wire (msg.c)                                             */
@@ -133,21 +133,21 @@ struct rmalab_request {
  * the collective: ERR_TRUNCATE, ERR_TYPE, ERR_RANK or ERR_OP on every rank
  * otherwise. A rank whose own checks failed (`status`) takes part and gets
  * its own error back; the others fail with its class. */
-int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
-                       int root, int op);
+int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
+                            int root, int op);
 
-/* p2p.c: a new request's id, pending until rmalab__rq_finished (0 and a
+/* p2p.c: a new request's id, pending until rmalab__p2p_rq_finished (0 and a
  * failure when out of memory). An RMA request's id is also done once its
  * operation completes by a call of its window (rmalab_win_done): `w`,
  * `target`, `ticket` say which (w NULL for messages); set them with
- * rmalab__rq_id_op. */
-uint64_t rmalab__rq_id(void);
-void rmalab__rq_id_op(uint64_t id, rmalab_win *w, int target, uint64_t ticket);
-void rmalab__rq_finished(rmalab_request *r);
+ * rmalab__p2p_rq_id_op. */
+uint64_t rmalab__p2p_rq_id(void);
+void rmalab__p2p_rq_id_op(uint64_t id, rmalab_win *w, int target, uint64_t ticket);
+void rmalab__p2p_rq_finished(rmalab_request *r);
 /* w is freed: its operations are complete, their ids done. */
-void rmalab__rq_forget_win(rmalab_win *w);
+void rmalab__p2p_rq_forget_win(rmalab_win *w);
 /* A message request's step (p2p.c), for request.c. */
-int rmalab__msg_rq_step(rmalab_request *r, bool block);
-void rmalab__msg_rq_destroy(rmalab_request *r);
+int rmalab__p2p_rq_step(rmalab_request *r, bool block);
+void rmalab__p2p_rq_destroy(rmalab_request *r);
 
 #endif

@@ -19,7 +19,7 @@
 /* ------------------------------------------------------------------------ */
 /* Calls                                                                    */
 
-int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc)
+int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc)
 {
     rmalab__block b = {0};
     if (c)
@@ -27,7 +27,7 @@ int rmalab__comm_refuse(const char *call, rmalab_comm *c, int rc)
     return rmalab__block_call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
 }
 
-int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
+int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
                        const int *peer)
 {
     rmalab__block_call_begin();
@@ -49,13 +49,13 @@ int rmalab__comm_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
     return rc ? rmalab__block_call_end(call, "comm", b->id, rc) : RMALAB_OK;
 }
 
-int rmalab__comm_end(rmalab__block *b, int rc)
+int rmalab__coll_end(rmalab__block *b, int rc)
 {
     rmalab__block_leave(b);
     return rmalab__block_call_end(b->call, "comm", b->id, rc);
 }
 
-void *rmalab__scratch(int which, size_t n)
+void *rmalab__coll_scratch(int which, size_t n)
 {
     static _Thread_local struct {
         void *p;
@@ -87,7 +87,7 @@ static int run_hooks(MPI_Comm c, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-void rmalab__at_finalize(void (*fn)(void))
+void rmalab__coll_at_finalize(void (*fn)(void))
 {
     int kv;
     for (int i = 0; i < nhooks; i++)
@@ -213,7 +213,7 @@ static int made_ready(int which, int bytes, MPI_User_function *fn)
         MPI_Type_commit(&made[which].type) != MPI_SUCCESS ||
         MPI_Op_create(fn, 1, &made[which].op) != MPI_SUCCESS)
         return rmalab__err_fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
-    rmalab__at_finalize(made_free);
+    rmalab__coll_at_finalize(made_free);
     return RMALAB_OK;
 }
 
@@ -310,7 +310,7 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
                                          : 0;
     int64_t *tmp = NULL;
     if (!status && kind == RMALAB_REDUCE_EXSCAN &&
-        !(tmp = rmalab__scratch(0, (size_t)count * 8 + 8)))
+        !(tmp = rmalab__coll_scratch(0, (size_t)count * 8 + 8)))
         status = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
     p.status = status;
     p.srank = status ? rmalab_comm_rank(c) : INT32_MAX;
@@ -343,7 +343,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
                  ? rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
                  : packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
     if (rc)
-        return rmalab__comm_refuse(call, c, rc);
+        return rmalab__coll_refuse(call, c, rc);
     /* one rank's bad argument: the others fail with it, not wait */
     int bad = !c ? RMALAB_OK : !status ? reduce_local(c, kind, root, count, *type, op)
             : kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c))
@@ -352,13 +352,13 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     if (!status)
         status = bad;
     rmalab__block b;
-    if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
+    if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;
     if (kind == RMALAB_REDUCE_ROOT) /* the rest agrees in reduce_call's packets */
-        rc = rmalab__agree_args(c, call, bad, 0, 0, root, -1);
+        rc = rmalab__coll_agree_args(c, call, bad, 0, 0, root, -1);
     if (!rc)
         rc = reduce_call(c, kind, root, buf, count, type, op, status);
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -368,19 +368,19 @@ int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **o
                              int status)
 {
     rmalab__block b;
-    int rc = rmalab__comm_begin(&b, "split", c, true, NULL);
+    int rc = rmalab__coll_begin(&b, "split", c, true, NULL);
     if (rc)
         return rc;
     *out = NULL;
     MPI_Comm nc = MPI_COMM_NULL;
-    if (!(rc = rmalab__agree_args(c, "split", status, 0, 0, 0, -1))) {
+    if (!(rc = rmalab__coll_agree_args(c, "split", status, 0, 0, 0, -1))) {
         int e = MPI_Comm_split(rmalab_comm_mpi(c), color < 0 ? MPI_UNDEFINED : color, key, &nc);
         if (e != MPI_SUCCESS)
             rc = rmalab__err_mpi(e, "MPI_Comm_split");
         else if (nc != MPI_COMM_NULL && (rc = rmalab__comm_adopt(nc, out)))
             MPI_Comm_free(&nc);
     }
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
@@ -444,8 +444,8 @@ static void args_max(void *in, void *inout, int *len, MPI_Datatype *t)
         y[i] = x[i] > y[i] ? x[i] : y[i];
 }
 
-int rmalab__agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
-                       int root, int op)
+int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
+                            int root, int op)
 {
     int me = rmalab_comm_rank(c);
     /* the lowest failed rank wins, its class below it */
@@ -503,13 +503,13 @@ int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_
     if (!status)
         status = check_typed(c, "bcast", root, count, type);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
-    if ((rc = rmalab__comm_begin(&b, "bcast", c, true, NULL)))
+    if ((rc = rmalab__coll_begin(&b, "bcast", c, true, NULL)))
         return rc;
-    if (!(rc = rmalab__agree_args(c, "bcast", status, count, (int)type, root, -1))) {
+    if (!(rc = rmalab__coll_agree_args(c, "bcast", status, count, (int)type, root, -1))) {
         int e = MPI_Bcast(buf, count, rmalab__type_mpi(type), root, rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
     }
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 /* The op suits the type as MPI's predefined reductions say. */
@@ -539,7 +539,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
     MPI_Op o = rmalab__type_mpi_op(op);
     int me = rmalab_comm_rank(c), e;
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
-    void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__scratch(0, bytes) : NULL;
+    void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__coll_scratch(0, bytes) : NULL;
     if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !keep)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
     if (keep) /* MPI leaves rank 0's buffer undefined: it keeps its values */
@@ -575,7 +575,7 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (kind != RMALAB_REDUCE_ROOT)
         root = 0;
     if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
-        return rmalab__comm_refuse(
+        return rmalab__coll_refuse(
             call, c, rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind));
     int rc;
     if (!status)
@@ -583,11 +583,11 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (!status)
         status = check_reduce_op(call, type, op);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
-    if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
+    if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;
-    if (!(rc = rmalab__agree_args(c, call, status, count, (int)type, root, (int)op)))
+    if (!(rc = rmalab__coll_agree_args(c, call, status, count, (int)type, root, (int)op)))
         rc = reduce_typed_call(c, kind, root, buf, count, type, op);
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 /* Barrier: it carries the clocks when any member has one. */

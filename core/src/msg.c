@@ -265,7 +265,7 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
     m->nclock = h.flags & F_CLOCK ? h.clock : 0;
     m->nrest = h.clock + h.n - k;
     /* clock and payload together, the rest received in place */
-    m->own = m->scratch ? rmalab__scratch(1, h.clock + h.n) : rmalab__mem_alloc(h.clock + h.n);
+    m->own = m->scratch ? rmalab__coll_scratch(1, h.clock + h.n) : rmalab__mem_alloc(h.clock + h.n);
     if (!m->own)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM,
                                 "recv: out of memory for a message of %zu "

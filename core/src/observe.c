@@ -11,19 +11,19 @@
 #include "clock.h"
 #include "races-sync.h"
 
-void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
+void rmalab__observe_sync_begin_(rmalab_win *w, rmalab__sync_event *ev)
 {
     if (w->races)
         rmalab__clock_jitter();
     ev->t0 = rmalab__trace_t0(w);
 }
 
-int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__observe_sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev)
 {
-    return rmalab__races_ahead(w, ev);
+    return rmalab__races_sync_ahead(w, ev);
 }
 
-int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__observe_sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
 {
     rmalab__trace_call(w, (int)ev->k->trace, ev->t0, ev->peer, ev->group, ev->n, ev->flag);
     if (!w->races || ev->unfinished)
@@ -31,16 +31,16 @@ int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev)
     return rmalab__races_sync(w, ev);
 }
 
-void rmalab__op_begin_(rmalab_win *w)
+void rmalab__observe_op_begin_(rmalab_win *w)
 {
     rmalab__clock_jitter();
     (void)w;
 }
 
-int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__observe_op_end_(rmalab_win *w, const rmalab__op_event *ev)
 {
     uint32_t id = 0;
-    int rc = w->races ? rmalab__races_op(w, ev, &id) : RMALAB_OK;
+    int rc = w->races ? rmalab__races_sync_op(w, ev, &id) : RMALAB_OK;
     rmalab__trace_op(w, ev->kind, ev->t0, ev->target, ev->disp, ev->type, ev->count, id);
     return rc;
 }
@@ -48,26 +48,26 @@ int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev)
 /* A local access is recorded after it happened: the checker's record
  * first, for its number; the recorder's event; then the checker's verdict,
  * so that a race's event follows the access in the record. */
-int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__observe_op_local(rmalab_win *w, const rmalab__op_event *ev)
 {
     if (!w->races)
         return RMALAB_OK;
     uint32_t id;
-    int rc = rmalab__races_local(w, ev, &id);
+    int rc = rmalab__races_sync_local(w, ev, &id);
     if (rc)
         return rc;
     rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), w->rank, ev->disp, ev->type, ev->count,
                      id);
-    return rmalab__races_local_check(w, ev);
+    return rmalab__races_sync_local_check(w, ev);
 }
 
 /* A load or store of another rank's memory: its record goes to that rank. */
-int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__observe_op_direct(rmalab_win *w, const rmalab__op_event *ev)
 {
     if (!w->races || ev->target == w->rank)
-        return rmalab__op_local(w, ev);
+        return rmalab__observe_op_local(w, ev);
     uint32_t id;
-    int rc = rmalab__races_direct(w, ev, &id);
+    int rc = rmalab__races_sync_direct(w, ev, &id);
     if (!rc)
         rmalab__trace_op(w, ev->kind, rmalab__trace_t0(w), ev->target, ev->disp, ev->type,
                          ev->count, id);

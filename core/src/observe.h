@@ -19,15 +19,15 @@
 #include "sync-kinds.h"
 
 /* observe.c: the bodies of the fronts below. */
-void rmalab__sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
-int rmalab__sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
-int rmalab__sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
-void rmalab__op_begin_(rmalab_win *w);
-int rmalab__op_end_(rmalab_win *w, const rmalab__op_event *ev);
+void rmalab__observe_sync_begin_(rmalab_win *w, rmalab__sync_event *ev);
+int rmalab__observe_sync_ahead_(rmalab_win *w, const rmalab__sync_event *ev);
+int rmalab__observe_sync_end_(rmalab_win *w, const rmalab__sync_event *ev);
+void rmalab__observe_op_begin_(rmalab_win *w);
+int rmalab__observe_op_end_(rmalab_win *w, const rmalab__op_event *ev);
 /* win:read / win:write, after the access. */
-int rmalab__op_local(rmalab_win *w, const rmalab__op_event *ev);
+int rmalab__observe_op_local(rmalab_win *w, const rmalab__op_event *ev);
 /* A direct load or store of ev->target's memory (rmalab_win_direct). */
-int rmalab__op_direct(rmalab_win *w, const rmalab__op_event *ev);
+int rmalab__observe_op_direct(rmalab_win *w, const rmalab__op_event *ev);
 
 struct rmalab__sync_event {
     const rmalab_sync_kind *k;
@@ -39,21 +39,22 @@ struct rmalab__sync_event {
     bool unfinished;        /* a test that returned false: traced, nothing acquired */
 };
 
-static inline void rmalab__sync_begin(rmalab_win *w, rmalab__sync_event *ev, rmalab_sync_id id)
+static inline void rmalab__observe_sync_begin(rmalab_win *w, rmalab__sync_event *ev,
+                                              rmalab_sync_id id)
 {
     *ev = (rmalab__sync_event){.k = &rmalab__kind_rows[id], .peer = -1};
     if (w->races || w->trace)
-        rmalab__sync_begin_(w, ev);
+        rmalab__observe_sync_begin_(w, ev);
 }
 
-static inline int rmalab__sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
+static inline int rmalab__observe_sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
 {
-    return w->races && ev->n ? rmalab__sync_ahead_(w, ev) : RMALAB_OK;
+    return w->races && ev->n ? rmalab__observe_sync_ahead_(w, ev) : RMALAB_OK;
 }
 
-static inline int rmalab__sync_end(rmalab_win *w, const rmalab__sync_event *ev)
+static inline int rmalab__observe_sync_end(rmalab_win *w, const rmalab__sync_event *ev)
 {
-    return w->races || w->trace ? rmalab__sync_end_(w, ev) : RMALAB_OK;
+    return w->races || w->trace ? rmalab__observe_sync_end_(w, ev) : RMALAB_OK;
 }
 
 /* An operation, or a local access (kind RMALAB_TRACE_READ or _WRITE, target
@@ -81,19 +82,19 @@ struct rmalab__op_event {
 };
 
 /* An operation begins (w may be NULL). */
-static inline void rmalab__op_begin(rmalab_win *w, rmalab__op_event *ev)
+static inline void rmalab__observe_op_begin(rmalab_win *w, rmalab__op_event *ev)
 {
     if (w && w->races)
-        rmalab__op_begin_(w);
+        rmalab__observe_op_begin_(w);
     ev->t0 = w && w->trace ? rmalab__trace_clock() : 0;
 }
 
 /* ... and ends with rc, its own status, returned unless the checker fails. */
-static inline int rmalab__op_end(rmalab_win *w, const rmalab__op_event *ev, int rc)
+static inline int rmalab__observe_op_end(rmalab_win *w, const rmalab__op_event *ev, int rc)
 {
     if (rc || !(w->races || w->trace))
         return rc;
-    return rmalab__op_end_(w, ev);
+    return rmalab__observe_op_end_(w, ev);
 }
 
 #endif

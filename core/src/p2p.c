@@ -54,8 +54,8 @@ static int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *
 {
     int rc = c ? check_call(c, call, *peer, tag, recv, n) : RMALAB_OK;
     if (rc)
-        return rmalab__comm_refuse(call, c, rc);
-    return rmalab__comm_begin(b, call, c, false, *peer >= 0 ? peer : NULL);
+        return rmalab__coll_refuse(call, c, rc);
+    return rmalab__coll_begin(b, call, c, false, *peer >= 0 ? peer : NULL);
 }
 
 static size_t bytes_of(int type, int count)
@@ -86,7 +86,7 @@ static pending *pend;
 static uint64_t next_id;
 static int npend, cappend;
 
-uint64_t rmalab__rq_id(void)
+uint64_t rmalab__p2p_rq_id(void)
 {
     if (npend == cappend) {
         int cap = cappend ? 2 * cappend : 64;
@@ -120,14 +120,14 @@ static void drop(int i)
     memmove(pend + i, pend + i + 1, (size_t)(--npend - i) * sizeof *pend);
 }
 
-void rmalab__rq_id_op(uint64_t id, rmalab_win *w, int target, uint64_t ticket)
+void rmalab__p2p_rq_id_op(uint64_t id, rmalab_win *w, int target, uint64_t ticket)
 {
     int i = find_pending(id);
     if (i >= 0)
         pend[i] = (pending){id, w, target, ticket};
 }
 
-void rmalab__rq_finished(rmalab_request *r)
+void rmalab__p2p_rq_finished(rmalab_request *r)
 {
     r->done = 1;
     int i = r->id ? find_pending(r->id) : -1;
@@ -135,7 +135,7 @@ void rmalab__rq_finished(rmalab_request *r)
         drop(i);
 }
 
-void rmalab__rq_forget_win(rmalab_win *w)
+void rmalab__p2p_rq_forget_win(rmalab_win *w)
 {
     for (int i = npend - 1; i >= 0; i--)
         if (pend[i].w == w)
@@ -171,7 +171,7 @@ static int send_self(rmalab_comm *c, const void *buf, size_t n, int type, int ta
     rmalab_request *r = NULL;
     int rc = isend_(c, buf, n, type, true, rmalab_comm_rank(c), tag, &r);
     if (!rc)
-        rmalab__msg_rq_destroy(r);
+        rmalab__p2p_rq_destroy(r);
     return rc;
 }
 
@@ -202,7 +202,7 @@ static int send_(const char *call, rmalab_comm *c, const void *buf, size_t n, in
 {
     rmalab__block b;
     int rc = begin(&b, call, c, &dest, tag, false, n);
-    return rc ? rc : rmalab__comm_end(&b, send_call(c, buf, n, type, dest, tag));
+    return rc ? rc : rmalab__coll_end(&b, send_call(c, buf, n, type, dest, tag));
 }
 
 int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int tag)
@@ -216,7 +216,7 @@ int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_ty
     rmalab__block_call_begin();
     int rc = check_typed("send", (int)type, count);
     if (rc)
-        return rmalab__comm_refuse("send", c, rc);
+        return rmalab__coll_refuse("send", c, rc);
     return send_("send", c, buf, bytes_of((int)type, count), (int)type, dest, tag);
 }
 
@@ -246,7 +246,7 @@ static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size
     rc = recv_call(m, type, into, cap);
     if (!rc)
         *st = m->st;
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, size_t *n,
@@ -277,7 +277,7 @@ int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type typ
     rmalab__block_call_begin();
     int rc = check_typed("recv", (int)type, count);
     if (rc)
-        return rmalab__comm_refuse("recv", c, rc);
+        return rmalab__coll_refuse("recv", c, rc);
     rmalab__msg_in m = {0};
     rc = recv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), &m, st);
     rmalab__msg_close(&m);
@@ -292,12 +292,12 @@ static int probe_(const char *call, rmalab_comm *c, int source, int tag, bool bl
     if (block) {
         if ((rc = begin(&b, call, c, &source, tag, true, 0)))
             return rc;
-        return rmalab__comm_end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
+        return rmalab__coll_end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
     }
     rmalab__block_call_begin();
     if ((rc = check_call(c, call, source, tag, true, 0)) ||
         (rc = rmalab__msg_peek(c, source, tag, false, flag, st)))
-        return rmalab__comm_refuse(call, c, rc);
+        return rmalab__coll_refuse(call, c, rc);
     return RMALAB_OK;
 }
 
@@ -327,13 +327,13 @@ static int new_request(rmalab_comm *c, const char *call, int peer, int tag, bool
         rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
     if (!rc && !(r->first = rmalab__mem_alloc(RMALAB__EAGER)))
         rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
-    if (!rc && !(r->id = rmalab__rq_id()))
+    if (!rc && !(r->id = rmalab__p2p_rq_id()))
         rc = RMALAB_ERR_NO_MEM;
     if (rc) {
         if (r)
             rmalab__mem_free(r->first);
         rmalab__mem_free(r);
-        return rmalab__comm_refuse(call, c, rc);
+        return rmalab__coll_refuse(call, c, rc);
     }
     r->kind = recv ? RMALAB__RQ_RECV : RMALAB__RQ_SEND;
     r->c = c;
@@ -358,8 +358,8 @@ static int isend_(rmalab_comm *c, const void *buf, size_t n, int type, bool keep
         rc = rmalab__msg_post(c, &o, dest, tag, r->req);
     }
     if (rc) { /* a first part that started cannot be taken back: it is left to end */
-        rmalab__msg_rq_destroy(r);
-        return rmalab__comm_refuse("isend", c, rc);
+        rmalab__p2p_rq_destroy(r);
+        return rmalab__coll_refuse("isend", c, rc);
     }
     *out = r;
     return RMALAB_OK;
@@ -378,7 +378,7 @@ int rmalab_comm_isend_typed(rmalab_comm *c, const void *buf, int count, rmalab_t
     *out = NULL;
     int rc = check_typed("isend", (int)type, count);
     if (rc)
-        return rmalab__comm_refuse("isend", c, rc);
+        return rmalab__coll_refuse("isend", c, rc);
     return isend_(c, buf, bytes_of((int)type, count), (int)type, false, dest, tag, out);
 }
 
@@ -394,8 +394,8 @@ static int irecv_(rmalab_comm *c, int source, int tag, int type, void *into, siz
     r->cap = cap;
     r->m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = r->first};
     if ((rc = rmalab__msg_start(&r->m, false))) {
-        rmalab__msg_rq_destroy(r);
-        return rmalab__comm_refuse("irecv", c, rc);
+        rmalab__p2p_rq_destroy(r);
+        return rmalab__coll_refuse("irecv", c, rc);
     }
     *out = r;
     return RMALAB_OK;
@@ -413,7 +413,7 @@ int rmalab_comm_irecv_typed(rmalab_comm *c, void *buf, int count, rmalab_type ty
     *out = NULL;
     int rc = check_typed("irecv", (int)type, count);
     if (rc)
-        return rmalab__comm_refuse("irecv", c, rc);
+        return rmalab__coll_refuse("irecv", c, rc);
     return irecv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), out);
 }
 
@@ -431,7 +431,7 @@ static int send_step(rmalab_request *r, bool block)
     if (done) {
         rmalab__mem_free(r->copy);
         r->copy = NULL;
-        rmalab__rq_finished(r);
+        rmalab__p2p_rq_finished(r);
     }
     return rc;
 }
@@ -442,7 +442,7 @@ static int recv_step(rmalab_request *r, bool block)
     if (!rc && r->m.stage == RMALAB__MSG_ARRIVED)
         rc = rmalab__msg_take(&r->m, r->type, r->into, r->cap);
     if (r->m.stage == RMALAB__MSG_DONE)
-        rmalab__rq_finished(r);
+        rmalab__p2p_rq_finished(r);
     return rc;
 }
 
@@ -458,17 +458,17 @@ static void let_go(rmalab_request *r)
                          rmalab_errmsg());
 }
 
-int rmalab__msg_rq_step(rmalab_request *r, bool block)
+int rmalab__p2p_rq_step(rmalab_request *r, bool block)
 {
     const char *call = r->kind == RMALAB__RQ_RECV ? "recv" : "send";
     rmalab__block b = {0};
     int rc;
-    if (block && (rc = rmalab__comm_begin(&b, call, r->c, false, r->peer >= 0 ? &r->peer : NULL)))
+    if (block && (rc = rmalab__coll_begin(&b, call, r->c, false, r->peer >= 0 ? &r->peer : NULL)))
         return rc;
     if (!block)
         rmalab__block_call_begin();
     rc = r->kind == RMALAB__RQ_RECV ? recv_step(r, block) : send_step(r, block);
-    rc = block ? rmalab__comm_end(&b, rc) : rc ? rmalab__comm_refuse(call, r->c, rc) : rc;
+    rc = block ? rmalab__coll_end(&b, rc) : rc ? rmalab__coll_refuse(call, r->c, rc) : rc;
     if (r->done)
         let_go(r);
     return rc;
@@ -476,7 +476,7 @@ int rmalab__msg_rq_step(rmalab_request *r, bool block)
 
 static void free_request(rmalab_request *r)
 {
-    rmalab__rq_finished(r);
+    rmalab__p2p_rq_finished(r);
     let_go(r);
     rmalab__mem_free(r->copy);
     rmalab__mem_free(r->first);
@@ -519,11 +519,11 @@ static void release_orphans(void)
     }
 }
 
-void rmalab__msg_rq_destroy(rmalab_request *r)
+void rmalab__p2p_rq_destroy(rmalab_request *r)
 {
     if (r->kind == RMALAB__RQ_SEND && !r->done &&
         (r->req[0] != MPI_REQUEST_NULL || r->req[1] != MPI_REQUEST_NULL)) {
-        rmalab__at_finalize(release_orphans);
+        rmalab__coll_at_finalize(release_orphans);
         sweep_orphans();
         r->next = orphans; /* MPI may still read its parts: its id stays pending */
         orphans = r;

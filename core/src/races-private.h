@@ -10,7 +10,7 @@
 #include "win-private.h"
 
 /* Owner races.c: an access record of the race checker. Records lie
- * rmalab__racc_size() bytes apart: this header, then the issue clock, one
+ * rmalab__races_racc_size() bytes apart: this header, then the issue clock, one
  * int64 per world rank. The same bytes go over the wire (`dead` is 0 there). */
 typedef struct {
     int64_t lo, hi;         /* bytes of the target's window; dynamic: addresses */
@@ -44,7 +44,7 @@ struct rmalab__rlist {
 /* The bytes of a record, its clock included: a list's records lie this far
  * apart, from its first at l->p (races.c walks them), as they do in a
  * message (races-wire.c). */
-static inline size_t rmalab__racc_size(void)
+static inline size_t rmalab__races_racc_size(void)
 {
     return sizeof(rmalab__racc) + rmalab__clock_bytes();
 }
@@ -89,39 +89,39 @@ struct rmalab__races {
 /* races-report.c: the reports and the process's list of races; the call
  * sites they name. */
 /* The call's site (rmalab_check_site), or `fallback`; clears it. */
-void rmalab__races_site(char *buf, size_t size, const char *fallback);
+void rmalab__races_report_site(char *buf, size_t size, const char *fallback);
 /* Report the race of a and b (`at`: the call that found it; NULL: b). */
 void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
                           const char *at);
 /* "wait() at x.lua:31": `call` and the site the caller named, for reports. */
-void rmalab__races_where(char *buf, size_t size, const char *call);
+void rmalab__races_report_where(char *buf, size_t size, const char *call);
 /* What this rank found during `call` (rc: the call's own status, returned
  * first): raised (mode races), warned of or kept. */
-int rmalab__races_finish(rmalab_win *w, const char *call, int rc);
+int rmalab__races_report_finish(rmalab_win *w, const char *call, int rc);
 /* Collective: the lowest rank that found a race tells the others, so that
  * in mode races every rank raises at the same fence or free. `S` holds
  * this rank's release clock and gets the join; NULL: no clock. */
-int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call);
+int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *call);
 
 /* races.c: the model (docs/races.md): records, their lists, the race rule,
  * and the log of a window's memory with the checks against it. One thread
  * per process calls it. */
 /* Room for one more record at the end (NULL: out of memory). */
-rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l);
-void rmalab__rlist_free(struct rmalab__rlist *l);
+rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l);
+void rmalab__races_rlist_free(struct rmalab__rlist *l);
 /* Every record of `l` completed at `c`, this rank's clock entry at the
  * release that completes them. */
-void rmalab__rlist_complete(struct rmalab__rlist *l, int64_t c);
+void rmalab__races_rlist_complete(struct rmalab__rlist *l, int64_t c);
 /* Every record of `l` issued after clock P too: their clocks join it. */
-void rmalab__rlist_join(struct rmalab__rlist *l, const int64_t *P);
+void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P);
 /* A record of an access by this rank, issued now, appended to `l` or merged
  * into its last record (an adjacent access of the same kind from the same
  * site in the same interval); *id: the record's number. */
-int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
+int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
 /* Join the list's last record, just pushed, to the one before it when they
  * are one access (adjacent bytes, same site and interval); returns the
  * record that holds it. */
-rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l);
+rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l);
 /* The rule (docs/races.md): do a and b race. */
 bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
 /* The window's state of races.c. */
@@ -158,21 +158,21 @@ void rmalab__races_log_free(struct rmalab__races *R);
 /* races-wire.c: the checker's messages, on its own communicator. */
 enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };
 /* Send `clock` and `recs` (NULL: none) to `to`, without waiting. */
-int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
-                       const struct rmalab__rlist *recs);
+int rmalab__races_wire_send(rmalab_win *w, int to, int tag, const int64_t *clock,
+                            const struct rmalab__rlist *recs);
 /* A message from `from`, which was sent before the call that let this rank
  * get here. The caller frees *buf. */
-int rmalab__races_recv(rmalab_win *w, int from, int tag, unsigned char **buf);
+int rmalab__races_wire_recv(rmalab_win *w, int from, int tag, unsigned char **buf);
 /* The sender's clock in a message. */
-const int64_t *rmalab__races_msg_clock(const unsigned char *buf);
+const int64_t *rmalab__races_wire_msg_clock(const unsigned char *buf);
 /* Receive one message and check its records (`intra`: an origin's passive
  * batch, whose own pairs it compared); `acquire` its clock. */
-int rmalab__races_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
-                       bool acquire);
+int rmalab__races_wire_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
+                            bool acquire);
 /* The passive-target batches that have arrived, checked. */
-int rmalab__races_drain(rmalab_win *w, const char *at);
+int rmalab__races_wire_drain(rmalab_win *w, const char *at);
 /* Collective: every passive batch sent to this rank, and `fence` (per
  * origin: one FENCE message or none), received and checked. */
-int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at);
+int rmalab__races_wire_exchange(rmalab_win *w, const int64_t *fence, const char *at);
 
 #endif

@@ -31,7 +31,7 @@ void rmalab_check_site(const char *site)
     copy(site_now, sizeof site_now, site ? site : "");
 }
 
-void rmalab__races_site(char *buf, size_t size, const char *fallback)
+void rmalab__races_report_site(char *buf, size_t size, const char *fallback)
 {
     copy(buf, size, site_now[0] ? site_now : fallback);
     site_now[0] = 0;
@@ -291,15 +291,15 @@ void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__ra
 /* What a call that found races does                                        */
 
 /* "wait() at x.lua:31" */
-void rmalab__races_where(char *buf, size_t size, const char *call)
+void rmalab__races_report_where(char *buf, size_t size, const char *call)
 {
     char site[48];
-    rmalab__races_site(site, sizeof site, "");
+    rmalab__races_report_site(site, sizeof site, "");
     snprintf(buf, size, site[0] ? "%s() at %s" : "%s()", call, site);
 }
 
 /* What this rank found during `call`: raised, printed or kept. */
-int rmalab__races_finish(rmalab_win *w, const char *call, int rc)
+int rmalab__races_report_finish(rmalab_win *w, const char *call, int rc)
 {
     struct rmalab__races *R = w->races;
     unsigned n = R->found_now;
@@ -319,7 +319,7 @@ int rmalab__races_finish(rmalab_win *w, const char *call, int rc)
 /* Collective: the lowest rank that found a race tells the others, so that
  * in mode races every rank raises at the same fence or free. `S` holds
  * this rank's release clock and gets the join; NULL: no clock. */
-int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call)
+int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *call)
 {
     struct rmalab__races *R = w->races;
     int W = rmalab__clock_size();
@@ -347,7 +347,7 @@ int rmalab__races_finish_together(rmalab_win *w, int64_t *S, const char *call)
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "sharing a race report");
     if (R->found_now) /* this rank's own report */
-        return rmalab__races_finish(w, call, RMALAB_OK);
+        return rmalab__races_report_finish(w, call, RMALAB_OK);
     if (R->mode != RMALAB_CHECK_RACES)
         return RMALAB_OK;
     return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",

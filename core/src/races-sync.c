@@ -22,9 +22,9 @@
  * races-wire.c carries the messages.
  *
  * Every call on a window that the checker sees comes in through the event
- * layer (observe.c), which calls the checker's part here (rmalab__races_ahead
+ * layer (observe.c), which calls the checker's part here (rmalab__races_sync_ahead
  * and _sync for synchronisation, read from its kind's row in rmalab/sync.h;
- * rmalab__races_op, _local and _direct for operations and local accesses):
+ * rmalab__races_sync_op, _local and _direct for operations and local accesses):
  *   releases CLOCK: post;  EPOCH: complete;  TARGETS: unlock, flush and
  *            their _all;  ALL: fence;  LOCAL (flush_local): nothing, as
  *            the accesses stay with the origin until a flush or unlock
@@ -69,15 +69,16 @@ static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, b
     return r;
 }
 
-int rmalab__races_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
     rmalab__racc r = record_of(w, ev, false);
     r.call = (uint8_t)ev->kind;
     r.kind = ev->kind == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
              : ev->kind == RMALAB_TRACE_GET ? RMALAB__RK_READ
                                             : RMALAB__RK_ATOMIC;
-    rmalab__races_site(r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
-    return rmalab__racc_add(&w->races->out[ev->target], &r, id);
+    rmalab__races_report_site(r.site, sizeof r.site,
+                              rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
+    return rmalab__races_racc_add(&w->races->out[ev->target], &r, id);
 }
 
 /* A point access (a read or write, a load or store) as one record, alone
@@ -90,12 +91,12 @@ static int point_record(rmalab_win *w, const rmalab__op_event *ev, const char *c
     rmalab__racc r = record_of(w, ev, true);
     r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
     r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
-    rmalab__races_site(r.site, sizeof r.site, sites[write]);
+    rmalab__races_report_site(r.site, sizeof r.site, sites[write]);
     one->n = 0;
-    return rmalab__racc_add(one, &r, id);
+    return rmalab__races_racc_add(one, &r, id);
 }
 
-/* The one record of the local access that rmalab__races_local made last. */
+/* The one record of the local access that rmalab__races_sync_local made last. */
 /* A list's records, as the checks take them. */
 static const rmalab__racc *first(const struct rmalab__rlist *l)
 {
@@ -104,31 +105,31 @@ static const rmalab__racc *first(const struct rmalab__rlist *l)
 
 static struct rmalab__rlist one_local;
 
-int rmalab__races_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
     static const char *const sites[2] = {"win:read", "win:write"};
     return point_record(w, ev, sites, &one_local, id);
 }
 
-int rmalab__races_local_check(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__races_sync_local_check(rmalab_win *w, const rmalab__op_event *ev)
 {
     rmalab__races_check(w, first(&one_local), 1, 0, NULL);
-    return rmalab__races_finish(w, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
-                                RMALAB_OK);
+    return rmalab__races_report_finish(w, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
+                                       RMALAB_OK);
 }
 
 /* A load or store through a pointer to another rank's memory (a view of a
  * shared window): a point, as a win:read/win:write is, which the rank
  * whose memory it is checks as a passive batch of one record (its clock
  * is never acquired, so it carries none). */
-int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
 {
     static struct rmalab__rlist one;
     static const char *const sites[2] = {"a load", "a store"};
     int64_t *none = rmalab__mem_calloc(1, rmalab__clock_bytes());
     int rc = none ? point_record(w, ev, sites, &one, id)
                   : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (!rc && !(rc = rmalab__races_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
+    if (!rc && !(rc = rmalab__races_wire_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
         w->races->sent[ev->target]++;
     rmalab__mem_free(none);
     return rc;
@@ -137,7 +138,7 @@ int rmalab__races_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id
 /* Records to `t` are complete: the issuer's release S completed them. */
 static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_t *S)
 {
-    rmalab__rlist_complete(l, S[w->lay.world_ranks[w->rank]]);
+    rmalab__races_rlist_complete(l, S[w->lay.world_ranks[w->rank]]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -146,8 +147,8 @@ static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_
 static int synced(rmalab_win *w, const char *call)
 {
     char at[96];
-    rmalab__races_where(at, sizeof at, call);
-    return rmalab__races_finish(w, call, rmalab__races_drain(w, at));
+    rmalab__races_report_where(at, sizeof at, call);
+    return rmalab__races_report_finish(w, call, rmalab__races_wire_drain(w, at));
 }
 
 static int post_clock(rmalab_win *w, const int *ranks, int n)
@@ -159,7 +160,7 @@ static int post_clock(rmalab_win *w, const int *ranks, int n)
     w->races->exposing = true;
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
+        rc = rmalab__races_wire_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
     rmalab__mem_free(S);
     return rc;
 }
@@ -170,10 +171,10 @@ static int post_clock(rmalab_win *w, const int *ranks, int n)
 static int join_post(rmalab_win *w, int t)
 {
     unsigned char *buf;
-    int rc = rmalab__races_recv(w, t, RMALAB__TAG_POST, &buf);
+    int rc = rmalab__races_wire_recv(w, t, RMALAB__TAG_POST, &buf);
     if (rc)
         return rc;
-    rmalab__rlist_join(&w->races->out[t], rmalab__races_msg_clock(buf));
+    rmalab__races_rlist_join(&w->races->out[t], rmalab__races_wire_msg_clock(buf));
     rmalab__mem_free(buf);
     return RMALAB_OK;
 }
@@ -192,7 +193,7 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
     rmalab__clock_release(S);
     for (int i = 0; i < n && !rc; i++) {
         completed(w, &R->out[group[i]], S);
-        rc = rmalab__races_send(w, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
+        rc = rmalab__races_wire_send(w, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
     rmalab__mem_free(S);
@@ -202,15 +203,15 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
 static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
 {
     char at[96];
-    rmalab__races_where(at, sizeof at, call);
+    rmalab__races_report_where(at, sizeof at, call);
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
+        rc = rmalab__races_wire_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
     if (!rc) {
         w->races->exposing = false; /* every record of the epoch is in */
         rmalab__races_prune(w);
     }
-    return rmalab__races_finish(w, call, rc ? rc : rmalab__races_drain(w, at));
+    return rmalab__races_report_finish(w, call, rc ? rc : rmalab__races_wire_drain(w, at));
 }
 
 /* Passive target: the records to t are complete. The origin checks the
@@ -227,7 +228,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
         rmalab__races_check(w, first(l), l->n, RMALAB__CK_PASSIVE, at);
     } else {
         rmalab__races_within(w, first(l), l->n, at);
-        if (!(rc = rmalab__races_send(w, t, RMALAB__TAG_PASSIVE, S, l)))
+        if (!(rc = rmalab__races_wire_send(w, t, RMALAB__TAG_PASSIVE, S, l)))
             R->sent[t]++;
     }
     l->n = 0;
@@ -237,7 +238,7 @@ static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
 static int released(rmalab_win *w, int target, const char *call)
 {
     char at[96];
-    rmalab__races_where(at, sizeof at, call);
+    rmalab__races_report_where(at, sizeof at, call);
     int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
     if (!S)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -246,14 +247,14 @@ static int released(rmalab_win *w, int target, const char *call)
     for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
         rc = ship_passive(w, t, S, at);
     rmalab__mem_free(S);
-    return rmalab__races_finish(w, call, rc ? rc : rmalab__races_drain(w, at));
+    return rmalab__races_report_finish(w, call, rc ? rc : rmalab__races_wire_drain(w, at));
 }
 
 static int fenced(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
     char at[96];
-    rmalab__races_where(at, sizeof at, "fence");
+    rmalab__races_report_where(at, sizeof at, "fence");
     int P = w->size, rc = RMALAB_OK;
     int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
     if (!S)
@@ -267,12 +268,12 @@ static int fenced(rmalab_win *w)
         if (t == w->rank)
             rmalab__races_check(w, first(l), l->n, 0, at);
         else if (l->n && !rc)
-            rc = rmalab__races_send(w, t, RMALAB__TAG_FENCE, S, l);
+            rc = rmalab__races_wire_send(w, t, RMALAB__TAG_FENCE, S, l);
         l->n = 0;
     }
     /* Every rank goes through the collectives, whatever failed. */
-    int rc2 = rmalab__races_exchange(w, sent, at);
-    int rc3 = rmalab__races_finish_together(w, S, "fence");
+    int rc2 = rmalab__races_wire_exchange(w, sent, at);
+    int rc3 = rmalab__races_report_finish_together(w, S, "fence");
     rmalab__mem_free(S);
     /* The fence orders everything before it. */
     rmalab__races_forget(w, rc3 ? NULL : rmalab__clock_now());
@@ -282,7 +283,7 @@ static int fenced(rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* The checker's part of each call (observe.c)                              */
 
-int rmalab__races_ahead(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__races_sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
 {
     switch (ev->k->releases) {
     case RMALAB_RELEASE_CLOCK: return post_clock(w, ev->group, ev->n);
@@ -338,7 +339,7 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     return rc ? rc : rmalab__races_log_init(w, R);
 }
 
-int rmalab__races_open(rmalab_win *w)
+int rmalab__races_sync_open(rmalab_win *w)
 {
     const char *v = rmalab__hints_value(w->at_create, RMALAB_KEY_CHECK);
     rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
@@ -357,15 +358,15 @@ int rmalab__races_open(rmalab_win *w)
     return rmalab__err_agree(w->comm, rc, "starting the race checker");
 }
 
-int rmalab__races_close(rmalab_win *w)
+int rmalab__races_sync_close(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
     if (!R)
         return RMALAB_OK;
     char at[96];
-    rmalab__races_where(at, sizeof at, "free");
-    int rc = rmalab__races_exchange(w, NULL, at);
-    int rc2 = rmalab__races_finish_together(w, NULL, "free");
+    rmalab__races_report_where(at, sizeof at, "free");
+    int rc = rmalab__races_wire_exchange(w, NULL, at);
+    int rc2 = rmalab__races_report_finish_together(w, NULL, "free");
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
         MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
@@ -375,7 +376,7 @@ int rmalab__races_close(rmalab_win *w)
     return rc ? rc : rc2;
 }
 
-void rmalab__races_free(rmalab_win *w)
+void rmalab__races_sync_free(rmalab_win *w)
 {
     struct rmalab__races *R = w->races;
     if (!R)
@@ -388,7 +389,7 @@ void rmalab__races_free(rmalab_win *w)
     rmalab__mem_free(R->req);
     rmalab__mem_free(R->reqbuf);
     for (int t = 0; R->out && t < w->size; t++)
-        rmalab__rlist_free(&R->out[t]);
+        rmalab__races_rlist_free(&R->out[t]);
     rmalab__mem_free(R->out);
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);

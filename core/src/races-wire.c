@@ -37,8 +37,8 @@ static void reap(struct rmalab__races *R)
     R->nreq = j;
 }
 
-int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
-                    const struct rmalab__rlist *recs)
+int rmalab__races_wire_send(rmalab_win *w, int to, int tag, const int64_t *clock,
+                            const struct rmalab__rlist *recs)
 {
     struct rmalab__races *R = w->races;
     reap(R);
@@ -54,14 +54,15 @@ int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
         R->capreq = cap;
     }
     int n = recs ? recs->n : 0;
-    size_t bytes = sizeof(msg_hdr) + rmalab__clock_bytes() + (size_t)n * rmalab__racc_size();
+    size_t bytes = sizeof(msg_hdr) + rmalab__clock_bytes() + (size_t)n * rmalab__races_racc_size();
     unsigned char *buf = rmalab__mem_alloc(bytes);
     if (!buf)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     *(msg_hdr *)buf = (msg_hdr){.nrec = n};
     memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
     if (n)
-        memcpy(buf + sizeof(msg_hdr) + rmalab__clock_bytes(), recs->p, (size_t)n * rmalab__racc_size());
+        memcpy(buf + sizeof(msg_hdr) + rmalab__clock_bytes(), recs->p,
+               (size_t)n * rmalab__races_racc_size());
     int e = MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, R->comm, &R->req[R->nreq]);
     if (e != MPI_SUCCESS) {
         rmalab__mem_free(buf);
@@ -73,7 +74,7 @@ int rmalab__races_send(rmalab_win *w, int to, int tag, const int64_t *clock,
 
 /* A message from `from` (blocking: it was sent before the call that let
  * this rank get here). The caller frees *buf. */
-int rmalab__races_recv(rmalab_win *w, int from, int tag, unsigned char **buf)
+int rmalab__races_wire_recv(rmalab_win *w, int from, int tag, unsigned char **buf)
 {
     struct rmalab__races *R = w->races;
     MPI_Status st;
@@ -99,7 +100,7 @@ int rmalab__races_recv(rmalab_win *w, int from, int tag, unsigned char **buf)
     return RMALAB_OK;
 }
 
-const int64_t *rmalab__races_msg_clock(const unsigned char *buf)
+const int64_t *rmalab__races_wire_msg_clock(const unsigned char *buf)
 {
     return (const int64_t *)(buf + sizeof(msg_hdr));
 }
@@ -110,24 +111,25 @@ static const rmalab__racc *msg_recs(const unsigned char *buf)
 }
 
 /* Receive one message and check its records. */
-int rmalab__races_take(rmalab_win *w, int from, int tag, bool intra, const char *at, bool acquire)
+int rmalab__races_wire_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
+                            bool acquire)
 {
     unsigned char *buf;
-    int rc = rmalab__races_recv(w, from, tag, &buf);
+    int rc = rmalab__races_wire_recv(w, from, tag, &buf);
     if (rc)
         return rc;
     rmalab__races_check(w, msg_recs(buf), msg_n(buf),
                         intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
     if (acquire)
-        rmalab__clock_acquire(rmalab__races_msg_clock(buf));
+        rmalab__clock_acquire(rmalab__races_wire_msg_clock(buf));
     if (intra) /* a passive batch: what its origin's later ones know */
-        rmalab__races_seen(w, from, rmalab__races_msg_clock(buf));
+        rmalab__races_seen(w, from, rmalab__races_wire_msg_clock(buf));
     rmalab__mem_free(buf);
     return RMALAB_OK;
 }
 
 /* Passive-target batches that have arrived. */
-int rmalab__races_drain(rmalab_win *w, const char *at)
+int rmalab__races_wire_drain(rmalab_win *w, const char *at)
 {
     struct rmalab__races *R = w->races;
     for (;;) {
@@ -138,7 +140,7 @@ int rmalab__races_drain(rmalab_win *w, const char *at)
             return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (!flag)
             return RMALAB_OK;
-        int rc = rmalab__races_take(w, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
+        int rc = rmalab__races_wire_take(w, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
         if (rc)
             return rc;
         R->recvd[st.MPI_SOURCE]++;
@@ -147,7 +149,7 @@ int rmalab__races_drain(rmalab_win *w, const char *at)
 
 /* Collective: every passive batch sent to this rank, and `fence` (per
  * origin: one FENCE message or none), received and checked. */
-int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at)
+int rmalab__races_wire_exchange(rmalab_win *w, const int64_t *fence, const char *at)
 {
     struct rmalab__races *R = w->races;
     int P = w->size, rc = RMALAB_OK;
@@ -164,11 +166,11 @@ int rmalab__races_exchange(rmalab_win *w, const int64_t *fence, const char *at)
         rc = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
     for (int o = 0; o < P && !rc; o++) {
         while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
-            rc = rmalab__races_take(w, o, RMALAB__TAG_PASSIVE, true, at, false);
+            rc = rmalab__races_wire_take(w, o, RMALAB__TAG_PASSIVE, true, at, false);
             R->recvd[o]++;
         }
         if (!rc && theirs[2 * o + 1])
-            rc = rmalab__races_take(w, o, RMALAB__TAG_FENCE, false, at, false);
+            rc = rmalab__races_wire_take(w, o, RMALAB__TAG_FENCE, false, at, false);
     }
     rmalab__mem_free(mine);
     return rc;

@@ -28,25 +28,25 @@
 static uint32_t next_id; /* the last access record's number */
 
 /* The i-th record of a list: every loop over records asks for it. */
-static inline rmalab__racc *rmalab__rlist_at(const struct rmalab__rlist *l, int i)
+static inline rmalab__racc *rmalab__races_rlist_at(const struct rmalab__rlist *l, int i)
 {
-    return (rmalab__racc *)(l->p + (size_t)i * rmalab__racc_size());
+    return (rmalab__racc *)(l->p + (size_t)i * rmalab__races_racc_size());
 }
 
-rmalab__racc *rmalab__rlist_push(struct rmalab__rlist *l)
+rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
-        unsigned char *p = rmalab__mem_realloc(l->p, (size_t)cap * rmalab__racc_size());
+        unsigned char *p = rmalab__mem_realloc(l->p, (size_t)cap * rmalab__races_racc_size());
         if (!p)
             return NULL;
         l->p = p;
         l->cap = cap;
     }
-    return rmalab__rlist_at(l, l->n++);
+    return rmalab__races_rlist_at(l, l->n++);
 }
 
-void rmalab__rlist_free(struct rmalab__rlist *l)
+void rmalab__races_rlist_free(struct rmalab__rlist *l)
 {
     rmalab__mem_free(l->p);
     *l = (struct rmalab__rlist){0};
@@ -55,17 +55,17 @@ void rmalab__rlist_free(struct rmalab__rlist *l)
 /* Can `r` join `last`: the same access from the same site in the same
  * interval, bytes adjacent (local accesses: or overlapping; they are
  * ordered among themselves, but two remote ones that overlap race). */
-void rmalab__rlist_complete(struct rmalab__rlist *l, int64_t c)
+void rmalab__races_rlist_complete(struct rmalab__rlist *l, int64_t c)
 {
     for (int i = 0; i < l->n; i++)
-        rmalab__rlist_at(l, i)->c = c;
+        rmalab__races_rlist_at(l, i)->c = c;
 }
 
-void rmalab__rlist_join(struct rmalab__rlist *l, const int64_t *P)
+void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P)
 {
     int W = rmalab__clock_size();
     for (int i = 0; i < l->n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(l, i);
+        rmalab__racc *r = rmalab__races_rlist_at(l, i);
         for (int k = 0; k < W; k++)
             r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
     }
@@ -86,10 +86,10 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
 
 /* The list's last record, just pushed, joins the one before it if it may
  * (mergeable); returns the record that holds the access. */
-rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l)
+rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l)
 {
-    rmalab__racc *r = rmalab__rlist_at(l, l->n - 1);
-    rmalab__racc *prev = l->n > 1 ? rmalab__rlist_at(l, l->n - 2) : NULL;
+    rmalab__racc *r = rmalab__races_rlist_at(l, l->n - 1);
+    rmalab__racc *prev = l->n > 1 ? rmalab__races_rlist_at(l, l->n - 2) : NULL;
     if (!prev || !mergeable(prev, r))
         return r;
     prev->lo = r->lo < prev->lo ? r->lo : prev->lo;
@@ -99,9 +99,9 @@ rmalab__racc *rmalab__rlist_merge_last(struct rmalab__rlist *l)
     return prev;
 }
 
-int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
+int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
 {
-    rmalab__racc *r = rmalab__rlist_push(l);
+    rmalab__racc *r = rmalab__races_rlist_push(l);
     if (!r)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
     memcpy(r, proto, sizeof *r);
@@ -109,7 +109,7 @@ int rmalab__racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_
     memcpy(r->vc, rmalab__clock_now(), rmalab__clock_bytes());
     if (r->local) /* a point: completed by the next release */
         r->c = rmalab__clock_mine() + 1;
-    *id = rmalab__rlist_merge_last(l)->id;
+    *id = rmalab__races_rlist_merge_last(l)->id;
     return RMALAB_OK;
 }
 
@@ -220,7 +220,7 @@ static struct rmalab__rslot *slot_of(const struct rmalab__rlog *g, const rmalab_
     unsigned mask = (unsigned)g->nslot - 1;
     for (unsigned i = h & mask;; i = (i + 1) & mask) {
         struct rmalab__rslot *s = &g->slot[i];
-        if (s->at < 0 || (s->hash == h && same_access(rmalab__rlist_at(&g->l, s->at), r)))
+        if (s->at < 0 || (s->hash == h && same_access(rmalab__races_rlist_at(&g->l, s->at), r)))
             return s;
     }
 }
@@ -228,7 +228,7 @@ static struct rmalab__rslot *slot_of(const struct rmalab__rlog *g, const rmalab_
 /* The slot of record i's access now points to it. */
 static void index_put(struct rmalab__rlog *g, int i, uint32_t h)
 {
-    struct rmalab__rslot *s = slot_of(g, rmalab__rlist_at(&g->l, i), h);
+    struct rmalab__rslot *s = slot_of(g, rmalab__races_rlist_at(&g->l, i), h);
     g->used += s->at < 0;
     *s = (struct rmalab__rslot){h, i};
 }
@@ -248,21 +248,21 @@ static void reindex(struct rmalab__rlog *g)
     for (int i = 0; i < g->nslot; i++)
         g->slot[i].at = -1;
     for (int i = 0; g->nslot && i < g->l.n; i++)
-        if (!rmalab__rlist_at(&g->l, i)->dead)
-            index_put(g, i, access_hash(rmalab__rlist_at(&g->l, i)));
+        if (!rmalab__races_rlist_at(&g->l, i)->dead)
+            index_put(g, i, access_hash(rmalab__races_rlist_at(&g->l, i)));
 }
 
 /* Superseded and dropped records leave; the index follows. */
 static void compact(struct rmalab__rlog *g)
 {
-    size_t sz = rmalab__racc_size();
+    size_t sz = rmalab__races_racc_size();
     int k = 0;
     for (int i = 0; i < g->l.n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(&g->l, i);
+        rmalab__racc *r = rmalab__races_rlist_at(&g->l, i);
         if (r->dead)
             continue;
         if (k != i)
-            memcpy(rmalab__rlist_at(&g->l, k), r, sz);
+            memcpy(rmalab__races_rlist_at(&g->l, k), r, sz);
         k++;
     }
     g->l.n = k;
@@ -307,7 +307,7 @@ static void frontier(const rmalab_win *w, int64_t *front)
 {
     const struct rmalab__races *R = w->races;
     const struct rmalab__rlist *own = &R->out[w->rank];
-    const int64_t *mine = own->n ? rmalab__rlist_at(own, 0)->vc : rmalab__clock_now();
+    const int64_t *mine = own->n ? rmalab__races_rlist_at(own, 0)->vc : rmalab__clock_now();
     int W = rmalab__clock_size();
     for (int a = 0; a < w->size; a++) {
         int wa = w->lay.world_ranks[a];
@@ -321,7 +321,7 @@ static void frontier(const rmalab_win *w, int64_t *front)
 static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
 {
     for (int i = 0; i < g->l.n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(&g->l, i);
+        rmalab__racc *r = rmalab__races_rlist_at(&g->l, i);
         if (!r->dead && r->c <= front[r->issuer]) {
             r->dead = 1;
             g->dead++;
@@ -365,7 +365,7 @@ static bool make_room(struct rmalab__rlog *g, int cap)
         compact(g);
     if (g->l.n < cap)
         return false;
-    size_t sz = rmalab__racc_size();
+    size_t sz = rmalab__races_racc_size();
     memmove(g->l.p, g->l.p + sz, (size_t)(g->l.n - 1) * sz);
     g->l.n--;
     reindex(g);
@@ -378,19 +378,19 @@ static bool make_room(struct rmalab__rlog *g, int cap)
 static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, bool merge)
 {
     bool full = make_room(g, w->races->log_cap);
-    rmalab__racc *slot = rmalab__rlist_push(&g->l);
+    rmalab__racc *slot = rmalab__races_rlist_push(&g->l);
     if (!slot)
         return full;
-    memcpy(slot, r, rmalab__racc_size());
+    memcpy(slot, r, rmalab__races_racc_size());
     slot->dead = 0;
     /* A record that joined the one before it is left out of the index: the
      * access it holds changed (a polling loop's reads), and it supersedes
      * nothing, which is always sound. */
-    if ((merge && rmalab__rlist_merge_last(&g->l) != slot) || !g->nslot)
+    if ((merge && rmalab__races_rlist_merge_last(&g->l) != slot) || !g->nslot)
         return full;
     uint32_t h = access_hash(slot);
     struct rmalab__rslot *s = slot_of(g, slot, h);
-    rmalab__racc *old = s->at >= 0 ? rmalab__rlist_at(&g->l, s->at) : NULL;
+    rmalab__racc *old = s->at >= 0 ? rmalab__races_rlist_at(&g->l, s->at) : NULL;
     if (old && old != slot && !old->dead && !w->races->exposing && supersedes(w, old, slot)) {
         old->dead = 1;
         g->dead++;
@@ -408,7 +408,7 @@ static void compare(rmalab_win *w, const struct rmalab__rlog *g, const rmalab__r
                     const char *at)
 {
     for (int j = 0; j < g->l.n; j++) {
-        const rmalab__racc *x = rmalab__rlist_at(&g->l, j);
+        const rmalab__racc *x = rmalab__races_rlist_at(&g->l, j);
         if (!x->dead && rmalab__races_is_race(w, x, r))
             rmalab__races_report(w, x, r, at);
     }
@@ -430,7 +430,7 @@ unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, uns
 {
     struct rmalab__races *R = w->races;
     unsigned before = R->found_now;
-    size_t sz = rmalab__racc_size();
+    size_t sz = rmalab__races_racc_size();
     const unsigned char *p = (const unsigned char *)recs;
     if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
         warn_incomplete(w, "its record of accesses already ordered is full");
@@ -463,7 +463,7 @@ void rmalab__races_prune(rmalab_win *w)
     struct rmalab__races *R = w->races;
     const int64_t *now = rmalab__clock_now();
     for (int i = 0; i < R->log.l.n; i++) {
-        rmalab__racc *r = rmalab__rlist_at(&R->log.l, i);
+        rmalab__racc *r = rmalab__races_rlist_at(&R->log.l, i);
         if (!r->dead && r->c <= now[w->lay.world_ranks[r->issuer]]) {
             R->past_dropped += keep(w, &R->past, r, false);
             r->dead = 1;
@@ -507,8 +507,8 @@ int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R)
 
 void rmalab__races_log_free(struct rmalab__races *R)
 {
-    rmalab__rlist_free(&R->log.l);
-    rmalab__rlist_free(&R->past.l);
+    rmalab__races_rlist_free(&R->log.l);
+    rmalab__races_rlist_free(&R->past.l);
     rmalab__mem_free(R->log.slot);
     rmalab__mem_free(R->past.slot);
     rmalab__mem_free(R->seen);
@@ -527,7 +527,7 @@ int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
 unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
 {
     unsigned before = w->races->found_now;
-    size_t sz = rmalab__racc_size();
+    size_t sz = rmalab__races_racc_size();
     const unsigned char *p = (const unsigned char *)recs;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {

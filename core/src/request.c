@@ -60,7 +60,7 @@ static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmala
     const char *what = rma_names[kind];
     *out = NULL;
     rmalab_request *r = rmalab__mem_calloc(1, sizeof *r);
-    if (!r || !(r->id = rmalab__rq_id())) {
+    if (!r || !(r->id = rmalab__p2p_rq_id())) {
         rmalab__mem_free(r);
         return rmalab__win_call_end(rmalab__win_id(w), what,
                                     rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", what));
@@ -69,7 +69,7 @@ static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmala
     int rc = rmalab__rma_request(w, kind, what, target, disp, type, count, origin, result, op,
                                  vec, &r->ticket, &r->req[0]);
     if (rc) {
-        rmalab__rq_finished(r);
+        rmalab__p2p_rq_finished(r);
         rmalab__mem_free(r);
         return rc;
     }
@@ -78,7 +78,7 @@ static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmala
     r->peer = target;
     r->tag = -1;
     snprintf(r->what, sizeof r->what, "%s to rank %d", what, target);
-    rmalab__rq_id_op(r->id, w, target, r->ticket);
+    rmalab__p2p_rq_id_op(r->id, w, target, r->ticket);
     link_win(r);
     *out = r;
     return RMALAB_OK;
@@ -120,7 +120,7 @@ static int rma_step(rmalab_request *r, bool block)
 {
     rmalab_win *w = r->win;
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_REQUEST_WAIT);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_REQUEST_WAIT);
     int flag = 1, rc = RMALAB_OK, e;
     if (block) {
         rmalab__block b;
@@ -136,12 +136,12 @@ static int rma_step(rmalab_request *r, bool block)
     }
     if (rc || !flag)
         return rmalab__sync_ended(w, RMALAB_SYNC_REQUEST_WAIT, rc);
-    rmalab__rq_finished(r);
+    rmalab__p2p_rq_finished(r);
     unlink_win(r);
     r->win = NULL;
     ev.peer = r->peer;
     ev.flag = !block;
-    return rmalab__sync_ended(w, RMALAB_SYNC_REQUEST_WAIT, rmalab__sync_end(w, &ev));
+    return rmalab__sync_ended(w, RMALAB_SYNC_REQUEST_WAIT, rmalab__observe_sync_end(w, &ev));
 }
 
 void rmalab__request_close_win(rmalab_win *w)
@@ -153,11 +153,11 @@ void rmalab__request_close_win(rmalab_win *w)
         rmalab__err_warn("rmalab: %s%s%s was freed with a request never waited for (%s); call "
                          "rq:wait() before win:free()",
                          name[0] ? "window \"" : "a window", name, name[0] ? "\"" : "", r->what);
-        rmalab__rq_finished(r);
+        rmalab__p2p_rq_finished(r);
         unlink_win(r);
         r->win = NULL;
     }
-    rmalab__rq_forget_win(w);
+    rmalab__p2p_rq_forget_win(w);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -167,7 +167,7 @@ static int step(rmalab_request *r, bool block)
 {
     if (r->done)
         return RMALAB_OK;
-    return r->kind == RMALAB__RQ_RMA ? rma_step(r, block) : rmalab__msg_rq_step(r, block);
+    return r->kind == RMALAB__RQ_RMA ? rma_step(r, block) : rmalab__p2p_rq_step(r, block);
 }
 
 /* A receive's message (owned by the request) and status, once done. */
@@ -329,7 +329,7 @@ void rmalab_request_destroy(rmalab_request **rq)
         return;
     *rq = NULL;
     if (r->kind != RMALAB__RQ_RMA) {
-        rmalab__msg_rq_destroy(r);
+        rmalab__p2p_rq_destroy(r);
         return;
     }
     if (r->win && !r->done) {
@@ -338,6 +338,6 @@ void rmalab_request_destroy(rmalab_request **rq)
         unlink_win(r);
     }
     if (r->done || !r->win)
-        rmalab__rq_finished(r);
+        rmalab__p2p_rq_finished(r);
     rmalab__mem_free(r);
 }

@@ -388,17 +388,17 @@ static int op_end(rmalab_win *w, int rc, const rma_op *o)
 {
     const rmalab_vector *v = o->vec;
     if (rc || !v || !(w->races || w->trace))
-        return rmalab__op_end(w, o->ev, rc);
+        return rmalab__observe_op_end(w, o->ev, rc);
     MPI_Aint step = (MPI_Aint)v->stride * rmalab_type_size(o->type);
     MPI_Aint unit = rmalab_win_disp_unit_of(w, o->target);
     if (unit <= 0)
-        return rmalab__op_end(w, o->ev, rc);
+        return rmalab__observe_op_end(w, o->ev, rc);
     rmalab__op_event block = *o->ev;
     block.count = v->blocklen;
     block.in_bytes = step % unit != 0;
     for (int i = 0; i < v->count && !rc; i++) {
         block.disp = block.in_bytes ? o->disp * unit + i * step : o->disp + i * (step / unit);
-        rc = rmalab__op_end(w, &block, rc);
+        rc = rmalab__observe_op_end(w, &block, rc);
     }
     return rc;
 }
@@ -410,7 +410,7 @@ static int op_end(rmalab_win *w, int rc, const rma_op *o)
 static void op_begin(rmalab_win *w, rma_op *o, rmalab__op_event *ev)
 {
     o->ev = ev;
-    rmalab__op_begin(w, ev);
+    rmalab__observe_op_begin(w, ev);
 }
 
 static int run_put(rmalab_win *w, rma_op *o, const void *origin)
@@ -544,8 +544,8 @@ int rmalab_win_fetch_and_op(rmalab_win *w, int target, MPI_Aint disp, rmalab_typ
 {
     rmalab__op_event ev = {RMALAB_TRACE_FETCH_AND_OP, target, disp, type, 1, op};
     rma_op o = ATOMIC_OP("fetch_and_op", &ev, NULL);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, fetch_and_op_(w, &o, origin, NULL, out));
+    rmalab__observe_op_begin(w, &ev);
+    return rmalab__observe_op_end(w, &ev, fetch_and_op_(w, &o, origin, NULL, out));
 }
 
 int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
@@ -553,8 +553,8 @@ int rmalab_win_compare_and_swap(rmalab_win *w, int target, MPI_Aint disp, rmalab
 {
     rmalab__op_event ev = {RMALAB_TRACE_COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS};
     rma_op o = ATOMIC_OP("compare_and_swap", &ev, NULL);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, NULL, out));
+    rmalab__observe_op_begin(w, &ev);
+    return rmalab__observe_op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, NULL, out));
 }
 
 int rmalab_win_fetch_and_op_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
@@ -563,8 +563,8 @@ int rmalab_win_fetch_and_op_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab
 {
     rmalab__op_event ev = {RMALAB_TRACE_FETCH_AND_OP, target, disp, type, 1, op};
     rma_op o = ATOMIC_OP("fetch_and_op", &ev, ticket);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, fetch_and_op_(w, &o, origin, result, NULL));
+    rmalab__observe_op_begin(w, &ev);
+    return rmalab__observe_op_end(w, &ev, fetch_and_op_(w, &o, origin, result, NULL));
 }
 
 int rmalab_win_compare_and_swap_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
@@ -573,8 +573,8 @@ int rmalab_win_compare_and_swap_mem(rmalab_win *w, int target, MPI_Aint disp, rm
 {
     rmalab__op_event ev = {RMALAB_TRACE_COMPARE_AND_SWAP, target, disp, type, 1, RMALAB_NOPS};
     rma_op o = ATOMIC_OP("compare_and_swap", &ev, ticket);
-    rmalab__op_begin(w, &ev);
-    return rmalab__op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, result, NULL));
+    rmalab__observe_op_begin(w, &ev);
+    return rmalab__observe_op_end(w, &ev, compare_and_swap_(w, &o, compare, origin, result, NULL));
 }
 
 /* ------------------------------------------------------------------------ */

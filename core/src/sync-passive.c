@@ -46,7 +46,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_LOCK);
     int rc = rmalab__type_check_assert("lock", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock")))
         return rc;
@@ -88,14 +88,14 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     rmalab__win_state_unlock(w);
     ev.peer = target;
     ev.flag = exclusive;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 static int unlock_call(rmalab_win *w, int target)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_UNLOCK);
     if (target < 0 || target >= w->size)
         return rmalab__err_fail(RMALAB_ERR_RANK,
                                 "unlock: rank %d is not in the window's group "
@@ -122,14 +122,14 @@ static int unlock_call(rmalab_win *w, int target)
     else
         rmalab__results_complete(w, target);
     ev.peer = target;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 static int lock_all_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_LOCK_ALL);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_LOCK_ALL);
     int rc = rmalab__type_check_assert("lock_all", assert_, RMALAB_MODE_NOCHECK);
     if (rc || (rc = passive_allowed(w, "lock_all")))
         return rc;
@@ -158,14 +158,14 @@ static int lock_all_call(rmalab_win *w, int assert_)
     rmalab__sync_epoch_set_ops(w, 0);
     rmalab__win_state_unlock(w);
     ev.flag = assert_;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 static int unlock_all_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_UNLOCK_ALL);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_UNLOCK_ALL);
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL)
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC, "unlock_all: no lock_all() epoch is open%s",
                                 w->ep.access == RMALAB_ACCESS_LOCK ? " (use unlock(target) after "
@@ -178,7 +178,7 @@ static int unlock_all_call(rmalab_win *w)
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_unlock_all");
     rmalab__sync_epoch_access_closed(w);
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* flush and flush_local (`id`): MPI_Win_flush or MPI_Win_flush_local. Both
@@ -188,7 +188,7 @@ static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, id);
+    rmalab__observe_sync_begin(w, &ev, id);
     const char *call = ev.k->name;
     if (target < 0 || target >= w->size)
         return rmalab__err_fail(RMALAB_ERR_RANK,
@@ -211,7 +211,7 @@ static int flush_call(rmalab_win *w, rmalab_sync_id id, int target)
                                id == RMALAB_SYNC_FLUSH ? "MPI_Win_flush" : "MPI_Win_flush_local");
     rmalab__results_complete(w, target);
     ev.peer = target;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* flush_all and flush_local_all (`id`). */
@@ -219,7 +219,7 @@ static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, id);
+    rmalab__observe_sync_begin(w, &ev, id);
     const char *call = ev.k->name;
     if (w->ep.access != RMALAB_ACCESS_LOCK_ALL && w->ep.access != RMALAB_ACCESS_LOCK)
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
@@ -236,7 +236,7 @@ static int flush_all_call(rmalab_win *w, rmalab_sync_id id)
         return rmalab__err_mpi(e, id == RMALAB_SYNC_FLUSH_ALL ? "MPI_Win_flush_all"
                                                               : "MPI_Win_flush_local_all");
     rmalab__results_complete(w, -1);
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* MPI_Win_sync: this rank's public and private copies of its window
@@ -247,7 +247,7 @@ static int sync_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_SYNC);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_SYNC);
     int e = MPI_SUCCESS;
     if (w->ep.access == RMALAB_ACCESS_LOCK || w->ep.access == RMALAB_ACCESS_LOCK_ALL)
         e = MPI_Win_sync(w->plain);
@@ -255,7 +255,7 @@ static int sync_call(rmalab_win *w)
         atomic_thread_fence(memory_order_seq_cst);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_sync");
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* ------------------------------------------------------------------------ */

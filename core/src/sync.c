@@ -193,7 +193,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_POST);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_POST);
     char g[512];
     int rc = rmalab__type_check_assert(
         "post", assert_, RMALAB_MODE_NOCHECK | RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT);
@@ -222,7 +222,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     ev.group = ranks;
     ev.n = n;
     ev.flag = assert_;
-    if (n && !(rc = rmalab__sync_ahead(w, &ev)))
+    if (n && !(rc = rmalab__observe_sync_ahead(w, &ev)))
         rc = w->eng->post(w, ranks, n, rmalab__type_mpi_mode(assert_)); /* returns at once */
     if (rc)
         return rc;
@@ -235,7 +235,7 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
     w->ep.post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     w->ep.closed_by_test = false;
     rmalab__win_state_unlock(w);
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* start({me}) waits for a post that only this rank can make, later: it can
@@ -260,7 +260,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_START);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_START);
     char g[512];
     int rc = rmalab__type_check_assert("start", assert_, RMALAB_MODE_NOCHECK);
     if (rc)
@@ -307,7 +307,7 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
     ev.group = ranks;
     ev.n = n;
     ev.flag = assert_;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
@@ -327,7 +327,7 @@ static int complete_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_COMPLETE);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_COMPLETE);
     if (w->ep.access != RMALAB_ACCESS_START)
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "complete: it ends an access epoch opened by start(group), "
@@ -344,7 +344,7 @@ static int complete_call(rmalab_win *w)
     if (ev.n) { /* an empty start was a no-op */
         rmalab__block b; /* the race checker may wait for the posts */
         (void)rmalab__win_block(w, &b, ev.k->name, false, ev.group, ev.n);
-        rc = rmalab__sync_ahead(w, &ev);
+        rc = rmalab__observe_sync_ahead(w, &ev);
         if (!rc)
             rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
         rmalab__win_unblock(w, &b);
@@ -352,7 +352,7 @@ static int complete_call(rmalab_win *w)
     if (rc)
         return rc;
     rmalab__sync_epoch_access_closed(w); /* leaves the group's ranks in place for ev */
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 static int no_exposure(rmalab_win *w, const char *call)
@@ -385,7 +385,7 @@ static int wait_call(rmalab_win *w)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_WAIT);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_WAIT);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
     int rc = RMALAB_OK;
@@ -408,7 +408,7 @@ static int wait_call(rmalab_win *w)
         return rc;
     ev.group = w->ep.xgroup;
     ev.n = w->ep.nxgroup;
-    rc = rmalab__sync_end(w, &ev);
+    rc = rmalab__observe_sync_end(w, &ev);
     exposure_closed(w, false);
     return rc;
 }
@@ -417,7 +417,7 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_TEST);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_TEST);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "test");
     int flag = 1; /* an empty post was a no-op: nothing to wait for */
@@ -428,7 +428,7 @@ int rmalab_win_test(rmalab_win *w, bool *done)
     ev.n = w->ep.nxgroup;
     ev.flag = flag != 0;
     ev.unfinished = !flag;
-    rc = rmalab__sync_end(w, &ev);
+    rc = rmalab__observe_sync_end(w, &ev);
     if (flag)
         exposure_closed(w, true);
     *done = flag != 0;
@@ -442,7 +442,7 @@ static int fence_call(rmalab_win *w, int assert_)
 {
     RMALAB__CHECK_WIN(w);
     rmalab__sync_event ev;
-    rmalab__sync_begin(w, &ev, RMALAB_SYNC_FENCE);
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_FENCE);
     int rc = rmalab__type_check_assert("fence", assert_,
                                        RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT |
                                            RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED);
@@ -483,7 +483,7 @@ static int fence_call(rmalab_win *w, int assert_)
     rmalab__win_state_unlock(w);
     rmalab__results_complete(w, -1);
     ev.flag = assert_;
-    return rmalab__sync_end(w, &ev);
+    return rmalab__observe_sync_end(w, &ev);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -61,7 +61,7 @@ static bool selected(const struct gather *g, const rmalab__trace *t)
 static size_t packed_size(const struct gather *g)
 {
     size_t n = sizeof(struct wire_head);
-    for (const rmalab__trace *t = rmalab__traces; t; t = t->next)
+    for (const rmalab__trace *t = rmalab__trace_list; t; t = t->next)
         if (selected(g, t))
             n += sizeof(struct wire_win) + t->count * sizeof(struct wire_ev);
     return n;
@@ -85,7 +85,7 @@ static void pack(const struct gather *g, unsigned char *buf)
     struct wire_head *h = (struct wire_head *)buf;
     *h = (struct wire_head){.uncert = g->world ? g->uncert : g->only->uncert};
     unsigned char *p = buf + sizeof *h;
-    for (const rmalab__trace *t = rmalab__traces; t; t = t->next) {
+    for (const rmalab__trace *t = rmalab__trace_list; t; t = t->next) {
         if (!selected(g, t))
             continue;
         struct wire_win ww = {.size = t->size, .freed = t->win == NULL,

@@ -58,6 +58,6 @@ void rmalab__trace_retire(rmalab_win *w);
 /* Collective: this rank's offset to rank 0's clock, and its uncertainty. */
 int rmalab__trace_align(MPI_Comm comm, double *offset, double *uncert);
 extern pthread_mutex_t rmalab__trace_lock;
-extern rmalab__trace *rmalab__traces;
+extern rmalab__trace *rmalab__trace_list;
 
 #endif

@@ -33,7 +33,7 @@
 #define BOOT_ID_LEN 40             /* a UUID, its newline and the NUL */
 
 pthread_mutex_t rmalab__trace_lock = PTHREAD_MUTEX_INITIALIZER;
-rmalab__trace *rmalab__traces;   /* oldest first */
+rmalab__trace *rmalab__trace_list; /* oldest first */
 static bool default_on;
 
 int64_t rmalab__trace_clock(void)
@@ -336,9 +336,9 @@ static int hint_capacity(const rmalab_win *w)
 static void trim_retired(void)
 {
     int retired = 0;
-    for (rmalab__trace *t = rmalab__traces; t; t = t->next)
+    for (rmalab__trace *t = rmalab__trace_list; t; t = t->next)
         retired += t->win == NULL;
-    for (rmalab__trace **p = &rmalab__traces; *p && retired > RMALAB_TRACE_KEEP;) {
+    for (rmalab__trace **p = &rmalab__trace_list; *p && retired > RMALAB_TRACE_KEEP;) {
         rmalab__trace *t = *p;
         if (t->win) {
             p = &t->next;
@@ -380,7 +380,7 @@ int rmalab__trace_open(rmalab_win *w, bool force)
     snprintf(t->key, sizeof t->key, "r%lld.%lld", (long long)key[0], (long long)key[1]);
     t->win = w;
     pthread_mutex_lock(&rmalab__trace_lock);
-    rmalab__trace **p = &rmalab__traces;
+    rmalab__trace **p = &rmalab__trace_list;
     while (*p)
         p = &(*p)->next;
     *p = t;
@@ -405,7 +405,7 @@ void rmalab__trace_retire(rmalab_win *w)
 void rmalab_trace_clear(void)
 {
     pthread_mutex_lock(&rmalab__trace_lock);
-    for (rmalab__trace **p = &rmalab__traces; *p;) {
+    for (rmalab__trace **p = &rmalab__trace_list; *p;) {
         rmalab__trace *t = *p;
         if (t->win) { /* keep the epoch indices: arrows still match */
             t->head = t->count = 0;

@@ -37,7 +37,7 @@ int rmalab__win_free_mpi(rmalab_win *w)
 void rmalab__win_free_struct(rmalab_win *w)
 {
     rmalab__trace_retire(w);
-    rmalab__races_free(w);
+    rmalab__races_sync_free(w);
     rmalab__layout_free(w);
     rmalab__sync_epoch_free(w);
     rmalab__results_free(w);
@@ -109,7 +109,7 @@ static int free_call(rmalab_win **win)
     /* The race checker's last check is collective: before the window goes.
      * Its report, or else a delete callback's error, is returned once the
      * window is freed. */
-    int late = rmalab__races_close(w);
+    int late = rmalab__races_sync_close(w);
     if (late)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
     int cb_rc = rmalab__attr_delete_all(w);

@@ -20,7 +20,7 @@ static int local_open(rmalab_win *w, int kind, MPI_Aint disp, rmalab_type type, 
     if (!w)
         return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     *ev = (rmalab__op_event){kind, w->rank, disp, type, count, RMALAB_NOPS};
-    rmalab__op_begin(w, ev);
+    rmalab__observe_op_begin(w, ev);
     int rc = rmalab__type_check_count(what, type, count);
     return rc ? rc
               : rmalab__layout_local(w, what, disp, (MPI_Aint)count * rmalab_type_size(type), p);
@@ -37,7 +37,7 @@ int rmalab_win_read(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, v
         MPI_Win_sync(w->win);
     memcpy(out, p, (size_t)count * (size_t)rmalab_type_size(type));
     rmalab__sync_epoch_facts(w, &ev);
-    return rmalab__op_local(w, &ev);
+    return rmalab__observe_op_local(w, &ev);
 }
 
 int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, const void *in)
@@ -51,7 +51,7 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
     if (w->model == MPI_WIN_SEPARATE || w->flavor == RMALAB_FLAVOR_SHARED)
         MPI_Win_sync(w->win);
     rmalab__sync_epoch_facts(w, &ev);
-    return rmalab__op_local(w, &ev);
+    return rmalab__observe_op_local(w, &ev);
 }
 
 int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
@@ -76,7 +76,7 @@ int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type
     rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
                            count, RMALAB_NOPS};
     ev.in_bytes = true;
-    rmalab__op_begin(w, &ev);
+    rmalab__observe_op_begin(w, &ev);
     rmalab__sync_epoch_facts(w, &ev);
-    return rmalab__op_direct(w, &ev);
+    return rmalab__observe_op_direct(w, &ev);
 }

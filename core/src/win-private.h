@@ -67,7 +67,7 @@
  *                    [races-sync.h]
  *   observe.c        the event layer: the one entry point through which
  *                    every call reaches the recorder and the race checker,
- *                    as two equals (rmalab__sync_*, _op_*)
+ *                    as two equals (rmalab__observe_sync_*, _op_*)
  *   observe.h        its inline fronts: a NULL test or two when the window
  *                    neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see

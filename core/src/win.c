@@ -344,10 +344,7 @@ static int step_trace(struct creation *c)
     return rmalab__trace_open(c->w, false);
 }
 
-static int step_races(struct creation *c)
-{
-    return rmalab__races_open(c->w);
-}
+static int step_races(struct creation *c) { return rmalab__races_sync_open(c->w); }
 
 static const struct step {
     const char *name;

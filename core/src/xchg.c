@@ -111,8 +111,9 @@ static int with_clock(xchg *x, const rmalab_bytes *send, rmalab_bytes **staged)
 static int packets(xchg *x)
 {
     size_t P = (size_t)x->size, n = 2 * P * sizeof(xpacket);
-    unsigned char *pk = rmalab__scratch(1, n + (P + 1) * sizeof(int64_t) + 4 * P * sizeof(int));
-    if (!pk || !rmalab__scratch(0, SCRATCH_KEEP))
+    unsigned char *pk =
+        rmalab__coll_scratch(1, n + (P + 1) * sizeof(int64_t) + 4 * P * sizeof(int));
+    if (!pk || !rmalab__coll_scratch(0, SCRATCH_KEEP))
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory",
                                 rmalab_xchg_kind_name(x->kind));
     memset(pk, 0, n);
@@ -222,7 +223,7 @@ static int place(xchg *x, int64_t bound)
         if ((rc = rmalab__err_agree(x->mc, rc, rmalab_xchg_kind_name(x->kind))))
             return rc;
     } else {
-        x->block = rmalab__scratch(0, SCRATCH_KEEP);
+        x->block = rmalab__coll_scratch(0, SCRATCH_KEEP);
     }
     for (int i = 0; i < x->nin; i++) {
         const xpacket *p = &x->ipk[seen(x) == 1 ? 0 : i];
@@ -375,7 +376,7 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
     bool rooted = kind != RMALAB_XCHG_ALLGATHER && kind != RMALAB_XCHG_ALLTOALL;
     int rc = RMALAB_OK;
     if ((unsigned)kind > RMALAB_XCHG_ALLTOALL)
-        return rmalab__comm_refuse(call, c,
+        return rmalab__coll_refuse(call, c,
                                    rmalab__err_fail(RMALAB_ERR_ARG,
                                                     "exchange: unknown "
                                                     "kind %d",
@@ -388,7 +389,7 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
                                         "communicator (0 to %d)",
                                         call, root, rmalab_comm_size(c) - 1);
     rmalab__block b;
-    if ((rc = rmalab__comm_begin(&b, call, c, true, NULL)))
+    if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;
     x.mc = rmalab_comm_mpi(c);
     x.rank = rmalab_comm_rank(c);
@@ -400,10 +401,10 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
     /* a root-shaped first collective with different roots would not meet;
      * a failed status travels in the packets */
     if (rooted)
-        rc = rmalab__agree_args(c, call, bad, 0, 0, root, -1);
+        rc = rmalab__coll_agree_args(c, call, bad, 0, 0, root, -1);
     if (!rc)
         rc = run(&x, send, recv);
     if (x.own_block)
         big = x.block;
-    return rmalab__comm_end(&b, rc);
+    return rmalab__coll_end(&b, rc);
 }
