@@ -8,7 +8,7 @@
 
 /* The value of the hint `key` (an RMALAB_KEY_ constant) in `info` (may be
  * NULL), or NULL (hints.c). */
-const char *rmalab__hints_value(const rmalab_info *info, const char *key);
+const char *rmalab__hints_lookup(const rmalab_info *info, const char *key);
 /* Hints (hints.c): validation that may keep rmalab's own keys, removing
  * them afterwards, and adding a diagnostic (d may be NULL). */
 int rmalab__hints_validate(rmalab_hint_scope scope, const rmalab_info *requested,

@@ -381,7 +381,7 @@ const rmalab_hint_def *rmalab_hints_find(rmalab_hint_scope scope, const char *ke
     return NULL;
 }
 
-const char *rmalab__hints_value(const rmalab_info *info, const char *key)
+const char *rmalab__hints_lookup(const rmalab_info *info, const char *key)
 {
     return info ? rmalab_info_lookup(info, key, strlen(key), NULL) : NULL;
 }

@@ -341,7 +341,7 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
 
 int rmalab__races_sync_open(rmalab_win *w)
 {
-    const char *v = rmalab__hints_value(w->at_create, RMALAB_KEY_CHECK);
+    const char *v = rmalab__hints_lookup(w->at_create, RMALAB_KEY_CHECK);
     rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
     int want = mode != RMALAB_CHECK_OFF, any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);

@@ -161,8 +161,8 @@ bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rma
 
 int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
 {
-    const char *ops = rmalab__hints_value(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
-    const char *ord = rmalab__hints_value(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
+    const char *ops = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
+    const char *ord = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
     return rmalab__clock_ready();

@@ -318,7 +318,7 @@ static rmalab__trace *record_new(const rmalab_win *w, int capacity)
 /* Does the window want a record? Its hint, else the process's default. */
 static bool wanted(const rmalab_win *w)
 {
-    const char *v = rmalab__hints_value(w->at_create, RMALAB_KEY_TRACE);
+    const char *v = rmalab__hints_lookup(w->at_create, RMALAB_KEY_TRACE);
     if (v)
         return strcmp(v, "true") == 0;
     const char *env = getenv("RMALAB_TRACE");
@@ -327,7 +327,7 @@ static bool wanted(const rmalab_win *w)
 
 static int hint_capacity(const rmalab_win *w)
 {
-    const char *v = rmalab__hints_value(w->at_create, RMALAB_KEY_TRACE_SIZE);
+    const char *v = rmalab__hints_lookup(w->at_create, RMALAB_KEY_TRACE_SIZE);
     return v ? atoi(v) : DEFAULT_CAPACITY; /* validated against the catalogue */
 }
 

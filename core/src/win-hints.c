@@ -15,7 +15,7 @@
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
 bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback)
 {
-    const char *v = rmalab__hints_value(valid, RMALAB_KEY_NO_LOCKS);
+    const char *v = rmalab__hints_lookup(valid, RMALAB_KEY_NO_LOCKS);
     return v ? strcmp(v, "true") == 0 : fallback;
 }
 
@@ -27,7 +27,7 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
 {
     int rc = rmalab_info_to_mpi(valid, out);
     if (!rc && engine_window && w->eng->own_lock_all &&
-        rmalab__hints_value(valid, RMALAB_KEY_NO_LOCKS))
+        rmalab__hints_lookup(valid, RMALAB_KEY_NO_LOCKS))
         MPI_Info_delete(*out, RMALAB_KEY_NO_LOCKS);
     return rc;
 }
@@ -135,9 +135,9 @@ static const char *in_force(rmalab_win *w, const rmalab_info *mpi, const rmalab_
 {
     if (d->rmalab_own)
         return own_value(w, d->key, buf, size);
-    if (!d->report_unreliable || !rmalab__hints_value(mpi, d->key))
+    if (!d->report_unreliable || !rmalab__hints_lookup(mpi, d->key))
         return NULL;
-    const char *v = rmalab__hints_value(w->at_create, d->key);
+    const char *v = rmalab__hints_lookup(w->at_create, d->key);
     return v ? v : d->default_value;
 }
 

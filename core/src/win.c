@@ -51,7 +51,7 @@ static const rmalab__engine *find_engine(const char *name)
 
 static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diags *diags)
 {
-    const rmalab__engine *e = find_engine(rmalab__hints_value(valid, RMALAB_KEY_PSCW));
+    const rmalab__engine *e = find_engine(rmalab__hints_lookup(valid, RMALAB_KEY_PSCW));
     const char *env = getenv("RMALAB_PSCW");
     if (!e && env && *env && !(e = find_engine(env)))
         rmalab__hints_validate_diag_add(
