@@ -15,7 +15,15 @@ list names (" *   win-private.h  ...") is a level of its own: its inline
 functions are defined there, and the calls in their bodies are checked as
 that level's. A header the list does not name is part of every file that
 includes it: the calls in its inline functions are checked as that file's,
-and a call to one of them is a call within the file."""
+and a call to one of them is a call within the file.
+
+When the note has a table after "NAMES SAY THEIR FILE" (lines of
+"stem_ file.c [file.h]" columns, as in core/src/win-private.h), each private
+name (PREFIX_...) that a file or header declares or defines must be PREFIX_,
+then the stem of the file that defines it (a header's own for its inline
+functions and lower-case macros), then anything or nothing; the longest
+stem that begins a name is the one it reads as. Every DIR/*.c needs a
+stem, and a declared name must be defined somewhere."""
 import pathlib
 import re
 import sys
@@ -84,9 +92,63 @@ for h in headers:
         for _, body in bodies[h]:
             check(h, body)
 
+
+def names_say_their_file():
+    """The table's stems against each private name and its defining file."""
+    at = head.find("NAMES SAY THEIR FILE")
+    if at < 0:
+        return None
+    column = re.compile(r"\w+_(?: [\w.-]+\.[ch])+")
+    stems = {}  # stem -> the files it names
+    for line in head[at:].splitlines():
+        cols = re.split(r"\s{2,}", line[5:].strip()) if line.startswith(" *   ") else []
+        if cols and all(column.fullmatch(c) for c in cols):
+            for c in cols:
+                stem, *owners = c.split()
+                stems[stem] = owners
+    private = prefix + "_"
+    named = {f for owners in stems.values() for f in owners}
+    errs = [f"{f}: no stem in the table of {header}" for f in files if f not in named]
+    top = r"^(?!typedef\b|return\b)[A-Za-z_][\w \*]*?(?<!struct )(?<!enum )(?<!union )\b"
+    fn = re.compile(top + rf"({private}\w+)\s*\(", re.M)
+    var = re.compile(top + rf"({private}\w+)\s*(?:\[[^\]]*\])?\s*[=;]", re.M)
+    macro = re.compile(rf"^#\s*define\s+({private}\w+)", re.M)
+    where, declared = {}, {}
+    for f in files + headers:
+        text = uncomment((src / f).read_text())
+        if f.endswith(".c"):
+            for n in fn.findall(text) + var.findall(text):
+                where.setdefault(n, f)
+        else:
+            for n, _ in inline_bodies(text):
+                where[n] = f
+            for n in macro.findall(text):
+                where[n] = f
+            for n in fn.findall(text) + var.findall(text):
+                declared.setdefault(n, f)
+    for n, h in sorted(declared.items()):
+        if n not in where:
+            errs.append(f"{h}: declares {n}, which no file defines")
+    for n, f in sorted(where.items()):
+        fits = [s for s in stems if n.startswith(private + s) or n == private + s[:-1]]
+        if not fits:
+            errs.append(f"{f}: {n} begins with no file's stem")
+            continue
+        stem = max(fits, key=len)
+        if f not in stems[stem]:
+            errs.append(f"{f}: {n} reads as {' '.join(stems[stem])}'s ({private}{stem})")
+    return len(where), errs
+
+
+named = names_say_their_file()
+if named:
+    errors += named[1]
+
 ninline = sum(len(b) for b in bodies.values())
 for e in sorted(set(errors)):
     print(e)
-print(f"{len(files)} files, {len(defined)} functions ({ninline} inline in headers): "
-      f"{'the order holds' if not errors else f'{len(set(errors))} calls break it'}")
+print(f"{len(files)} files, {len(defined)} functions ({ninline} inline in headers)"
+      + (f", {named[0]} private names" if named else "") + ": "
+      + ("the order holds" + (" and every name says its file" if named else "")
+         if not errors else f"{len(set(errors))} errors"))
 sys.exit(1 if errors else 0)

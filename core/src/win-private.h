@@ -95,6 +95,38 @@
  *                    [win-free.h]
  *   win.c            creation in named steps
  *
+ * NAMES SAY THEIR FILE. A private name (a function, a global, a macro in
+ * lower case) is rmalab__, then the stem of the file that defines it, then
+ * its own part, or the stem alone: rmalab__sync_check_op is sync.c's,
+ * rmalab__engine_rma engine-rma.c's, as Lua's luaD_ names ldo.c. A
+ * header's inline functions and macros take its stem; a header that
+ * several files share declares each name under its own file's stem. The
+ * longest stem that begins a name names its file: rmalab__races_sync_op is
+ * races-sync.c's, not races.c's. Every file has its stem here, and
+ * tests/layers.py checks each name that a file or header of this folder
+ * declares or defines against this table:
+ *
+ *   mem_ alloc.c                         err_ error.c error-private.h
+ *   kind_ sync-kinds.c                   block_ block.c block-private.h
+ *   clock_ clock.c clock.h               win_ win-private.h win.c
+ *   info_ info.c                         info_typed_ info-typed.c
+ *   info_mpi_ info-mpi.c                 hints_ hints.c
+ *   hints_value_ hints-value.c           hints_validate_ hints-validate.c
+ *   hints_report_ hints-report.c         comm_ comm.c
+ *   type_ types.c                        layout_ layout.c
+ *   results_ results.c                   coll_ coll.c
+ *   xchg_ xchg.c                         msg_ msg.c
+ *   p2p_ p2p.c                           trace_ trace.c
+ *   races_ races.c races-private.h       races_report_ races-report.c
+ *   races_wire_ races-wire.c             races_sync_ races-sync.c
+ *   observe_ observe.c observe.h         engine_native_ engine-native.c
+ *   engine_rma_ engine-rma.c             state_ state.c
+ *   sync_ sync.c                         sync_passive_ sync-passive.c
+ *   rma_ rma.c                           win_local_ win-local.c
+ *   request_ request.c                   attr_ attr.c
+ *   registry_ registry.c                 trace_gather_ trace-gather.c
+ *   win_hints_ win-hints.c               win_free_ win-free.c
+ *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
  * writes it; other files read what their comment allows. The fields at the
  * top are set during creation and read by everyone. No file outside the
