@@ -35,11 +35,9 @@ int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
     b->call = call;
     b->collective = collective;
     if (!c)
-        return rmalab__block_call_end(call, "comm", UINT64_MAX,
-                                      rmalab__err_fail(RMALAB_ERR_COMM,
-                                                       "%s: the communicator is NULL "
-                                                       "or freed",
-                                                       call));
+        return rmalab__block_call_end(
+            call, "comm", UINT64_MAX,
+            rmalab__err_fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call));
     rmalab__block_comm(b, rmalab_comm_mpi(c));
     if (peer && b->n) {
         b->ranks = peer;
@@ -237,18 +235,15 @@ static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int c
 {
     const char *call = rmalab_reduce_kind_name(kind);
     if (kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c)))
-        return rmalab__err_fail(RMALAB_ERR_RANK,
-                                "%s: root %d is not a rank of this communicator "
-                                "(0 to %d)",
-                                call, root, rmalab_comm_size(c) - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
+                                                 "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
     if (count < 0)
         return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
     if (type != RMALAB_INT64 && type != RMALAB_DOUBLE)
         return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: numbers are int64 or double", call);
     if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__err_fail(RMALAB_ERR_OP,
-                                "%s: %s is not a reduction; use sum, prod, max, "
-                                "min, band, bor, bxor, land, lor or lxor",
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
+                                               "min, band, bor, bxor, land, lor or lxor",
                                 call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
     if (type == RMALAB_DOUBLE && op >= RMALAB_OP_BAND)
         return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a float was given",
@@ -261,15 +256,12 @@ static int reduce_verdict(const rpacket *all, int status, const char *call)
 {
     if (all->status)
         return status ? status
-                      : rmalab__err_fail(all->status,
-                                         "%s: rank %d could not take part (%s; its "
-                                         "own error says why)",
+                      : rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its "
+                                                      "own error says why)",
                                          call, all->srank, rmalab_err_name(all->status));
     if (all->bad & BAD_COUNT)
-        return rmalab__err_fail(RMALAB_ERR_ARG,
-                                "%s: the ranks gave different numbers of values; "
-                                "each must give as many",
-                                call);
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: the ranks gave different numbers of values; "
+                                                "each must give as many", call);
     if (all->bad & BAD_OP)
         return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks gave different ops", call);
     if (all->type == RMALAB_DOUBLE && all->op >= RMALAB_OP_BAND)
@@ -364,8 +356,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
 /* ------------------------------------------------------------------------ */
 /* Split                                                                    */
 
-int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **out,
-                             int status)
+int rmalab_comm_split_status(rmalab_comm *c, int color, int key, rmalab_comm **out, int status)
 {
     rmalab__block b;
     int rc = rmalab__coll_begin(&b, "split", c, true, NULL);
@@ -414,10 +405,8 @@ static int bcast_clock(rmalab_comm *c, int root)
 static int check_typed(rmalab_comm *c, const char *call, int root, int count, rmalab_type type)
 {
     if (c && (root < 0 || root >= rmalab_comm_size(c)))
-        return rmalab__err_fail(RMALAB_ERR_RANK,
-                                "%s: root %d is not a rank of this communicator "
-                                "(0 to %d)",
-                                call, root, rmalab_comm_size(c) - 1);
+        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
+                                                 "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
     if (count < 0)
         return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
     if (!rmalab_type_name(type))
@@ -461,31 +450,26 @@ int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int co
     if (status || e != MPI_SUCCESS)
         return status ? status : rmalab__err_mpi(e, "MPI_Allreduce (the ranks' arguments)");
     if (v[AG_FAILED] >= 0)
-        return rmalab__err_fail((int)(v[AG_FAILED] & 0xffff),
-                                "%s: rank %lld could not take part "
-                                "(%s; its own error says why)",
-                                call, (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
+        return rmalab__err_fail((int)(v[AG_FAILED] & 0xffff), "%s: rank %lld could not take part "
+                                "(%s; its own error says why)", call,
+                                (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
                                 rmalab_err_name((int)(v[AG_FAILED] & 0xffff)));
     if (v[AG_COUNT] != -v[AG_N + AG_COUNT])
         return rmalab__err_fail(RMALAB_ERR_TRUNCATE,
-                                "%s: the ranks give %lld to %lld elements (%d "
-                                "here); every rank must give the same count",
-                                call, (long long)-v[AG_N + AG_COUNT], (long long)v[AG_COUNT],
-                                count);
+                                "%s: the ranks give %lld to %lld elements (%d here); every rank "
+                                "must give the same count", call, (long long)-v[AG_N + AG_COUNT],
+                                (long long)v[AG_COUNT], count);
     if (v[AG_TYPE] != -v[AG_N + AG_TYPE])
-        return rmalab__err_fail(RMALAB_ERR_TYPE,
-                                "%s: the ranks give different types (%s here); "
-                                "every rank must give the same type",
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
+                                                 "every rank must give the same type",
                                 call, rmalab_type_name((rmalab_type)type));
     if (v[AG_ROOT] != -v[AG_N + AG_ROOT])
-        return rmalab__err_fail(RMALAB_ERR_RANK,
-                                "%s: the ranks name roots %lld to %lld (%d here); "
-                                "every rank must name the same root",
+        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: the ranks name roots %lld to %lld (%d here); "
+                                                 "every rank must name the same root",
                                 call, (long long)-v[AG_N + AG_ROOT], (long long)v[AG_ROOT], root);
     if (v[AG_OP] != -v[AG_N + AG_OP])
-        return rmalab__err_fail(RMALAB_ERR_OP,
-                                "%s: the ranks give different ops (%s here); every "
-                                "rank must give the same op",
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
+                                               "rank must give the same op",
                                 call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
     return RMALAB_OK;
 }
@@ -517,15 +501,12 @@ static int check_reduce_op(const char *call, rmalab_type type, rmalab_op op)
 {
     bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
     if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__err_fail(RMALAB_ERR_OP,
-                                "%s: %s is not a reduction; use sum, prod, max, min, "
-                                "band, bor, bxor, land, lor or lxor",
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
+                                               "min, band, bor, bxor, land, lor or lxor",
                                 call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
     if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
-        return rmalab__err_fail(RMALAB_ERR_TYPE,
-                                "%s: MPI defines %s on %s types, and the buffer "
-                                "holds %s",
-                                call, rmalab_op_name(op),
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
+                                                 "holds %s", call, rmalab_op_name(op),
                                 op >= RMALAB_OP_BAND ? "integer" : "number",
                                 rmalab_type_name(type));
     return RMALAB_OK;
@@ -607,8 +588,7 @@ int rmalab_barrier(MPI_Comm comm)
     rmalab__block b = {.call = "barrier", .collective = true};
     rmalab__block_call_begin();
     if (comm == MPI_COMM_NULL)
-        return rmalab__block_call_end(
-            "barrier", "comm", UINT64_MAX,
+        return rmalab__block_call_end("barrier", "comm", UINT64_MAX,
             rmalab__err_fail(RMALAB_ERR_COMM, "barrier: the communicator is MPI_COMM_NULL"));
     rmalab__block_comm(&b, comm);
     int rc = rmalab__block_enter(&b);
