@@ -116,23 +116,26 @@ RMALAB_ACCESS_API void *__wrap_memcpy(void *dst, const void *src, size_t n);
 RMALAB_ACCESS_API void *__wrap_memmove(void *dst, const void *src, size_t n);
 RMALAB_ACCESS_API void *__wrap_memset(void *dst, int c, size_t n);
 
-RMALAB_ACCESS_API void *__wrap_memcpy(void *dst, const void *src, size_t n)
+/* A copy of n bytes: src read, then dst written. */
+static inline __attribute__((always_inline)) void copy_check(void *dst, const void *src, size_t n,
+                                                             const void *pc)
 {
     const rmalab_access_ranges *r = rmalab_access__ranges();
     if (__builtin_expect(r != NULL, 0) && n) {
-        rmalab_access__slow(r, src, n, 0, __builtin_return_address(0));
-        rmalab_access__slow(r, dst, n, 1, __builtin_return_address(0));
+        rmalab_access__slow(r, src, n, 0, pc);
+        rmalab_access__slow(r, dst, n, 1, pc);
     }
+}
+
+RMALAB_ACCESS_API void *__wrap_memcpy(void *dst, const void *src, size_t n)
+{
+    copy_check(dst, src, n, __builtin_return_address(0));
     return __real_memcpy(dst, src, n);
 }
 
 RMALAB_ACCESS_API void *__wrap_memmove(void *dst, const void *src, size_t n)
 {
-    const rmalab_access_ranges *r = rmalab_access__ranges();
-    if (__builtin_expect(r != NULL, 0) && n) {
-        rmalab_access__slow(r, src, n, 0, __builtin_return_address(0));
-        rmalab_access__slow(r, dst, n, 1, __builtin_return_address(0));
-    }
+    copy_check(dst, src, n, __builtin_return_address(0));
     return __real_memmove(dst, src, n);
 }
 

@@ -66,7 +66,7 @@ static int takes_value(const char *o)
 static int link_only(const char *o)
 {
     return strncmp(o, "-l", 2) == 0 || strncmp(o, "-L", 2) == 0 || strncmp(o, "-Wl,", 4) == 0 ||
-           strcmp(o, "-Xlinker") == 0 || strcmp(o, "-o") == 0 || strncmp(o, "-o", 2) == 0 ||
+           strcmp(o, "-Xlinker") == 0 || strncmp(o, "-o", 2) == 0 ||
            strcmp(o, "-u") == 0 || strcmp(o, "-T") == 0 || strcmp(o, "-z") == 0 ||
            strcmp(o, "-e") == 0;
 }
@@ -236,21 +236,6 @@ static int find_runtime(const char *self, char *out, size_t size)
 /* ------------------------------------------------------------------------ */
 /* The three kinds of command                                               */
 
-static int compile(const cc_line *l)
-{
-    char **av = calloc((size_t)l->argc + 16, sizeof *av);
-    if (!av)
-        return 1;
-    int k = 0;
-    av[k++] = "mpicc";
-    add_compile_flags(l, av, &k);
-    for (int i = 0; i < l->argc; i++)
-        av[k++] = l->argv[i];
-    int rc = run(av);
-    free(av);
-    return rc;
-}
-
 /* The link, with the object objs[i] in the place of each C source i (all
  * NULL: a link of objects alone). An input that had a -x language other
  * than C keeps it, around itself only. */
@@ -282,9 +267,10 @@ static int link_step(const cc_line *l, char **objs, const char *runtime)
     return rc;
 }
 
-/* One C source (argument at) of a one-command build to obj: the user's
- * options but those of the link, this source and no other input. */
-static int compile_one(const cc_line *l, int at, const char *obj)
+/* A compile: with at < 0, the user's command (-c or -S) as it is; else
+ * one C source (argument at) of a one-command build to obj, with the
+ * user's options but those of the link, and no other input. */
+static int compile(const cc_line *l, int at, const char *obj)
 {
     char **av = calloc((size_t)l->argc + 20, sizeof *av);
     if (!av)
@@ -293,16 +279,18 @@ static int compile_one(const cc_line *l, int at, const char *obj)
     av[k++] = "mpicc";
     add_compile_flags(l, av, &k);
     for (int i = 0; i < l->argc; i++)
-        if (l->kind[i] == ARG_OPT || l->kind[i] == ARG_VALUE)
+        if (at < 0 || l->kind[i] == ARG_OPT || l->kind[i] == ARG_VALUE)
             av[k++] = l->argv[i];
-    av[k++] = "-c";
-    if (l->lang[at]) {
-        av[k++] = "-x";
-        av[k++] = (char *)l->lang[at];
+    if (at >= 0) {
+        av[k++] = "-c";
+        if (l->lang[at]) {
+            av[k++] = "-x";
+            av[k++] = (char *)l->lang[at];
+        }
+        av[k++] = l->argv[at];
+        av[k++] = "-o";
+        av[k++] = (char *)obj;
     }
-    av[k++] = l->argv[at];
-    av[k++] = "-o";
-    av[k++] = (char *)obj;
     int rc = run(av);
     free(av);
     return rc;
@@ -334,7 +322,7 @@ static int build(const cc_line *l, const char *runtime)
             break;
         }
         snprintf(objs[i], n, "%s/%d-%s.o", dir, i, base);
-        int st = compile_one(l, i, objs[i]);
+        int st = compile(l, i, objs[i]);
         rc = rc ? rc : st;
     }
     if (rc == 0)
@@ -381,7 +369,7 @@ int cc_main(int argc, char **argv, const char *self)
     } else if (l.compile_only && l.n_c == 0) { /* assembly alone */
         rc = pass_through(argv);
     } else if (l.compile_only) {
-        rc = compile(&l);
+        rc = compile(&l, -1, NULL);
     } else if (find_runtime(self, runtime, sizeof runtime)) {
         fprintf(stderr, "rmalab cc: the access runtime is not installed (no %s)\n", runtime);
         rc = 1;
