@@ -11,8 +11,12 @@
  *   watched: the windows of this process, and the caller buffers of RMA
  *   operations still in flight.
  *
- * At its first __tsan_init the runtime calls rmalab_run_attach, a weak
- * symbol that only the interceptor defines, with its hooks. The interceptor
+ * At its first __tsan_init (from the constructors of the program's
+ * instrumented files, before main) the runtime calls rmalab_run_attach, a
+ * weak symbol that only the interceptor defines, with its hooks. Each copy
+ * of the runtime attaches on its own: a program, and each shared library
+ * that rmalab cc linked, has one, with its own hooks, so the interceptor
+ * may be called more than once and publishes its ranges to each. The interceptor
  * publishes the watched ranges there as an immutable set behind one atomic
  * pointer: it builds a new set and swaps the pointer, and keeps the old ones
  * until MPI_Finalize, so that a thread reading one never sees it freed. An
@@ -42,9 +46,13 @@ typedef struct {
 typedef struct {
     /* NULL while nothing is watched (always, under plain mpiexec). */
     _Atomic(const rmalab_access_ranges *) ranges;
-    /* An access of n bytes at addr (write: a store) by the instruction at
-     * pc touched a watched range. Called on the accessing thread; set once
-     * by rmalab_run_attach before any range is published. */
+    /* An access of n bytes at addr (write: a store, or an atomic
+     * read-modify-write) touched a watched range. pc is the return address
+     * of the call that the instrumentation put before the access (or of the
+     * program's memcpy, memmove or memset call): symbolise pc - 1 for the
+     * access's FILE:LINE, as debuggers do (pc itself can fall on the next
+     * line). Called on the accessing thread; set once by rmalab_run_attach
+     * before any range is published. */
     void (*access)(const void *addr, size_t n, int write, const void *pc);
 } rmalab_access_hooks;
 

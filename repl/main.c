@@ -18,6 +18,7 @@
  *                             terminal, the REPL's loop (repl.h)
  *   runner/  uses front/ wire/   rmalab test: runs of files in a session of
  *                             their own, their result as TAP (runner.h)
+ *   cprog/   uses wire/       C programs: rmalab cc (cc.h)
  * main.c, this file, chooses the mode and uses them all: it stays at the
  * top because it is the one place that knows every program. */
 #include <errno.h>
@@ -40,12 +41,14 @@
 #include "front/launch.h"
 #include "rank/rank.h"
 #include "runner/runner.h"
+#include "cprog/cc.h"
 
 static const char usage[] =
     "Usage: rmalab [-n N] [mpiexec options] [--] [FILE.lua [ARGS...]]\n"
     "       rmalab [-n N] [mpiexec options] -e CHUNK\n"
     "       rmalab test [OPTIONS] [mpiexec options] FILE_OR_FOLDER...\n"
     "       rmalab kernel install [--user | --prefix P] [--ranks N] [--name NAME]\n"
+    "       rmalab cc [mpicc arguments]\n"
     "The interactive multi-rank Lua REPL of rmalab, a lab bench for MPI one-sided\n"
     "communication. With no FILE it opens the REPL on N ranks (default 1), started\n"
     "with mpiexec; with FILE it runs the script on every rank; -e runs CHUNK on\n"
@@ -53,6 +56,8 @@ static const char usage[] =
     "-launcher, -bind-to, -genv ...) are passed to it. rmalab test runs scenarios\n"
     "and transcripts and prints TAP (rmalab test --help). rmalab kernel install\n"
     "writes the Jupyter kernelspec \"Lua (rmalab, N ranks)\" (docs/jupyter.md).\n"
+    "rmalab cc builds a C MPI program as mpicc does, its loads and stores\n"
+    "instrumented (rmalab cc --help, docs/c.md).\n"
     "\n"
     "  -n, -np N          number of ranks, 1 or more (the REPL and -e: at most 1024)\n"
     "  -e CHUNK           run CHUNK on every rank, print the results, then exit\n"
@@ -413,6 +418,8 @@ int main(int argc, char **argv)
         return runner_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "kernel") == 0)
         return kernel_main(argc - 1, argv + 1, self);
+    if (argc > 1 && strcmp(argv[1], "cc") == 0)
+        return cc_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "--serve") == 0)
         return rank_serve(getenv("RMALAB_CONNECT"), getenv("RMALAB_TOKEN"));
     args_t a = {0};

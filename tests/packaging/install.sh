@@ -10,7 +10,9 @@
 #   - a Lua script with the installed module, under mpiexec on 2 ranks;
 #   - a piped REPL session with the installed executable;
 #   - examples/pscw.c, examples/column.c and examples/requests.c, built with
-#     cc $(pkg-config --cflags --libs rmalab).
+#     cc $(pkg-config --cflags --libs rmalab);
+#   - tests/cprog/cc/hello.c built by the installed rmalab cc, which finds
+#     the installed access runtime.
 # The .pc file says prefix=/usr/local; --define-variable=prefix points
 # pkg-config at the staged copy instead.
 set -euo pipefail
@@ -92,4 +94,12 @@ installed cc -Wall -Wextra -Werror requests.c $flags -Wl,-rpath,"$libdir_pc" -o 
     fail "examples/requests.c does not build with: cc requests.c $flags"
 out=$(installed mpiexec -n 2 ./requests 2>&1) || fail "examples/requests failed:"$'\n'"$out"
 echo "$out"
-echo "installed copy: Lua module, REPL and C examples all ran from $prefix in $stage"
+
+# 4. rmalab cc with the installed runtime (beside the executable's prefix).
+[ -f "$lib/librmalab-access.a" ] || fail "${lib#"$stage"}/librmalab-access.a was not installed"
+cp "$src/tests/cprog/cc/hello.c" "$work/"
+installed rmalab cc -O2 hello.c -o hello || fail "the installed rmalab cc does not build hello.c"
+installed nm hello | grep -q ' [Tt] __tsan_read4$' || fail "rmalab cc did not link the access runtime"
+[ "$(installed ./hello)" = "sum 10" ] || fail "hello built by the installed rmalab cc printed something else"
+echo "installed rmalab cc: hello.c built with ${libdir}/librmalab-access.a and ran"
+echo "installed copy: Lua module, REPL, C examples and rmalab cc all ran from $prefix in $stage"

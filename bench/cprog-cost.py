@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""What rmalab cc's instrumentation costs a memory-bound C kernel whose grid
+is a window (bench/cprog-cost.c: 5-point Jacobi, halo rows by MPI_Put and
+fences), against the same file built with mpicc -O2, both -O2 and run under
+plain `mpiexec -n 2 -bind-to core`, in interleaved rounds of one launch.
+Issue 39's goal: at most 2x.
+
+usage: cprog-cost.py RMALAB SOURCE [rounds [sweeps]]
+
+Prints each build's best and median seconds and the median of the per-round
+ratios to mpicc's; every build must print the same check value."""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+rmalab, source = sys.argv[1], sys.argv[2]
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+sweeps = sys.argv[4] if len(sys.argv) > 4 else "100"
+MPIEXEC = ["mpiexec", "-n", "2", "-bind-to", "core"]
+
+# (name, build command without -o, launcher). The row of a program built by
+# rmalab cc under `rmalab run` (checking on) goes here once rmalab run
+# exists: ("rmalab cc, rmalab run", [rmalab, "cc", "-O2", source],
+# [rmalab, "run", "-n", "2", "-bind-to", "core"]).
+VARIANTS = [
+    ("mpicc -O2", ["mpicc", "-O2", source], MPIEXEC),
+    ("rmalab cc -O2", [rmalab, "cc", "-O2", source], MPIEXEC),
+]
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        sys.exit(f"cprog-cost: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+with tempfile.TemporaryDirectory(prefix="cprog-cost.") as tmp:
+    progs = []
+    for k, (name, build, launch) in enumerate(VARIANTS):
+        exe = os.path.join(tmp, f"v{k}")
+        run(build + ["-o", exe])
+        progs.append(launch + [exe, sweeps])
+    times = [[] for _ in VARIANTS]
+    checks = set()
+    for r in range(rounds):
+        for k, cmd in enumerate(progs):
+            words = run(cmd).split()
+            times[k].append(float(words[1]))
+            checks.add(words[3])
+    if len(checks) != 1:
+        sys.exit(f"cprog-cost: the builds computed different grids: {sorted(checks)}")
+    print(f"{rounds} rounds of {sweeps} sweeps, 2 ranks x 1024 x 2048 doubles, "
+          f"check {checks.pop()}")
+    print(f"{'build':28} {'best s':>8} {'median s':>9} {'ratio':>7}")
+    for k, (name, _, _) in enumerate(VARIANTS):
+        ratio = statistics.median(t / p for t, p in zip(times[k], times[0]))
+        verdict = "" if k == 0 else ("  PASS (goal <= 2x)" if ratio <= 2 else
+                                     "  MISS (goal <= 2x)")
+        print(f"{name:28} {min(times[k]):8.3f} {statistics.median(times[k]):9.3f} "
+              f"{ratio:6.2f}x{verdict}")

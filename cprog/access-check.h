@@ -1,0 +1,40 @@
+/* The access runtime's one test, shared by its two files (access.c: loads,
+ * stores, ranges, memcpy and the attach; access-atomic.c: the atomics).
+ * Private to the runtime: the interceptor sees only access.h.
+ *
+ * The fast path, inlined into every entry point: one acquire load of
+ * hooks.ranges (a plain mov on x86-64) and a test of NULL. Only when ranges
+ * are published does an access go to the out-of-line range test. */
+#ifndef RMALAB_CPROG_ACCESS_CHECK_H
+#define RMALAB_CPROG_ACCESS_CHECK_H
+
+#include "access.h"
+
+/* The entry points that gcc's instrumentation calls: visible to the
+ * program's objects that the archive is linked with, not exported from a
+ * shared library that links it (each such library has its own runtime,
+ * attached on its own: access.h). */
+#define RMALAB_ACCESS_API __attribute__((visibility("hidden")))
+
+/* The hooks this copy of the runtime hands to rmalab_run_attach. */
+extern rmalab_access_hooks rmalab_access__hooks;
+
+/* The range test, out of line: the fast path stays a load and a branch. */
+__attribute__((noinline, cold)) void rmalab_access__slow(const rmalab_access_ranges *r,
+                                                         const void *addr, size_t n, int write,
+                                                         const void *pc);
+
+static inline const rmalab_access_ranges *rmalab_access__ranges(void)
+{
+    return atomic_load_explicit(&rmalab_access__hooks.ranges, memory_order_acquire);
+}
+
+static inline __attribute__((always_inline)) void rmalab_access__check(const void *addr, size_t n,
+                                                                       int write, const void *pc)
+{
+    const rmalab_access_ranges *r = rmalab_access__ranges();
+    if (__builtin_expect(r != NULL, 0))
+        rmalab_access__slow(r, addr, n, write, pc);
+}
+
+#endif
