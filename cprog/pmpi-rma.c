@@ -1,0 +1,273 @@
+/* RMA operations: the core's _mem calls on the program's own buffers, which
+ * MPI reads and writes until the operation completes (its ticket says
+ * when: the access bridge watches the buffers until then). Datatypes the
+ * core cannot express are refused with an error that says so; on a window
+ * the core does not know, everything goes to PMPI unchanged.
+ *
+ * The request forms (MPI_Rput...) complete their operation locally before
+ * they return, and hand back a request already complete: the program's
+ * MPI_Wait and MPI_Test then need no mapping. Remote completion still
+ * comes with the epoch, as MPI has it; what is lost is the overlap, and
+ * the check of buffer accesses between the call and its wait. */
+#include "handles.h"
+#include "report.h"
+#include "run.h"
+#include "types.h"
+#include "watch.h"
+
+#include <rmalab/coll.h>
+#include <rmalab/error.h>
+
+#define ON_WINDOW(win, pmpi)                                                   \
+    run_win *s = run_win_find(win);                                           \
+    if (!s)                                                                   \
+        return pmpi;                                                          \
+    const char *pc = RUN_PC
+
+/* The operation's buffers are watched until it is done. */
+static int issued(run_win *s, const void *pc, const char *call, int rc, int target,
+                  uint64_t ticket, const void *origin, void *result, size_t bytes)
+{
+    if (rc == RMALAB_OK && origin)
+        run_watch_op(s, target, ticket, origin, bytes, false, pc, call);
+    if (rc == RMALAB_OK && result)
+        run_watch_op(s, target, ticket, result, bytes, true, pc, call);
+    return run_win_done(s, pc, call, rc);
+}
+
+static int one_element(const char *call)
+{
+    return rmalab_set_error(RMALAB_ERR_TYPE, "%s takes one element of a predefined type", call);
+}
+
+RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
+                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    run_layout L;
+    uint64_t ticket = 0;
+    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_put_mem(s->w, target, disp, L.type, L.count, origin,
+                                L.has_vec ? &L.vec : NULL, &ticket);
+    return issued(s, pc, "MPI_Put", rc, target, ticket, origin, NULL, L.bytes);
+}
+
+RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                    int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Get(result, ocount, otype, target, disp, tcount, ttype, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    run_layout L;
+    uint64_t ticket = 0;
+    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_get_mem(s->w, target, disp, L.type, L.count, result,
+                                L.has_vec ? &L.vec : NULL, &ticket);
+    return issued(s, pc, "MPI_Get", rc, target, ticket, NULL, result, L.bytes);
+}
+
+RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                           MPI_Win win)
+{
+    ON_WINDOW(win,
+              PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    run_layout L;
+    rmalab_op rop;
+    uint64_t ticket = 0;
+    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
+    if (!rc)
+        rc = run_op_of(op, &rop);
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_accumulate_mem(s->w, target, disp, L.type, L.count, origin, rop,
+                                       L.has_vec ? &L.vec : NULL, &ticket);
+    return issued(s, pc, "MPI_Accumulate", rc, target, ticket, origin, NULL, L.bytes);
+}
+
+RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
+                               int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target,
+                                       disp, tcount, ttype, op, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    run_layout L, R;
+    rmalab_op rop;
+    uint64_t ticket = 0;
+    int rc = run_layout_of(rcount, rtype, tcount, ttype, &R);
+    if (!rc && op != MPI_NO_OP)
+        rc = run_layout_of(ocount, otype, tcount, ttype, &L);
+    if (!rc)
+        rc = run_op_of(op, &rop);
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_get_accumulate_mem(s->w, target, disp, R.type, R.count,
+                                           op == MPI_NO_OP ? NULL : origin, result, rop,
+                                           R.has_vec ? &R.vec : NULL, &ticket);
+    rc = issued(s, pc, "MPI_Get_accumulate", rc, target, ticket, NULL, result, R.bytes);
+    if (rc == MPI_SUCCESS && op != MPI_NO_OP)
+        run_watch_op(s, target, ticket, origin, R.bytes, false, pc, "MPI_Get_accumulate");
+    return rc;
+}
+
+RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
+                             MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Fetch_and_op(origin, result, type, target, disp, op, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    rmalab_type t;
+    rmalab_op rop;
+    uint64_t ticket = 0;
+    int rc = run_type_of(type, &t) ? one_element("MPI_Fetch_and_op") : run_op_of(op, &rop);
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_fetch_and_op_mem(s->w, target, disp, t, op == MPI_NO_OP ? NULL : origin,
+                                         result, rop, &ticket);
+    return issued(s, pc, "MPI_Fetch_and_op", rc, target, ticket, NULL, result,
+                  rc ? 0 : (size_t)rmalab_type_size(t));
+}
+
+RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *result,
+                                 MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Compare_and_swap(origin, compare, result, type, target, disp, win));
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    rmalab_type t;
+    uint64_t ticket = 0;
+    int rc = run_type_of(type, &t) ? one_element("MPI_Compare_and_swap") : RMALAB_OK;
+    run_site(s, pc);
+    if (!rc)
+        rc = rmalab_win_compare_and_swap_mem(s->w, target, disp, t, compare, origin, result,
+                                             &ticket);
+    return issued(s, pc, "MPI_Compare_and_swap", rc, target, ticket, NULL, result,
+                  rc ? 0 : (size_t)rmalab_type_size(t));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Request forms                                                            */
+
+static int query_done(void *extra, MPI_Status *st)
+{
+    PMPI_Status_set_cancelled(st, 0);
+    PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+static int free_done(void *extra)
+{
+    return MPI_SUCCESS;
+}
+
+static int cancel_done(void *extra, int complete)
+{
+    return MPI_SUCCESS;
+}
+
+typedef struct {
+    int kind; /* 0 rput, 1 rget, 2 raccumulate, 3 rget_accumulate */
+    const void *origin;
+    void *result;
+    int target;
+    MPI_Aint disp;
+    MPI_Op op;
+} rform;
+
+static int rissue(run_win *s, const rform *f, const run_layout *L, rmalab_request **rq)
+{
+    rmalab_op rop = RMALAB_OP_REPLACE;
+    const rmalab_vector *vec = L->has_vec ? &L->vec : NULL;
+    int rc = f->kind >= 2 ? run_op_of(f->op, &rop) : RMALAB_OK;
+    if (rc)
+        return rc;
+    switch (f->kind) {
+    case 0:
+        return rmalab_win_rput(s->w, f->target, f->disp, L->type, L->count, f->origin, vec, rq);
+    case 1:
+        return rmalab_win_rget(s->w, f->target, f->disp, L->type, L->count, f->result, vec, rq);
+    case 2:
+        return rmalab_win_raccumulate(s->w, f->target, f->disp, L->type, L->count, f->origin,
+                                      rop, vec, rq);
+    default:
+        return rmalab_win_rget_accumulate(s->w, f->target, f->disp, L->type, L->count,
+                                          f->op == MPI_NO_OP ? NULL : f->origin, f->result, rop,
+                                          vec, rq);
+    }
+}
+
+/* Issue, complete locally, and hand back a request already complete. */
+static int rcall(run_win *s, const void *pc, const char *call, const rform *f,
+                 const run_layout *L, int rc, MPI_Request *request)
+{
+    rmalab_request *rq = NULL;
+    *request = MPI_REQUEST_NULL;
+    run_site(s, pc);
+    if (!rc && f->target != MPI_PROC_NULL)
+        rc = rissue(s, f, L, &rq);
+    if (!rc && rq)
+        rc = rmalab_request_wait(rq, NULL, NULL, NULL);
+    rmalab_request_destroy(&rq);
+    if (!rc && PMPI_Grequest_start(query_done, free_done, cancel_done, NULL, request) ==
+                   MPI_SUCCESS)
+        PMPI_Grequest_complete(*request);
+    return run_win_done(s, pc, call, rc);
+}
+
+RUN_API int MPI_Rput(const void *origin, int ocount, MPI_Datatype otype, int target,
+                     MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win,
+                     MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Rput(origin, ocount, otype, target, disp, tcount, ttype, win, request));
+    run_layout L;
+    rform f = {0, origin, NULL, target, disp, MPI_REPLACE};
+    return rcall(s, pc, "MPI_Rput", &f, &L, run_layout_of(ocount, otype, tcount, ttype, &L),
+                 request);
+}
+
+RUN_API int MPI_Rget(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                     int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Rget(result, ocount, otype, target, disp, tcount, ttype, win, request));
+    run_layout L;
+    rform f = {1, NULL, result, target, disp, MPI_REPLACE};
+    return rcall(s, pc, "MPI_Rget", &f, &L, run_layout_of(ocount, otype, tcount, ttype, &L),
+                 request);
+}
+
+RUN_API int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                            MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                            MPI_Win win, MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Raccumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win,
+                                    request));
+    run_layout L;
+    rform f = {2, origin, NULL, target, disp, op};
+    return rcall(s, pc, "MPI_Raccumulate", &f, &L,
+                 run_layout_of(ocount, otype, tcount, ttype, &L), request);
+}
+
+RUN_API int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype otype,
+                                void *result, int rcount, MPI_Datatype rtype, int target,
+                                MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                                MPI_Win win, MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Rget_accumulate(origin, ocount, otype, result, rcount, rtype, target,
+                                        disp, tcount, ttype, op, win, request));
+    run_layout L;
+    rform f = {3, origin, result, target, disp, op};
+    return rcall(s, pc, "MPI_Rget_accumulate", &f, &L,
+                 run_layout_of(rcount, rtype, tcount, ttype, &L), request);
+}

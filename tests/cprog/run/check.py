@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""One case of rmalab run on a plain mpicc binary (tests/cprog/run).
+
+usage: check.py CASE BINDIR LAUNCH...
+
+LAUNCH is the command that runs a program on 2 ranks with the interceptor
+(`rmalab run -n 2`); BINDIR holds the test programs, built with plain
+mpicc -g. Each case runs one program and checks its stdout, stderr, exit
+status, and that no process of it is left. Exits 1 with the reasons when
+a check fails."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+case, bindir, launch = sys.argv[1], sys.argv[2], sys.argv[3:]
+fails = []
+
+
+def run(prog, *args, env=None, cmd=None):
+    full = (cmd or launch) + [os.path.join(bindir, prog), *args]
+    e = dict(os.environ, **(env or {}))
+    try:
+        p = subprocess.run(full, capture_output=True, text=True, timeout=90, env=e)
+    except subprocess.TimeoutExpired as t:
+        fails.append(f"{' '.join(full)}: hung (no end within 90 s)")
+        return -1, t.stdout or "", t.stderr or ""
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(what, ok):
+    if not ok:
+        fails.append(what)
+
+
+def left(prog):
+    """Processes of prog still alive a moment after the job ended."""
+    time.sleep(0.5)
+    out = subprocess.run(["pgrep", "-f", os.path.join(bindir, prog)],
+                         capture_output=True, text=True).stdout
+    return out.split()
+
+
+def line_of(src, text):
+    for i, l in enumerate(open(os.path.join(os.path.dirname(__file__), src)), 1):
+        if text in l:
+            return i
+    raise SystemExit(f"{src}: no line holds {text!r}")
+
+
+def put_noepoch():
+    rc, out, err = run("put-noepoch")
+    n = line_of("put-noepoch.c", "MPI_Put(")
+    lines = err.strip().splitlines()
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"stderr is not one error line: {err!r}", len(lines) == 1)
+    expect(f"not put-noepoch.c:{n}: error: MPI_Put: ... naming the fix: {err!r}",
+           re.search(rf"put-noepoch\.c:{n}: error: MPI_Put: .*access epoch.*"
+                     r"MPI_Win_fence.*MPI_Win_lock", err))
+    expect(f"processes left: {left('put-noepoch')}", not left("put-noepoch"))
+
+
+def correct():
+    rc0, out0, err0 = run("correct", cmd=["mpiexec", "-n", "2"])
+    rc, out, err = run("correct")
+    expect(f"plain run failed: {rc0} {err0!r}", rc0 == 0)
+    expect(f"exit status {rc}, wanted 0", rc == 0)
+    expect(f"stderr not empty: {err!r}", err == "")
+    expect(f"stdout differs from plain mpiexec's:\n{out}\n---\n{out0}",
+           sorted(out.splitlines()) == sorted(out0.splitlines()))
+    expect("the program printed too little", len(out.splitlines()) == 14)
+
+
+def race():
+    rc, out, err = run("race-fence")
+    a, b = line_of("race-fence.c", "MPI_Put(&v, 1, MPI_INT, 0, 2"), 0
+    b = a + 2
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    races = [l for l in err.splitlines() if ": race: " in l]
+    expect(f"not one race line: {err!r}", len(races) == 1)
+    expect(f"the race line does not name lines {a} and {b}: {err!r}",
+           races and re.search(rf"race-fence\.c:{a}: race: MPI_Put .*race-fence\.c:{b}", races[0]))
+
+
+def hint():
+    rc, out, err = run("hint-unknown")
+    n = line_of("hint-unknown.c", "MPI_Win_allocate(")
+    expect(f"exit status {rc}, wanted 0", rc == 0)
+    expect(f"no warning for no_lock (did you mean no_locks?) at line {n}: {err!r}",
+           re.search(rf"hint-unknown\.c:{n}: warning: MPI_Win_allocate: no_lock: .*no_locks", err))
+    expect(f"no warning for the bad accumulate_ordering value: {err!r}",
+           re.search(rf"hint-unknown\.c:{n}: warning: .*accumulate_ordering.*rawr", err))
+    expect(f"not exactly two warnings: {err!r}", len(err.strip().splitlines()) == 2)
+
+
+def errors_return():
+    rc, out, err = run("errors-return")
+    n = line_of("errors-return.c", "int rc = MPI_Put(")
+    expect(f"the class did not come back: {out!r}",
+           out.count("put with no epoch: MPI_ERR_RMA_SYNC") == 2)
+    expect(f"the program did not go on: {out!r}", "rank 0: base[3] = 1" in out)
+    expect(f"no error line at {n}: {err!r}", re.search(rf"errors-return\.c:{n}: error: MPI_Put", err))
+    expect(f"exit status {rc}, wanted non-zero (an error was found)", rc != 0)
+
+
+def ends(how):
+    rc, out, err = run("ends", how)
+    expect(f"{how}: exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"{how}: processes left: {left('ends')}", not left("ends"))
+
+
+def bytes40():
+    rc, out, err = run("bytes40")
+    expect(f"exit status {rc}: {out}{err}", rc == 0)
+    expect(f"wrong bytes: {out!r}", out.count("0 of 24 bytes wrong") == 2)
+
+
+cases = {"put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+         "errors-return": errors_return, "abort": lambda: ends("abort"),
+         "segv": lambda: ends("segv"), "bytes40": bytes40}
+cases[case]()
+for f in fails:
+    print(f"{case}: {f}")
+sys.exit(1 if fails else 0)
