@@ -116,7 +116,18 @@ def bytes40():
     expect(f"wrong bytes: {out!r}", out.count("0 of 24 bytes wrong") == 2)
 
 
-cases = {"put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+def usage():
+    p = subprocess.run(launch, capture_output=True, text=True, timeout=30)
+    expect(f"no program: exit {p.returncode}, wanted 2: {p.stderr!r}",
+           p.returncode == 2 and "rmalab run: no program to run" in p.stderr)
+    rc, out, err = run("no-such-program")
+    expect(f"a missing program: exit {rc}, wanted non-zero", rc not in (0, -1))
+    p = subprocess.run(launch[:2] + ["--help"], capture_output=True, text=True, timeout=30)
+    expect(f"--help: {p.returncode} {p.stdout!r}",
+           p.returncode == 0 and p.stdout.startswith("Usage: rmalab run"))
+
+
+cases = {"usage": usage, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "bytes40": bytes40}
 cases[case]()
