@@ -35,7 +35,8 @@ static void put_line(const char *text)
 }
 
 /* The core speaks of calls as the Lua binding spells them ("fence()",
- * "lock(0)", "put"); a C program's reader knows MPI_Win_fence(...). */
+ * "lock(0)", "win:read"); a C program's reader knows MPI_Win_fence(...)
+ * and loads. */
 static const char *const c_names[][2] = {
     {"fence(", "MPI_Win_fence("}, {"start(", "MPI_Win_start("}, {"post(", "MPI_Win_post("},
     {"complete(", "MPI_Win_complete("}, {"wait(", "MPI_Win_wait("}, {"test(", "MPI_Win_test("},
@@ -44,6 +45,7 @@ static const char *const c_names[][2] = {
     {"flush(", "MPI_Win_flush("}, {"flush_all(", "MPI_Win_flush_all("},
     {"flush_local(", "MPI_Win_flush_local("}, {"flush_local_all(", "MPI_Win_flush_local_all("},
     {"sync(", "MPI_Win_sync("}, {"free(", "MPI_Win_free("},
+    {"win:read", "load"}, {"win:write", "store"},
 };
 
 static void in_c_names(const char *msg, char *out, size_t size)
@@ -94,6 +96,8 @@ void run_race(const char *site, const char *text)
  * -> "MPI_Get_accumulate"; a direct "read" or "write" is a load or store. */
 static void call_name(const char *call, char *out, size_t size)
 {
+    if (strncmp(call, "win:", 4) == 0)
+        call += 4;
     if (strcmp(call, "read") == 0 || strcmp(call, "write") == 0) {
         snprintf(out, size, "%s", call[0] == 'r' ? "load" : "store");
         return;

@@ -116,6 +116,24 @@ def bytes40():
     expect(f"wrong bytes: {out!r}", out.count("0 of 24 bytes wrong") == 2)
 
 
+def bridge():
+    rc, out, err = run("bridge")
+    put = line_of("bridge.c", "MPI_Put(&v")
+    store, load = put + 1, line_of("bridge.c", "seen = base[1]")
+    races = [l for l in err.splitlines() if ": race: " in l]
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"not two race lines: {err!r}", len(races) == 2)
+    expect(f"no race of the store at {store} with the put at {put}: {err!r}",
+           re.search(rf"bridge\.c:{store}: race: store of the origin buffer of MPI_Put at "
+                     rf"\S*bridge\.c:{put} ", err))
+    expect(f"no race of the load at {load} with the put at {put}: {err!r}",
+           re.search(rf"bridge\.c:{load}: race: load by rank 0 .*MPI_Put at \S*bridge\.c:{put} ",
+                     err))
+    expect(f"the store after the fence was reported: {err!r}", f"bridge.c:{put + 6}:" not in err)
+    rc0, out0, err0 = run("bridge", cmd=["mpiexec", "-n", "2"])
+    expect(f"plain mpiexec: {rc0} {err0!r}", rc0 == 0 and err0 == "")
+
+
 def usage():
     p = subprocess.run(launch, capture_output=True, text=True, timeout=30)
     expect(f"no program: exit {p.returncode}, wanted 2: {p.stderr!r}",
@@ -127,7 +145,7 @@ def usage():
            p.returncode == 0 and p.stdout.startswith("Usage: rmalab run"))
 
 
-cases = {"usage": usage, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+cases = {"usage": usage, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "bytes40": bytes40}
 cases[case]()
