@@ -10,6 +10,7 @@ status, and that no process of it is left. Exits 1 with the reasons when
 a check fails."""
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -110,6 +111,29 @@ def ends(how):
     expect(f"{how}: processes left: {left('ends')}", not left("ends"))
 
 
+def stopped(sig):
+    """The job of a hanging program, ended by a signal to rmalab run."""
+    prog = os.path.join(bindir, "ends")
+    p = subprocess.Popen(launch + [prog, "hang"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    for _ in range(100):  # both ranks started
+        time.sleep(0.1)
+        pids = subprocess.run(["pgrep", "-f", prog + " hang"], capture_output=True,
+                              text=True).stdout.split()
+        if len(pids) >= 3:  # mpiexec (rmalab became it) and the 2 ranks
+            break
+    time.sleep(0.5)
+    p.send_signal(sig)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+        fails.append(f"signal {sig}: rmalab run did not end within 30 s")
+    expect(f"signal {sig}: exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"signal {sig}: processes left: {left('ends')}", not left("ends"))
+
+
 def bytes40():
     rc, out, err = run("bytes40")
     expect(f"exit status {rc}: {out}{err}", rc == 0)
@@ -147,7 +171,8 @@ def usage():
 
 cases = {"usage": usage, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
-         "segv": lambda: ends("segv"), "bytes40": bytes40}
+         "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
+         "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
 cases[case]()
 for f in fails:
     print(f"{case}: {f}")

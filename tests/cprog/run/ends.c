@@ -1,9 +1,11 @@
 /* A program that ends badly on rank 1 (argv[1]: "abort" calls MPI_Abort,
- * "segv" dereferences NULL) while rank 0 waits in a fence: the job must
- * end with a non-zero status and leave no process behind. */
+ * "segv" dereferences NULL, "hang" never comes: the job is then
+ * interrupted or killed) while rank 0 waits in a fence: the job must end
+ * with a non-zero status and leave no process behind. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -18,6 +20,8 @@ int main(int argc, char **argv)
         volatile int *nowhere = NULL;
         *nowhere = 1;
     }
+    while (rank == 1 && argc > 1 && strcmp(argv[1], "hang") == 0)
+        sleep(1);
     MPI_Win_fence(0, win);
     MPI_Win_fence(0, win);
     MPI_Win_free(&win);
