@@ -1,17 +1,24 @@
 /* rmalab run (run.h): mpiexec with librmalab-run.so preloaded into the
  * ranks (-genv LD_PRELOAD: the ranks only, not mpiexec and its proxies)
  * and the race checker on (-genv RMALAB_CHECK races:quiet, unless the
- * environment or --no-check says otherwise). rmalab then becomes mpiexec
- * (exec): Hydra's own handling of Ctrl-C, MPI_Abort, a crash or a kill
- * ends every rank, and its exit status is the job's, unchanged. */
+ * environment or --no-check says otherwise).
+ *
+ * mpiexec is a child in rmalab's process group: Hydra's own handling of
+ * Ctrl-C, MPI_Abort, a crash or a kill ends every rank. rmalab passes on
+ * SIGINT, SIGTERM and SIGHUP to it, and it gets SIGTERM should rmalab
+ * die. The exit status is mpiexec's, but 128+N after signal N even when
+ * Hydra says 0 (it does when the signal comes while it starts the ranks). */
 #include "run.h"
 
 #include "../wire/cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -40,6 +47,42 @@ static const char *library(const char *self)
     if (strncmp(self, build, strlen(build)) == 0)
         return RMALAB_BUILD_ROOT "/cprog/librmalab-run.so";
     return RMALAB_RUN_LIB;
+}
+
+static volatile sig_atomic_t child, got;
+
+static void pass_on(int sig)
+{
+    got = sig;
+    if (child > 0)
+        kill(child, sig);
+}
+
+/* Run mpiexec (av) to its end; its exit status, as a shell gives it. */
+static int run_job(char **av)
+{
+    struct sigaction sa = {.sa_handler = pass_on};
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        execvp(av[0], av);
+        fprintf(stderr, "rmalab run: mpiexec: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        fprintf(stderr, "rmalab run: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    child = pid;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return rc == 0 && got ? 128 + got : rc;
 }
 
 /* Where PROGRAM is in argv (from 1), after the options; -1 when absent. */
@@ -85,8 +128,7 @@ int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)
     for (int i = 1; i < argc; i++)
         if (i >= at || strcmp(argv[i], "--no-check") != 0)
             av[k++] = argv[i];
-    execvp(av[0], av);
-    fprintf(stderr, "rmalab run: mpiexec: %s\n", strerror(errno));
+    int rc = run_job(av);
     free(av);
-    return 127;
+    return rc;
 }

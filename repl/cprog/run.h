@@ -5,8 +5,8 @@
 
 /* argv[0] is "run". `self` is this executable's path (for the build
  * tree); option_values says how many values an mpiexec option takes
- * (main.c passes the launcher's). Execs mpiexec: returns only on an error,
- * with the exit status to give. */
+ * (main.c passes the launcher's). Returns the exit status to give: the
+ * job's (mpiexec's; 128+N after signal N). */
 int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)(const char *));
 
 #endif
