@@ -6,12 +6,15 @@
  * forgets the core's wrapper of a communicator first. */
 #include "handles.h"
 #include "run.h"
+#include "stuck.h"
 
 #include <rmalab/races.h>
 
 RUN_API int MPI_Barrier(MPI_Comm comm)
 {
-    return run_comm_done(comm, RUN_PC, "MPI_Barrier", rmalab_barrier(comm));
+    const char *pc = RUN_PC;
+    run_stuck_at(pc, __func__);
+    return run_comm_done(comm, pc, "MPI_Barrier", rmalab_barrier(comm));
 }
 
 RUN_API int MPI_Comm_free(MPI_Comm *comm)

@@ -9,20 +9,15 @@
  * MPI_Wait and MPI_Test then need no mapping. Remote completion still
  * comes with the epoch, as MPI has it; what is lost is the overlap, and
  * the check of buffer accesses between the call and its wait. */
-#include "handles.h"
 #include "report.h"
-#include "run.h"
+#include "pmpi.h"
 #include "types.h"
 #include "watch.h"
 
 #include <rmalab/coll.h>
 #include <rmalab/error.h>
 
-#define ON_WINDOW(win, pmpi)                                                   \
-    run_win *s = run_win_find(win);                                           \
-    if (!s)                                                                   \
-        return pmpi;                                                          \
-    const char *pc = RUN_PC
+#define ON_WINDOW RUN_ON_WINDOW
 
 /* The operation's buffers are watched until it is done. */
 static int issued(run_win *s, const void *pc, const char *call, int rc, int target,

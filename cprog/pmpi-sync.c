@@ -2,8 +2,7 @@
  * state machine and PSCW engine, with its call site for the race checker;
  * a refusal is an error at its line. A window the core does not know goes
  * to PMPI unchanged. */
-#include "handles.h"
-#include "run.h"
+#include "pmpi.h"
 #include "watch.h"
 
 #include <stdlib.h>
@@ -11,10 +10,7 @@
 #include <rmalab/error.h>
 
 #define ON_WINDOW(win, pmpi)                                                   \
-    run_win *s = run_win_find(win);                                           \
-    if (!s)                                                                   \
-        return pmpi;                                                          \
-    const char *pc = RUN_PC;                                                  \
+    RUN_ON_WINDOW(win, pmpi);                                                 \
     run_site(s, pc)
 
 /* After a call that may have completed operations. */

@@ -14,6 +14,7 @@
 #include "handles.h"
 #include "report.h"
 #include "run.h"
+#include "stuck.h"
 #include "watch.h"
 
 #include <stdlib.h>
@@ -51,6 +52,7 @@ static int create(rmalab_flavor flavor, creator fn, rmalab_win_opts *o, MPI_Info
     rmalab_diags d;
     rmalab_diags_init(&d);
     *win = MPI_WIN_NULL;
+    run_stuck_at(pc, call);
     if (!(o->comm = run_comm(comm)))
         return run_comm_done(comm, pc, call,
                              rmalab_set_error(RMALAB_ERR_COMM, "an invalid communicator"));
@@ -118,6 +120,7 @@ RUN_API int MPI_Win_free(MPI_Win *win)
     if (!s)
         return PMPI_Win_free(win);
     rmalab_win *w = s->w;
+    run_stuck_at(RUN_PC, __func__);
     int rc = rmalab_win_free(&w);
     if (rc)
         return run_win_done(s, RUN_PC, "MPI_Win_free", rc);

@@ -86,6 +86,11 @@ void run_warning(const void *pc, const char *call, const char *msg)
     line(run_where(pc), "warning", call, msg);
 }
 
+void run_note(const void *pc, const char *call, const char *text)
+{
+    line(run_where(pc), "note", call, text);
+}
+
 void run_race(const char *site, const char *text)
 {
     atomic_fetch_add(&races, 1);

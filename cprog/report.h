@@ -16,6 +16,8 @@ void run_report_start(void);
 
 void run_error(const void *pc, const char *call, const char *msg);
 void run_warning(const void *pc, const char *call, const char *msg);
+/* A note (not counted): `text` follows "SITE: note: CALL: ". */
+void run_note(const void *pc, const char *call, const char *text);
 /* A race the interceptor found itself (the access bridge): `text` follows
  * "SITE: race: ". Counted. */
 void run_race(const char *site, const char *text);

@@ -9,11 +9,14 @@
  *                 job's exit status
  *   handles.c     the program's windows and communicators as the core's;
  *                 error handlers and error classes
+ *   stuck.c       a rank blocked for RMALAB_STUCK seconds: which call, at
+ *                 which line, waiting for what
  *   watch.c       the access bridge (access.h): the watched ranges, the
  *                 operations in flight, loads and stores that reach them
  *   types.c       MPI datatypes and ops as the core's types and ops
  *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c  the MPI_*
- *                 wrappers, by area; nothing calls them but the program
+ *                 wrappers, by area (what they share: pmpi.h); nothing
+ *                 calls them but the program
  *
  * The core it calls is the copy built with PMPI_* for MPI_* (meson.build),
  * so the core's own MPI calls never come back here. */

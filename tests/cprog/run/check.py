@@ -134,6 +134,32 @@ def stopped(sig):
     expect(f"signal {sig}: processes left: {left('ends')}", not left("ends"))
 
 
+def stuck():
+    """A start whose target never posts: both ranks say where they wait."""
+    prog = os.path.join(bindir, "stuck")
+    start = line_of("stuck.c", "MPI_Put(")
+    barrier = line_of("stuck.c", "MPI_Barrier(")
+    with open(os.path.join(bindir, "stuck.err"), "w+") as err:
+        p = subprocess.Popen(launch + [prog], stdout=subprocess.DEVNULL, stderr=err,
+                             env=dict(os.environ, RMALAB_STUCK="1"))
+        text = ""
+        for _ in range(300):
+            time.sleep(0.1)
+            err.seek(0)
+            text = err.read()
+            if text.count(": note: ") >= 2:
+                break
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+    expect(f"no note of rank 0 in MPI_Put at line {start}, waiting for rank 1's post: {text!r}",
+           re.search(rf"stuck\.c:{start}: note: MPI_Put: rank 0: blocked \d.* s in put\(\); "
+                     r"access epoch to \{1\}: MPI_Win_post\(\) arrived from 0 of 1", text))
+    expect(f"no note of rank 1 in MPI_Barrier at line {barrier}: {text!r}",
+           re.search(rf"stuck\.c:{barrier}: note: MPI_Barrier: rank 1: blocked \d+ s in "
+                     r"barrier\(\); it waits for ranks 0, 1", text))
+    expect(f"processes left: {left('stuck')}", not left("stuck"))
+
+
 def bytes40():
     rc, out, err = run("bytes40")
     expect(f"exit status {rc}: {out}{err}", rc == 0)
@@ -169,7 +195,7 @@ def usage():
            p.returncode == 0 and p.stdout.startswith("Usage: rmalab run"))
 
 
-cases = {"usage": usage, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+cases = {"usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
