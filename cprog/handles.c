@@ -166,7 +166,7 @@ int run_class(int status)
 void run_site(run_win *s, const void *pc)
 {
     if (s->checked)
-        rmalab_check_site(run_where(pc));
+        rmalab_check_site(run_where_key(pc));
 }
 
 static bool is_fatal(MPI_Errhandler eh)

@@ -107,7 +107,8 @@ RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otyp
     run_site(s, pc);
     if (!rc)
         rc = rmalab_win_get_accumulate_mem(s->w, target, disp, R.type, R.count,
-                                           op == MPI_NO_OP ? NULL : origin, result, rop,
+                                           op == MPI_NO_OP && !origin ? result : origin,
+                                           result, rop,
                                            R.has_vec ? &R.vec : NULL, &ticket);
     rc = issued(s, pc, "MPI_Get_accumulate", rc, target, ticket, NULL, result, R.bytes);
     if (rc == MPI_SUCCESS && op != MPI_NO_OP)
@@ -127,8 +128,9 @@ RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type
     int rc = run_type_of(type, &t) ? one_element("MPI_Fetch_and_op") : run_op_of(op, &rop);
     run_site(s, pc);
     if (!rc)
-        rc = rmalab_win_fetch_and_op_mem(s->w, target, disp, t, op == MPI_NO_OP ? NULL : origin,
-                                         result, rop, &ticket);
+        rc = rmalab_win_fetch_and_op_mem(s->w, target, disp, t,
+                                         op == MPI_NO_OP && !origin ? result : origin, result,
+                                         rop, &ticket);
     return issued(s, pc, "MPI_Fetch_and_op", rc, target, ticket, NULL, result,
                   rc ? 0 : (size_t)rmalab_type_size(t));
 }
@@ -198,7 +200,8 @@ static int rissue(run_win *s, const rform *f, const run_layout *L, rmalab_reques
                                       rop, vec, rq);
     default:
         return rmalab_win_rget_accumulate(s->w, f->target, f->disp, L->type, L->count,
-                                          f->op == MPI_NO_OP ? NULL : f->origin, f->result, rop,
+                                          f->op == MPI_NO_OP && !f->origin ? f->result : f->origin,
+                                          f->result, rop,
                                           vec, rq);
     }
 }

@@ -66,13 +66,16 @@ static void in_c_names(const char *msg, char *out, size_t size)
     out[o < size ? o : size - 1] = '\0';
 }
 
+/* The core's texts hold sites as where.c's keys (run_where_key). */
 static void line(const char *site, const char *kind, const char *call, const char *msg)
 {
-    char buf[4096], text[3000];
+    char buf[4096], text[3000], sites[4096], where[1100];
     in_c_names(msg, text, sizeof text);
-    snprintf(buf, sizeof buf, "%s: %s: %s%s%s\n", site, kind, call ? call : "",
+    run_expand(site, where, sizeof where);
+    snprintf(buf, sizeof buf, "%s: %s: %s%s%s\n", where, kind, call ? call : "",
              call ? ": " : "", text);
-    put_line(buf);
+    run_expand(buf, sites, sizeof sites);
+    put_line(sites);
 }
 
 void run_error(const void *pc, const char *call, const char *msg)

@@ -190,7 +190,7 @@ static void check_window(uintptr_t a, size_t n, int write, const void *pc)
     rmalab_type t = n == 1 ? RMALAB_UINT8 : n == 2 ? RMALAB_UINT16 : n == 4 ? RMALAB_UINT32
                   : n == 8 ? RMALAB_UINT64 : RMALAB_BYTE;
     int count = t == RMALAB_BYTE ? (int)n : 1;
-    rmalab_check_site(run_where(pc));
+    rmalab_check_site(run_where_key(pc));
     rmalab_win_direct(s->w, s->rank, (MPI_Aint)off, t, count, write != 0);
     run_races_poll();
 }
