@@ -160,3 +160,20 @@ RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     *errhandler = s->eh;
     return MPI_SUCCESS;
 }
+
+/* The predefined attributes are the core's: the window MPICH holds may be
+ * larger (sizes rounded up to 16) or of another flavour (an engine's).
+ * The program's own keyvals stay on the MPI window. */
+RUN_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+    run_win *s = run_win_find(win);
+    rmalab_keyval *kv = keyval == MPI_WIN_BASE ? RMALAB_WIN_BASE
+                      : keyval == MPI_WIN_SIZE ? RMALAB_WIN_SIZE
+                      : keyval == MPI_WIN_DISP_UNIT ? RMALAB_WIN_DISP_UNIT
+                      : keyval == MPI_WIN_CREATE_FLAVOR ? RMALAB_WIN_CREATE_FLAVOR
+                      : keyval == MPI_WIN_MODEL ? RMALAB_WIN_MODEL : NULL;
+    if (!s || !kv)
+        return PMPI_Win_get_attr(win, keyval, value, flag);
+    return run_win_done(s, RUN_PC, "MPI_Win_get_attr",
+                        rmalab_win_get_attr(s->w, kv, (void **)value, flag));
+}

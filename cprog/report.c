@@ -173,13 +173,17 @@ void run_report_start(void)
 }
 
 /* MPICH's own line about the abort would only repeat, less clearly, the
- * error line just written: stderr goes to /dev/null first. */
+ * error line just written: stderr goes to /dev/null first. Hydra's proxy
+ * forwards what a rank wrote as it reads its pipe, and an abort kills the
+ * proxy: the pause lets it read the error line first (under load it was
+ * lost now and then). */
 void run_fatal(void)
 {
     fflush(NULL);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0)
         dup2(null, STDERR_FILENO);
+    usleep(200000);
     PMPI_Abort(MPI_COMM_WORLD, 1);
     _exit(1);
 }
