@@ -78,28 +78,31 @@ static int create(rmalab_flavor flavor, creator fn, rmalab_win_opts *o, MPI_Info
     return MPI_SUCCESS;
 }
 
-RUN_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
+/* allocate and allocate_shared: the core's memory, handed back. */
+static int allocate(rmalab_flavor flavor, creator fn, MPI_Aint size, int disp_unit,
+                    MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                    const void *pc, const char *call)
 {
     rmalab_win_opts o = {.size = size, .disp_unit = disp_unit};
-    int rc = create(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, &o, info, comm, RUN_PC,
-                    "MPI_Win_allocate", win);
+    int rc = create(flavor, fn, &o, info, comm, pc, call, win);
     run_win *s = rc == MPI_SUCCESS ? run_win_find(*win) : NULL;
     if (s)
         *(void **)baseptr = s->base;
     return rc;
 }
 
+RUN_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, disp_unit, info, comm,
+                    baseptr, win, RUN_PC, __func__);
+}
+
 RUN_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                     void *baseptr, MPI_Win *win)
 {
-    rmalab_win_opts o = {.size = size, .disp_unit = disp_unit};
-    int rc = create(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, &o, info, comm, RUN_PC,
-                    "MPI_Win_allocate_shared", win);
-    run_win *s = rc == MPI_SUCCESS ? run_win_find(*win) : NULL;
-    if (s)
-        *(void **)baseptr = s->base;
-    return rc;
+    return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
 }
 
 RUN_API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,

@@ -102,6 +102,15 @@ def hint():
     expect(f"not exactly two warnings: {err!r}", len(err.strip().splitlines()) == 2)
 
 
+def unaligned():
+    rc, out, err = run("unaligned")
+    n = line_of("unaligned.c", "MPI_Win_create(")
+    expect(f"exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"no error at line {n} about alignment: {err!r}",
+           re.search(rf"unaligned\.c:{n}: error: MPI_Win_create: .*16-byte", err))
+    expect(f"processes left: {left('unaligned')}", not left("unaligned"))
+
+
 def errors_return():
     rc, out, err = run("errors-return")
     n = line_of("errors-return.c", "int rc = MPI_Put(")
@@ -210,7 +219,7 @@ def attrs():
     expect(f"wrong attributes: {out!r}", out == want * 2)
 
 
-cases = {"attrs": attrs, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+cases = {"attrs": attrs, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
