@@ -4,7 +4,8 @@
  * core cannot express are refused with an error that says so; on a window
  * the core does not know, everything goes to PMPI unchanged.
  *
- * The request forms (MPI_Rput...) complete their operation locally before
+ * The large-count forms (MPI_Put_c...) take the same path for counts that
+ * fit in an int. The request forms (MPI_Rput...) complete their operation locally before
  * they return, and hand back a request already complete: the program's
  * MPI_Wait and MPI_Test then need no mapping. Remote completion still
  * comes with the epoch, as MPI has it; what is lost is the overlap, and
@@ -13,6 +14,8 @@
 #include "pmpi.h"
 #include "types.h"
 #include "watch.h"
+
+#include <limits.h>
 
 #include <rmalab/coll.h>
 #include <rmalab/error.h>
@@ -35,10 +38,9 @@ static int one_element(const char *call)
     return rmalab_set_error(RMALAB_ERR_TYPE, "%s takes one element of a predefined type", call);
 }
 
-RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
-                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+static int put(run_win *s, const char *pc, const char *call, const void *origin, int ocount,
+               MPI_Datatype otype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype)
 {
-    ON_WINDOW(win, PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_layout L;
@@ -48,13 +50,19 @@ RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int targ
     if (!rc)
         rc = rmalab_win_put_mem(s->w, target, disp, L.type, L.count, origin,
                                 L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, "MPI_Put", rc, target, ticket, origin, NULL, L.bytes);
+    return issued(s, pc, call, rc, target, ticket, origin, NULL, L.bytes);
 }
 
-RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-                    int tcount, MPI_Datatype ttype, MPI_Win win)
+RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
+                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
-    ON_WINDOW(win, PMPI_Get(result, ocount, otype, target, disp, tcount, ttype, win));
+    ON_WINDOW(win, PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
+    return put(s, pc, __func__, origin, ocount, otype, target, disp, tcount, ttype);
+}
+
+static int get(run_win *s, const char *pc, const char *call, void *result, int ocount,
+               MPI_Datatype otype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype)
+{
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_layout L;
@@ -64,15 +72,20 @@ RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MP
     if (!rc)
         rc = rmalab_win_get_mem(s->w, target, disp, L.type, L.count, result,
                                 L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, "MPI_Get", rc, target, ticket, NULL, result, L.bytes);
+    return issued(s, pc, call, rc, target, ticket, NULL, result, L.bytes);
 }
 
-RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
-                           MPI_Win win)
+RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                    int tcount, MPI_Datatype ttype, MPI_Win win)
 {
-    ON_WINDOW(win,
-              PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
+    ON_WINDOW(win, PMPI_Get(result, ocount, otype, target, disp, tcount, ttype, win));
+    return get(s, pc, __func__, result, ocount, otype, target, disp, tcount, ttype);
+}
+
+static int accumulate(run_win *s, const char *pc, const char *call, const void *origin,
+                      int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
+                      MPI_Datatype ttype, MPI_Op op)
+{
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_layout L;
@@ -85,15 +98,23 @@ RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, i
     if (!rc)
         rc = rmalab_win_accumulate_mem(s->w, target, disp, L.type, L.count, origin, rop,
                                        L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, "MPI_Accumulate", rc, target, ticket, origin, NULL, L.bytes);
+    return issued(s, pc, call, rc, target, ticket, origin, NULL, L.bytes);
 }
 
-RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
-                               int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                           MPI_Win win)
 {
-    ON_WINDOW(win, PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target,
-                                       disp, tcount, ttype, op, win));
+    ON_WINDOW(win,
+              PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
+    return accumulate(s, pc, __func__, origin, ocount, otype, target, disp, tcount, ttype, op);
+}
+
+static int get_accumulate(run_win *s, const char *pc, const char *call, const void *origin,
+                          int ocount, MPI_Datatype otype, void *result, int rcount,
+                          MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
+                          MPI_Datatype ttype, MPI_Op op)
+{
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_layout L, R;
@@ -110,10 +131,20 @@ RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otyp
                                            op == MPI_NO_OP && !origin ? result : origin,
                                            result, rop,
                                            R.has_vec ? &R.vec : NULL, &ticket);
-    rc = issued(s, pc, "MPI_Get_accumulate", rc, target, ticket, NULL, result, R.bytes);
+    rc = issued(s, pc, call, rc, target, ticket, NULL, result, R.bytes);
     if (rc == MPI_SUCCESS && op != MPI_NO_OP)
-        run_watch_op(s, target, ticket, origin, R.bytes, false, pc, "MPI_Get_accumulate");
+        run_watch_op(s, target, ticket, origin, R.bytes, false, pc, call);
     return rc;
+}
+
+RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
+                               int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target,
+                                       disp, tcount, ttype, op, win));
+    return get_accumulate(s, pc, __func__, origin, ocount, otype, result, rcount, rtype, target,
+                          disp, tcount, ttype, op);
 }
 
 RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
@@ -150,6 +181,61 @@ RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *
                                              &ticket);
     return issued(s, pc, "MPI_Compare_and_swap", rc, target, ticket, NULL, result,
                   rc ? 0 : (size_t)rmalab_type_size(t));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Large counts (MPI-4's _c forms): the same, for counts that fit in an
+ * int; larger ones are refused (the core counts in ints). */
+
+#define FITS(c) ((c) >= 0 && (c) <= INT_MAX)
+
+static int too_large(run_win *s, const char *pc, const char *call)
+{
+    return run_win_done(s, pc, call, rmalab_set_error(RMALAB_ERR_ARG, "rmalab run "
+                        "checks counts up to %d elements", INT_MAX));
+}
+
+RUN_API int MPI_Put_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Put_c(origin, ocount, otype, target, disp, tcount, ttype, win));
+    if (!FITS(ocount) || !FITS(tcount))
+        return too_large(s, pc, __func__);
+    return put(s, pc, __func__, origin, (int)ocount, otype, target, disp, (int)tcount, ttype);
+}
+
+RUN_API int MPI_Get_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
+                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Get_c(result, ocount, otype, target, disp, tcount, ttype, win));
+    if (!FITS(ocount) || !FITS(tcount))
+        return too_large(s, pc, __func__);
+    return get(s, pc, __func__, result, (int)ocount, otype, target, disp, (int)tcount, ttype);
+}
+
+RUN_API int MPI_Accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                             int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                             MPI_Op op, MPI_Win win)
+{
+    ON_WINDOW(win,
+              PMPI_Accumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op, win));
+    if (!FITS(ocount) || !FITS(tcount))
+        return too_large(s, pc, __func__);
+    return accumulate(s, pc, __func__, origin, (int)ocount, otype, target, disp, (int)tcount,
+                      ttype, op);
+}
+
+RUN_API int MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                 void *result, MPI_Count rcount, MPI_Datatype rtype, int target,
+                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                                 MPI_Win win)
+{
+    ON_WINDOW(win, PMPI_Get_accumulate_c(origin, ocount, otype, result, rcount, rtype, target,
+                                         disp, tcount, ttype, op, win));
+    if (!FITS(ocount) || !FITS(rcount) || !FITS(tcount))
+        return too_large(s, pc, __func__);
+    return get_accumulate(s, pc, __func__, origin, (int)ocount, otype, result, (int)rcount,
+                          rtype, target, disp, (int)tcount, ttype, op);
 }
 
 /* ------------------------------------------------------------------------ */

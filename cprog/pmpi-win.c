@@ -8,6 +8,7 @@
  * the creating line (written by rank 0 of the communicator only: ranks
  * mostly pass the same hints, and a compiler says a thing once).
  *
+ * The large-count forms (MPI_Win_allocate_c...) take the same path.
  * MPI_Win_create_dynamic, _attach and _detach are not wrapped: the core
  * attaches memory it allocates itself, not the program's, so a dynamic
  * window stays MPICH's own, unknown to the core and unchecked. */
@@ -17,6 +18,7 @@
 #include "stuck.h"
 #include "watch.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,16 +107,55 @@ RUN_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
                     comm, baseptr, win, RUN_PC, __func__);
 }
 
+/* No memory (size 0, base NULL or not) is memory of the program's all the
+ * same: the core allocates only for a NULL base of a size. */
+static int create_on(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                     MPI_Win *win, const void *pc, const char *call)
+{
+    static char none[16] __attribute__((aligned(16)));
+    rmalab_win_opts o = {.size = size, .disp_unit = disp_unit,
+                         .base = base || size > 0 ? base : none};
+    return create(RMALAB_FLAVOR_CREATE, rmalab_win_create, &o, info, comm, pc, call, win);
+}
+
 RUN_API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                            MPI_Comm comm, MPI_Win *win)
 {
-    static char none[16] __attribute__((aligned(16)));
-    /* No memory (size 0, base NULL or not) is memory of the program's all
-     * the same: the core allocates only for a NULL base of a size. */
-    rmalab_win_opts o = {.size = size, .disp_unit = disp_unit,
-                         .base = base || size > 0 ? base : none};
-    return create(RMALAB_FLAVOR_CREATE, rmalab_win_create, &o, info, comm, RUN_PC,
-                  "MPI_Win_create", win);
+    return create_on(base, size, disp_unit, info, comm, win, RUN_PC, __func__);
+}
+
+/* The large-count forms (MPI-4), for a disp_unit that fits in an int. */
+static int unit_too_large(MPI_Comm comm, const void *pc, const char *call, MPI_Win *win)
+{
+    *win = MPI_WIN_NULL;
+    return run_comm_done(comm, pc, call, rmalab_set_error(RMALAB_ERR_ARG, "a disp_unit over "
+                         "%d", INT_MAX));
+}
+
+RUN_API int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, (int)disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                      MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, (int)disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                             MPI_Comm comm, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return create_on(base, size, (int)disp_unit, info, comm, win, RUN_PC, __func__);
 }
 
 RUN_API int MPI_Win_free(MPI_Win *win)
@@ -142,6 +183,18 @@ RUN_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *dis
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     int rc = rmalab_win_shared_query(s->w, rank, size, disp_unit, (void **)baseptr);
     return run_win_done(s, RUN_PC, "MPI_Win_shared_query", rc);
+}
+
+RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                                   void *baseptr)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    int unit = 0;
+    int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
+    *disp_unit = unit;
+    return run_win_done(s, RUN_PC, __func__, rc);
 }
 
 /* The core's window keeps MPI_ERRORS_RETURN; the program's handler is

@@ -111,6 +111,17 @@ def unaligned():
     expect(f"processes left: {left('unaligned')}", not left("unaligned"))
 
 
+def large_count():
+    rc, out, err = run("large-count")
+    n = line_of("large-count.c", "MPI_Error_class(MPI_Put_c")
+    expect(f"not one error line at {n} per rank: {err!r}",
+           len(re.findall(rf"large-count\.c:{n}: error: MPI_Put_c: .*access epoch", err)) == 2)
+    expect(f"wrong results: {out!r}",
+           sorted(out.splitlines()) == ["rank 0: MPI_ERR_RMA_SYNC, base[9] 11, got 10",
+                                        "rank 1: MPI_ERR_RMA_SYNC, base[9] 10, got 11"])
+    expect(f"exit status {rc}, wanted non-zero (an error was found)", rc not in (0, -1))
+
+
 def errors_return():
     rc, out, err = run("errors-return")
     n = line_of("errors-return.c", "int rc = MPI_Put(")
@@ -219,7 +230,7 @@ def attrs():
     expect(f"wrong attributes: {out!r}", out == want * 2)
 
 
-cases = {"attrs": attrs, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+cases = {"attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
