@@ -355,3 +355,59 @@ RUN_API int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype oty
     return rcall(s, pc, "MPI_Rget_accumulate", &f, &L,
                  run_layout_of(rcount, rtype, tcount, ttype, &L), request);
 }
+
+/* The large-count request forms: the layout of counts that fit in an int. */
+static int layout_c(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
+                    MPI_Datatype ttype, run_layout *L)
+{
+    if (!FITS(ocount) || !FITS(tcount))
+        return rmalab_set_error(RMALAB_ERR_ARG, "rmalab run checks counts up to %d elements",
+                                INT_MAX);
+    return run_layout_of((int)ocount, otype, (int)tcount, ttype, L);
+}
+
+RUN_API int MPI_Rput_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                       MPI_Request *request)
+{
+    ON_WINDOW(win,
+              PMPI_Rput_c(origin, ocount, otype, target, disp, tcount, ttype, win, request));
+    run_layout L;
+    rform f = {0, origin, NULL, target, disp, MPI_REPLACE};
+    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+}
+
+RUN_API int MPI_Rget_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
+                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                       MPI_Request *request)
+{
+    ON_WINDOW(win,
+              PMPI_Rget_c(result, ocount, otype, target, disp, tcount, ttype, win, request));
+    run_layout L;
+    rform f = {1, NULL, result, target, disp, MPI_REPLACE};
+    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+}
+
+RUN_API int MPI_Raccumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                              int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                              MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Raccumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op,
+                                      win, request));
+    run_layout L;
+    rform f = {2, origin, NULL, target, disp, op};
+    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+}
+
+RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                  void *result, MPI_Count rcount, MPI_Datatype rtype,
+                                  int target, MPI_Aint disp, MPI_Count tcount,
+                                  MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                                  MPI_Request *request)
+{
+    ON_WINDOW(win, PMPI_Rget_accumulate_c(origin, ocount, otype, result, rcount, rtype, target,
+                                          disp, tcount, ttype, op, win, request));
+    run_layout L;
+    rform f = {3, origin, result, target, disp, op};
+    return rcall(s, pc, __func__, &f, &L, layout_c(rcount, rtype, tcount, ttype, &L), request);
+}

@@ -230,7 +230,7 @@ def attrs():
     expect(f"wrong attributes: {out!r}", out == want * 2)
 
 
-cases = {"attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+cases = {"requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
