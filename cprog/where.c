@@ -85,7 +85,10 @@ static char *lookup(const void *pc)
     Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
     int line = 0;
     const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-    char buf[4200];
+    char buf[4200], cwd[4096];
+    size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    if (file && n > 1 && strncmp(file, cwd, n) == 0 && file[n] == '/')
+        file += n + 1; /* relative to the working directory, as a compiler says it */
     if (file) {
         snprintf(buf, sizeof buf, "%s:%d", file, line);
     } else {

@@ -37,8 +37,10 @@ static const char usage[] =
     "interceptor to preload instead of the installed one.\n";
 
 /* The interceptor: RMALAB_RUN_LIBRARY, else the build tree's for an
- * executable in the build tree, else the installed one. */
-static const char *library(const char *self)
+ * executable in the build tree, else the one beside this executable's
+ * prefix (bin/../LIBDIR: an install moved or under a DESTDIR), else the
+ * configured prefix's. */
+static const char *library(const char *self, char *buf, size_t size)
 {
     const char *env = getenv("RMALAB_RUN_LIBRARY");
     if (env && *env)
@@ -46,6 +48,10 @@ static const char *library(const char *self)
     const char *build = RMALAB_BUILD_ROOT "/";
     if (strncmp(self, build, strlen(build)) == 0)
         return RMALAB_BUILD_ROOT "/cprog/librmalab-run.so";
+    const char *slash = strrchr(self, '/');
+    if (slash && snprintf(buf, size, "%.*s/../%s/librmalab-run.so", (int)(slash - self), self,
+                          RMALAB_RUN_LIBDIR) < (int)size && access(buf, R_OK) == 0)
+        return buf;
     return RMALAB_RUN_LIB;
 }
 
@@ -111,7 +117,8 @@ int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)
     int check = 1, at = program_at(argc, argv, option_values, &check);
     if (at < 0)
         return cli_usage_error("rmalab run", "no program to run");
-    const char *lib = library(self);
+    char beside[4400];
+    const char *lib = library(self, beside, sizeof beside);
     if (access(lib, R_OK) != 0) {
         fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
         return 1;

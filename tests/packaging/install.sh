@@ -92,4 +92,13 @@ installed cc -Wall -Wextra -Werror requests.c $flags -Wl,-rpath,"$libdir_pc" -o 
     fail "examples/requests.c does not build with: cc requests.c $flags"
 out=$(installed mpiexec -n 2 ./requests 2>&1) || fail "examples/requests failed:"$'\n'"$out"
 echo "$out"
-echo "installed copy: Lua module, REPL and C examples all ran from $prefix in $stage"
+# 4. rmalab run on a plain mpicc binary, with the installed interceptor
+# (found beside the installed executable, the DESTDIR's).
+[ -f "$lib/librmalab-run.so" ] || fail "librmalab-run.so was not installed"
+cp "$src/tests/cprog/run/put-noepoch.c" "$work/"
+installed mpicc -g put-noepoch.c -o put-noepoch || fail "put-noepoch.c does not build with mpicc"
+out=$(installed rmalab run -n 2 ./put-noepoch 2>&1) && fail "rmalab run put-noepoch exited 0"
+echo "$out"
+grep -q '^put-noepoch.c:12: error: MPI_Put: ' <<<"$out" ||
+    fail "the installed rmalab run did not report put-noepoch.c:12"
+echo "installed copy: Lua module, REPL, C examples and rmalab run all ran from $prefix in $stage"
