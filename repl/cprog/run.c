@@ -55,7 +55,10 @@ static const char *library(const char *self, char *buf, size_t size)
     return RMALAB_RUN_LIB;
 }
 
-static volatile sig_atomic_t child, got;
+/* The signal handler's (it has no context): mpiexec's pid, and the signal
+ * that came. */
+static volatile sig_atomic_t child;
+static volatile sig_atomic_t got;
 
 static void pass_on(int sig)
 {
