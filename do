@@ -24,6 +24,8 @@ PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-co
           libedit-dev gcc make python3-pexpect tmux man-db
           # rmalab cc's tests build a project with CMake too (tests/cprog/cc)
           cmake
+          # rmalab run: FILE:LINE from the debug information (cprog/where.c)
+          libdw-dev
           # the hosts test bed (tests/hosts/bed.py): ip netns, veth, bridge
           iproute2
           # the Jupyter kernel (kernel/) and its tests: jupyter_client, nbclient,

@@ -18,7 +18,8 @@
  *                             terminal, the REPL's loop (repl.h)
  *   runner/  uses front/ wire/   rmalab test: runs of files in a session of
  *                             their own, their result as TAP (runner.h)
- *   cprog/   uses wire/       C programs: rmalab cc (cc.h)
+ *   cprog/   uses wire/       C programs: rmalab cc (cc.h), and rmalab run
+ *                             under the interceptor (run.h)
  * main.c, this file, chooses the mode and uses them all: it stays at the
  * top because it is the one place that knows every program. */
 #include <errno.h>
@@ -42,19 +43,22 @@
 #include "rank/rank.h"
 #include "runner/runner.h"
 #include "cprog/cc.h"
+#include "cprog/run.h"
 
 static const char usage[] =
     "Usage: rmalab [-n N] [mpiexec options] [--] [FILE.lua [ARGS...]]\n"
     "       rmalab [-n N] [mpiexec options] -e CHUNK\n"
     "       rmalab test [OPTIONS] [mpiexec options] FILE_OR_FOLDER...\n"
-    "       rmalab kernel install [--user | --prefix P] [--ranks N] [--name NAME]\n"
+    "       rmalab run [-n N] [mpiexec options] PROGRAM [ARGS...]\n"
     "       rmalab cc [mpicc arguments]\n"
+    "       rmalab kernel install [--user | --prefix P] [--ranks N] [--name NAME]\n"
     "The interactive multi-rank Lua REPL of rmalab, a lab bench for MPI one-sided\n"
     "communication. With no FILE it opens the REPL on N ranks (default 1), started\n"
     "with mpiexec; with FILE it runs the script on every rank; -e runs CHUNK on\n"
     "every rank and prints the folded results. Options that mpiexec takes (-hosts,\n"
     "-launcher, -bind-to, -genv ...) are passed to it. rmalab test runs scenarios\n"
-    "and transcripts and prints TAP (rmalab test --help). rmalab kernel install\n"
+    "and transcripts and prints TAP (rmalab test --help). rmalab run runs a C MPI\n"
+    "program with its MPI calls checked (rmalab run --help). rmalab kernel install\n"
     "writes the Jupyter kernelspec \"Lua (rmalab, N ranks)\" (docs/jupyter.md).\n"
     "rmalab cc builds a C MPI program as mpicc does, its loads and stores\n"
     "instrumented (rmalab cc --help, docs/c.md).\n"
@@ -416,6 +420,8 @@ int main(int argc, char **argv)
         snprintf(self, sizeof self, "%s", argv[0]);
     if (argc > 1 && strcmp(argv[1], "test") == 0)
         return runner_main(argc - 1, argv + 1, self);
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        return cprog_run_main(argc - 1, argv + 1, self, launch_option_values);
     if (argc > 1 && strcmp(argv[1], "kernel") == 0)
         return kernel_main(argc - 1, argv + 1, self);
     if (argc > 1 && strcmp(argv[1], "cc") == 0)

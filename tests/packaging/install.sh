@@ -102,4 +102,14 @@ installed rmalab cc -O2 hello.c -o hello || fail "the installed rmalab cc does n
 installed nm hello | grep -q ' [Tt] __tsan_read4$' || fail "rmalab cc did not link the access runtime"
 [ "$(installed ./hello)" = "sum 10" ] || fail "hello built by the installed rmalab cc printed something else"
 echo "installed rmalab cc: hello.c built with ${libdir}/librmalab-access.a and ran"
-echo "installed copy: Lua module, REPL, C examples and rmalab cc all ran from $prefix in $stage"
+
+# 5. rmalab run on a plain mpicc binary, with the installed interceptor
+# (found beside the installed executable, the DESTDIR's).
+[ -f "$lib/librmalab-run.so" ] || fail "librmalab-run.so was not installed"
+cp "$src/tests/cprog/run/put-noepoch.c" "$work/"
+installed mpicc -g put-noepoch.c -o put-noepoch || fail "put-noepoch.c does not build with mpicc"
+out=$(installed rmalab run -n 2 ./put-noepoch 2>&1) && fail "rmalab run put-noepoch exited 0"
+echo "$out"
+grep -q '^put-noepoch.c:12: error: MPI_Put: ' <<<"$out" ||
+    fail "the installed rmalab run did not report put-noepoch.c:12"
+echo "installed copy: Lua module, REPL, C examples, rmalab cc and rmalab run all ran from $prefix in $stage"

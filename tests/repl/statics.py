@@ -14,6 +14,8 @@ ALLOWED = {
     ("front/term.c", "active"): "libedit's readline callbacks take no context",
     ("main.c", "guard_sig"): "script mode's guard: its signal handler",
     ("main.c", "guard_child"): "script mode's guard: its signal handler",
+    ("cprog/run.c", "child"): "rmalab run's signal handler passes signals on to mpiexec",
+    ("cprog/run.c", "got"): "rmalab run's signal handler: the signal that came",
 }
 
 # A declaration at the start of a line, outside any function: static, not

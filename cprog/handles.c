@@ -1,0 +1,216 @@
+/* The windows table (MPI_Win -> the core's window), the communicators the
+ * core wrapped, and error handlers. MPICH's handles are ints; a program
+ * has a few windows, so a small array scanned without a lock serves the
+ * lookups, and creation and free take a mutex. */
+#include "handles.h"
+
+#include "report.h"
+#include "where.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <rmalab/error.h>
+#include <rmalab/races.h>
+
+#define SLOTS 256
+#define COMMS 64
+
+static run_win slots[SLOTS];
+static int nslots;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+    MPI_Comm mpi;
+    rmalab_comm *c;
+} comms[COMMS];
+static int ncomms;
+
+run_win *run_win_find(MPI_Win handle)
+{
+    int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n && handle != MPI_WIN_NULL; i++)
+        if (__atomic_load_n(&slots[i].handle, __ATOMIC_ACQUIRE) == handle)
+            return &slots[i];
+    return NULL;
+}
+
+run_win *run_win_add(rmalab_win *w)
+{
+    pthread_mutex_lock(&lock);
+    int i = 0;
+    while (i < nslots && slots[i].handle != MPI_WIN_NULL)
+        i++;
+    run_win *s = i < SLOTS ? &slots[i] : NULL;
+    if (s) {
+        *s = (run_win){.handle = MPI_WIN_NULL, .w = w, .eh = MPI_ERRORS_ARE_FATAL,
+                       .group = MPI_GROUP_NULL, .base = rmalab_win_base(w),
+                       .size = rmalab_win_size(w), .rank = rmalab_win_rank(w),
+                       .checked = rmalab_win_check_mode(w) != RMALAB_CHECK_OFF};
+        PMPI_Win_get_group(rmalab_win_mpi(w), &s->group);
+        __atomic_store_n(&s->handle, rmalab_win_mpi(w), __ATOMIC_RELEASE);
+        if (i == nslots)
+            __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+void run_win_drop(run_win *s)
+{
+    pthread_mutex_lock(&lock);
+    __atomic_store_n(&s->handle, MPI_WIN_NULL, __ATOMIC_RELEASE);
+    if (s->group != MPI_GROUP_NULL)
+        PMPI_Group_free(&s->group);
+    s->w = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+void run_win_each(void (*fn)(run_win *s, void *ud), void *ud)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nslots; i++)
+        if (slots[i].handle != MPI_WIN_NULL)
+            fn(&slots[i], ud);
+    pthread_mutex_unlock(&lock);
+}
+
+run_win *run_win_at(const void *addr)
+{
+    int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        run_win *s = &slots[i];
+        if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) != MPI_WIN_NULL &&
+            (const char *)addr >= s->base && (const char *)addr < s->base + s->size)
+            return s;
+    }
+    return NULL;
+}
+
+static rmalab_comm *comm_find(MPI_Comm comm)
+{
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].mpi == comm)
+            return comms[i].c;
+    return NULL;
+}
+
+rmalab_comm *run_comm(MPI_Comm comm)
+{
+    pthread_mutex_lock(&lock);
+    rmalab_comm *c = comm_find(comm);
+    if (!c && ncomms < COMMS && rmalab_comm_wrap(comm, &c) == RMALAB_OK)
+        comms[ncomms++] = (__typeof__(comms[0])){comm, c};
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+int run_comm_world(void)
+{
+    return run_comm(MPI_COMM_WORLD) ? RMALAB_OK : RMALAB_ERR_COMM;
+}
+
+void run_comm_forget(MPI_Comm comm)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].mpi == comm) {
+            rmalab_comm_free(&comms[i].c);
+            comms[i] = comms[--ncomms];
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+void run_comms_free(void)
+{
+    pthread_mutex_lock(&lock);
+    while (ncomms > 0)
+        rmalab_comm_free(&comms[--ncomms].c);
+    pthread_mutex_unlock(&lock);
+}
+
+int run_class(int status)
+{
+    static const int classes[] = {
+        [RMALAB_OK] = MPI_SUCCESS,
+        [RMALAB_ERR_ARG] = MPI_ERR_ARG,
+        [RMALAB_ERR_INFO_KEY] = MPI_ERR_INFO_KEY,
+        [RMALAB_ERR_INFO_VALUE] = MPI_ERR_INFO_VALUE,
+        [RMALAB_ERR_INFO_NOKEY] = MPI_ERR_INFO_NOKEY,
+        [RMALAB_ERR_INFO] = MPI_ERR_INFO,
+        [RMALAB_ERR_RMA_SYNC] = MPI_ERR_RMA_SYNC,
+        [RMALAB_ERR_RMA_RANGE] = MPI_ERR_RMA_RANGE,
+        [RMALAB_ERR_RMA_ATTACH] = MPI_ERR_RMA_ATTACH,
+        [RMALAB_ERR_RMA_FLAVOR] = MPI_ERR_RMA_FLAVOR,
+        [RMALAB_ERR_RMA_CONFLICT] = MPI_ERR_RMA_CONFLICT,
+        [RMALAB_ERR_RANK] = MPI_ERR_RANK,
+        [RMALAB_ERR_GROUP] = MPI_ERR_GROUP,
+        [RMALAB_ERR_KEYVAL] = MPI_ERR_KEYVAL,
+        [RMALAB_ERR_COMM] = MPI_ERR_COMM,
+        [RMALAB_ERR_WIN] = MPI_ERR_WIN,
+        [RMALAB_ERR_TYPE] = MPI_ERR_TYPE,
+        [RMALAB_ERR_OP] = MPI_ERR_OP,
+        [RMALAB_ERR_NO_MEM] = MPI_ERR_NO_MEM,
+        [RMALAB_ERR_CALLBACK] = MPI_ERR_OTHER,
+        [RMALAB_ERR_PENDING] = MPI_ERR_PENDING,
+        [RMALAB_ERR_OTHER] = MPI_ERR_OTHER,
+        [RMALAB_ERR_TRUNCATE] = MPI_ERR_TRUNCATE,
+        [RMALAB_ERR_INTERRUPTED] = MPI_ERR_OTHER,
+    };
+    if (status < 0 || status >= (int)(sizeof classes / sizeof *classes))
+        return MPI_ERR_OTHER;
+    return classes[status];
+}
+
+void run_site(run_win *s, const void *pc)
+{
+    if (s->checked)
+        rmalab_check_site(run_where_key(pc));
+}
+
+static bool is_fatal(MPI_Errhandler eh)
+{
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT)
+        return true;
+#endif
+    return eh == MPI_ERRORS_ARE_FATAL;
+}
+
+int run_win_done(run_win *s, const void *pc, const char *call, int status)
+{
+    if (s->checked)
+        run_races_poll();
+    if (status == RMALAB_OK)
+        return MPI_SUCCESS;
+    int cls = run_class(status);
+    run_error(pc, call, rmalab_errmsg());
+    if (is_fatal(s->eh))
+        run_fatal();
+    if (s->eh != MPI_ERRORS_RETURN) {
+        MPI_Win mpi = rmalab_win_mpi(s->w);
+        PMPI_Win_set_errhandler(mpi, s->eh);
+        PMPI_Win_call_errhandler(mpi, cls);
+        PMPI_Win_set_errhandler(mpi, MPI_ERRORS_RETURN);
+    }
+    return cls;
+}
+
+int run_comm_done(MPI_Comm comm, const void *pc, const char *call, int status)
+{
+    if (status == RMALAB_OK)
+        return MPI_SUCCESS;
+    int cls = run_class(status);
+    run_error(pc, call, rmalab_errmsg());
+    MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+    if (comm != MPI_COMM_NULL)
+        PMPI_Comm_get_errhandler(comm, &eh);
+    if (is_fatal(eh))
+        run_fatal();
+    if (eh != MPI_ERRORS_RETURN)
+        PMPI_Comm_call_errhandler(comm, cls);
+    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL)
+        PMPI_Errhandler_free(&eh);
+    return cls;
+}

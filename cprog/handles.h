@@ -1,0 +1,60 @@
+/* handles.c: the program's windows and communicators as the core's, and
+ * what a refused call returns. */
+#ifndef RMALAB_CPROG_HANDLES_H
+#define RMALAB_CPROG_HANDLES_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include <rmalab/comm.h>
+#include <rmalab/win.h>
+
+/* A window the core made. The program holds rmalab_win_mpi(w), a real
+ * MPICH window over the same memory, as its MPI_Win. */
+typedef struct run_win {
+    MPI_Win handle;      /* MPI_WIN_NULL while the slot is free */
+    rmalab_win *w;
+    MPI_Errhandler eh;   /* the program's (MPI_ERRORS_ARE_FATAL at first);
+                            the core's window keeps MPI_ERRORS_RETURN */
+    MPI_Group group;     /* the window's group, for PSCW's groups */
+    bool checked;        /* races are checked on it */
+    char *base;          /* this rank's memory, size bytes */
+    MPI_Aint size;
+    int rank;
+} run_win;
+
+/* NULL for a window the core does not know (the program's calls on it go
+ * to PMPI unchanged). Lock-free; any thread. */
+run_win *run_win_find(MPI_Win handle);
+/* A slot for a new core window; NULL (and the window left to the caller)
+ * when the table is full. */
+run_win *run_win_add(rmalab_win *w);
+void run_win_drop(run_win *s);
+/* Every live slot, for the access bridge (fn under the table's lock). */
+void run_win_each(void (*fn)(run_win *s, void *ud), void *ud);
+/* The window whose memory on this rank holds addr, or NULL. Lock-free. */
+run_win *run_win_at(const void *addr);
+
+/* The core's communicator for comm: MPI_COMM_WORLD's was wrapped at
+ * MPI_Init; another is wrapped on first use (which is collective over it:
+ * window creation). NULL when it cannot be wrapped. */
+rmalab_comm *run_comm(MPI_Comm comm);
+int run_comm_world(void);
+void run_comm_forget(MPI_Comm comm);
+void run_comms_free(void);
+
+/* The MPI error class of a core status. */
+int run_class(int status);
+
+/* Tell the core where the next call on s comes from (checked windows). */
+void run_site(run_win *s, const void *pc);
+
+/* After a call on s that the core made (status): a refusal becomes an
+ * error line at pc, then what the window's error handler says: the class
+ * returned (MPI_ERRORS_RETURN), the program's handler called, or the job
+ * ended. New races are printed either way. Returns the MPI status. */
+int run_win_done(run_win *s, const void *pc, const char *call, int status);
+/* The same for a call on a communicator (its handler, from MPI). */
+int run_comm_done(MPI_Comm comm, const void *pc, const char *call, int status);
+
+#endif

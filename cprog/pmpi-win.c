@@ -1,0 +1,235 @@
+/* Window creation and free, and the calls about a window as a whole
+ * (shared query, error handler). The core makes the window: the program
+ * gets its MPI window (rmalab_win_mpi) as its MPI_Win, and its memory, which
+ * the core aligns to 64 bytes with a size rounded up to 16 (so MPICH
+ * 4.0.2's base-rounding defect does not reach C programs either); user
+ * memory that is not 16-byte aligned is refused. The program's MPI_Info
+ * goes through the hint catalogue, whose diagnostics become warnings at
+ * the creating line (written by rank 0 of the communicator only: ranks
+ * mostly pass the same hints, and a compiler says a thing once).
+ *
+ * The large-count forms (MPI_Win_allocate_c...) take the same path.
+ * MPI_Win_create_dynamic, _attach and _detach are not wrapped: the core
+ * attaches memory it allocates itself, not the program's, so a dynamic
+ * window stays MPICH's own, unknown to the core and unchecked. */
+#include "handles.h"
+#include "report.h"
+#include "run.h"
+#include "stuck.h"
+#include "watch.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rmalab/error.h>
+#include <rmalab/hints.h>
+#include <rmalab/info.h>
+#include <rmalab/races.h>
+
+/* The program's hints, with the race checker's mode made quiet: this
+ * interceptor prints the races itself, once each, in its own form. The
+ * mode is the hint rmalab_check, else RMALAB_CHECK (which `rmalab run`
+ * sets), else off. */
+static int hints_of(MPI_Info in, rmalab_info **out)
+{
+    int rc = rmalab_info_from_mpi(in, out);
+    if (rc)
+        return rc;
+    const char *v = rmalab_info_lookup(*out, RMALAB_KEY_CHECK, strlen(RMALAB_KEY_CHECK), NULL);
+    if (!v)
+        v = getenv("RMALAB_CHECK");
+    if (v && (!strcmp(v, "races") || !strcmp(v, "races:warn") || !strcmp(v, "races:quiet")))
+        rc = rmalab_info_set(*out, RMALAB_KEY_CHECK, "races:quiet");
+    return rc;
+}
+
+typedef int (*creator)(const rmalab_win_opts *, rmalab_win **, rmalab_diags *);
+
+static int create(rmalab_flavor flavor, creator fn, rmalab_win_opts *o, MPI_Info info,
+                  MPI_Comm comm, const void *pc, const char *call, MPI_Win *win)
+{
+    rmalab_info *hints = NULL;
+    rmalab_win *w = NULL;
+    rmalab_diags d;
+    rmalab_diags_init(&d);
+    *win = MPI_WIN_NULL;
+    run_stuck_at(pc, call);
+    if (!(o->comm = run_comm(comm)))
+        return run_comm_done(comm, pc, call,
+                             rmalab_set_error(RMALAB_ERR_COMM, "an invalid communicator"));
+    int rc = hints_of(info, &hints);
+    o->info = hints;
+    rc = rc ? rmalab_win_take_part(flavor, o, rc) : fn(o, &w, &d);
+    int crank = -1;
+    PMPI_Comm_rank(comm, &crank);
+    for (int i = 0; crank == 0 && i < d.count; i++)
+        run_warning(pc, call, d.items[i].message);
+    rmalab_diags_clear(&d);
+    rmalab_info_destroy(&hints);
+    if (rc)
+        return run_comm_done(comm, pc, call, rc);
+    run_win *s = run_win_add(w);
+    if (!s) {
+        rmalab_win_free(&w);
+        rc = rmalab_set_error(RMALAB_ERR_NO_MEM, "rmalab run keeps at most 256 windows");
+        return run_comm_done(comm, pc, call, rc);
+    }
+    *win = s->handle;
+    run_watch_windows();
+    return MPI_SUCCESS;
+}
+
+/* allocate and allocate_shared: the core's memory, handed back. */
+static int allocate(rmalab_flavor flavor, creator fn, MPI_Aint size, int disp_unit,
+                    MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                    const void *pc, const char *call)
+{
+    rmalab_win_opts o = {.size = size, .disp_unit = disp_unit};
+    int rc = create(flavor, fn, &o, info, comm, pc, call, win);
+    run_win *s = rc == MPI_SUCCESS ? run_win_find(*win) : NULL;
+    if (s)
+        *(void **)baseptr = s->base;
+    return rc;
+}
+
+RUN_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, disp_unit, info, comm,
+                    baseptr, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                    void *baseptr, MPI_Win *win)
+{
+    return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
+}
+
+/* No memory (size 0, base NULL or not) is memory of the program's all the
+ * same: the core allocates only for a NULL base of a size. */
+static int create_on(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                     MPI_Win *win, const void *pc, const char *call)
+{
+    static char none[16] __attribute__((aligned(16)));
+    rmalab_win_opts o = {.size = size, .disp_unit = disp_unit,
+                         .base = base || size > 0 ? base : none};
+    return create(RMALAB_FLAVOR_CREATE, rmalab_win_create, &o, info, comm, pc, call, win);
+}
+
+RUN_API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                           MPI_Comm comm, MPI_Win *win)
+{
+    return create_on(base, size, disp_unit, info, comm, win, RUN_PC, __func__);
+}
+
+/* The large-count forms (MPI-4), for a disp_unit that fits in an int. */
+static int unit_too_large(MPI_Comm comm, const void *pc, const char *call, MPI_Win *win)
+{
+    *win = MPI_WIN_NULL;
+    return run_comm_done(comm, pc, call, rmalab_set_error(RMALAB_ERR_ARG, "a disp_unit over "
+                         "%d", INT_MAX));
+}
+
+RUN_API int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, (int)disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                      MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, (int)disp_unit, info,
+                    comm, baseptr, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                             MPI_Comm comm, MPI_Win *win)
+{
+    if (disp_unit < 0 || disp_unit > INT_MAX)
+        return unit_too_large(comm, RUN_PC, __func__, win);
+    return create_on(base, size, (int)disp_unit, info, comm, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_free(MPI_Win *win)
+{
+    run_win *s = win ? run_win_find(*win) : NULL;
+    if (!s)
+        return PMPI_Win_free(win);
+    rmalab_win *w = s->w;
+    run_stuck_at(RUN_PC, __func__);
+    int rc = rmalab_win_free(&w);
+    if (rc)
+        return run_win_done(s, RUN_PC, "MPI_Win_free", rc);
+    run_watch_forget(s);
+    run_win_drop(s);
+    run_races_poll();
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+RUN_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                 void *baseptr)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    int rc = rmalab_win_shared_query(s->w, rank, size, disp_unit, (void **)baseptr);
+    return run_win_done(s, RUN_PC, "MPI_Win_shared_query", rc);
+}
+
+RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                                   void *baseptr)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    int unit = 0;
+    int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
+    *disp_unit = unit;
+    return run_win_done(s, RUN_PC, __func__, rc);
+}
+
+/* The core's window keeps MPI_ERRORS_RETURN; the program's handler is
+ * applied by run_win_done. */
+RUN_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_set_errhandler(win, errhandler);
+    s->eh = errhandler;
+    return MPI_SUCCESS;
+}
+
+RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_get_errhandler(win, errhandler);
+    *errhandler = s->eh;
+    return MPI_SUCCESS;
+}
+
+/* The predefined attributes are the core's: the window MPICH holds may be
+ * larger (sizes rounded up to 16) or of another flavour (an engine's).
+ * The program's own keyvals stay on the MPI window. */
+RUN_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+    run_win *s = run_win_find(win);
+    rmalab_keyval *kv = keyval == MPI_WIN_BASE ? RMALAB_WIN_BASE
+                      : keyval == MPI_WIN_SIZE ? RMALAB_WIN_SIZE
+                      : keyval == MPI_WIN_DISP_UNIT ? RMALAB_WIN_DISP_UNIT
+                      : keyval == MPI_WIN_CREATE_FLAVOR ? RMALAB_WIN_CREATE_FLAVOR
+                      : keyval == MPI_WIN_MODEL ? RMALAB_WIN_MODEL : NULL;
+    if (!s || !kv)
+        return PMPI_Win_get_attr(win, keyval, value, flag);
+    return run_win_done(s, RUN_PC, "MPI_Win_get_attr",
+                        rmalab_win_get_attr(s->w, kv, (void **)value, flag));
+}

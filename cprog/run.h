@@ -1,0 +1,33 @@
+/* The interceptor (librmalab-run.so, which `rmalab run` preloads into each
+ * rank): a C program's MPI calls mapped onto the core, its reports in the
+ * form compilers use (docs/c.md). Private to cprog/; never installed.
+ *
+ * ONE CONCERN PER FILE, CALLS IN ONE DIRECTION: a file calls only the files
+ * listed above it, through their headers.
+ *   where.c       pc -> "FILE:LINE", from the debug information (libdw)
+ *   report.c      the error:, warning: and race: lines; the counts and the
+ *                 job's exit status
+ *   handles.c     the program's windows and communicators as the core's;
+ *                 error handlers and error classes
+ *   stuck.c       a rank blocked for RMALAB_STUCK seconds: which call, at
+ *                 which line, waiting for what
+ *   watch.c       the access bridge (access.h): the watched ranges, the
+ *                 operations in flight, loads and stores that reach them
+ *   types.c       MPI datatypes and ops as the core's types and ops
+ *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c  the MPI_*
+ *                 wrappers, by area (what they share: pmpi.h); nothing
+ *                 calls them but the program
+ *
+ * The core it calls is the copy built with PMPI_* for MPI_* (meson.build),
+ * so the core's own MPI calls never come back here. */
+#ifndef RMALAB_CPROG_RUN_H
+#define RMALAB_CPROG_RUN_H
+
+/* What the program sees: the MPI_* wrappers and rmalab_run_attach. */
+#define RUN_API __attribute__((visibility("default")))
+
+/* The call site of the wrapper this expands in: its return address, one
+ * byte back so that it falls inside the call instruction's line. */
+#define RUN_PC ((const char *)__builtin_return_address(0) - 1)
+
+#endif

@@ -1,0 +1,217 @@
+/* The interceptor's half of access.h. The watched ranges are published as
+ * an immutable set behind one atomic pointer: a change builds a new set in
+ * the next of a ring of sets and swaps the pointer. A set is reused only
+ * RING publications later, by which time a reader that loaded it (a range
+ * test of a few instructions) has long finished; access.h's readers never
+ * keep the pointer across an access. */
+#include "watch.h"
+
+#include "report.h"
+#include "run.h"
+#include "where.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+
+#include <rmalab/races.h>
+
+typedef struct {
+    run_win *s;
+    int target;
+    uint64_t ticket;
+    uintptr_t lo, len;
+    bool result;
+    const void *pc;
+    const char *call;
+} op;
+
+#define RING 256
+#define SEEN 256
+
+static rmalab_access_hooks *hooks;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static op *ops;
+static int nops, capops;
+static rmalab_access_ranges ring[RING];
+static unsigned next_set;
+static struct {
+    const void *access, *op;
+} seen[SEEN];
+static int nseen;
+
+static void add_range(rmalab_access_ranges *r, uintptr_t lo, uintptr_t len)
+{
+    if (len == 0)
+        return;
+    if (r->n < RMALAB_ACCESS_RANGES) {
+        r->lo[r->n] = lo;
+        r->len[r->n++] = len;
+        return;
+    }
+    int k = RMALAB_ACCESS_RANGES - 1; /* merged into the last: a wider test */
+    uintptr_t hi = r->lo[k] + r->len[k] > lo + len ? r->lo[k] + r->len[k] : lo + len;
+    r->lo[k] = r->lo[k] < lo ? r->lo[k] : lo;
+    r->len[k] = hi - r->lo[k];
+}
+
+static void add_window(run_win *s, void *ud)
+{
+    add_range(ud, (uintptr_t)s->base, (uintptr_t)s->size);
+}
+
+/* Under `lock`. */
+static void publish(void)
+{
+    rmalab_access_ranges *r = &ring[next_set++ % RING];
+    r->n = 0;
+    run_win_each(add_window, r);
+    for (int i = 0; i < nops; i++)
+        add_range(r, ops[i].lo, ops[i].len);
+    atomic_store(&hooks->ranges, r->n ? r : NULL);
+}
+
+void run_watch_windows(void)
+{
+    if (!hooks)
+        return;
+    pthread_mutex_lock(&lock);
+    publish();
+    pthread_mutex_unlock(&lock);
+}
+
+void run_watch_forget(run_win *s)
+{
+    if (!hooks)
+        return;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nops; i++)
+        if (ops[i].s == s)
+            ops[i--] = ops[--nops];
+    publish();
+    pthread_mutex_unlock(&lock);
+}
+
+void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size_t len,
+                  bool result, const void *pc, const char *call)
+{
+    if (!hooks || len == 0 || rmalab_win_done(s->w, target, ticket))
+        return;
+    pthread_mutex_lock(&lock);
+    if (nops == capops) {
+        int cap = capops ? 2 * capops : 16;
+        op *grown = realloc(ops, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&lock);
+            return;
+        }
+        ops = grown;
+        capops = cap;
+    }
+    ops[nops++] = (op){s, target, ticket, (uintptr_t)buf, len, result, pc, call};
+    publish();
+    pthread_mutex_unlock(&lock);
+}
+
+void run_watch_sync(run_win *s)
+{
+    if (!hooks)
+        return;
+    pthread_mutex_lock(&lock);
+    int before = nops;
+    for (int i = 0; i < nops; i++)
+        if (ops[i].s == s && rmalab_win_done(s->w, ops[i].target, ops[i].ticket))
+            ops[i--] = ops[--nops];
+    if (nops != before)
+        publish();
+    pthread_mutex_unlock(&lock);
+}
+
+void run_watch_end(void)
+{
+    if (!hooks)
+        return;
+    pthread_mutex_lock(&lock);
+    nops = 0;
+    atomic_store(&hooks->ranges, NULL);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Under `lock`: has this pair of lines been reported (then true), else
+ * remember it. */
+static bool reported(const void *access, const void *op_pc)
+{
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].access == access && seen[i].op == op_pc)
+            return true;
+    if (nseen < SEEN) {
+        seen[nseen].access = access;
+        seen[nseen++].op = op_pc;
+    }
+    return false;
+}
+
+/* Under `lock`: a load or store of a buffer that an operation in flight
+ * reads (a store only) or writes. */
+static void check_ops(uintptr_t a, size_t n, int write, const void *pc)
+{
+    for (int i = 0; i < nops; i++) {
+        op *o = &ops[i];
+        if (a + n <= o->lo || a >= o->lo + o->len || (!write && !o->result))
+            continue;
+        if (rmalab_win_done(o->s->w, o->target, o->ticket) || reported(pc, o->pc))
+            continue;
+        char until[96], text[1024];
+        rmalab_win_completer(o->s->w, o->target, until, sizeof until);
+        snprintf(text, sizeof text,
+                 "%s of the %s buffer of %s at %s by rank %d (to rank %d), which is still "
+                 "in flight\n    MPI forbids %s it until the call that completes the "
+                 "operation returns (here %s)",
+                 write ? "store" : "load", o->result ? "result" : "origin", o->call,
+                 run_where(o->pc), o->s->rank, o->target,
+                 o->result ? "touching" : "changing", until);
+        run_race(run_where(pc), text);
+    }
+}
+
+/* A load or store of this rank's window memory: the race checker sees it
+ * as a direct access. */
+static void check_window(uintptr_t a, size_t n, int write, const void *pc)
+{
+    run_win *s = run_win_at((const void *)a);
+    if (!s || !s->checked)
+        return;
+    uintptr_t off = a - (uintptr_t)s->base;
+    if (off + n > (uintptr_t)s->size)
+        n = (size_t)((uintptr_t)s->size - off);
+    rmalab_type t = n == 1 ? RMALAB_UINT8 : n == 2 ? RMALAB_UINT16 : n == 4 ? RMALAB_UINT32
+                  : n == 8 ? RMALAB_UINT64 : RMALAB_BYTE;
+    int count = t == RMALAB_BYTE ? (int)n : 1;
+    rmalab_check_site(run_where_key(pc));
+    rmalab_win_direct(s->w, s->rank, (MPI_Aint)off, t, count, write != 0);
+    run_races_poll();
+}
+
+/* pc is the return address of the runtime's entry point (as for the
+ * wrappers): one byte back is inside the access's own line. */
+static void on_access(const void *addr, size_t n, int write, const void *ret)
+{
+    uintptr_t a = (uintptr_t)addr;
+    const void *pc = (const char *)ret - 1;
+    pthread_mutex_lock(&lock);
+    check_ops(a, n, write, pc);
+    pthread_mutex_unlock(&lock);
+    check_window(a, n, write, pc);
+}
+
+RUN_API void rmalab_run_attach(rmalab_access_hooks *h)
+{
+    if (!h)
+        return;
+    h->access = on_access;
+    hooks = h;
+    run_watch_windows();
+}

@@ -1,0 +1,29 @@
+/* watch.c: the access bridge (access.h). When the program was built with
+ * `rmalab cc`, its access runtime attaches at its first access; from then
+ * on the interceptor publishes the watched memory (this process's windows,
+ * the caller buffers of RMA operations not yet done) and judges the loads
+ * and stores that reach it. Without the runtime every call here returns at
+ * once. */
+#ifndef RMALAB_CPROG_WATCH_H
+#define RMALAB_CPROG_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "handles.h"
+
+/* A window was made or freed (its operations are then forgotten). */
+void run_watch_windows(void);
+void run_watch_forget(run_win *s);
+/* An operation on s to target (its ticket) reads `len` bytes at buf
+ * (result false: a put's origin) or writes them (true: a get's result)
+ * until it is done. `call` and pc name it in reports. */
+void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size_t len,
+                  bool result, const void *pc, const char *call);
+/* A call on s may have completed operations: drop those done. */
+void run_watch_sync(run_win *s);
+/* MPI_Finalize: nothing is watched any more. */
+void run_watch_end(void);
+
+#endif

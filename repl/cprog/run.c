@@ -1,0 +1,144 @@
+/* rmalab run (run.h): mpiexec with librmalab-run.so preloaded into the
+ * ranks (-genv LD_PRELOAD: the ranks only, not mpiexec and its proxies)
+ * and the race checker on (-genv RMALAB_CHECK races:quiet, unless the
+ * environment or --no-check says otherwise).
+ *
+ * mpiexec is a child in rmalab's process group: Hydra's own handling of
+ * Ctrl-C, MPI_Abort, a crash or a kill ends every rank. rmalab passes on
+ * SIGINT, SIGTERM and SIGHUP to it, and it gets SIGTERM should rmalab
+ * die. The exit status is mpiexec's, but 128+N after signal N even when
+ * Hydra says 0 (it does when the signal comes while it starts the ranks). */
+#include "run.h"
+
+#include "../wire/cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "Usage: rmalab run [-n N] [--no-check] [mpiexec options] PROGRAM [ARGS...]\n"
+    "Run a C MPI program (a plain mpicc binary; -g for FILE:LINE in reports) on N\n"
+    "ranks with its MPI calls checked by rmalab: epoch errors, hint diagnostics and\n"
+    "races come as FILE:LINE: error:, warning: and race: lines on stderr, and the\n"
+    "exit status is non-zero when any error or race was found (docs/c.md).\n"
+    "\n"
+    "  -n, -np N      number of ranks (mpiexec's option)\n"
+    "      --no-check do not check for races (RMALAB_CHECK=off); epoch rules and\n"
+    "                 hints are still checked\n"
+    "  -h, --help     display this help and exit\n"
+    "Other options before PROGRAM go to mpiexec. RMALAB_PSCW=native selects MPICH's\n"
+    "own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY names the\n"
+    "interceptor to preload instead of the installed one.\n";
+
+/* The interceptor: RMALAB_RUN_LIBRARY, else the build tree's for an
+ * executable in the build tree, else the one beside this executable's
+ * prefix (bin/../LIBDIR: an install moved or under a DESTDIR), else the
+ * configured prefix's. */
+static const char *library(const char *self, char *buf, size_t size)
+{
+    const char *env = getenv("RMALAB_RUN_LIBRARY");
+    if (env && *env)
+        return env;
+    const char *build = RMALAB_BUILD_ROOT "/";
+    if (strncmp(self, build, strlen(build)) == 0)
+        return RMALAB_BUILD_ROOT "/cprog/librmalab-run.so";
+    const char *slash = strrchr(self, '/');
+    if (slash && snprintf(buf, size, "%.*s/../%s/librmalab-run.so", (int)(slash - self), self,
+                          RMALAB_RUN_LIBDIR) < (int)size && access(buf, R_OK) == 0)
+        return buf;
+    return RMALAB_RUN_LIB;
+}
+
+/* The signal handler's (it has no context): mpiexec's pid, and the signal
+ * that came. */
+static volatile sig_atomic_t child;
+static volatile sig_atomic_t got;
+
+static void pass_on(int sig)
+{
+    got = sig;
+    if (child > 0)
+        kill(child, sig);
+}
+
+/* Run mpiexec (av) to its end; its exit status, as a shell gives it. */
+static int run_job(char **av)
+{
+    struct sigaction sa = {.sa_handler = pass_on};
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        execvp(av[0], av);
+        fprintf(stderr, "rmalab run: mpiexec: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        fprintf(stderr, "rmalab run: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    child = pid;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+    return rc == 0 && got ? 128 + got : rc;
+}
+
+/* Where PROGRAM is in argv (from 1), after the options; -1 when absent. */
+static int program_at(int argc, char **argv, int (*option_values)(const char *), int *check)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-')
+            return i;
+        if (strcmp(argv[i], "--") == 0)
+            return i + 1 < argc ? i + 1 : -1;
+        if (strcmp(argv[i], "--no-check") == 0)
+            *check = 0;
+        else
+            i += option_values(argv[i]);
+    }
+    return -1;
+}
+
+int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)(const char *))
+{
+    for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage, stdout);
+            return cli_stdout_done("rmalab run");
+        }
+    int check = 1, at = program_at(argc, argv, option_values, &check);
+    if (at < 0)
+        return cli_usage_error("rmalab run", "no program to run");
+    char beside[4400];
+    const char *lib = library(self, beside, sizeof beside);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
+        return 1;
+    }
+    const char *mode = getenv("RMALAB_CHECK");
+    mode = !check ? "off" : mode && *mode ? mode : "races:quiet";
+    char **av = calloc((size_t)argc + 8, sizeof *av);
+    if (!av)
+        return 1;
+    int k = 0;
+    av[k++] = "mpiexec";
+    av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
+    av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
+    for (int i = 1; i < argc; i++)
+        if (i >= at || strcmp(argv[i], "--no-check") != 0)
+            av[k++] = argv[i];
+    int rc = run_job(av);
+    free(av);
+    return rc;
+}

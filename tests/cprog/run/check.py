@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""One case of rmalab run on a plain mpicc binary (tests/cprog/run).
+
+usage: check.py CASE BINDIR LAUNCH...
+
+LAUNCH is the command that runs a program on 2 ranks with the interceptor
+(`rmalab run -n 2`); BINDIR holds the test programs, built with plain
+mpicc -g. Each case runs one program and checks its stdout, stderr, exit
+status, and that no process of it is left. Exits 1 with the reasons when
+a check fails."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+case, bindir, launch = sys.argv[1], sys.argv[2], sys.argv[3:]
+fails = []
+
+
+def run(prog, *args, env=None, cmd=None):
+    full = (cmd or launch) + [os.path.join(bindir, prog), *args]
+    e = dict(os.environ, **(env or {}))
+    try:
+        p = subprocess.run(full, capture_output=True, text=True, timeout=90, env=e)
+    except subprocess.TimeoutExpired as t:
+        fails.append(f"{' '.join(full)}: hung (no end within 90 s)")
+        return -1, t.stdout or "", t.stderr or ""
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(what, ok):
+    if not ok:
+        fails.append(what)
+
+
+def left(prog):
+    """Processes of prog still alive a moment after the job ended."""
+    time.sleep(0.5)
+    out = subprocess.run(["pgrep", "-f", os.path.join(bindir, prog)],
+                         capture_output=True, text=True).stdout
+    return out.split()
+
+
+def line_of(src, text):
+    for i, l in enumerate(open(os.path.join(os.path.dirname(__file__), src)), 1):
+        if text in l:
+            return i
+    raise SystemExit(f"{src}: no line holds {text!r}")
+
+
+def put_noepoch():
+    rc, out, err = run("put-noepoch")
+    n = line_of("put-noepoch.c", "MPI_Put(")
+    lines = err.strip().splitlines()
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"stderr is not one error line: {err!r}", len(lines) == 1)
+    expect(f"not put-noepoch.c:{n}: error: MPI_Put: ... naming the fix: {err!r}",
+           re.search(rf"put-noepoch\.c:{n}: error: MPI_Put: .*access epoch.*"
+                     r"MPI_Win_fence.*MPI_Win_lock", err))
+    expect(f"processes left: {left('put-noepoch')}", not left("put-noepoch"))
+
+
+def same(prog, lines):
+    """prog says the same under rmalab run as under plain mpiexec, and
+    rmalab nothing."""
+    rc0, out0, err0 = run(prog, cmd=["mpiexec", "-n", "2"])
+    rc, out, err = run(prog)
+    expect(f"plain run failed: {rc0} {err0!r}", rc0 == 0)
+    expect(f"exit status {rc}, wanted 0", rc == 0)
+    expect(f"stderr not empty: {err!r}", err == "")
+    expect(f"stdout differs from plain mpiexec's:\n{out}\n---\n{out0}",
+           sorted(out.splitlines()) == sorted(out0.splitlines()))
+    expect(f"the program printed {len(out.splitlines())} lines, not {lines}",
+           len(out.splitlines()) == lines)
+
+
+def correct():
+    same("correct", 14)
+
+
+def race():
+    rc, out, err = run("race-fence")
+    a, b = line_of("race-fence.c", "MPI_Put(&v, 1, MPI_INT, 0, 2"), 0
+    b = a + 2
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    races = [l for l in err.splitlines() if ": race: " in l]
+    expect(f"not one race line: {err!r}", len(races) == 1)
+    expect(f"the race line does not name lines {a} and {b}: {err!r}",
+           races and re.search(rf"race-fence\.c:{a}: race: MPI_Put .*race-fence\.c:{b}", races[0]))
+
+
+def hint():
+    rc, out, err = run("hint-unknown")
+    n = line_of("hint-unknown.c", "MPI_Win_allocate(")
+    expect(f"exit status {rc}, wanted 0", rc == 0)
+    expect(f"no warning for no_lock (did you mean no_locks?) at line {n}: {err!r}",
+           re.search(rf"hint-unknown\.c:{n}: warning: MPI_Win_allocate: no_lock: .*no_locks", err))
+    expect(f"no warning for the bad accumulate_ordering value: {err!r}",
+           re.search(rf"hint-unknown\.c:{n}: warning: .*accumulate_ordering.*rawr", err))
+    expect(f"not exactly two warnings: {err!r}", len(err.strip().splitlines()) == 2)
+
+
+def unaligned():
+    rc, out, err = run("unaligned")
+    n = line_of("unaligned.c", "MPI_Win_create(")
+    expect(f"exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"no error at line {n} about alignment: {err!r}",
+           re.search(rf"unaligned\.c:{n}: error: MPI_Win_create: .*16-byte", err))
+    expect(f"processes left: {left('unaligned')}", not left("unaligned"))
+
+
+def large_count():
+    rc, out, err = run("large-count")
+    n = line_of("large-count.c", "MPI_Error_class(MPI_Put_c")
+    expect(f"not one error line at {n} per rank: {err!r}",
+           len(re.findall(rf"large-count\.c:{n}: error: MPI_Put_c: .*access epoch", err)) == 2)
+    expect(f"wrong results: {out!r}",
+           sorted(out.splitlines()) == ["rank 0: MPI_ERR_RMA_SYNC, base[9] 11, got 10",
+                                        "rank 1: MPI_ERR_RMA_SYNC, base[9] 10, got 11"])
+    expect(f"exit status {rc}, wanted non-zero (an error was found)", rc not in (0, -1))
+
+
+def errors_return():
+    rc, out, err = run("errors-return")
+    n = line_of("errors-return.c", "int rc = MPI_Put(")
+    expect(f"the class did not come back: {out!r}",
+           out.count("put with no epoch: MPI_ERR_RMA_SYNC") == 2)
+    expect(f"the program did not go on: {out!r}", "rank 0: base[3] = 1" in out)
+    expect(f"no error line at {n}: {err!r}", re.search(rf"errors-return\.c:{n}: error: MPI_Put", err))
+    expect(f"exit status {rc}, wanted non-zero (an error was found)", rc != 0)
+
+
+def ends(how):
+    rc, out, err = run("ends", how)
+    expect(f"{how}: exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"{how}: processes left: {left('ends')}", not left("ends"))
+
+
+def stopped(sig):
+    """The job of a hanging program, ended by a signal to rmalab run."""
+    prog = os.path.join(bindir, "ends")
+    p = subprocess.Popen(launch + [prog, "hang"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    for _ in range(100):  # both ranks started
+        time.sleep(0.1)
+        pids = subprocess.run(["pgrep", "-f", prog + " hang"], capture_output=True,
+                              text=True).stdout.split()
+        if len(pids) >= 3:  # mpiexec (rmalab became it) and the 2 ranks
+            break
+    time.sleep(0.5)
+    p.send_signal(sig)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+        fails.append(f"signal {sig}: rmalab run did not end within 30 s")
+    expect(f"signal {sig}: exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"signal {sig}: processes left: {left('ends')}", not left("ends"))
+
+
+def stuck():
+    """A start whose target never posts: both ranks say where they wait."""
+    prog = os.path.join(bindir, "stuck")
+    start = line_of("stuck.c", "MPI_Put(")
+    barrier = line_of("stuck.c", "MPI_Barrier(")
+    with open(os.path.join(bindir, "stuck.err"), "w+") as err:
+        p = subprocess.Popen(launch + [prog], stdout=subprocess.DEVNULL, stderr=err,
+                             env=dict(os.environ, RMALAB_STUCK="1"))
+        text = ""
+        for _ in range(300):
+            time.sleep(0.1)
+            err.seek(0)
+            text = err.read()
+            if text.count(": note: ") >= 2:
+                break
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+    expect(f"no note of rank 0 in MPI_Put at line {start}, waiting for rank 1's post: {text!r}",
+           re.search(rf"stuck\.c:{start}: note: MPI_Put: rank 0: blocked \d.* s in put\(\); "
+                     r"access epoch to \{1\}: MPI_Win_post\(\) arrived from 0 of 1", text))
+    expect(f"no note of rank 1 in MPI_Barrier at line {barrier}: {text!r}",
+           re.search(rf"stuck\.c:{barrier}: note: MPI_Barrier: rank 1: blocked \d+ s in "
+                     r"barrier\(\); it waits for ranks 0, 1", text))
+    expect(f"processes left: {left('stuck')}", not left("stuck"))
+
+
+def bytes40():
+    rc, out, err = run("bytes40")
+    expect(f"exit status {rc}: {out}{err}", rc == 0)
+    expect(f"wrong bytes: {out!r}", out.count("0 of 24 bytes wrong") == 2)
+
+
+def bridge():
+    rc, out, err = run("bridge")
+    put = line_of("bridge.c", "MPI_Put(&v")
+    store, load = put + 1, line_of("bridge.c", "seen = base[1]")
+    races = [l for l in err.splitlines() if ": race: " in l]
+    expect(f"exit status {rc}, wanted non-zero", rc != 0)
+    expect(f"not two race lines: {err!r}", len(races) == 2)
+    expect(f"no race of the store at {store} with the put at {put}: {err!r}",
+           re.search(rf"bridge\.c:{store}: race: store of the origin buffer of MPI_Put at "
+                     rf"\S*bridge\.c:{put} ", err))
+    expect(f"no race of the load at {load} with the put at {put}: {err!r}",
+           re.search(rf"bridge\.c:{load}: race: load by rank 0 .*MPI_Put at \S*bridge\.c:{put} ",
+                     err))
+    expect(f"the store after the fence was reported: {err!r}", f"bridge.c:{put + 6}:" not in err)
+    rc0, out0, err0 = run("bridge", cmd=["mpiexec", "-n", "2"])
+    expect(f"plain mpiexec: {rc0} {err0!r}", rc0 == 0 and err0 == "")
+
+
+def usage():
+    p = subprocess.run(launch, capture_output=True, text=True, timeout=30)
+    expect(f"no program: exit {p.returncode}, wanted 2: {p.stderr!r}",
+           p.returncode == 2 and "rmalab run: no program to run" in p.stderr)
+    rc, out, err = run("no-such-program")
+    expect(f"a missing program: exit {rc}, wanted non-zero", rc not in (0, -1))
+    p = subprocess.run(launch[:2] + ["--help"], capture_output=True, text=True, timeout=30)
+    expect(f"--help: {p.returncode} {p.stdout!r}",
+           p.returncode == 0 and p.stdout.startswith("Usage: rmalab run"))
+
+
+def attrs():
+    """(Plain MPICH 4.0.2 gives one rank another MPI_WIN_BASE.)"""
+    rc, out, err = run("attrs")
+    want = "size 40, base the one returned, disp_unit 4, flavor allocate, model unified\n"
+    expect(f"exit status {rc}, stderr {err!r}", rc == 0 and err == "")
+    expect(f"wrong attributes: {out!r}", out == want * 2)
+
+
+cases = {"requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+         "errors-return": errors_return, "abort": lambda: ends("abort"),
+         "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
+         "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
+cases[case]()
+for f in fails:
+    print(f"{case}: {f}")
+sys.exit(1 if fails else 0)
