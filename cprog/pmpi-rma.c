@@ -162,7 +162,7 @@ RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type
         rc = rmalab_win_fetch_and_op_mem(s->w, target, disp, t,
                                          op == MPI_NO_OP && !origin ? result : origin, result,
                                          rop, &ticket);
-    return issued(s, pc, "MPI_Fetch_and_op", rc, target, ticket, NULL, result,
+    return issued(s, pc, "MPI_Fetch_and_op", rc, target, ticket, origin, result,
                   rc ? 0 : (size_t)rmalab_type_size(t));
 }
 
@@ -179,7 +179,10 @@ RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *
     if (!rc)
         rc = rmalab_win_compare_and_swap_mem(s->w, target, disp, t, compare, origin, result,
                                              &ticket);
-    return issued(s, pc, "MPI_Compare_and_swap", rc, target, ticket, NULL, result,
+    if (!rc) /* the compare buffer is read as the origin is */
+        run_watch_op(s, target, ticket, compare, (size_t)rmalab_type_size(t), false, pc,
+                     "MPI_Compare_and_swap");
+    return issued(s, pc, "MPI_Compare_and_swap", rc, target, ticket, origin, result,
                   rc ? 0 : (size_t)rmalab_type_size(t));
 }
 

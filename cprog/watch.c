@@ -43,6 +43,8 @@ static struct {
 } seen[SEEN];
 static int nseen;
 
+static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const char *how);
+
 static void add_range(rmalab_access_ranges *r, uintptr_t lo, uintptr_t len)
 {
     if (len == 0)
@@ -101,6 +103,9 @@ void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size
     if (!hooks || len == 0 || rmalab_win_done(s->w, target, ticket))
         return;
     pthread_mutex_lock(&lock);
+    char how[48];
+    snprintf(how, sizeof how, "%s %s", call, result ? "into" : "from");
+    check_ops((uintptr_t)buf, len, result, pc, how);
     if (nops == capops) {
         int cap = capops ? 2 * capops : 16;
         op *grown = realloc(ops, (size_t)cap * sizeof *grown);
@@ -155,8 +160,10 @@ static bool reported(const void *access, const void *op_pc)
 }
 
 /* Under `lock`: a load or store of a buffer that an operation in flight
- * reads (a store only) or writes. */
-static void check_ops(uintptr_t a, size_t n, int write, const void *pc)
+ * reads (a store only) or writes, or another operation that reads it (an
+ * origin: `how` "MPI_Put from") or writes it (a result: "MPI_Get into").
+ * `how` is NULL for a load or store. */
+static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const char *how)
 {
     for (int i = 0; i < nops; i++) {
         op *o = &ops[i];
@@ -167,10 +174,11 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc)
         char until[96], text[1024];
         rmalab_win_completer(o->s->w, o->target, until, sizeof until);
         snprintf(text, sizeof text,
-                 "%s of the %s buffer of %s at %s by rank %d (to rank %d), which is still "
+                 "%s the %s buffer of %s at %s by rank %d (to rank %d), which is still "
                  "in flight\n    MPI forbids %s it until the call that completes the "
                  "operation returns (here %s)",
-                 write ? "store" : "load", o->result ? "result" : "origin", o->call,
+                 how ? how : write ? "store of" : "load of", o->result ? "result" : "origin",
+                 o->call,
                  run_where(o->pc), o->s->rank, o->target,
                  o->result ? "touching" : "changing", until);
         run_race(run_where(pc), text);
@@ -202,7 +210,7 @@ static void on_access(const void *addr, size_t n, int write, const void *ret)
     uintptr_t a = (uintptr_t)addr;
     const void *pc = (const char *)ret - 1;
     pthread_mutex_lock(&lock);
-    check_ops(a, n, write, pc);
+    check_ops(a, n, write, pc, NULL);
     pthread_mutex_unlock(&lock);
     check_window(a, n, write, pc);
 }
