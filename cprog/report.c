@@ -38,6 +38,7 @@ static void put_line(const char *text)
  * "lock(0)", "win:read"); a C program's reader knows MPI_Win_fence(...)
  * and loads. */
 static const char *const c_names[][2] = {
+    {"fence(\"nosucceed\")", "MPI_Win_fence(MPI_MODE_NOSUCCEED, win)"},
     {"fence(", "MPI_Win_fence("}, {"start(", "MPI_Win_start("}, {"post(", "MPI_Win_post("},
     {"complete(", "MPI_Win_complete("}, {"wait(", "MPI_Win_wait("}, {"test(", "MPI_Win_test("},
     {"lock(", "MPI_Win_lock("}, {"unlock(", "MPI_Win_unlock("},
@@ -48,12 +49,34 @@ static const char *const c_names[][2] = {
     {"win:read", "load"}, {"win:write", "store"},
 };
 
+/* "lock(1, \"exclusive\")" at p: its C call in out, and the length it
+ * spans; 0 when p holds no such text. */
+static size_t c_lock(const char *p, char *out, size_t size)
+{
+    int rank, n = 0;
+    char kind[10];
+    if (sscanf(p, "lock(%d, \"%9[a-z]\")%n", &rank, kind, &n) != 2 || n == 0)
+        return 0;
+    bool excl = strcmp(kind, "exclusive") == 0;
+    if (!excl && strcmp(kind, "shared") != 0)
+        return 0;
+    snprintf(out, size, "MPI_Win_lock(MPI_LOCK_%s, %d, 0, win)", excl ? "EXCLUSIVE" : "SHARED",
+             rank);
+    return (size_t)n;
+}
+
 static void in_c_names(const char *msg, char *out, size_t size)
 {
     size_t o = 0;
     for (const char *p = msg; *p && o + 1 < size;) {
         bool word = p == msg || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == ':');
-        size_t k = 0, n = sizeof c_names / sizeof *c_names;
+        size_t k = 0, n = sizeof c_names / sizeof *c_names, lock;
+        char call[64];
+        if (word && (lock = c_lock(p, call, sizeof call))) {
+            o += (size_t)snprintf(out + o, size - o, "%s", call);
+            p += lock;
+            continue;
+        }
         while (word && k < n && strncmp(p, c_names[k][0], strlen(c_names[k][0])) != 0)
             k++;
         if (word && k < n) {
