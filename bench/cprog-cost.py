@@ -20,13 +20,16 @@ rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 sweeps = sys.argv[4] if len(sys.argv) > 4 else "100"
 MPIEXEC = ["mpiexec", "-n", "2", "-bind-to", "core"]
 
-# (name, build command without -o, launcher). The row of a program built by
-# rmalab cc under `rmalab run` (checking on) goes here once rmalab run
-# exists: ("rmalab cc, rmalab run", [rmalab, "cc", "-O2", source],
-# [rmalab, "run", "-n", "2", "-bind-to", "core"]).
+# (name, build command without -o, launcher): the kernel built by mpicc and
+# by rmalab cc under plain mpiexec (the runtime dormant), then rmalab cc's
+# build under rmalab run (every access to the grid checked), and mpicc's
+# under rmalab run (the MPI calls checked, no access seen).
+RUN = [rmalab, "run", "-n", "2", "-bind-to", "core"]
 VARIANTS = [
     ("mpicc -O2", ["mpicc", "-O2", source], MPIEXEC),
     ("rmalab cc -O2", [rmalab, "cc", "-O2", source], MPIEXEC),
+    ("rmalab cc -O2, rmalab run", [rmalab, "cc", "-O2", source], RUN),
+    ("mpicc -O2, rmalab run", ["mpicc", "-O2", source], RUN),
 ]
 
 

@@ -3,6 +3,7 @@
  * a refusal is an error at its line. A window the core does not know goes
  * to PMPI unchanged. */
 #include "pmpi.h"
+#include "types.h"
 #include "watch.h"
 
 #include <stdlib.h>
@@ -49,10 +50,12 @@ typedef int (*group_call)(rmalab_win *, const int *, int, int);
 static int with_group(run_win *s, const void *pc, const char *call, group_call fn,
                       MPI_Group group, int assert_)
 {
-    int *ranks, n = 0;
-    int rc = ranks_of(s, group, &ranks, &n);
+    int *ranks = NULL, n = 0, mode;
+    int rc = run_mode_of(assert_, &mode);
     if (!rc)
-        rc = fn(s->w, ranks, n, assert_);
+        rc = ranks_of(s, group, &ranks, &n);
+    if (!rc)
+        rc = fn(s->w, ranks, n, mode);
     free(ranks);
     return after(s, pc, call, rc);
 }
@@ -93,7 +96,8 @@ RUN_API int MPI_Win_test(MPI_Win win, int *flag)
 RUN_API int MPI_Win_fence(int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_fence(assert_, win));
-    return after(s, pc, "MPI_Win_fence", rmalab_win_fence(s->w, assert_));
+    int mode, rc = run_mode_of(assert_, &mode);
+    return after(s, pc, "MPI_Win_fence", rc ? rc : rmalab_win_fence(s->w, mode));
 }
 
 RUN_API int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
@@ -101,8 +105,10 @@ RUN_API int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
     ON_WINDOW(win, PMPI_Win_lock(lock_type, rank, assert_, win));
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    int rc = lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED
-                 ? rmalab_win_lock(s->w, rank, lock_type == MPI_LOCK_EXCLUSIVE, assert_)
+    int mode, rc = run_mode_of(assert_, &mode);
+    if (!rc)
+        rc = lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED
+                 ? rmalab_win_lock(s->w, rank, lock_type == MPI_LOCK_EXCLUSIVE, mode)
                  : rmalab_set_error(RMALAB_ERR_ARG, "lock_type %d is neither "
                                     "MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED", lock_type);
     return after(s, pc, "MPI_Win_lock", rc);
@@ -119,7 +125,8 @@ RUN_API int MPI_Win_unlock(int rank, MPI_Win win)
 RUN_API int MPI_Win_lock_all(int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_lock_all(assert_, win));
-    return after(s, pc, "MPI_Win_lock_all", rmalab_win_lock_all(s->w, assert_));
+    int mode, rc = run_mode_of(assert_, &mode);
+    return after(s, pc, "MPI_Win_lock_all", rc ? rc : rmalab_win_lock_all(s->w, mode));
 }
 
 RUN_API int MPI_Win_unlock_all(MPI_Win win)

@@ -130,3 +130,24 @@ int run_layout_of(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype
                         .bytes = (size_t)(total * osize)};
     return RMALAB_OK;
 }
+
+int run_mode_of(int mpi_assert, int *out)
+{
+    static const int modes[][2] = {
+        {MPI_MODE_NOCHECK, RMALAB_MODE_NOCHECK},     {MPI_MODE_NOSTORE, RMALAB_MODE_NOSTORE},
+        {MPI_MODE_NOPUT, RMALAB_MODE_NOPUT},         {MPI_MODE_NOPRECEDE, RMALAB_MODE_NOPRECEDE},
+        {MPI_MODE_NOSUCCEED, RMALAB_MODE_NOSUCCEED},
+    };
+    int left = mpi_assert;
+    *out = 0;
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+        if (left & modes[i][0]) {
+            *out |= modes[i][1];
+            left &= ~modes[i][0];
+        }
+    if (left)
+        return rmalab_set_error(RMALAB_ERR_ARG, "the assertion %d holds bits (%#x) that are no "
+                                "MPI_MODE_NOCHECK, _NOSTORE, _NOPUT, _NOPRECEDE or _NOSUCCEED",
+                                mpi_assert, (unsigned)left);
+    return RMALAB_OK;
+}

@@ -27,6 +27,10 @@ int run_layout_of(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype
                   run_layout *out);
 /* One element of a predefined type (fetch_and_op, compare_and_swap). */
 int run_type_of(MPI_Datatype t, rmalab_type *out);
+/* An assertion of MPI_MODE_* bits as the core's RMALAB_MODE_* bits (which
+ * calls take which, the core checks); a bit that is no MPI_MODE_* is
+ * RMALAB_ERR_ARG. */
+int run_mode_of(int mpi_assert, int *out);
 /* MPI_SUM ... MPI_REPLACE, MPI_NO_OP; others RMALAB_ERR_OP. */
 int run_op_of(MPI_Op op, rmalab_op *out);
 
