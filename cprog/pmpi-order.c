@@ -7,12 +7,14 @@
 #include "handles.h"
 #include "run.h"
 #include "stuck.h"
+#include "watch.h"
 
 #include <rmalab/races.h>
 
 RUN_API int MPI_Barrier(MPI_Comm comm)
 {
     const char *pc = RUN_PC;
+    run_watch_flush();
     run_stuck_at(pc, __func__);
     return run_comm_done(comm, pc, "MPI_Barrier", rmalab_barrier(comm));
 }

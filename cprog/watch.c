@@ -44,6 +44,7 @@ static struct {
 static int nseen;
 
 static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const char *how);
+static void flush_locked(void);
 
 static void add_range(rmalab_access_ranges *r, uintptr_t lo, uintptr_t len)
 {
@@ -90,6 +91,7 @@ void run_watch_forget(run_win *s)
     if (!hooks)
         return;
     pthread_mutex_lock(&lock);
+    flush_locked();
     for (int i = 0; i < nops; i++)
         if (ops[i].s == s)
             ops[i--] = ops[--nops];
@@ -140,6 +142,7 @@ void run_watch_end(void)
     if (!hooks)
         return;
     pthread_mutex_lock(&lock);
+    flush_locked();
     nops = 0;
     atomic_store(&hooks->ranges, NULL);
     pthread_mutex_unlock(&lock);
@@ -185,8 +188,67 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const ch
     }
 }
 
-/* A load or store of this rank's window memory: the race checker sees it
- * as a direct access. */
+/* Loads and stores of window memory reach the checker in runs: the
+ * accesses of one instruction to consecutive bytes (a loop over a row) are
+ * one record, handed over before the next MPI call on any window or
+ * barrier (run_watch_flush), where the checker judges them anyway. A run
+ * holds only bytes the instruction touched, so the verdicts are those of
+ * one record per access, at a small part of its cost. Only the thread that
+ * makes the MPI calls gathers runs, and only while no other thread may
+ * (MPI_THREAD_SINGLE or _FUNNELED): another thread's access is handed over
+ * at once, as the process's clock stands while it happens, since a call of
+ * the MPI thread may move that clock before the next flush. */
+typedef struct {
+    run_win *s;
+    const void *pc;
+    bool write;
+    uintptr_t off, len;
+} run_run;
+
+#define RUNS 16
+static run_run runs[RUNS];
+static int nruns;
+static pthread_t mpi_thread; /* the one that attached: the constructors' */
+static int level = -1;       /* MPI_Query_thread's, once MPI is up */
+
+/* Under `lock`: may this access wait in a run? */
+static bool gathers(void)
+{
+    if (level < 0)
+        PMPI_Query_thread(&level);
+    return level <= MPI_THREAD_FUNNELED && pthread_equal(pthread_self(), mpi_thread);
+}
+
+/* Under `lock`. */
+static void hand_over(const run_run *r)
+{
+    rmalab_type t = r->len == 1 ? RMALAB_UINT8 : r->len == 2 ? RMALAB_UINT16
+                  : r->len == 4 ? RMALAB_UINT32 : r->len == 8 ? RMALAB_UINT64 : RMALAB_BYTE;
+    int count = t == RMALAB_BYTE ? (int)r->len : 1;
+    rmalab_check_site(run_where_key(r->pc));
+    rmalab_win_direct(r->s->w, r->s->rank, (MPI_Aint)r->off, t, count, r->write);
+}
+
+static void flush_locked(void)
+{
+    for (int i = 0; i < nruns; i++)
+        hand_over(&runs[i]);
+    if (nruns)
+        run_races_poll();
+    nruns = 0;
+}
+
+void run_watch_flush(void)
+{
+    if (!hooks)
+        return;
+    pthread_mutex_lock(&lock);
+    flush_locked();
+    pthread_mutex_unlock(&lock);
+}
+
+/* Under `lock`: a load or store of this rank's window memory joins its
+ * instruction's run, or starts one. */
 static void check_window(uintptr_t a, size_t n, int write, const void *pc)
 {
     run_win *s = run_win_at((const void *)a);
@@ -195,12 +257,26 @@ static void check_window(uintptr_t a, size_t n, int write, const void *pc)
     uintptr_t off = a - (uintptr_t)s->base;
     if (off + n > (uintptr_t)s->size)
         n = (size_t)((uintptr_t)s->size - off);
-    rmalab_type t = n == 1 ? RMALAB_UINT8 : n == 2 ? RMALAB_UINT16 : n == 4 ? RMALAB_UINT32
-                  : n == 8 ? RMALAB_UINT64 : RMALAB_BYTE;
-    int count = t == RMALAB_BYTE ? (int)n : 1;
-    rmalab_check_site(run_where_key(pc));
-    rmalab_win_direct(s->w, s->rank, (MPI_Aint)off, t, count, write != 0);
-    run_races_poll();
+    run_run now = {s, pc, write != 0, off, n};
+    if (!gathers()) {
+        hand_over(&now);
+        run_races_poll();
+        return;
+    }
+    for (int i = 0; i < nruns; i++) {
+        run_run *r = &runs[i];
+        if (r->s != s || r->pc != pc || r->write != (write != 0))
+            continue;
+        if (off >= r->off && off + n <= r->off + r->len)
+            return; /* bytes this instruction already touched in this run */
+        if (off == r->off + r->len) {
+            r->len += n;
+            return;
+        }
+    }
+    if (nruns == RUNS)
+        flush_locked();
+    runs[nruns++] = now;
 }
 
 /* pc is the return address of the runtime's entry point (as for the
@@ -211,8 +287,8 @@ static void on_access(const void *addr, size_t n, int write, const void *ret)
     const void *pc = (const char *)ret - 1;
     pthread_mutex_lock(&lock);
     check_ops(a, n, write, pc, NULL);
-    pthread_mutex_unlock(&lock);
     check_window(a, n, write, pc);
+    pthread_mutex_unlock(&lock);
 }
 
 RUN_API void rmalab_run_attach(rmalab_access_hooks *h)
@@ -220,6 +296,7 @@ RUN_API void rmalab_run_attach(rmalab_access_hooks *h)
     if (!h)
         return;
     h->access = on_access;
+    mpi_thread = pthread_self();
     hooks = h;
     run_watch_windows();
 }

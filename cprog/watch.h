@@ -23,6 +23,9 @@ void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size
                   bool result, const void *pc, const char *call);
 /* A call on s may have completed operations: drop those done. */
 void run_watch_sync(run_win *s);
+/* Hand the loads and stores of window memory gathered since the last call
+ * to the checker: before every MPI call on a window and every barrier. */
+void run_watch_flush(void);
 /* MPI_Finalize: nothing is watched any more. */
 void run_watch_end(void);
 
