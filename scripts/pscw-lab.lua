@@ -22,7 +22,11 @@ for _, engine in ipairs{ "native", "rma" } do
   say("1. The target exposes its window with post, the origin opens an access")
   say("   epoch with start; puts land once the origin completes and the target")
   say("   has waited.")
-  if me == 1 then win:post({ 0 }) else win:start({ 1 }) end
+  -- The target posts before the origin starts (the barrier orders them), so
+  -- what the origin's start() has seen of the post is the same on every run.
+  if me == 1 then win:post({ 0 }) end
+  rl.world:barrier()
+  if me == 0 then win:start({ 1 }) end
   show("after post/start", win)
   if me == 0 then
     win:put(1, 0, "int64", { 10, 20, 30 })
