@@ -9,9 +9,10 @@
  * mostly pass the same hints, and a compiler says a thing once).
  *
  * The large-count forms (MPI_Win_allocate_c...) take the same path.
- * MPI_Win_create_dynamic, _attach and _detach are not wrapped: the core
- * attaches memory it allocates itself, not the program's, so a dynamic
- * window stays MPICH's own, unknown to the core and unchecked. */
+ * Dynamic windows are the core's too: MPI_Win_attach hands it the
+ * program's memory (rmalab_win_attach_memory), so operations on them are
+ * checked against what each target attached. The program's loads and
+ * stores of attached memory are not watched (docs/c.md, "Limits"). */
 #include "handles.h"
 #include "report.h"
 #include "run.h"
@@ -156,6 +157,31 @@ RUN_API int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_
     if (disp_unit < 0 || disp_unit > INT_MAX)
         return unit_too_large(comm, RUN_PC, __func__, win);
     return create_on(base, size, (int)disp_unit, info, comm, win, RUN_PC, __func__);
+}
+
+RUN_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    rmalab_win_opts o = {0};
+    return create(RMALAB_FLAVOR_DYNAMIC, rmalab_win_create_dynamic, &o, info, comm, RUN_PC,
+                  __func__, win);
+}
+
+RUN_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_attach(win, base, size);
+    return run_win_done(s, RUN_PC, "MPI_Win_attach", rmalab_win_attach_memory(s->w, base, size));
+}
+
+RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_detach(win, base);
+    MPI_Aint addr;
+    PMPI_Get_address(base, &addr);
+    return run_win_done(s, RUN_PC, "MPI_Win_detach", rmalab_win_detach(s->w, addr));
 }
 
 RUN_API int MPI_Win_free(MPI_Win *win)

@@ -120,7 +120,8 @@ void rmalab__layout_free(rmalab_win *w)
 {
     struct rmalab__layout *l = &w->lay;
     for (int i = 0; i < l->nregions; i++)
-        rmalab__mem_free(l->regions[i].mem);
+        if (l->regions[i].owned)
+            rmalab__mem_free(l->regions[i].mem);
     rmalab__mem_free(l->regions);
     if (l->meta != MPI_WIN_NULL) {
         MPI_Win_unlock_all(l->meta);
@@ -214,48 +215,86 @@ int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_
     return static_range(w, what, target, disp, type, count);
 }
 
-int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
+/* Room for one more region of this rank's, or an error for `call`. The
+ * program's memory may be empty, as MPI allows; the core's may not. */
+static int region_room(rmalab_win *w, const char *call, MPI_Aint size, bool owned)
 {
     if (!w)
         return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (w->flavor != RMALAB_FLAVOR_DYNAMIC)
         return rmalab__err_fail(RMALAB_ERR_RMA_FLAVOR,
-                                "attach: only dynamic windows (win_create_dynamic) take attached "
+                                "%s: only dynamic windows (win_create_dynamic) take attached "
                                 "memory; this one is a %s window",
-                                rmalab_flavor_name(w->flavor));
-    if (size <= 0)
-        return rmalab__err_fail(RMALAB_ERR_ARG, "attach: size must be positive, got %ld",
-                                (long)size);
+                                call, rmalab_flavor_name(w->flavor));
+    if (size < 0 || (size == 0 && owned))
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: size must be %s, got %ld", call,
+                                owned ? "positive" : "zero or more", (long)size);
     if (w->lay.nregions == RMALAB__MAX_REGIONS)
         return rmalab__err_fail(RMALAB_ERR_RMA_ATTACH,
-                                "attach: rmalab tracks at most %d attached regions per rank (so "
+                                "%s: rmalab tracks at most %d attached regions per rank (so "
                                 "that origins can check their displacements); detach one first",
-                                RMALAB__MAX_REGIONS);
+                                call, RMALAB__MAX_REGIONS);
     if (w->lay.nregions == w->lay.capregions) {
         int cap = w->lay.capregions ? 2 * w->lay.capregions : 4;
         struct rmalab__region *r = rmalab__mem_realloc(w->lay.regions, (size_t)cap * sizeof *r);
         if (!r)
-            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "attach: out of memory");
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "%s: out of memory", call);
         w->lay.regions = r;
         w->lay.capregions = cap;
     }
+    return RMALAB_OK;
+}
+
+/* Attach [mem, mem + size) to the MPI windows and publish it. MPICH 4.0.2
+ * places operations on attached memory right at any alignment (the
+ * window's base is MPI_BOTTOM): only created and allocated windows suffer
+ * its base rounding. */
+static int attach(rmalab_win *w, void *mem, MPI_Aint size, bool owned, MPI_Aint *addr)
+{
+    int e = MPI_Win_attach(w->win, mem, size);
+    if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
+        MPI_Win_detach(w->win, mem);
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, "MPI_Win_attach");
+    MPI_Aint a;
+    MPI_Get_address(mem, &a);
+    w->lay.regions[w->lay.nregions++] = (struct rmalab__region){mem, a, size, owned};
+    publish_regions(w);
+    if (addr)
+        *addr = a;
+    return RMALAB_OK;
+}
+
+int rmalab_win_attach(rmalab_win *w, MPI_Aint size, MPI_Aint *addr)
+{
+    int rc = region_room(w, "attach", size, true);
+    if (rc)
+        return rc;
     void *mem;
     if (rmalab__mem_align(&mem, RMALAB__MEM_ALIGN, (size_t)rmalab__win_round16(size)))
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "attach: cannot allocate %ld bytes", (long)size);
     memset(mem, 0, (size_t)rmalab__win_round16(size));
-    int e = MPI_Win_attach(w->win, mem, size);
-    if (e == MPI_SUCCESS && w->plain != w->win && (e = MPI_Win_attach(w->plain, mem, size)))
-        MPI_Win_detach(w->win, mem);
-    if (e != MPI_SUCCESS) {
+    if ((rc = attach(w, mem, size, true, addr)))
         rmalab__mem_free(mem);
-        return rmalab__err_mpi(e, "MPI_Win_attach");
+    return rc;
+}
+
+int rmalab_win_attach_memory(rmalab_win *w, void *base, MPI_Aint size)
+{
+    int rc = region_room(w, "attach", size, false);
+    if (rc)
+        return rc;
+    if (!base)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "attach: the memory is NULL");
+    for (int i = 0; i < w->lay.nregions; i++) {
+        const struct rmalab__region *r = &w->lay.regions[i];
+        if ((char *)base < (char *)r->mem + r->size && (char *)r->mem < (char *)base + size)
+            return rmalab__err_fail(RMALAB_ERR_RMA_ATTACH,
+                                    "attach: these %ld bytes overlap memory already attached "
+                                    "(%ld bytes at %p); MPI forbids attaching it twice",
+                                    (long)size, (long)r->size, r->mem);
     }
-    MPI_Aint a;
-    MPI_Get_address(mem, &a);
-    w->lay.regions[w->lay.nregions++] = (struct rmalab__region){mem, a, size};
-    publish_regions(w);
-    *addr = a;
-    return RMALAB_OK;
+    return attach(w, base, size, false, NULL);
 }
 
 int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
@@ -273,7 +312,8 @@ int rmalab_win_detach(rmalab_win *w, MPI_Aint addr)
             e = MPI_Win_detach(w->plain, w->lay.regions[i].mem);
         if (e != MPI_SUCCESS)
             return rmalab__err_mpi(e, "MPI_Win_detach");
-        rmalab__mem_free(w->lay.regions[i].mem);
+        if (w->lay.regions[i].owned)
+            rmalab__mem_free(w->lay.regions[i].mem);
         w->lay.regions[i] = w->lay.regions[--w->lay.nregions];
         publish_regions(w);
         return RMALAB_OK;

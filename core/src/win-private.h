@@ -225,6 +225,7 @@ struct rmalab__dyn_meta {
 struct rmalab__region {
     void *mem;
     MPI_Aint addr, size;
+    bool owned;             /* the core allocated mem (rmalab_win_attach) */
 };
 
 /* Owner layout.c; read by everyone. no_locks changes in set_info. */

@@ -552,6 +552,45 @@ START_TEST(test_dynamic)
 }
 END_TEST
 
+/* The program's own memory (MPI_Win_attach's form, rmalab run's): at an
+ * odd address, put by the neighbour in a fence epoch, lands on its bytes
+ * and none beside them (MPICH rounds no attached address); overlapping
+ * memory and NULL are refused; detach leaves the memory to its owner. */
+START_TEST(test_dynamic_user_memory)
+{
+    int rank = tu_rank(), n = tu_size(), right = (rank + 1) % n, left = (rank + n - 1) % n;
+    rmalab_win *w = NULL;
+    unsigned char *mem = calloc(64, 1), *p = mem + 5;
+    MPI_Aint mine = 0, *all = calloc((size_t)n, sizeof *all);
+    int32_t v = 0x5150 + rank, got = 0;
+    tu_begin();
+    EXPECT_OK(rmalab_win_create_dynamic(&(rmalab_win_opts){0}, &w, NULL));
+    EXPECT_ERR(rmalab_win_attach_memory(w, NULL, 8), RMALAB_ERR_ARG, "NULL");
+    EXPECT_ERR(rmalab_win_attach_memory(w, p, -1), RMALAB_ERR_ARG, "zero or more");
+    EXPECT_OK(rmalab_win_attach_memory(w, p, 16));
+    EXPECT_ERR(rmalab_win_attach_memory(w, p + 15, 8), RMALAB_ERR_RMA_ATTACH, "overlap");
+    MPI_Get_address(p, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    EXPECT_OK(rmalab_win_put(w, right, all[right] + 4, RMALAB_INT32, 1, &v));
+    EXPECT_ERR(rmalab_win_put(w, right, all[right] + 14, RMALAB_INT32, 1, &v),
+               RMALAB_ERR_RMA_RANGE, "is not inside memory rank");
+    EXPECT_OK(rmalab_win_fence(w, RMALAB_MODE_NOSUCCEED));
+    memcpy(&got, p + 4, sizeof got);
+    EXPECT_INT_EQ(got, 0x5150 + left);
+    int stray = 0;
+    for (int i = 0; i < 64; i++)
+        stray += (i < 9 || i >= 13) && mem[i];
+    EXPECT_INT_EQ(stray, 0);
+    EXPECT_OK(rmalab_win_detach(w, mine));
+    p[0] = 1; /* still the program's (ASan: not freed) */
+    EXPECT_OK(rmalab_win_free(&w));
+    free(all);
+    free(mem);
+    tu_end();
+}
+END_TEST
+
 /* Regression: MPI uses 1 for dynamic windows (displacements are addresses),
  * so a disp_unit above 1 is ERR_ARG and the window reports 1. */
 START_TEST(test_dynamic_disp_unit)
@@ -696,6 +735,7 @@ Suite *win_suite(void)
     tc = tcase_create("memory");
     tcase_add_test(tc, test_local_read_write);
     tcase_add_test(tc, test_dynamic);
+    tcase_add_test(tc, test_dynamic_user_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("ring");

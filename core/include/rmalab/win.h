@@ -132,6 +132,11 @@ RMALAB_API int rmalab_win_abandon(rmalab_win **win, bool fence);
 /* Dynamic windows: attach `size` bytes of zeroed, core-allocated memory;
  * *addr is its address for use as a displacement. detach takes it back. */
 RMALAB_API int rmalab_win_attach(rmalab_win *win, MPI_Aint size, MPI_Aint *addr);
+/* ... or the caller's own memory (MPI_Win_attach's form, for programs that
+ * bring theirs): any alignment; memory that overlaps a region already
+ * attached is ERR_RMA_ATTACH. Its address (MPI_Get_address) is the
+ * displacement. detach leaves the caller's memory to the caller. */
+RMALAB_API int rmalab_win_attach_memory(rmalab_win *win, void *base, MPI_Aint size);
 RMALAB_API int rmalab_win_detach(rmalab_win *win, MPI_Aint addr);
 
 /* ------------------------------------------------------------------------ */

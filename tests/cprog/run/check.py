@@ -230,7 +230,30 @@ def attrs():
     expect(f"wrong attributes: {out!r}", out == want * 2)
 
 
-cases = {"requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+def dynamic():
+    """Dynamic windows over the program's memory at an odd address."""
+    rc0, out0, err0 = run("dynamic", "ok", cmd=["mpiexec", "-n", "2"])
+    rc, out, err = run("dynamic", "ok")
+    expect(f"ok: exit status {rc}, stderr {err!r}", rc == 0 and err == "")
+    expect(f"ok: the puts did not land: {out!r}",
+           sorted(out.splitlines()) == ["rank 0 got 1001", "rank 1 got 1000"])
+    expect(f"ok: plain mpiexec says otherwise: {out0!r}",
+           sorted(out0.splitlines()) == sorted(out.splitlines()))
+    rc, out, err = run("dynamic", "bad")
+    n = line_of("dynamic.c", "all[1] + 64")
+    expect(f"bad: exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"bad: no error at line {n} naming the attached memory: {err!r}",
+           re.search(rf"dynamic\.c:{n}: error: MPI_Put: .*not inside memory rank 1 has "
+                     r"attached", err))
+    expect(f"bad: the program did not go on: {out!r}", "rank 0: the put returned an error" in out)
+    rc, out, err = run("dynamic", "race")
+    n = line_of("dynamic.c", "all[0] + 4")
+    expect(f"race: exit status {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"race: no race line for the two puts at line {n}: {err!r}",
+           re.search(rf"dynamic\.c:{n}: race: MPI_Put .*dynamic\.c:{n}", err))
+
+
+cases = {"dynamic": dynamic, "requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
