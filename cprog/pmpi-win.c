@@ -184,6 +184,42 @@ RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
     return run_win_done(s, RUN_PC, "MPI_Win_detach", rmalab_win_detach(s->w, addr));
 }
 
+/* Hints after creation: the catalogue's diagnostics are warnings at the
+ * calling line (rank 0 of the window, as at creation); get_info gives
+ * every hint in effect, rmalab's own included. */
+RUN_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_set_info(win, info);
+    const char *pc = RUN_PC;
+    rmalab_info *hints = NULL;
+    rmalab_diags d;
+    rmalab_diags_init(&d);
+    run_stuck_at(pc, __func__);
+    int rc = rmalab_info_from_mpi(info, &hints);
+    if (!rc)
+        rc = rmalab_win_set_info(s->w, hints, &d);
+    for (int i = 0; s->rank == 0 && i < d.count; i++)
+        run_warning(pc, __func__, d.items[i].message);
+    rmalab_diags_clear(&d);
+    rmalab_info_destroy(&hints);
+    return run_win_done(s, pc, __func__, rc);
+}
+
+RUN_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_get_info(win, info_used);
+    rmalab_info *in_effect = NULL;
+    int rc = rmalab_win_get_info(s->w, &in_effect);
+    if (!rc)
+        rc = rmalab_info_to_mpi(in_effect, info_used);
+    rmalab_info_destroy(&in_effect);
+    return run_win_done(s, RUN_PC, __func__, rc);
+}
+
 RUN_API int MPI_Win_free(MPI_Win *win)
 {
     run_win *s = win ? run_win_find(*win) : NULL;

@@ -253,7 +253,25 @@ def dynamic():
            re.search(rf"dynamic\.c:{n}: race: MPI_Put .*dynamic\.c:{n}", err))
 
 
-cases = {"dynamic": dynamic, "requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+def info():
+    """MPI_Win_set_info's diagnostics at its line; get_info in effect.
+    (Plain MPICH 4.0.2 ends the job on the bad accumulate_ordering.)"""
+    rc, out, err = run("info")
+    n = line_of("info.c", "MPI_Win_set_info(")
+    expect(f"exit status {rc}, wanted 0 (warnings only)", rc == 0)
+    expect(f"no warning for no_lokcs (did you mean no_locks?) at line {n}: {err!r}",
+           re.search(rf"info\.c:{n}: warning: MPI_Win_set_info: no_lokcs: .*no_locks", err))
+    expect(f"no warning for accumulate_ordering's value at line {n}: {err!r}",
+           re.search(rf"info\.c:{n}: warning: MPI_Win_set_info: accumulate_ordering: .*sideways",
+                     err))
+    expect(f"not two warnings (rank 0 only): {err!r}", len(err.strip().splitlines()) == 2)
+    want = [f"rank {r} {w}" for r in (0, 1) for w in
+            ("at first: no_locks false, rmalab_pscw rma",
+             "after set_info: no_locks true, rmalab_pscw rma")]
+    expect(f"hints in effect: {out!r}", sorted(out.splitlines()) == sorted(want))
+
+
+cases = {"info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
