@@ -8,6 +8,7 @@
 #include "where.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rmalab/error.h>
@@ -35,6 +36,22 @@ run_win *run_win_find(MPI_Win handle)
     return NULL;
 }
 
+/* The last windows freed, and where: a handle used after its free is an
+ * error that says so (plain MPICH 4.0.2 crashes on a second MPI_Win_free). */
+#define FREED 64
+static struct {
+    MPI_Win handle;
+    const void *pc;
+} freed[FREED];
+static unsigned nfreed;
+
+static void freed_forget(MPI_Win handle)
+{
+    for (int i = 0; i < FREED; i++)
+        if (freed[i].handle == handle)
+            freed[i].handle = MPI_WIN_NULL;
+}
+
 run_win *run_win_add(rmalab_win *w)
 {
     pthread_mutex_lock(&lock);
@@ -48,6 +65,7 @@ run_win *run_win_add(rmalab_win *w)
                        .size = rmalab_win_size(w), .rank = rmalab_win_rank(w),
                        .checked = rmalab_win_check_mode(w) != RMALAB_CHECK_OFF};
         PMPI_Win_get_group(rmalab_win_mpi(w), &s->group);
+        freed_forget(rmalab_win_mpi(w)); /* MPICH reuses handles */
         __atomic_store_n(&s->handle, rmalab_win_mpi(w), __ATOMIC_RELEASE);
         if (i == nslots)
             __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
@@ -56,9 +74,43 @@ run_win *run_win_add(rmalab_win *w)
     return s;
 }
 
-void run_win_drop(run_win *s)
+int run_win_unknown(MPI_Win handle, const void *pc, const char *call)
+{
+    if (handle == MPI_WIN_NULL)
+        return run_comm_done(MPI_COMM_WORLD, pc, call,
+                             rmalab_set_error(RMALAB_ERR_WIN, "the window is MPI_WIN_NULL"));
+    const void *at = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < FREED && !at; i++)
+        if (freed[i].handle == handle)
+            at = freed[i].pc;
+    pthread_mutex_unlock(&lock);
+    if (!at)
+        return MPI_SUCCESS;
+    return run_comm_done(MPI_COMM_WORLD, pc, call,
+                         rmalab_set_error(RMALAB_ERR_WIN, "this window was freed by "
+                                          "MPI_Win_free at %s", run_where(at)));
+}
+
+int run_win_passed(int rc, const void *pc, const char *call)
+{
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING]; /* the class's: one line, no stack */
+        int n = 0, cls = rc;
+        PMPI_Error_class(rc, &cls);
+        if (PMPI_Error_string(cls, text, &n) != MPI_SUCCESS)
+            snprintf(text, sizeof text, "MPI error %d", rc);
+        run_error(pc, call, text);
+    }
+    return rc;
+}
+
+void run_win_drop(run_win *s, const void *pc)
 {
     pthread_mutex_lock(&lock);
+    freed_forget(s->handle);
+    freed[nfreed++ % FREED].handle = s->handle;
+    freed[(nfreed - 1) % FREED].pc = pc;
     __atomic_store_n(&s->handle, MPI_WIN_NULL, __ATOMIC_RELEASE);
     if (s->group != MPI_GROUP_NULL)
         PMPI_Group_free(&s->group);

@@ -29,7 +29,16 @@ run_win *run_win_find(MPI_Win handle);
 /* A slot for a new core window; NULL (and the window left to the caller)
  * when the table is full. */
 run_win *run_win_add(rmalab_win *w);
-void run_win_drop(run_win *s);
+/* s was freed by the MPI_Win_free at pc. */
+void run_win_drop(run_win *s, const void *pc);
+/* A handle the core does not know: MPI_WIN_NULL, or a window freed here,
+ * is an error at pc for call, raised on MPI_COMM_WORLD's handler (the
+ * class is returned); any other handle is MPICH's own: MPI_SUCCESS, to
+ * pass the call on. */
+int run_win_unknown(MPI_Win handle, const void *pc, const char *call);
+/* What MPI said of a call passed on (rc): an error is an error line at pc
+ * with MPI's own text (the program's handler has had its say). */
+int run_win_passed(int rc, const void *pc, const char *call);
 /* Every live slot, for the access bridge (fn under the table's lock). */
 void run_win_each(void (*fn)(run_win *s, void *ud), void *ud);
 /* The window whose memory on this rank holds addr, or NULL. Lock-free. */

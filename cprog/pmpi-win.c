@@ -13,11 +13,8 @@
  * program's memory (rmalab_win_attach_memory), so operations on them are
  * checked against what each target attached. The program's loads and
  * stores of attached memory are not watched (docs/c.md, "Limits"). */
-#include "handles.h"
+#include "pmpi.h"
 #include "report.h"
-#include "run.h"
-#include "stuck.h"
-#include "watch.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -168,17 +165,13 @@ RUN_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 RUN_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_attach(win, base, size);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_attach(win, base, size));
     return run_win_done(s, RUN_PC, "MPI_Win_attach", rmalab_win_attach_memory(s->w, base, size));
 }
 
 RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_detach(win, base);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_detach(win, base));
     MPI_Aint addr;
     PMPI_Get_address(base, &addr);
     return run_win_done(s, RUN_PC, "MPI_Win_detach", rmalab_win_detach(s->w, addr));
@@ -189,9 +182,7 @@ RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
  * every hint in effect, rmalab's own included. */
 RUN_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_set_info(win, info);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_set_info(win, info));
     const char *pc = RUN_PC;
     rmalab_info *hints = NULL;
     rmalab_diags d;
@@ -209,9 +200,7 @@ RUN_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 
 RUN_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_get_info(win, info_used);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_get_info(win, info_used));
     rmalab_info *in_effect = NULL;
     int rc = rmalab_win_get_info(s->w, &in_effect);
     if (!rc)
@@ -222,16 +211,16 @@ RUN_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 
 RUN_API int MPI_Win_free(MPI_Win *win)
 {
-    run_win *s = win ? run_win_find(*win) : NULL;
-    if (!s)
+    if (!win)
         return PMPI_Win_free(win);
+    RUN_KNOWN_WINDOW(*win, PMPI_Win_free(win));
     rmalab_win *w = s->w;
     run_stuck_at(RUN_PC, __func__);
     int rc = rmalab_win_free(&w);
     if (rc)
         return run_win_done(s, RUN_PC, "MPI_Win_free", rc);
     run_watch_forget(s);
-    run_win_drop(s);
+    run_win_drop(s, RUN_PC);
     run_races_poll();
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;
@@ -240,9 +229,7 @@ RUN_API int MPI_Win_free(MPI_Win *win)
 RUN_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                  void *baseptr)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr));
     int rc = rmalab_win_shared_query(s->w, rank, size, disp_unit, (void **)baseptr);
     return run_win_done(s, RUN_PC, "MPI_Win_shared_query", rc);
 }
@@ -250,9 +237,7 @@ RUN_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *dis
 RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                                    void *baseptr)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr));
     int unit = 0;
     int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
     *disp_unit = unit;
@@ -263,18 +248,14 @@ RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Ai
  * applied by run_win_done. */
 RUN_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_set_errhandler(win, errhandler);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_set_errhandler(win, errhandler));
     s->eh = errhandler;
     return MPI_SUCCESS;
 }
 
 RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    run_win *s = run_win_find(win);
-    if (!s)
-        return PMPI_Win_get_errhandler(win, errhandler);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_get_errhandler(win, errhandler));
     *errhandler = s->eh;
     return MPI_SUCCESS;
 }
@@ -284,13 +265,13 @@ RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
  * The program's own keyvals stay on the MPI window. */
 RUN_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
-    run_win *s = run_win_find(win);
+    RUN_KNOWN_WINDOW(win, PMPI_Win_get_attr(win, keyval, value, flag));
     rmalab_keyval *kv = keyval == MPI_WIN_BASE ? RMALAB_WIN_BASE
                       : keyval == MPI_WIN_SIZE ? RMALAB_WIN_SIZE
                       : keyval == MPI_WIN_DISP_UNIT ? RMALAB_WIN_DISP_UNIT
                       : keyval == MPI_WIN_CREATE_FLAVOR ? RMALAB_WIN_CREATE_FLAVOR
                       : keyval == MPI_WIN_MODEL ? RMALAB_WIN_MODEL : NULL;
-    if (!s || !kv)
+    if (!kv)
         return PMPI_Win_get_attr(win, keyval, value, flag);
     return run_win_done(s, RUN_PC, "MPI_Win_get_attr",
                         rmalab_win_get_attr(s->w, kv, (void **)value, flag));

@@ -7,14 +7,22 @@
 #include "stuck.h"
 #include "watch.h"
 
-/* The start of a wrapper of a call on `win`: a window the core does not
- * know goes to `pmpi` unchanged; else `s` is its slot, `pc` the call site,
- * the loads and stores gathered so far reach the checker, and the stuck
- * thread knows the call. */
-#define RUN_ON_WINDOW(win, pmpi)                                               \
+/* The start of a wrapper of a call on `win`: `s` is its slot. A window
+ * the core does not know goes to `pmpi` unchanged, unless it is
+ * MPI_WIN_NULL or freed: then an error (run_win_unknown). */
+#define RUN_KNOWN_WINDOW(win, pmpi)                                            \
     run_win *s = run_win_find(win);                                           \
-    if (!s)                                                                   \
-        return pmpi;                                                          \
+    if (!s) {                                                                 \
+        int unknown_ = run_win_unknown(win, RUN_PC, __func__);                \
+        if (unknown_ != MPI_SUCCESS)                                          \
+            return unknown_;                                                  \
+        return run_win_passed(pmpi, RUN_PC, __func__);                        \
+    }
+
+/* ... and `pc` is the call site, the loads and stores gathered so far
+ * reach the checker, and the stuck thread knows the call. */
+#define RUN_ON_WINDOW(win, pmpi)                                               \
+    RUN_KNOWN_WINDOW(win, pmpi);                                              \
     const char *pc = RUN_PC;                                                  \
     run_watch_flush();                                                        \
     run_stuck_at(pc, __func__)

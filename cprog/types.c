@@ -92,8 +92,10 @@ static int elements(MPI_Datatype t, rmalab_type *type, long *n, rmalab_vector *v
     return rc;
 }
 
-static int unsupported(const char *side)
+static int unsupported(const char *side, MPI_Datatype t)
 {
+    if (t == MPI_DATATYPE_NULL)
+        return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype is MPI_DATATYPE_NULL", side);
     return rmalab_set_error(RMALAB_ERR_TYPE,
                             "rmalab run checks operations whose %s datatype is a predefined "
                             "type or a contiguous run of one (at the target also a vector of "
@@ -108,10 +110,10 @@ int run_layout_of(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype
     long on, tn;
     rmalab_vector vec = {0, 1, 1};
     if (elements(otype, &ot, &on, NULL, 0) != RMALAB_OK)
-        return unsupported("origin");
+        return unsupported("origin", otype);
     vec.count = -1;
     if (elements(ttype, &tt, &tn, &vec, 0) != RMALAB_OK || (vec.count >= 0 && tcount != 1))
-        return unsupported("target");
+        return unsupported("target", ttype);
     if (ot != tt && ot != RMALAB_BYTE && tt != RMALAB_BYTE)
         return rmalab_set_error(RMALAB_ERR_TYPE, "the origin's elements are %s and the "
                                 "target's %s: MPI needs the same predefined type on both sides",

@@ -271,7 +271,25 @@ def info():
     expect(f"hints in effect: {out!r}", sorted(out.splitlines()) == sorted(want))
 
 
-cases = {"info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
+def handles():
+    """Bad handles: MPI's error class at the line, never a crash."""
+    for mode, text, cls in (("null", "MPI_Win_fence(0, MPI_WIN_NULL)", "the window is MPI_WIN_NULL"),
+                            ("bogus", "(MPI_Win)0x12345678", "Invalid MPI_Win"),
+                            ("type", "MPI_DATATYPE_NULL, 1 - me",
+                             "the origin datatype is MPI_DATATYPE_NULL"),
+                            ("freed", "rc = MPI_Win_free(&again)",
+                             "this window was freed by MPI_Win_free at .*handles\\.c:")):
+        rc, out, err = run("handles", mode)
+        n = line_of("handles.c", text)
+        expect(f"{mode}: exit status {rc}, wanted non-zero", rc not in (0, -1))
+        expect(f"{mode}: not one error line per rank at line {n} ({cls}): {err!r}",
+               len(re.findall(rf"handles\.c:{n}: error: MPI_Win_\w+|handles\.c:{n}: error: MPI_Put",
+                              err)) == 2 and re.search(cls, err))
+        expect(f"{mode}: the program did not go on with an error class: {out!r}",
+               len(out.splitlines()) == 2 and "success" not in out)
+
+
+cases = {"handles": handles, "info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
          "terminate": lambda: stopped(signal.SIGTERM), "bytes40": bytes40}
