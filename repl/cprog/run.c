@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +95,38 @@ static int run_job(char **av)
     return rc == 0 && got ? 128 + got : rc;
 }
 
+/* Can PROGRAM be run, as a shell would find it? Else its message, and
+ * the shell's status (127 not found, 126 not executable), before mpiexec
+ * says it once per rank in its own words. */
+static int runnable(const char *prog)
+{
+    struct stat st;
+    if (!strchr(prog, '/')) {
+        const char *path = getenv("PATH");
+        char buf[4096];
+        for (const char *p = path ? path : ""; *p;) {
+            size_t n = strcspn(p, ":");
+            if (snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", prog) <
+                    (int)sizeof buf && stat(buf, &st) == 0 && S_ISREG(st.st_mode) &&
+                access(buf, X_OK) == 0)
+                return 0;
+            p += n + (p[n] == ':');
+        }
+        fprintf(stderr, "rmalab run: %s: command not found\n", prog);
+        return 127;
+    }
+    if (stat(prog, &st) != 0) {
+        fprintf(stderr, "rmalab run: %s: %s\n", prog, strerror(errno));
+        return 127;
+    }
+    if (S_ISDIR(st.st_mode) || access(prog, X_OK) != 0) {
+        fprintf(stderr, "rmalab run: %s: %s\n", prog,
+                S_ISDIR(st.st_mode) ? "Is a directory" : strerror(errno));
+        return 126;
+    }
+    return 0;
+}
+
 /* Where PROGRAM is in argv (from 1), after the options; -1 when absent. */
 static int program_at(int argc, char **argv, int (*option_values)(const char *), int *check)
 {
@@ -120,6 +153,9 @@ int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)
     int check = 1, at = program_at(argc, argv, option_values, &check);
     if (at < 0)
         return cli_usage_error("rmalab run", "no program to run");
+    int bad = runnable(argv[at]);
+    if (bad)
+        return bad;
     char beside[4400];
     const char *lib = library(self, beside, sizeof beside);
     if (access(lib, R_OK) != 0) {

@@ -216,7 +216,17 @@ def usage():
     expect(f"no program: exit {p.returncode}, wanted 2: {p.stderr!r}",
            p.returncode == 2 and "rmalab run: no program to run" in p.stderr)
     rc, out, err = run("no-such-program")
-    expect(f"a missing program: exit {rc}, wanted non-zero", rc not in (0, -1))
+    expect(f"a missing program: exit {rc}, wanted 127 and one line: {err!r}",
+           rc == 127 and err == f"rmalab run: {os.path.join(bindir, 'no-such-program')}: "
+           "No such file or directory\n")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correct.c")
+    p = subprocess.run(launch + [src], capture_output=True, text=True, timeout=30)
+    expect(f"a source file: exit {p.returncode}, wanted 126 and one line: {p.stderr!r}",
+           p.returncode == 126 and p.stderr == f"rmalab run: {src}: Permission denied\n")
+    p = subprocess.run(launch + ["no-such-command-here"], capture_output=True, text=True,
+                       timeout=30)
+    expect(f"a name not on PATH: exit {p.returncode}: {p.stderr!r}",
+           p.returncode == 127 and "no-such-command-here: command not found" in p.stderr)
     p = subprocess.run(launch[:2] + ["--help"], capture_output=True, text=True, timeout=30)
     expect(f"--help: {p.returncode} {p.stdout!r}",
            p.returncode == 0 and p.stdout.startswith("Usage: rmalab run"))
