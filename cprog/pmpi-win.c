@@ -11,7 +11,8 @@
  * The large-count forms (MPI_Win_allocate_c...) take the same path.
  * MPI_Win_create_dynamic, _attach and _detach are not wrapped: the core
  * attaches memory it allocates itself, not the program's, so a dynamic
- * window stays MPICH's own, unknown to the core and unchecked. */
+ * window stays MPICH's own, unknown to the core and unchecked.
+ * MPI_Win_set_name names the core's window too (traces show the name). */
 #include "handles.h"
 #include "report.h"
 #include "run.h"
@@ -195,6 +196,16 @@ RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Ai
     int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
     *disp_unit = unit;
     return run_win_done(s, RUN_PC, __func__, rc);
+}
+
+/* The core's name, which it also gives the MPI window (MPI_Win_get_name
+ * goes to MPICH), and which traces show (rmalab run --trace). */
+RUN_API int MPI_Win_set_name(MPI_Win win, const char *name)
+{
+    run_win *s = run_win_find(win);
+    if (!s)
+        return PMPI_Win_set_name(win, name);
+    return run_win_done(s, RUN_PC, __func__, rmalab_win_set_name(s->w, name));
 }
 
 /* The core's window keeps MPI_ERRORS_RETURN; the program's handler is
