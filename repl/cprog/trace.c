@@ -1,6 +1,11 @@
 /* rmalab run --trace (trace.h): the set the interceptor wrote, read as a
  * Lua chunk in an empty environment (it holds one table constructor), and
- * handed to the writers in a Lua state of its own: no MPI, no module. */
+ * handed to the writers in a Lua state of its own: no MPI, no module.
+ *
+ * The set's folder is made beside FILE (.rmalab-trace-XXXXXX), not in
+ * TMPDIR: rank 0, which writes it, may run on another host, which is more
+ * likely to share the output's folder than /tmp; and a folder that cannot
+ * be written fails before the job rather than after it. */
 #include "trace.h"
 
 #include <errno.h>
@@ -29,11 +34,13 @@ int cprog_trace_open(cprog_trace *t, const char *out)
                         "JSON) or .svg (an SVG picture)\n", out);
         return -1;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(t->dir, sizeof t->dir, "%s/rmalab-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(t->dir)) {
-        fprintf(stderr, "rmalab run: --trace: a temporary folder in %s: %s\n",
-                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    const char *slash = strrchr(out, '/');
+    int n = slash ? (int)(slash - out) + (slash == out) : 1;
+    snprintf(t->dir, sizeof t->dir, "%.*s/.rmalab-trace-XXXXXX", n, slash ? out : ".");
+    if (strlen(out) > 4000 || !mkdtemp(t->dir)) {
+        fprintf(stderr, "rmalab run: --trace %s: cannot make a temporary folder in %.*s: %s\n",
+                out, n, slash ? out : ".", strlen(out) > 4000 ? "name too long"
+                : strerror(errno));
         return -1;
     }
     snprintf(t->set, sizeof t->set, "%s/set.lua", t->dir);

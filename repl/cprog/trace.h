@@ -15,8 +15,8 @@ typedef struct {
     char set[4200];
 } cprog_trace;
 
-/* Checks FILE's extension and makes the temporary folder. Prints why not
- * and returns -1 (before the job starts). */
+/* Checks FILE's extension and makes the temporary folder beside FILE.
+ * Prints why not and returns -1 (before the job starts). */
 int cprog_trace_open(cprog_trace *t, const char *out);
 /* After the job (status rc): FILE written from the set, or a message that
  * no trace was written; the temporary folder removed. Returns the status

@@ -9,10 +9,10 @@ Each case runs a program on 2 ranks with `rmalab run --trace FILE` (FILE
 calls in order, under the window's name; the SVG is well-formed, passes
 tests/trace/check_svg.py's checks (lanes, legend, one data arrow per
 operation, no arrow across a box) and names the window and the calls.
-Other cases: a bad extension refused before the job, a program that aborts
-says no trace. Every case runs with a TMPDIR of its own, which must be
-empty at the end (the set's temporary file removed), and no process may be
-left. Exits 1 with the reasons when a check fails."""
+Other cases: a bad extension or a folder that cannot be written refused
+before the job, a program that aborts says no trace. After every run the
+output's folder must hold no temporary folder of the set's, and no process
+may be left. Exits 1 with the reasons when a check fails."""
 import json
 import os
 import subprocess
@@ -27,8 +27,6 @@ import check_svg  # noqa: E402
 case, bindir, rmalab = sys.argv[1], sys.argv[2], sys.argv[3]
 fails = []
 work = tempfile.mkdtemp(prefix="cprog-trace-")
-tmpdir = os.path.join(work, "tmp")
-os.mkdir(tmpdir)
 
 
 def expect(what, ok):
@@ -38,9 +36,8 @@ def expect(what, ok):
 
 def run(prog, *opts):
     cmd = [rmalab, "run", "-n", "2", *opts, os.path.join(bindir, prog)]
-    env = dict(os.environ, TMPDIR=tmpdir)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     except subprocess.TimeoutExpired:
         fails.append(f"{' '.join(cmd)}: hung (no end within 90 s)")
         return -1, "", ""
@@ -48,7 +45,8 @@ def run(prog, *opts):
     left = subprocess.run(["pgrep", "-f", os.path.join(bindir, prog)],
                           capture_output=True, text=True).stdout.split()
     expect(f"processes left: {left}", not left)
-    expect(f"temporary files left in TMPDIR: {os.listdir(tmpdir)}", not os.listdir(tmpdir))
+    tmp = [f for f in os.listdir(work) if f.startswith(".rmalab-trace")]
+    expect(f"temporary folders left beside the output: {tmp}", not tmp)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -154,6 +152,12 @@ def bad_extension():
     rc, err = p.returncode, p.stderr
     expect(f"--trace without FILE: exit status {rc}, wanted 2: {err!r}",
            rc == 2 and "--trace needs a FILE" in err)
+    path = os.path.join(work, "no-such-folder", "fence.json")
+    rc, out, err = run("fence", "--trace", path)
+    expect(f"a folder that does not exist: exit status {rc}, wanted 2", rc == 2)
+    expect(f"a folder that does not exist: the program ran: stdout {out!r}", out == "")
+    expect(f"a folder that does not exist: stderr does not say so: {err!r}",
+           "cannot make a temporary folder" in err and "No such file" in err)
 
 
 def dies():
