@@ -48,7 +48,8 @@ int cprog_trace_open(cprog_trace *t, const char *out)
 }
 
 /* Lua, protected: the set (upvalue 1 of the chunk: its path) through the
- * writer (upvalue 2: its name); the text. */
+ * writer (upvalue 2: its name); the text, the number of events and the
+ * number the rings dropped. */
 static int render(lua_State *L)
 {
     const char *path = lua_tostring(L, lua_upvalueindex(1));
@@ -67,7 +68,16 @@ static int render(lua_State *L)
     lua_Integer n = luaL_len(L, -1);
     lua_pop(L, 1);
     lua_pushinteger(L, n);
-    return 2;
+    lua_getfield(L, -4, "dropped"); /* per rank: events the rings overwrote */
+    lua_Integer dropped = 0, ranks = lua_istable(L, -1) ? luaL_len(L, -1) : 0;
+    for (lua_Integer r = 1; r <= ranks; r++) {
+        lua_geti(L, -1, r);
+        dropped += lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, dropped);
+    return 3;
 }
 
 static int write_text(const char *out, const char *text, size_t len)
@@ -96,17 +106,21 @@ static int convert(const cprog_trace *t)
     lua_pushstring(L, t->fn);
     lua_pushcclosure(L, render, 2);
     int rc = -1;
-    if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
+    if (lua_pcall(L, 0, 3, 0) != LUA_OK) {
         fprintf(stderr, "rmalab run: the trace: %s\n", lua_tostring(L, -1));
     } else {
         size_t len = 0;
-        const char *text = lua_tolstring(L, -2, &len);
+        const char *text = lua_tolstring(L, -3, &len);
         rc = write_text(t->out, text, len);
         if (rc == 0)
             fprintf(stderr, "rmalab run: the trace is in %s%s\n", t->out,
-                    lua_tointeger(L, -1) == 0 ? " (nothing was recorded: no window was "
+                    lua_tointeger(L, -2) == 0 ? " (nothing was recorded: no window was "
                     "created, or every one had the hint rmalab_trace = false)"
                     : ends_with(t->out, ".json") ? " (open it in ui.perfetto.dev)" : "");
+        if (rc == 0 && lua_tointeger(L, -1) > 0)
+            fprintf(stderr, "rmalab run: the trace lacks the first %lld events: each window "
+                    "keeps its last 4096 per rank (raise it with the hint "
+                    "rmalab_trace_size)\n", (long long)lua_tointeger(L, -1));
     }
     lua_close(L);
     return rc;
