@@ -120,7 +120,7 @@ static int parse(int argc, char **argv, int (*option_values)(const char *), run_
             o->at = i;
             break;
         }
-        if (strcmp(argv[i], "--") == 0) {
+        if (strcmp(argv[i], "--") == 0) { /* rmalab's: Hydra refuses "--" */
             o->own[i] = 1;
             o->at = i + 1 < argc ? i + 1 : -1;
             break;
