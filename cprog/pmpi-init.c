@@ -1,11 +1,13 @@
 /* MPI_Init, MPI_Init_thread, MPI_Finalize: MPI_COMM_WORLD wrapped for the
  * core right after MPI starts (every rank at the same place of its order
- * of collectives), the reports and the stuck thread set up, and the
- * core's state released before MPI ends. */
+ * of collectives), the reports, the stuck thread and the recorder
+ * (rmalab run --trace) set up, and the trace gathered and the core's
+ * state released before MPI ends. */
 #include "handles.h"
 #include "report.h"
 #include "run.h"
 #include "stuck.h"
+#include "trace.h"
 #include "watch.h"
 
 #include <rmalab/error.h>
@@ -23,6 +25,7 @@ static int started(int rc, const void *pc, const char *call)
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     run_stuck_start(rank);
+    run_trace_start();
     return MPI_SUCCESS;
 }
 
@@ -43,6 +46,7 @@ RUN_API int MPI_Finalize(void)
     run_stuck_stop();
     run_races_poll();
     run_watch_end();
+    run_trace_end();
     run_comms_free();
     return PMPI_Finalize();
 }

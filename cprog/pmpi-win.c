@@ -12,7 +12,8 @@
  * Dynamic windows are the core's too: MPI_Win_attach hands it the
  * program's memory (rmalab_win_attach_memory), so operations on them are
  * checked against what each target attached. The program's loads and
- * stores of attached memory are not watched (docs/c.md, "Limits"). */
+ * stores of attached memory are not watched (docs/c.md, "Limits").
+ * MPI_Win_set_name names the core's window too (traces show the name). */
 #include "pmpi.h"
 #include "report.h"
 
@@ -242,6 +243,14 @@ RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Ai
     int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
     *disp_unit = unit;
     return run_win_done(s, RUN_PC, __func__, rc);
+}
+
+/* The core's name, which it also gives the MPI window (MPI_Win_get_name
+ * goes to MPICH), and which traces show (rmalab run --trace). */
+RUN_API int MPI_Win_set_name(MPI_Win win, const char *name)
+{
+    RUN_KNOWN_WINDOW(win, PMPI_Win_set_name(win, name));
+    return run_win_done(s, RUN_PC, __func__, rmalab_win_set_name(s->w, name));
 }
 
 /* The core's window keeps MPI_ERRORS_RETURN; the program's handler is

@@ -14,6 +14,8 @@
  *   watch.c       the access bridge (access.h): the watched ranges, the
  *                 operations in flight, loads and stores that reach them
  *   types.c       MPI datatypes and ops as the core's types and ops
+ *   trace.c       rmalab run --trace: windows record, and rank 0 writes
+ *                 the gathered set at MPI_Finalize
  *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c  the MPI_*
  *                 wrappers, by area (what they share: pmpi.h); nothing
  *                 calls them but the program

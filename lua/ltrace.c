@@ -11,8 +11,14 @@
  *                 bytes, seq, group = {..} or nil}, ... },
  *     flows = { {kind = "post" | "complete" | "race", from = i, to = j}, ... } }
  * with times in seconds from the first event, indices 1-based, and ranks
- * as the core gives them (0-based). */
+ * as the core gives them (0-based). An event may also carry `call`, the
+ * name its labels use instead of its kind's (rmalab run --trace gives the
+ * C call: "MPI_Win_fence"); the module's own events do not.
+ *
+ * rmalab_lua_trace_writers (rmalab-embed.h) gives a host the writers alone,
+ * for a set it has as a table of this form. */
 #include "lrmalab.h"
+#include "rmalab-embed.h"
 
 #include "trace-lua.h"
 #include "trace-svg-lua.h"
@@ -256,24 +262,53 @@ static void push_sync_kinds(lua_State *L)
     }
 }
 
+/* Runs trace.lua with the table of C functions and the module, the two on
+ * the top of the stack, which become the writers' table T; then
+ * trace-svg.lua, which adds svg_text to T. */
+static void load_writers(lua_State *L)
+{
+    if (luaL_loadbufferx(L, rmalab_trace_lua, sizeof rmalab_trace_lua, "=rmalab.trace", "t"))
+        lua_error(L);
+    lua_insert(L, -3);
+    lua_call(L, 2, 1);
+    if (luaL_loadbufferx(L, rmalab_trace_svg_lua, sizeof rmalab_trace_svg_lua,
+                         "=rmalab.trace.svg", "t"))
+        lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+}
+
 /* Adds the window methods, and sets rl.trace in the module table on top. */
 void lrm_open_trace(lua_State *L)
 {
     lrm_push_win_methods(L);
     luaL_setfuncs(L, win_methods, 0);
     lua_pop(L, 1);
-    if (luaL_loadbufferx(L, rmalab_trace_lua, sizeof rmalab_trace_lua, "=rmalab.trace", "t"))
-        lua_error(L);
     luaL_newlib(L, trace_funcs);
     push_sync_kinds(L);
     lua_setfield(L, -2, "_sync");
-    lua_pushvalue(L, -3); /* the module, for the writers */
-    lua_call(L, 2, 1);
-    /* trace-svg.lua adds svg_text to the table trace.lua returned */
-    if (luaL_loadbufferx(L, rmalab_trace_svg_lua, sizeof rmalab_trace_svg_lua,
-                         "=rmalab.trace.svg", "t"))
-        lua_error(L);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0);
+    lua_pushvalue(L, -2); /* the module, for the writers */
+    load_writers(L);
     lua_setfield(L, -2, "trace");
+}
+
+/* The writers' errors, for a host: a plain Lua error with the message. */
+static int l_host_raise(lua_State *L)
+{
+    return luaL_error(L, "%s", luaL_checkstring(L, 2));
+}
+
+/* rmalab-embed.h: the writers without the module, MPI or a window. */
+int rmalab_lua_trace_writers(lua_State *L)
+{
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, l_host_raise);
+    lua_setfield(L, -2, "_raise");
+    push_sync_kinds(L);
+    lua_setfield(L, -2, "_sync");
+    lua_createtable(L, 0, 1); /* what the writers use of the module */
+    lua_pushstring(L, rmalab_version());
+    lua_setfield(L, -2, "version");
+    load_writers(L);
+    return 1;
 }

@@ -41,6 +41,14 @@ void rmalab_lua_exit_failed(void);
 typedef void (*rmalab_lua_warn_fn)(void *ud, const char *text);
 void rmalab_lua_set_warnf(lua_State *L, rmalab_lua_warn_fn fn, void *ud);
 
+/* Pushes the trace writers of rl.trace (lua/trace.lua, trace-svg.lua) as a
+ * table, without loading the module or starting MPI: chrome(set) gives the
+ * Perfetto JSON text, svg_text(set [, opts]) the SVG, timeline_text(set
+ * [, opts]) the ASCII lanes, for a set in the form lua/ltrace.c describes
+ * (rmalab run --trace reads one from a file). Their errors are plain Lua
+ * errors. Returns 1 (one value pushed). */
+int rmalab_lua_trace_writers(lua_State *L);
+
 /* Registry keys a host may set in a state that loads the module (from C,
  * or from Lua through debug.getregistry()); also with rmalab.so. */
 /* A function called, protected, with the exit code just before comm:abort

@@ -38,21 +38,26 @@ local function group_text(g)
 end
 
 -- What a person reads: "put 1 @0 8B", "post {0}", "test x12 -> true".
+-- An event's `call` (rmalab run --trace: "MPI_Put", "load") names it
+-- instead of its kind.
 local function label(e)
   local k = e.kind
-  if OPS[k] then return fmt("%s %d @%d %dB", k, e.peer, e.disp, e.bytes) end
+  local n = e.call or k
+  if OPS[k] then return fmt("%s %d @%d %dB", n, e.peer, e.disp, e.bytes) end
   if ARRIVED[k] then return fmt("%s %d arrived", ARRIVED[k], e.peer) end
-  if k == "read" or k == "write" then return fmt("win:%s @%d %dB", k, e.disp, e.bytes) end
+  if k == "read" or k == "write" then
+    return fmt("%s @%d %dB", e.call or "win:" .. k, e.disp, e.bytes)
+  end
   if k == "race" then
     return fmt("RACE %d: bytes %d-%d of rank %d", e.seq, e.disp, e.disp + e.bytes - 1, e.peer)
   end
   if k == "test" then
-    return fmt("test%s -> %s", e.calls > 1 and (" x" .. e.calls) or "", e.flag ~= 0)
+    return fmt("%s%s -> %s", n, e.calls > 1 and (" x" .. e.calls) or "", e.flag ~= 0)
   end
-  if PSCW[k] then return k .. " " .. group_text(e.group) end
-  if k == "lock" then return fmt("lock %d %s", e.peer, e.flag ~= 0 and "excl" or "shared") end
-  if SYNC[k] and SYNC[k].scope == "peer" then return fmt("%s %d", k, e.peer) end
-  return k
+  if PSCW[k] then return n .. " " .. group_text(e.group) end
+  if k == "lock" then return fmt("%s %d %s", n, e.peer, e.flag ~= 0 and "excl" or "shared") end
+  if SYNC[k] and SYNC[k].scope == "peer" then return fmt("%s %d", n, e.peer) end
+  return n
 end
 
 -- Keep the events of one window (opts.window, a name or key) and the last

@@ -1,7 +1,8 @@
 /* rmalab run (run.h): mpiexec with librmalab-run.so preloaded into the
  * ranks (-genv LD_PRELOAD: the ranks only, not mpiexec and its proxies)
  * and the race checker on (-genv RMALAB_CHECK races:quiet, unless the
- * environment or --no-check says otherwise).
+ * environment or --no-check says otherwise); with --trace FILE, the
+ * interceptor records and trace.c writes FILE after the job.
  *
  * mpiexec is a child in rmalab's process group: Hydra's own handling of
  * Ctrl-C, MPI_Abort, a crash or a kill ends every rank. rmalab passes on
@@ -9,6 +10,7 @@
  * die. The exit status is mpiexec's, but 128+N after signal N even when
  * Hydra says 0 (it does when the signal comes while it starts the ranks). */
 #include "run.h"
+#include "trace.h"
 
 #include "../wire/cli.h"
 
@@ -23,16 +25,22 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "Usage: rmalab run [-n N] [--no-check] [mpiexec options] PROGRAM [ARGS...]\n"
+    "Usage: rmalab run [-n N] [--no-check] [--trace FILE] [mpiexec options] PROGRAM\n"
+    "                  [ARGS...]\n"
     "Run a C MPI program (a plain mpicc binary; -g for FILE:LINE in reports) on N\n"
     "ranks with its MPI calls checked by rmalab: epoch errors, hint diagnostics and\n"
     "races come as FILE:LINE: error:, warning: and race: lines on stderr, and the\n"
     "exit status is non-zero when any error or race was found (docs/c.md).\n"
     "\n"
-    "  -n, -np N      number of ranks (mpiexec's option)\n"
-    "      --no-check do not check for races (RMALAB_CHECK=off); epoch rules and\n"
-    "                 hints are still checked\n"
-    "  -h, --help     display this help and exit\n"
+    "  -n, -np N         number of ranks (mpiexec's option)\n"
+    "      --no-check    do not check for races (RMALAB_CHECK=off); epoch rules\n"
+    "                    and hints are still checked\n"
+    "      --trace FILE  record every window's epochs and write them at the end:\n"
+    "                    FILE.json a Perfetto trace (ui.perfetto.dev), FILE.svg a\n"
+    "                    picture, a lane per rank, each call labelled MPI_...\n"
+    "                    (as rmalab --trace draws Lua scripts); no trace when a\n"
+    "                    rank ends before MPI_Finalize\n"
+    "  -h, --help        display this help and exit\n"
     "Other options before PROGRAM go to mpiexec. RMALAB_PSCW=native selects MPICH's\n"
     "own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY names the\n"
     "interceptor to preload instead of the installed one.\n";
@@ -127,20 +135,92 @@ static int runnable(const char *prog)
     return 0;
 }
 
-/* Where PROGRAM is in argv (from 1), after the options; -1 when absent. */
-static int program_at(int argc, char **argv, int (*option_values)(const char *), int *check)
+/* rmalab run's own options, and where PROGRAM is in argv (from 1). */
+typedef struct {
+    int check;
+    const char *trace;  /* --trace FILE */
+    int at;             /* PROGRAM; -1 when absent */
+    char *own;          /* argv[i] is rmalab's (not passed to mpiexec) */
+} run_opts;
+
+/* The options before PROGRAM: rmalab's own marked, mpiexec's skipped with
+ * their values. -1 (said) for --trace without a file. */
+static int parse(int argc, char **argv, int (*option_values)(const char *), run_opts *o)
 {
+    o->at = -1;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-')
-            return i;
-        if (strcmp(argv[i], "--") == 0)
-            return i + 1 < argc ? i + 1 : -1;
-        if (strcmp(argv[i], "--no-check") == 0)
-            *check = 0;
-        else
+        if (argv[i][0] != '-') {
+            o->at = i;
+            break;
+        }
+        if (strcmp(argv[i], "--") == 0) { /* rmalab's: Hydra refuses "--" */
+            o->own[i] = 1;
+            o->at = i + 1 < argc ? i + 1 : -1;
+            break;
+        }
+        if (strcmp(argv[i], "--no-check") == 0) {
+            o->check = 0;
+            o->own[i] = 1;
+        } else if (strncmp(argv[i], "--trace=", 8) == 0) {
+            o->trace = argv[i] + 8;
+            o->own[i] = 1;
+        } else if (strcmp(argv[i], "--trace") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("rmalab run", "--trace needs a FILE (.json or .svg)"),
+                       -1;
+            o->trace = argv[i + 1];
+            o->own[i] = o->own[i + 1] = 1;
+            i++;
+        } else {
             i += option_values(argv[i]);
+        }
     }
-    return -1;
+    return 0;
+}
+
+/* mpiexec's command line: the interceptor and its settings, then the
+ * arguments that are not rmalab's own. */
+static char **command(int argc, char **argv, const run_opts *o, const char *lib,
+                      const char *mode, const cprog_trace *t)
+{
+    char **av = calloc((size_t)argc + 12, sizeof *av);
+    if (!av)
+        return NULL;
+    int k = 0;
+    av[k++] = "mpiexec";
+    av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
+    av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
+    if (o->trace)
+        av[k++] = "-genv", av[k++] = "RMALAB_RUN_TRACE", av[k++] = (char *)t->set;
+    for (int i = 1; i < argc; i++)
+        if (i >= o->at || !o->own[i])
+            av[k++] = argv[i];
+    return av;
+}
+
+/* The job, traced when asked; its status. */
+static int job(int argc, char **argv, const char *self, const run_opts *o)
+{
+    if (o->at < 0)
+        return cli_usage_error("rmalab run", "no program to run");
+    int bad = runnable(argv[o->at]);
+    if (bad)
+        return bad;
+    char beside[4400];
+    const char *lib = library(self, beside, sizeof beside);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
+        return 1;
+    }
+    cprog_trace t = {0};
+    if (o->trace && cprog_trace_open(&t, o->trace))
+        return 2;
+    const char *mode = getenv("RMALAB_CHECK");
+    mode = !o->check ? "off" : mode && *mode ? mode : "races:quiet";
+    char **av = command(argc, argv, o, lib, mode, &t);
+    int rc = av ? run_job(av) : 1;
+    free(av);
+    return o->trace ? cprog_trace_close(&t, rc) : rc;
 }
 
 int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)(const char *))
@@ -150,31 +230,12 @@ int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)
             fputs(usage, stdout);
             return cli_stdout_done("rmalab run");
         }
-    int check = 1, at = program_at(argc, argv, option_values, &check);
-    if (at < 0)
-        return cli_usage_error("rmalab run", "no program to run");
-    int bad = runnable(argv[at]);
-    if (bad)
-        return bad;
-    char beside[4400];
-    const char *lib = library(self, beside, sizeof beside);
-    if (access(lib, R_OK) != 0) {
-        fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
-        return 1;
+    run_opts o = {.check = 1, .own = calloc((size_t)argc + 1, 1)};
+    if (!o.own || parse(argc, argv, option_values, &o) < 0) {
+        free(o.own);
+        return 2;
     }
-    const char *mode = getenv("RMALAB_CHECK");
-    mode = !check ? "off" : mode && *mode ? mode : "races:quiet";
-    char **av = calloc((size_t)argc + 8, sizeof *av);
-    if (!av)
-        return 1;
-    int k = 0;
-    av[k++] = "mpiexec";
-    av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
-    av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
-    for (int i = 1; i < argc; i++)
-        if (i >= at || strcmp(argv[i], "--no-check") != 0)
-            av[k++] = argv[i];
-    int rc = run_job(av);
-    free(av);
+    int rc = job(argc, argv, self, &o);
+    free(o.own);
     return rc;
 }

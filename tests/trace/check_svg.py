@@ -24,7 +24,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 NS = "{http://www.w3.org/2000/svg}"
-OPS = re.compile(r"(put|get|accumulate|get_accumulate|fetch_and_op|compare_and_swap) \d+ @\d+ \d+B")
+# An operation's label: Lua's names, or the C calls (rmalab run --trace).
+OPS = re.compile(r"(put|get|accumulate|get_accumulate|fetch_and_op|compare_and_swap|MPI_Put|"
+                 r"MPI_Get|MPI_Accumulate|MPI_Get_accumulate|MPI_Fetch_and_op|"
+                 r"MPI_Compare_and_swap) \d+ @\d+ \d+B")
 EPS = 0.5  # px: a segment may touch a box's edge
 
 
