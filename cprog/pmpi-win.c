@@ -216,6 +216,7 @@ RUN_API int MPI_Win_free(MPI_Win *win)
         return PMPI_Win_free(win);
     RUN_KNOWN_WINDOW(*win, PMPI_Win_free(win));
     rmalab_win *w = s->w;
+    run_watch_flush(); /* the loads and stores since the last call, while w is alive */
     run_stuck_at(RUN_PC, __func__);
     int rc = rmalab_win_free(&w);
     if (rc)

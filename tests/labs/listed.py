@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""scripts/README.md lists every lab in scripts/*.lua, and only those, in a
-table row of its own; README.md, where it sends readers to that list,
-states no count of labs but the number of files.
+"""scripts/README.md lists every lab in scripts/, a .lua file or a folder
+(but lib/, written `name/`), and only those, in a table row of its own;
+README.md, where it sends readers to that list, states no count of labs
+but the number of labs.
 
     listed.py SOURCE_ROOT
 """
@@ -11,9 +12,12 @@ import re
 import sys
 
 root = sys.argv[1]
-have = {os.path.basename(f) for f in glob.glob(os.path.join(root, 'scripts', '*.lua'))}
-table = open(os.path.join(root, 'scripts', 'README.md')).read()
-rows = re.findall(r'^\| *\d+ *\| *`([^`]+\.lua)` *\|', table, re.M)
+scripts = os.path.join(root, 'scripts')
+have = {os.path.basename(f) for f in glob.glob(os.path.join(scripts, '*.lua'))}
+have |= {f + '/' for f in os.listdir(scripts)
+         if f != 'lib' and os.path.isdir(os.path.join(scripts, f))}
+table = open(os.path.join(scripts, 'README.md')).read()
+rows = re.findall(r'^\| *\d+ *\| *`([^`]+\.lua|[^`/]+/)` *\|', table, re.M)
 failed = []
 for f in sorted(have - set(rows)):
     failed.append('scripts/%s is not in the table of scripts/README.md' % f)

@@ -1,0 +1,24 @@
+/* The result buffer of a get is read before the fence that completes the
+ * get: the data may not have arrived yet.
+ * verdict: race
+ * ranks: 2
+ */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, value = 0, copy = 0, *base;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_fence(0, win);
+    if (rank == 0) {
+        MPI_Get(&value, 1, MPI_INT, 1, 0, 1, MPI_INT, win); /* RACE A */
+        copy = value;                                       /* RACE B */
+    }
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return copy == 2;
+}

@@ -1,0 +1,24 @@
+/* The origin buffer of a put is written before the fence that completes
+ * the put: MPI may still be reading it, so the value that lands is either.
+ * verdict: race
+ * ranks: 2
+ */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, value = 1, *base;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_fence(0, win);
+    if (rank == 0) {
+        MPI_Put(&value, 1, MPI_INT, 1, 0, 1, MPI_INT, win); /* RACE A */
+        value = 42;                                         /* RACE B */
+    }
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return 0;
+}

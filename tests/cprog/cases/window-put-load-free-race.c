@@ -1,0 +1,27 @@
+/* Rank 0 puts to rank 1 under a lock while rank 1 reads the element, with
+ * no synchronisation between them: the read is rank 1's last access
+ * before MPI_Win_free, which must still check it.
+ * verdict: race
+ * ranks: 2
+ */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, value = 1, seen = 0, *base;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+        MPI_Put(&value, 1, MPI_INT, 1, 0, 1, MPI_INT, win); /* RACE A */
+        MPI_Win_unlock(1, win);
+    } else {
+        seen = base[0]; /* RACE B */
+    }
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return seen == 2;
+}
