@@ -87,6 +87,8 @@
  *                    [request.h]
  *   attr.c           attribute caching [attr.h]
  *   registry.c       the process's live windows [registry.h]
+ *   state-text.c     the process's state as text: the blocked call and
+ *                    the live windows (rmalab/block.h, rmalab_state_text)
  *   trace-gather.c   gathering records across ranks, arrows; starting
  *                    the recording of live windows
  *   win-hints.c      window hints after creation (set_info, get_info...)
@@ -126,6 +128,7 @@
  *   request_ request.c                   attr_ attr.c
  *   registry_ registry.c                 trace_gather_ trace-gather.c
  *   win_hints_ win-hints.c               win_free_ win-free.c
+ *   state_text_ state-text.c
  *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
  * writes it; other files read what their comment allows. The fields at the

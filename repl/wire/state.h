@@ -52,10 +52,12 @@ typedef struct {
 /* Parse a STATE text into *r (valid = 1). */
 void rstate_parse(const char *text, size_t len, rstate *r);
 
-/* The writer's side. What the core says, looked at first: one line per
- * live window, and the call the rank is blocked in, if any. */
+/* The writer's side. What the core says, looked at first: the call the
+ * rank is blocked in, if any, and the core's text of it and of every live
+ * window (rmalab_state_text), whose window lines begin at wins_at. */
 typedef struct {
-    strbuf wins;
+    strbuf text;
+    size_t wins_at;
     int blocked;
     rmalab_blocked b;
 } state_core;
