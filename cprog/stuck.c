@@ -28,6 +28,7 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int running, stop, my_rank;
 static double after;
 static const char *state_dir;
+static int watched; /* the last state file was written: its watcher says it */
 
 void run_stuck_at(const void *pc, const char *call)
 {
@@ -97,11 +98,9 @@ static void state_file(const char *state, const rmalab_blocked *b)
     snprintf(tmp, sizeof tmp, "%s/.%d.new", state_dir, my_rank);
     snprintf(path, sizeof path, "%s/%d", state_dir, my_rank);
     FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    fprintf(f, "%s%s\n", head, n < sizeof core ? core : "");
-    if (fclose(f) == 0)
-        rename(tmp, path);
+    if (f)
+        fprintf(f, "%s%s\n", head, n < sizeof core ? core : "");
+    watched = f && fclose(f) == 0 && rename(tmp, path) == 0;
 }
 
 static void *watch(void *arg)
@@ -121,7 +120,7 @@ static void *watch(void *arg)
         rmalab_blocked b;
         int blocked = rmalab_blocked_get(&b);
         state_file(blocked ? "blocked" : "running", blocked ? &b : NULL);
-        if (blocked && after > 0 && b.seconds >= after) {
+        if (blocked && after > 0 && b.seconds >= after && !watched) {
             struct timespec m;
             clock_gettime(CLOCK_MONOTONIC, &m);
             double began = (double)m.tv_sec + 1e-9 * (double)m.tv_nsec - b.seconds;

@@ -8,7 +8,9 @@
  * looks, for a watcher of the whole job (rmalab test, rmalab run: they
  * name cross-rank deadlocks from all of them): STATE text (docs/repl.md),
  * with at=CALL FILE:LINE while blocked, and state=idle after
- * MPI_Finalize. */
+ * MPI_Finalize. The watcher then says what the rank is stuck in (it knows
+ * the other ranks too); the rank says it itself only when it cannot write
+ * the file (a folder on another host). */
 #ifndef RMALAB_CPROG_STUCK_H
 #define RMALAB_CPROG_STUCK_H
 

@@ -18,7 +18,7 @@
  *                             terminal, the REPL's loop (repl.h)
  *   runner/  uses front/ wire/   rmalab test: runs of files in a session of
  *                             their own, their result as TAP (runner.h)
- *   cprog/   uses wire/       C programs: rmalab cc (cc.h), and rmalab run
+ *   cprog/   uses front/ wire/   C programs: rmalab cc (cc.h), and rmalab run
  *                             under the interceptor (run.h)
  * main.c, this file, chooses the mode and uses them all: it stays at the
  * top because it is the one place that knows every program. */

@@ -7,9 +7,16 @@
  * Ctrl-C, MPI_Abort, a crash or a kill ends every rank. rmalab passes on
  * SIGINT, SIGTERM and SIGHUP to it, and it gets SIGTERM should rmalab
  * die. The exit status is mpiexec's, but 128+N after signal N even when
- * Hydra says 0 (it does when the signal comes while it starts the ranks). */
+ * Hydra says 0 (it does when the signal comes while it starts the ranks).
+ *
+ * While the job runs, rmalab watches its ranks' state files (hang.h): a
+ * rank blocked in one call for RMALAB_STUCK seconds (default 10; 0: never)
+ * gets a note at its line saying what it waits for across ranks, and a
+ * deadlock, once it holds, one line naming the ranks that wait for each
+ * other. */
 #include "run.h"
 
+#include "hang.h"
 #include "../wire/cli.h"
 
 #include <errno.h>
@@ -19,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -67,8 +75,70 @@ static void pass_on(int sig)
         kill(child, sig);
 }
 
-/* Run mpiexec (av) to its end; its exit status, as a shell gives it. */
-static int run_job(char **av)
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Each rank blocked for `after` seconds: its note, once per call (began[r]:
+ * when the call noted last began); then the deadlock, once. */
+static void say_stuck(hang_t *h, double after, double *began, char *told, size_t size)
+{
+    double t = now(), held = hang_look(h, t);
+    int all = 1;
+    for (int r = 0; r < h->n; r++) {
+        const rstate *s = &h->st[r];
+        int blocked = s->valid && strcmp(s->state, "blocked") == 0;
+        if (!blocked || s->seconds < after) {
+            all &= !blocked;
+            continue;
+        }
+        double b = t - s->seconds;
+        if (began[r] >= 0 && b - began[r] < 1.0 && b - began[r] > -1.0)
+            continue;
+        char line[3000];
+        began[r] = b;
+        hang_note(h, r, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    char rings[4096];
+    hang_rings(h, rings, sizeof rings);
+    if (held < 0 || !all || !rings[0] || strcmp(rings, told) == 0)
+        return;
+    snprintf(told, size, "%s", rings);
+    for (const char *p = rings; *p; p += strcspn(p, "\n") + 1)
+        fprintf(stderr, "rmalab run: %.*s; the job cannot go on: Ctrl-C ends it\n",
+                (int)strcspn(p, "\n"), p);
+}
+
+/* Wait for mpiexec (pid) to exit, watching its ranks (h: NULL for none). */
+static int wait_job(pid_t pid, hang_t *h)
+{
+    const char *env = getenv("RMALAB_STUCK");
+    double after = env && *env ? strtod(env, NULL) : 10.0;
+    double *began = h ? calloc((size_t)h->n, sizeof *began) : NULL;
+    char told[4096] = "";
+    for (int r = 0; began && r < h->n; r++)
+        began[r] = -1;
+    int st = 0;
+    for (;;) {
+        pid_t p = waitpid(pid, &st, began ? WNOHANG : 0);
+        if (p == pid || (p < 0 && errno != EINTR))
+            break;
+        if (p == 0) {
+            say_stuck(h, after, began, told, sizeof told);
+            nanosleep(&(struct timespec){0, 250000000L}, NULL);
+        }
+    }
+    free(began);
+    return st;
+}
+
+/* Run mpiexec (av) to its end, watching its ranks' states in h (or
+ * NULL); its exit status, as a shell gives it. */
+static int run_job(char **av, hang_t *h)
 {
     struct sigaction sa = {.sa_handler = pass_on};
     sigemptyset(&sa.sa_mask);
@@ -87,27 +157,48 @@ static int run_job(char **av)
         return 1;
     }
     child = pid;
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    int st = wait_job(pid, h);
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
     return rc == 0 && got ? 128 + got : rc;
 }
 
-/* Where PROGRAM is in argv (from 1), after the options; -1 when absent. */
-static int program_at(int argc, char **argv, int (*option_values)(const char *), int *check)
+/* Where PROGRAM is in argv (from 1), after the options; -1 when absent.
+ * *n: the ranks that -n or -np asks for (0 when neither does). */
+static int program_at(int argc, char **argv, int (*option_values)(const char *), int *check,
+                      int *n)
 {
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
             return i;
         if (strcmp(argv[i], "--") == 0)
             return i + 1 < argc ? i + 1 : -1;
+        if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "-np") == 0) && i + 1 < argc)
+            *n = atoi(argv[i + 1]);
         if (strcmp(argv[i], "--no-check") == 0)
             *check = 0;
         else
             i += option_values(argv[i]);
     }
     return -1;
+}
+
+int cprog_run_prefix(char **av, const char *self, int check, const char *states, char *buf,
+                     size_t size)
+{
+    const char *lib = library(self, buf, size);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "rmalab: the interceptor %s: %s\n", lib, strerror(errno));
+        return -1;
+    }
+    const char *mode = getenv("RMALAB_CHECK");
+    mode = !check ? "off" : mode && *mode ? mode : "races:quiet";
+    int k = 0;
+    av[k++] = "mpiexec";
+    av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
+    av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
+    if (states)
+        av[k++] = "-genv", av[k++] = HANG_DIR_ENV, av[k++] = (char *)states;
+    return k;
 }
 
 int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)(const char *))
@@ -117,28 +208,25 @@ int cprog_run_main(int argc, char **argv, const char *self, int (*option_values)
             fputs(usage, stdout);
             return cli_stdout_done("rmalab run");
         }
-    int check = 1, at = program_at(argc, argv, option_values, &check);
+    int check = 1, n = 0, at = program_at(argc, argv, option_values, &check, &n);
     if (at < 0)
         return cli_usage_error("rmalab run", "no program to run");
+    const char *stuck = getenv("RMALAB_STUCK");
+    hang_t h;
+    int watch = n > 0 && !(stuck && *stuck && strtod(stuck, NULL) <= 0) && hang_open(&h, n) == 0;
     char beside[4400];
-    const char *lib = library(self, beside, sizeof beside);
-    if (access(lib, R_OK) != 0) {
-        fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
-        return 1;
+    char **av = calloc((size_t)argc + CPROG_RUN_PREFIX_MAX, sizeof *av);
+    int k = av ? cprog_run_prefix(av, self, check, watch ? h.dir : NULL, beside, sizeof beside)
+               : -1;
+    int rc = 1;
+    if (k >= 0) {
+        for (int i = 1; i < argc; i++)
+            if (i >= at || strcmp(argv[i], "--no-check") != 0)
+                av[k++] = argv[i];
+        rc = run_job(av, watch ? &h : NULL);
     }
-    const char *mode = getenv("RMALAB_CHECK");
-    mode = !check ? "off" : mode && *mode ? mode : "races:quiet";
-    char **av = calloc((size_t)argc + 8, sizeof *av);
-    if (!av)
-        return 1;
-    int k = 0;
-    av[k++] = "mpiexec";
-    av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
-    av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
-    for (int i = 1; i < argc; i++)
-        if (i >= at || strcmp(argv[i], "--no-check") != 0)
-            av[k++] = argv[i];
-    int rc = run_job(av);
+    if (watch)
+        hang_close(&h);
     free(av);
     return rc;
 }

@@ -137,6 +137,8 @@ void rstate_parse(const char *text, size_t len, rstate *r)
             snprintf(r->label, sizeof r->label, "%s", line + 6);
         else if (strncmp(line, "call=", 5) == 0)
             snprintf(r->call, sizeof r->call, "%s", line + 5);
+        else if (strncmp(line, "at=", 3) == 0)
+            snprintf(r->at, sizeof r->at, "%s", line + 3);
         else if (strncmp(line, "case=", 5) == 0)
             snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
         else if (strncmp(line, "collective=", 11) == 0)

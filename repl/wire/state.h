@@ -34,6 +34,8 @@ typedef struct {
     double seconds;
     char label[128], call[32];
     char test_case[128]; /* the rmalab.test case that runs, under `rmalab test` */
+    char at[300];       /* a C program's: "MPI_Put prog.c:18", the call it is
+                           blocked in at its line (cprog/stuck.c) */
     int nwins;
     rstate_win wins[RSTATE_MAX_WINS];
     /* The call it is blocked in (call above), from the core: */
