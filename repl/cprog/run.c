@@ -40,9 +40,11 @@ static const char usage[] =
     "      --no-check do not check for races (RMALAB_CHECK=off); epoch rules and\n"
     "                 hints are still checked\n"
     "  -h, --help     display this help and exit\n"
-    "Other options before PROGRAM go to mpiexec. RMALAB_PSCW=native selects MPICH's\n"
-    "own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY names the\n"
-    "interceptor to preload instead of the installed one.\n";
+    "Other options before PROGRAM go to mpiexec. A rank blocked in one call for\n"
+    "RMALAB_STUCK seconds (default 10; 0: never) is named at its FILE:LINE with\n"
+    "what it waits for across ranks, and a deadlock in one line. RMALAB_PSCW=native\n"
+    "selects MPICH's own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY\n"
+    "names the interceptor to preload instead of the installed one.\n";
 
 /* The interceptor: RMALAB_RUN_LIBRARY, else the build tree's for an
  * executable in the build tree, else the one beside this executable's

@@ -21,10 +21,16 @@
 
 static const char usage[] =
     "Usage: rmalab test [OPTIONS] [mpiexec options] [--] FILE_OR_FOLDER...\n"
+    "       rmalab test [OPTIONS] [mpiexec options] ./PROGRAM [ARGS...] ...\n"
     "Run rmalab scenarios (*.lua, with rmalab.test) and transcripts (*.rlab) under\n"
     "mpiexec, and print TAP version 13. A scenario's header (its first 10 lines)\n"
     "says how to run it: -- ranks: 2 3, -- engines: native rma, -- timeout: 30,\n"
     "-- env: KEY=VALUE. Options that mpiexec takes are passed to it.\n"
+    "An executable file among them is a C MPI program, run as rmalab run runs it\n"
+    "(2 ranks unless --ranks says), the words after it that are no test as its\n"
+    "arguments: ok when it exits with 0 and reports no error or race; when its\n"
+    "ranks deadlock the job is ended within seconds and the verdict names each\n"
+    "rank's call at its FILE:LINE and what it waits for (docs/c.md).\n"
     "\n"
     "  -j N            run up to N files at once, as far as the cores allow\n"
     "      --engine E  run only engine E of files that name engines\n"
