@@ -11,8 +11,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,14 +66,16 @@ static char **command(const run_spec *s, const char *states, const char *prog, c
     return av;
 }
 
-/* mpiexec (av) in a session of its own, stdin from /dev/null, stdout and
- * stderr into out. */
+/* mpiexec (av), stdin from /dev/null, stdout and stderr into out. It
+ * stays in the runner's process group, so that Ctrl-C at the terminal
+ * reaches it (Hydra then ends the ranks), and gets SIGTERM should the
+ * run's process die. */
 static pid_t spawn(char **av, FILE *out)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        setsid();
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         int in = open("/dev/null", O_RDONLY);
         if (in >= 0)
             dup2(in, 0);

@@ -58,16 +58,18 @@ def run(*words, limit=30):
     return p.returncode, p.stdout + p.stderr
 
 
-def deadlock(prog, ranks, ring):
-    """prog deadlocks: not ok, each rank's call at its line, the ring."""
+def deadlock(prog, ranks, ring, src=None):
+    """prog (built from src, else prog.c) deadlocks: not ok, each rank's call
+    at its line, the ring."""
+    src = src or prog + ".c"
     rc, out = run(prog)
     expect(f"exit status {rc}, wanted 1: {out}", rc == 1)
     expect(f"no 'not ok 1 - ...{prog} [2 ranks]: deadlocked after N s': {out}",
            re.search(rf"^not ok 1 - \S*{prog} \[2 ranks\]: deadlocked after [\d.]+ s$", out, re.M))
     for r, (src_text, nth, call, what) in enumerate(ranks):
-        n = line_of(prog + ".c", src_text, nth)
-        pat = (rf'- state: "\S*{re.escape(prog)}\.c:{n}: note: {re.escape(call)}: rank {r} is '
-               + what)
+        n = line_of(src, src_text, nth)
+        name = re.escape(os.path.basename(src))
+        pat = rf'- state: "\S*\b{name}:{n}: note: {re.escape(call)}: rank {r} is ' + what
         expect(f"rank {r}'s line is not {pat!r}: {out}", re.search(pat, out))
     expect(f"no deadlock line {ring!r}: {out}", f'deadlock: "deadlock: {ring}"' in out)
     expect(f"more than one test point: {out}", "1..1\n0 passed, 1 failed" in out)
@@ -90,7 +92,8 @@ def start_nopost():
                r"from 0 of 1, missing \{1\}"),
               ("MPI_Barrier(", 1, "MPI_Barrier", r"blocked in the collective MPI_Barrier\(\); "
                r"rank 0 is blocked in MPI_Put\(\) until rank 1 calls MPI_Win_post\(\)")],
-             "rank 0 waits for rank 1's MPI_Win_post(), rank 1 waits for rank 0's MPI_Barrier()")
+             "rank 0 waits for rank 1's MPI_Win_post(), rank 1 waits for rank 0's MPI_Barrier()",
+             "../run/stuck.c")
 
 
 def post_nostart():
