@@ -75,6 +75,7 @@ static pid_t spawn(char **av, FILE *out)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        signal(SIGINT, SIG_DFL); /* run_program ignores it; mpiexec must not */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         int in = open("/dev/null", O_RDONLY);
         if (in >= 0)
@@ -134,6 +135,9 @@ void run_program(const run_spec *s, run_result *res)
     int opened = 0;
     char **av = NULL;
     launch_t l = {.pid = 0};
+    /* Ctrl-C ends mpiexec, not this process: it then cleans up (the state
+     * folder) as after any end of the job. */
+    signal(SIGINT, SIG_IGN);
     if (res->r && out && realpath(s->path, prog) && (opened = hang_open(&h, s->nranks) == 0) &&
         (av = command(s, h.dir, prog, lib, sizeof lib, nbuf)) && (l.pid = spawn(av, out)) > 0) {
         double start = now();
