@@ -16,9 +16,10 @@
  *   front/   uses wire/       the front end: the session, its commands and
  *                             states, the sink and renderers, the
  *                             terminal, the REPL's loop (repl.h)
- *   runner/  uses front/ wire/   rmalab test: runs of files in a session of
- *                             their own, their result as TAP (runner.h)
- *   cprog/   uses wire/       C programs: rmalab cc (cc.h), and rmalab run
+ *   runner/  uses cprog/ front/ wire/   rmalab test: runs of files in a
+ *                             session of their own, and of C programs under
+ *                             the interceptor; their result as TAP (runner.h)
+ *   cprog/   uses front/ wire/   C programs: rmalab cc (cc.h), and rmalab run
  *                             under the interceptor (run.h)
  * main.c, this file, chooses the mode and uses them all: it stays at the
  * top because it is the one place that knows every program. */

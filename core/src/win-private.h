@@ -87,6 +87,10 @@
  *                    [request.h]
  *   attr.c           attribute caching [attr.h]
  *   registry.c       the process's live windows [registry.h]
+ *   state-text.c     the process's state as text: the blocked call and
+ *                    the live windows (rmalab/block.h, rmalab_state_text)
+ *   text-c.c         the core's texts in a C program's words: MPI's
+ *                    names of calls (rmalab/error.h, rmalab_text_in_c)
  *   trace-gather.c   gathering records across ranks, arrows; starting
  *                    the recording of live windows
  *   win-hints.c      window hints after creation (set_info, get_info...)
@@ -126,6 +130,7 @@
  *   request_ request.c                   attr_ attr.c
  *   registry_ registry.c                 trace_gather_ trace-gather.c
  *   win_hints_ win-hints.c               win_free_ win-free.c
+ *   state_text_ state-text.c             text_c_ text-c.c
  *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
  * writes it; other files read what their comment allows. The fields at the

@@ -1,17 +1,24 @@
 /* rmalab run (run.h): mpiexec with librmalab-run.so preloaded into the
  * ranks (-genv LD_PRELOAD: the ranks only, not mpiexec and its proxies)
  * and the race checker on (-genv RMALAB_CHECK races:quiet, unless the
- * environment or --no-check says otherwise); with --trace FILE, the
- * interceptor records and trace.c writes FILE after the job.
+ * environment or --no-check says otherwise).
  *
  * mpiexec is a child in rmalab's process group: Hydra's own handling of
  * Ctrl-C, MPI_Abort, a crash or a kill ends every rank. rmalab passes on
  * SIGINT, SIGTERM and SIGHUP to it, and it gets SIGTERM should rmalab
  * die. The exit status is mpiexec's, but 128+N after signal N even when
- * Hydra says 0 (it does when the signal comes while it starts the ranks). */
+ * Hydra says 0 (it does when the signal comes while it starts the ranks).
+ *
+ * While the job runs, rmalab watches its ranks' state files (hang.h): a
+ * rank blocked in one call for RMALAB_STUCK seconds (default 10; 0: never)
+ * gets a note at its line saying what it waits for across ranks, and a
+ * deadlock, once it holds, one line naming the ranks that wait for each
+ * other. With --trace FILE the ranks record their windows' epochs and the
+ * set becomes FILE once mpiexec ends (trace.h). */
 #include "run.h"
-#include "trace.h"
 
+#include "hang.h"
+#include "trace.h"
 #include "../wire/cli.h"
 
 #include <errno.h>
@@ -22,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -41,9 +49,11 @@ static const char usage[] =
     "                    (as rmalab --trace draws Lua scripts); no trace when a\n"
     "                    rank ends before MPI_Finalize\n"
     "  -h, --help        display this help and exit\n"
-    "Other options before PROGRAM go to mpiexec. RMALAB_PSCW=native selects MPICH's\n"
-    "own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY names the\n"
-    "interceptor to preload instead of the installed one.\n";
+    "Other options before PROGRAM go to mpiexec. A rank blocked in one call for\n"
+    "RMALAB_STUCK seconds (default 10; 0: never) is named at its FILE:LINE with\n"
+    "what it waits for across ranks, and a deadlock in one line. RMALAB_PSCW=native\n"
+    "selects MPICH's own PSCW instead of rmalab's rma engine; RMALAB_RUN_LIBRARY\n"
+    "names the interceptor to preload instead of the installed one.\n";
 
 /* The interceptor: RMALAB_RUN_LIBRARY, else the build tree's for an
  * executable in the build tree, else the one beside this executable's
@@ -76,8 +86,70 @@ static void pass_on(int sig)
         kill(child, sig);
 }
 
-/* Run mpiexec (av) to its end; its exit status, as a shell gives it. */
-static int run_job(char **av)
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Each rank blocked for `after` seconds: its note, once per call (began[r]:
+ * when the call noted last began); then the deadlock, once. */
+static void say_stuck(hang_t *h, double after, double *began, char *told, size_t size)
+{
+    double t = now(), held = hang_look(h, t);
+    int all = 1;
+    for (int r = 0; r < h->n; r++) {
+        const rstate *s = &h->st[r];
+        int blocked = s->valid && strcmp(s->state, "blocked") == 0;
+        if (!blocked || s->seconds < after) {
+            all &= !blocked;
+            continue;
+        }
+        double b = t - s->seconds;
+        if (began[r] >= 0 && b - began[r] < 1.0 && b - began[r] > -1.0)
+            continue;
+        char line[3000];
+        began[r] = b;
+        hang_note(h, r, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    char rings[4096];
+    hang_rings(h, rings, sizeof rings);
+    if (held < 0 || !all || !rings[0] || strcmp(rings, told) == 0)
+        return;
+    snprintf(told, size, "%s", rings);
+    for (const char *p = rings; *p; p += strcspn(p, "\n") + 1)
+        fprintf(stderr, "rmalab run: %.*s; the job cannot go on: Ctrl-C ends it\n",
+                (int)strcspn(p, "\n"), p);
+}
+
+/* Wait for mpiexec (pid) to exit, watching its ranks (h: NULL for none). */
+static int wait_job(pid_t pid, hang_t *h)
+{
+    const char *env = getenv("RMALAB_STUCK");
+    double after = env && *env ? strtod(env, NULL) : 10.0;
+    double *began = h ? calloc((size_t)h->n, sizeof *began) : NULL;
+    char told[4096] = "";
+    for (int r = 0; began && r < h->n; r++)
+        began[r] = -1;
+    int st = 0;
+    for (;;) {
+        pid_t p = waitpid(pid, &st, began ? WNOHANG : 0);
+        if (p == pid || (p < 0 && errno != EINTR))
+            break;
+        if (p == 0) {
+            say_stuck(h, after, began, told, sizeof told);
+            nanosleep(&(struct timespec){0, 250000000L}, NULL);
+        }
+    }
+    free(began);
+    return st;
+}
+
+/* Run mpiexec (av) to its end, watching its ranks' states in h (or
+ * NULL); its exit status, as a shell gives it. */
+static int run_job(char **av, hang_t *h)
 {
     struct sigaction sa = {.sa_handler = pass_on};
     sigemptyset(&sa.sa_mask);
@@ -96,9 +168,7 @@ static int run_job(char **av)
         return 1;
     }
     child = pid;
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    int st = wait_job(pid, h);
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
     return rc == 0 && got ? 128 + got : rc;
 }
@@ -138,6 +208,7 @@ static int runnable(const char *prog)
 /* rmalab run's own options, and where PROGRAM is in argv (from 1). */
 typedef struct {
     int check;
+    int n;              /* the ranks -n or -np asks for; 0: neither */
     const char *trace;  /* --trace FILE */
     int at;             /* PROGRAM; -1 when absent */
     char *own;          /* argv[i] is rmalab's (not passed to mpiexec) */
@@ -158,6 +229,8 @@ static int parse(int argc, char **argv, int (*option_values)(const char *), run_
             o->at = i + 1 < argc ? i + 1 : -1;
             break;
         }
+        if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "-np") == 0) && i + 1 < argc)
+            o->n = atoi(argv[i + 1]);
         if (strcmp(argv[i], "--no-check") == 0) {
             o->check = 0;
             o->own[i] = 1;
@@ -178,27 +251,26 @@ static int parse(int argc, char **argv, int (*option_values)(const char *), run_
     return 0;
 }
 
-/* mpiexec's command line: the interceptor and its settings, then the
- * arguments that are not rmalab's own. */
-static char **command(int argc, char **argv, const run_opts *o, const char *lib,
-                      const char *mode, const cprog_trace *t)
+int cprog_run_prefix(char **av, const char *self, int check, const char *states, char *buf,
+                     size_t size)
 {
-    char **av = calloc((size_t)argc + 12, sizeof *av);
-    if (!av)
-        return NULL;
+    const char *lib = library(self, buf, size);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "rmalab: the interceptor %s: %s\n", lib, strerror(errno));
+        return -1;
+    }
+    const char *mode = getenv("RMALAB_CHECK");
+    mode = !check ? "off" : mode && *mode ? mode : "races:quiet";
     int k = 0;
     av[k++] = "mpiexec";
     av[k++] = "-genv", av[k++] = "LD_PRELOAD", av[k++] = (char *)lib;
     av[k++] = "-genv", av[k++] = "RMALAB_CHECK", av[k++] = (char *)mode;
-    if (o->trace)
-        av[k++] = "-genv", av[k++] = "RMALAB_RUN_TRACE", av[k++] = (char *)t->set;
-    for (int i = 1; i < argc; i++)
-        if (i >= o->at || !o->own[i])
-            av[k++] = argv[i];
-    return av;
+    if (states)
+        av[k++] = "-genv", av[k++] = HANG_DIR_ENV, av[k++] = (char *)states;
+    return k;
 }
 
-/* The job, traced when asked; its status. */
+/* The job, watched and traced as asked; its status. */
 static int job(int argc, char **argv, const char *self, const run_opts *o)
 {
     if (o->at < 0)
@@ -206,19 +278,29 @@ static int job(int argc, char **argv, const char *self, const run_opts *o)
     int bad = runnable(argv[o->at]);
     if (bad)
         return bad;
-    char beside[4400];
-    const char *lib = library(self, beside, sizeof beside);
-    if (access(lib, R_OK) != 0) {
-        fprintf(stderr, "rmalab run: the interceptor %s: %s\n", lib, strerror(errno));
-        return 1;
-    }
     cprog_trace t = {0};
     if (o->trace && cprog_trace_open(&t, o->trace))
         return 2;
-    const char *mode = getenv("RMALAB_CHECK");
-    mode = !o->check ? "off" : mode && *mode ? mode : "races:quiet";
-    char **av = command(argc, argv, o, lib, mode, &t);
-    int rc = av ? run_job(av) : 1;
+    const char *stuck = getenv("RMALAB_STUCK");
+    hang_t h;
+    int watch = o->n > 0 && !(stuck && *stuck && strtod(stuck, NULL) <= 0) &&
+                hang_open(&h, o->n) == 0;
+    char beside[4400];
+    char **av = calloc((size_t)argc + CPROG_RUN_PREFIX_MAX + 3, sizeof *av);
+    int k = av ? cprog_run_prefix(av, self, o->check, watch ? h.dir : NULL, beside,
+                                  sizeof beside)
+               : -1;
+    int rc = 1;
+    if (k >= 0) {
+        if (o->trace)
+            av[k++] = "-genv", av[k++] = "RMALAB_RUN_TRACE", av[k++] = (char *)t.set;
+        for (int i = 1; i < argc; i++)
+            if (i >= o->at || !o->own[i])
+                av[k++] = argv[i];
+        rc = run_job(av, watch ? &h : NULL);
+    }
+    if (watch)
+        hang_close(&h);
     free(av);
     return o->trace ? cprog_trace_close(&t, rc) : rc;
 }

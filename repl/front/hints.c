@@ -176,6 +176,17 @@ static size_t ring_hints(const rstate *all, int n, char *buf, size_t size, unsig
     return off;
 }
 
+int deadlock_rank_wait(const rstate *all, int n, int r, char *buf, size_t size)
+{
+    unsigned char *told = calloc((size_t)n, 1);
+    buf[0] = '\0';
+    int ok = told && waits_is_blocked(&all[r]) &&
+             ((all[r].collective && collective_wait(all, n, r, buf, size, told, 0)) ||
+              call_wait(all, n, r, buf, size));
+    free(told);
+    return ok;
+}
+
 void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
 {
     size_t off = 0;

@@ -13,5 +13,9 @@
  * :interrupt when some of them can be interrupted (the rma engine's epoch
  * calls), else :quit. */
 void deadlock_hint(const rstate *all, int n, char *buf, size_t size);
+/* What blocked rank r waits for, in the words of its hint line ("blocked
+ * in put() until rank 1 calls post()", "blocked in the collective
+ * barrier(); rank 0 is ..."); 0 when the states do not say. */
+int deadlock_rank_wait(const rstate *all, int n, int r, char *buf, size_t size);
 
 #endif

@@ -21,10 +21,16 @@
 
 static const char usage[] =
     "Usage: rmalab test [OPTIONS] [mpiexec options] [--] FILE_OR_FOLDER...\n"
+    "       rmalab test [OPTIONS] [mpiexec options] ./PROGRAM [ARGS...] ...\n"
     "Run rmalab scenarios (*.lua, with rmalab.test) and transcripts (*.rlab) under\n"
     "mpiexec, and print TAP version 13. A scenario's header (its first 10 lines)\n"
     "says how to run it: -- ranks: 2 3, -- engines: native rma, -- timeout: 30,\n"
     "-- env: KEY=VALUE. Options that mpiexec takes are passed to it.\n"
+    "An executable file among them is a C MPI program, run as rmalab run runs it\n"
+    "(2 ranks unless --ranks says), the words after it that are no test as its\n"
+    "arguments: ok when it exits with 0 and reports no error or race; when its\n"
+    "ranks deadlock the job is ended within seconds and the verdict names each\n"
+    "rank's call at its FILE:LINE and what it waits for (docs/c.md).\n"
     "\n"
     "  -j N            run up to N files at once, as far as the cores allow\n"
     "      --engine E  run only engine E of files that name engines\n"
@@ -48,6 +54,9 @@ typedef struct {
     char **mpiexec_argv;
     char **paths;
     int npaths;
+    int *nargs;          /* a C program's: how many words after it are its
+                            arguments, and where they are (in argv) */
+    char ***args;
 } options;
 
 typedef struct {
@@ -98,6 +107,28 @@ static int whole(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+/* A C program: an executable file that is not a scenario or transcript. */
+static int is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0 &&
+           !ends_with(path, ".lua") && !ends_with(path, ".rlab");
+}
+
+/* Something to run: a folder, a scenario, a transcript, a program. */
+static int is_test(const char *path)
+{
+    struct stat st;
+    return ends_with(path, ".lua") || ends_with(path, ".rlab") ||
+           (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || is_program(path);
+}
+
 /* An option of the runner's own that takes a value v (NULL: none left). 0,
  * or 2 after a usage error's message. */
 static int value_option(options *o, const char *a, const char *v)
@@ -132,7 +163,9 @@ static int parse_args(int argc, char **argv, options *o)
     o->jobs = 1;
     o->mpiexec_argv = calloc((size_t)argc + 1, sizeof *o->mpiexec_argv);
     o->paths = calloc((size_t)argc + 1, sizeof *o->paths);
-    if (!o->mpiexec_argv || !o->paths)
+    o->nargs = calloc((size_t)argc + 1, sizeof *o->nargs);
+    o->args = calloc((size_t)argc + 1, sizeof *o->args);
+    if (!o->mpiexec_argv || !o->paths || !o->nargs || !o->args)
         return 1;
     for (int i = 1, rest = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -140,7 +173,13 @@ static int parse_args(int argc, char **argv, options *o)
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
             mine |= strcmp(a, valued[k]) == 0;
         if (rest || a[0] != '-') {
-            o->paths[o->npaths++] = argv[i];
+            o->paths[o->npaths] = argv[i];
+            o->args[o->npaths] = argv + i + 1;
+            /* a program's arguments: the words after it that are no test */
+            while (is_program(a) && i + 1 < argc && (rest || argv[i + 1][0] != '-') &&
+                   !is_test(argv[i + 1]))
+                o->nargs[o->npaths]++, i++;
+            o->npaths++;
         } else if (strcmp(a, "--") == 0) {
             rest = 1;
         } else if (mine) {
@@ -187,12 +226,6 @@ static void add(list *l, const char *s)
         l->cap = cap;
     }
     l->v[l->n++] = strdup(s);
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), k = strlen(tail);
-    return n > k && strcmp(s + n - k, tail) == 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -311,6 +344,28 @@ static void plan_file(const options *o, const char *path, planned **runs, int *n
     }
 }
 
+/* A C program: one run per rank count of --ranks (else 2 ranks), with
+ * --engine's PSCW engine if given. */
+static void plan_program(const options *o, int at, planned **runs, int *n, int *cap)
+{
+    int two = 2;
+    const int *counts = o->ncounts ? o->counts : &two;
+    for (int c = 0; c < (o->ncounts ? o->ncounts : 1); c++) {
+        planned *p = plan_one(runs, n, cap);
+        if (!p)
+            return;
+        if (o->engine) {
+            snprintf(p->engine_env, sizeof p->engine_env, "RMALAB_PSCW=%s", o->engine);
+            p->env[0] = p->engine_env;
+        }
+        p->spec = (run_spec){.path = o->paths[at], .nranks = counts[c], .engine = o->engine,
+                             .timeout = o->timeout > 0 ? o->timeout : 60,
+                             .mpiexec_argc = o->mpiexec_argc, .mpiexec_argv = o->mpiexec_argv,
+                             .self = o->self, .program = 1, .args = o->args[at],
+                             .nargs = o->nargs[at]};
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Running                                                                  */
 
@@ -323,7 +378,9 @@ static void child(planned *p)
         return;
     }
     run_result res;
-    if (p->transcript)
+    if (p->spec.program)
+        run_program(&p->spec, &res);
+    else if (p->transcript)
         run_transcript(&p->spec, &res);
     else
         run_scenario(&p->spec, &res);
@@ -422,22 +479,31 @@ int runner_main(int argc, char **argv, const char *self)
     if (st >= 0) { /* --help, --version or a usage error: nothing to run */
         free(o.mpiexec_argv);
         free(o.paths);
+        free(o.nargs);
+        free(o.args);
         return st;
     }
     o.self = self;
     list files = {0};
-    for (int i = 0; i < o.npaths; i++)
-        find(&files, o.paths[i], 1);
     planned *runs = NULL;
     int n = 0, cap = 0;
-    for (int i = 0; i < files.n; i++)
-        plan_file(&o, files.v[i], &runs, &n, &cap);
+    for (int i = 0; i < o.npaths; i++) {
+        if (is_program(o.paths[i])) {
+            plan_program(&o, i, &runs, &n, &cap);
+            continue;
+        }
+        int from = files.n;
+        find(&files, o.paths[i], 1);
+        for (int k = from; k < files.n; k++)
+            plan_file(&o, files.v[k], &runs, &n, &cap);
+    }
     printf("TAP version 13\n");
     if (n == 0) {
         printf("1..0\n0 passed, 0 failed\n");
         fprintf(stderr, files.n ? "rmalab test: the files name none of the engines or rank "
                                   "counts asked for (--engine, --ranks)\n"
-                                : "rmalab test: no *.lua or *.rlab files under the paths given\n");
+                                : "rmalab test: no *.lua or *.rlab files or programs under the "
+                                  "paths given\n");
         return 1;
     }
     schedule(runs, n, &o);

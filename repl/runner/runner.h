@@ -4,7 +4,8 @@
  * (tests/layers.py, the repl-layers-runner test):
  *   scenario.c              a file's header: rank counts, engines
  *   scenario-run.c tap.c    one run of a scenario; a run's result as TAP
- *   replay.c                one replay of a transcript
+ *   replay.c program.c      one replay of a transcript; one run of a C
+ *                           program under the interceptor
  *   runner.c                rmalab test: plans, runs files in parallel */
 #ifndef RMALAB_REPL_RUNNER_H
 #define RMALAB_REPL_RUNNER_H

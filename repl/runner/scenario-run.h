@@ -1,6 +1,6 @@
 /* One run of `rmalab test`: a scenario file on N ranks with one engine
- * (scenario-run.c), or the replay of a transcript (replay.c), and what came
- * of it; tap.c turns the result into TAP. */
+ * (scenario-run.c), the replay of a transcript (replay.c), or a C program
+ * (program.c), and what came of it; tap.c turns the result into TAP. */
 #ifndef RMALAB_REPL_SCENARIO_RUN_H
 #define RMALAB_REPL_SCENARIO_RUN_H
 
@@ -19,6 +19,9 @@ typedef struct {
     char **mpiexec_argv;
     const char *self;       /* this executable */
     int update;             /* transcripts: rewrite the file from the replay */
+    int program;            /* a C program (program.c), not a scenario */
+    char **args;            /* the program's arguments, nargs of them */
+    int nargs;
 } run_spec;
 
 typedef struct {
@@ -58,11 +61,16 @@ typedef struct {
     int transcript;         /* a replay: */
     char *diff;             /*   the differences, or NULL when none */
     int updated;            /*   the file was rewritten (--update) */
+    int program;            /* a C program: errtext is its whole output (the
+                               last 64 KiB), r[].state its ranks' lines and
+                               hints the deadlock's at a hang */
 } run_result;
 
 void run_scenario(const run_spec *s, run_result *res);
 /* replay.c: replay a transcript (rmalab -n N --record -) and compare. */
 void run_transcript(const run_spec *s, run_result *res);
+/* program.c: run a C program under the interceptor, its hangs named. */
+void run_program(const run_spec *s, run_result *res);
 void run_result_free(run_result *res);
 /* An empty result of a run of s, its label set ("2 ranks, native"). */
 void run_result_start(run_result *res, const run_spec *s);

@@ -300,8 +300,89 @@ static void transcript_point(FILE *o, const run_result *res)
     fputs("  ...\n", o);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A C program                                                              */
+
+/* Its error: and race: lines, with the indented lines that follow them,
+ * into rep; how many of each. */
+static void reports(const char *out, strbuf *rep, int *errors, int *races)
+{
+    int in = 0;
+    *errors = *races = 0;
+    for (const char *p = out ? out : ""; *p;) {
+        size_t k = strcspn(p, "\n");
+        int e = memmem(p, k, ": error: ", 9) != NULL, r = memmem(p, k, ": race: ", 8) != NULL;
+        in = e || r || (in && p[0] == ' ');
+        *errors += e;
+        *races += r;
+        if (in)
+            strbuf_add(rep, "%.*s\n", (int)k, p);
+        p += k + (p[k] == '\n');
+    }
+}
+
+/* Why the program failed, one line per reason, or "" when it did not. */
+static void program_reasons(const run_result *res, int errors, int races, char *buf,
+                            size_t size)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+#define SAY(...) (off += off < size ? (size_t)snprintf(buf + off, size - off, __VA_ARGS__) : 0)
+    switch (res->outcome) {
+    case RUN_NOSTART: SAY("the job did not start\n"); break;
+    case RUN_TIMEOUT: SAY("timed out after %.0f s\n", res->spec->timeout); break;
+    case RUN_DEADLOCK: SAY("deadlocked after %.1f s\n", res->seconds); break;
+    default: break;
+    }
+    if (errors)
+        SAY("%d error%s%s", errors, errors == 1 ? "" : "s", races ? " and " : " reported\n");
+    if (races)
+        SAY("%d race%s reported\n", races, races == 1 ? "" : "s");
+    const char *how = res->errtext ? strstr(res->errtext, "EXIT STRING: ") : NULL;
+    if (how && res->outcome == RUN_FINISHED)
+        SAY("a rank ended badly: %.*s\n", (int)strcspn(how + 13, "\n"), how + 13);
+    if (res->outcome == RUN_FINISHED && res->job_status != 0)
+        SAY("mpiexec exited with status %d\n", res->job_status);
+#undef SAY
+}
+
+static void program_point(FILE *o, const run_result *res)
+{
+    strbuf rep = {0};
+    int errors, races;
+    char why[2048];
+    reports(res->errtext, &rep, &errors, &races);
+    program_reasons(res, errors, races, why, sizeof why);
+    const char *path = res->spec->path;
+    if (!why[0]) {
+        fprintf(o, "ok - %s [%s]: the program ran to its end, no error or race\n", path,
+                res->label);
+    } else {
+        fprintf(o, "not ok - %s [%s]: %.*s\n  ---\n", path, res->label, (int)strcspn(why, "\n"),
+                why);
+        yaml(o, "message", why);
+        if (res->outcome == RUN_TIMEOUT || res->outcome == RUN_DEADLOCK) {
+            fputs("  ranks:\n", o);
+            for (int r = 0; r < res->spec->nranks; r++)
+                yaml_at(o, "    - ", "state", res->r[r].state);
+        }
+        if (res->hints)
+            yaml(o, "deadlock", res->hints);
+        if (rep.len)
+            yaml(o, "reports", strbuf_text(&rep));
+        if (res->errtext && res->errtext[0])
+            yaml(o, "output", res->errtext);
+        fputs("  ...\n", o);
+    }
+    strbuf_free(&rep);
+}
+
 void tap_write(FILE *out, const run_result *res)
 {
+    if (res->program) {
+        program_point(out, res);
+        return;
+    }
     if (res->transcript) {
         transcript_point(out, res);
         return;

@@ -10,52 +10,25 @@
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                  */
 
-static void ranks_list(strbuf *t, const char *key, const int *v, int n)
-{
-    strbuf_add(t, " %s=", key);
-    for (int i = 0; i < n && i < RMALAB_STATE_MAX_RANKS; i++)
-        strbuf_add(t, "%s%d", i ? "," : "", v[i]);
-    if (!n)
-        strbuf_add(t, "-");
-}
-
-/* One STATE line per live window (rmalab_win_each holds the registry). */
-static void describe_win(rmalab_win *w, void *ud)
-{
-    strbuf *t = ud;
-    rmalab_epoch_state s;
-    char d[512];
-    rmalab_win_state(w, &s);
-    rmalab_win_describe(w, d, sizeof d);
-    const char *name = rmalab_win_get_name(w);
-    strbuf_add(t, "\nwin=%llu name=%s engine=%s access=%s", (unsigned long long)rmalab_win_id(w),
-               name && *name ? name : "-", s.engine, rmalab_access_name(s.access));
-    ranks_list(t, "access_ranks", s.access_ranks, s.n_access);
-    strbuf_add(t, " lock_modes=");
-    for (int i = 0; s.access == RMALAB_ACCESS_LOCK && i < s.n_access && i < RMALAB_STATE_MAX_RANKS;
-         i++)
-        strbuf_add(t, "%s%c", i ? "," : "", s.lock_exclusive[i] ? 'x' : 's');
-    if (s.access != RMALAB_ACCESS_LOCK || !s.n_access)
-        strbuf_add(t, "-");
-    if (s.lock_waiting == RMALAB_LOCK_WAIT_ALL)
-        strbuf_add(t, " lock_wait=all:s");
-    else if (s.lock_waiting >= 0)
-        strbuf_add(t, " lock_wait=%d:%c", s.lock_waiting, s.lock_waiting_exclusive ? 'x' : 's');
-    else
-        strbuf_add(t, " lock_wait=-");
-    ranks_list(t, "posted", s.posted, s.access == RMALAB_ACCESS_START ? s.n_access : 0);
-    strbuf_add(t, " exposure=%s", rmalab_exposure_name(s.exposure));
-    ranks_list(t, "exposure_ranks", s.exposure_ranks, s.n_exposure);
-    ranks_list(t, "arrived", s.arrived, s.exposure == RMALAB_EXPOSURE_POST ? s.n_exposure : 0);
-    strbuf_add(t, " size=%d blocked=%s describe=%s", rmalab_win_group_size(w),
-               s.blocked_in ? s.blocked_in : "-", d);
-}
-
+/* The core's text (rmalab_state_text): the blocked call's lines, then the
+ * windows' from c->wins_at on. */
 void state_look(state_core *c)
 {
     memset(c, 0, sizeof *c);
-    rmalab_win_each(describe_win, &c->wins);
     c->blocked = rmalab_blocked_get(&c->b);
+    const rmalab_blocked *b = c->blocked ? &c->b : NULL;
+    char small[4096];
+    size_t n = rmalab_state_text(b, small, sizeof small);
+    char *text = n < sizeof small ? small : malloc(n + 1);
+    if (text != small && (!text || rmalab_state_text(b, text, n + 1) != n)) {
+        free(text);
+        return;
+    }
+    const char *win = strstr(text, "\nwin=");
+    c->wins_at = win ? (size_t)(win - text) : n;
+    strbuf_put(&c->text, text, n);
+    if (text != small)
+        free(text);
 }
 
 void state_write(strbuf *t, state_core *c, const state_self *me)
@@ -72,21 +45,12 @@ void state_write(strbuf *t, state_core *c, const state_self *me)
         strbuf_add(t, "\ncase=%s", me->test_case);
     if (!running && me->failed[0])
         strbuf_add(t, "\nfailed=%s", me->failed);
-    if (blocked) {
-        strbuf_add(t, "\ncall=%s\ncollective=%d\ninterruptible=%d\nobject=%s %llu", b->call,
-                   b->collective, b->interruptible, b->object, (unsigned long long)b->id);
-        /* a collective's members; a start's or a wait's group (the
-         * native engine's start has no epoch yet to show it); a message's
-         * peer */
-        if (b->n_members > 0 && b->n_members <= RMALAB_STATE_MAX_RANKS) {
-            strbuf_add(t, "\nmembers=");
-            for (int i = 0; i < b->n_members; i++)
-                strbuf_add(t, "%s%d", i ? "," : "", b->members[i]);
-        }
-    }
-    strbuf_put(t, strbuf_text(&c->wins), c->wins.len);
-    strbuf_free(&c->wins);
+    size_t from = blocked ? 0 : c->wins_at; /* the call's lines only when it runs */
+    if (c->text.len > from)
+        strbuf_put(t, strbuf_text(&c->text) + from, c->text.len - from);
+    strbuf_free(&c->text);
 }
+
 /* ------------------------------------------------------------------------ */
 /* Parsing                                                                  */
 
@@ -173,6 +137,8 @@ void rstate_parse(const char *text, size_t len, rstate *r)
             snprintf(r->label, sizeof r->label, "%s", line + 6);
         else if (strncmp(line, "call=", 5) == 0)
             snprintf(r->call, sizeof r->call, "%s", line + 5);
+        else if (strncmp(line, "at=", 3) == 0)
+            snprintf(r->at, sizeof r->at, "%s", line + 3);
         else if (strncmp(line, "case=", 5) == 0)
             snprintf(r->test_case, sizeof r->test_case, "%s", line + 5);
         else if (strncmp(line, "collective=", 11) == 0)

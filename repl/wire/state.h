@@ -34,6 +34,8 @@ typedef struct {
     double seconds;
     char label[128], call[32];
     char test_case[128]; /* the rmalab.test case that runs, under `rmalab test` */
+    char at[300];       /* a C program's: "MPI_Put prog.c:18", the call it is
+                           blocked in at its line (cprog/stuck.c) */
     int nwins;
     rstate_win wins[RSTATE_MAX_WINS];
     /* The call it is blocked in (call above), from the core: */
@@ -52,10 +54,12 @@ typedef struct {
 /* Parse a STATE text into *r (valid = 1). */
 void rstate_parse(const char *text, size_t len, rstate *r);
 
-/* The writer's side. What the core says, looked at first: one line per
- * live window, and the call the rank is blocked in, if any. */
+/* The writer's side. What the core says, looked at first: the call the
+ * rank is blocked in, if any, and the core's text of it and of every live
+ * window (rmalab_state_text), whose window lines begin at wins_at. */
 typedef struct {
-    strbuf wins;
+    strbuf text;
+    size_t wins_at;
     int blocked;
     rmalab_blocked b;
 } state_core;

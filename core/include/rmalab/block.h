@@ -90,6 +90,15 @@ typedef struct {
 /* False, and *out zeroed, when the process is not blocked in such a call. */
 RMALAB_API bool rmalab_blocked_get(rmalab_blocked *out);
 
+/* The process's state as text, for a tool that watches it from another
+ * thread: b's lines (call=, collective=, interruptible=, object=,
+ * members=), when b is not NULL, then a win= line for each live window
+ * (rmalab_win_each), each line starting with a newline: the lines of a
+ * REPL rank's STATE (docs/repl.md) and of rmalab run's state files
+ * (docs/c.md). As snprintf: writes what fits of it into buf, always
+ * terminated when size > 0, and returns the whole text's length. */
+RMALAB_API size_t rmalab_state_text(const rmalab_blocked *b, char *buf, size_t size);
+
 /* From any thread: end the call this process is blocked in now, if it can
  * be interrupted (rmalab_blocked.interruptible). It returns
  * RMALAB_ERR_INTERRUPTED and leaves the window as if it had not been

@@ -12,6 +12,8 @@
 #ifndef RMALAB_ERROR_H
 #define RMALAB_ERROR_H
 
+#include <stddef.h>
+
 #include <rmalab/export.h>
 
 /* X(code suffix, message) -- the class name is "ERR_" #suffix. */
@@ -74,5 +76,12 @@ RMALAB_API void rmalab_set_warnf(rmalab_warn_fn fn, void *ud);
 /* The function installed now and its `ud`, so that an embedder can chain
  * to it or put it back; the default is reported as NULL. */
 RMALAB_API void rmalab_get_warnf(rmalab_warn_fn *fn, void **ud);
+
+/* The core's texts speak of calls as the Lua binding spells them
+ * ("fence()", "lock(1, \"exclusive\")", "win:read"); a C program's
+ * reader knows MPI_Win_fence(), MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0,
+ * win) and loads. msg in those words into out (always terminated when
+ * size > 0; cut to fit). */
+RMALAB_API void rmalab_text_in_c(const char *msg, char *out, size_t size);
 
 #endif

@@ -162,7 +162,8 @@ def stopped(sig):
 
 
 def stuck():
-    """A start whose target never posts: both ranks say where they wait."""
+    """A start whose target never posts: each rank's line says where it
+    waits and, across ranks, for what; then the deadlock in one line."""
     prog = os.path.join(bindir, "stuck")
     start = line_of("stuck.c", "MPI_Put(")
     barrier = line_of("stuck.c", "MPI_Barrier(")
@@ -174,16 +175,22 @@ def stuck():
             time.sleep(0.1)
             err.seek(0)
             text = err.read()
-            if text.count(": note: ") >= 2:
+            if "deadlock:" in text:
                 break
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=30)
     expect(f"no note of rank 0 in MPI_Put at line {start}, waiting for rank 1's post: {text!r}",
-           re.search(rf"stuck\.c:{start}: note: MPI_Put: rank 0: blocked \d.* s in put\(\); "
-                     r"access epoch to \{1\}: MPI_Win_post\(\) arrived from 0 of 1", text))
+           re.search(rf"stuck\.c:{start}: note: MPI_Put: rank 0 is blocked in MPI_Put\(\) until "
+                     r"rank 1 calls MPI_Win_post\(\) \([\d.]+ s\); access epoch to \{1\}: "
+                     r"MPI_Win_post\(\) arrived from 0 of 1, missing \{1\}", text))
     expect(f"no note of rank 1 in MPI_Barrier at line {barrier}: {text!r}",
-           re.search(rf"stuck\.c:{barrier}: note: MPI_Barrier: rank 1: blocked \d+ s in "
-                     r"barrier\(\); it waits for ranks 0, 1", text))
+           re.search(rf"stuck\.c:{barrier}: note: MPI_Barrier: rank 1 is blocked in the "
+                     r"collective MPI_Barrier\(\); rank 0 is blocked in MPI_Put\(\) until rank 1 "
+                     r"calls MPI_Win_post\(\)", text))
+    expect(f"no line for the deadlock: {text!r}",
+           "rmalab run: deadlock: rank 0 waits for rank 1's MPI_Win_post(), rank 1 waits for "
+           "rank 0's MPI_Barrier(); the job cannot go on: Ctrl-C ends it" in text)
+    expect(f"a note twice for one call: {text!r}", text.count(": note: ") == 2)
     expect(f"processes left: {left('stuck')}", not left("stuck"))
 
 
