@@ -23,6 +23,18 @@
  * access that touches a watched range goes to `access`, with the address of
  * the instruction that made it (its FILE:LINE for reports).
  *
+ * The runs: while one thread makes all the MPI calls (MPI_THREAD_SINGLE or
+ * _FUNNELED) and no operation is in flight, the interceptor gathers that
+ * thread's loads and stores of window memory into runs, an instruction's
+ * consecutive bytes (cprog/watch.c), and hands them to the checker at its
+ * next MPI call. The run an instruction is extending sits in `hot`, in the
+ * runtime's reach: the runtime extends it itself, without a call to
+ * `access`, when the access is that thread's (`gatherer`), of that
+ * instruction and kind, and touches the bytes the run holds or those that
+ * follow them, up to `limit`. Anything else goes to `access`. Only the
+ * gathering thread reads or writes `hot`: the runtime from its accesses,
+ * the interceptor from that thread's `access` calls and MPI calls.
+ *
  * Nothing else passes between the two: the runtime knows no MPI and no
  * core, and the interceptor never calls the runtime. */
 #ifndef RMALAB_CPROG_ACCESS_H
@@ -43,6 +55,24 @@ typedef struct {
     uintptr_t len[RMALAB_ACCESS_RANGES];
 } rmalab_access_ranges;
 
+/* One instruction's run: it touched [lo, end) in the window that ends at
+ * limit. pc is the return address the runtime hands to `access` (NULL: a
+ * free slot); write as there. */
+typedef struct {
+    const void *pc;
+    uintptr_t lo, end, limit;
+    int write;
+} rmalab_access_run;
+
+#define RMALAB_ACCESS_HOT 64
+
+/* The slot of hot that the run of the instruction at pc takes. */
+static inline unsigned rmalab_access_hot_slot(const void *pc)
+{
+    uintptr_t p = (uintptr_t)pc;
+    return (unsigned)((p ^ (p >> 6)) % RMALAB_ACCESS_HOT);
+}
+
 typedef struct {
     /* NULL while nothing is watched (always, under plain mpiexec). */
     _Atomic(const rmalab_access_ranges *) ranges;
@@ -54,6 +84,10 @@ typedef struct {
      * line). Called on the accessing thread; set once by rmalab_run_attach
      * before any range is published. */
     void (*access)(const void *addr, size_t n, int write, const void *pc);
+    /* The thread pointer (__builtin_thread_pointer) of the thread whose
+     * runs are in hot; 0 while none is. Set by the interceptor. */
+    _Atomic(uintptr_t) gatherer;
+    rmalab_access_run hot[RMALAB_ACCESS_HOT];
 } rmalab_access_hooks;
 
 /* Defined by the interceptor (weak in the runtime: absent under plain

@@ -42,9 +42,12 @@ static struct {
     const void *access, *op;
 } seen[SEEN];
 static int nseen;
+static uintptr_t gather_tp; /* the thread pointer of the one that gathers runs (below) */
 
 static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const char *how);
 static void flush_locked(void);
+static void forget_near(void);
+static void let_runtime_gather(void);
 
 static void add_range(rmalab_access_ranges *r, uintptr_t lo, uintptr_t len)
 {
@@ -74,6 +77,7 @@ static void publish(void)
     run_win_each(add_window, r);
     for (int i = 0; i < nops; i++)
         add_range(r, ops[i].lo, ops[i].len);
+    let_runtime_gather();
     atomic_store(&hooks->ranges, r->n ? r : NULL);
 }
 
@@ -82,6 +86,7 @@ void run_watch_windows(void)
     if (!hooks)
         return;
     pthread_mutex_lock(&lock);
+    forget_near();
     publish();
     pthread_mutex_unlock(&lock);
 }
@@ -144,6 +149,8 @@ void run_watch_end(void)
     pthread_mutex_lock(&lock);
     flush_locked();
     nops = 0;
+    gather_tp = 0;
+    let_runtime_gather();
     atomic_store(&hooks->ranges, NULL);
     pthread_mutex_unlock(&lock);
 }
@@ -197,7 +204,17 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const ch
  * makes the MPI calls gathers runs, and only while no other thread may
  * (MPI_THREAD_SINGLE or _FUNNELED): another thread's access is handed over
  * at once, as the process's clock stands while it happens, since a call of
- * the MPI thread may move that clock before the next flush. */
+ * the MPI thread may move that clock before the next flush.
+ *
+ * Since only that thread gathers, and the other calls that touch the runs
+ * (the flush, a window's creation or free, the operations' list) are MPI
+ * calls, which under those levels only it makes, gathering takes no lock.
+ * The run each instruction joined last is in the runtime's `hot` table
+ * (access.h), which extends it without calling here while no operation is
+ * in flight (then each access is checked against them here first); here,
+ * a run's length is brought up to date from its slot before it is read.
+ * The lock is taken to hand the runs over (the checker is shared with the
+ * other threads' accesses) and to check the operations in flight. */
 typedef struct {
     run_win *s;
     const void *pc;
@@ -206,17 +223,63 @@ typedef struct {
 } run_run;
 
 #define RUNS 16
+#define HOT RMALAB_ACCESS_HOT
 static run_run runs[RUNS];
 static int nruns;
 static pthread_t mpi_thread; /* the one that attached: the constructors' */
-static int level = -1;       /* MPI_Query_thread's, once MPI is up */
+/* The gathering thread's alone, until the next flush: the window its last
+ * access fell in, and per slot of hot the run it holds (or held). */
+static run_win *near;
+static unsigned char owner[HOT];
 
-/* Under `lock`: may this access wait in a run? */
+/* May this thread's accesses wait in runs? Asked at its first access,
+ * which comes after MPI_Init (nothing is watched before): the MPI thread's
+ * answer is the thread level's, which does not change; any other's is no. */
 static bool gathers(void)
 {
-    if (level < 0)
-        PMPI_Query_thread(&level);
-    return level <= MPI_THREAD_FUNNELED && pthread_equal(pthread_self(), mpi_thread);
+    static __thread __attribute__((tls_model("initial-exec"))) int role; /* 1 yes, 2 no */
+    if (__builtin_expect(role == 0, 0)) {
+        role = 2;
+        if (pthread_equal(pthread_self(), mpi_thread)) {
+            int level;
+            PMPI_Query_thread(&level);
+            role = level <= MPI_THREAD_FUNNELED ? 1 : 2;
+            if (role == 1) {
+                pthread_mutex_lock(&lock);
+                gather_tp = (uintptr_t)__builtin_thread_pointer();
+                let_runtime_gather();
+                pthread_mutex_unlock(&lock);
+            }
+        }
+    }
+    return role == 1;
+}
+
+/* Under `lock`: the runtime extends the runs itself while no operation is
+ * in flight (each access is then checked against them here). */
+static void let_runtime_gather(void)
+{
+    atomic_store_explicit(&hooks->gatherer, nops ? 0 : gather_tp, memory_order_relaxed);
+}
+
+/* The gathering thread: run k's length as the runtime left it. */
+static void sync_hot(unsigned h)
+{
+    rmalab_access_run *x = &hooks->hot[h];
+    if (x->pc && owner[h] < nruns)
+        runs[owner[h]].len = x->end - x->lo;
+}
+
+/* The gathering thread: slot h holds run k, of the instruction whose
+ * entry point returns to ret. */
+static void set_hot(unsigned h, const void *ret)
+{
+    run_run *r = &runs[owner[h]];
+    if (owner[h] >= nruns || r->pc != (const char *)ret - 1)
+        return;
+    uintptr_t lo = (uintptr_t)r->s->base + r->off;
+    hooks->hot[h] = (rmalab_access_run){ret, lo, lo + r->len,
+                                        (uintptr_t)r->s->base + (uintptr_t)r->s->size, r->write};
 }
 
 /* Under `lock`. */
@@ -229,13 +292,21 @@ static void hand_over(const run_run *r)
     rmalab_win_direct(r->s->w, r->s->rank, (MPI_Aint)r->off, t, count, r->write);
 }
 
+/* Under `lock`: the runs to the checker; hot emptied. Only the gathering
+ * thread has runs, and only it comes here with some. */
 static void flush_locked(void)
 {
+    if (nruns == 0)
+        return;
+    for (unsigned h = 0; h < HOT; h++) {
+        sync_hot(h);
+        hooks->hot[h].pc = NULL;
+    }
     for (int i = 0; i < nruns; i++)
         hand_over(&runs[i]);
-    if (nruns)
-        run_races_poll();
+    run_races_poll();
     nruns = 0;
+    forget_near();
 }
 
 void run_watch_flush(void)
@@ -247,47 +318,107 @@ void run_watch_flush(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* Under `lock`: a load or store of this rank's window memory joins its
- * instruction's run, or starts one. */
-static void check_window(uintptr_t a, size_t n, int write, const void *pc)
+/* A window was made or freed, or the runs were handed over. */
+static void forget_near(void)
 {
-    run_win *s = run_win_at((const void *)a);
+    near = NULL;
+}
+
+/* Does the access (off, n) join run r: the same window, instruction and
+ * kind, and bytes that r holds already or that follow them? */
+static bool joins(run_run *r, const run_win *s, uintptr_t off, size_t n, bool write,
+                  const void *pc)
+{
+    if (r->pc != pc || r->s != s || r->write != write)
+        return false;
+    if (off >= r->off && off + n <= r->off + r->len)
+        return true; /* bytes this instruction already touched in this run */
+    if (off != r->off + r->len)
+        return false;
+    r->len += n;
+    return true;
+}
+
+/* The gathering thread, first: does the access join the run of slot h,
+ * in that run's window, without a lookup of the window? */
+static bool joins_hot(unsigned h, uintptr_t a, size_t n, bool write, const void *pc)
+{
+    if (owner[h] >= nruns)
+        return false;
+    run_run *r = &runs[owner[h]];
+    uintptr_t lo = (uintptr_t)r->s->base;
+    if (r->pc != pc || r->write != write || a < lo || a + n > lo + (uintptr_t)r->s->size)
+        return false;
+    return joins(r, r->s, a - lo, n, write, pc);
+}
+
+/* The gathering thread, else: the access joins another run of its
+ * instruction, or starts one; slot h then holds that run. */
+static void gather(unsigned h, run_win *s, uintptr_t off, size_t n, bool write,
+                   const void *pc)
+{
+    for (int i = 0; i < nruns; i++)
+        if (joins(&runs[i], s, off, n, write, pc)) {
+            owner[h] = (unsigned char)i;
+            return;
+        }
+    if (nruns == RUNS)
+        run_watch_flush();
+    owner[h] = (unsigned char)nruns;
+    runs[nruns++] = (run_run){s, pc, write, off, n};
+}
+
+/* A load or store of this rank's window memory: gathered into a run
+ * (h >= 0: the gathering thread's slot of hot), or else handed over at
+ * once. */
+static void check_window(uintptr_t a, size_t n, int write, const void *pc, int h)
+{
+    run_win *s = h >= 0 ? near : NULL;
+    if (!s || a < (uintptr_t)s->base || a >= (uintptr_t)s->base + (uintptr_t)s->size)
+        s = run_win_at((const void *)a);
     if (!s || !s->checked)
         return;
     uintptr_t off = a - (uintptr_t)s->base;
     if (off + n > (uintptr_t)s->size)
         n = (size_t)((uintptr_t)s->size - off);
-    run_run now = {s, pc, write != 0, off, n};
-    if (!gathers()) {
-        hand_over(&now);
-        run_races_poll();
+    if (h >= 0) {
+        near = s;
+        gather((unsigned)h, s, off, n, write != 0, pc);
         return;
     }
-    for (int i = 0; i < nruns; i++) {
-        run_run *r = &runs[i];
-        if (r->s != s || r->pc != pc || r->write != (write != 0))
-            continue;
-        if (off >= r->off && off + n <= r->off + r->len)
-            return; /* bytes this instruction already touched in this run */
-        if (off == r->off + r->len) {
-            r->len += n;
-            return;
-        }
-    }
-    if (nruns == RUNS)
-        flush_locked();
-    runs[nruns++] = now;
+    run_run now = {s, pc, write != 0, off, n};
+    hand_over(&now);
+    run_races_poll();
 }
 
-/* pc is the return address of the runtime's entry point (as for the
+/* The gathering thread's access that the runtime did not take. */
+static void gather_access(uintptr_t a, size_t n, int write, const void *ret)
+{
+    const void *pc = (const char *)ret - 1;
+    unsigned h = rmalab_access_hot_slot(ret);
+    if (nops) {
+        pthread_mutex_lock(&lock);
+        check_ops(a, n, write, pc, NULL);
+        pthread_mutex_unlock(&lock);
+    }
+    sync_hot(h);
+    if (!joins_hot(h, a, n, write != 0, pc))
+        check_window(a, n, write, pc, (int)h);
+    set_hot(h, ret);
+}
+
+/* ret is the return address of the runtime's entry point (as for the
  * wrappers): one byte back is inside the access's own line. */
 static void on_access(const void *addr, size_t n, int write, const void *ret)
 {
-    uintptr_t a = (uintptr_t)addr;
+    if (gathers()) {
+        gather_access((uintptr_t)addr, n, write, ret);
+        return;
+    }
     const void *pc = (const char *)ret - 1;
     pthread_mutex_lock(&lock);
-    check_ops(a, n, write, pc, NULL);
-    check_window(a, n, write, pc);
+    check_ops((uintptr_t)addr, n, write, pc, NULL);
+    check_window((uintptr_t)addr, n, write, pc, -1);
     pthread_mutex_unlock(&lock);
 }
 
