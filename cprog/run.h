@@ -14,9 +14,12 @@
  *   watch.c       the access bridge (access.h): the watched ranges, the
  *                 operations in flight, loads and stores that reach them
  *   types.c       MPI datatypes and ops as the core's types and ops
- *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c  the MPI_*
- *                 wrappers, by area (what they share: pmpi.h); nothing
- *                 calls them but the program
+ *   order.c       the race checker's clock beside messages and
+ *                 collectives: the communicators' shadows, the clocks
+ *                 going out, the requests whose completion brings one
+ *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c
+ *   pmpi-p2p.c pmpi-wait.c pmpi-coll.c  the MPI_* wrappers, by area (what
+ *                 they share: pmpi.h); nothing calls them but the program
  *
  * The core it calls is the copy built with PMPI_* for MPI_* (meson.build),
  * so the core's own MPI calls never come back here. */
