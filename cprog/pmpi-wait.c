@@ -134,35 +134,31 @@ RUN_API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_St
     return rc;
 }
 
-/* Waitsome and Testsome: the requests at the indices completed. */
-static void some_done(const held *h, int out, const int idx[], int rc)
+/* Waitsome and Testsome, alike: the requests at the indices completed. */
+typedef int (*some_fn)(int, MPI_Request[], int *, int[], MPI_Status[]);
+
+static int some(some_fn fn, int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    for (int k = 0; k < out && out != MPI_UNDEFINED; k++)
+    held h;
+    if (!hold(&h, reqs, n, sts))
+        return fn(n, reqs, out, idx, sts);
+    int rc = fn(n, reqs, out, idx, h.st);
+    for (int k = 0; k < *out && *out != MPI_UNDEFINED; k++)
         if (rc == MPI_SUCCESS ||
-            (rc == MPI_ERR_IN_STATUS && h->st[k].MPI_ERROR != MPI_ERR_PENDING))
-            run_order_completed(h->req[idx[k]], &h->st[k]);
+            (rc == MPI_ERR_IN_STATUS && h.st[k].MPI_ERROR != MPI_ERR_PENDING))
+            run_order_completed(h.req[idx[k]], &h.st[k]);
+    release(&h, sts);
+    return rc;
 }
 
 RUN_API int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    held h;
-    if (!hold(&h, reqs, n, sts))
-        return PMPI_Waitsome(n, reqs, out, idx, sts);
-    int rc = PMPI_Waitsome(n, reqs, out, idx, h.st);
-    some_done(&h, *out, idx, rc);
-    release(&h, sts);
-    return rc;
+    return some(PMPI_Waitsome, n, reqs, out, idx, sts);
 }
 
 RUN_API int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    held h;
-    if (!hold(&h, reqs, n, sts))
-        return PMPI_Testsome(n, reqs, out, idx, sts);
-    int rc = PMPI_Testsome(n, reqs, out, idx, h.st);
-    some_done(&h, *out, idx, rc);
-    release(&h, sts);
-    return rc;
+    return some(PMPI_Testsome, n, reqs, out, idx, sts);
 }
 
 RUN_API int MPI_Request_free(MPI_Request *req)

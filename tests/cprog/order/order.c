@@ -43,6 +43,11 @@ static void p2p(const char *mode, MPI_Comm comm)
             MPI_Waitall(2, rqs, sts);
         else
             MPI_Wait(&rqs[1], MPI_STATUS_IGNORE);
+    } else if (!strcmp(mode, "waitsome")) {
+        int out = 0, idx[2];
+        MPI_Irecv(&got, 1, MPI_INT, first, 7, comm, &rqs[0]);
+        while (out != MPI_UNDEFINED)
+            MPI_Waitsome(2, rqs, &out, idx, sts);
     } else if (!strcmp(mode, "test")) {
         MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &rq);
         while (!flag)
@@ -131,7 +136,8 @@ static void order(const char *mode)
         first = f, second = 1 - f;
         MPI_Comm_free(&c);
     } else if (!strcmp(mode, "send") || !strcmp(mode, "ssend") || !strcmp(mode, "isend") ||
-               !strcmp(mode, "waitall") || !strcmp(mode, "test") ||
+               !strcmp(mode, "waitall") || !strcmp(mode, "waitsome") ||
+               !strcmp(mode, "test") ||
                !strcmp(mode, "anysource") || !strcmp(mode, "persistent") ||
                !strcmp(mode, "mprobe") || !strcmp(mode, "cancel") ||
                !strcmp(mode, "reqfree"))
