@@ -1,9 +1,11 @@
 /* MPI_Init, MPI_Init_thread, MPI_Finalize: MPI_COMM_WORLD wrapped for the
  * core right after MPI starts (every rank at the same place of its order
  * of collectives), the reports, the stuck thread and the recorder
- * (rmalab run --trace) set up, and the trace gathered and the core's
- * state released before MPI ends. */
+ * (rmalab run --trace) set up, the shadows of MPI_COMM_WORLD and
+ * MPI_COMM_SELF made (order.h), and the trace gathered, the core's state
+ * and the shadows released before MPI ends. */
 #include "handles.h"
+#include "order.h"
 #include "report.h"
 #include "run.h"
 #include "stuck.h"
@@ -26,6 +28,8 @@ static int started(int rc, const void *pc, const char *call)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     run_stuck_start(rank);
     run_trace_start();
+    run_order_comm_made(MPI_COMM_WORLD);
+    run_order_comm_made(MPI_COMM_SELF);
     return MPI_SUCCESS;
 }
 
@@ -47,6 +51,7 @@ RUN_API int MPI_Finalize(void)
     run_races_poll();
     run_watch_end();
     run_trace_end();
+    run_order_end();
     run_comms_free();
     return PMPI_Finalize();
 }

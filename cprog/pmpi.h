@@ -3,6 +3,7 @@
 #define RMALAB_CPROG_PMPI_H
 
 #include "handles.h"
+#include "order.h"
 #include "run.h"
 #include "stuck.h"
 #include "watch.h"
@@ -19,11 +20,13 @@
         return run_win_passed(pmpi, RUN_PC, __func__);                        \
     }
 
-/* ... and `pc` is the call site, the loads and stores gathered so far
- * reach the checker, and the stuck thread knows the call. */
+/* ... and `pc` is the call site, order.c knows the calling thread, the
+ * loads and stores gathered so far reach the checker, and the stuck
+ * thread knows the call. */
 #define RUN_ON_WINDOW(win, pmpi)                                               \
     RUN_KNOWN_WINDOW(win, pmpi);                                              \
     const char *pc = RUN_PC;                                                  \
+    run_order_thread();                                                       \
     run_watch_flush();                                                        \
     run_stuck_at(pc, __func__)
 

@@ -16,9 +16,12 @@
  *   types.c       MPI datatypes and ops as the core's types and ops
  *   trace.c       rmalab run --trace: windows record, and rank 0 writes
  *                 the gathered set at MPI_Finalize
- *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c  the MPI_*
- *                 wrappers, by area (what they share: pmpi.h); nothing
- *                 calls them but the program
+ *   order.c       the race checker's clock beside messages and
+ *                 collectives: the communicators' shadows, the clocks
+ *                 going out, the requests whose completion brings one
+ *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c
+ *   pmpi-p2p.c pmpi-wait.c pmpi-coll.c  the MPI_* wrappers, by area (what
+ *                 they share: pmpi.h); nothing calls them but the program
  *
  * The core it calls is the copy built with PMPI_* for MPI_* (meson.build),
  * so the core's own MPI calls never come back here. */

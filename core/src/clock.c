@@ -1,7 +1,8 @@
 /* The process's vector clock (docs/races.md): made once, ticked at each
  * release, joined at each acquire; its wire form, which collectives and
  * messages carry (coll.c, xchg.c, msg.c) and the race checker sends
- * (races-*.c); and the jitter that rmalab_races_jitter asks for before
+ * (races-*.c), and which a caller's own messages carry through
+ * rmalab_clock_snapshot and _join (rmalab/races.h); and the jitter that rmalab_races_jitter asks for before
  * each synchronising call. clock.h has the design. */
 #include "clock.h"
 #include "alloc.h"
@@ -71,6 +72,26 @@ int rmalab__clock_in(const void *S)
     rmalab__clock_acquire(V);
     rmalab__mem_free(V);
     return RMALAB_OK;
+}
+
+size_t rmalab_clock_wire_size(void)
+{
+    return rmalab__clock_wire();
+}
+
+void rmalab_clock_snapshot(void *buf)
+{
+    if (!rmalab__clock_out(buf))
+        memset(buf, 0, rmalab__clock_wire());
+}
+
+int rmalab_clock_join(const void *buf)
+{
+    const int64_t *S = buf;
+    size_t W = rmalab__clock_wire() / sizeof *S, i = 0;
+    while (i < W && S[i] == 0)
+        i++;
+    return i == W ? RMALAB_OK : rmalab__clock_in(buf);
 }
 
 int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,

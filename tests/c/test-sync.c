@@ -942,6 +942,57 @@ START_TEST(test_race_warning_callback)
 }
 END_TEST
 
+/* A message of the caller's own carries the clock (rmalab_clock_snapshot,
+ * _join): rank 0's put and flush, then a message to rank 1, then rank 1's
+ * put on the same bytes, both under lock_all. Joined, no race; the same
+ * message without the join leaves the race. Zeros join as nothing. */
+static uint64_t clock_message(bool join)
+{
+    rmalab_info *info = tu_info("rmalab_check", "races:quiet", NULL);
+    rmalab_win_opts o = {.size = WSIZE, .info = info, .name = "clock"};
+    rmalab_win *w = NULL;
+    unsigned char b = (unsigned char)rank;
+    uint64_t total = 0;
+    size_t n = rmalab_clock_wire_size();
+    int64_t *v = calloc(1, n);
+    EXPECT(n == (size_t)nranks * sizeof(int64_t), "the wire size is %zu", n);
+    EXPECT_OK(rmalab_clock_join(v));
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    if (w && v) {
+        EXPECT_OK(rmalab_win_lock_all(w, 0));
+        if (rank == 0) {
+            EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
+            EXPECT_OK(rmalab_win_flush(w, 0));
+            rmalab_clock_snapshot(v);
+            EXPECT(v[0] > 0, "rank 0's snapshot has its own entry: %lld", (long long)v[0]);
+            MPI_Send(v, (int)n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Recv(v, (int)n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (join)
+                EXPECT_OK(rmalab_clock_join(v));
+            EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
+            EXPECT_OK(rmalab_win_flush(w, 0));
+        }
+        EXPECT_OK(rmalab_win_unlock_all(w));
+        EXPECT_OK(rmalab_win_free(&w));
+    }
+    EXPECT_OK(rmalab_races_total(MPI_COMM_WORLD, &total));
+    rmalab_races_clear();
+    rmalab_info_destroy(&info);
+    free(v);
+    return total;
+}
+
+START_TEST(test_clock_message)
+{
+    uint64_t joined = clock_message(true), not_joined = clock_message(false);
+    EXPECT(joined == 0, "%llu races with the clock joined", (unsigned long long)joined);
+    EXPECT(not_joined == 1, "%llu races without the join, expected 1",
+           (unsigned long long)not_joined);
+    tu_end();
+}
+END_TEST
+
 /* The table of synchronisation kinds (rmalab/sync.h) holds together: each
  * epoch has one call that opens it, and every call a row names exists;
  * the words that messages take from an epoch are there. */
@@ -1015,6 +1066,7 @@ Suite *sync_suite(void)
     tc = tcase_create("warnings");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_race_warning_callback);
+    tcase_add_test(tc, test_clock_message);
     suite_add_tcase(s, tc);
 
     /* The early post of the next epoch: on the rma engine (the default)

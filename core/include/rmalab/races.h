@@ -6,7 +6,7 @@
  * ("races", "races:warn" or "races:quiet"), or under RMALAB_CHECK. Every
  * rank keeps a vector clock indexed by world rank; post -> start, complete
  * -> wait, fence, rmalab_barrier and the origin's own flush and unlock
- * carry it. Two accesses race when their bytes overlap, at least one
+ * carry it, and messages of the caller's own (rmalab_clock_snapshot). Two accesses race when their bytes overlap, at least one
  * writes, neither happens before the other, they are not both atomic with
  * the same op and type, and locks do not keep them apart. */
 #ifndef RMALAB_RACES_H
@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rmalab/export.h>
@@ -84,6 +85,21 @@ RMALAB_API int rmalab_races_text(MPI_Comm comm, char **text);
 /* MPI_Barrier that carries the checker's clocks (one allreduce when no rank
  * checks anything). Collective over comm. */
 RMALAB_API int rmalab_barrier(MPI_Comm comm);
+
+/* The checker's clock beside a message that the caller sends itself (a C
+ * program's MPI_Send under rmalab run, say), so that the order the message
+ * makes orders accesses too. The sender takes a snapshot into a buffer of
+ * rmalab_clock_wire_size() bytes, aligned for int64_t (a release: this
+ * process's entry ticks), and sends it with or right after the message;
+ * the receiver joins it once the message has arrived (an acquire). The
+ * snapshot is rmalab_clock_wire_size() / 8 int64_t, world-indexed: an
+ * element-wise MPI_MAX of several snapshots (a reduction) joins them all.
+ * A process that has no clock yet (no checked window, barrier or message
+ * has made one) writes zeros, and joining zeros changes nothing. */
+RMALAB_API size_t rmalab_clock_wire_size(void);
+RMALAB_API void rmalab_clock_snapshot(void *buf);
+/* RMALAB_OK, or RMALAB_ERR_NO_MEM when the clock could not be made. */
+RMALAB_API int rmalab_clock_join(const void *buf);
 
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
