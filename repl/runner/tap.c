@@ -207,18 +207,27 @@ static void cases(FILE *o, const run_result *res)
 static const char *const leak_names[] = {"window", "info", "communicator", "keyval",
                                          "registry reference"};
 
-/* Why the run failed, one line per reason, or "" when it did not. */
-static void reasons(const run_result *res, char *buf, size_t size)
+#define SAY(...) (off += off < size ? (size_t)snprintf(buf + off, size - off, __VA_ARGS__) : 0)
+
+/* How the job ended, when that is a reason: its line into buf (emptied
+ * first); the length written. */
+static size_t outcome_reason(const run_result *res, char *buf, size_t size)
 {
     size_t off = 0;
     buf[0] = '\0';
-#define SAY(...) (off += off < size ? (size_t)snprintf(buf + off, size - off, __VA_ARGS__) : 0)
     switch (res->outcome) {
     case RUN_NOSTART: SAY("the job did not start\n"); break;
     case RUN_TIMEOUT: SAY("timed out after %.0f s\n", res->spec->timeout); break;
     case RUN_DEADLOCK: SAY("deadlocked after %.1f s\n", res->seconds); break;
     default: break;
     }
+    return off;
+}
+
+/* Why the run failed, one line per reason, or "" when it did not. */
+static void reasons(const run_result *res, char *buf, size_t size)
+{
+    size_t off = outcome_reason(res, buf, size);
     for (int r = 0; r < res->spec->nranks; r++) {
         const run_rank *rr = &res->r[r];
         if (died(res, r))
@@ -237,7 +246,6 @@ static void reasons(const run_result *res, char *buf, size_t size)
     }
     if (!off && res->outcome == RUN_FINISHED && res->job_status > 0)
         SAY("mpiexec exited with status %d after the file ended\n", res->job_status);
-#undef SAY
 }
 
 static void file_point(FILE *o, const run_result *res)
@@ -325,15 +333,7 @@ static void reports(const char *out, strbuf *rep, int *errors, int *races)
 static void program_reasons(const run_result *res, int errors, int races, char *buf,
                             size_t size)
 {
-    size_t off = 0;
-    buf[0] = '\0';
-#define SAY(...) (off += off < size ? (size_t)snprintf(buf + off, size - off, __VA_ARGS__) : 0)
-    switch (res->outcome) {
-    case RUN_NOSTART: SAY("the job did not start\n"); break;
-    case RUN_TIMEOUT: SAY("timed out after %.0f s\n", res->spec->timeout); break;
-    case RUN_DEADLOCK: SAY("deadlocked after %.1f s\n", res->seconds); break;
-    default: break;
-    }
+    size_t off = outcome_reason(res, buf, size);
     if (errors)
         SAY("%d error%s%s", errors, errors == 1 ? "" : "s", races ? " and " : " reported\n");
     if (races)
