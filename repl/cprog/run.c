@@ -119,9 +119,11 @@ static void say_stuck(hang_t *h, double after, double *began, char *told, size_t
     if (held < 0 || !all || !rings[0] || strcmp(rings, told) == 0)
         return;
     snprintf(told, size, "%s", rings);
-    for (const char *p = rings; *p; p += strcspn(p, "\n") + 1)
-        fprintf(stderr, "rmalab run: %.*s; the job cannot go on: Ctrl-C ends it\n",
-                (int)strcspn(p, "\n"), p);
+    for (char *p = rings, *nl = NULL; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        if ((nl = strchr(p, '\n')))
+            *nl = '\0';
+        fprintf(stderr, "rmalab run: %s; the job cannot go on: Ctrl-C ends it\n", p);
+    }
 }
 
 /* Wait for mpiexec (pid) to exit, watching its ranks (h: NULL for none). */
