@@ -18,6 +18,7 @@
 #include "run.h"
 
 #include "hang.h"
+#include "../front/session.h"
 #include "trace.h"
 #include "../wire/cli.h"
 
@@ -86,18 +87,11 @@ static void pass_on(int sig)
         kill(child, sig);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Each rank blocked for `after` seconds: its note, once per call (began[r]:
  * when the call noted last began); then the deadlock, once. */
 static void say_stuck(hang_t *h, double after, double *began, char *told, size_t size)
 {
-    double t = now(), held = hang_look(h, t);
+    double t = session_now(), held = hang_look(h, t);
     int all = 1;
     for (int r = 0; r < h->n; r++) {
         const rstate *s = &h->st[r];
