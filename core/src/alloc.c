@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/sysinfo.h>
 
 #include <rmalab/debug.h>
 
@@ -77,4 +78,19 @@ void rmalab__mem_free(void *p)
         atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
         free(p);
     }
+}
+
+bool rmalab__mem_could_have(size_t n, uint64_t *limit)
+{
+    struct sysinfo si;
+    *limit = UINT64_MAX;
+    if (n < RMALAB__MEM_LARGE)
+        return true;
+    if (sysinfo(&si) == 0)
+        *limit = ((uint64_t)si.totalram + si.totalswap) * si.mem_unit;
+    if (n > *limit)
+        return false;
+    void *trial = malloc(n); /* not counted: nothing is kept */
+    free(trial);
+    return trial != NULL;
 }

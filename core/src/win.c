@@ -96,6 +96,28 @@ struct creation {
     void *shm_base;             /* memory the engine provides */
 };
 
+/* Memory that cannot be had is refused here, before MPI sees the size
+ * (MPICH blocks for ever in a creation of 2^40 bytes on one node): ERR_NO_MEM
+ * when the memory rmalab or MPI would allocate for this rank is more than
+ * the node's memory and swap, or more than the kernel grants a trial
+ * malloc (its overcommit policy, the process's limits). */
+static int check_size(rmalab_flavor flavor, const rmalab_win_opts *opts, const char *what)
+{
+    uint64_t limit = UINT64_MAX;
+    if (flavor == RMALAB_FLAVOR_DYNAMIC || opts->base || opts->size < 0)
+        return RMALAB_OK;
+    if (opts->size <= INT64_MAX - 16 &&
+        rmalab__mem_could_have((size_t)rmalab__win_round16(opts->size), &limit))
+        return RMALAB_OK;
+    char room[64] = "";
+    if (limit != UINT64_MAX)
+        snprintf(room, sizeof room, " (memory and swap: %.1f GiB)", (double)limit / (1 << 30));
+    return rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                            "win_%s: %lld bytes (%.1f GiB) cannot be had on this rank: more "
+                            "than this node can give%s; ask for less",
+                            what, (long long)opts->size, (double)opts->size / (1 << 30), room);
+}
+
 /* Argument checks, before any collective call; the first agreement
  * carries a mistake to every rank (win_new). */
 static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const char *what)
@@ -125,7 +147,7 @@ static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const c
                                 what, sizeof((rmalab_win *)0)->name - 1);
     if (opts->comm && rmalab_comm_mpi(opts->comm) == MPI_COMM_NULL)
         return rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
-    return RMALAB_OK;
+    return check_size(flavor, opts, what);
 }
 
 /* Local: the structure, with nothing open yet. */
