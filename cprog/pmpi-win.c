@@ -189,9 +189,8 @@ RUN_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     rmalab_diags d;
     rmalab_diags_init(&d);
     run_stuck_at(pc, __func__);
-    int rc = rmalab_info_from_mpi(info, &hints);
-    if (!rc)
-        rc = rmalab_win_set_info(s->w, hints, &d);
+    int rc = rmalab_info_from_mpi(info, &hints); /* a failure takes part all the same */
+    rc = rmalab_win_set_info_status(s->w, hints, &d, rc);
     for (int i = 0; s->rank == 0 && i < d.count; i++)
         run_warning(pc, __func__, d.items[i].message);
     rmalab_diags_clear(&d);

@@ -191,11 +191,17 @@ int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rmalab_comm **
 
 int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info, rmalab_diags *diags)
 {
+    return rmalab_comm_set_info_status(comm, info, diags, RMALAB_OK);
+}
+
+int rmalab_comm_set_info_status(rmalab_comm *comm, const rmalab_info *info, rmalab_diags *diags,
+                                int status)
+{
     if (!comm)
-        return rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
+        return status ? status : rmalab__err_fail(RMALAB_ERR_COMM, "communicator is NULL or freed");
     rmalab_info *hints = NULL;
     MPI_Info mi = MPI_INFO_NULL;
-    int rc = rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
+    int rc = status ? status : rmalab_hints_validate(RMALAB_SCOPE_COMM, info, &hints, diags);
     if (!rc)
         rc = rmalab_info_to_mpi(hints, &mi);
     /* MPI_Comm_set_info is collective: as in dup, agree first. */

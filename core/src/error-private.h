@@ -21,6 +21,15 @@ int rmalab__err_mpi(int mpierr, const char *what);
  * when this rank failed, else an error of the failing rank's class saying
  * that another rank failed, else RMALAB_OK. `what` names the step. */
 int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
+/* The same agreement, and in the same MPI_Allreduce whether the ranks gave
+ * the same `flags` (bits of `mask`, among the low RMALAB__AGREE_FLAGS): on
+ * success *mixed (may be NULL) holds the flags of mask that some ranks gave
+ * and others did not, for the caller to refuse; 0 when every rank gave the
+ * same. The entry of every collective call that MPI requires alike
+ * arguments of (a fence's assertions). */
+#define RMALAB__AGREE_FLAGS 8
+int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
+                            int *mixed);
 
 #define RMALAB__CHECK_MPI(call, what)                                                              \
     do {                                                                                           \

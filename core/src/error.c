@@ -102,18 +102,41 @@ int rmalab__err_mpi(int mpierr, const char *what)
     return rmalab__err_fail(code, "%s failed in MPI: %s", what, text);
 }
 
-int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
+/* One MPI_Allreduce (MPI_MAX) of this rank's status and, for each flag of
+ * `mask`, two ints: whether this rank set it and whether it did not. A flag
+ * that some ranks set and others did not has both at 1. */
+int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
+                            int *mixed)
 {
-    int worst = RMALAB_OK;
-    int e = MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm);
+    int mine[1 + 2 * RMALAB__AGREE_FLAGS] = {rc}, all[1 + 2 * RMALAB__AGREE_FLAGS];
+    int n = 1;
+    for (int bit = 0; bit < RMALAB__AGREE_FLAGS; bit++)
+        if (mask & (1 << bit)) {
+            mine[n++] = (flags >> bit) & 1;
+            mine[n++] = !((flags >> bit) & 1);
+        }
+    int e = MPI_Allreduce(mine, all, n, MPI_INT, MPI_MAX, comm);
+    if (mixed)
+        *mixed = 0;
     if (rc)
         return rc; /* with this rank's own message */
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, what);
-    if (worst)
-        return rmalab__err_fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
-                                rmalab_strerror(worst));
+    if (all[0])
+        return rmalab__err_fail(all[0], "%s: another rank failed (%s), so every rank gives up",
+                                what, rmalab_strerror(all[0]));
+    for (int bit = 0, i = 1; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
+        if (mask & (1 << bit)) {
+            if (all[i] && all[i + 1])
+                *mixed |= 1 << bit;
+            i += 2;
+        }
     return RMALAB_OK;
+}
+
+int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
+{
+    return rmalab__err_agree_flags(comm, rc, what, 0, 0, NULL);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -438,11 +438,9 @@ int rmalab_win_test(rmalab_win *w, bool *done)
 /* ------------------------------------------------------------------------ */
 /* Fence                                                                    */
 
-static int fence_call(rmalab_win *w, int assert_)
+/* This rank's own checks of a fence: its assertions and its epoch. */
+static int fence_check(rmalab_win *w, int assert_)
 {
-    RMALAB__CHECK_WIN(w);
-    rmalab__sync_event ev;
-    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_FENCE);
     int rc = rmalab__type_check_assert("fence", assert_,
                                        RMALAB_MODE_NOSTORE | RMALAB_MODE_NOPUT |
                                            RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED);
@@ -465,11 +463,50 @@ static int fence_call(rmalab_win *w, int assert_)
                                 "fence: \"noprecede\" promises that no RMA calls precede this "
                                 "fence, but %llu were made since the last one; drop the assertion",
                                 (unsigned long long)w->ep.ops_in_epoch);
-    rmalab__block b;
-    if ((rc = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0)))
+    return RMALAB_OK;
+}
+
+/* Collective, before MPI_Win_fence: one small MPI_Allreduce in which the
+ * ranks agree that none failed its checks (`rc`) and that they gave the
+ * same "noprecede" and "nosucceed", which MPI requires of every rank of
+ * the group when any gives them. */
+static int fence_agree(rmalab_win *w, int rc, int assert_)
+{
+    const int alike = RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED;
+    int mixed = 0;
+    if ((rc = rmalab__err_agree_flags(w->comm, rc, "fence", assert_, alike, &mixed)) || !mixed)
         return rc;
-    int e = MPI_Win_fence(rmalab__type_mpi_mode(assert_), w->plain);
+    bool both = (mixed & alike) == alike;
+    const char *name = mixed & RMALAB_MODE_NOPRECEDE ? "noprecede" : "nosucceed";
+    return rmalab__err_fail(
+        RMALAB_ERR_ARG,
+        "fence: some ranks of the window gave \"%s\"%s and others did not (this rank %s); MPI "
+        "requires that if any rank of the window's group gives %s, every rank gives %s, so no "
+        "rank fenced: give the same to every rank's fence",
+        name, both ? " and \"nosucceed\"" : "", assert_ & mixed ? "did" : "did not",
+        both ? "them" : "it", both ? "them" : "it");
+}
+
+/* `status`: a failure the caller found in its own arguments, with which
+ * this rank takes part in the agreement. */
+static int fence_call(rmalab_win *w, int assert_, int status)
+{
+    if (!w && status)
+        return status; /* no window to take part in */
+    RMALAB__CHECK_WIN(w);
+    rmalab__sync_event ev;
+    rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_FENCE);
+    int rc = status ? status : fence_check(w, assert_);
+    rmalab__block b;
+    int entered = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0);
+    if (entered)
+        return rc ? rc : entered;
+    int e = MPI_SUCCESS;
+    if (!(rc = fence_agree(w, rc, assert_)))
+        e = MPI_Win_fence(rmalab__type_mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
+    if (rc)
+        return rc;
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_fence");
     bool had_ops = w->ep.access == RMALAB_ACCESS_FENCE && w->ep.ops_in_epoch > 0;
@@ -522,5 +559,11 @@ int rmalab_win_wait(rmalab_win *w)
 int rmalab_win_fence(rmalab_win *w, int assert_)
 {
     rmalab__block_call_begin();
-    return rmalab__sync_ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_));
+    return rmalab__sync_ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_, RMALAB_OK));
+}
+
+int rmalab_win_fence_status(rmalab_win *w, int assert_, int status)
+{
+    rmalab__block_call_begin();
+    return rmalab__sync_ended(w, RMALAB_SYNC_FENCE, fence_call(w, assert_, status));
 }

@@ -17,6 +17,7 @@
 #include "win-free.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Collective: MPI_Win_free of the window and its companion, if any. */
 int rmalab__win_free_mpi(rmalab_win *w)
@@ -90,21 +91,44 @@ static int check_free(rmalab_win *w)
                             state, end->name, end->scope == RMALAB_SYNC_PEER ? "target" : "");
 }
 
-static int free_call(rmalab_win **win)
+/* Is this rank inside the window's own free (its delete callbacks run
+ * there)? Then a free from a callback is refused here alone: the other
+ * ranks are past the agreement, in the same free. */
+static bool inside_own_free(rmalab_win *w)
 {
-    if (!win || !*win)
-        return RMALAB_OK;
-    rmalab_win *w = *win;
+    const char *in = atomic_load_explicit(&w->blocked_in, memory_order_acquire);
+    return rmalab__attr_busy(w) && in && strcmp(in, "free") == 0;
+}
+
+/* This rank's own checks of a free. */
+static int check_free_call(rmalab_win *w)
+{
     if (rmalab__attr_busy(w))
         return rmalab__err_fail(RMALAB_ERR_WIN,
                                 "free: a window cannot be freed from one of its own attribute "
                                 "delete callbacks; free it after the call that ran the callback");
-    int rc = check_free(w);
-    if (rc)
-        return rc;
+    return check_free(w);
+}
+
+/* `status`: a failure the caller found itself, with which this rank takes
+ * part. The ranks agree before anything is freed: a refusal on any rank
+ * leaves the window usable on every rank. */
+static int free_call(rmalab_win **win, int status)
+{
+    if (!win || !*win)
+        return status;
+    rmalab_win *w = *win;
+    if (inside_own_free(w))
+        return check_free_call(w);
+    int rc = status ? status : check_free_call(w);
     rmalab__block b;
-    if ((rc = rmalab__win_block(w, &b, "free", true, NULL, 0)))
+    int entered = rmalab__win_block(w, &b, "free", true, NULL, 0);
+    if (entered)
+        return rc ? rc : entered;
+    if ((rc = rmalab__err_agree(w->comm, rc, "free"))) {
+        rmalab__win_unblock(w, &b);
         return rc;
+    }
     char saved[2048] = "";
     /* The race checker's last check is collective: before the window goes.
      * Its report, or else a delete callback's error, is returned once the
@@ -130,7 +154,14 @@ int rmalab_win_free(rmalab_win **win)
 {
     uint64_t id = win ? rmalab__win_id(*win) : 0;
     rmalab__block_call_begin();
-    return rmalab__win_call_end(id, "free", free_call(win));
+    return rmalab__win_call_end(id, "free", free_call(win, RMALAB_OK));
+}
+
+int rmalab_win_free_status(rmalab_win **win, int status)
+{
+    uint64_t id = win ? rmalab__win_id(*win) : 0;
+    rmalab__block_call_begin();
+    return rmalab__win_call_end(id, "free", free_call(win, status));
 }
 
 int rmalab_win_abandon(rmalab_win **win, bool fence)

@@ -33,34 +33,35 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
 }
 
 
-/* Collective: MPI_Win_set_info with fresh copies of `valid` (MPICH rewrites
- * what it is given), on the fence and lock window with every hint and on
- * the rma engine's own window without no_locks. */
-static int set_info_mpi(rmalab_win *w, const rmalab_info *valid)
+/* Local: the MPI infos of `valid` (MPICH rewrites what it is given): for
+ * the fence and lock window every hint, for the rma engine's own window
+ * all but no_locks (MPI_INFO_NULL when there is no such window). */
+static int set_info_prepare(rmalab_win *w, const rmalab_info *valid, MPI_Info mi[2])
 {
-    MPI_Info mi;
-    int rc = rmalab_info_to_mpi(valid, &mi), e = MPI_SUCCESS;
-    if (rc)
-        return rc;
-    e = MPI_Win_set_info(w->plain, mi);
-    MPI_Info_free(&mi);
-    if (e == MPI_SUCCESS && w->plain != w->win) {
-        if ((rc = rmalab__win_hints_to_mpi(w, valid, true, &mi)))
-            return rc;
-        e = MPI_Win_set_info(w->win, mi);
-        MPI_Info_free(&mi);
-    }
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_set_info");
+    int rc = rmalab_info_to_mpi(valid, &mi[0]);
+    if (!rc && w->plain != w->win)
+        rc = rmalab__win_hints_to_mpi(w, valid, true, &mi[1]);
+    return rc;
 }
 
-static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
+/* Collective: MPI_Win_set_info on both windows, then every rank's
+ * no_locks (exchanged whatever MPI said, so that every rank makes the same
+ * collective calls). */
+static int set_info_mpi(rmalab_win *w, const rmalab_info *valid, MPI_Info mi[2])
 {
-    if (!w)
-        return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
-    rmalab_info *valid = NULL;
-    int rc = rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags), n = 0;
-    if (rc)
-        return rc;
+    int e = MPI_Win_set_info(w->plain, mi[0]);
+    if (e == MPI_SUCCESS && mi[1] != MPI_INFO_NULL)
+        e = MPI_Win_set_info(w->win, mi[1]);
+    bool mine = w->lay.no_locks[w->rank];
+    int rc = rmalab__layout_set_no_locks(
+        w, e == MPI_SUCCESS ? rmalab__win_hints_no_locks(valid, mine) : mine);
+    return e != MPI_SUCCESS ? rmalab__err_mpi(e, "MPI_Win_set_info") : rc;
+}
+
+/* Local: the keys MPICH or rmalab reads at creation only, as diagnostics. */
+static void set_info_diags(const rmalab_info *info, rmalab_diags *diags)
+{
+    int n = 0;
     if (info)
         rmalab_info_get_nkeys(info, &n);
     for (int i = 0; i < n; i++) {
@@ -74,20 +75,44 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
                 "set_info. Give it at creation instead",
                 k, d->rmalab_own ? "rmalab" : "MPICH 4.0.2");
     }
+}
+
+/* `status`: a failure the caller found itself. Everything that can fail
+ * on one rank alone (validation, memory) comes before the agreement, and
+ * a failure on any rank leaves every rank's hints as they were. */
+static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags,
+                         int status)
+{
+    if (!w)
+        return status ? status : rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
+    rmalab_info *valid = NULL;
+    MPI_Info mi[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    int rc = status ? status : rmalab_hints_validate(RMALAB_SCOPE_WIN, info, &valid, diags);
+    if (!rc) {
+        set_info_diags(info, diags);
+        rc = set_info_prepare(w, valid, mi);
+    }
     rmalab__block b;
-    if (!(rc = rmalab__win_block(w, &b, "set_info", true, NULL, 0))) {
-        rc = set_info_mpi(w, valid);
-        if (!rc)
-            rc = rmalab__layout_set_no_locks(
-                w, rmalab__win_hints_no_locks(valid, w->lay.no_locks[w->rank]));
+    int entered = rmalab__win_block(w, &b, "set_info", true, NULL, 0);
+    if (entered && !rc)
+        rc = entered;
+    if (!entered) {
+        if (!(rc = rmalab__err_agree(w->comm, rc, "setting the window's hints")))
+            rc = set_info_mpi(w, valid, mi);
         rmalab__win_unblock(w, &b);
     }
+    int n = 0;
+    if (info && !rc)
+        rmalab_info_get_nkeys(info, &n);
     for (int i = 0; i < n && !rc; i++) {
         const char *k, *v;
         size_t kl, vl;
         rmalab_info_nth((rmalab_info *)info, i, &k, &kl, &v, &vl);
         rc = rmalab_info_set_n(w->requested, k, kl, v, vl);
     }
+    for (int i = 0; i < 2; i++)
+        if (mi[i] != MPI_INFO_NULL)
+            MPI_Info_free(&mi[i]);
     rmalab_info_destroy(&valid);
     return rc;
 }
@@ -95,7 +120,16 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
 int rmalab_win_set_info(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags)
 {
     rmalab__block_call_begin();
-    return rmalab__win_call_end(rmalab__win_id(w), "set_info", set_info_call(w, info, diags));
+    return rmalab__win_call_end(rmalab__win_id(w), "set_info",
+                                set_info_call(w, info, diags, RMALAB_OK));
+}
+
+int rmalab_win_set_info_status(rmalab_win *w, const rmalab_info *info, rmalab_diags *diags,
+                               int status)
+{
+    rmalab__block_call_begin();
+    return rmalab__win_call_end(rmalab__win_id(w), "set_info",
+                                set_info_call(w, info, diags, status));
 }
 
 /* The value in force of rmalab's own window hint `key`, or NULL when it is

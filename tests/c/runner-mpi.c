@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         srunner_add_suite(sr, rma_suite());
         srunner_add_suite(sr, alloc_suite());
         srunner_add_suite(sr, block_suite());
+        srunner_add_suite(sr, agree_suite());
         /* Written for two ranks: on three, native PSCW can meet MPICH
          * 4.0.2's early-post hang (docs/pscw.md). */
         if (size == 2) {

@@ -38,6 +38,8 @@ Suite *alloc_suite(void);
  * MPI_THREAD_MULTIPLE). */
 Suite *block_suite(void);
 Suite *interrupt_suite(void);
+/* Every collective call agrees before MPI (test-agree.c). */
+Suite *agree_suite(void);
 
 /* What the core asked of MPI in this process (mpi-watch.c, a PMPI layer of
  * test-core-mpi): accumulates not yet completed by a flush, unlock, fence

@@ -32,9 +32,16 @@ RMALAB_API int rmalab_comm_dup(rmalab_comm *parent, const rmalab_info *info, rma
  * instead of leaving the others waiting (as rmalab_comm_split_status). */
 RMALAB_API int rmalab_comm_dup_status(rmalab_comm *parent, const rmalab_info *info,
                                       rmalab_comm **out, rmalab_diags *diags, int status);
-/* Collective: updates only the keys `info` names. */
+/* Collective: updates only the keys `info` names. The ranks agree first
+ * that every rank's hints are valid: a rank whose hints are wrong fails
+ * with its own error, the others with "another rank failed", and no rank's
+ * hints change. */
 RMALAB_API int rmalab_comm_set_info(rmalab_comm *comm, const rmalab_info *info,
                                     rmalab_diags *diags);
+/* The same, from `status` (as rmalab_comm_dup_status): a rank whose caller
+ * found its arguments wrong takes part with that failure. */
+RMALAB_API int rmalab_comm_set_info_status(rmalab_comm *comm, const rmalab_info *info,
+                                           rmalab_diags *diags, int status);
 /* A new info holding the hints in effect, as MPICH reports them. */
 RMALAB_API int rmalab_comm_get_info(rmalab_comm *comm, rmalab_info **out);
 /* The hints the user requested so far (owned by comm). */

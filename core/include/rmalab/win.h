@@ -115,11 +115,20 @@ RMALAB_API int rmalab_win_take_part(rmalab_flavor flavor, const rmalab_win_opts 
                                     int status);
 
 /* Collective. ERR_RMA_SYNC, leaving the window usable, when an epoch is
- * open. Runs the delete callback of every attribute still set, most
+ * open. The ranks agree first: when any rank refuses (its epoch open),
+ * that rank gets its error, the others "another rank failed", and the
+ * window stays usable on every rank, to be freed again once the epoch is
+ * closed. Runs the delete callback of every attribute still set, most
  * recently set first; the first callback error is returned after the
  * window has been freed all the same. Sets *win to NULL on success (and
- * after a callback error). Accepts NULL. */
+ * after a callback error). Accepts NULL. A free from inside one of the
+ * window's own delete callbacks during its free is refused on that rank
+ * alone (the others are in the same free). */
 RMALAB_API int rmalab_win_free(rmalab_win **win);
+/* The same, from `status`: a rank whose caller refused the free itself
+ * (its message set, as by rmalab_set_error) takes part with that failure,
+ * so that the free fails on every rank and the window stays. */
+RMALAB_API int rmalab_win_free_status(rmalab_win **win, int status);
 
 /* Collective, for a process on its way out (a binding whose callbacks can no
  * longer run): frees the window without running attribute callbacks and
@@ -183,9 +192,15 @@ RMALAB_API int rmalab_win_direct(rmalab_win *win, int rank, MPI_Aint offset, rma
 /* ------------------------------------------------------------------------ */
 /* Hints                                                                    */
 
-/* Collective: updates only the keys `info` names. */
+/* Collective: updates only the keys `info` names. The ranks agree first
+ * that every rank's hints are valid; a failure on any rank leaves every
+ * rank's hints as they were (that rank its error, the others "another rank
+ * failed"). */
 RMALAB_API int rmalab_win_set_info(rmalab_win *win, const rmalab_info *info,
                                    rmalab_diags *diags);
+/* The same, from `status` (see rmalab_win_free_status). */
+RMALAB_API int rmalab_win_set_info_status(rmalab_win *win, const rmalab_info *info,
+                                          rmalab_diags *diags, int status);
 /* A new info: every hint in effect, rmalab's own included. */
 RMALAB_API int rmalab_win_get_info(rmalab_win *win, rmalab_info **out);
 RMALAB_API int rmalab_win_hints(rmalab_win *win, rmalab_hints_report **out);
@@ -319,7 +334,16 @@ RMALAB_API int rmalab_win_complete(rmalab_win *win);
 RMALAB_API int rmalab_win_wait(rmalab_win *win);
 /* *done = true once the exposure epoch is over (then it is closed). */
 RMALAB_API int rmalab_win_test(rmalab_win *win, bool *done);
+/* Collective. Before MPI_Win_fence the ranks agree in one small
+ * MPI_Allreduce that every rank's checks passed (assertions, epoch state)
+ * and that they gave the same "noprecede" and "nosucceed" (MPI: if any rank
+ * of the group gives one, every rank must): otherwise no rank fences, the
+ * epoch stays as it was, and every rank fails (the rank whose check failed
+ * with its error, the others "another rank failed"; mixed assertions
+ * ERR_ARG on every rank). */
 RMALAB_API int rmalab_win_fence(rmalab_win *win, int assert_);
+/* The same, from `status` (see rmalab_win_free_status). */
+RMALAB_API int rmalab_win_fence_status(rmalab_win *win, int assert_, int status);
 /* exclusive: true for MPI_LOCK_EXCLUSIVE. */
 RMALAB_API int rmalab_win_lock(rmalab_win *win, int target, bool exclusive, int assert_);
 RMALAB_API int rmalab_win_unlock(rmalab_win *win, int target);
