@@ -146,7 +146,7 @@ int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call)
 }
 
 static void *h_check_comm(lua_State *L, int arg) { return lrm_checkcomm(L, arg); }
-static int h_set_info(void *c, const rmalab_info *i, rmalab_diags *d) { return rmalab_comm_set_info(c, i, d); }
+static int h_set_info(void *c, const rmalab_info *i, rmalab_diags *d, int status) { return rmalab_comm_set_info_status(c, i, d, status); }
 static int h_get_info(void *c, rmalab_info **out) { return rmalab_comm_get_info(c, out); }
 static int h_hints(void *c, rmalab_hints_report **out) { return rmalab_comm_hints(c, out); }
 static int h_check_hints(void *c, rmalab_agreement **out) { return rmalab_comm_check_hints(c, out); }

@@ -208,14 +208,25 @@ static const lrm_hinted *hinted(lua_State *L)
     return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-/* obj:set_info(hints) -> diagnostics (collective) */
+/* obj:set_info(hints) -> diagnostics (collective). Hints this rank cannot
+ * read are its failure in the core's agreement, so that the other ranks
+ * fail too instead of waiting in MPI; raised as worded here. */
 static int hinted_set_info(lua_State *L)
 {
     const lrm_hinted *h = hinted(L);
     void *obj = h->check(L, 1);
-    rmalab_info *info = lrm_toinfo(L, 2, 0);
+    rmalab_info *info = NULL;
+    lrm_held held;
+    held.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    if (lua_isnoneornil(L, 2))
+        lrm_hold(&held, lrm_argstatus(L, 2, RMALAB_ERR_ARG,
+                                      "table of hints or info object expected"));
+    else
+        lrm_hold(&held, lrm_toinfo_status(L, 2, &info));
     rmalab_diags *d = lrm_newdiags(L);
-    int rc = h->set_info(obj, info, d);
+    int rc = h->set_info(obj, info, d, held.status);
+    if (held.status)
+        return lrm_raise_held(L, &held);
     if (rc)
         return h->raise(L, rc, obj, "set_info");
     lrm_pushdiags(L, d);

@@ -185,6 +185,10 @@ int lrm_toinfo_status(lua_State *L, int arg, rmalab_info **out)
         lua_pushnil(L);
         return RMALAB_OK;
     }
+    if (!lua_istable(L, arg) && !testinfo(L, arg)) { /* worded as lrm_toinfo's, here */
+        lua_pushnil(L);
+        return lrm_argstatus(L, arg, RMALAB_ERR_ARG, "table of hints or info object expected");
+    }
     lua_pushcfunction(L, toinfo_protected);
     lua_pushvalue(L, arg);
     lua_pushlightuserdata(L, out);

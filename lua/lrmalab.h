@@ -231,7 +231,8 @@ void lrm_pushagreement(lua_State *L, lrm_box *b);
  * the raise function that names it. */
 typedef struct {
     void *(*check)(lua_State *L, int arg);
-    int (*set_info)(void *obj, const rmalab_info *info, rmalab_diags *d);
+    /* status: this rank's own failure, with which it takes part */
+    int (*set_info)(void *obj, const rmalab_info *info, rmalab_diags *d, int status);
     int (*get_info)(void *obj, rmalab_info **out);
     int (*hints)(void *obj, rmalab_hints_report **out);
     int (*check_hints)(void *obj, rmalab_agreement **out);
@@ -280,6 +281,9 @@ int lrm_checkrank(lua_State *L, int arg, const char *name);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
 int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);
+/* The assertions at arg into *mode: RMALAB_OK, or the failure recorded,
+ * not raised (for fence, whose ranks all take part first). */
+int lrm_assert_status(lua_State *L, int arg, int *mode);
 #define LRM_SMALL_GROUP 16
 int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name);
 /* Where values being converted come from, for their errors: the call

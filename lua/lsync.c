@@ -46,7 +46,25 @@ static int win_start(lua_State *L)
 
 SYNC0(win_complete, rmalab_win_complete(w))
 SYNC0(win_wait, rmalab_win_wait(w))
-SYNC0(win_fence, rmalab_win_fence(w, lrm_checkassert(L, 2)))
+/* win:fence([assert]): collective. An assertion this rank cannot read is
+ * its failure in the fence's agreement, so the other ranks fail too
+ * instead of waiting in MPI_Win_fence; it is raised as worded here. */
+static int win_fence(lua_State *L)
+{
+    rmalab_win *w = lrm_checkwin(L, 1);
+    lrm_held h;
+    h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
+    int mode;
+    lrm_hold(&h, lrm_assert_status(L, 2, &mode));
+    lrm_site(L, w);
+    int rc = rmalab_win_fence_status(w, mode, h.status);
+    if (h.status)
+        return lrm_raise_named(L, rmalab_win_get_name(w), h.status, "%s", h.msg);
+    if (rc)
+        return lrm_raise_win(L, rc, w, NULL);
+    lrm_buffers_settle(L, w);
+    return 0;
+}
 SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
 SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
 SYNC0(win_unlock_all, rmalab_win_unlock_all(w))

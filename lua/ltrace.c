@@ -202,23 +202,34 @@ static int l_clear(lua_State *L)
     return 0;
 }
 
-/* rl.trace._agree(ok, message): collective over the world; every rank
- * returns rank 0's ok and message, so that a writer that failed on rank 0
- * raises on every rank. */
+/* rl.trace._agree(ok [, class, message]): collective over the world, in
+ * which every rank gives whether its part went well (its arguments, and
+ * rank 0's writing of the file): every rank returns true, or false with
+ * the lowest failing rank, its class and its message, so that a failure on
+ * any rank raises on every rank. */
 static int l_agree(lua_State *L)
 {
-    char msg[512] = "";
-    int ok = lua_toboolean(L, 1);
-    if (!ok)
-        snprintf(msg, sizeof msg, "%s", luaL_optstring(L, 2, "failed"));
-    int e = MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (e == MPI_SUCCESS)
-        e = MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int rank, size, ok = lua_toboolean(L, 1), first;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int mine = ok ? size : rank;
+    int e = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    char what[2][512] = {"", ""}; /* class, message */
+    if (!ok) {
+        snprintf(what[0], sizeof what[0], "%s", luaL_optstring(L, 2, "ERR_OTHER"));
+        snprintf(what[1], sizeof what[1], "%s", luaL_optstring(L, 3, "failed"));
+    }
+    if (e == MPI_SUCCESS && first < size)
+        e = MPI_Bcast(what, sizeof what, MPI_CHAR, first, MPI_COMM_WORLD);
     if (e != MPI_SUCCESS)
-        return lrm_raisef(L, RMALAB_ERR_OTHER, "trace: MPI_Bcast failed");
-    lua_pushboolean(L, ok);
-    lua_pushstring(L, msg);
-    return 2;
+        return lrm_raisef(L, RMALAB_ERR_OTHER, "trace: MPI_Allreduce failed");
+    lua_pushboolean(L, first == size);
+    if (first == size)
+        return 1;
+    lua_pushinteger(L, first);
+    lua_pushstring(L, what[0]);
+    lua_pushstring(L, what[1]);
+    return 4;
 }
 
 /* rl.trace._raise(class, message): an error object, for trace.lua. */

@@ -85,28 +85,39 @@ int lrm_checkcount(lua_State *L, int arg)
 }
 
 /* An assertion: nil, a name, or an array of names. */
-int lrm_checkassert(lua_State *L, int arg)
+int lrm_assert_status(lua_State *L, int arg, int *out)
 {
     int mode = 0, m;
+    *out = 0;
     if (lua_isnoneornil(L, arg))
-        return 0;
+        return RMALAB_OK;
     if (lua_type(L, arg) == LUA_TSTRING) {
         if (rmalab_mode_from_name(lua_tostring(L, arg), &m))
-            lrm_argerror(L, arg, RMALAB_ERR_ARG, rmalab_errmsg());
-        return m;
+            return lrm_argstatus(L, arg, RMALAB_ERR_ARG, rmalab_errmsg());
+        *out = m;
+        return RMALAB_OK;
     }
     if (!lua_istable(L, arg))
-        lrm_argerror(L, arg, RMALAB_ERR_ARG, "assertion name or array of names expected");
+        return lrm_argstatus(L, arg, RMALAB_ERR_ARG, "assertion name or array of names expected");
     lua_Integer n = luaL_len(L, arg);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, arg, i);
-        const char *s = lua_tostring(L, -1);
-        if (lua_type(L, -1) != LUA_TSTRING || rmalab_mode_from_name(s, &m))
-            lrm_argerror(L, arg, RMALAB_ERR_ARG,
-                         s ? rmalab_errmsg() : "assertions are strings such as \"nocheck\"");
-        mode |= m;
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         lua_pop(L, 1);
+        if (!s || rmalab_mode_from_name(s, &m))
+            return lrm_argstatus(L, arg, RMALAB_ERR_ARG,
+                                 s ? rmalab_errmsg() : "assertions are strings such as \"nocheck\"");
+        mode |= m;
     }
+    *out = mode;
+    return RMALAB_OK;
+}
+
+int lrm_checkassert(lua_State *L, int arg)
+{
+    int mode;
+    if (lrm_assert_status(L, arg, &mode))
+        lrm_raisef(L, RMALAB_ERR_ARG, "%s", rmalab_errmsg());
     return mode;
 }
 

@@ -201,16 +201,24 @@ static int l_win_allocate(lua_State *L) { return win_new(L, RMALAB_FLAVOR_ALLOCA
 static int l_win_allocate_shared(lua_State *L) { return win_new(L, RMALAB_FLAVOR_SHARED); }
 static int l_win_create_dynamic(lua_State *L) { return win_new(L, RMALAB_FLAVOR_DYNAMIC); }
 
-static int free_win(void *pw)
+/* The window and this rank's own refusal, if any, for lrm_ctx_call. */
+typedef struct {
+    rmalab_win **pw;
+    int status;
+} free_args;
+
+static int free_win(void *ud)
 {
-    return rmalab_win_free(pw);
+    free_args *a = ud;
+    return rmalab_win_free_status(a->pw, a->status);
 }
 
 /* win:free(): collective. An epoch still open, or a view of the window's
  * memory in flight (a message's buffer, another window's operation), is
- * an error on this rank, raised before any collective call as the core's
- * refusals are, and the window stays usable; an error in an attribute's
- * delete callback is raised after the window has been freed all the same. */
+ * this rank's refusal: the ranks agree on it (as on the core's own
+ * refusals), so the free fails on every rank and the window stays usable
+ * everywhere; an error in an attribute's delete callback is raised after
+ * the window has been freed all the same. */
 static int win_free(lua_State *L)
 {
     lwin *u = towin(L, 1);
@@ -219,9 +227,10 @@ static int win_free(lua_State *L)
     rmalab_win *w = u->win;
     char name[128], busy[256];
     snprintf(name, sizeof name, "%s", rmalab_win_get_name(w));
+    free_args a = {&u->win, RMALAB_OK};
     if (lrm_buffers_busy(L, w, busy, sizeof busy))
-        return lrm_raise_named(L, name, RMALAB_ERR_RMA_SYNC, "win:free: %s", busy);
-    int rc = lrm_ctx_call(u->ctx, L, free_win, &u->win);
+        a.status = rmalab_set_error(RMALAB_ERR_RMA_SYNC, "free: %s", busy);
+    int rc = lrm_ctx_call(u->ctx, L, free_win, &a);
     if (!u->win) {
         forget_win(L, w);
         lrm_buffers_gone(L, w);
@@ -403,7 +412,7 @@ static int win_shared_query(lua_State *L)
 /* Hints                                                                    */
 
 static void *h_check(lua_State *L, int arg) { return lrm_checkwin(L, arg); }
-static int h_set_info(void *w, const rmalab_info *i, rmalab_diags *d) { return rmalab_win_set_info(w, i, d); }
+static int h_set_info(void *w, const rmalab_info *i, rmalab_diags *d, int status) { return rmalab_win_set_info_status(w, i, d, status); }
 static int h_get_info(void *w, rmalab_info **out) { return rmalab_win_get_info(w, out); }
 static int h_hints(void *w, rmalab_hints_report **out) { return rmalab_win_hints(w, out); }
 static int h_check_hints(void *w, rmalab_agreement **out) { return rmalab_win_check_hints(w, out); }

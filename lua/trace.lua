@@ -283,20 +283,27 @@ local function write_file(path, text)
   return true
 end
 
+-- Collective: a wrong path on any rank, or rank 0's failure to write,
+-- fails the call on every rank (the rank at fault with its own error,
+-- the others saying which rank failed), once every rank has taken part.
 local function collective_write(call, path, render)
+  local class, err
   if type(path) ~= "string" then
-    T._raise("ERR_ARG", fmt("bad argument #1 to 'trace.%s' (a file name expected, got %s)",
-      call, type(path)))
+    class, err = "ERR_ARG", fmt("bad argument #1 to 'trace.%s' (a file name expected, got %s)",
+      call, type(path))
   end
   local set = T.events()
-  local ok, err = true, nil
-  if set then
+  if set and not err then
     local rok, text = pcall(render, set)
-    if rok then ok, err = write_file(path, text) else ok, err = false, text end
+    local ok, werr = false, text
+    if rok then ok, werr = write_file(path, text) end
+    if not ok then class, err = "ERR_OTHER", fmt("trace.%s: %s", call, tostring(werr)) end
   end
-  local all_ok, msg = T._agree(ok, err and tostring(err) or nil)
-  if not all_ok then T._raise("ERR_OTHER", fmt("trace.%s: %s", call, msg)) end
-  return path
+  local all_ok, rank, rclass, msg = T._agree(not err, class, err)
+  if all_ok then return path end
+  if err then T._raise(class, err) end
+  T._raise(rclass, fmt("trace.%s: another rank failed (rank %d: %s), so every rank gives up",
+    call, rank, msg))
 end
 
 function T.dump(path, opts)
