@@ -26,7 +26,10 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
  * success *mixed (may be NULL) holds the flags of mask that some ranks gave
  * and others did not, for the caller to refuse; 0 when every rank gave the
  * same. The entry of every collective call that MPI requires alike
- * arguments of (a fence's assertions). */
+ * arguments of (a fence's assertions). Every agreement has the same shape
+ * and carries a number made from `what`: ranks that meet in agreements of
+ * different calls (ERR_OTHER, "another rank made a different collective
+ * call") all fail instead of going on into different MPI calls. */
 #define RMALAB__AGREE_FLAGS 8
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed);

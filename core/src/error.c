@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,35 +103,52 @@ int rmalab__err_mpi(int mpierr, const char *what)
     return rmalab__err_fail(code, "%s failed in MPI: %s", what, text);
 }
 
-/* One MPI_Allreduce (MPI_MAX) of this rank's status and, for each flag of
- * `mask`, two ints: whether this rank set it and whether it did not. A flag
- * that some ranks set and others did not has both at 1. */
+/* A number for the step or call `what` names (FNV-1a), the same on every
+ * rank, so that ranks in different collective calls see it. */
+static int call_number(const char *what)
+{
+    uint32_t h = 2166136261u;
+    for (const char *p = what; p && *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return (int)(h & 0x3fffffff);
+}
+
+/* One MPI_Allreduce (MPI_MAX) of a packet of the same shape for every
+ * agreement of the core, so that two ranks in different collective calls
+ * on one communicator (a REPL's ranks out of step: free on one, fence on
+ * another) meet in a well-formed collective and both learn it: this
+ * rank's status, the call's number and its negation, and for each of the
+ * RMALAB__AGREE_FLAGS flags whether this rank set it and whether it did
+ * not (a flag that some ranks set and others did not has both at 1). */
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed)
 {
-    int mine[1 + 2 * RMALAB__AGREE_FLAGS] = {rc}, all[1 + 2 * RMALAB__AGREE_FLAGS];
-    int n = 1;
-    for (int bit = 0; bit < RMALAB__AGREE_FLAGS; bit++)
-        if (mask & (1 << bit)) {
-            mine[n++] = (flags >> bit) & 1;
-            mine[n++] = !((flags >> bit) & 1);
-        }
-    int e = MPI_Allreduce(mine, all, n, MPI_INT, MPI_MAX, comm);
+    enum { N = 3 + 2 * RMALAB__AGREE_FLAGS };
+    int mine[N] = {rc, call_number(what), -call_number(what)}, all[N];
+    for (int bit = 0; bit < RMALAB__AGREE_FLAGS; bit++) {
+        int set = (mask >> bit) & (flags >> bit) & 1;
+        mine[3 + 2 * bit] = set;
+        mine[4 + 2 * bit] = ((mask >> bit) & 1) && !set;
+    }
+    int e = MPI_Allreduce(mine, all, N, MPI_INT, MPI_MAX, comm);
     if (mixed)
         *mixed = 0;
     if (rc)
         return rc; /* with this rank's own message */
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, what);
+    if (all[1] != -all[2])
+        return rmalab__err_fail(RMALAB_ERR_OTHER,
+                                "%s: another rank made a different collective call on this "
+                                "communicator at the same time, so every rank gives up; every "
+                                "rank must make the same collective calls in the same order",
+                                what);
     if (all[0])
         return rmalab__err_fail(all[0], "%s: another rank failed (%s), so every rank gives up",
                                 what, rmalab_strerror(all[0]));
-    for (int bit = 0, i = 1; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
-        if (mask & (1 << bit)) {
-            if (all[i] && all[i + 1])
-                *mixed |= 1 << bit;
-            i += 2;
-        }
+    for (int bit = 0; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
+        if (all[3 + 2 * bit] && all[4 + 2 * bit])
+            *mixed |= 1 << bit;
     return RMALAB_OK;
 }
 
