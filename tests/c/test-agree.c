@@ -187,6 +187,19 @@ START_TEST(test_comm_set_info)
 }
 END_TEST
 
+/* Ranks out of step, in different collective calls on one window (the
+ * REPL lets that happen): they meet in the agreement, and all fail. */
+START_TEST(test_different_calls)
+{
+    int rc = rank == bad ? rmalab_win_fence(W, 0) : rmalab_win_free(&W);
+    EXPECT_ERR(rc, RMALAB_ERR_OTHER, "another rank made a different collective call");
+    ck_assert_ptr_nonnull(W);
+    EXPECT_INT_EQ(access_now(), RMALAB_ACCESS_NONE);
+    expect_usable(700);
+    tu_end();
+}
+END_TEST
+
 /* Sizes that cannot be had fail before MPI sees them, on every rank. */
 START_TEST(test_sizes)
 {
@@ -219,6 +232,7 @@ Suite *agree_suite(void)
     tcase_add_test(tc, test_free_refused);
     tcase_add_test(tc, test_win_set_info);
     tcase_add_test(tc, test_comm_set_info);
+    tcase_add_test(tc, test_different_calls);
     tcase_add_test(tc, test_sizes);
     suite_add_tcase(s, tc);
     return s;
