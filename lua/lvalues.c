@@ -102,11 +102,15 @@ int lrm_assert_status(lua_State *L, int arg, int *out)
     lua_Integer n = luaL_len(L, arg);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, arg, i);
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        const char *s = lua_tostring(L, -1); /* numbers too: "unknown assertion \"1\"" */
+        int rc = !s || rmalab_mode_from_name(s, &m)
+                     ? lrm_argstatus(L, arg, RMALAB_ERR_ARG,
+                                     s ? rmalab_errmsg()
+                                       : "assertions are strings such as \"nocheck\"")
+                     : RMALAB_OK;
         lua_pop(L, 1);
-        if (!s || rmalab_mode_from_name(s, &m))
-            return lrm_argstatus(L, arg, RMALAB_ERR_ARG,
-                                 s ? rmalab_errmsg() : "assertions are strings such as \"nocheck\"");
+        if (rc)
+            return rc;
         mode |= m;
     }
     *out = mode;

@@ -273,6 +273,8 @@ T.case("a wait whose origin never completes is diagnosable", function()
     T.eq(w:read(0, "int64"), 77, "rank 0's put")
     T.eq(w:epochs().arrived, nil, "no exposure epoch left")
   else
+    -- free is collective: rank 1's refusal fails it here too (issue 42)
+    checkerr("ERR_RMA_SYNC", "free: another rank failed", w.free, w)
     rl.world:barrier()
     w:start({ 1 })
     w:put(1, 0, "int64", 77)
@@ -298,6 +300,7 @@ T.case("an access epoch whose target has not posted is diagnosable", function()
     T.eq(e.text, "access epoch to {1}: post() arrived from 1 of 1", "text after the post")
     w:complete()
   else
+    checkerr("ERR_RMA_SYNC", "free: another rank failed", w.free, w) -- rank 0's refusal
     rl.world:barrier()
     w:post({ 0 })
     w:wait()
