@@ -60,19 +60,73 @@ static void message(repl *r, const char *text)
     sink_emit_text(&r->s.out, EV_MESSAGE, text);
 }
 
+/* Ask the ranks of s (NULL: the busy ones) to interrupt what they run;
+ * each answers (commands_interrupt_answer). */
 static void interrupt(repl *r, const rankset *s)
 {
-    rankset busy = {.n = r->s.n};
+    rankset ask = {.n = r->s.n};
+    r->intr_waiting = 0;
     for (int k = 0; k < r->s.n; k++)
-        if (s ? s->in[k] : r->s.p[k].busy > 0) {
-            busy.in[k] = 1;
-            chan_send(r->s.p[k].fd, CHAN_INTERRUPT, 0, NULL, NULL);
+        if ((s ? s->in[k] : r->s.p[k].busy > 0) && r->s.p[k].fd >= 0 &&
+            chan_send(r->s.p[k].fd, CHAN_INTERRUPT, 0, NULL, NULL) == 0) {
+            ask.in[k] = 1;
+            r->intr_waiting++;
         }
-    char set[256], msg[300];
-    rankset_text(&busy, set, sizeof set);
+    r->intr_asked = ask;
+    if (!r->intr_waiting)
+        message(r, "rmalab: nothing is running; nothing to interrupt\n");
+}
+
+/* The answers, once all are in: "interrupting [0,2]" (on a terminal and
+ * under --json, as before the Lua's error comes), a line per call that
+ * ranks are inside MPI in, or that nothing ran. */
+static void interrupt_said(repl *r)
+{
+    rankset done = {.n = r->s.n}, idle = {.n = r->s.n};
+    char set[256], msg[600];
+    unsigned char told[RANKSET_MAX] = {0};
+    for (int k = 0; k < r->s.n; k++) {
+        done.in[k] = r->intr_asked.in[k] && !r->intr_call[k][0];
+        idle.in[k] = r->intr_asked.in[k] && strcmp(r->intr_call[k], "-") == 0;
+    }
+    rankset_text(&done, set, sizeof set);
     snprintf(msg, sizeof msg, "interrupting [%s]\n", set);
-    if (r->t.tty || r->s.o.json)
+    if (rankset_count(&done) && (r->t.tty || r->s.o.json))
         message(r, msg);
+    for (int k = 0; k < r->s.n; k++) {
+        const char *call = r->intr_call[k];
+        if (!r->intr_asked.in[k] || !call[0] || idle.in[k] || told[k])
+            continue;
+        rankset same = {.n = r->s.n};
+        for (int j = k; j < r->s.n; j++)
+            if (r->intr_asked.in[j] && strcmp(r->intr_call[j], call) == 0)
+                same.in[j] = told[j] = 1;
+        int one = rankset_count(&same) == 1;
+        rankset_text(&same, set, sizeof set);
+        snprintf(msg, sizeof msg, "rmalab: rank%s %s %s inside MPI in %s(), which cannot be "
+                 "interrupted; :quit ends the job\n", one ? "" : "s", set, one ? "is" : "are",
+                 call);
+        message(r, msg);
+    }
+    if (rankset_count(&idle) == rankset_count(&r->intr_asked)) {
+        rankset_text(&idle, set, sizeof set);
+        snprintf(msg, sizeof msg, "rmalab: nothing is running on [%s]; nothing to interrupt\n",
+                 set);
+        message(r, msg);
+    }
+}
+
+void commands_interrupt_answer(repl *r, int rank, const chan_msg *m)
+{
+    char what[16], call[24];
+    if (rank < 0 || rank >= r->s.n || !r->intr_asked.in[rank] || r->intr_waiting <= 0)
+        return;
+    chan_field(m, 0, what, sizeof what);
+    chan_field(m, 1, call, sizeof call);
+    snprintf(r->intr_call[rank], sizeof r->intr_call[rank], "%s",
+             strcmp(what, "idle") == 0 ? "-" : strcmp(what, "inside") == 0 && call[0] ? call : "");
+    if (--r->intr_waiting == 0)
+        interrupt_said(r);
 }
 
 /* What the ranks still running command c have printed so far (the first

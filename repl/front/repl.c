@@ -211,6 +211,8 @@ static void on_frame(session *s, int rank, const chan_msg *m)
     repl *r = s->h.ud;
     if (m->type == CHAN_EVENT)
         on_display(s, rank, m);
+    if (m->type == CHAN_INTERRUPT)
+        commands_interrupt_answer(r, rank, m);
     if (m->type == CHAN_MATCHES && r->s.o.json)
         requests_matches(r, m);
     if (m->type != CHAN_MATCHES || r->s.o.json)

@@ -41,6 +41,12 @@ typedef struct {
     rankset wait_target;
     int completing;        /* a completion request is out */
     int matches_seq;       /* MATCHES answers so far */
+    /* :interrupt and Ctrl-C: the ranks asked, the answers still to come,
+     * and each answer ("" interrupted, "-" idle, else the call it is
+     * inside MPI in) */
+    rankset intr_asked;
+    int intr_waiting;
+    char intr_call[RANKSET_MAX][24];
     char prompt[300];
 } repl;
 
@@ -58,6 +64,10 @@ rankset commands_every_rank(const repl *r);
 /* Ctrl-C on a terminal: stop waiting; else interrupt what runs; else
  * drop the line being typed. */
 void commands_ctrl_c(repl *r);
+/* A rank's answer to INTERRUPT: once every rank asked has answered, one
+ * message says which were interrupted, which are inside MPI in a call
+ * that cannot be (nothing is left pending there), or that nothing ran. */
+void commands_interrupt_answer(repl *r, int rank, const chan_msg *m);
 
 /* requests.c: a JSON request (--json; request.h); MATCHES from a rank,
  * the answer to a completion request. */
