@@ -65,10 +65,26 @@ static int json_request(repl *r, const char *line)
     return k != 0;
 }
 
+/* The input ended inside a chunk that still wanted lines: it is not run,
+ * a note says so (its first line), and the exit status will be 1. */
+static void unfinished_chunk(repl *r)
+{
+    char msg[300];
+    size_t n = strcspn(r->chunk, "\n");
+    snprintf(msg, sizeof msg, "rmalab: the input ended inside an unfinished chunk, which was "
+             "not run: %.*s%s\n", (int)(n > 120 ? 120 : n), r->chunk, n > 120 ? "..." : "");
+    session_note(&r->s, msg);
+    free(r->chunk);
+    r->chunk = NULL;
+    r->unfinished = 1;
+}
+
 static void on_line(void *ud, const char *line)
 {
     repl *r = ud;
     if (!line) { /* the end of input: what is queued runs, then quit */
+        if (r->chunk)
+            unfinished_chunk(r);
         r->quit_asked = 1;
         return;
     }
@@ -337,6 +353,8 @@ int repl_run(const session_opts *o)
                 status = 1;
         } else {
             status = loop(&r);
+            if (r.unfinished && status == 0)
+                status = 1;
         }
         term_end(&r.t);
     } else {

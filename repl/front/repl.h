@@ -35,6 +35,7 @@ typedef struct {
     rankset chunk_target;  /* the chunk being typed, or the last sent */
     char *chunk;           /* a chunk being continued */
     int quit_asked;
+    int unfinished;        /* the input ended inside a chunk: exit status 1 */
     /* Input is held (not read) while: */
     int hold_status;       /* a pipe's :status (its id) is not yet taken */
     double wait_until;     /* :wait: until the targets are idle, or then */
