@@ -59,7 +59,7 @@ int session_deadlock_now(session *s)
     if (!answered || !after)
         return s->deadlocked;
     char h[4096];
-    deadlock_hint(s->st, s->n, h, sizeof h);
+    deadlock_hint(s->st, s->n, 1, h, sizeof h);
     if (!h[0])
         s->hint_shown[0] = '\0';
     if (!h[0] || strcmp(h, s->hint_sig) != 0) {
