@@ -203,6 +203,9 @@ static const char json_helpers[] = "debug.getregistry()['rmalab.repl']";
  * :trace svg with no file also send the picture (a "display" event).
  * `:trace svg --to-scale FILE` draws time to scale (else in order). */
 #define SCALE "--to-scale "
+/* rank 0 writes the file (docs/trace.md): it alone answers */
+#define WROTE(call) \
+    "local p = " call " if rmalab.world:rank() == 0 then return 'wrote ' .. p end"
 static void trace_command(repl *r, const cmdline *c)
 {
     char arg[1024], chunk[1400];
@@ -238,11 +241,11 @@ static void trace_command(repl *r, const cmdline *c)
         snprintf(chunk, sizeof chunk, "%s.trace_svg()", json_helpers);
     else if (w == 3 && memcmp(c->body, "svg", 3) == 0 &&
              strncmp(arg, SCALE, strlen(SCALE)) == 0 && arg[strlen(SCALE)])
-        snprintf(chunk, sizeof chunk, "return rmalab.trace.svg([==[%s]==], {scale = 'time'})",
+        snprintf(chunk, sizeof chunk, WROTE("rmalab.trace.svg([==[%s]==], {scale = 'time'})"),
                  arg + strlen(SCALE));
     else if (arg[0] && ((w == 4 && memcmp(c->body, "dump", 4) == 0) ||
                         (w == 3 && memcmp(c->body, "svg", 3) == 0)))
-        snprintf(chunk, sizeof chunk, "return rmalab.trace.%.*s([==[%s]==])", (int)w, c->body,
+        snprintf(chunk, sizeof chunk, WROTE("rmalab.trace.%.*s([==[%s]==])"), (int)w, c->body,
                  arg);
     else {
         session_note(&r->s, usage);
