@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "fold.h"
 #include "status.h"
 #include "waits.h"
 
@@ -268,6 +269,8 @@ static void step_status(session *s, cmd *c)
 
 static void emit_cmd(session *s, cmd *c, int kind, const rankset *ranks)
 {
+    if (c->block)
+        fold_race_echoes(c->block, s->n);
     sink_event e = {.kind = kind, .id = c->id, .label = c->label, .ranks = ranks,
                     .blocks = c->kind == CMD_RUN || c->kind == CMD_FILE ? c->block : NULL,
                     .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain,

@@ -16,6 +16,7 @@
 #include <rmalab-embed.h>
 
 #include "../wire/channel.h" /* CHAN_MAX_FRAME */
+#include "../wire/race-echo.h"
 #include "locals.h"
 
 struct exec {
@@ -483,7 +484,13 @@ int exec_script(exec *x, const char *file, const char *code, int argc, char **ar
     }
     fflush(stdout);
     if (status != LUA_OK) {
-        fprintf(stderr, "[%d] error %s\n", rank, lua_tostring(L, -1));
+        const char *msg = lua_tostring(L, -1);
+        int finder;
+        size_t echo = msg ? race_echo_cut(msg, &finder) : 0;
+        if (echo) /* the finder prints the report, with its traceback */
+            fprintf(stderr, "[%d] error %.*s; rank %d reports it\n", rank, (int)echo, msg, finder);
+        else
+            fprintf(stderr, "[%d] error %s\n", rank, msg);
         fflush(stderr);
         lua_settop(L, 0);
         rmalab_lua_exit_failed(); /* the others may wait for this rank: do not wait for them */
