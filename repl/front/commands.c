@@ -26,6 +26,8 @@ static const char help[] =
     "  :timeline [win]   the last epochs of a window, a lane per rank\n"
     "  :races [clear]    the races the checker found so far (windows made with\n"
     "                    the hint rmalab_check = \"races\", or RMALAB_CHECK=races)\n"
+    "  :ranks            how many ranks; in a notebook, :ranks N restarts the job\n"
+    "                    on N ranks (here: :quit, then rmalab -n N)\n"
     "  :quit             free what can be freed and end the job (or Ctrl-D)\n"
     "A rank blocked in an epoch call never blocks the prompt. PSCW in two lines:\n"
     "  win = rmalab.win_allocate(64, {disp_unit = 8})\n"
@@ -324,6 +326,17 @@ static void help_command(repl *r, const cmdline *c)
     session_note(&r->s, help);
 }
 
+/* :ranks: the Jupyter kernel's :ranks N restarts the job; a terminal's
+ * job keeps its ranks, and this says how to get others. */
+static void ranks_command(repl *r, const cmdline *c)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, "rmalab: %d rank%s%s\n", r->s.n, r->s.n == 1 ? "" : "s",
+             c->bodylen ? "; the REPL keeps its ranks: :quit, then start rmalab -n N (in a "
+                          "notebook, :ranks N restarts the job)" : "");
+    session_note(&r->s, msg);
+}
+
 static void quit_command(repl *r, const cmdline *c)
 {
     (void)c;
@@ -339,6 +352,7 @@ static const struct {
     {"save", transcript_command}, {"record", transcript_command},
     {"trace", trace_command},   {"timeline", trace_command},
     {"races", races_command},   {"help", help_command},
+    {"ranks", ranks_command},
     {"quit", quit_command},
 };
 
