@@ -12,6 +12,7 @@ import asyncio
 import collections
 import itertools
 import json
+import os
 import re
 import signal
 import time
@@ -78,6 +79,9 @@ class RmalabKernel(Kernel):
             self.job.start()
         except OSError as e:
             self.job_end = "rmalab: cannot start %s: %s\n" % (self.exe, e)
+            if not os.path.exists(self.exe):  # a checkout that moved, a build removed
+                self.job_end += ("rmalab: the kernelspec names that rmalab; run `rmalab kernel "
+                                 "install` again with the rmalab you use now\n")
             self.ready.set()
 
     def pre_handler_hook(self):
