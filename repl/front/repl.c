@@ -91,10 +91,12 @@ static void on_line(void *ud, const char *line)
     if (r->s.o.json && json_request(r, line))
         return;
     transcribe(r, line);
+    r->cell_line++;
     if (r->chunk) {
         continue_chunk(r, line);
         return;
     }
+    r->chunk_line = r->cell_line;
     cmdline c;
     cmdline_parse(line, strlen(line), r->s.n, &c);
     if (c.kind == CMD_ERROR) {

@@ -29,6 +29,7 @@ static void mark(repl *r, const request *q)
         commands_submit(r, &r->chunk_target, p);
         free(p);
     }
+    r->cell_line = 0; /* the next cell's lines count from 1 */
     json_field f[] = {str_field("tag", q->tag),
                       {.key = "next", .kind = JSON_INT, .num = r->s.next_id + 1},
                       {.key = "pending", .kind = JSON_BOOL, .num = pending}};

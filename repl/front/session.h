@@ -119,6 +119,11 @@ int session_admit(session *s);
 
 /* Commands. Each returns the command (owned by the session), or NULL. */
 cmd *session_run(session *s, const rankset *target, const char *chunk);
+/* The same, the chunk named `name` for the ranks (NULL: "stdin") and its
+ * first line counted as line `line` (a notebook cell's chunk: "cell", and
+ * its line in the cell), so that errors and race reports point there. */
+cmd *session_run_at(session *s, const rankset *target, const char *chunk, const char *name,
+                    int line);
 cmd *session_file(session *s, const char *path);
 cmd *session_status(session *s, const rankset *target);
 /* A line of the front end's own: in order with the commands' output when

@@ -35,6 +35,7 @@ typedef struct item {
     char *id, *text;
     size_t len;
     char label[128];
+    char name[32]; /* a RUN's chunk name ("cell" under the Jupyter kernel), or "" */
     struct item *next;
 } item;
 
@@ -127,6 +128,8 @@ static void enqueue(rank_t *r, int type, const chan_msg *m)
         }
         if (m->nfields > 2)
             chan_field(m, 2, it->label, sizeof it->label);
+        if (m->nfields > 3)
+            chan_field(m, 3, it->name, sizeof it->name);
     }
     pthread_mutex_lock(&r->qlock);
     if (r->tail)
@@ -336,8 +339,8 @@ static void run(rank_t *r, item *it)
     const char *body = it->text ? it->text : "";
     int st = it->type == CHAN_FILE
                  ? exec_file(r->x, body, send_out, send_event, &o, &result, cls, sizeof cls)
-                 : exec_chunk(r->x, body, it->len, send_out, send_event, &o, &result, cls,
-                              sizeof cls);
+                 : exec_chunk(r->x, it->name[0] ? it->name : "stdin", body, it->len, send_out,
+                              send_event, &o, &result, cls, sizeof cls);
     rmalab_failure fl;
     pthread_mutex_lock(&r->qlock);
     r->failed[0] = '\0';
