@@ -77,6 +77,8 @@ class RmalabKernel(Kernel):
         self.job = Job(self.exe, ranks, self.loop, self.on_event)
         try:
             self.job.start()
+            # the lines are cells: chunks are named "cell", lines counted per cell
+            self.job.send(json.dumps({"request": "cells"}) + "\n")
         except OSError as e:
             self.job_end = "rmalab: cannot start %s: %s\n" % (self.exe, e)
             if not os.path.exists(self.exe):  # a checkout that moved, a build removed

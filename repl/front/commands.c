@@ -42,12 +42,13 @@ rankset commands_every_rank(const repl *r)
     return all;
 }
 
-/* Under --json (the Jupyter kernel) a chunk is named "cell" and counted
- * from the cell's first line, so that an error or a race at its line 3
- * says cell:5 when the chunk began at the cell's line 3. */
+/* When the lines are a notebook's cells (the Jupyter kernel's "cells"
+ * request) a chunk is named "cell" and counted from the cell's first
+ * line, so that an error or a race on the chunk's line 3 says cell:5 when
+ * the chunk began at the cell's line 3. */
 void commands_submit(repl *r, const rankset *target, const char *chunk)
 {
-    cmd *c = r->s.o.json ? session_run_at(&r->s, target, chunk, "cell", r->chunk_line)
+    cmd *c = r->cells ? session_run_at(&r->s, target, chunk, "cell", r->chunk_line)
                          : session_run(&r->s, target, chunk);
     if (c && r->t.tty)
         r->t.waiting = c->id;

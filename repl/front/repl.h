@@ -36,7 +36,8 @@ typedef struct {
     char *chunk;           /* a chunk being continued */
     int quit_asked;
     int unfinished;        /* the input ended inside a chunk: exit status 1 */
-    int cell_line;         /* lines read since the last mark (--json: a cell's) */
+    int cells;             /* --json: the lines are cells ({"request":"cells"}) */
+    int cell_line;         /* lines read since the last mark (a cell's) */
     int chunk_line;        /* the line the chunk being typed, or the last, began at */
     /* Input is held (not read) while: */
     int hold_status;       /* a pipe's :status (its id) is not yet taken */
