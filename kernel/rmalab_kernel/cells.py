@@ -95,12 +95,16 @@ class Cell:
         """The cell's text in order: notes, each command's folded text (or
         its still-running notice), the hint. Each part is (command, text)."""
         out = [(None, n) for n in self.notes]
+        # the commands that had their notice and finished: one line says
+        # when, after the last of them (a line each repeated it)
+        late = [c for c in self.ordered() if c.finished and c.running and c.took is not None]
         for c in self.ordered():
             if c.finished:
                 out.append((c, c.text))
-                if c.running and c.took is not None:  # it had its notice
+                if late and c is late[-1]:
+                    ranks = sorted({r for x in late for r in x.running.get("ranks", [])})
                     out.append((None, "[%s] \u2026 finished after %.1f s\n" % (
-                        rank_text(c.running.get("ranks", [])), c.took)))
+                        rank_text(ranks), max(x.took for x in late))))
             elif c.running and with_notices:  # with the errors of ranks that finished
                 ev = c.running
                 out.append((c, ev.get("text") or "[%s] \u2026 still running: %s  (%.1f s)\n" % (

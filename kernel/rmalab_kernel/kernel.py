@@ -12,6 +12,7 @@ import asyncio
 import collections
 import itertools
 import json
+import os
 import re
 import signal
 import time
@@ -76,8 +77,13 @@ class RmalabKernel(Kernel):
         self.job = Job(self.exe, ranks, self.loop, self.on_event)
         try:
             self.job.start()
+            # the lines are cells: chunks are named "cell", lines counted per cell
+            self.job.send(json.dumps({"request": "cells"}) + "\n")
         except OSError as e:
             self.job_end = "rmalab: cannot start %s: %s\n" % (self.exe, e)
+            if not os.path.exists(self.exe):  # a checkout that moved, a build removed
+                self.job_end += ("rmalab: the kernelspec names that rmalab; run `rmalab kernel "
+                                 "install` again with the rmalab you use now\n")
             self.ready.set()
 
     def pre_handler_hook(self):

@@ -6,10 +6,14 @@
                                                     write a kernelspec
 
 `rmalab kernel install ...` runs the last with its own path as EXE; meson
-install writes the spec that `spec` prints."""
+install writes the spec that `spec` prints. `install` copies this folder
+into the kernelspec's own directory and names it as Jupyter's
+{resource_dir}: a spec written from a checkout keeps working when the
+checkout moves, but for the rmalab it names."""
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -54,8 +58,11 @@ def install(argv):
     from jupyter_client.kernelspec import KernelSpecManager
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
+        shutil.copytree(kernel_dir(), os.path.join(d, "kernel"),
+                        ignore=shutil.ignore_patterns("__pycache__", "meson.build"))
         with open(os.path.join(d, "kernel.json"), "w") as f:
-            json.dump(spec(os.path.abspath(a.rmalab), a.ranks), f, indent=1)
+            json.dump(spec(os.path.abspath(a.rmalab), a.ranks, "{resource_dir}/kernel"), f,
+                      indent=1)
         dest = KernelSpecManager().install_kernel_spec(
             d, kernel_name=a.name, user=a.user, prefix=a.prefix)
     print("Installed kernelspec %s in %s" % (a.name, dest))

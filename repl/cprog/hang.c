@@ -66,7 +66,7 @@ double hang_look(hang_t *h, double now)
     for (int r = 0; r < h->n; r++)
         read_rank(h, r);
     char hint[4096];
-    deadlock_hint(h->st, h->n, hint, sizeof hint);
+    deadlock_hint(h->st, h->n, 0, hint, sizeof hint);
     if (!hint[0] || strcmp(hint, h->sig) != 0) {
         snprintf(h->sig, sizeof h->sig, "%s", hint);
         h->since = now;

@@ -82,8 +82,8 @@ void rankset_text(const rankset *s, char *buf, size_t size)
     }
 }
 
-static const char *const commands[] = {"on",   "status", "wait",     "interrupt", "help", "save",
-                                       "record", "trace", "timeline", "races",     "quit"};
+static const char *const commands[] = {"on",     "status", "wait",     "interrupt", "help", "save",
+                                       "record", "trace",  "timeline", "races",     "ranks", "quit"};
 
 static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
 {
@@ -126,7 +126,8 @@ static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
     }
     snprintf(out->err, sizeof out->err,
              "unknown command \":%.*s\"; the commands are :on, :status, :wait, :interrupt, "
-             ":save, :record, :trace, :timeline, :races, :help and :quit", (int)(n < 20 ? n : 20), line + start);
+             ":save, :record, :trace, :timeline, :races, :ranks, :help and :quit",
+             (int)(n < 20 ? n : 20), line + start);
     out->kind = CMD_ERROR;
     return -1;
 }

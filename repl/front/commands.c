@@ -26,6 +26,8 @@ static const char help[] =
     "  :timeline [win]   the last epochs of a window, a lane per rank\n"
     "  :races [clear]    the races the checker found so far (windows made with\n"
     "                    the hint rmalab_check = \"races\", or RMALAB_CHECK=races)\n"
+    "  :ranks            how many ranks; in a notebook, :ranks N restarts the job\n"
+    "                    on N ranks (here: :quit, then rmalab -n N)\n"
     "  :quit             free what can be freed and end the job (or Ctrl-D)\n"
     "A rank blocked in an epoch call never blocks the prompt. PSCW in two lines:\n"
     "  win = rmalab.win_allocate(64, {disp_unit = 8})\n"
@@ -40,9 +42,14 @@ rankset commands_every_rank(const repl *r)
     return all;
 }
 
+/* When the lines are a notebook's cells (the Jupyter kernel's "cells"
+ * request) a chunk is named "cell" and counted from the cell's first
+ * line, so that an error or a race on the chunk's line 3 says cell:5 when
+ * the chunk began at the cell's line 3. */
 void commands_submit(repl *r, const rankset *target, const char *chunk)
 {
-    cmd *c = session_run(&r->s, target, chunk);
+    cmd *c = r->cells ? session_run_at(&r->s, target, chunk, "cell", r->chunk_line)
+                         : session_run(&r->s, target, chunk);
     if (c && r->t.tty)
         r->t.waiting = c->id;
 }
@@ -60,19 +67,73 @@ static void message(repl *r, const char *text)
     sink_emit_text(&r->s.out, EV_MESSAGE, text);
 }
 
+/* Ask the ranks of s (NULL: the busy ones) to interrupt what they run;
+ * each answers (commands_interrupt_answer). */
 static void interrupt(repl *r, const rankset *s)
 {
-    rankset busy = {.n = r->s.n};
+    rankset ask = {.n = r->s.n};
+    r->intr_waiting = 0;
     for (int k = 0; k < r->s.n; k++)
-        if (s ? s->in[k] : r->s.p[k].busy > 0) {
-            busy.in[k] = 1;
-            chan_send(r->s.p[k].fd, CHAN_INTERRUPT, 0, NULL, NULL);
+        if ((s ? s->in[k] : r->s.p[k].busy > 0) && r->s.p[k].fd >= 0 &&
+            chan_send(r->s.p[k].fd, CHAN_INTERRUPT, 0, NULL, NULL) == 0) {
+            ask.in[k] = 1;
+            r->intr_waiting++;
         }
-    char set[256], msg[300];
-    rankset_text(&busy, set, sizeof set);
+    r->intr_asked = ask;
+    if (!r->intr_waiting)
+        message(r, "rmalab: nothing is running; nothing to interrupt\n");
+}
+
+/* The answers, once all are in: "interrupting [0,2]" (on a terminal and
+ * under --json, as before the Lua's error comes), a line per call that
+ * ranks are inside MPI in, or that nothing ran. */
+static void interrupt_said(repl *r)
+{
+    rankset done = {.n = r->s.n}, idle = {.n = r->s.n};
+    char set[256], msg[600];
+    unsigned char told[RANKSET_MAX] = {0};
+    for (int k = 0; k < r->s.n; k++) {
+        done.in[k] = r->intr_asked.in[k] && !r->intr_call[k][0];
+        idle.in[k] = r->intr_asked.in[k] && strcmp(r->intr_call[k], "-") == 0;
+    }
+    rankset_text(&done, set, sizeof set);
     snprintf(msg, sizeof msg, "interrupting [%s]\n", set);
-    if (r->t.tty || r->s.o.json)
+    if (rankset_count(&done) && (r->t.tty || r->s.o.json))
         message(r, msg);
+    for (int k = 0; k < r->s.n; k++) {
+        const char *call = r->intr_call[k];
+        if (!r->intr_asked.in[k] || !call[0] || idle.in[k] || told[k])
+            continue;
+        rankset same = {.n = r->s.n};
+        for (int j = k; j < r->s.n; j++)
+            if (r->intr_asked.in[j] && strcmp(r->intr_call[j], call) == 0)
+                same.in[j] = told[j] = 1;
+        int one = rankset_count(&same) == 1;
+        rankset_text(&same, set, sizeof set);
+        snprintf(msg, sizeof msg, "rmalab: rank%s %s %s inside MPI in %s(), which cannot be "
+                 "interrupted; :quit ends the job\n", one ? "" : "s", set, one ? "is" : "are",
+                 call);
+        message(r, msg);
+    }
+    if (rankset_count(&idle) == rankset_count(&r->intr_asked)) {
+        rankset_text(&idle, set, sizeof set);
+        snprintf(msg, sizeof msg, "rmalab: nothing is running on [%s]; nothing to interrupt\n",
+                 set);
+        message(r, msg);
+    }
+}
+
+void commands_interrupt_answer(repl *r, int rank, const chan_msg *m)
+{
+    char what[16], call[24];
+    if (rank < 0 || rank >= r->s.n || !r->intr_asked.in[rank] || r->intr_waiting <= 0)
+        return;
+    chan_field(m, 0, what, sizeof what);
+    chan_field(m, 1, call, sizeof call);
+    snprintf(r->intr_call[rank], sizeof r->intr_call[rank], "%s",
+             strcmp(what, "idle") == 0 ? "-" : strcmp(what, "inside") == 0 && call[0] ? call : "");
+    if (--r->intr_waiting == 0)
+        interrupt_said(r);
 }
 
 /* What the ranks still running command c have printed so far (the first
@@ -149,6 +210,9 @@ static const char json_helpers[] = "debug.getregistry()['rmalab.repl']";
  * :trace svg with no file also send the picture (a "display" event).
  * `:trace svg --to-scale FILE` draws time to scale (else in order). */
 #define SCALE "--to-scale "
+/* rank 0 writes the file (docs/trace.md): it alone answers */
+#define WROTE(call) \
+    "local p = " call " if rmalab.world:rank() == 0 then return 'wrote ' .. p end"
 static void trace_command(repl *r, const cmdline *c)
 {
     char arg[1024], chunk[1400];
@@ -184,11 +248,11 @@ static void trace_command(repl *r, const cmdline *c)
         snprintf(chunk, sizeof chunk, "%s.trace_svg()", json_helpers);
     else if (w == 3 && memcmp(c->body, "svg", 3) == 0 &&
              strncmp(arg, SCALE, strlen(SCALE)) == 0 && arg[strlen(SCALE)])
-        snprintf(chunk, sizeof chunk, "return rmalab.trace.svg([==[%s]==], {scale = 'time'})",
+        snprintf(chunk, sizeof chunk, WROTE("rmalab.trace.svg([==[%s]==], {scale = 'time'})"),
                  arg + strlen(SCALE));
     else if (arg[0] && ((w == 4 && memcmp(c->body, "dump", 4) == 0) ||
                         (w == 3 && memcmp(c->body, "svg", 3) == 0)))
-        snprintf(chunk, sizeof chunk, "return rmalab.trace.%.*s([==[%s]==])", (int)w, c->body,
+        snprintf(chunk, sizeof chunk, WROTE("rmalab.trace.%.*s([==[%s]==])"), (int)w, c->body,
                  arg);
     else {
         session_note(&r->s, usage);
@@ -267,6 +331,17 @@ static void help_command(repl *r, const cmdline *c)
     session_note(&r->s, help);
 }
 
+/* :ranks: the Jupyter kernel's :ranks N restarts the job; a terminal's
+ * job keeps its ranks, and this says how to get others. */
+static void ranks_command(repl *r, const cmdline *c)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, "rmalab: %d rank%s%s\n", r->s.n, r->s.n == 1 ? "" : "s",
+             c->bodylen ? "; the REPL keeps its ranks: :quit, then start rmalab -n N (in a "
+                          "notebook, :ranks N restarts the job)" : "");
+    session_note(&r->s, msg);
+}
+
 static void quit_command(repl *r, const cmdline *c)
 {
     (void)c;
@@ -282,6 +357,7 @@ static const struct {
     {"save", transcript_command}, {"record", transcript_command},
     {"trace", trace_command},   {"timeline", trace_command},
     {"races", races_command},   {"help", help_command},
+    {"ranks", ranks_command},
     {"quit", quit_command},
 };
 

@@ -1,8 +1,11 @@
 /* Folding (fold.h). */
 #include "fold.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../wire/race-echo.h"
 
 
 rankset fold_group(const char *const *keys, int n, int r, unsigned char *done)
@@ -33,4 +36,25 @@ void fold_print(FILE *out, char *const *blocks, int n)
         }
     }
     free(done);
+}
+
+void fold_race_echoes(char **blocks, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int f = -1;
+        size_t cut = blocks[k] ? race_echo_cut(blocks[k], &f) : 0;
+        char first[256] = "";
+        if (cut)
+            snprintf(first, sizeof first, "%.*s", (int)strcspn(blocks[k] + cut + 2, "\n"),
+                     blocks[k] + cut + 2);
+        if (!first[0] || f < 0 || f >= n || f == k || !blocks[f] || !strstr(blocks[f], first))
+            continue;
+        char tail[48];
+        snprintf(tail, sizeof tail, "; rank %d reports it\n", f);
+        char *b = realloc(blocks[k], cut + strlen(tail) + 1);
+        if (!b)
+            continue;
+        memcpy(b + cut, tail, strlen(tail) + 1);
+        blocks[k] = b;
+    }
 }

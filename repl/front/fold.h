@@ -17,5 +17,9 @@ rankset fold_group(const char *const *keys, int n, int r, unsigned char *done);
  * nothing). Writes each line as "[set] line" to out, groups in order of
  * their lowest rank. */
 void fold_print(FILE *out, char *const *blocks, int n);
+/* Blocks of one command, per rank (NULL: none): a race report that ranks
+ * echo (wire/race-echo.h) is cut to its first line where the finder's
+ * own block, which holds the report, is there too. */
+void fold_race_echoes(char **blocks, int n);
 
 #endif

@@ -120,8 +120,8 @@ static int interruptible(const rstate *r)
 
 /* "rank 0 waits for rank 1's post(), rank 1 waits for rank 0's post()",
  * then what ends it. */
-static size_t ring_text(const rstate *all, int n, const int *ring, int len, char *buf,
-                        size_t size)
+static size_t ring_text(const rstate *all, int n, const int *ring, int len, int typed,
+                        char *buf, size_t size)
 {
     rankset to, stop = {.n = n};
     char call[40], set[256];
@@ -137,7 +137,9 @@ static size_t ring_text(const rstate *all, int n, const int *ring, int len, char
                   strcmp(w->engine, "native") == 0;
     }
     rankset_text(&stop, set, sizeof set);
-    if (off < size && rankset_count(&stop))
+    if (!typed && off < size)
+        off += (size_t)snprintf(buf + off, size - off, "\n");
+    else if (off < size && rankset_count(&stop))
         off += (size_t)snprintf(buf + off, size - off,
                                 "\nhint: to end it, :interrupt %s (rma engine: %s call%s can "
                                 "be interrupted)\n", set, rankset_count(&stop) == 1 ? "its" : "their",
@@ -151,7 +153,8 @@ static size_t ring_text(const rstate *all, int n, const int *ring, int len, char
 
 /* Every ring of blocked ranks waiting for each other, a line each (and
  * what ends it); their ranks are marked in `told`. */
-static size_t ring_hints(const rstate *all, int n, char *buf, size_t size, unsigned char *told)
+static size_t ring_hints(const rstate *all, int n, int typed, char *buf, size_t size,
+                         unsigned char *told)
 {
     rankset *waits = calloc((size_t)n, sizeof *waits);
     int *ring = calloc((size_t)n, sizeof *ring);
@@ -166,7 +169,7 @@ static size_t ring_hints(const rstate *all, int n, char *buf, size_t size, unsig
         int len = skip[r] ? 0 : cycle_through(waits, n, r, skip, ring);
         if (len < 2)
             continue;
-        off += ring_text(all, n, ring, len, buf + off, size - off);
+        off += ring_text(all, n, ring, len, typed, buf + off, size - off);
         for (int i = 0; i < len; i++)
             told[ring[i]] = skip[ring[i]] = 1; /* a rank is in one ring's line */
     }
@@ -187,7 +190,7 @@ int deadlock_rank_wait(const rstate *all, int n, int r, char *buf, size_t size)
     return ok;
 }
 
-void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
+void deadlock_hint(const rstate *all, int n, int typed, char *buf, size_t size)
 {
     size_t off = 0;
     int blocked = 0;
@@ -210,7 +213,7 @@ void deadlock_hint(const rstate *all, int n, char *buf, size_t size)
         if (waits_is_blocked(&all[r]) && !(all[r].collective &&
                                      collective_wait(all, n, r, what[r], sizeof what[r], told, 0)))
             call_wait(all, n, r, what[r], sizeof what[r]);
-    off = ring_hints(all, n, buf, size, told);
+    off = ring_hints(all, n, typed, buf, size, told);
     /* Ranks blocked the same way share one line: "ranks 0,2 are ...". */
     const char **keys = calloc((size_t)n, sizeof *keys);
     unsigned char *done = calloc((size_t)n, 1);

@@ -9,10 +9,11 @@
 
 /* The hint lines (each ending in \n) when every busy rank is blocked in a
  * call and none runs Lua; "" otherwise. Ranks that wait for each other in a
- * ring get one "hint: deadlock: ..." line, and one that says what ends it:
- * :interrupt when some of them can be interrupted (the rma engine's epoch
- * calls), else :quit. */
-void deadlock_hint(const rstate *all, int n, char *buf, size_t size);
+ * ring get one "hint: deadlock: ..." line and, when typed (the REPL, where
+ * a person can type a command), one that says what ends it: :interrupt
+ * when some of them can be interrupted (the rma engine's epoch calls),
+ * else :quit. rmalab test and rmalab run end such a run themselves. */
+void deadlock_hint(const rstate *all, int n, int typed, char *buf, size_t size);
 /* What blocked rank r waits for, in the words of its hint line ("blocked
  * in put() until rank 1 calls post()", "blocked in the collective
  * barrier(); rank 0 is ..."); 0 when the states do not say. */

@@ -73,13 +73,14 @@ cmd *session_find(session *s, int id)
     return NULL;
 }
 
-/* Send a RUN or FILE to the command's targets. */
-static void send_cmd(session *s, cmd *c, int type, const char *body)
+/* Send a RUN or FILE to the command's targets (a RUN's chunk name, if
+ * not NULL, as a fourth field). */
+static void send_cmd(session *s, cmd *c, int type, const char *body, const char *name)
 {
     char id[16];
     snprintf(id, sizeof id, "%d", c->id);
-    const char *fl[] = {id, body, c->label};
-    session_send_all(s, &c->target, type, 3, fl);
+    const char *fl[] = {id, body, c->label, name};
+    session_send_all(s, &c->target, type, name ? 4 : 3, fl);
     for (int r = 0; r < s->n; r++) {
         if (c->target.in[r] && s->p[r].busy > 0)
             s->hint_shown[0] = '\0'; /* queued behind a blocked call: hint again */
@@ -92,12 +93,24 @@ static void send_cmd(session *s, cmd *c, int type, const char *body)
 
 cmd *session_run(session *s, const rankset *target, const char *chunk)
 {
+    return session_run_at(s, target, chunk, NULL, 1);
+}
+
+cmd *session_run_at(session *s, const rankset *target, const char *chunk, const char *name,
+                    int line)
+{
     char label[64];
-    size_t k = strcspn(chunk, "\n");
+    size_t k = strcspn(chunk, "\n"), n = strlen(chunk);
     snprintf(label, sizeof label, "%.*s%s", (int)(k < 40 ? k : 40), chunk, k > 40 ? "..." : "");
     cmd *c = cmd_new(s, CMD_RUN, target, label);
-    if (c)
-        send_cmd(s, c, CHAN_RUN, chunk);
+    int pad = line > 1 && line < 100000 ? line - 1 : 0;
+    char *body = malloc(n + (size_t)pad + 1);
+    if (c && body) { /* Lua counts the lines from the first: as many newlines before it */
+        memset(body, '\n', (size_t)pad);
+        memcpy(body + pad, chunk, n + 1);
+        send_cmd(s, c, CHAN_RUN, body, name);
+    }
+    free(body);
     return c;
 }
 
@@ -107,7 +120,7 @@ cmd *session_file(session *s, const char *path)
     memset(all.in, 1, (size_t)s->n);
     cmd *c = cmd_new(s, CMD_FILE, &all, path);
     if (c)
-        send_cmd(s, c, CHAN_FILE, path);
+        send_cmd(s, c, CHAN_FILE, path, NULL);
     return c;
 }
 

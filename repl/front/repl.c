@@ -65,20 +65,38 @@ static int json_request(repl *r, const char *line)
     return k != 0;
 }
 
+/* The input ended inside a chunk that still wanted lines: it is not run,
+ * a note says so (its first line), and the exit status will be 1. */
+static void unfinished_chunk(repl *r)
+{
+    char msg[300];
+    size_t n = strcspn(r->chunk, "\n");
+    snprintf(msg, sizeof msg, "rmalab: the input ended inside an unfinished chunk, which was "
+             "not run: %.*s%s\n", (int)(n > 120 ? 120 : n), r->chunk, n > 120 ? "..." : "");
+    session_note(&r->s, msg);
+    free(r->chunk);
+    r->chunk = NULL;
+    r->unfinished = 1;
+}
+
 static void on_line(void *ud, const char *line)
 {
     repl *r = ud;
     if (!line) { /* the end of input: what is queued runs, then quit */
+        if (r->chunk)
+            unfinished_chunk(r);
         r->quit_asked = 1;
         return;
     }
     if (r->s.o.json && json_request(r, line))
         return;
     transcribe(r, line);
+    r->cell_line++;
     if (r->chunk) {
         continue_chunk(r, line);
         return;
     }
+    r->chunk_line = r->cell_line;
     cmdline c;
     cmdline_parse(line, strlen(line), r->s.n, &c);
     if (c.kind == CMD_ERROR) {
@@ -211,6 +229,8 @@ static void on_frame(session *s, int rank, const chan_msg *m)
     repl *r = s->h.ud;
     if (m->type == CHAN_EVENT)
         on_display(s, rank, m);
+    if (m->type == CHAN_INTERRUPT)
+        commands_interrupt_answer(r, rank, m);
     if (m->type == CHAN_MATCHES && r->s.o.json)
         requests_matches(r, m);
     if (m->type != CHAN_MATCHES || r->s.o.json)
@@ -335,6 +355,8 @@ int repl_run(const session_opts *o)
                 status = 1;
         } else {
             status = loop(&r);
+            if (r.unfinished && status == 0)
+                status = 1;
         }
         term_end(&r.t);
     } else {

@@ -35,12 +35,22 @@ typedef struct {
     rankset chunk_target;  /* the chunk being typed, or the last sent */
     char *chunk;           /* a chunk being continued */
     int quit_asked;
+    int unfinished;        /* the input ended inside a chunk: exit status 1 */
+    int cells;             /* --json: the lines are cells ({"request":"cells"}) */
+    int cell_line;         /* lines read since the last mark (a cell's) */
+    int chunk_line;        /* the line the chunk being typed, or the last, began at */
     /* Input is held (not read) while: */
     int hold_status;       /* a pipe's :status (its id) is not yet taken */
     double wait_until;     /* :wait: until the targets are idle, or then */
     rankset wait_target;
     int completing;        /* a completion request is out */
     int matches_seq;       /* MATCHES answers so far */
+    /* :interrupt and Ctrl-C: the ranks asked, the answers still to come,
+     * and each answer ("" interrupted, "-" idle, else the call it is
+     * inside MPI in) */
+    rankset intr_asked;
+    int intr_waiting;
+    char intr_call[RANKSET_MAX][24];
     char prompt[300];
 } repl;
 
@@ -58,6 +68,10 @@ rankset commands_every_rank(const repl *r);
 /* Ctrl-C on a terminal: stop waiting; else interrupt what runs; else
  * drop the line being typed. */
 void commands_ctrl_c(repl *r);
+/* A rank's answer to INTERRUPT: once every rank asked has answered, one
+ * message says which were interrupted, which are inside MPI in a call
+ * that cannot be (nothing is left pending there), or that nothing ran. */
+void commands_interrupt_answer(repl *r, int rank, const chan_msg *m);
 
 /* requests.c: a JSON request (--json; request.h); MATCHES from a rank,
  * the answer to a completion request. */

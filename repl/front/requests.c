@@ -29,6 +29,7 @@ static void mark(repl *r, const request *q)
         commands_submit(r, &r->chunk_target, p);
         free(p);
     }
+    r->cell_line = 0; /* the next cell's lines count from 1 */
     json_field f[] = {str_field("tag", q->tag),
                       {.key = "next", .kind = JSON_INT, .num = r->s.next_id + 1},
                       {.key = "pending", .kind = JSON_BOOL, .num = pending}};
@@ -151,11 +152,21 @@ static void inspect(repl *r, const request *q)
     render_json_reply("inspect", f, 4);
 }
 
+/* The lines are a notebook's cells, each ended by a mark: chunks are
+ * named "cell" and counted from their cell's first line (commands.c). No
+ * reply. */
+static void cells(repl *r, const request *q)
+{
+    (void)q;
+    r->cells = 1;
+}
+
 static const struct {
     const char *name;
     void (*run)(repl *r, const request *q);
 } table[] = {
     {"mark", mark}, {"is_complete", is_complete}, {"complete", complete}, {"inspect", inspect},
+    {"cells", cells},
 };
 
 void requests_run(repl *r, const request *q)
@@ -167,6 +178,6 @@ void requests_run(repl *r, const request *q)
         }
     char msg[160];
     snprintf(msg, sizeof msg, "rmalab: \"%s\" is not a request: use mark, is_complete, "
-             "complete or inspect\n", q->name);
+             "complete, inspect or cells\n", q->name);
     session_note(&r->s, msg);
 }

@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "fold.h"
 #include "status.h"
 #include "waits.h"
 
@@ -151,12 +152,13 @@ static void on_frame(session *s, int r, const chan_msg *m)
     case CHAN_OUT:
         if ((c = session_find(s, atoi(chan_field(m, 0, id, sizeof id)))) && m->nfields > 1) {
             block_add(c, r, m->field[1], m->len[1]);
+            s->progress++;
             sink_event e = {.kind = EV_OUTPUT, .id = c->id, .label = c->label, .rank = r,
                             .ranks = &c->target, .text = m->field[1], .len = m->len[1]};
             sink_emit(&s->out, &e);
         }
         break;
-    case CHAN_DONE: on_done(s, r, m); break;
+    case CHAN_DONE: on_done(s, r, m), s->progress++; break;
     case CHAN_STATE:
         if (m->nfields > 1)
             rstate_parse(m->field[1], m->len[1], &s->st[r]);
@@ -267,6 +269,8 @@ static void step_status(session *s, cmd *c)
 
 static void emit_cmd(session *s, cmd *c, int kind, const rankset *ranks)
 {
+    if (c->block)
+        fold_race_echoes(c->block, s->n);
     sink_event e = {.kind = kind, .id = c->id, .label = c->label, .ranks = ranks,
                     .blocks = c->kind == CMD_RUN || c->kind == CMD_FILE ? c->block : NULL,
                     .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain,
@@ -500,31 +504,45 @@ int session_abort(session *s, const char *why, int status)
 }
 
 /* Every command already sent, run to its end, unless the job ends first:
- * a death, a signal, a deadlock that holds now. */
-static void drain(session *s)
+ * a death, a signal, a deadlock that holds now, or ranks that have not
+ * moved for QUIT_STUCK_HOLD s (their reason in why). */
+#define QUIT_STUCK_HOLD 5.0
+
+static void drain(session *s, char *why, size_t size)
 {
-    while (!s->dead && !s->signalled && !session_idle(s) && !session_deadlock_now(s))
+    s->stuck_sig[0] = why[0] = '\0';
+    while (!s->dead && !s->signalled && !session_idle(s) && !session_deadlock_now(s) &&
+           !session_stuck_now(s, QUIT_STUCK_HOLD, why, size))
         session_step(s, 20);
+}
+
+/* The job cannot end by itself: what finished, what never will, the hint
+ * (if the ranks are deadlocked), and why it was ended. */
+static int end_blocked(session *s, const char *why)
+{
+    flush_unfinished(s);
+    if (!why[0]) {
+        snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
+        sink_event e = {.kind = EV_HINT, .text = s->hint_sig, .len = strlen(s->hint_sig),
+                        .status = 1};
+        sink_emit(&s->out, &e);
+    }
+    return session_abort(s, why[0] ? why : "rmalab: ranks are blocked in calls that cannot "
+                                           "end; ending the job\n", 1);
 }
 
 int session_finish(session *s)
 {
-    drain(s);
+    char why[1024];
+    drain(s, why, sizeof why);
     if (s->signalled)
         return s->signalled; /* the owner's signal handling has ended it */
     if (s->dead) {
         after_death(s);
         return session_abort(s, "", 1);
     }
-    if (!session_idle(s)) { /* deadlocked now */
-        flush_unfinished(s);
-        snprintf(s->hint_shown, sizeof s->hint_shown, "%s", s->hint_sig);
-        sink_event e = {.kind = EV_HINT, .text = s->hint_sig, .len = strlen(s->hint_sig),
-                        .status = 1};
-        sink_emit(&s->out, &e);
-        return session_abort(s, "rmalab: ranks are blocked in calls that cannot end; "
-                                "ending the job\n", 1);
-    }
+    if (!session_idle(s)) /* deadlocked or stuck now */
+        return end_blocked(s, why);
     s->quitting = 1;
     session_send_all(s, NULL, CHAN_QUIT, 0, NULL);
     double until = session_now() + 40; /* ranks may wait 30 s for each other */

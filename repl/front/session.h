@@ -93,6 +93,9 @@ struct session {
     int ordered;           /* the sink wants commands in the order given (a pipe) */
     double deadlock_hold;  /* seconds a deadlock holds before it is one */
     int deadlocked;        /* the last fresh verdict found a deadlock */
+    long progress;         /* OUT and DONE frames so far (session_stuck_now) */
+    char stuck_sig[1024];  /* the busy ranks' calls last seen, and progress */
+    double stuck_since;    /* since when they have been so */
     int sig_r;             /* the self-pipe of signals, or -1 */
     int ep;                /* epoll set of the ranks' sockets (session_step) */
     session_hooks h;
@@ -116,6 +119,11 @@ int session_admit(session *s);
 
 /* Commands. Each returns the command (owned by the session), or NULL. */
 cmd *session_run(session *s, const rankset *target, const char *chunk);
+/* The same, the chunk named `name` for the ranks (NULL: "stdin") and its
+ * first line counted as line `line` (a notebook cell's chunk: "cell", and
+ * its line in the cell), so that errors and race reports point there. */
+cmd *session_run_at(session *s, const rankset *target, const char *chunk, const char *name,
+                    int line);
 cmd *session_file(session *s, const char *path);
 cmd *session_status(session *s, const rankset *target);
 /* A line of the front end's own: in order with the commands' output when
@@ -145,9 +153,18 @@ int session_states_fresh(const session *s);
  * deadlock_hold seconds. Drives the polls itself; call it each turn. */
 int session_deadlock_now(session *s);
 
+/* Ranks that will not move: busy ranks, none running Lua (fresh states
+ * say so), all in the same calls, with no output and no command ending,
+ * for `hold` seconds. What the quit ends (a call blocked inside MPI
+ * whose partners are all there, as in a mismatched send and receive, or
+ * an allocation MPI never returns from) is no deadlock the hints can
+ * name. Writes what they are blocked in to why. Call it each turn. */
+int session_stuck_now(session *s, double hold, char *why, size_t size);
+
 /* The end. Run every command already sent (ending the job if they are
- * deadlocked now), QUIT, and wait for the ranks and mpiexec; a job that
- * does not end is killed (launch_end: mpiexec's whole tree). The exit status. */
+ * deadlocked now, or stuck for QUIT_STUCK_HOLD seconds, session.c), QUIT,
+ * and wait for the ranks and mpiexec; a job that does not end is killed
+ * (launch_end: mpiexec's whole tree). The exit status. */
 int session_finish(session *s);
 /* End the job now (a signal, a dead rank): what finished is printed in
  * order with what never will, the job is killed, one line says so. */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "hints.h"
+#include "status.h"
+#include "waits.h"
 
 void session_poll_states(session *s)
 {
@@ -57,7 +59,7 @@ int session_deadlock_now(session *s)
     if (!answered || !after)
         return s->deadlocked;
     char h[4096];
-    deadlock_hint(s->st, s->n, h, sizeof h);
+    deadlock_hint(s->st, s->n, 1, h, sizeof h);
     if (!h[0])
         s->hint_shown[0] = '\0';
     if (!h[0] || strcmp(h, s->hint_sig) != 0) {
@@ -68,4 +70,58 @@ int session_deadlock_now(session *s)
     }
     s->deadlocked = session_now() - s->hint_since >= s->deadlock_hold;
     return s->deadlocked;
+}
+
+/* Busy ranks in the calls they were in, none running Lua, and nothing
+ * they sent since: the signature session_stuck_now compares. A rank
+ * that has not answered the last poll keeps the place it had. */
+static void stuck_sig(const session *s, char *sig, size_t size)
+{
+    size_t off = (size_t)snprintf(sig, size, "%ld;", s->progress);
+    for (int r = 0; r < s->n && off < size; r++)
+        if (s->p[r].busy > 0)
+            off += (size_t)snprintf(sig + off, size - off, "%d:%s:%s:%s:%llu;", r,
+                                    s->st[r].state, s->st[r].call, s->st[r].object,
+                                    s->st[r].object_id);
+}
+
+static void stuck_why(const session *s, double hold, char *why, size_t size)
+{
+    size_t off = (size_t)snprintf(why, size, "rmalab: the ranks have not moved for %.0f s (",
+                                  hold);
+    const char *sep = "";
+    for (int r = 0; r < s->n && off < size; r++) {
+        if (s->p[r].busy <= 0)
+            continue;
+        const rstate *st = &s->st[r];
+        int inside = waits_is_blocked(st) && !st->interruptible;
+        if (waits_is_blocked(st))
+            off += (size_t)snprintf(why + off, size - off, "%srank %d in %s()%s", sep, r,
+                                    st->call, inside ? " inside MPI" : "");
+        else
+            off += (size_t)snprintf(why + off, size - off, "%srank %d %s", sep, r,
+                                    st->valid ? st->state : "without an answer");
+        sep = ", ";
+    }
+    if (off < size)
+        snprintf(why + off, size - off, "); ending the job\n");
+}
+
+int session_stuck_now(session *s, double hold, char *why, size_t size)
+{
+    char sig[sizeof s->stuck_sig];
+    if (!any_busy(s) || (session_states_fresh(s) && rstate_any_running(s->st, s->n))) {
+        s->stuck_sig[0] = '\0';
+        return 0;
+    }
+    stuck_sig(s, sig, sizeof sig);
+    if (strcmp(sig, s->stuck_sig) != 0) {
+        snprintf(s->stuck_sig, sizeof s->stuck_sig, "%s", sig);
+        s->stuck_since = session_now();
+        return 0;
+    }
+    if (session_now() - s->stuck_since < hold)
+        return 0;
+    stuck_why(s, hold, why, size);
+    return 1;
 }

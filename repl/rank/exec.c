@@ -16,6 +16,7 @@
 #include <rmalab-embed.h>
 
 #include "../wire/channel.h" /* CHAN_MAX_FRAME */
+#include "../wire/race-echo.h"
 #include "locals.h"
 
 struct exec {
@@ -272,8 +273,10 @@ static void push_repl(lua_State *L)
 /* Load the chunk as `return <chunk>`, else with its top-level locals
  * rewritten (declaring them in the session); the function is left on the
  * stack with the session's environment as its _ENV. */
-static int load_chunk(lua_State *L, const char *chunk, size_t len)
+static int load_chunk(lua_State *L, const char *name, const char *chunk, size_t len)
 {
+    char at[40];
+    snprintf(at, sizeof at, "=%s", name);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "return ");
@@ -281,7 +284,7 @@ static int load_chunk(lua_State *L, const char *chunk, size_t len)
     luaL_pushresult(&b);
     size_t rl;
     const char *ret = lua_tolstring(L, -1, &rl);
-    int status = luaL_loadbuffer(L, ret, rl, "=stdin");
+    int status = luaL_loadbuffer(L, ret, rl, at);
     lua_remove(L, -2);
     if (status != LUA_OK) {
         lua_pop(L, 1);
@@ -291,7 +294,7 @@ static int load_chunk(lua_State *L, const char *chunk, size_t len)
         char *text = locals_rewrite(chunk, len, &outlen, &names, &nnames);
         if (!text)
             return luaL_error(L, "out of memory");
-        status = luaL_loadbuffer(L, text, outlen, "=stdin");
+        status = luaL_loadbuffer(L, text, outlen, at);
         free(text);
         if (status == LUA_OK && nnames) {
             push_repl(L);
@@ -322,8 +325,8 @@ static char *xstrdup(const char *s)
     return p;
 }
 
-int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, exec_event_fn ev,
-               void *ud, char **text, char *cls, size_t clssize)
+int exec_chunk(exec *x, const char *name, const char *chunk, size_t len, exec_out_fn out,
+               exec_event_fn ev, void *ud, char **text, char *cls, size_t clssize)
 {
     lua_State *L = x->L;
     lua_settop(L, 0);
@@ -333,7 +336,7 @@ int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, exec_eve
     x->out_ud = ud;
     x->interrupted = 0;
     cls[0] = '\0';
-    int status = load_chunk(L, chunk, len);
+    int status = load_chunk(L, name, chunk, len);
     if (status == LUA_OK)
         status = lua_pcall(L, 0, LUA_MULTRET, 0);
     lua_sethook(L, NULL, 0, 0);
@@ -483,7 +486,13 @@ int exec_script(exec *x, const char *file, const char *code, int argc, char **ar
     }
     fflush(stdout);
     if (status != LUA_OK) {
-        fprintf(stderr, "[%d] error %s\n", rank, lua_tostring(L, -1));
+        const char *msg = lua_tostring(L, -1);
+        int finder;
+        size_t echo = msg ? race_echo_cut(msg, &finder) : 0;
+        if (echo) /* the finder prints the report, with its traceback */
+            fprintf(stderr, "[%d] error %.*s; rank %d reports it\n", rank, (int)echo, msg, finder);
+        else
+            fprintf(stderr, "[%d] error %s\n", rank, msg);
         fflush(stderr);
         lua_settop(L, 0);
         rmalab_lua_exit_failed(); /* the others may wait for this rank: do not wait for them */

@@ -35,14 +35,15 @@ int exec_complete(exec *x, const char *prefix, char ***names, int *n);
 typedef void (*exec_event_fn)(void *ud, const char *kind, const char *name, const char *verdict,
                               const char *detail);
 
-/* Run one complete chunk, tried as `return <chunk>` first. The results
+/* Run one complete chunk, named `name` in messages and tracebacks
+ * ("stdin", or "cell" for a notebook's), tried as `return <chunk>` first. The results
  * (formatted, tab-separated) or the error message go to *text (malloc'd);
  * cls gets the rmalab error class ("ERR_RMA_SYNC") or "" for a plain Lua
  * error. A picture the chunk shows (the REPL helpers' display, as
  * :timeline does under --json) goes to ev as kind "display" (name: the
  * MIME type, detail: the data). Returns EXEC_*. */
-int exec_chunk(exec *x, const char *chunk, size_t len, exec_out_fn out, exec_event_fn ev,
-               void *ud, char **text, char *cls, size_t clssize);
+int exec_chunk(exec *x, const char *name, const char *chunk, size_t len, exec_out_fn out,
+               exec_event_fn ev, void *ud, char **text, char *cls, size_t clssize);
 
 /* Run the scenario `path` in the REPL's state, as `rmalab test` asks: print
  * and io.write go to `out`, rmalab.test's events to `ev`. On an error,

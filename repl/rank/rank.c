@@ -35,6 +35,7 @@ typedef struct item {
     char *id, *text;
     size_t len;
     char label[128];
+    char name[32]; /* a RUN's chunk name ("cell" under the Jupyter kernel), or "" */
     struct item *next;
 } item;
 
@@ -127,6 +128,8 @@ static void enqueue(rank_t *r, int type, const chan_msg *m)
         }
         if (m->nfields > 2)
             chan_field(m, 2, it->label, sizeof it->label);
+        if (m->nfields > 3)
+            chan_field(m, 3, it->name, sizeof it->name);
     }
     pthread_mutex_lock(&r->qlock);
     if (r->tail)
@@ -165,11 +168,21 @@ static void answer_status(rank_t *r, const chan_msg *m)
 
 /* INTERRUPT: a call blocked in the core's own loop (rmalab_interrupt) ends
  * with ERR_INTERRUPTED, which ends the chunk; Lua stops at its next
- * instruction. A call inside MPI takes the hook only when MPI returns. */
+ * instruction. A call inside MPI would take the hook only when MPI
+ * returns, and end the rest of the chunk then, however long after: it is
+ * left alone. The answer (INTERRUPT back) says which: "interrupted",
+ * "idle", or "inside" and the call. */
 static void interrupt_chunk(rank_t *r)
 {
-    (void)rmalab_interrupt();
-    exec_interrupt(r->x);
+    rmalab_blocked b;
+    const char *what[2] = {"interrupted", ""};
+    if (!atomic_load(&r->running))
+        what[0] = "idle";
+    else if (!rmalab_interrupt() && rmalab_blocked_get(&b) && !b.interruptible)
+        what[0] = "inside", what[1] = b.call;
+    else
+        exec_interrupt(r->x);
+    send_frame(r, CHAN_INTERRUPT, 2, what, NULL);
 }
 
 /* A STATUS poll means some rank runs a command, which may be an epoch with
@@ -243,7 +256,7 @@ static void *control(void *arg)
                 answer_status(r, &m), stay_alert(r);
             else if (m.type == CHAN_HURRY)
                 hurry(r);
-            else if (m.type == CHAN_INTERRUPT && atomic_load(&r->running))
+            else if (m.type == CHAN_INTERRUPT)
                 interrupt_chunk(r);
         }
         if (k < 0)
@@ -326,8 +339,8 @@ static void run(rank_t *r, item *it)
     const char *body = it->text ? it->text : "";
     int st = it->type == CHAN_FILE
                  ? exec_file(r->x, body, send_out, send_event, &o, &result, cls, sizeof cls)
-                 : exec_chunk(r->x, body, it->len, send_out, send_event, &o, &result, cls,
-                              sizeof cls);
+                 : exec_chunk(r->x, it->name[0] ? it->name : "stdin", body, it->len, send_out,
+                              send_event, &o, &result, cls, sizeof cls);
     rmalab_failure fl;
     pthread_mutex_lock(&r->qlock);
     r->failed[0] = '\0';

@@ -161,7 +161,7 @@ static void diagnose(run_ctx *x)
             snprintf(rr->state, sizeof rr->state, "%s", line);
     }
     char h[4096];
-    deadlock_hint(f->st, f->n, h, sizeof h);
+    deadlock_hint(f->st, f->n, 0, h, sizeof h);
     x->res->hints = h[0] ? strdup(h) : NULL;
 }
 

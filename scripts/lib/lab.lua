@@ -16,9 +16,18 @@ function lab.command(n)
   return ("%s -n %d %s"):format(top and top .. "build/repl/rmalab" or "rmalab", n, script)
 end
 
+-- Is the function `level` calls up the script that rmalab runs (arg[0]),
+-- not a file run by dofile, or a chunk of the REPL (no arg there)?
+local function main_script(level)
+  local info = debug.getinfo(level + 1, "S")
+  return arg ~= nil and arg[0] ~= nil and info ~= nil and info.source == "@" .. arg[0]
+end
+
 -- true when the job has `n` ranks (or one of the counts in `also`);
 -- otherwise rank 0 says which count the lab is written for and the command
--- that runs it, and the lab should return.
+-- that runs it. Run as the script itself, the job then ends with exit
+-- status 1 on every rank (the state closed first, so MPI ends cleanly);
+-- run by dofile or in the REPL, the lab should return.
 function lab.ranks(n, also)
   if size == n then return true end
   local others = {}
@@ -29,6 +38,10 @@ function lab.ranks(n, also)
   if me == 0 then
     local alt = #others > 0 and (" (%s also work)"):format(table.concat(others, " and ")) or ""
     print(("this lab is written for %d ranks%s, not %d: %s"):format(n, alt, size, lab.command(n)))
+  end
+  if main_script(2) then
+    io.stdout:flush()
+    os.exit(1, true)
   end
   return false
 end

@@ -99,6 +99,36 @@ def case_late_error(s):
           "[1] error" in texts(m), "a late error goes to the cell that asked")
 
 
+def case_late_result(s):
+    """A cell of three commands that wait behind a fence: once they finish,
+    the cell says once when (issue 42: once per command). A race found in
+    a cell is located at the cell's lines (cell:N), not at stdin:N."""
+    s.execute(WIN)
+    r, m = s.execute("@0 w:fence()\n@0 x = 1\n@0 return 'after'")
+    did = [x for x in m if "transient" in x["content"]][0]["content"]["transient"]["display_id"]
+    r, m = s.execute("@1 w:fence()")
+    late = [x["content"]["data"]["text/plain"] for x in m + s.iopub(3)
+            if x["msg_type"] == "update_display_data" and
+            x["content"]["transient"]["display_id"] == did]
+    check(late and late[-1].count("finished after") == 1 and "[0] after" in late[-1],
+          "one 'finished after' line for the cell: %r" % late[-1:])
+    r, m = s.execute('racy = rmalab.win_allocate(16, {disp_unit = 8, info = '
+                     '{rmalab_check = "races"}})\n'
+                     "racy:fence()\n"
+                     "if rmalab.world:rank() == 0 then\n"
+                     "  racy:put(1, 0, 'int64', 1)\n"
+                     "else\n"
+                     "  racy:write(0, 'int64', 2)\n"
+                     "end\n"
+                     "racy:fence()")
+    t = texts(m) + "".join(r["content"].get("traceback", []))
+    check("put(int64 x1) at cell:4" in t and "win:write(int64 x1) at cell:6" in t and
+          "at fence() at cell:8" in t and "stdin" not in t,
+          "the race is located at the cell's lines: %r" % t[-900:])
+    tb = "".join(r["content"].get("traceback", []))
+    check(tb.count("race on window") == 1, "and reported once: %r" % tb[-900:])
+
+
 def case_interrupt(s):
     r, m = s.execute("@0 while true do end")
     check("still running" in texts(m), "a runaway loop returns with its notice")
@@ -117,7 +147,9 @@ def case_interrupt(s):
     msgs = s.iopub(3)
     upd = "".join(x["content"]["data"]["text/plain"] for x in msgs
                   if x["msg_type"] == "update_display_data")
-    check("interrupting [0,1]" in upd and "inside MPI" in upd and "rank 0: blocked" in upd,
+    check("interrupting [1]" in upd and "interrupting [0" not in upd and
+          "rank 0 is inside MPI in fence(), which cannot be interrupted" in upd and
+          "rank 0: blocked" in upd,
           "the interrupt says which ranks are inside MPI: %r" % upd[-400:])
     r, m = s.execute("@1 w:fence()")
     r, m = s.execute("return 1")

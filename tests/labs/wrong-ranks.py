@@ -2,7 +2,8 @@
 """Every lab, run on a rank count it is not written for, says so, names the
 command that runs it, `build/repl/rmalab -n N scripts/X.lua` with N its
 `-- ranks: N` header, the same command scripts/README.md lists, and ends
-cleanly. The command works: pscw-lab's is run.
+with exit status 1, without an MPI abort (issue 42: it exited 0, as if
+the lab had run). The command works: pscw-lab's is run.
 
     wrong-ranks.py RMALAB SOURCE_ROOT
 """
@@ -24,8 +25,10 @@ for script in sorted(glob.glob('scripts/*.lua')):
     out = p.stdout + p.stderr
     print('$ rmalab -n 1 %s\n%s' % (script, out), end='')
     why = []
-    if p.returncode != 0:
-        why.append('exit status %d' % p.returncode)
+    if p.returncode != 1:
+        why.append('exit status %d, not 1' % p.returncode)
+    if re.search(r'Abort|BAD TERMINATION|Caught signal|without MPI_Finalize', out):
+        why.append('the job did not end cleanly')
     if not re.search(r'^(\[0\] )?this lab is written for %s ranks.*, not 1: %s$' % (n, re.escape(want)),
                      out, re.M):
         why.append('no "this lab is written for %s ranks ..., not 1: %s"' % (n, want))

@@ -394,5 +394,81 @@ def case_bad_token():
     shutil.rmtree(wrap)
 
 
+def mismatched_pair(child):
+    """Both ranks blocked inside MPI for ever, with every partner there, so
+    no deadlock hint can name it: rank 0 receives tag 5, rank 1 sends a
+    message too large to go eagerly with tag 6."""
+    run(child, "c = rmalab.world", PROMPT)
+    run(child, "@0 c:recv(1, 5)", PROMPT)
+    run(child, '@1 c:send(string.rep("x", 1000000), 0, 6)',
+        r"\[1\] \u2026 still running", PROMPT)
+    for _ in range(40):  # until rank 1 is in its send (a loaded machine is slow)
+        run(child, ":status", r"rank 0: blocked \S+ s in recv\(\)", r"rank 1: (\w+)")
+        if child.match.group(1) == "blocked":
+            break
+        time.sleep(0.5)
+    child.expect(PROMPT)
+
+
+def ends_within(child, t0, limit):
+    """The job ends within limit seconds of t0: what never finished, why,
+    exit status 1, and no process of the job left."""
+    procs = descendants(child.pid)
+    child.expect(r"\[0\] \u2026 never finished: c:recv\(1, 5\)", timeout=limit)
+    child.expect(r"rmalab: the ranks have not moved for 5 s \(rank 0 in recv\(\) inside MPI, "
+                 r"rank 1 in send\(\) inside MPI\); ending the job", timeout=limit)
+    child.expect(pexpect.EOF, timeout=limit)
+    child.close()
+    took = time.time() - t0
+    print("\nthe job ended %.1f s after the quit" % took)
+    assert took < limit, "the job took %.1f s to end" % took
+    assert child.exitstatus == 1, "exit status %s" % child.exitstatus
+    time.sleep(0.5)
+    left = [p for p in procs if alive(p)]
+    assert not left, "processes of the job left running: %s" % left
+
+
+def case_quit_inside_mpi():
+    """:quit ends a job whose ranks are blocked inside MPI for ever within
+    10 s (issue 42: it printed nothing for over a minute)."""
+    child = spawn()
+    child.delaybeforesend = None
+    mismatched_pair(child)
+    t0 = time.time()
+    child.sendline(":quit")
+    ends_within(child, t0, 10)
+
+
+def case_ctrl_d_inside_mpi():
+    """Ctrl-D at the prompt does what :quit does, there too."""
+    child = spawn()
+    child.delaybeforesend = None
+    mismatched_pair(child)
+    t0 = time.time()
+    child.sendeof()
+    ends_within(child, t0, 10)
+
+
+def case_ctrl_c_inside_mpi():
+    """Ctrl-C on a fence that only rank 0 entered: it says the call cannot
+    be interrupted and leaves nothing pending, so the rest of the chunk runs
+    once rank 1 fences. :interrupt with nothing running says so."""
+    child = spawn()
+    child.delaybeforesend = None
+    run(child, ":interrupt", r"rmalab: nothing is running; nothing to interrupt", PROMPT)
+    run(child, "w = rmalab.win_allocate(8)", PROMPT)
+    run(child, '@0 w:fence(); print("after the fence")', r"still running", PROMPT)
+    child.sendintr()  # not waiting any more: interrupts at once
+    child.expect(r"rank 0 is inside MPI in fence\(\), which cannot be interrupted; "
+                 r":quit ends the job")
+    run(child, ":interrupt 0,1", r"rank 0 is inside MPI in fence\(\), which cannot be "
+        r"interrupted; :quit ends the job", PROMPT)
+    run(child, "@1 w:fence()", r"\[0\] after the fence", PROMPT)
+    run(child, "return 7", r"\[0,1\] 7", PROMPT)
+    run(child, "w:free()", PROMPT)
+    quit_ok(child)
+    assert "interrupting [0]" not in child.before
+
+
 globals()["case_" + CASE]()
 print("\ninteractive.py %s: passed" % CASE)
