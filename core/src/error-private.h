@@ -21,6 +21,10 @@ int rmalab__err_mpi(int mpierr, const char *what);
  * when this rank failed, else an error of the failing rank's class saying
  * that another rank failed, else RMALAB_OK. `what` names the step. */
 int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
+/* The same verdict from an agreement folded into a collective that the
+ * caller makes anyway (an MPI_MAX of every rank's rc among its values):
+ * `worst` is that maximum, `e` the collective's MPI code. */
+int rmalab__err_agreed(int rc, int worst, int e, const char *what);
 
 #define RMALAB__CHECK_MPI(call, what)                                                              \
     do {                                                                                           \

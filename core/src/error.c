@@ -106,6 +106,11 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
 {
     int worst = RMALAB_OK;
     int e = MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm);
+    return rmalab__err_agreed(rc, worst, e, what);
+}
+
+int rmalab__err_agreed(int rc, int worst, int e, const char *what)
+{
     if (rc)
         return rc; /* with this rank's own message */
     if (e != MPI_SUCCESS)
