@@ -348,7 +348,7 @@ struct rmalab_result {
     bool ready;
     rmalab_type type;
     int count;
-    char completer[96];     /* which call completes it */
+    rmalab_access access;   /* its access epoch: which call completes it, for messages */
     _Alignas(16) unsigned char data[];
 };
 
