@@ -11,10 +11,19 @@
  *           the group built once;
  *   rma     rmalab's C API, hint rmalab_pscw=rma;
  *   native  rmalab's C API, hint rmalab_pscw=native.
- * Rank 0 checks that the window holds the last value put. */
+ * Rank 0 checks that the window holds the last value put.
+ *
+ * Two more workloads (issue 41), each in the same two-count way:
+ *     bench-instr alloc-raw|alloc-rma|alloc-native|lock-raw|lock rounds
+ *   alloc-*  a window of 64 bytes (disp_unit 8) allocated and freed, raw
+ *            MPI_Win_allocate + MPI_Win_free or rmalab_win_allocate +
+ *            rmalab_win_free on either engine;
+ *   lock-*   lock(0, shared) + get of one int64 + unlock, raw MPICH or
+ *            rmalab's C API (default engine). */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +75,92 @@ static int64_t run_rmalab(const char *engine, long epochs)
     return bad ? -1 : last;
 }
 
+/* Windows of 64 bytes made and freed: returns `rounds` when all went well. */
+static int64_t run_alloc(const char *engine, long rounds)
+{
+    long done = 0;
+    rmalab_info *info = NULL;
+    if (engine && (rmalab_info_create(&info) || rmalab_info_set(info, "rmalab_pscw", engine)))
+        return -1;
+    for (; done < rounds; done++) {
+        if (!engine) {
+            void *base;
+            MPI_Win win;
+            if (MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win) ||
+                MPI_Win_free(&win))
+                break;
+            continue;
+        }
+        rmalab_win *w = NULL;
+        rmalab_win_opts opts = {.size = 64, .disp_unit = 8, .info = info};
+        if (rmalab_win_allocate(&opts, &w, NULL) || rmalab_win_free(&w))
+            break;
+    }
+    rmalab_info_destroy(&info);
+    return done;
+}
+
+/* Shared lock, get of 8 bytes, unlock: returns the sum of what was read
+ * after writing 1 at disp 0, so `rounds` when every get saw it. */
+static int64_t run_lock(bool raw, long rounds)
+{
+    int64_t sum = 0, one = 1, got = 0;
+    if (raw) {
+        int64_t *base;
+        MPI_Win win;
+        MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        base[0] = 1;
+        MPI_Win_unlock(0, win);
+        for (long i = 0; i < rounds; i++) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+            MPI_Get(&got, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win);
+            MPI_Win_unlock(0, win);
+            sum += got;
+        }
+        MPI_Win_free(&win);
+        return sum;
+    }
+    rmalab_win *w = NULL;
+    rmalab_win_opts opts = {.size = 64, .disp_unit = 8};
+    int bad = rmalab_win_allocate(&opts, &w, NULL) || rmalab_win_write(w, 0, RMALAB_INT64, 1, &one);
+    for (long i = 0; !bad && i < rounds; i++) {
+        bad |= rmalab_win_lock(w, 0, false, 0);
+        rmalab_result *r = NULL;
+        const void *data = NULL;
+        bad |= rmalab_win_get(w, 0, 0, RMALAB_INT64, 1, &r);
+        bad |= rmalab_win_unlock(w, 0);
+        bad |= r ? rmalab_result_data(r, &data, NULL, NULL) : 1;
+        if (!bad)
+            memcpy(&got, data, sizeof got);
+        rmalab_result_release(r);
+        sum += got;
+    }
+    rmalab_win_free(&w);
+    return bad ? -1 : sum;
+}
+
+static int64_t run(const char *what, long n)
+{
+    if (strcmp(what, "raw") == 0)
+        return run_raw(n);
+    if (strcmp(what, "rma") == 0 || strcmp(what, "native") == 0)
+        return run_rmalab(what, n);
+    if (strncmp(what, "alloc-", 6) == 0)
+        return run_alloc(strcmp(what + 6, "raw") == 0 ? NULL : what + 6, n);
+    return run_lock(strcmp(what, "lock-raw") == 0, n);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "raw") && strcmp(argv[1], "rma") &&
-                      strcmp(argv[1], "native"))) {
-        fprintf(stderr, "usage: bench-instr raw|rma|native epochs\n");
+    static const char *const kinds[] = {"raw", "rma", "native", "alloc-raw", "alloc-rma",
+                                        "alloc-native", "lock-raw", "lock"};
+    bool known = false;
+    for (size_t i = 0; argc == 3 && i < sizeof kinds / sizeof *kinds; i++)
+        known |= strcmp(argv[1], kinds[i]) == 0;
+    if (!known) {
+        fprintf(stderr, "usage: bench-instr raw|rma|native|alloc-raw|alloc-rma|alloc-native|"
+                        "lock-raw|lock n\n");
         return 2;
     }
     long epochs = atol(argv[2]);
@@ -82,7 +172,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    int64_t last = strcmp(argv[1], "raw") == 0 ? run_raw(epochs) : run_rmalab(argv[1], epochs);
+    int64_t last = run(argv[1], epochs);
     MPI_Finalize();
     if (last != epochs) {
         fprintf(stderr, "bench-instr: %s: the window holds %lld, not %ld\n", argv[1],

@@ -19,6 +19,7 @@
  * view is in flight elsewhere (a message, another window's operation) the
  * window may not be freed (lrm_buffers_busy). */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -39,6 +40,9 @@ struct lrm_flight {
 
 const char lrm_buffer_tag = 'b';
 static const char pins_key = 'p', views_key = 'q';
+/* Entries of every pins table in the process: with none, settling after a
+ * synchronisation has nothing to do, and costs a load. */
+static atomic_long npinned;
 /* The messages' stand-in for a window: what isend and irecv pin. */
 static const char msgs = 'm';
 #define MSGS ((rmalab_win *)(void *)&msgs)
@@ -217,6 +221,10 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
     }
     window_set(L, &pins_key, w, true, false);
     lua_pushvalue(L, arg);
+    if (lua_rawget(L, -2) == LUA_TNIL)
+        atomic_fetch_add(&npinned, 1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, arg);
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 1);
@@ -299,6 +307,7 @@ static void settle(lua_State *L, rmalab_win *w, bool all)
             lua_pushvalue(L, -1);
             lua_pushnil(L);
             lua_rawset(L, -4); /* clearing a present key while traversing is allowed */
+            atomic_fetch_sub(&npinned, 1);
         }
     }
     lua_pop(L, 1);
@@ -306,7 +315,8 @@ static void settle(lua_State *L, rmalab_win *w, bool all)
 
 void lrm_buffers_settle(lua_State *L, rmalab_win *w)
 {
-    settle(L, w ? w : MSGS, false);
+    if (atomic_load_explicit(&npinned, memory_order_relaxed))
+        settle(L, w ? w : MSGS, false);
 }
 
 void lrm_buffers_gone(lua_State *L, rmalab_win *w)

@@ -114,9 +114,9 @@ static int native_test(rmalab_win *w, const int *xgroup, int n, int *flag)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_test");
 }
 
-static int native_setup(rmalab_win *w, MPI_Aint alloc, void **base)
+static int native_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base)
 {
-    (void)alloc, (void)base;
+    (void)parent, (void)alloc, (void)base;
     struct native *n = rmalab__mem_calloc(1, sizeof *n);
     if (!n)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");

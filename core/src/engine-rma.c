@@ -13,11 +13,13 @@
  * completes it expects per origin, so epoch k+1 can race the end of epoch k
  * without a flag ever being overwritten before it is read.
  *
- * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED) reach
- * the counters in a node-shared segment with C11 atomics (release on
- * increment, acquire on observation); where rmalab provides the window
- * memory (win_allocate, win_create without a base, and allocate_shared) it
- * is node-shared too, so puts and gets become plain copies. Other peers go
+ * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED, found
+ * once per communicator and cached on it: struct node) reach the counters
+ * in a node-shared segment with C11 atomics (release on increment, acquire
+ * on observation); where rmalab provides the window memory (win_allocate,
+ * win_create without a base, and allocate_shared) it is node-shared too, in
+ * the same segment after the counters, so puts and gets become plain
+ * copies. Other peers go
  * through MPI: the counters sit in an internal window opened once in
  * lock_all at creation and are incremented with MPI_Accumulate, flushed
  * before post and complete return (so a peer never depends on this rank
@@ -42,14 +44,11 @@
 typedef _Atomic uint64_t counter_t;
 
 struct rmalab__rma { /* w->engine_state */
-    MPI_Comm node;           /* ranks of this node */
-    int node_size;
-    MPI_Win shm_sync;        /* node-shared counters, MPI_WIN_NULL if none */
+    MPI_Win shm_sync;        /* node-shared counters, then the memory rmalab provides */
     counter_t *my_shm;       /* post_in[P], complete_in[P] written by node peers */
     counter_t **peer_shm;    /* per rank: its shm counters, NULL when not on this node */
     MPI_Win mpi_sync;        /* counters written through MPI, MPI_WIN_NULL if all local */
     uint64_t *my_mpi;        /* post_in[P], complete_in[P] written by other nodes */
-    MPI_Win shm_data;        /* node-shared data memory for the allocate flavour */
     unsigned char **peer_base; /* per rank: its window memory if reachable by copy */
     int locked;              /* the data window and mpi_sync are in lock_all */
     int unflushed;           /* counter increments through MPI not yet flushed */
@@ -175,6 +174,19 @@ static int await(rmalab_win *w, const char *what, const int *ranks, int n,
 /* ------------------------------------------------------------------------ */
 /* Set-up and tear-down                                                     */
 
+/* A communicator's node, shared by its rma windows: the ranks of this node
+ * as ranks of it, and whether any rank has a peer off its node. The first
+ * window finds it (a split, an allreduce) and caches it on the communicator
+ * (an attribute freed with it). Creations over a communicator are ordered
+ * alike on every rank, so all ranks find it cached, or not, together. */
+struct node {
+    MPI_Comm comm; /* MPI_Comm_split_type SHARED */
+    int size, any_remote;
+    int ranks[];   /* [i]: node rank i's rank; then room for P more */
+};
+
+static int node_keyval = MPI_KEYVAL_INVALID;
+
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
     void *p = rmalab__mem_calloc(n, size);
@@ -183,18 +195,9 @@ static void *xcalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
-/* Node rank i's memory in the node-shared window shm. */
-static void *node_peer_memory(MPI_Win shm, int i)
-{
-    MPI_Aint sz;
-    int du;
-    void *p = NULL;
-    MPI_Win_shared_query(shm, i, &sz, &du, &p);
-    return p;
-}
-
-/* Local: the engine's state, with every array it needs. */
-static int alloc_state(rmalab_win *w, int **group_ranks)
+/* Local: the engine's state, with every array it needs, and a node for
+ * find_node in *made when `made` is not NULL. */
+static int alloc_state(rmalab_win *w, struct node **made)
 {
     int fail = 0;
     size_t P = (size_t)w->size;
@@ -202,8 +205,7 @@ static int alloc_state(rmalab_win *w, int **group_ranks)
     if (!r)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
     w->engine_state = r;
-    r->node = MPI_COMM_NULL;
-    r->shm_sync = r->mpi_sync = r->shm_data = MPI_WIN_NULL;
+    r->shm_sync = r->mpi_sync = MPI_WIN_NULL;
     r->peer_shm = xcalloc(P, sizeof *r->peer_shm, &fail);
     r->peer_base = xcalloc(P, sizeof *r->peer_base, &fail);
     r->consumed = xcalloc(P, sizeof *r->consumed, &fail);
@@ -211,106 +213,103 @@ static int alloc_state(rmalab_win *w, int **group_ranks)
     r->ready = xcalloc(P, 1, &fail);
     r->mpi_ops = xcalloc(P, 1, &fail);
     r->expected = xcalloc(P, sizeof *r->expected, &fail);
-    *group_ranks = xcalloc(2 * P, sizeof **group_ranks, &fail);
+    if (made)
+        *made = xcalloc(1, sizeof **made + 2 * P * sizeof(int), &fail);
     return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
                 : RMALAB_OK;
 }
 
-/* Collective: the ranks of this node, and which group rank each one is
- * (group_ranks[i] for node rank i; the array has room for 2P ints). */
-static int find_node(rmalab_win *w, int *group_ranks)
+static int node_delete(MPI_Comm c, int keyval, void *value, void *extra)
 {
-    struct rmalab__rma *r = w->engine_state;
-    int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node);
-    if (e != MPI_SUCCESS) {
-        r->node = MPI_COMM_NULL;
+    struct node *n = value;
+    (void)c, (void)keyval, (void)extra;
+    if (n->size) /* split */
+        MPI_Comm_free(&n->comm);
+    rmalab__mem_free(n);
+    return MPI_SUCCESS;
+}
+
+/* The node cached on `parent`, else NULL (also when none can be). */
+static struct node *node_cached(MPI_Comm parent)
+{
+    struct node *n = NULL;
+    int flag = 0;
+    if (node_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, node_delete, &node_keyval, NULL) !=
+            MPI_SUCCESS)
+        return NULL;
+    MPI_Comm_get_attr(parent, node_keyval, &n, &flag);
+    return flag ? n : NULL;
+}
+
+/* Collective: the node of w->comm (the parent's duplicate: the same ranks),
+ * into `n`, which has room for 2P ranks. */
+static int find_node(rmalab_win *w, struct node *n)
+{
+    int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &n->comm);
+    if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Comm_split_type");
-    }
-    MPI_Comm_size(r->node, &r->node_size);
-    int *node_ranks = group_ranks + w->size;
-    for (int i = 0; i < r->node_size; i++)
+    MPI_Comm_size(n->comm, &n->size);
+    int *node_ranks = n->ranks + w->size, remote = w->size - n->size;
+    for (int i = 0; i < n->size; i++)
         node_ranks[i] = i;
     MPI_Group node_group, win_group;
-    MPI_Comm_group(r->node, &node_group);
+    MPI_Comm_group(n->comm, &node_group);
     MPI_Comm_group(w->comm, &win_group);
-    MPI_Group_translate_ranks(node_group, r->node_size, node_ranks, win_group, group_ranks);
+    MPI_Group_translate_ranks(node_group, n->size, node_ranks, win_group, n->ranks);
     MPI_Group_free(&node_group);
     MPI_Group_free(&win_group);
-    return RMALAB_OK;
+    e = MPI_Allreduce(&remote, &n->any_remote, 1, MPI_INT, MPI_MAX, w->comm);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Allreduce");
 }
 
-/* Collective over the node: node-shared window memory for the ranks whose
- * memory rmalab provides (base != NULL: win_allocate, or win_create
- * without a base); none if no rank of the node needs it. A rank whose
- * caller gave the memory takes 0 bytes, and its peers reach it through
- * MPI. */
-static int share_data(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, void **base,
-                      MPI_Info info)
+/* Collective over the node: one node-shared segment per rank, its counters
+ * (2P, a multiple of 16 bytes, as MPICH+UCX needs of every window) and,
+ * where rmalab provides this rank's memory (base != NULL: win_allocate, or
+ * win_create without a base), that memory after them, `alloc` bytes. A
+ * rank whose caller gave the memory has counters alone, and its peers reach
+ * its memory through MPI. */
+static int share_node(rmalab_win *w, const struct node *n, MPI_Aint alloc, void **base)
 {
     struct rmalab__rma *r = w->engine_state;
-    int mine = base != NULL, any = 0;
-    int e = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->node);
-    if (e == MPI_SUCCESS && any)
-        e = MPI_Win_allocate_shared(mine ? (alloc ? alloc : 16) : 0, w->disp_unit, info,
-                                    r->node, mine ? base : &(void *){NULL}, &r->shm_data);
-    if (e != MPI_SUCCESS) {
-        r->shm_data = MPI_WIN_NULL;
-        return rmalab__err_mpi(e, "allocating the rma engine's shared memory");
-    }
-    for (int i = 0; any && i < r->node_size; i++) {
-        MPI_Aint sz = 0;
-        int du;
-        void *p = NULL;
-        MPI_Win_shared_query(r->shm_data, i, &sz, &du, &p);
-        if (sz > 0)
-            r->peer_base[group_ranks[i]] = p;
-    }
-    return RMALAB_OK;
-}
-
-/* Collective over the node: node-shared counters, 2P per rank (a multiple
- * of 16 bytes, as MPICH+UCX needs of every window), and the data memory
- * (share_data). */
-static int share_node(rmalab_win *w, const int *group_ranks, MPI_Aint alloc, void **base)
-{
-    struct rmalab__rma *r = w->engine_state;
-    size_t P = (size_t)w->size;
+    MPI_Aint counters = (MPI_Aint)(2 * (size_t)w->size * sizeof(counter_t));
     MPI_Info noncontig;
     MPI_Info_create(&noncontig);
     MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
-    int e = MPI_Win_allocate_shared((MPI_Aint)(2 * P * sizeof(counter_t)), sizeof(counter_t),
-                                    noncontig, r->node, &r->my_shm, &r->shm_sync);
-    int rc = RMALAB_OK;
-    if (e == MPI_SUCCESS) {
-        memset(r->my_shm, 0, 2 * P * sizeof(counter_t));
-        for (int i = 0; i < r->node_size; i++)
-            r->peer_shm[group_ranks[i]] = node_peer_memory(r->shm_sync, i);
-        rc = share_data(w, group_ranks, alloc, base, noncontig);
-    } else {
-        r->shm_sync = MPI_WIN_NULL;
-        rc = rmalab__err_mpi(e, "allocating the rma engine's shared counters");
-    }
+    int e = MPI_Win_allocate_shared(counters + (base ? (alloc ? alloc : 16) : 0), 1, noncontig,
+                                    n->comm, &r->my_shm, &r->shm_sync);
     MPI_Info_free(&noncontig);
-    return rc;
+    if (e != MPI_SUCCESS) {
+        r->shm_sync = MPI_WIN_NULL;
+        return rmalab__err_mpi(e, "allocating the rma engine's shared memory");
+    }
+    memset(r->my_shm, 0, (size_t)counters);
+    if (base)
+        *base = (unsigned char *)r->my_shm + counters;
+    for (int i = 0; i < n->size; i++) {
+        MPI_Aint sz = 0;
+        int du;
+        unsigned char *p = NULL;
+        MPI_Win_shared_query(r->shm_sync, i, &sz, &du, &p);
+        r->peer_shm[n->ranks[i]] = (counter_t *)p;
+        if (sz > counters)
+            r->peer_base[n->ranks[i]] = p + counters;
+    }
+    return RMALAB_OK;
 }
 
 /* Collective: counters for peers on other nodes, in a window every rank
  * joins, as creation is collective; none when the group is one node. */
-static int open_remote_counters(rmalab_win *w)
+static int open_remote_counters(rmalab_win *w, const struct node *n)
 {
     struct rmalab__rma *r = w->engine_state;
     size_t P = (size_t)w->size;
-    for (size_t p = 0; p < P; p++)
-        r->remote_peers += r->peer_shm[p] == NULL;
-    r->local_peers = w->size - r->remote_peers;
-    int any_remote = 0;
-    int e = MPI_Allreduce(&r->remote_peers, &any_remote, 1, MPI_INT, MPI_MAX, w->comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "MPI_Allreduce");
-    if (!any_remote)
+    r->remote_peers = w->size - n->size;
+    r->local_peers = n->size;
+    if (!n->any_remote)
         return RMALAB_OK;
-    e = MPI_Win_allocate((MPI_Aint)(2 * P * sizeof(uint64_t)), sizeof(uint64_t), MPI_INFO_NULL,
-                         w->comm, &r->my_mpi, &r->mpi_sync);
+    int e = MPI_Win_allocate((MPI_Aint)(2 * P * sizeof(uint64_t)), sizeof(uint64_t),
+                             MPI_INFO_NULL, w->comm, &r->my_mpi, &r->mpi_sync);
     if (e != MPI_SUCCESS) {
         r->mpi_sync = MPI_WIN_NULL;
         return rmalab__err_mpi(e, "allocating the rma engine's counters");
@@ -320,15 +319,20 @@ static int open_remote_counters(rmalab_win *w)
     return RMALAB_OK;
 }
 
-/* Every rank allocates first and all agree before the first collective, so
- * that memory running out on one rank stops every rank's creation. */
-static int rma_setup(rmalab_win *w, MPI_Aint alloc, void **base)
+/* Every rank allocates first (a node too, if `parent` has none cached) and
+ * all agree before the first collective, so that memory running out on one
+ * rank stops every rank's creation. A node found is cached if all went well. */
+static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base)
 {
-    int *group_ranks = NULL;
-    int rc = rmalab__err_agree(w->comm, alloc_state(w, &group_ranks), "setting up the rma engine");
-    if (!rc && !(rc = find_node(w, group_ranks)) && !(rc = share_node(w, group_ranks, alloc, base)))
-        rc = open_remote_counters(w);
-    rmalab__mem_free(group_ranks);
+    struct node *n = node_cached(parent), *made = NULL;
+    int rc = alloc_state(w, n ? NULL : &made);
+    n = n ? n : made;
+    if (!(rc = rmalab__err_agree(w->comm, rc, "setting up the rma engine")) &&
+        !(rc = made ? find_node(w, made) : RMALAB_OK) && !(rc = share_node(w, n, alloc, base)))
+        rc = open_remote_counters(w, n);
+    if (made && (rc || node_keyval == MPI_KEYVAL_INVALID ||
+                 MPI_Comm_set_attr(parent, node_keyval, made) != MPI_SUCCESS))
+        node_delete(MPI_COMM_NULL, 0, made, NULL);
     return rc;
 }
 
@@ -357,10 +361,8 @@ static int rma_attach(rmalab_win *w)
         MPI_Win_unlock_all(w->win);
         return rmalab__err_mpi(e, "MPI_Win_lock_all for the rma engine");
     }
-    r->locked = 1;
-    /* Every rank's counters are zero before anyone signals. */
-    e = MPI_Barrier(w->comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Barrier");
+    r->locked = 1; /* every rank's counters were zeroed in setup, before a collective */
+    return RMALAB_OK;
 }
 
 static void rma_quiesce(rmalab_win *w)
@@ -385,10 +387,6 @@ static void rma_destroy(rmalab_win *w)
         MPI_Win_free(&r->mpi_sync);
     if (r->shm_sync != MPI_WIN_NULL)
         MPI_Win_free(&r->shm_sync);
-    if (r->shm_data != MPI_WIN_NULL)
-        MPI_Win_free(&r->shm_data);
-    if (r->node != MPI_COMM_NULL)
-        MPI_Comm_free(&r->node);
     void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need,
                       r->ready,    r->mpi_ops,   r->expected, r};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)

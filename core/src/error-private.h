@@ -33,6 +33,10 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
 #define RMALAB__AGREE_FLAGS 8
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed);
+/* The same verdict from an agreement folded into a collective that the
+ * caller makes anyway (an MPI_MAX of every rank's rc among its values):
+ * `worst` is that maximum, `e` the collective's MPI code. */
+int rmalab__err_agreed(int rc, int worst, int e, const char *what);
 
 #define RMALAB__CHECK_MPI(call, what)                                                              \
     do {                                                                                           \

@@ -157,6 +157,21 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
     return rmalab__err_agree_flags(comm, rc, what, 0, 0, NULL);
 }
 
+/* The verdict of an agreement folded into a collective that the caller
+ * makes anyway (window creation's MPI_MAX of each rank's rc among its
+ * values): `worst` is that maximum, `e` the collective's MPI code. */
+int rmalab__err_agreed(int rc, int worst, int e, const char *what)
+{
+    if (rc)
+        return rc; /* with this rank's own message */
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, what);
+    if (worst)
+        return rmalab__err_fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
+                                rmalab_strerror(worst));
+    return RMALAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Warnings                                                                 */
 

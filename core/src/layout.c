@@ -19,6 +19,7 @@ struct layout_entry {
     MPI_Aint disp_unit;
     MPI_Aint world_rank;
     MPI_Aint node;          /* shared windows: the lowest world rank on its node */
+    MPI_Aint no_locks;      /* in the same exchange, not one of its own */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -65,14 +66,14 @@ static int node_of(rmalab_win *w, int world_rank, MPI_Aint *node)
  * entry (MPICH would write P there). */
 int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
 {
-    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0}, *all = w->lay.xchg;
+    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0, no_locks}, *all = w->lay.xchg;
     int wr;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     mine.world_rank = wr;
     int rc = node_of(w, wr, &mine.node);
     if (rc)
         return rc;
-    int e = MPI_Allgather(&mine, 4, MPI_AINT, all, 4, MPI_AINT, w->comm);
+    int e = MPI_Allgather(&mine, 5, MPI_AINT, all, 5, MPI_AINT, w->comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "exchanging window sizes");
     for (int r = 0; r < w->size; r++) {
@@ -80,10 +81,11 @@ int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
         w->lay.disp_units[r] = (int)all[r].disp_unit;
         w->lay.world_ranks[r] = (int)all[r].world_rank;
         w->lay.nodes[r] = (int)all[r].node;
+        w->lay.no_locks[r] = (unsigned char)all[r].no_locks;
     }
     rmalab__mem_free(all);
     w->lay.xchg = NULL;
-    return rmalab__layout_set_no_locks(w, no_locks);
+    return RMALAB_OK;
 }
 
 int rmalab__layout_set_no_locks(rmalab_win *w, bool mine)

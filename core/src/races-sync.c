@@ -339,10 +339,17 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     return rc ? rc : rmalab__races_log_init(w, R);
 }
 
-int rmalab__races_sync_open(rmalab_win *w)
+static rmalab_check_mode mode_asked(const rmalab_win *w)
 {
     const char *v = rmalab__hints_lookup(w->at_create, RMALAB_KEY_CHECK);
-    rmalab_check_mode mode = mode_of(v ? v : getenv("RMALAB_CHECK"));
+    return mode_of(v ? v : getenv("RMALAB_CHECK"));
+}
+
+bool rmalab__races_sync_wanted(const rmalab_win *w) { return mode_asked(w) != RMALAB_CHECK_OFF; }
+
+int rmalab__races_sync_open(rmalab_win *w)
+{
+    rmalab_check_mode mode = mode_asked(w);
     int want = mode != RMALAB_CHECK_OFF, any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)

@@ -19,6 +19,9 @@ int rmalab__races_sync_local_check(rmalab_win *w, const rmalab__op_event *ev);
 /* A direct load or store of another rank's memory: its record, sent to
  * that rank; *id its number. */
 int rmalab__races_sync_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id);
+/* Does this rank ask for the window to be checked (its hint rmalab_check,
+ * else RMALAB_CHECK)? Local. */
+bool rmalab__races_sync_wanted(const rmalab_win *w);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_sync_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */

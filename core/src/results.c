@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "results.h"
+#include "sync-kinds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +122,7 @@ static int reserve(struct rmalab__results *s)
 }
 
 int rmalab__results_new(rmalab_win *w, int target, rmalab_type type, int count,
-                        const char *completer, rmalab_result **out)
+                        rmalab_access access, rmalab_result **out)
 {
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
     int rc = reserve(&w->res);
@@ -134,7 +135,7 @@ int rmalab__results_new(rmalab_win *w, int target, rmalab_type type, int count,
     r->target = target;
     r->type = type;
     r->count = count;
-    snprintf(r->completer, sizeof r->completer, "%s", completer);
+    r->access = access;
     *out = r;
     return RMALAB_OK;
 }
@@ -194,11 +195,14 @@ int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *t
 {
     if (!r)
         return rmalab__err_fail(RMALAB_ERR_ARG, "result is NULL");
-    if (!r->ready)
+    if (!r->ready) {
+        char by[96];
+        rmalab__kind_completer(r->access, r->target, by, sizeof by);
         return rmalab__err_fail(RMALAB_ERR_RMA_SYNC,
                                 "the data from rank %d has not arrived yet: an RMA result may only "
                                 "be read once the epoch that carries it has completed, here at %s",
-                                r->target, r->completer);
+                                r->target, by);
+    }
     if (data)
         *data = r->data;
     if (type)

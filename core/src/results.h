@@ -7,9 +7,9 @@
 #include "win-private.h"
 
 /* A result of `count` x `type` from target, with room reserved to track
- * it; `completer` names the call that completes it, for messages. */
+ * it, issued in access epoch `access` (which call completes it, for messages). */
 int rmalab__results_new(rmalab_win *w, int target, rmalab_type type, int count,
-                        const char *completer, rmalab_result **out);
+                        rmalab_access access, rmalab_result **out);
 /* Register a result as pending on the window (the window holds a
  * reference until the epoch completes). Cannot fail. */
 void rmalab__results_track(rmalab_win *w, rmalab_result *r);

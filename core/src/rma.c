@@ -40,33 +40,19 @@ static int engine_access(rmalab_win *w, const char *what, int target, MPI_Aint d
                             what, target, target, target, what);
 }
 
-/* Which call completes an operation of the open access epoch, read from
- * the row of the call that ends the epoch: "the next fence()",
- * "complete()", "unlock(2) or flush(2)", "unlock_all() or flush(2)". */
+/* Which call completes an operation of the open access epoch. */
 void rmalab_win_completer(const rmalab_win *w, int target, char *buf, size_t size)
 {
-    int opener = rmalab__kind_opener(w ? w->ep.access : RMALAB_ACCESS_NONE, RMALAB_EXPOSURE_NONE);
-    if (opener == RMALAB_SYNC_NKINDS) {
-        snprintf(buf, size, "the end of its epoch");
-        return;
-    }
-    const rmalab_sync_kind *end = &rmalab__kind_rows[rmalab__kind_rows[opener].opens->ended_by];
-    char peer[16] = "", flush[32] = "";
-    if (end->scope == RMALAB_SYNC_PEER)
-        snprintf(peer, sizeof peer, "%d", target);
-    if (end->releases == RMALAB_RELEASE_TARGETS) /* what a flush also completes */
-        snprintf(flush, sizeof flush, " or flush(%d)", target);
-    snprintf(buf, size, "%s%s(%s)%s", end->collective ? "the next " : "", end->name, peer, flush);
+    rmalab__kind_completer(w ? w->ep.access : RMALAB_ACCESS_NONE, target, buf, size);
 }
 
 /* A result for an operation about to be issued, created before MPI sees the
- * operation so that a failure leaves nothing behind. */
+ * operation so that a failure leaves nothing behind. It keeps the access
+ * epoch, and says which call completes it only if read too early. */
 static int new_result(rmalab_win *w, int target, rmalab_type type, int count,
                       rmalab_result **out)
 {
-    char by[96];
-    rmalab_win_completer(w, target, by, sizeof by);
-    return rmalab__results_new(w, target, type, count, by, out);
+    return rmalab__results_new(w, target, type, count, w->ep.access, out);
 }
 
 /* The end of an operation that fills result r: on success the window

@@ -4,6 +4,7 @@
 #include "private.h"
 #include "sync-kinds.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <rmalab/sync.h>
@@ -114,6 +115,22 @@ int rmalab__kind_opener(rmalab_access a, rmalab_exposure x)
             return i;
     }
     return RMALAB_SYNC_NKINDS;
+}
+
+void rmalab__kind_completer(rmalab_access a, int target, char *buf, size_t size)
+{
+    int opener = rmalab__kind_opener(a, RMALAB_EXPOSURE_NONE);
+    if (opener == RMALAB_SYNC_NKINDS) {
+        snprintf(buf, size, "the end of its epoch");
+        return;
+    }
+    const rmalab_sync_kind *end = &rmalab__kind_rows[rmalab__kind_rows[opener].opens->ended_by];
+    char peer[16] = "", flush[32] = "";
+    if (end->scope == RMALAB_SYNC_PEER)
+        snprintf(peer, sizeof peer, "%d", target);
+    if (end->releases == RMALAB_RELEASE_TARGETS) /* what a flush also completes */
+        snprintf(flush, sizeof flush, " or flush(%d)", target);
+    snprintf(buf, size, "%s%s(%s)%s", end->collective ? "the next " : "", end->name, peer, flush);
 }
 
 const char *rmalab_sync_name(rmalab_sync_id id)

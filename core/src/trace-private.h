@@ -50,8 +50,11 @@ void rmalab__trace_race(rmalab_win *w, uint32_t race, int target, int64_t lo, in
 bool rmalab__trace_is_access(int kind);
 /* The rma engine saw a peer's post or complete arrive. */
 void rmalab__trace_arrival(rmalab_win *w, int kind, int peer);
-/* Collective over the window: start recording if any rank wants to (its
- * hints, RMALAB_TRACE, rmalab_trace_default) or `force`; aligns clocks. */
+/* Does this rank want the window recorded (its hints, RMALAB_TRACE,
+ * rmalab_trace_default)? Local. */
+bool rmalab__trace_wanted(const rmalab_win *w);
+/* Collective over the window: start recording if any rank wants to, or
+ * `force`; aligns clocks. */
 int rmalab__trace_open(rmalab_win *w, bool force);
 /* Local: the window is being freed; its record stays in the list. */
 void rmalab__trace_retire(rmalab_win *w);

@@ -316,7 +316,7 @@ static rmalab__trace *record_new(const rmalab_win *w, int capacity)
 }
 
 /* Does the window want a record? Its hint, else the process's default. */
-static bool wanted(const rmalab_win *w)
+bool rmalab__trace_wanted(const rmalab_win *w)
 {
     const char *v = rmalab__hints_lookup(w->at_create, RMALAB_KEY_TRACE);
     if (v)
@@ -357,7 +357,7 @@ static void trim_retired(void)
 int rmalab__trace_open(rmalab_win *w, bool force)
 {
     static uint64_t opened;
-    int want = force || wanted(w), any = 0;
+    int want = force || rmalab__trace_wanted(w), any = 0;
     int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "deciding whether to trace");

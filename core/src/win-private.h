@@ -179,9 +179,15 @@ typedef struct rmalab__engine {
     /* Creation, before the MPI window exists: the engine's state. `base`
      * is non-NULL where rmalab provides this rank's memory (win_allocate,
      * and win_create without memory from the caller): the engine may then
-     * provide it in *base, `alloc` bytes. Collective. */
-    int (*setup)(rmalab_win *w, MPI_Aint alloc, void **base);
-    /* Creation, once the MPI window exists (optional). Collective. */
+     * provide it in *base, `alloc` bytes. `parent` is the communicator
+     * that w->comm duplicates, on which the engine may cache what every
+     * window over it shares. Collective. */
+    int (*setup)(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base);
+    /* Creation, once the MPI window exists (optional). Local: the check
+     * of window bases after setup is a collective that every rank enters
+     * before any leaves, so what setup wrote (zeroed counters) is in place
+     * on every rank before any can use the window; creation agrees on a
+     * failure here after it. */
     int (*attach)(rmalab_win *w);
     /* Before MPI_Win_free: end what the engine holds open (optional). */
     void (*quiesce)(rmalab_win *w);
@@ -342,7 +348,7 @@ struct rmalab_result {
     bool ready;
     rmalab_type type;
     int count;
-    char completer[96];     /* which call completes it */
+    rmalab_access access;   /* its access epoch: which call completes it, for messages */
     _Alignas(16) unsigned char data[];
 };
 

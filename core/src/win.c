@@ -3,10 +3,15 @@
  * design): it calls every file below it.
  *
  * Creation runs a fixed list of steps (`steps` below). Local steps allocate
- * and compute; collective steps call MPI on every rank. Before each
- * collective step the ranks agree on what failed so far (rmalab__err_agree), so
- * that memory running out on one rank ends the creation on every rank
- * instead of leaving the others blocked in a collective. The memory is
+ * and compute, and may fail on one rank alone; collective steps call MPI on
+ * every rank. Before a collective step the ranks agree on what failed so
+ * far (rmalab__err_agree), so that memory running out on one rank ends the
+ * creation on every rank instead of leaving the others blocked in a
+ * collective; but only when a step since the last agreement could have
+ * failed on one rank alone. Two steps carry the agreement in a collective
+ * that they make anyway (`agrees`): the check of same_size and
+ * same_disp_unit, and the check of window bases; and a step that ends in
+ * an agreement of its own (`settles`) needs none after it. The memory is
  * zeroed before the base check and the layout exchange, which order it
  * before any rank can reach it. Argument errors are found before the first
  * collective call, and the first agreement carries them: a rank whose
@@ -27,6 +32,7 @@
 #include "registry.h"
 #include "win-free.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,12 +94,13 @@ struct creation {
     const char *what;           /* "allocate", for messages */
     const rmalab_win_opts *opts;
     rmalab_diags *diags;
-    MPI_Comm comm;              /* the duplicate, until the window owns it */
+    MPI_Comm parent, comm;      /* the caller's; the duplicate, until the window owns it */
     rmalab_win *w;
     rmalab_info *valid;         /* canonical hints for MPICH */
     MPI_Info mi, plain_mi;      /* for the engine's window and for `plain` */
     MPI_Aint alloc;             /* bytes to allocate: size rounded to 16 */
     void *shm_base;             /* memory the engine provides */
+    bool any_trace, any_races;  /* does any rank want the recorder, the race checker? */
 };
 
 /* Memory that cannot be had is refused here, before MPI sees the size
@@ -119,7 +126,7 @@ static int check_size(rmalab_flavor flavor, const rmalab_win_opts *opts, const c
 }
 
 /* Argument checks, before any collective call; the first agreement
- * carries a mistake to every rank (win_new). */
+ * (step_promises) carries a mistake to every rank. */
 static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const char *what)
 {
     if (flavor != RMALAB_FLAVOR_DYNAMIC && opts->size < 0)
@@ -191,18 +198,28 @@ static int step_hints(struct creation *c)
     return rmalab__results_alloc(w);
 }
 
-/* Collective: same_size and same_disp_unit are checked against what every
- * rank gives, before MPICH sees them. Every rank learns the same range, so
- * each rank that made the promise gets the same diagnostic. */
-static int step_promises(struct creation *c)
+/* Agreeing, the first agreement: what failed so far (the arguments, and
+ * the local steps before), carried in the one collective that every
+ * creation needs before MPICH sees its arguments: same_size and
+ * same_disp_unit are checked against what every rank gives, and the ranks
+ * learn whether any wants the recorder or the race checker (whose steps
+ * cost nothing when none does). Every rank learns the same range, so each
+ * rank that made the promise gets the same diagnostic. A rank that failed
+ * gives no sizes (LLONG_MIN, the identity of MPI_MAX). */
+static int step_promises(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
-    long long mine[4] = {w->size_req, -(long long)w->size_req, w->disp_unit, -w->disp_unit};
-    long long all[4];
-    int e = MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, w->comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "checking same_size and same_disp_unit");
-    int rc = broken_promise(w, c->valid, c->diags, "same_size", "size", (long)-all[1],
+    long long mine[7] = {LLONG_MIN, LLONG_MIN, LLONG_MIN, LLONG_MIN, rc, 0, 0}, all[7] = {0};
+    if (!rc) {
+        mine[0] = w->size_req, mine[1] = -(long long)w->size_req;
+        mine[2] = w->disp_unit, mine[3] = -w->disp_unit;
+        mine[5] = rmalab__trace_wanted(w), mine[6] = rmalab__races_sync_wanted(w);
+    }
+    int e = MPI_Allreduce(mine, all, 7, MPI_LONG_LONG, MPI_MAX, w ? w->comm : c->comm);
+    if ((rc = rmalab__err_agreed(rc, (int)all[4], e, "checking the arguments")))
+        return rc;
+    c->any_trace = all[5], c->any_races = all[6];
+    rc = broken_promise(w, c->valid, c->diags, "same_size", "size", (long)-all[1],
                             (long)all[0]);
     return rc ? rc
               : broken_promise(w, c->valid, c->diags, "same_disp_unit", "disp_unit",
@@ -233,7 +250,7 @@ static bool core_memory(const struct creation *c)
  * by plain copies). */
 static int step_engine(struct creation *c)
 {
-    return c->w->eng->setup(c->w, c->alloc, core_memory(c) ? &c->shm_base : NULL);
+    return c->w->eng->setup(c->w, c->parent, c->alloc, core_memory(c) ? &c->shm_base : NULL);
 }
 
 /* Local: the memory, when it exists before the MPI window: the engine's,
@@ -286,18 +303,17 @@ static int step_window(struct creation *c)
         return rmalab__err_mpi(e, "creating the MPI window");
     }
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    w->plain = w->win; /* the window of fences and locks, unless step_plain makes one */
     return RMALAB_OK;
 }
 
-/* Collective: the window of fences and locks (`plain`): the window itself,
- * or for an engine with own_lock_all a companion over the same memory. */
+/* Collective, for an engine with own_lock_all: the window of fences and
+ * locks (`plain`), a companion over the same memory. */
+static bool plain_wanted(const struct creation *c) { return c->w->eng->own_lock_all; }
+
 static int step_plain(struct creation *c)
 {
     rmalab_win *w = c->w;
-    if (!w->eng->own_lock_all) {
-        w->plain = w->win;
-        return RMALAB_OK;
-    }
     int e = w->flavor == RMALAB_FLAVOR_DYNAMIC
                 ? MPI_Win_create_dynamic(c->plain_mi, w->comm, &w->plain)
                 : MPI_Win_create(w->base, w->size_req, w->disp_unit, c->plain_mi, w->comm,
@@ -322,9 +338,8 @@ static bool base_sound(const rmalab_win *w, MPI_Win mw)
     return flag && attr_base == w->base && (uintptr_t)w->base % RMALAB__WIN_ALIGN == 0;
 }
 
-/* Collective: zero the memory, learn the model and group, and check that
- * every rank's window is sound before anyone writes to it. */
-static int step_base(struct creation *c)
+/* Local: zero the memory, learn the model and group. */
+static int base_facts(struct creation *c)
 {
     rmalab_win *w = c->w;
     int flag = 0, *model = NULL, e;
@@ -336,15 +351,28 @@ static int step_base(struct creation *c)
         w->wgroup = MPI_GROUP_NULL;
         return rmalab__err_mpi(e, "MPI_Win_get_group");
     }
-    int ok = base_sound(w, w->win) && base_sound(w, w->plain), all_ok = 0;
-    if ((e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm)) != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "checking window bases");
-    if (!all_ok)
+    return RMALAB_OK;
+}
+
+/* Agreeing: check that every rank's window is sound before anyone writes
+ * to it, in one collective with the agreement on what failed so far (the
+ * windows' creation). */
+static int step_base(struct creation *c, int rc)
+{
+    rmalab_win *w = c->w;
+    if (!rc)
+        rc = base_facts(c);
+    int mine[2] = {rc, !rc && !(base_sound(w, w->win) && base_sound(w, w->plain))};
+    int all[2] = {0, 0};
+    int e = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, w->comm);
+    if ((rc = rmalab__err_agreed(rc, all[0], e, "checking window bases")))
+        return rc;
+    if (all[1])
         return rmalab__err_fail(
             RMALAB_ERR_WIN,
             "win_%s: MPI_WIN_BASE does not match the memory on %s; this MPI "
             "would put data into the wrong bytes, so the window was not created",
-            c->what, ok ? "another rank" : "this rank");
+            c->what, mine[1] ? "this rank" : "another rank");
     return RMALAB_OK;
 }
 
@@ -354,7 +382,7 @@ static int step_layout(struct creation *c)
     return rmalab__layout_exchange(c->w, rmalab__win_hints_no_locks(c->w->at_create, false));
 }
 
-/* Collective: the engine's part once the MPI window exists. */
+/* Local: the engine's part once the MPI window exists. */
 static int step_attach(struct creation *c)
 {
     return c->w->eng->attach ? c->w->eng->attach(c->w) : RMALAB_OK;
@@ -368,44 +396,64 @@ static int step_trace(struct creation *c)
 
 static int step_races(struct creation *c) { return rmalab__races_sync_open(c->w); }
 
+static bool trace_wanted(const struct creation *c) { return c->any_trace; }
+
+static bool races_wanted(const struct creation *c) { return c->any_races; }
+
+/* A step is local (run), collective (run, with `collective`), or agreeing
+ * (agree: collective, run on every rank with the verdict so far, which it
+ * carries to all). A collective step that `settles` leaves every rank with
+ * the same verdict, as an agreeing one does. A step with `wanted` is left
+ * out, agreement and all, when it says no (the same on every rank). */
 static const struct step {
     const char *name;
     int (*run)(struct creation *c);
-    bool collective;
+    int (*agree)(struct creation *c, int rc);
+    bool collective, settles;
+    bool (*wanted)(const struct creation *c);
 } steps[] = {
-    {"checking the arguments", NULL, true}, /* check_opts, on every rank */
-    {"allocating the window", step_struct, false},
-    {"validating hints", step_hints, false},
-    {"checking same_size and same_disp_unit", step_promises, true},
-    {"preparing the MPI window", step_prepare, false},
-    {"setting up the PSCW engine", step_engine, true},
-    {"allocating the window's memory", step_memory, false},
-    {"creating the MPI window", step_window, true},
-    {"creating the window for fences and locks", step_plain, true},
-    {"checking window bases", step_base, true},
-    {"exchanging the layout", step_layout, true},
-    {"attaching the PSCW engine", step_attach, true},
-    {"starting the trace", step_trace, true},
-    {"starting the race checker", step_races, true},
-    {"creating the window", NULL, true}, /* the last agreement */
+    {"allocating the window", step_struct, NULL, false, false, NULL},
+    {"validating hints", step_hints, NULL, false, false, NULL},
+    {"checking the arguments", NULL, step_promises, true, true, NULL}, /* check_opts' verdict */
+    {"setting up the PSCW engine", step_engine, NULL, true, false, NULL},
+    {"preparing the MPI window", step_prepare, NULL, false, false, NULL},
+    {"allocating the window's memory", step_memory, NULL, false, false, NULL},
+    {"creating the MPI window", step_window, NULL, true, false, NULL},
+    {"creating the window for fences and locks", step_plain, NULL, true, false, plain_wanted},
+    {"checking window bases", NULL, step_base, true, true, NULL},
+    {"exchanging the layout", step_layout, NULL, true, false, NULL},
+    {"starting the trace", step_trace, NULL, true, false, trace_wanted},
+    {"starting the race checker", step_races, NULL, true, true, races_wanted}, /* agrees last */
+    {"attaching the PSCW engine", step_attach, NULL, false, false, NULL},
 };
 
 /* Run the steps from `rc`, the arguments' verdict. A rank that failed
- * skips to the next collective step, agrees there, and every rank stops. */
+ * skips to the next collective step, agrees there, and every rank stops.
+ * An agreement is made only where some rank may have failed alone since
+ * the last one (`settled` false), and at the end. */
 static int run_steps(struct creation *c, int rc)
 {
+    bool settled = false;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
-        if (steps[i].collective) {
-            MPI_Comm comm = c->w ? c->w->comm : c->comm;
-            if ((rc = rmalab__err_agree(comm, rc, steps[i].name)))
-                break;
+        const struct step *s = &steps[i];
+        if (s->wanted && !rc && !s->wanted(c))
+            continue;
+        if (s->agree) {
+            rc = s->agree(c, rc);
+        } else if (s->collective && !settled &&
+                   (rc = rmalab__err_agree(c->w->comm, rc, s->name))) {
+            settled = true;
+            break;
         } else if (rc) {
             continue;
+        } else {
+            rc = s->run(c);
         }
-        if (steps[i].run)
-            rc = steps[i].run(c);
+        settled = s->settles;
+        if (rc && settled)
+            break;
     }
-    return rc;
+    return settled ? rc : rmalab__err_agree(c->w->comm, rc, "creating the window");
 }
 
 /* Collective, after the window is created or a creation failed. */
@@ -451,6 +499,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     int entered = rmalab__block_enter(&b);
     if (entered)
         return entered;
+    c.parent = parent;
     int e = MPI_Comm_dup(parent, &c.comm);
     if (e != MPI_SUCCESS) {
         rmalab__block_leave(&b);
