@@ -435,6 +435,20 @@ int lrm_main(lua_State *L)
     exit(EXIT_FAILURE);
 }
 
+/* MPICH's MPI_Init leaves stdout unbuffered: Lua's print then writes its
+ * text and its newline in two write() calls, and Hydra forwards each
+ * rank's pipe as it reads it, so two ranks' lines met mid-line ("... cannot
+ * be sentR0 after 2"). Line-buffered again, with room for long lines, each
+ * line (up to the buffer's size) goes out in one write(), which a pipe
+ * keeps whole (always up to PIPE_BUF, 4096 bytes, in practice up to its
+ * free space, 64 KiB). */
+static void stdout_lines_whole(void)
+{
+    static char buf[1 << 16];
+    fflush(stdout);
+    setvbuf(stdout, buf, _IOLBF, sizeof buf);
+}
+
 static void start_mpi(lua_State *L)
 {
     int init = 0, fini = 0, provided = 0;
@@ -446,6 +460,8 @@ static void start_mpi(lua_State *L)
         return; /* the program's, or already the module's */
     if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
         lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
+    if (!init)
+        stdout_lines_whole();
     runtime_owns_mpi = 1;
     rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
