@@ -23,7 +23,6 @@ typedef struct {
     lrm_ctx *ctx;   /* of the Lua state that made it */
     lrm_leak *leak; /* the note __gc files if the window is never freed */
     int counted;    /* in ctx->stats.wins */
-    int by_error;   /* its <close> came with an error (win_close) */
 } lwin;
 
 /* ------------------------------------------------------------------------ */
@@ -236,19 +235,6 @@ static int win_free(lua_State *L)
     return 0;
 }
 
-/* <close>: the scope's end frees the window as win:free() does. Left by
- * an error (Lua hands __close the error), it does not: freeing is
- * collective, and the other ranks may be in another call, where this
- * rank's free would wait for ever (a rank that failed alone). The window
- * then waits for the release at exit, as one never freed; __gc says why. */
-static int win_close(lua_State *L)
-{
-    if (lua_isnoneornil(L, 2))
-        return win_free(L);
-    towin(L, 1)->by_error = 1;
-    return 0;
-}
-
 /* A window collected without win:free() stays counted (it leaked) and is
  * filed for release at exit; MPI_Win_free is collective, so never here. */
 static int win_gc(lua_State *L)
@@ -266,11 +252,9 @@ static int win_gc(lua_State *L)
     rmalab_win_describe(u->win, state, sizeof state);
     /* Always shown: lua_warning is off by default in lua.c. */
     lrm_warn(u->ctx,
-             "rmalab: rank %d: a window%s%s%s was never freed (%s); %s",
-             rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state,
-             u->by_error ? "an error left its <close> scope, which frees a window only when "
-                           "the scope ends without one"
-                         : "call win:free() on every rank, or declare it local <close>");
+             "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
+             "rank, or declare it local <close>",
+             rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
     lrm_leak_file(u->ctx, u->leak, u->win);
     u->leak = NULL;
     u->win = NULL;
@@ -462,7 +446,7 @@ static const luaL_Reg win_methods[] = {
 
 static const luaL_Reg win_meta[] = {
     {"__gc", win_gc},
-    {"__close", win_close},
+    {"__close", win_free},
     {"__tostring", win_tostring},
     {"__index", NULL},
     {NULL, NULL},
