@@ -133,19 +133,36 @@ static void touch(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer
         lrm_raisef(L, rc, "%s", rmalab_errmsg());
 }
 
+/* The race checker hears of a load (`writes`: a store) of elements lo..hi
+ * of b when b views a checked window (lrm_buffer_seen): an element's
+ * access, and a message's or a collective's of the whole buffer, sent
+ * alone or inside a value (lrm_buffer_status). RMALAB_OK, or what it found
+ * (mode races) or ERR_RMA_RANGE, recorded. */
+static int seen_status(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
+                       bool writes)
+{
+    lrm_block *k = b->blk;
+    if (!k->seen)
+        return RMALAB_OK;
+    lrm_site(L, k->seen);
+    MPI_Aint at = (MPI_Aint)(b->p - k->seen_base) + (MPI_Aint)(lo - 1) * b->size;
+    return rmalab_win_direct(k->seen, k->seen_rank, at, b->type, (int)(hi - lo + 1), writes);
+}
+
+static void seen(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi, bool writes,
+                 const char *call)
+{
+    int rc = seen_status(L, b, lo, hi, writes);
+    if (rc)
+        lrm_raise_named(L, rmalab_win_get_name(b->blk->seen), rc, "%s: %s",
+                        call ? call : "a view", rmalab_errmsg());
+}
+
 void lrm_buffer_access(lua_State *L, const lrm_buffer *b, lua_Integer lo, lua_Integer hi,
                        bool writes, const char *call)
 {
     touch(L, b, lo, hi, writes, call);
-    lrm_block *k = b->blk;
-    if (!k->seen)
-        return;
-    lrm_site(L, k->seen);
-    MPI_Aint at = (MPI_Aint)(b->p - k->seen_base) + (MPI_Aint)(lo - 1) * b->size;
-    int rc = rmalab_win_direct(k->seen, k->seen_rank, at, b->type, (int)(hi - lo + 1), writes);
-    if (rc) /* the checker in mode races found one, or ERR_RMA_RANGE */
-        lrm_raise_named(L, rmalab_win_get_name(k->seen), rc, "%s: %s", call ? call : "a view",
-                        rmalab_errmsg());
+    seen(L, b, lo, hi, writes, call);
 }
 
 void lrm_buffer_seen(lrm_buffer *b, rmalab_win *w, int rank)
@@ -192,7 +209,10 @@ bool lrm_buffers_overlap(const lrm_buffer *a, const lrm_buffer *b)
 int lrm_buffer_status(lua_State *L, int arg, bool writes, const char *call)
 {
     lrm_buffer *b = lrm_tobuffer(L, arg);
-    return b->blk->busy && b->n ? touch_status(b, 1, b->n, writes, call) : RMALAB_OK;
+    if (!b->blk->busy || !b->n)
+        return RMALAB_OK;
+    int rc = touch_status(b, 1, b->n, writes, call);
+    return rc ? rc : seen_status(L, b, 1, b->n, writes);
 }
 
 void lrm_buffer_check(lua_State *L, int arg, bool writes, const char *call)
@@ -211,6 +231,8 @@ void lrm_buffer_claim(lua_State *L, int arg, rmalab_win *w, bool writes, const c
     lrm_block *k = b->blk;
     if (k->busy)
         touch(L, b, 1, b->n, writes, call);
+    if (w == MSGS && b->n) /* isend, irecv: the access to a view starts now */
+        seen(L, b, 1, b->n, writes, call);
     if (k->nflights + 3 > k->capflights) { /* an origin, a compare and a result may share it */
         int cap = k->capflights ? 2 * k->capflights : 4;
         lrm_flight *f = realloc(k->flights, (size_t)cap * sizeof *f);

@@ -96,6 +96,8 @@ typedef struct lrm_ctx {
 /* The runtime (lruntime.c). Make L's context, once, and start MPI if
  * nobody has; the context is the first rmalab object of the state. */
 void lrm_open_runtime(lua_State *L);
+/* rl.main(fn, ...): fn's error ends the job with status 1 (lruntime.c). */
+int lrm_main(lua_State *L);
 /* The context of L's Lua state (any of its threads). */
 lrm_ctx *lrm_getctx(lua_State *L);
 /* Run fn(ud) with ctx->running = L: the one way a binding call that may run

@@ -20,6 +20,7 @@
  * Leaked windows are freed only when that is safe: MPI_Win_free is
  * collective and no __gc may run a collective, so they wait for the exit,
  * when every rank can agree (see release_leaked). */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lrmalab.h"
 
@@ -216,6 +218,29 @@ static int abandon_all(lrm_leak *l)
     return ok;
 }
 
+/* A failed rank whose peers did not all reach their exit: they may be
+ * waiting for it in a collective, where nothing can wake them, so it ends
+ * the job with MPI_Abort and status 1, after a line that says why (its
+ * error is above it). MPI_Abort, not an exit without MPI_Finalize: then
+ * Hydra kills the other ranks with SIGKILL and, when one of them is
+ * reported killed, prints its "BAD TERMINATION" banner and exits 9.
+ * MPICH's own "Abort(1) on node ..." line would only repeat this one: it
+ * goes to stderr, which is closed first. */
+static void end_job(int rank, double timeout)
+{
+    lrm_warn(NULL,
+             "rmalab: rank %d failed, and not every rank reached its exit within %.0f s; "
+             "ending the job (status 1)",
+             rank, timeout);
+    fflush(stdout);
+    fflush(stderr);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+        dup2(null, 2);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1); /* MPI_Abort does not return */
+}
+
 /* MPICH 4.0.2 with UCX aborts in MPI_Finalize while any window is alive, so
  * windows that were never freed must be freed first; MPI_Win_free is
  * collective, which is only safe when every rank is exiting and leaked the
@@ -232,18 +257,15 @@ static int release_leaked(lrm_leak *leaked)
     const char *t = getenv("RMALAB_EXIT_TIMEOUT");
     double timeout = t ? atof(t) : 5.0;
     if (!all_ranks_exiting(timeout > 0 ? timeout : 5.0)) {
+        if (exit_failed) /* MPI_Finalize would wait for ranks that may wait for this one */
+            end_job(rank, timeout);
         if (n)
             lrm_warn(NULL,
                      "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
                      "within %.0f s; exiting without MPI_Finalize",
                      rank, n, n == 1 ? " was" : "s were", timeout);
-        else if (exit_failed) /* MPI_Finalize would wait for ranks that may wait for this one */
-            lrm_warn(NULL,
-                     "rmalab: rank %d failed, and not every rank reached its exit within %.0f s; "
-                     "exiting without MPI_Finalize, which ends the job",
-                     rank, timeout);
         free_notes(leaked);
-        return n == 0 && !exit_failed;
+        return n == 0;
     }
     int mine[2] = {n, 0}, lo[2], hi[2];
     for (const lrm_leak *l = leaked; l; l = l->next)
@@ -371,6 +393,62 @@ void rmalab_lua_exit_failed(void)
     exit_failed = 1;
 }
 
+/* rl.main's message handler: the error as text, with a traceback, as
+ * rmalab's script mode shows it. */
+static int main_msgh(lua_State *L)
+{
+    luaL_traceback(L, L, luaL_tolstring(L, 1, NULL), 1);
+    return 1;
+}
+
+/* rl.main(fn, ...): fn(...), and its results. Under stock lua5.4 the
+ * module cannot tell a script's error from its normal end (lua.c prints the
+ * error and closes the state in the same way; its exit status is not
+ * visible to an atexit handler), so an error inside fn is known here: it
+ * is printed as "[rank] error ..." with its traceback, this rank counts as
+ * failed (rmalab_lua_exit_failed), and the state closes and the process
+ * exits with status 1, as os.exit(1, true) would. The ranks that reached
+ * their exit then end together; ranks that did not (blocked in a
+ * collective that waits for this one, or still running) are ended with
+ * the job (end_job). A host that reports a chunk's errors itself sets
+ * RMALAB_LUA_HOST_REPORTS: the error then goes on to it unchanged. */
+int lrm_main(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    int hosted = lua_getfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_HOST_REPORTS) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (hosted) {
+        lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+        return lua_gettop(L);
+    }
+    lua_pushcfunction(L, main_msgh);
+    lua_insert(L, 1);
+    if (lua_pcall(L, lua_gettop(L) - 2, LUA_MULTRET, 1) == LUA_OK)
+        return lua_gettop(L) - 1;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fflush(stdout);
+    fprintf(stderr, "[%d] error %s\n", rank, lua_tostring(L, -1));
+    fflush(stderr);
+    exit_failed = 1;
+    lua_close(L);
+    exit(EXIT_FAILURE);
+}
+
+/* MPICH's MPI_Init leaves stdout unbuffered: Lua's print then writes its
+ * text and its newline in two write() calls, and Hydra forwards each
+ * rank's pipe as it reads it, so two ranks' lines met mid-line ("... cannot
+ * be sentR0 after 2"). Line-buffered again, with room for long lines, each
+ * line (up to the buffer's size) goes out in one write(), which a pipe
+ * keeps whole (always up to PIPE_BUF, 4096 bytes, in practice up to its
+ * free space, 64 KiB). */
+static void stdout_lines_whole(void)
+{
+    static char buf[1 << 16];
+    fflush(stdout);
+    setvbuf(stdout, buf, _IOLBF, sizeof buf);
+}
+
 static void start_mpi(lua_State *L)
 {
     int init = 0, fini = 0, provided = 0;
@@ -382,6 +460,8 @@ static void start_mpi(lua_State *L)
         return; /* the program's, or already the module's */
     if (!init && MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
         lrm_raisef(L, RMALAB_ERR_OTHER, "require \"rmalab\": MPI_Init_thread failed");
+    if (!init)
+        stdout_lines_whole();
     runtime_owns_mpi = 1;
     rmalab_info_env_thread_requested(MPI_THREAD_MULTIPLE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

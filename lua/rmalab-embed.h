@@ -26,9 +26,9 @@ void rmalab_lua_host_hands_mpi(void);
 
 /* The host's program failed on this rank (a script's error). At the end,
  * when not every rank reaches its exit within RMALAB_EXIT_TIMEOUT seconds,
- * the process then leaves without MPI_Finalize, so that mpiexec ends the
- * job: MPI_Finalize would wait for the other ranks, which may be waiting
- * for this one. A program that did not fail finalises as before: its
+ * the process then ends the job with MPI_Abort and status 1, after a line
+ * that says so: MPI_Finalize would wait for the other ranks, which may be
+ * waiting for this one. A program that did not fail finalises as before: its
  * ranks may end at different times. */
 void rmalab_lua_exit_failed(void);
 
@@ -57,5 +57,9 @@ int rmalab_lua_trace_writers(lua_State *L);
 /* A function that hears rmalab.test's events, set before the module
  * rmalab.test is first required (lua/ltest.c says what it is called with). */
 #define RMALAB_LUA_TEST_SINK "rmalab.test.sink"
+/* Any value but nil: the host reports an error that leaves its chunk and
+ * ends the job itself (rmalab's script mode and REPL do); rl.main then lets
+ * errors go on to it instead of ending the job. */
+#define RMALAB_LUA_HOST_REPORTS "rmalab.host.reports"
 
 #endif

@@ -85,6 +85,7 @@ static const luaL_Reg module_funcs[] = {
     {"info_env", lrm_info_env},
     {"wtime", l_wtime},
     {"sleep", l_sleep},
+    {"main", lrm_main},
     {NULL, NULL},
 };
 

@@ -132,8 +132,8 @@ static double fop(int op, double a, double b)
     switch (op) {
     case RMALAB_OP_SUM: return a + b;
     case RMALAB_OP_PROD: return a * b;
-    case RMALAB_OP_MAX: return a > b ? a : b;
-    default: return a < b ? a : b; /* min: others are refused before */
+    case RMALAB_OP_MAX: return rmalab__type_fmax(a, b); /* NaN propagates */
+    default: return rmalab__type_fmin(a, b); /* min: others are refused before */
     }
 }
 
@@ -276,7 +276,7 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
 {
     MPI_Comm mc = rmalab_comm_mpi(c);
     MPI_Datatype t = all->type == RMALAB_INT64 ? MPI_INT64_T : MPI_DOUBLE;
-    MPI_Op op = rmalab__type_mpi_op((rmalab_op)all->op);
+    MPI_Op op = rmalab__type_reduce_op((rmalab_op)all->op, (rmalab_type)all->type);
     int skip = kind <= RMALAB_REDUCE_ROOT ? RMALAB_REDUCE_INLINE : 0, n = count - skip, e;
     if (n <= 0)
         return RMALAB_OK;
@@ -517,7 +517,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
 {
     MPI_Comm mc = rmalab_comm_mpi(c);
     MPI_Datatype t = rmalab__type_mpi(type);
-    MPI_Op o = rmalab__type_mpi_op(op);
+    MPI_Op o = rmalab__type_reduce_op(op, type);
     int me = rmalab_comm_rank(c), e;
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
     void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__coll_scratch(0, bytes) : NULL;

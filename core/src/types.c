@@ -1,10 +1,13 @@
 /* Types, ops, flavours and assertions: the names users give, what MPI
- * calls them, and which combinations MPI defines. Tables only: calls
+ * calls them, and which combinations MPI defines; and the reductions' max
+ * and min of floats, IEEE 754-2019's. Tables and those two ops: calls
  * nothing above error.c. */
 #include "win-private.h"
 #include "error-private.h"
 #include "types.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +140,74 @@ MPI_Op rmalab__type_mpi_op(rmalab_op op)
                                            MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_LAND,
                                            MPI_LOR,  MPI_LXOR, MPI_REPLACE, MPI_NO_OP};
     return ops[op];
+}
+
+/* IEEE 754-2019's maximum and minimum: a NaN on either side gives NaN,
+ * always the same quiet NaN, and +0 is above -0. MPI's MPI_MAX and MPI_MIN
+ * compare with > and <, so a NaN's fate depended on the order in which the
+ * ranks were combined, which differs between ranks: the same allreduce gave
+ * NaN on some ranks and a number on others. */
+double rmalab__type_fmax(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    if (a == b)
+        return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+double rmalab__type_fmin(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    if (a == b)
+        return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+/* The MPI ops of the two, on MPI_FLOAT and MPI_DOUBLE (the only types the
+ * reductions give them). */
+static void ieee_op(void *in, void *inout, int len, MPI_Datatype dt,
+                    double (*f)(double, double))
+{
+    for (int i = 0; i < len; i++) {
+        if (dt == MPI_FLOAT)
+            ((float *)inout)[i] = (float)f(((float *)in)[i], ((float *)inout)[i]);
+        else
+            ((double *)inout)[i] = f(((double *)in)[i], ((double *)inout)[i]);
+    }
+}
+
+static void ieee_max(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    ieee_op(in, inout, *len, *dt, rmalab__type_fmax);
+}
+
+static void ieee_min(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    ieee_op(in, inout, *len, *dt, rmalab__type_fmin);
+}
+
+/* Made once, when first needed, and left to MPI_Finalize. */
+static MPI_Op ieee_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+static pthread_once_t ieee_once = PTHREAD_ONCE_INIT;
+
+static void ieee_make(void)
+{
+    if (MPI_Op_create(ieee_max, 1, &ieee_ops[0]) != MPI_SUCCESS ||
+        MPI_Op_create(ieee_min, 1, &ieee_ops[1]) != MPI_SUCCESS)
+        ieee_ops[0] = ieee_ops[1] = MPI_OP_NULL;
+}
+
+MPI_Op rmalab__type_reduce_op(rmalab_op op, rmalab_type type)
+{
+    if ((type == RMALAB_FLOAT || type == RMALAB_DOUBLE) &&
+        (op == RMALAB_OP_MAX || op == RMALAB_OP_MIN)) {
+        pthread_once(&ieee_once, ieee_make);
+        if (ieee_ops[0] != MPI_OP_NULL) /* MPI_Op_create: no reason to fail */
+            return ieee_ops[op == RMALAB_OP_MIN];
+    }
+    return rmalab__type_mpi_op(op);
 }
 
 int rmalab__type_mpi_mode(int assert_)

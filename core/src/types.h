@@ -7,6 +7,12 @@
 
 MPI_Datatype rmalab__type_mpi(rmalab_type t);
 MPI_Op rmalab__type_mpi_op(rmalab_op op);
+/* IEEE 754-2019's maximum and minimum (NaN propagates, +0 above -0). */
+double rmalab__type_fmax(double a, double b);
+double rmalab__type_fmin(double a, double b);
+/* A reduction's op: rmalab__type_mpi_op's, except max and min on float and
+ * double, which are IEEE 754-2019's (ops of ours, commutative). */
+MPI_Op rmalab__type_reduce_op(rmalab_op op, rmalab_type type);
 /* RMALAB_MODE_* to MPI_MODE_* */
 int rmalab__type_mpi_mode(int assert_);
 /* `call` ("fence") accepts the assertions `allowed` and no others. */

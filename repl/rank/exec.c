@@ -206,6 +206,8 @@ static int open_state(lua_State *L)
     luaL_requiref(L, "rmalab", luaopen_rmalab, 1);
     lua_pop(L, 1);
     rmalab_lua_set_warnf(L, exec_warn, x);
+    lua_pushboolean(L, 1); /* errors are ours to report (rl.main) */
+    lua_setfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_HOST_REPORTS);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_rmalab_test);
     lua_setfield(L, -2, "rmalab.test");

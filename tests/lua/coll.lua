@@ -171,6 +171,44 @@ T.case("allreduce: numbers and arrays, integer stays integer", function()
   T.eq(c:allreduce({}, "sum"), {}, "no numbers")
 end)
 
+-- IEEE 754-2019's maximum and minimum: a NaN on any rank gives NaN on
+-- every rank, whichever rank has it, in Lua values (one number, arrays
+-- past the one-collective packet) and in buffers of doubles and floats;
+-- +0 is above -0. MPI's MPI_MAX compares with >, and the same allreduce
+-- gave NaN on some ranks and a number on others.
+T.case("max and min: a NaN on any rank gives NaN on every rank", function()
+  local function isnan(x) return x ~= x end
+  for bad = 0, n - 1 do
+    local v = me == bad and 0 / 0 or me + 1.5
+    for _, op in ipairs({ "max", "min" }) do
+      local what = op .. ", the NaN on rank " .. bad
+      T.ok(isnan(c:allreduce(v, op)), "a number: " .. what)
+      local arr = {}
+      for i = 1, 10 do arr[i] = (i % 3 == 0) and v or me + i end
+      local got = c:allreduce(arr, op)
+      for i = 1, 10 do
+        T.eq(isnan(got[i]), i % 3 == 0, ("an array, element %d: %s"):format(i, what))
+      end
+      local scan = c:scan(v, op)
+      T.eq(isnan(scan), me >= bad, "scan: " .. what)
+      for _, ty in ipairs({ "double", "float" }) do
+        local b = rl.buffer(ty, 40)
+        for i = 1, 40 do b[i] = (i % 4 == 0) and v or me + i end
+        c:allreduce(b, op)
+        local ok = true
+        for i = 1, 40 do ok = ok and isnan(b[i]) == (i % 4 == 0) end
+        T.ok(ok, ("a buffer of %ss: %s"):format(ty, what))
+      end
+    end
+  end
+  local z = me % 2 == 0 and 0.0 or -0.0
+  if n > 1 then
+    T.eq(1 / c:allreduce(z, "max"), 1 / 0, "max(-0, +0) is +0")
+    T.eq(1 / c:allreduce(z, "min"), -1 / 0, "min(-0, +0) is -0")
+  end
+  T.eq(c:allreduce(me + 0.5, "max"), n - 0.5, "numbers without NaN as before")
+end)
+
 T.case("reductions refuse on every rank, before anything is reduced", function()
   checkerr("ERR_ARG", "the ranks gave different numbers of values",
     c.allreduce, c, me == 0 and { 1, 2 } or { 1 }, "sum")

@@ -177,6 +177,49 @@ T.case("what is not ordered is a race, whatever the timing", function()
   end), 1, "sum and replace")
 end)
 
+-- A view of the window's memory that a message or a collective reads (or
+-- a receive writes) is an access to the window, alone or inside a value
+-- (a table holding it): during the epoch in which the other rank's put may
+-- land, it races; after the fence that ends the epoch, it does not. Before,
+-- only an element's load or store through the view was recorded.
+T.case("a view sent in a message or a collective, alone or in a table", function()
+  local c = rl.world
+  local ways = { -- in one order on every rank
+    { "send, in a table", function(v)
+      if T.rank == 1 then c:send({ v, tag = "halo" }, 0, 7) else c:recv(1, 7) end
+    end },
+    { "send, alone", function(v)
+      if T.rank == 1 then c:send(v, 0, 8) else c:recv(1, 8) end
+    end },
+    { "isend, in a table", function(v)
+      if T.rank == 1 then c:isend({ { v } }, 0, 9):wait() else c:recv(1, 9) end
+    end },
+    { "bcast, in a table", function(v) c:bcast(T.rank == 1 and { data = v } or nil, 1) end },
+    { "gather, in a table", function(v) c:gather({ v }, 0) end },
+    { "allgather, in a table", function(v) c:allgather({ v, 1 }) end },
+  }
+  for _, way in ipairs(ways) do
+    local name, send = way[1], way[2]
+    local racy = found("races:quiet", function(win)
+      local v = win:local_view("int32")
+      win:fence()
+      if T.rank == 0 then win:put(1, 3, "int32", 5) end
+      send(v)
+      win:fence()
+    end)
+    T.eq(racy, 1, name .. " during the put's epoch: one race")
+    local quiet = found("races:quiet", function(win)
+      local v = win:local_view("int32")
+      win:fence()
+      if T.rank == 0 then win:put(1, 3, "int32", 5) end
+      win:fence()
+      send(v)
+      win:fence()
+    end)
+    T.eq(quiet, 0, name .. " after the fence that ends the epoch: no race")
+  end
+end)
+
 T.case("free reports a passive-target race that no later call saw", function()
   rl.races.clear()
   local win = checked("races", "late")
