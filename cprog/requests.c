@@ -195,6 +195,25 @@ void run_requests_seen(MPI_Request req)
         run_watch_waited(id);
 }
 
+void run_requests_win_free(MPI_Win win)
+{
+    if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+        return;
+    for (;;) {
+        MPI_Request h = MPI_REQUEST_NULL;
+        rmalab_request *rq = NULL;
+        pthread_mutex_lock(&lock);
+        for (int i = 0; i < n_live && !rq; i++)
+            if (table[i].win == win && table[i].rq)
+                h = table[i].handle, rq = table[i].rq;
+        pthread_mutex_unlock(&lock);
+        if (!rq)
+            return;
+        (void)rmalab_request_wait(rq, NULL, NULL, NULL);
+        core_done(h);
+    }
+}
+
 bool run_requests_free(MPI_Request *req)
 {
     pthread_mutex_lock(&lock);

@@ -53,6 +53,11 @@ void run_requests_completed(MPI_Request req);
 /* MPI_Request_get_status said that req is complete: its buffers are the
  * program's again (the request stays, to be freed by a wait or test). */
 void run_requests_seen(MPI_Request req);
+/* MPI_Win_free of win is about to free the core's window: its requests
+ * not yet completed in the core are now (their epoch is closed, or the
+ * free is refused anyway), so that the core does not report them as never
+ * waited for; the program's wait or test still returns them. */
+void run_requests_win_free(MPI_Win win);
 /* MPI_Request_free of req: true when it was ours (then it is freed, and
  * *req is MPI_REQUEST_NULL); its buffers stay in use until its window
  * completes the operation, as MPI has it. */

@@ -1,6 +1,7 @@
 /* Request-based RMA operations completed together with messages, by every
  * completion call: MPI_Waitany, _Waitsome, _Testany, _Testsome, _Testall,
- * _Waitall, and MPI_Request_get_status before MPI_Wait. Under rmalab run
+ * _Waitall, MPI_Request_get_status before MPI_Wait, and an MPI_Wait
+ * after MPI_Win_free (the unlock completed the operation). Under rmalab run
  * the RMA requests are the core's behind generalized ones: each call must
  * return them, and the messages, as plain MPICH does (the same output). */
 #include <mpi.h>
@@ -96,22 +97,28 @@ static int status_then_wait(void)
 
 int main(int argc, char **argv)
 {
+    int late_v = 30;
+    MPI_Request late;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
-    MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     base[0] = 10 + rank;
-    base[1] = base[2] = base[3] = 0;
+    base[1] = base[2] = base[3] = base[4] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock_all(0, win);
     printf("rank %d: waitany %s\n", rank, waitany() ? "ok" : "wrong");
     printf("rank %d: waitsome %s\n", rank, waitsome() ? "ok" : "wrong");
     printf("rank %d: testany, testsome, testall %s\n", rank, tests() ? "ok" : "wrong");
     printf("rank %d: get_status, waitall %s\n", rank, status_then_wait() ? "ok" : "wrong");
+    MPI_Rput(&late_v, 1, MPI_INT, peer, 4, 1, MPI_INT, win, &late);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
-    printf("rank %d: window %d %d %d %d\n", rank, base[0], base[1], base[2], base[3]);
+    printf("rank %d: window %d %d %d %d %d\n", rank, base[0], base[1], base[2], base[3],
+           base[4]);
     MPI_Win_free(&win);
+    MPI_Wait(&late, MPI_STATUS_IGNORE);
+    printf("rank %d: wait after free %s\n", rank, late == MPI_REQUEST_NULL ? "ok" : "wrong");
     MPI_Finalize();
     return 0;
 }
