@@ -81,6 +81,8 @@ int run_requests_add(run_win *s, const void *pc, const char *call, rmalab_reques
 {
     *out = MPI_REQUEST_NULL;
     if (PMPI_Grequest_start(query, free_fn, cancel, NULL, out) != MPI_SUCCESS) {
+        if (rq) /* done here (MPICH 4.0.2 cannot free an RMA request in flight) */
+            (void)rmalab_request_wait(rq, NULL, NULL, NULL);
         rmalab_request_destroy(&rq);
         return rmalab_set_error(RMALAB_ERR_NO_MEM, "%s: MPI_Grequest_start failed", call);
     }
@@ -94,7 +96,7 @@ int run_requests_add(run_win *s, const void *pc, const char *call, rmalab_reques
         entry *t = realloc(table, (size_t)grown * sizeof *t);
         if (!t) {
             pthread_mutex_unlock(&lock);
-            int rc = rmalab_request_wait(rq, NULL, NULL, NULL); /* done here, then */
+            int rc = rmalab_request_wait(rq, NULL, NULL, NULL); /* done here, as above */
             rmalab_request_destroy(&rq);
             PMPI_Grequest_complete(*out);
             return rc;
