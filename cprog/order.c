@@ -32,6 +32,8 @@ typedef struct {
     int dest, tag;
     bool active;   /* started and not completed (a receive: always) */
     bool orphan;   /* freed by the program while active: completed here */
+    MPI_Request clock;    /* a collective's: its clocks' own collective */
+    int64_t *v, *join;    /* ... over v; join: the result, NULL if none here */
 } track_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -222,7 +224,8 @@ void run_order_track(MPI_Request req, MPI_Comm shadow, run_order_kind kind, int 
     pthread_mutex_lock(&lock);
     if (room(&tracks, &ctracks, ntracks, sizeof *tracks))
         tracks[ntracks++] = (track_t){req, shadow, kind, dest, tag,
-                                      kind <= RUN_ORDER_SENDRECV, false};
+                                      kind <= RUN_ORDER_COLL, false, MPI_REQUEST_NULL,
+                                      NULL, NULL};
     pthread_mutex_unlock(&lock);
 }
 
@@ -250,23 +253,28 @@ void run_order_started(MPI_Request req)
         run_order_send(copy.shadow, copy.dest, copy.tag);
 }
 
-/* The entry i of the table completed with st: its clock, if a receive. */
+static void coll_in(track_t *t);
+
+/* The entry i of the table completed with st: its clock, if a receive or
+ * a collective. */
 static void complete_at(int i, const MPI_Status *st)
 {
     track_t t = tracks[i];
     MPI_Status at = *st;
     if (t.kind == RUN_ORDER_SENDRECV)
         at.MPI_SOURCE = t.dest, at.MPI_TAG = t.tag;
-    if (t.kind <= RUN_ORDER_SENDRECV || t.orphan)
+    if (t.kind <= RUN_ORDER_COLL || t.orphan)
         tracks[i] = tracks[--ntracks];
     if (t.orphan)
         norphans--;
     else
         tracks[i].active = false;
     pthread_mutex_unlock(&lock);
-    if (t.kind != RUN_ORDER_PSEND && t.active)
+    if (t.kind == RUN_ORDER_COLL)
+        coll_in(&t);
+    else if (t.kind != RUN_ORDER_PSEND && t.active)
         run_order_recv(t.shadow, &at);
-    if (t.orphan && t.kind > RUN_ORDER_SENDRECV) /* persistent: still allocated */
+    if (t.orphan && t.kind > RUN_ORDER_COLL) /* persistent: still allocated */
         PMPI_Request_free(&t.req);
     pthread_mutex_lock(&lock);
 }
@@ -317,33 +325,89 @@ bool run_order_free(MPI_Request *req)
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                              */
 
-void run_order_coll(MPI_Comm shadow, run_order_shape shape, int root)
+/* The clocks' collective in `shape` on sh over v (2 W int64: an exscan's
+ * result goes to its second half), blocking when r is NULL, else started
+ * in *r. Where this rank's result is (NULL: it gets none) in *join. */
+static int clocks(MPI_Comm sh, run_order_shape shape, int root, int64_t *v, int64_t **join,
+                  MPI_Request *r)
 {
     int me = 0, W = words();
+    PMPI_Comm_rank(sh, &me);
+    const MPI_Datatype I = MPI_INT64_T;
+    *join = v;
+    switch (shape) {
+    case RUN_ORDER_BCAST:
+        return r ? PMPI_Ibcast(v, W, I, root, sh, r) : PMPI_Bcast(v, W, I, root, sh);
+    case RUN_ORDER_TO_ROOT: {
+        const void *send = me == root ? MPI_IN_PLACE : v;
+        *join = me == root ? v : NULL;
+        return r ? PMPI_Ireduce(send, v, W, I, MPI_MAX, root, sh, r)
+                 : PMPI_Reduce(send, v, W, I, MPI_MAX, root, sh);
+    }
+    case RUN_ORDER_ALL:
+        return r ? PMPI_Iallreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, sh, r)
+                 : PMPI_Allreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, sh);
+    case RUN_ORDER_SCAN:
+        return r ? PMPI_Iscan(MPI_IN_PLACE, v, W, I, MPI_MAX, sh, r)
+                 : PMPI_Scan(MPI_IN_PLACE, v, W, I, MPI_MAX, sh);
+    default:
+        *join = me > 0 ? v + W : NULL;
+        return r ? PMPI_Iexscan(v, v + W, W, I, MPI_MAX, sh, r)
+                 : PMPI_Exscan(v, v + W, W, I, MPI_MAX, sh);
+    }
+}
+
+/* The clocks as they stand, in a new v (2 W int64): this rank's, unless
+ * it only receives (a bcast's other ranks) or another thread has called
+ * MPI. NULL when memory runs out. */
+static int64_t *clocks_out(MPI_Comm shadow, run_order_shape shape, int root)
+{
+    int me = 0;
     PMPI_Comm_rank(shadow, &me);
     run_watch_flush();
-    int64_t *v = calloc(2 * (size_t)W, sizeof *v);
+    int64_t *v = calloc(2 * (size_t)words(), sizeof *v);
+    if (v && one_clock() && (shape != RUN_ORDER_BCAST || me == root))
+        rmalab_clock_snapshot(v);
+    return v;
+}
+
+void run_order_coll(MPI_Comm shadow, run_order_shape shape, int root)
+{
+    int64_t *v = clocks_out(shadow, shape, root), *join;
     if (!v)
         return;
-    bool one = one_clock();
-    if (one && (shape != RUN_ORDER_BCAST || me == root))
-        rmalab_clock_snapshot(v);
-    int e = MPI_ERR_OTHER;
-    bool in = true;
-    if (shape == RUN_ORDER_BCAST)
-        e = PMPI_Bcast(v, W, MPI_INT64_T, root, shadow);
-    else if (shape == RUN_ORDER_TO_ROOT)
-        e = PMPI_Reduce((in = me == root) ? MPI_IN_PLACE : v, v, W, MPI_INT64_T, MPI_MAX,
-                        root, shadow);
-    else if (shape == RUN_ORDER_ALL)
-        e = PMPI_Allreduce(MPI_IN_PLACE, v, W, MPI_INT64_T, MPI_MAX, shadow);
-    else if (shape == RUN_ORDER_SCAN)
-        e = PMPI_Scan(MPI_IN_PLACE, v, W, MPI_INT64_T, MPI_MAX, shadow);
-    else
-        e = PMPI_Exscan(v, v + W, W, MPI_INT64_T, MPI_MAX, shadow), in = me > 0;
-    if (e == MPI_SUCCESS && in && one)
-        rmalab_clock_join(shape == RUN_ORDER_EXSCAN ? v + W : v);
+    if (clocks(shadow, shape, root, v, &join, NULL) == MPI_SUCCESS && join && one_clock())
+        rmalab_clock_join(join);
     free(v);
+}
+
+void run_order_icoll(MPI_Request req, MPI_Comm shadow, run_order_shape shape, int root)
+{
+    int64_t *v = clocks_out(shadow, shape, root);
+    track_t t = {req, shadow, RUN_ORDER_COLL, .active = true, .clock = MPI_REQUEST_NULL, .v = v};
+    if (!v || clocks(shadow, shape, root, v, &t.join, &t.clock) != MPI_SUCCESS) {
+        free(v);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    bool kept = room(&tracks, &ctracks, ntracks, sizeof *tracks);
+    if (kept)
+        tracks[ntracks++] = t;
+    pthread_mutex_unlock(&lock);
+    if (!kept) { /* no room to wait for it later: its clocks are not joined */
+        PMPI_Wait(&t.clock, MPI_STATUS_IGNORE);
+        free(v);
+    }
+}
+
+/* A collective's payload completed: its clocks' collective, started with
+ * it on every member, completes too, and this rank's result is joined. */
+static void coll_in(track_t *t)
+{
+    run_watch_flush();
+    if (PMPI_Wait(&t->clock, MPI_STATUS_IGNORE) == MPI_SUCCESS && t->join && one_clock())
+        rmalab_clock_join(t->join);
+    free(t->v);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -54,9 +54,10 @@ void run_order_recv(MPI_Comm shadow, const MPI_Status *st);
 
 /* Requests whose completion carries a clock: a receive; the receive of a
  * nonblocking sendrecv, whose clock comes from the call's own source and
- * tag (MPICH 4.0.2's status of MPI_Isendrecv names neither); and
+ * tag (MPICH 4.0.2's status of MPI_Isendrecv names neither); a
+ * nonblocking collective (run_order_icoll makes its entry); and
  * persistent sends and receives (their MPI_Start sends or awaits one). */
-typedef enum { RUN_ORDER_RECV, RUN_ORDER_SENDRECV, RUN_ORDER_PSEND,
+typedef enum { RUN_ORDER_RECV, RUN_ORDER_SENDRECV, RUN_ORDER_COLL, RUN_ORDER_PSEND,
                RUN_ORDER_PRECV } run_order_kind;
 void run_order_track(MPI_Request req, MPI_Comm shadow, run_order_kind kind, int dest, int tag);
 /* Whether any of the n requests is tracked (then the caller keeps a copy
@@ -76,6 +77,12 @@ bool run_order_free(MPI_Request *req);
 typedef enum { RUN_ORDER_BCAST, RUN_ORDER_TO_ROOT, RUN_ORDER_ALL,
                RUN_ORDER_SCAN, RUN_ORDER_EXSCAN } run_order_shape;
 void run_order_coll(MPI_Comm shadow, run_order_shape shape, int root);
+/* The same for a nonblocking collective on comm's shadow, just started
+ * (req: its request): the clocks as they stand at the call go out in a
+ * nonblocking collective of their own on the shadow, started now (every
+ * member starts its collectives in one order, so the two pair up), and
+ * are joined when the program's wait or test completes req. */
+void run_order_icoll(MPI_Request req, MPI_Comm shadow, run_order_shape shape, int root);
 
 /* MPI_Finalize: the clocks still going out are completed or cancelled,
  * the shadows freed. */

@@ -5,9 +5,12 @@
  * _Allgather(v), _Alltoall(v, w), _Reduce_scatter(_block) every rank's to
  * every rank; MPI_Scan and _Exscan those of the ranks before (and, for a
  * scan, of itself), as their results go. MPI_Barrier is rmalab_barrier
- * (pmpi-order.c). Nonblocking, persistent, neighbourhood and large-count
- * collectives, and those of intercommunicators, go to PMPI unchanged:
- * the order they make is not seen. */
+ * (pmpi-order.c). The nonblocking ones (MPI_Ibarrier, _Ibcast...) in the
+ * same shapes: the clocks as they stand at the call, joined when the
+ * program's wait or test completes the request (run_order_icoll).
+ * Persistent, neighbourhood and large-count collectives, and those of
+ * intercommunicators, go to PMPI unchanged: the order they make is not
+ * seen. */
 #include "order.h"
 #include "run.h"
 
@@ -20,7 +23,18 @@
         return rc;                                                             \
     } while (0)
 
+/* A nonblocking collective: its request *rq is tracked once started. */
+#define IORDERED(comm, shape, root, rq, call)                                  \
+    do {                                                                       \
+        MPI_Comm sh = run_order_shadow(comm);                                  \
+        int rc = call;                                                         \
+        if (sh != MPI_COMM_NULL && rc == MPI_SUCCESS)                          \
+            run_order_icoll(*(rq), sh, shape, root);                           \
+        return rc;                                                             \
+    } while (0)
+
 typedef MPI_Datatype T;
+typedef MPI_Request R;
 
 RUN_API int MPI_Bcast(void *b, int n, T t, int root, MPI_Comm comm)
 {
@@ -112,4 +126,112 @@ RUN_API int MPI_Scan(const void *s, void *r, int n, T t, MPI_Op op, MPI_Comm com
 RUN_API int MPI_Exscan(const void *s, void *r, int n, T t, MPI_Op op, MPI_Comm comm)
 {
     ORDERED(comm, RUN_ORDER_EXSCAN, 0, PMPI_Exscan(s, r, n, t, op, comm));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Nonblocking                                                              */
+
+RUN_API int MPI_Ibarrier(MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Ibarrier(comm, rq));
+}
+
+RUN_API int MPI_Ibcast(void *b, int n, T t, int root, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_BCAST, root, rq, PMPI_Ibcast(b, n, t, root, comm, rq));
+}
+
+RUN_API int MPI_Iscatter(const void *s, int sn, T st, void *r, int rn, T rt, int root,
+                         MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_BCAST, root, rq,
+             PMPI_Iscatter(s, sn, st, r, rn, rt, root, comm, rq));
+}
+
+RUN_API int MPI_Iscatterv(const void *s, const int sn[], const int sd[], T st, void *r, int rn,
+                          T rt, int root, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_BCAST, root, rq,
+             PMPI_Iscatterv(s, sn, sd, st, r, rn, rt, root, comm, rq));
+}
+
+RUN_API int MPI_Igather(const void *s, int sn, T st, void *r, int rn, T rt, int root,
+                        MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_TO_ROOT, root, rq,
+             PMPI_Igather(s, sn, st, r, rn, rt, root, comm, rq));
+}
+
+RUN_API int MPI_Igatherv(const void *s, int sn, T st, void *r, const int rn[], const int rd[],
+                         T rt, int root, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_TO_ROOT, root, rq,
+             PMPI_Igatherv(s, sn, st, r, rn, rd, rt, root, comm, rq));
+}
+
+RUN_API int MPI_Ireduce(const void *s, void *r, int n, T t, MPI_Op op, int root, MPI_Comm comm,
+                        R *rq)
+{
+    IORDERED(comm, RUN_ORDER_TO_ROOT, root, rq, PMPI_Ireduce(s, r, n, t, op, root, comm, rq));
+}
+
+RUN_API int MPI_Iallreduce(const void *s, void *r, int n, T t, MPI_Op op, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Iallreduce(s, r, n, t, op, comm, rq));
+}
+
+RUN_API int MPI_Iallgather(const void *s, int sn, T st, void *r, int rn, T rt, MPI_Comm comm,
+                           R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Iallgather(s, sn, st, r, rn, rt, comm, rq));
+}
+
+RUN_API int MPI_Iallgatherv(const void *s, int sn, T st, void *r, const int rn[],
+                            const int rd[], T rt, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Iallgatherv(s, sn, st, r, rn, rd, rt, comm, rq));
+}
+
+RUN_API int MPI_Ialltoall(const void *s, int sn, T st, void *r, int rn, T rt, MPI_Comm comm,
+                          R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Ialltoall(s, sn, st, r, rn, rt, comm, rq));
+}
+
+RUN_API int MPI_Ialltoallv(const void *s, const int sn[], const int sd[], T st, void *r,
+                           const int rn[], const int rd[], T rt, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq,
+             PMPI_Ialltoallv(s, sn, sd, st, r, rn, rd, rt, comm, rq));
+}
+
+RUN_API int MPI_Ialltoallw(const void *s, const int sn[], const int sd[], const T st[],
+                           void *r, const int rn[], const int rd[], const T rt[],
+                           MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq,
+             PMPI_Ialltoallw(s, sn, sd, st, r, rn, rd, rt, comm, rq));
+}
+
+RUN_API int MPI_Ireduce_scatter(const void *s, void *r, const int rn[], T t, MPI_Op op,
+                                MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq, PMPI_Ireduce_scatter(s, r, rn, t, op, comm, rq));
+}
+
+RUN_API int MPI_Ireduce_scatter_block(const void *s, void *r, int n, T t, MPI_Op op,
+                                      MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_ALL, 0, rq,
+             PMPI_Ireduce_scatter_block(s, r, n, t, op, comm, rq));
+}
+
+RUN_API int MPI_Iscan(const void *s, void *r, int n, T t, MPI_Op op, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_SCAN, 0, rq, PMPI_Iscan(s, r, n, t, op, comm, rq));
+}
+
+RUN_API int MPI_Iexscan(const void *s, void *r, int n, T t, MPI_Op op, MPI_Comm comm, R *rq)
+{
+    IORDERED(comm, RUN_ORDER_EXSCAN, 0, rq, PMPI_Iexscan(s, r, n, t, op, comm, rq));
 }

@@ -5,13 +5,14 @@
  * the core does not know, everything goes to PMPI unchanged.
  *
  * The large-count forms (MPI_Put_c...) take the same path for counts that
- * fit in an int. The request forms (MPI_Rput...) complete their operation locally before
- * they return, and hand back a request already complete: the program's
- * MPI_Wait and MPI_Test then need no mapping. Remote completion still
- * comes with the epoch, as MPI has it; what is lost is the overlap, and
- * the check of buffer accesses between the call and its wait. */
+ * fit in an int. The request forms (MPI_Rput...) hand back a request that
+ * stands for the core's (requests.h): their buffers are in use until the
+ * program's MPI_Wait (or a test) returns it, or a call of the window
+ * completes the operation; remote completion comes with the epoch, as MPI
+ * has it. */
 #include "report.h"
 #include "pmpi.h"
+#include "requests.h"
 #include "types.h"
 #include "watch.h"
 
@@ -27,9 +28,9 @@ static int issued(run_win *s, const void *pc, const char *call, int rc, int targ
                   uint64_t ticket, const void *origin, void *result, size_t bytes)
 {
     if (rc == RMALAB_OK && origin)
-        run_watch_op(s, target, ticket, origin, bytes, false, pc, call);
+        run_watch_op(s, target, ticket, 0, origin, bytes, false, pc, call);
     if (rc == RMALAB_OK && result)
-        run_watch_op(s, target, ticket, result, bytes, true, pc, call);
+        run_watch_op(s, target, ticket, 0, result, bytes, true, pc, call);
     return run_win_done(s, pc, call, rc);
 }
 
@@ -133,7 +134,7 @@ static int get_accumulate(run_win *s, const char *pc, const char *call, const vo
                                            R.has_vec ? &R.vec : NULL, &ticket);
     rc = issued(s, pc, call, rc, target, ticket, NULL, result, R.bytes);
     if (rc == MPI_SUCCESS && op != MPI_NO_OP)
-        run_watch_op(s, target, ticket, origin, R.bytes, false, pc, call);
+        run_watch_op(s, target, ticket, 0, origin, R.bytes, false, pc, call);
     return rc;
 }
 
@@ -180,7 +181,7 @@ RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *
         rc = rmalab_win_compare_and_swap_mem(s->w, target, disp, t, compare, origin, result,
                                              &ticket);
     if (!rc) /* the compare buffer is read as the origin is */
-        run_watch_op(s, target, ticket, compare, (size_t)rmalab_type_size(t), false, pc,
+        run_watch_op(s, target, ticket, 0, compare, (size_t)rmalab_type_size(t), false, pc,
                      "MPI_Compare_and_swap");
     return issued(s, pc, "MPI_Compare_and_swap", rc, target, ticket, origin, result,
                   rc ? 0 : (size_t)rmalab_type_size(t));
@@ -244,25 +245,6 @@ RUN_API int MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datat
 /* ------------------------------------------------------------------------ */
 /* Request forms                                                            */
 
-static int query_done(void *extra, MPI_Status *st)
-{
-    PMPI_Status_set_cancelled(st, 0);
-    PMPI_Status_set_elements(st, MPI_BYTE, 0);
-    st->MPI_SOURCE = MPI_UNDEFINED;
-    st->MPI_TAG = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-
-static int free_done(void *extra)
-{
-    return MPI_SUCCESS;
-}
-
-static int cancel_done(void *extra, int complete)
-{
-    return MPI_SUCCESS;
-}
-
 typedef struct {
     int kind; /* 0 rput, 1 rget, 2 raccumulate, 3 rget_accumulate */
     const void *origin;
@@ -295,7 +277,9 @@ static int rissue(run_win *s, const rform *f, const run_layout *L, rmalab_reques
     }
 }
 
-/* Issue, complete locally, and hand back a request already complete. */
+/* Issue, and hand back the request that stands for the core's until the
+ * program's completion call returns it (requests.h); its buffers watched
+ * until then. An Rget_accumulate with MPI_NO_OP reads no origin. */
 static int rcall(run_win *s, const void *pc, const char *call, const rform *f,
                  const run_layout *L, int rc, MPI_Request *request)
 {
@@ -304,12 +288,11 @@ static int rcall(run_win *s, const void *pc, const char *call, const rform *f,
     run_site(s, pc);
     if (!rc && f->target != MPI_PROC_NULL)
         rc = rissue(s, f, L, &rq);
-    if (!rc && rq)
-        rc = rmalab_request_wait(rq, NULL, NULL, NULL);
-    rmalab_request_destroy(&rq);
-    if (!rc && PMPI_Grequest_start(query_done, free_done, cancel_done, NULL, request) ==
-                   MPI_SUCCESS)
-        PMPI_Grequest_complete(*request);
+    if (!rc) {
+        bool reads = f->kind == 0 || f->kind == 2 || (f->kind == 3 && f->op != MPI_NO_OP);
+        run_request_bufs b = {reads ? f->origin : NULL, f->result, L->bytes, f->target};
+        rc = run_requests_add(s, pc, call, rq, &b, request);
+    }
     return run_win_done(s, pc, call, rc);
 }
 

@@ -16,6 +16,7 @@
  * MPI_Win_set_name names the core's window too (traces show the name). */
 #include "pmpi.h"
 #include "report.h"
+#include "requests.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -217,6 +218,7 @@ RUN_API int MPI_Win_free(MPI_Win *win)
     rmalab_win *w = s->w;
     run_watch_flush(); /* the loads and stores since the last call, while w is alive */
     run_stuck_at(RUN_PC, __func__);
+    run_requests_win_free(*win);
     int rc = rmalab_win_free(&w);
     if (rc)
         return run_win_done(s, RUN_PC, "MPI_Win_free", rc);

@@ -13,6 +13,8 @@
  *                 which line, waiting for what
  *   watch.c       the access bridge (access.h): the watched ranges, the
  *                 operations in flight, loads and stores that reach them
+ *   requests.c    the program's requests of MPI_Rput, _Rget...: the
+ *                 core's requests behind them, completed at its waits
  *   types.c       MPI datatypes and ops as the core's types and ops
  *   trace.c       rmalab run --trace: windows record, and rank 0 writes
  *                 the gathered set at MPI_Finalize

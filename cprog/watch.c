@@ -22,7 +22,7 @@
 typedef struct {
     run_win *s;
     int target;
-    uint64_t ticket;
+    uint64_t ticket, rq;
     uintptr_t lo, len;
     bool result;
     const void *pc;
@@ -104,8 +104,8 @@ void run_watch_forget(run_win *s)
     pthread_mutex_unlock(&lock);
 }
 
-void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size_t len,
-                  bool result, const void *pc, const char *call)
+void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
+                  size_t len, bool result, const void *pc, const char *call)
 {
     if (!hooks || len == 0 || rmalab_win_done(s->w, target, ticket))
         return;
@@ -123,7 +123,7 @@ void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size
         ops = grown;
         capops = cap;
     }
-    ops[nops++] = (op){s, target, ticket, (uintptr_t)buf, len, result, pc, call};
+    ops[nops++] = (op){s, target, ticket, rq, (uintptr_t)buf, len, result, pc, call};
     publish();
     pthread_mutex_unlock(&lock);
 }
@@ -136,6 +136,20 @@ void run_watch_sync(run_win *s)
     int before = nops;
     for (int i = 0; i < nops; i++)
         if (ops[i].s == s && rmalab_win_done(s->w, ops[i].target, ops[i].ticket))
+            ops[i--] = ops[--nops];
+    if (nops != before)
+        publish();
+    pthread_mutex_unlock(&lock);
+}
+
+void run_watch_waited(uint64_t rq)
+{
+    if (!hooks || rq == 0)
+        return;
+    pthread_mutex_lock(&lock);
+    int before = nops;
+    for (int i = 0; i < nops; i++)
+        if (ops[i].rq == rq)
             ops[i--] = ops[--nops];
     if (nops != before)
         publish();
@@ -186,11 +200,12 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const ch
         snprintf(text, sizeof text,
                  "%s the %s buffer of %s at %s by rank %d (to rank %d), which is still "
                  "in flight\n    MPI forbids %s it until the call that completes the "
-                 "operation returns (here %s)",
+                 "operation returns (here %s%s)",
                  how ? how : write ? "store of" : "load of", o->result ? "result" : "origin",
                  o->call,
                  run_where(o->pc), o->s->rank, o->target,
-                 o->result ? "touching" : "changing", until);
+                 o->result ? "touching" : "changing",
+                 o->rq ? "the MPI_Wait, or a test, that returns its request; or " : "", until);
         run_race(run_where(pc), text);
     }
 }

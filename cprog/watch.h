@@ -18,9 +18,13 @@ void run_watch_windows(void);
 void run_watch_forget(run_win *s);
 /* An operation on s to target (its ticket) reads `len` bytes at buf
  * (result false: a put's origin) or writes them (true: a get's result)
- * until it is done. `call` and pc name it in reports. */
-void run_watch_op(run_win *s, int target, uint64_t ticket, const void *buf, size_t len,
-                  bool result, const void *pc, const char *call);
+ * until it is done: a call of s completed it, or (rq, the number of its
+ * request; 0: none) the program's wait returned its request
+ * (run_watch_waited). `call` and pc name it in reports. */
+void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
+                  size_t len, bool result, const void *pc, const char *call);
+/* The request numbered rq completed: its operation's buffers are free. */
+void run_watch_waited(uint64_t rq);
 /* A call on s may have completed operations: drop those done. */
 void run_watch_sync(run_win *s);
 /* Hand the loads and stores of window memory gathered since the last call

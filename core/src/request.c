@@ -289,6 +289,11 @@ int rmalab_request_waitany(rmalab_request *const *rqs, int n, int *index)
     return rc;
 }
 
+uint64_t rmalab_request_ticket(const rmalab_request *rq)
+{
+    return rq && rq->kind == RMALAB__RQ_RMA ? rq->ticket : 0;
+}
+
 rmalab_request_kind rmalab_request_get_kind(const rmalab_request *rq)
 {
     return rq ? (rmalab_request_kind)rq->kind : RMALAB_REQUEST_SEND;

@@ -896,6 +896,31 @@ START_TEST(test_caller_memory_atomics)
 }
 END_TEST
 
+/* A request-based operation's ticket: its window's flush_local completes
+ * it (rmalab_win_done) while its request is still to be waited for, as the
+ * C interceptor's watch of its buffers needs. */
+START_TEST(test_request_ticket)
+{
+    rmalab_win_opts o = {.size = 64, .disp_unit = 8};
+    int64_t v = rank;
+    rmalab_request *q = NULL;
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    EXPECT_OK(rmalab_win_lock_all(W, 0));
+    EXPECT_OK(rmalab_win_rput(W, right, 0, RMALAB_INT64, 1, &v, NULL, &q));
+    uint64_t t = rmalab_request_ticket(q);
+    EXPECT(t != 0 && !rmalab_win_done(W, right, t), "an rput in flight: ticket %llu",
+           (unsigned long long)t);
+    EXPECT_OK(rmalab_win_flush_local(W, right));
+    EXPECT(rmalab_win_done(W, right, t) && !rmalab_request_done(q),
+           "flush_local completes the operation; the request is still to be waited for");
+    EXPECT_OK(rmalab_request_wait(q, NULL, NULL, NULL));
+    EXPECT(rmalab_request_ticket(q) == t && rmalab_request_ticket(NULL) == 0, "tickets");
+    rmalab_request_destroy(&q);
+    EXPECT_OK(rmalab_win_unlock_all(W));
+    tu_end();
+}
+END_TEST
+
 /* Caller memory that overlaps the target's bytes in this process (its own
  * window, here): MPI forbids it, and MPICH 4.0.2 aborted the job for a
  * put, get, rput or rget to this very rank. Refused before MPI sees it, not
@@ -970,6 +995,7 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_caller_memory);
     tcase_add_test(tc, test_caller_memory_atomics);
     tcase_add_test(tc, test_overlap_self);
+    tcase_add_test(tc, test_request_ticket);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("results");

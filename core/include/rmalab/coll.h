@@ -228,6 +228,11 @@ RMALAB_API void rmalab_request_describe(const rmalab_request *rq, char *buf, siz
  * their requests, for buffers in flight. */
 RMALAB_API uint64_t rmalab_request_id(const rmalab_request *rq);
 RMALAB_API bool rmalab_request_id_done(uint64_t id);
+/* An RMA request's operation as the _mem calls number it (rmalab/win.h):
+ * rmalab_win_done(win, target, ticket) says whether a call of its window
+ * (flush_local, flush, unlock...) completed it, whether or not the request
+ * was waited for. 0 for a message's request. */
+RMALAB_API uint64_t rmalab_request_ticket(const rmalab_request *rq);
 /* Accepts NULL. A send not yet complete is left to MPI, which finishes it;
  * its memory is freed in MPI_Finalize (a send nobody received is cancelled
  * there). An RMA request not yet complete is freed (MPI_Request_free): its

@@ -82,6 +82,38 @@ static void p2p(const char *mode, MPI_Comm comm)
 }
 
 /* Collectives, and the point-to-point forms both ranks call alike. */
+/* The nonblocking collectives, each completed by MPI_Wait: "barrier",
+ * "bcast0" (the root's rank last), "reduce1", "allreduce", "scan"... */
+static void nonblocking(const char *mode)
+{
+    int v = rank, w = -1, two[2] = {rank, rank};
+    MPI_Request rq;
+    MPI_Comm W = MPI_COMM_WORLD;
+    if (!strcmp(mode, "barrier"))
+        MPI_Ibarrier(W, &rq);
+    else if (!strncmp(mode, "bcast", 5))
+        MPI_Ibcast(&v, 1, MPI_INT, mode[5] - '0', W, &rq);
+    else if (!strncmp(mode, "reduce", 6))
+        MPI_Ireduce(&v, &w, 1, MPI_INT, MPI_SUM, mode[6] - '0', W, &rq);
+    else if (!strncmp(mode, "gather", 6))
+        MPI_Igather(&v, 1, MPI_INT, two, 1, MPI_INT, mode[6] - '0', W, &rq);
+    else if (!strncmp(mode, "scatter", 7))
+        MPI_Iscatter(two, 1, MPI_INT, &w, 1, MPI_INT, mode[7] - '0', W, &rq);
+    else if (!strcmp(mode, "allreduce"))
+        MPI_Iallreduce(&v, &w, 1, MPI_INT, MPI_MAX, W, &rq);
+    else if (!strcmp(mode, "alltoall"))
+        MPI_Ialltoall(&v, 1, MPI_INT, two, 1, MPI_INT, W, &rq);
+    else if (!strcmp(mode, "scan"))
+        MPI_Iscan(&v, &w, 1, MPI_INT, MPI_SUM, W, &rq);
+    else if (!strcmp(mode, "exscan"))
+        MPI_Iexscan(&v, &w, 1, MPI_INT, MPI_SUM, W, &rq);
+    else {
+        fprintf(stderr, "unknown mode i%s\n", mode);
+        MPI_Abort(W, 2);
+    }
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
 static void both(const char *mode)
 {
     int v = rank, w = -1, two[2] = {rank, rank};
@@ -112,6 +144,8 @@ static void both(const char *mode)
         MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else if (!strcmp(mode, "exscan"))
         MPI_Exscan(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else if (mode[0] == 'i')
+        nonblocking(mode + 1);
     else {
         fprintf(stderr, "unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
