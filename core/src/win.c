@@ -436,7 +436,7 @@ static int run_steps(struct creation *c, int rc)
     bool settled = false;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         const struct step *s = &steps[i];
-        if (s->wanted && !rc && !s->wanted(c))
+        if (s->wanted && !s->wanted(c)) /* the same on every rank, failed or not */
             continue;
         if (s->agree) {
             rc = s->agree(c, rc);
