@@ -3,7 +3,7 @@
 local rl = require "rmalab"
 local a, b = rl.main(function(x, y)
     local c = rl.world
-    local w <close> = rl.win_allocate(64)
+    local _w <close> = rl.win_allocate(64)
     return c:allreduce(x, "sum"), y
 end, 2, "two")
 print(("main-ok: rank %d got %s %s"):format(rl.world:rank(), a, b))
