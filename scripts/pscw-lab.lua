@@ -51,12 +51,13 @@ for _, engine in ipairs{ "native", "rma" } do
     win:start({ 1 })
     try(win.put, win, 0, 0, "int64", 1)          -- rank 0 is not in the start group
     try(win.put, win, 1, 4, "int64", 1)          -- past the end of rank 1's window
-    try(win.fence, win)                          -- fence inside a PSCW epoch
-    win:put(1, 3, "int64", 99)
-    win:complete()
+    try(win.fence, win)                          -- fence inside a PSCW epoch (collective:
+    win:put(1, 3, "int64", 99)                   -- every rank calls it, and every rank
+    win:complete()                               -- learns that some rank was refused)
   else
     try(win.wait, win)                           -- no exposure epoch yet
     win:post({ 0 })
+    try(win.fence, win)                          -- fence inside the exposure epoch
     win:wait()
   end
   report(me == 1 and "     rank 1 got " .. win:read(3, "int64") .. " after the refused calls" or "")
