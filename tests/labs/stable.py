@@ -98,6 +98,22 @@ def ranks_of(script):
     sys.exit('stable.py: %s has no "-- ranks: N" header' % script)
 
 
+def run(cmd):
+    """The lab's run, for at most 120 s. A run that hangs gets SIGTERM, on
+    which rmalab ends mpiexec and its ranks, and the test fails; a SIGKILL
+    (subprocess.run's timeout) left the ranks running for minutes after."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as p:
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            out, err = p.communicate(timeout=30)
+            print(out, err)
+            sys.exit('stable.py: %s did not end within 120 s' % ' '.join(cmd))
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def main():
     rmalab, script = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 2
@@ -107,7 +123,7 @@ def main():
     cmd = [rmalab, '-n', ranks_of(script), script]
     seen = []
     for i in range(runs):
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        p = run(cmd)
         if p.returncode != 0:
             print(p.stdout, p.stderr)
             sys.exit('stable.py: run %d of %s exited %d' % (i + 1, lab, p.returncode))
