@@ -33,8 +33,10 @@
         return rc;                                                             \
     }
 
-/* A persistent send or receive: its MPI_Start sends or awaits the clock. */
-#define INIT(NAME, COUNT, CONST, KIND)                                         \
+/* A call that hands back a request the order tracks (KIND): a persistent
+ * send or receive, whose MPI_Start sends or awaits the clock, or a
+ * nonblocking receive (IRECV). */
+#define TRACKED(NAME, COUNT, CONST, KIND)                                       \
     RUN_API int NAME(CONST void *buf, COUNT n, MPI_Datatype t, int peer, int tag, \
                      MPI_Comm comm, MPI_Request *req)                          \
     {                                                                          \
@@ -62,16 +64,8 @@
         return rc;                                                             \
     }
 
-#define IRECV(NAME, COUNT)                                                     \
-    RUN_API int NAME(void *buf, COUNT n, MPI_Datatype t, int src, int tag,     \
-                     MPI_Comm comm, MPI_Request *req)                          \
-    {                                                                          \
-        MPI_Comm sh = run_order_shadow(comm);                                  \
-        int rc = P##NAME(buf, n, t, src, tag, comm, req);                      \
-        if (sh != MPI_COMM_NULL && rc == MPI_SUCCESS && src != MPI_PROC_NULL)  \
-            run_order_track(*req, sh, RUN_ORDER_RECV, src, tag);               \
-        return rc;                                                             \
-    }
+/* A nonblocking receive: tracked as a persistent one is, from its call. */
+#define IRECV(NAME, COUNT) TRACKED(NAME, COUNT, , RUN_ORDER_RECV)
 
 #define BOTH(M, ...) M(MPI_##__VA_ARGS__, int) M(MPI_##__VA_ARGS__##_c, MPI_Count)
 
@@ -87,7 +81,7 @@ BOTH(RECV, Recv)
 BOTH(IRECV, Irecv)
 
 #define INITS(NAME, CONST, KIND)                                               \
-    INIT(MPI_##NAME, int, CONST, KIND) INIT(MPI_##NAME##_c, MPI_Count, CONST, KIND)
+    TRACKED(MPI_##NAME, int, CONST, KIND) TRACKED(MPI_##NAME##_c, MPI_Count, CONST, KIND)
 INITS(Send_init, const, RUN_ORDER_PSEND)
 INITS(Ssend_init, const, RUN_ORDER_PSEND)
 INITS(Bsend_init, const, RUN_ORDER_PSEND)
