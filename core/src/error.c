@@ -113,6 +113,21 @@ static int call_number(const char *what)
     return (int)(h & 0x3fffffff);
 }
 
+/* The verdict of an agreement folded into a collective that the caller
+ * makes anyway (window creation's MPI_MAX of each rank's rc among its
+ * values): `worst` is that maximum, `e` the collective's MPI code. */
+int rmalab__err_agreed(int rc, int worst, int e, const char *what)
+{
+    if (rc)
+        return rc; /* with this rank's own message */
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, what);
+    if (worst)
+        return rmalab__err_fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
+                                rmalab_strerror(worst));
+    return RMALAB_OK;
+}
+
 /* One MPI_Allreduce (MPI_MAX) of a packet of the same shape for every
  * agreement of the core, so that two ranks in different collective calls
  * on one communicator (a REPL's ranks out of step: free on one, fence on
@@ -133,19 +148,14 @@ int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, 
     int e = MPI_Allreduce(mine, all, N, MPI_INT, MPI_MAX, comm);
     if (mixed)
         *mixed = 0;
-    if (rc)
-        return rc; /* with this rank's own message */
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, what);
-    if (all[1] != -all[2])
+    if (!rc && e == MPI_SUCCESS && all[1] != -all[2])
         return rmalab__err_fail(RMALAB_ERR_OTHER,
                                 "%s: another rank made a different collective call on this "
                                 "communicator at the same time, so every rank gives up; every "
                                 "rank must make the same collective calls in the same order",
                                 what);
-    if (all[0])
-        return rmalab__err_fail(all[0], "%s: another rank failed (%s), so every rank gives up",
-                                what, rmalab_strerror(all[0]));
+    if ((rc = rmalab__err_agreed(rc, all[0], e, what)))
+        return rc;
     for (int bit = 0; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
         if (all[3 + 2 * bit] && all[4 + 2 * bit])
             *mixed |= 1 << bit;
@@ -155,21 +165,6 @@ int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, 
 int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)
 {
     return rmalab__err_agree_flags(comm, rc, what, 0, 0, NULL);
-}
-
-/* The verdict of an agreement folded into a collective that the caller
- * makes anyway (window creation's MPI_MAX of each rank's rc among its
- * values): `worst` is that maximum, `e` the collective's MPI code. */
-int rmalab__err_agreed(int rc, int worst, int e, const char *what)
-{
-    if (rc)
-        return rc; /* with this rank's own message */
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, what);
-    if (worst)
-        return rmalab__err_fail(worst, "%s: another rank failed (%s), so every rank gives up", what,
-                                rmalab_strerror(worst));
-    return RMALAB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
