@@ -82,8 +82,21 @@ void rankset_text(const rankset *s, char *buf, size_t size)
     }
 }
 
-static const char *const commands[] = {"on",     "status", "wait",     "interrupt", "help", "save",
-                                       "record", "trace",  "timeline", "races",     "ranks", "quit"};
+const char *const cmdline_commands[] = {"on",     "status",   "wait",  "interrupt", "save",
+                                        "record", "trace",    "timeline", "races", "ranks",
+                                        "help",   "quit",     NULL};
+
+/* "unknown command" names them all, from the one list: ":on, ..., :help and :quit". */
+static void unknown_command(cmdline *out, const char *name, size_t n)
+{
+    size_t off = (size_t)snprintf(out->err, sizeof out->err,
+                                  "unknown command \":%.*s\"; the commands are ",
+                                  (int)(n < 20 ? n : 20), name);
+    for (size_t k = 0; cmdline_commands[k] && off < sizeof out->err; k++)
+        off += (size_t)snprintf(out->err + off, sizeof out->err - off, "%s:%s",
+                                k == 0 ? "" : cmdline_commands[k + 1] ? ", " : " and ",
+                                cmdline_commands[k]);
+}
 
 static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
 {
@@ -91,9 +104,10 @@ static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
     while (i < len && isalpha((unsigned char)line[i]))
         i++;
     size_t n = i - start;
-    for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
-        if (n && n == strlen(commands[k]) && memcmp(line + start, commands[k], n) == 0) {
-            snprintf(out->name, sizeof out->name, "%s", commands[k]);
+    for (size_t k = 0; cmdline_commands[k]; k++)
+        if (n && n == strlen(cmdline_commands[k]) &&
+            memcmp(line + start, cmdline_commands[k], n) == 0) {
+            snprintf(out->name, sizeof out->name, "%s", cmdline_commands[k]);
             while (i < len && isspace((unsigned char)line[i]))
                 i++;
             out->body = line + i;
@@ -124,10 +138,7 @@ static int parse_command(const char *line, size_t len, size_t i, cmdline *out)
         out->kind = CMD_ERROR;
         return -1;
     }
-    snprintf(out->err, sizeof out->err,
-             "unknown command \":%.*s\"; the commands are :on, :status, :wait, :interrupt, "
-             ":save, :record, :trace, :timeline, :races, :ranks, :help and :quit",
-             (int)(n < 20 ? n : 20), line + start);
+    unknown_command(out, line + start, n);
     out->kind = CMD_ERROR;
     return -1;
 }

@@ -30,11 +30,14 @@ typedef struct {
     rankset target;
     const char *body;     /* chunk or command arguments, into the line */
     size_t bodylen;
-    char name[16];        /* on, status, wait, interrupt, help, save, record, trace,
-                             timeline, quit */
+    char name[16];        /* one of cmdline_commands */
     char err[160];
 } cmdline;
 
 int cmdline_parse(const char *line, size_t len, int size, cmdline *out);
+
+/* The `:` commands, NULL-terminated: the one list that the parser, its
+ * "unknown command" message and the fuzzer read. */
+extern const char *const cmdline_commands[];
 
 #endif
