@@ -1,7 +1,10 @@
 /* The windows table (MPI_Win -> the core's window), the communicators the
  * core wrapped, and error handlers. MPICH's handles are ints; a program
- * has a few windows, so a small array scanned without a lock serves the
- * lookups, and creation and free take a mutex. */
+ * has a few windows, so an array scanned without a lock serves the
+ * lookups, and creation and free take a mutex. The array grows by blocks
+ * of slots that never move (a program may hold a thousand windows at
+ * once: MPICH's own test window_creation does), each published before the
+ * count that reaches it. */
 #include "handles.h"
 
 #include "report.h"
@@ -14,10 +17,11 @@
 #include <rmalab/error.h>
 #include <rmalab/races.h>
 
-#define SLOTS 256
+#define BLOCK 256
+#define BLOCKS 64
 #define COMMS 64
 
-static run_win slots[SLOTS];
+static run_win *blocks[BLOCKS];
 static int nslots;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -27,12 +31,22 @@ static struct {
 } comms[COMMS];
 static int ncomms;
 
+static run_win *slot(int i)
+{
+    return &__atomic_load_n(&blocks[i / BLOCK], __ATOMIC_ACQUIRE)[i % BLOCK];
+}
+
+int run_win_max(void)
+{
+    return BLOCK * BLOCKS;
+}
+
 run_win *run_win_find(MPI_Win handle)
 {
     int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n && handle != MPI_WIN_NULL; i++)
-        if (__atomic_load_n(&slots[i].handle, __ATOMIC_ACQUIRE) == handle)
-            return &slots[i];
+        if (__atomic_load_n(&slot(i)->handle, __ATOMIC_ACQUIRE) == handle)
+            return slot(i);
     return NULL;
 }
 
@@ -56,9 +70,11 @@ run_win *run_win_add(rmalab_win *w)
 {
     pthread_mutex_lock(&lock);
     int i = 0;
-    while (i < nslots && slots[i].handle != MPI_WIN_NULL)
+    while (i < nslots && slot(i)->handle != MPI_WIN_NULL)
         i++;
-    run_win *s = i < SLOTS ? &slots[i] : NULL;
+    if (i == nslots && i < BLOCK * BLOCKS && !blocks[i / BLOCK])
+        __atomic_store_n(&blocks[i / BLOCK], calloc(BLOCK, sizeof(run_win)), __ATOMIC_RELEASE);
+    run_win *s = i < BLOCK * BLOCKS && blocks[i / BLOCK] ? slot(i) : NULL;
     if (s) {
         *s = (run_win){.handle = MPI_WIN_NULL, .w = w, .eh = MPI_ERRORS_ARE_FATAL,
                        .group = MPI_GROUP_NULL, .base = rmalab_win_base(w),
@@ -122,8 +138,8 @@ void run_win_each(void (*fn)(run_win *s, void *ud), void *ud)
 {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nslots; i++)
-        if (slots[i].handle != MPI_WIN_NULL)
-            fn(&slots[i], ud);
+        if (slot(i)->handle != MPI_WIN_NULL)
+            fn(slot(i), ud);
     pthread_mutex_unlock(&lock);
 }
 
@@ -131,7 +147,7 @@ run_win *run_win_at(const void *addr)
 {
     int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) {
-        run_win *s = &slots[i];
+        run_win *s = slot(i);
         if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) != MPI_WIN_NULL &&
             (const char *)addr >= s->base && (const char *)addr < s->base + s->size)
             return s;

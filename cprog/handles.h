@@ -27,8 +27,9 @@ typedef struct run_win {
  * to PMPI unchanged). Lock-free; any thread. */
 run_win *run_win_find(MPI_Win handle);
 /* A slot for a new core window; NULL (and the window left to the caller)
- * when the table is full. */
+ * when the table is full (run_win_max windows live at once) or no memory. */
 run_win *run_win_add(rmalab_win *w);
+int run_win_max(void);
 /* s was freed by the MPI_Win_free at pc. */
 void run_win_drop(run_win *s, const void *pc);
 /* A handle the core does not know: MPI_WIN_NULL, or a window freed here,

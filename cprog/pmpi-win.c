@@ -72,7 +72,8 @@ static int create(rmalab_flavor flavor, creator fn, rmalab_win_opts *o, MPI_Info
     run_win *s = run_win_add(w);
     if (!s) {
         rmalab_win_free(&w);
-        rc = rmalab_set_error(RMALAB_ERR_NO_MEM, "rmalab run keeps at most 256 windows");
+        rc = rmalab_set_error(RMALAB_ERR_NO_MEM, "rmalab run keeps at most %d windows "
+                              "at once", run_win_max());
         return run_comm_done(comm, pc, call, rc);
     }
     *win = s->handle;
@@ -108,11 +109,14 @@ RUN_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
 }
 
 /* No memory (size 0, base NULL or not) is memory of the program's all the
- * same: the core allocates only for a NULL base of a size. */
+ * same: the core allocates only for a NULL base of a size. A NULL base of
+ * no size stands in the core as `none`, and MPI_WIN_BASE gives the program
+ * its NULL back (MPICH's test util frees a base it gets that is not NULL). */
+static char none[16] __attribute__((aligned(16)));
+
 static int create_on(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                      MPI_Win *win, const void *pc, const char *call)
 {
-    static char none[16] __attribute__((aligned(16)));
     rmalab_win_opts o = {.size = size, .disp_unit = disp_unit,
                          .base = base || size > 0 ? base : none};
     return create(RMALAB_FLAVOR_CREATE, rmalab_win_create, &o, info, comm, pc, call, win);
@@ -284,6 +288,11 @@ RUN_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
                       : keyval == MPI_WIN_MODEL ? RMALAB_WIN_MODEL : NULL;
     if (!kv)
         return PMPI_Win_get_attr(win, keyval, value, flag);
+    if (kv == RMALAB_WIN_BASE && s->base == none) {
+        *(void **)value = NULL;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     return run_win_done(s, RUN_PC, "MPI_Win_get_attr",
                         rmalab_win_get_attr(s->w, kv, (void **)value, flag));
 }
