@@ -185,6 +185,23 @@ static void publish_regions(rmalab_win *w)
     MPI_Win_sync(w->lay.meta);
 }
 
+/* Do the regions of m, side by side, hold every byte of [from, to)? One
+ * operation may reach across regions attached next to each other: each of
+ * its bytes is attached memory (MPICH's test win_dynamic_rma_flush_get). */
+static bool regions_cover(const struct rmalab__dyn_meta *m, MPI_Aint from, MPI_Aint to)
+{
+    for (int64_t hops = 0; from < to && hops < m->n && hops < RMALAB__MAX_REGIONS; hops++) {
+        int64_t i = 0;
+        while (i < m->n && i < RMALAB__MAX_REGIONS &&
+               !(from >= m->addr[i] && from - m->addr[i] < m->size[i]))
+            i++;
+        if (i == m->n || i == RMALAB__MAX_REGIONS)
+            return false;
+        from = (MPI_Aint)(m->addr[i] + m->size[i]);
+    }
+    return from >= to;
+}
+
 static int dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                      MPI_Aint bytes)
 {
@@ -201,6 +218,8 @@ static int dyn_check(rmalab_win *w, const char *what, int target, MPI_Aint disp,
     for (int64_t i = 0; i < m.n && i < RMALAB__MAX_REGIONS; i++)
         if (disp >= m.addr[i] && bytes <= m.size[i] && disp - m.addr[i] <= m.size[i] - bytes)
             return RMALAB_OK;
+    if (bytes > 0 && regions_cover(&m, disp, disp + bytes))
+        return RMALAB_OK;
     return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
                             "%s to rank %d: address %ld (+%ld bytes) is not inside memory rank %d "
                             "has attached to this dynamic window (%ld region%s); use an address "

@@ -307,7 +307,7 @@ def handles():
 
 
 cases = {"nullbase": lambda: same("nullbase", 2), "manywins": lambda: same("manywins", 2),
-         "zerocount": lambda: same("zerocount", 2),
+         "zerocount": lambda: same("zerocount", 2), "dynspan": lambda: same("dynspan", 2),
          "handles": handles, "info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "requests-mixed": lambda: same("requests-mixed", 12), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
