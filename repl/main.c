@@ -10,7 +10,8 @@
  * inside a folder, its files' order is in its header, layers.py's):
  *   wire/    uses nothing     the control channel, the addresses, a rank's
  *                             STATE (written and parsed), the string
- *                             builder, the command line's conventions
+ *                             builder, the one clock, the command
+ *                             line's conventions
  *   rank/    uses wire/       a rank: its Lua state, the executor, script
  *                             mode (rank.h)
  *   front/   uses wire/       the front end: the session, its commands and

@@ -3,7 +3,7 @@
  * as two equals. The inline fronts below cost a NULL test or two when the
  * window neither records nor is checked; observe.c has the bodies. This
  * header is a level of its own after observe.c (win-private.h): sync.c,
- * sync-passive.c, rma.c, win-local.c and request.c include it.
+ * sync-passive.c, rma.c, win-local.c, request.c and win-free.c include it.
  *
  * A synchronisation call reports one event, described by its row of
  * rmalab__kind_rows: begun before its checks, ahead of its MPI call for
@@ -28,17 +28,11 @@ int rmalab__observe_op_end_(rmalab_win *w, const rmalab__op_event *ev);
 int rmalab__observe_op_local(rmalab_win *w, const rmalab__op_event *ev);
 /* A direct load or store of ev->target's memory (rmalab_win_direct). */
 int rmalab__observe_op_direct(rmalab_win *w, const rmalab__op_event *ev);
+/* Freeing, before MPI_Win_free (collective): the race checker's last
+ * check, whose report the call returns. */
+int rmalab__observe_win_close(rmalab_win *w);
 
-struct rmalab__sync_event {
-    const rmalab_sync_kind *k;
-    int64_t t0;
-    int peer;               /* scope PEER: the target; else -1 */
-    const int *group;       /* scope GROUP: the group, n ranks */
-    int n;
-    int flag;               /* the trace's flag: assertion, exclusive, test's result */
-    bool unfinished;        /* a test that returned false: traced, nothing acquired */
-};
-
+/* A synchronisation call (its event: win-private.h). */
 static inline void rmalab__observe_sync_begin(rmalab_win *w, rmalab__sync_event *ev,
                                               rmalab_sync_id id)
 {
@@ -57,31 +51,8 @@ static inline int rmalab__observe_sync_end(rmalab_win *w, const rmalab__sync_eve
     return w->races || w->trace ? rmalab__observe_sync_end_(w, ev) : RMALAB_OK;
 }
 
-/* An operation, or a local access (kind RMALAB_TRACE_READ or _WRITE, target
- * this rank): described at its begin, checked by sync.c, which adds what
- * the epoch state says of it (rmalab__sync_epoch_facts), and ended once issued.
- * The race checker reads those facts from the event, never the state. */
-struct rmalab__op_event {
-    int kind;               /* rmalab_trace_kind */
-    int target;
-    MPI_Aint disp;
-    rmalab_type type;
-    int count;
-    rmalab_op op;           /* RMALAB_NOPS for compare_and_swap and local accesses */
-    int64_t t0;             /* its time if the window records, else 0 */
-    /* The epoch facts, filled when the window is checked: */
-    uint8_t lock;           /* this rank's lock on target: 0, 1 shared, 2 exclusive */
-    uint8_t during;         /* the call that opened the epoch it is made in
-                               (rmalab_sync_id; RMALAB_SYNC_NKINDS: none): an
-                               operation's access epoch, a local access's
-                               exposure epoch */
-    bool in_bytes;          /* disp counts bytes, not the target's units: a
-                               direct load or store (rmalab_win_direct), a
-                               block of a vector whose stride is no whole
-                               number of units (rma.c) */
-};
-
-/* An operation begins (w may be NULL). */
+/* An operation begins (w may be NULL); its event (win-private.h) is
+ * checked by sync.c, which adds the epoch facts, and ended once issued. */
 static inline void rmalab__observe_op_begin(rmalab_win *w, rmalab__op_event *ev)
 {
     if (w && w->races)

@@ -2,12 +2,20 @@
  * window, and the calls between its files (docs/races.md). Only the race
  * checker's files include it (races-report.c, races.c, races-wire.c,
  * races-sync.c); every other file sees a window's `races` as
- * a pointer, NULL when the window is not checked. Never installed. */
+ * a pointer, NULL when the window is not checked. Never installed.
+ *
+ * The checker is a module of its own: its calls take its state (struct
+ * rmalab__races), never the window. races-sync.c alone knows the window:
+ * it opens the state with what the checker needs of it (ranks, units, the
+ * name), and frees it. */
 #ifndef RMALAB_RACES_PRIVATE_H
 #define RMALAB_RACES_PRIVATE_H
 
+#include "private.h"
 #include "clock.h"
-#include "win-private.h"
+#include "races-found.h"
+#include <rmalab/races.h>
+#include <rmalab/trace.h>
 
 /* Owner races.c: an access record of the race checker. Records lie
  * rmalab__races_racc_size() bytes apart: this header, then the issue clock, one
@@ -60,6 +68,14 @@ struct rmalab__rlog {
 
 /* The race checker's state of a window: NULL when it is not checked. */
 struct rmalab__races {
+    /* Set at open (races-sync.c), read by all: what the checker knows of
+     * its window. */
+    int rank, size;               /* this rank's window rank; the window's size */
+    const int *world;             /* per window rank: its world rank (the layout's) */
+    bool dynamic;                 /* a dynamic window: displacements are addresses */
+    int disp_unit;                /* this rank's */
+    const int *disp_units;        /* every rank's (the layout's) */
+    const char *name;             /* the window's name (set_name may change it) */
     /* Owner races.c. */
     rmalab_check_mode mode;       /* this rank's */
     bool same_op_no_op;           /* accumulate_ops in force */
@@ -84,24 +100,29 @@ struct rmalab__races {
     int nreq, capreq;
     bool exposing;                /* post made, wait not yet: a batch may overtake
                                      an epoch's records (races.c, the log) */
+    /* Owner races-report.c: the races the call that runs found, for the
+     * recorder; the event layer empties it after each call. */
+    struct rmalab__races_found *found;
+    int nfound, capfound;
 };
 
 /* races-report.c: the reports and the process's list of races; the call
  * sites they name. */
 /* The call's site (rmalab_check_site), or `fallback`; clears it. */
 void rmalab__races_report_site(char *buf, size_t size, const char *fallback);
-/* Report the race of a and b (`at`: the call that found it; NULL: b). */
-void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
-                          const char *at);
+/* Report the race of a and b (`at`: the call that found it; NULL: b); a
+ * new one joins R->found too. */
+void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
+                          const rmalab__racc *b, const char *at);
 /* "wait() at x.lua:31": `call` and the site the caller named, for reports. */
 void rmalab__races_report_where(char *buf, size_t size, const char *call);
 /* What this rank found during `call` (rc: the call's own status, returned
  * first): raised (mode races), warned of or kept. */
-int rmalab__races_report_finish(rmalab_win *w, const char *call, int rc);
+int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int rc);
 /* Collective: the lowest rank that found a race tells the others, so that
  * in mode races every rank raises at the same fence or free. `S` holds
  * this rank's release clock and gets the join; NULL: no clock. */
-int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *call);
+int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, const char *call);
 
 /* races.c: the model (docs/races.md): records, their lists, the race rule,
  * and the log of a window's memory with the checks against it. One thread
@@ -123,9 +144,11 @@ int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, u
  * record that holds it. */
 rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l);
 /* The rule (docs/races.md): do a and b race. */
-bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b);
-/* The window's state of races.c. */
-int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R);
+bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
+                           const rmalab__racc *b);
+/* The checker's state of races.c: the rule's hints, from the window's
+ * hints at creation. */
+int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_create);
 
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
@@ -138,41 +161,42 @@ enum {
     RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
     RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
 };
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
-                             const char *at);
+unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, int n,
+                             unsigned how, const char *at);
 /* Compare the records of one batch with each other only (an origin's
  * passive-target batch, before it ships). */
-unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at);
+unsigned rmalab__races_within(struct rmalab__races *R, const rmalab__racc *recs, int n,
+                              const char *at);
 /* After an acquire (wait, test): the log's records ordered before this
  * rank's clock move to `past`. */
-void rmalab__races_prune(rmalab_win *w);
+void rmalab__races_prune(struct rmalab__races *R);
 /* At a fence, after its join (NULL: it failed): forget the log, as every
  * access so far happens before every later one. */
-void rmalab__races_forget(rmalab_win *w, const int64_t *join);
+void rmalab__races_forget(struct rmalab__races *R, const int64_t *join);
 /* A passive-target batch from window rank `from` arrived, with its clock. */
-void rmalab__races_seen(rmalab_win *w, int from, const int64_t *clock);
+void rmalab__races_seen(struct rmalab__races *R, int from, const int64_t *clock);
 /* The log's state, and its release. */
-int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R);
+int rmalab__races_log_init(struct rmalab__races *R);
 void rmalab__races_log_free(struct rmalab__races *R);
 
 /* races-wire.c: the checker's messages, on its own communicator. */
 enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };
 /* Send `clock` and `recs` (NULL: none) to `to`, without waiting. */
-int rmalab__races_wire_send(rmalab_win *w, int to, int tag, const int64_t *clock,
+int rmalab__races_wire_send(struct rmalab__races *R, int to, int tag, const int64_t *clock,
                             const struct rmalab__rlist *recs);
 /* A message from `from`, which was sent before the call that let this rank
  * get here. The caller frees *buf. */
-int rmalab__races_wire_recv(rmalab_win *w, int from, int tag, unsigned char **buf);
+int rmalab__races_wire_recv(struct rmalab__races *R, int from, int tag, unsigned char **buf);
 /* The sender's clock in a message. */
 const int64_t *rmalab__races_wire_msg_clock(const unsigned char *buf);
 /* Receive one message and check its records (`intra`: an origin's passive
  * batch, whose own pairs it compared); `acquire` its clock. */
-int rmalab__races_wire_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
-                            bool acquire);
+int rmalab__races_wire_take(struct rmalab__races *R, int from, int tag, bool intra,
+                            const char *at, bool acquire);
 /* The passive-target batches that have arrived, checked. */
-int rmalab__races_wire_drain(rmalab_win *w, const char *at);
+int rmalab__races_wire_drain(struct rmalab__races *R, const char *at);
 /* Collective: every passive batch sent to this rank, and `fence` (per
  * origin: one FENCE message or none), received and checked. */
-int rmalab__races_wire_exchange(rmalab_win *w, const int64_t *fence, const char *at);
+int rmalab__races_wire_exchange(struct rmalab__races *R, const int64_t *fence, const char *at);
 
 #endif

@@ -4,7 +4,6 @@
  * or keep quiet, with every rank at fence and free), and the reports of a
  * communicator's processes: their total, and their texts on rank 0. */
 #include "races-private.h"
-#include "trace-private.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "sync-kinds.h"
@@ -145,8 +144,8 @@ static void why_remote(const rmalab__racc *a, const rmalab__racc *b, char *buf, 
 }
 
 /* Why a target's local access `loc` and a remote one `rem` are not ordered. */
-static void why_local(const rmalab_win *w, const rmalab__racc *rem, const rmalab__racc *loc,
-                      char *buf, size_t size)
+static void why_local(const struct rmalab__races *R, const rmalab__racc *rem,
+                      const rmalab__racc *loc, char *buf, size_t size)
 {
     int o = rem->issuer, t = loc->issuer;
     const rmalab_sync_epoch *x = landing(loc, rem);
@@ -164,7 +163,7 @@ static void why_local(const rmalab_win *w, const rmalab__racc *rem, const rmalab
                  "%d's %s (complete only at %s) before or after it\n  fix: access under "
                  "lock(%d, \"exclusive\") on itself, or a barrier after the unlock",
                  t, call_name(loc), o, call_name(rem), completer(rem), t);
-    else if (rem->vc[w->lay.world_ranks[t]] >= loc->c && rem->c > loc->vc[w->lay.world_ranks[o]])
+    else if (rem->vc[R->world[t]] >= loc->c && rem->c > loc->vc[R->world[o]])
         snprintf(buf, size, "rank %d's %s completes only at %s, and nothing orders that "
                  "before rank %d's %s\n  fix: complete it before the synchronisation that "
                  "orders them", o, call_name(rem), completer(rem), t, call_name(loc));
@@ -176,8 +175,8 @@ static void why_local(const rmalab_win *w, const rmalab__racc *rem, const rmalab
 
 /* Why neither access is ordered, and the fix: the first rule that matches.
  * Pure functions of the two records, so the same on every run. */
-static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b, char *buf,
-                size_t size)
+static void why(const struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b,
+                char *buf, size_t size)
 {
     if (a->kind == RMALAB__RK_ATOMIC && b->kind == RMALAB__RK_ATOMIC) {
         why_atomic(a, b, buf, size);
@@ -191,7 +190,7 @@ static void why(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *
     } else if (!a->local && !b->local) {
         why_remote(a, b, buf, size);
     } else {
-        why_local(w, a->local ? b : a, a->local ? a : b, buf, size);
+        why_local(R, a->local ? b : a, a->local ? a : b, buf, size);
     }
 }
 
@@ -229,10 +228,27 @@ static bool known(const rmalab_race *x)
     return false;
 }
 
-void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b,
-                          const char *at)
+/* A new race joins the call's list for the recorder (the event layer hands
+ * it on); out of memory, the recorder misses it, the report stays. */
+static void found(struct rmalab__races *R, const rmalab_race *x, const rmalab__racc *a,
+                  const rmalab__racc *b)
 {
-    struct rmalab__races *R = w->races;
+    if (R->nfound == R->capfound) {
+        int cap = R->capfound ? 2 * R->capfound : 4;
+        struct rmalab__races_found *p = rmalab__mem_realloc(R->found, (size_t)cap * sizeof *p);
+        if (!p)
+            return;
+        R->found = p;
+        R->capfound = cap;
+    }
+    R->found[R->nfound++] = (struct rmalab__races_found){
+        .seq = (uint32_t)x->seq, .target = x->target, .lo = x->lo, .hi = x->hi,
+        .issuer = {a->issuer, b->issuer}, .id = {a->id, b->id}};
+}
+
+void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
+                          const rmalab__racc *b, const char *at)
+{
     rmalab_race x = {0};
     if (at)
         snprintf(x.found_at, sizeof x.found_at, "%s", at);
@@ -243,7 +259,7 @@ void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__ra
         a = b;
         b = t;
     }
-    snprintf(x.window, sizeof x.window, "%s", w->name);
+    snprintf(x.window, sizeof x.window, "%s", R->name);
     x.target = a->target;
     x.lo = a->lo > b->lo ? a->lo : b->lo;
     x.hi = a->hi < b->hi ? a->hi : b->hi;
@@ -252,13 +268,13 @@ void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__ra
     if (known(&x))
         return;
     x.seq = ++session.seq;
-    why(w, a, b, x.why, sizeof x.why);
-    x.found_by = w->rank;
+    why(R, a, b, x.why, sizeof x.why);
+    x.found_by = R->rank;
     size_t n = (size_t)snprintf(x.text, sizeof x.text, "race on window %s%s%s, rank %d, %s "
                                 "%lld-%lld:\n", x.window[0] ? "\"" : "",
                                 x.window[0] ? x.window : "(unnamed)", x.window[0] ? "\"" : "",
                                 x.target,
-                                w->flavor == RMALAB_FLAVOR_DYNAMIC ? "addresses" : "bytes",
+                                R->dynamic ? "addresses" : "bytes",
                                 (long long)x.lo, (long long)x.hi - 1);
     if (n < sizeof x.text)
         n += (size_t)access_line(x.text + n, sizeof x.text - n, &x.a, a);
@@ -280,11 +296,7 @@ void rmalab__races_report(rmalab_win *w, const rmalab__racc *a, const rmalab__ra
     }
     if (session.n < session.cap)
         session.list[session.n++] = x;
-    if (w->trace) {
-        int issuer[2] = {a->issuer, b->issuer};
-        uint32_t id[2] = {a->id, b->id};
-        rmalab__trace_race(w, (uint32_t)x.seq, x.target, x.lo, x.hi, issuer, id);
-    }
+    found(R, &x, a, b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -299,9 +311,8 @@ void rmalab__races_report_where(char *buf, size_t size, const char *call)
 }
 
 /* What this rank found during `call`: raised, printed or kept. */
-int rmalab__races_report_finish(rmalab_win *w, const char *call, int rc)
+int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int rc)
 {
-    struct rmalab__races *R = w->races;
     unsigned n = R->found_now;
     R->found_now = 0;
     if (rc || !n || R->mode == RMALAB_CHECK_QUIET)
@@ -319,9 +330,8 @@ int rmalab__races_report_finish(rmalab_win *w, const char *call, int rc)
 /* Collective: the lowest rank that found a race tells the others, so that
  * in mode races every rank raises at the same fence or free. `S` holds
  * this rank's release clock and gets the join; NULL: no clock. */
-int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *call)
+int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, const char *call)
 {
-    struct rmalab__races *R = w->races;
     int W = rmalab__clock_size();
     int64_t *v = rmalab__mem_alloc(((size_t)W + 1) * sizeof *v);
     if (!v)
@@ -330,7 +340,7 @@ int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *
         memcpy(v, S, (size_t)W * sizeof *v);
     else
         memset(v, 0, (size_t)W * sizeof *v);
-    v[W] = R->found_now ? w->size - w->rank : 0;
+    v[W] = R->found_now ? R->size - R->rank : 0;
     int e = MPI_Allreduce(MPI_IN_PLACE, v, W + 1, MPI_INT64_T, MPI_MAX, R->comm);
     int64_t code = v[W];
     if (e == MPI_SUCCESS && S)
@@ -340,14 +350,14 @@ int rmalab__races_report_finish_together(rmalab_win *w, int64_t *S, const char *
         return rmalab__err_mpi(e, "joining the race checker's clocks");
     if (!code)
         return RMALAB_OK;
-    int finder = w->size - (int)code;
+    int finder = R->size - (int)code;
     char first[sizeof R->now_text];
     memcpy(first, R->now_text, sizeof first);
     e = MPI_Bcast(first, sizeof first, MPI_CHAR, finder, R->comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "sharing a race report");
     if (R->found_now) /* this rank's own report */
-        return rmalab__races_report_finish(w, call, RMALAB_OK);
+        return rmalab__races_report_finish(R, call, RMALAB_OK);
     if (R->mode != RMALAB_CHECK_RACES)
         return RMALAB_OK;
     return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",

@@ -34,7 +34,7 @@
  * held, the call that opened its epoch: sync.c fills it), so the checker
  * never reads the state itself. */
 #include "races-private.h"
-#include "observe.h"
+#include "win-private.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
@@ -45,20 +45,22 @@
 #include <string.h>
 #include <time.h>
 
+#include <rmalab/debug.h>
+
 /* ------------------------------------------------------------------------ */
 /* Accesses                                                                 */
 
 
 /* A record of the access ev, with the epoch facts it carries. */
-static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, bool local)
+static rmalab__racc record_of(const struct rmalab__races *R, const rmalab__op_event *ev, bool local)
 {
     rmalab__racc r = {0};
-    MPI_Aint unit = w->flavor == RMALAB_FLAVOR_DYNAMIC || ev->in_bytes ? 1
-                    : local                         ? w->disp_unit
-                                                    : w->lay.disp_units[ev->target];
+    MPI_Aint unit = R->dynamic || ev->in_bytes ? 1
+                    : local                ? R->disp_unit
+                                           : R->disp_units[ev->target];
     r.lo = (int64_t)ev->disp * unit;
     r.hi = r.lo + (int64_t)ev->count * rmalab_type_size(ev->type);
-    r.issuer = w->rank;
+    r.issuer = R->rank;
     r.target = ev->target;
     r.count = (uint32_t)ev->count;
     r.op = (uint8_t)ev->op;
@@ -69,26 +71,26 @@ static rmalab__racc record_of(const rmalab_win *w, const rmalab__op_event *ev, b
     return r;
 }
 
-int rmalab__races_sync_op(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_op(struct rmalab__races *R, const rmalab__op_event *ev, uint32_t *id)
 {
-    rmalab__racc r = record_of(w, ev, false);
+    rmalab__racc r = record_of(R, ev, false);
     r.call = (uint8_t)ev->kind;
     r.kind = ev->kind == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
              : ev->kind == RMALAB_TRACE_GET ? RMALAB__RK_READ
                                             : RMALAB__RK_ATOMIC;
     rmalab__races_report_site(r.site, sizeof r.site,
                               rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
-    return rmalab__races_racc_add(&w->races->out[ev->target], &r, id);
+    return rmalab__races_racc_add(&R->out[ev->target], &r, id);
 }
 
 /* A point access (a read or write, a load or store) as one record, alone
  * in `one` (emptied first); *id numbers it. `sites`: the site's name for a
  * read, then for a write. */
-static int point_record(rmalab_win *w, const rmalab__op_event *ev, const char *const sites[2],
+static int point_record(struct rmalab__races *R, const rmalab__op_event *ev, const char *const sites[2],
                         struct rmalab__rlist *one, uint32_t *id)
 {
     bool write = ev->kind == RMALAB_TRACE_WRITE;
-    rmalab__racc r = record_of(w, ev, true);
+    rmalab__racc r = record_of(R, ev, true);
     r.kind = write ? RMALAB__RK_WRITE : RMALAB__RK_READ;
     r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
     rmalab__races_report_site(r.site, sizeof r.site, sites[write]);
@@ -105,16 +107,16 @@ static const rmalab__racc *first(const struct rmalab__rlist *l)
 
 static struct rmalab__rlist one_local;
 
-int rmalab__races_sync_local(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_local(struct rmalab__races *R, const rmalab__op_event *ev, uint32_t *id)
 {
     static const char *const sites[2] = {"win:read", "win:write"};
-    return point_record(w, ev, sites, &one_local, id);
+    return point_record(R, ev, sites, &one_local, id);
 }
 
-int rmalab__races_sync_local_check(rmalab_win *w, const rmalab__op_event *ev)
+int rmalab__races_sync_local_check(struct rmalab__races *R, const rmalab__op_event *ev)
 {
-    rmalab__races_check(w, first(&one_local), 1, 0, NULL);
-    return rmalab__races_report_finish(w, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
+    rmalab__races_check(R, first(&one_local), 1, 0, NULL);
+    return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
                                        RMALAB_OK);
 }
 
@@ -122,45 +124,45 @@ int rmalab__races_sync_local_check(rmalab_win *w, const rmalab__op_event *ev)
  * shared window): a point, as a win:read/win:write is, which the rank
  * whose memory it is checks as a passive batch of one record (its clock
  * is never acquired, so it carries none). */
-int rmalab__races_sync_direct(rmalab_win *w, const rmalab__op_event *ev, uint32_t *id)
+int rmalab__races_sync_direct(struct rmalab__races *R, const rmalab__op_event *ev, uint32_t *id)
 {
     static struct rmalab__rlist one;
     static const char *const sites[2] = {"a load", "a store"};
     int64_t *none = rmalab__mem_calloc(1, rmalab__clock_bytes());
-    int rc = none ? point_record(w, ev, sites, &one, id)
+    int rc = none ? point_record(R, ev, sites, &one, id)
                   : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (!rc && !(rc = rmalab__races_wire_send(w, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
-        w->races->sent[ev->target]++;
+    if (!rc && !(rc = rmalab__races_wire_send(R, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
+        R->sent[ev->target]++;
     rmalab__mem_free(none);
     return rc;
 }
 
 /* Records to `t` are complete: the issuer's release S completed them. */
-static void completed(const rmalab_win *w, struct rmalab__rlist *l, const int64_t *S)
+static void completed(const struct rmalab__races *R, struct rmalab__rlist *l, const int64_t *S)
 {
-    rmalab__races_rlist_complete(l, S[w->lay.world_ranks[w->rank]]);
+    rmalab__races_rlist_complete(l, S[R->world[R->rank]]);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Synchronisation                                                          */
 
-static int synced(rmalab_win *w, const char *call)
+static int synced(struct rmalab__races *R, const char *call)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, call);
-    return rmalab__races_report_finish(w, call, rmalab__races_wire_drain(w, at));
+    return rmalab__races_report_finish(R, call, rmalab__races_wire_drain(R, at));
 }
 
-static int post_clock(rmalab_win *w, const int *ranks, int n)
+static int post_clock(struct rmalab__races *R, const int *ranks, int n)
 {
     int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
     if (!S)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
-    w->races->exposing = true;
+    R->exposing = true;
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_wire_send(w, ranks[i], RMALAB__TAG_POST, S, NULL);
+        rc = rmalab__races_wire_send(R, ranks[i], RMALAB__TAG_POST, S, NULL);
     rmalab__mem_free(S);
     return rc;
 }
@@ -168,23 +170,22 @@ static int post_clock(rmalab_win *w, const int *ranks, int n)
 /* MPI orders a target's accesses before its post only before the
  * operations of the access epoch that matches it: the post clock joins
  * those records, not this rank's clock. */
-static int join_post(rmalab_win *w, int t)
+static int join_post(struct rmalab__races *R, int t)
 {
     unsigned char *buf;
-    int rc = rmalab__races_wire_recv(w, t, RMALAB__TAG_POST, &buf);
+    int rc = rmalab__races_wire_recv(R, t, RMALAB__TAG_POST, &buf);
     if (rc)
         return rc;
-    rmalab__races_rlist_join(&w->races->out[t], rmalab__races_wire_msg_clock(buf));
+    rmalab__races_rlist_join(&R->out[t], rmalab__races_wire_msg_clock(buf));
     rmalab__mem_free(buf);
     return RMALAB_OK;
 }
 
-static int complete_epoch(rmalab_win *w, const int *group, int n)
+static int complete_epoch(struct rmalab__races *R, const int *group, int n)
 {
-    struct rmalab__races *R = w->races;
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = join_post(w, group[i]);
+        rc = join_post(R, group[i]);
     int64_t *S = rc ? NULL : rmalab__mem_alloc(rmalab__clock_bytes());
     if (!rc && !S)
         rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -192,50 +193,49 @@ static int complete_epoch(rmalab_win *w, const int *group, int n)
         return rc;
     rmalab__clock_release(S);
     for (int i = 0; i < n && !rc; i++) {
-        completed(w, &R->out[group[i]], S);
-        rc = rmalab__races_wire_send(w, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
+        completed(R, &R->out[group[i]], S);
+        rc = rmalab__races_wire_send(R, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
     rmalab__mem_free(S);
     return rc;
 }
 
-static int exposed(rmalab_win *w, const int *xgroup, int n, const char *call)
+static int exposed(struct rmalab__races *R, const int *xgroup, int n, const char *call)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, call);
     int rc = RMALAB_OK;
     for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_wire_take(w, xgroup[i], RMALAB__TAG_DONE, false, at, true);
+        rc = rmalab__races_wire_take(R, xgroup[i], RMALAB__TAG_DONE, false, at, true);
     if (!rc) {
-        w->races->exposing = false; /* every record of the epoch is in */
-        rmalab__races_prune(w);
+        R->exposing = false; /* every record of the epoch is in */
+        rmalab__races_prune(R);
     }
-    return rmalab__races_report_finish(w, call, rc ? rc : rmalab__races_wire_drain(w, at));
+    return rmalab__races_report_finish(R, call, rc ? rc : rmalab__races_wire_drain(R, at));
 }
 
 /* Passive target: the records to t are complete. The origin checks the
  * batch's own pairs (the target may call nothing soon), then ships it. */
-static int ship_passive(rmalab_win *w, int t, const int64_t *S, const char *at)
+static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const char *at)
 {
-    struct rmalab__races *R = w->races;
     struct rmalab__rlist *l = &R->out[t];
     if (!l->n)
         return RMALAB_OK;
-    completed(w, l, S);
+    completed(R, l, S);
     int rc = RMALAB_OK;
-    if (t == w->rank) {
-        rmalab__races_check(w, first(l), l->n, RMALAB__CK_PASSIVE, at);
+    if (t == R->rank) {
+        rmalab__races_check(R, first(l), l->n, RMALAB__CK_PASSIVE, at);
     } else {
-        rmalab__races_within(w, first(l), l->n, at);
-        if (!(rc = rmalab__races_wire_send(w, t, RMALAB__TAG_PASSIVE, S, l)))
+        rmalab__races_within(R, first(l), l->n, at);
+        if (!(rc = rmalab__races_wire_send(R, t, RMALAB__TAG_PASSIVE, S, l)))
             R->sent[t]++;
     }
     l->n = 0;
     return rc;
 }
 
-static int released(rmalab_win *w, int target, const char *call)
+static int released(struct rmalab__races *R, int target, const char *call)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, call);
@@ -244,18 +244,17 @@ static int released(rmalab_win *w, int target, const char *call)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     rmalab__clock_release(S);
     int rc = RMALAB_OK;
-    for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1) && !rc; t++)
-        rc = ship_passive(w, t, S, at);
+    for (int t = target < 0 ? 0 : target; t < (target < 0 ? R->size : target + 1) && !rc; t++)
+        rc = ship_passive(R, t, S, at);
     rmalab__mem_free(S);
-    return rmalab__races_report_finish(w, call, rc ? rc : rmalab__races_wire_drain(w, at));
+    return rmalab__races_report_finish(R, call, rc ? rc : rmalab__races_wire_drain(R, at));
 }
 
-static int fenced(rmalab_win *w)
+static int fenced(struct rmalab__races *R)
 {
-    struct rmalab__races *R = w->races;
     char at[96];
     rmalab__races_report_where(at, sizeof at, "fence");
-    int P = w->size, rc = RMALAB_OK;
+    int P = R->size, rc = RMALAB_OK;
     int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
     if (!S)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -263,45 +262,45 @@ static int fenced(rmalab_win *w)
     rmalab__clock_release(S);
     for (int t = 0; t < P; t++) {
         struct rmalab__rlist *l = &R->out[t];
-        sent[t] = t != w->rank && l->n;
-        completed(w, l, S);
-        if (t == w->rank)
-            rmalab__races_check(w, first(l), l->n, 0, at);
+        sent[t] = t != R->rank && l->n;
+        completed(R, l, S);
+        if (t == R->rank)
+            rmalab__races_check(R, first(l), l->n, 0, at);
         else if (l->n && !rc)
-            rc = rmalab__races_wire_send(w, t, RMALAB__TAG_FENCE, S, l);
+            rc = rmalab__races_wire_send(R, t, RMALAB__TAG_FENCE, S, l);
         l->n = 0;
     }
     /* Every rank goes through the collectives, whatever failed. */
-    int rc2 = rmalab__races_wire_exchange(w, sent, at);
-    int rc3 = rmalab__races_report_finish_together(w, S, "fence");
+    int rc2 = rmalab__races_wire_exchange(R, sent, at);
+    int rc3 = rmalab__races_report_finish_together(R, S, "fence");
     rmalab__mem_free(S);
     /* The fence orders everything before it. */
-    rmalab__races_forget(w, rc3 ? NULL : rmalab__clock_now());
+    rmalab__races_forget(R, rc3 ? NULL : rmalab__clock_now());
     return rc ? rc : rc2 ? rc2 : rc3;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The checker's part of each call (observe.c)                              */
 
-int rmalab__races_sync_ahead(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     switch (ev->k->releases) {
-    case RMALAB_RELEASE_CLOCK: return post_clock(w, ev->group, ev->n);
-    case RMALAB_RELEASE_EPOCH: return complete_epoch(w, ev->group, ev->n);
+    case RMALAB_RELEASE_CLOCK: return post_clock(R, ev->group, ev->n);
+    case RMALAB_RELEASE_EPOCH: return complete_epoch(R, ev->group, ev->n);
     default: return RMALAB_OK;
     }
 }
 
-int rmalab__races_sync(rmalab_win *w, const rmalab__sync_event *ev)
+int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
     if (k->releases == RMALAB_RELEASE_ALL)
-        return fenced(w);
+        return fenced(R);
     if (k->releases == RMALAB_RELEASE_TARGETS)
-        return released(w, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, k->name);
+        return released(R, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, k->name);
     if (k->acquires == RMALAB_ACQUIRE_EPOCH)
-        return ev->n ? exposed(w, ev->group, ev->n, k->name) : RMALAB_OK;
-    return synced(w, k->name);
+        return ev->n ? exposed(R, ev->group, ev->n, k->name) : RMALAB_OK;
+    return synced(R, k->name);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -330,13 +329,22 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     w->races = R;
     R->comm = comm;
     R->mode = mode ? mode : RMALAB_CHECK_QUIET; /* a rank that did not ask records */
+    /* What the checker knows of its window: from here on it is handed its
+     * own state, never the window. */
+    R->rank = w->rank;
+    R->size = w->size;
+    R->world = w->lay.world_ranks;
+    R->dynamic = w->flavor == RMALAB_FLAVOR_DYNAMIC;
+    R->disp_unit = w->disp_unit;
+    R->disp_units = w->lay.disp_units;
+    R->name = w->name;
     R->out = rmalab__mem_calloc((size_t)w->size, sizeof *R->out);
     R->sent = rmalab__mem_calloc((size_t)w->size, sizeof *R->sent);
     R->recvd = rmalab__mem_calloc((size_t)w->size, sizeof *R->recvd);
     if (!R->out || !R->sent || !R->recvd)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
-    int rc = rmalab__races_model_init(w, R);
-    return rc ? rc : rmalab__races_log_init(w, R);
+    int rc = rmalab__races_model_init(R, w->at_create);
+    return rc ? rc : rmalab__races_log_init(R);
 }
 
 static rmalab_check_mode mode_asked(const rmalab_win *w)
@@ -365,15 +373,12 @@ int rmalab__races_sync_open(rmalab_win *w)
     return rmalab__err_agree(w->comm, rc, "starting the race checker");
 }
 
-int rmalab__races_sync_close(rmalab_win *w)
+int rmalab__races_sync_close(struct rmalab__races *R)
 {
-    struct rmalab__races *R = w->races;
-    if (!R)
-        return RMALAB_OK;
     char at[96];
     rmalab__races_report_where(at, sizeof at, "free");
-    int rc = rmalab__races_wire_exchange(w, NULL, at);
-    int rc2 = rmalab__races_report_finish_together(w, NULL, "free");
+    int rc = rmalab__races_wire_exchange(R, NULL, at);
+    int rc2 = rmalab__races_report_finish_together(R, NULL, "free");
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
         MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
@@ -400,8 +405,27 @@ void rmalab__races_sync_free(rmalab_win *w)
     rmalab__mem_free(R->out);
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);
+    rmalab__mem_free(R->found);
     rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);
     rmalab__mem_free(R);
+}
+
+int rmalab__races_sync_found(struct rmalab__races *R, const struct rmalab__races_found **list)
+{
+    int n = R->nfound;
+    R->nfound = 0;
+    *list = R->found;
+    return n;
+}
+
+int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
+{
+    if (!w)
+        return rmalab__err_fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
+    const struct rmalab__races *R = w->races;
+    *log = R ? R->log.l.n - R->log.dead : 0;
+    *past = R ? R->past.l.n - R->past.dead : 0;
+    return RMALAB_OK;
 }

@@ -37,10 +37,9 @@ static void reap(struct rmalab__races *R)
     R->nreq = j;
 }
 
-int rmalab__races_wire_send(rmalab_win *w, int to, int tag, const int64_t *clock,
+int rmalab__races_wire_send(struct rmalab__races *R, int to, int tag, const int64_t *clock,
                             const struct rmalab__rlist *recs)
 {
-    struct rmalab__races *R = w->races;
     reap(R);
     if (R->nreq == R->capreq) {
         int cap = R->capreq ? 2 * R->capreq : 8;
@@ -74,9 +73,8 @@ int rmalab__races_wire_send(rmalab_win *w, int to, int tag, const int64_t *clock
 
 /* A message from `from` (blocking: it was sent before the call that let
  * this rank get here). The caller frees *buf. */
-int rmalab__races_wire_recv(rmalab_win *w, int from, int tag, unsigned char **buf)
+int rmalab__races_wire_recv(struct rmalab__races *R, int from, int tag, unsigned char **buf)
 {
-    struct rmalab__races *R = w->races;
     MPI_Status st;
     int flag = 0, count;
     for (unsigned spins = 0;; spins++) {
@@ -111,27 +109,26 @@ static const rmalab__racc *msg_recs(const unsigned char *buf)
 }
 
 /* Receive one message and check its records. */
-int rmalab__races_wire_take(rmalab_win *w, int from, int tag, bool intra, const char *at,
-                            bool acquire)
+int rmalab__races_wire_take(struct rmalab__races *R, int from, int tag, bool intra,
+                            const char *at, bool acquire)
 {
     unsigned char *buf;
-    int rc = rmalab__races_wire_recv(w, from, tag, &buf);
+    int rc = rmalab__races_wire_recv(R, from, tag, &buf);
     if (rc)
         return rc;
-    rmalab__races_check(w, msg_recs(buf), msg_n(buf),
+    rmalab__races_check(R, msg_recs(buf), msg_n(buf),
                         intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
     if (acquire)
         rmalab__clock_acquire(rmalab__races_wire_msg_clock(buf));
     if (intra) /* a passive batch: what its origin's later ones know */
-        rmalab__races_seen(w, from, rmalab__races_wire_msg_clock(buf));
+        rmalab__races_seen(R, from, rmalab__races_wire_msg_clock(buf));
     rmalab__mem_free(buf);
     return RMALAB_OK;
 }
 
 /* Passive-target batches that have arrived. */
-int rmalab__races_wire_drain(rmalab_win *w, const char *at)
+int rmalab__races_wire_drain(struct rmalab__races *R, const char *at)
 {
-    struct rmalab__races *R = w->races;
     for (;;) {
         int flag = 0;
         MPI_Status st;
@@ -140,7 +137,7 @@ int rmalab__races_wire_drain(rmalab_win *w, const char *at)
             return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (!flag)
             return RMALAB_OK;
-        int rc = rmalab__races_wire_take(w, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
+        int rc = rmalab__races_wire_take(R, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
         if (rc)
             return rc;
         R->recvd[st.MPI_SOURCE]++;
@@ -149,10 +146,9 @@ int rmalab__races_wire_drain(rmalab_win *w, const char *at)
 
 /* Collective: every passive batch sent to this rank, and `fence` (per
  * origin: one FENCE message or none), received and checked. */
-int rmalab__races_wire_exchange(rmalab_win *w, const int64_t *fence, const char *at)
+int rmalab__races_wire_exchange(struct rmalab__races *R, const int64_t *fence, const char *at)
 {
-    struct rmalab__races *R = w->races;
-    int P = w->size, rc = RMALAB_OK;
+    int P = R->size, rc = RMALAB_OK;
     int64_t *mine = rmalab__mem_alloc(4 * (size_t)P * sizeof *mine);
     if (!mine)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -166,11 +162,11 @@ int rmalab__races_wire_exchange(rmalab_win *w, const int64_t *fence, const char 
         rc = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
     for (int o = 0; o < P && !rc; o++) {
         while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
-            rc = rmalab__races_wire_take(w, o, RMALAB__TAG_PASSIVE, true, at, false);
+            rc = rmalab__races_wire_take(R, o, RMALAB__TAG_PASSIVE, true, at, false);
             R->recvd[o]++;
         }
         if (!rc && theirs[2 * o + 1])
-            rc = rmalab__races_wire_take(w, o, RMALAB__TAG_FENCE, false, at, false);
+            rc = rmalab__races_wire_take(R, o, RMALAB__TAG_FENCE, false, at, false);
     }
     rmalab__mem_free(mine);
     return rc;

@@ -20,8 +20,6 @@
 
 #include <string.h>
 
-#include <rmalab/debug.h>
-
 /* ------------------------------------------------------------------------ */
 /* Records and lists                                                        */
 
@@ -140,11 +138,11 @@ static bool atomic_ok(const struct rmalab__races *R, const rmalab__racc *a, cons
     return a->issuer == b->issuer && !a->local && !b->local && R->acc_ordered;
 }
 
-static bool hb(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
+static bool hb(const struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b)
 {
     if (a->issuer == b->issuer && a->local)
         return a->id < b->id;
-    return a->c <= b->vc[w->lay.world_ranks[a->issuer]];
+    return a->c <= b->vc[R->world[a->issuer]];
 }
 
 /* Different issuers, both under a lock on the target, one exclusive. */
@@ -153,16 +151,17 @@ static bool excluded(const rmalab__racc *a, const rmalab__racc *b)
     return a->issuer != b->issuer && a->lock && b->lock && (a->lock == 2 || b->lock == 2);
 }
 
-bool rmalab__races_is_race(const rmalab_win *w, const rmalab__racc *a, const rmalab__racc *b)
+bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
+                           const rmalab__racc *b)
 {
     return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
-           !atomic_ok(w->races, a, b) && !excluded(a, b) && !hb(w, a, b) && !hb(w, b, a);
+           !atomic_ok(R, a, b) && !excluded(a, b) && !hb(R, a, b) && !hb(R, b, a);
 }
 
-int rmalab__races_model_init(rmalab_win *w, struct rmalab__races *R)
+int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_create)
 {
-    const char *ops = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
-    const char *ord = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
+    const char *ops = rmalab__hints_lookup(at_create, RMALAB_KEY_ACCUMULATE_OPS);
+    const char *ord = rmalab__hints_lookup(at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
     return rmalab__clock_ready();
@@ -282,18 +281,19 @@ static void compact(struct rmalab__rlog *g)
  *    B still to come here completes after what r2 knows of B (`seen`, and
  *    this rank's own clock), so an x before r2 is before r1.
  * The issuer A's own x race r1 only in r1's batch, which was checked. */
-static bool supersedes(const rmalab_win *w, const rmalab__racc *r1, const rmalab__racc *r2)
+static bool supersedes(const struct rmalab__races *R, const rmalab__racc *r1,
+                       const rmalab__racc *r2)
 {
-    const int *world = w->lay.world_ranks;
+    const int *world = R->world;
     if (r1->local ? r1->id >= r2->id : r1->c > r2->vc[world[r1->issuer]])
         return false;
     const int64_t *now = rmalab__clock_now();
     int W = rmalab__clock_size();
-    for (int b = 0; b < w->size; b++) {
+    for (int b = 0; b < R->size; b++) {
         int64_t k = r2->vc[world[b]];
         if (b == r1->issuer || k == r1->vc[world[b]])
             continue;
-        int64_t done = b == w->rank ? now[world[b]] : w->races->seen[(size_t)b * W + world[b]];
+        int64_t done = b == R->rank ? now[world[b]] : R->seen[(size_t)b * W + world[b]];
         if (k > done)
             return false;
     }
@@ -303,17 +303,16 @@ static bool supersedes(const rmalab_win *w, const rmalab__racc *r1, const rmalab
 /* The least that every access still to come here knows of each window
  * rank's clock: each rank's last batch, and this rank's clock, or its
  * oldest access to itself that it has not completed. */
-static void frontier(const rmalab_win *w, int64_t *front)
+static void frontier(const struct rmalab__races *R, int64_t *front)
 {
-    const struct rmalab__races *R = w->races;
-    const struct rmalab__rlist *own = &R->out[w->rank];
+    const struct rmalab__rlist *own = &R->out[R->rank];
     const int64_t *mine = own->n ? rmalab__races_rlist_at(own, 0)->vc : rmalab__clock_now();
     int W = rmalab__clock_size();
-    for (int a = 0; a < w->size; a++) {
-        int wa = w->lay.world_ranks[a];
+    for (int a = 0; a < R->size; a++) {
+        int wa = R->world[a];
         front[a] = mine[wa];
-        for (int b = 0; b < w->size; b++)
-            if (b != w->rank && R->seen[(size_t)b * W + wa] < front[a])
+        for (int b = 0; b < R->size; b++)
+            if (b != R->rank && R->seen[(size_t)b * W + wa] < front[a])
                 front[a] = R->seen[(size_t)b * W + wa];
     }
 }
@@ -332,12 +331,11 @@ static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
 
 /* Every record that each access still to come happens after is dropped;
  * run when the logs have doubled since the last sweep. */
-static void sweep(rmalab_win *w)
+static void sweep(struct rmalab__races *R)
 {
-    struct rmalab__races *R = w->races;
-    int64_t *front = rmalab__mem_alloc((size_t)w->size * sizeof *front);
+    int64_t *front = rmalab__mem_alloc((size_t)R->size * sizeof *front);
     if (front && !R->exposing) {
-        frontier(w, front);
+        frontier(R, front);
         drop_passed(&R->log, front);
         drop_passed(&R->past, front);
     }
@@ -349,11 +347,11 @@ static void sweep(rmalab_win *w)
 /* ------------------------------------------------------------------------ */
 /* Keeping records                                                          */
 
-static void warn_incomplete(const rmalab_win *w, const char *what)
+static void warn_incomplete(const struct rmalab__races *R, const char *what)
 {
     rmalab__err_warn("rmalab: race checking of window \"%s\" on rank %d is incomplete: %s (no "
                      "fence cleared it), and races with the oldest accesses may be missed",
-                     w->name[0] ? w->name : "(unnamed)", w->rank, what);
+                     R->name[0] ? R->name : "(unnamed)", R->rank, what);
 }
 
 /* A log at its cap drops its oldest record, once superseded ones are gone. */
@@ -375,9 +373,10 @@ static bool make_room(struct rmalab__rlog *g, int cap)
 /* Add r to g (`merge`: it may join the record before it, as a local access
  * repeated in one interval does); it supersedes the latest record of its
  * access if it can. Returns whether the log was full. */
-static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, bool merge)
+static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__racc *r,
+                 bool merge)
 {
-    bool full = make_room(g, w->races->log_cap);
+    bool full = make_room(g, R->log_cap);
     rmalab__racc *slot = rmalab__races_rlist_push(&g->l);
     if (!slot)
         return full;
@@ -391,7 +390,7 @@ static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, b
     uint32_t h = access_hash(slot);
     struct rmalab__rslot *s = slot_of(g, slot, h);
     rmalab__racc *old = s->at >= 0 ? rmalab__races_rlist_at(&g->l, s->at) : NULL;
-    if (old && old != slot && !old->dead && !w->races->exposing && supersedes(w, old, slot)) {
+    if (old && old != slot && !old->dead && !R->exposing && supersedes(R, old, slot)) {
         old->dead = 1;
         g->dead++;
     }
@@ -406,54 +405,52 @@ static bool keep(rmalab_win *w, struct rmalab__rlog *g, const rmalab__racc *r, b
 
 /* Every record of g against r. The bytes first, here: most of a long
  * log's records are of other bytes (a C program's runs, row by row). */
-static void compare(rmalab_win *w, const struct rmalab__rlog *g, const rmalab__racc *r,
-                    const char *at)
+static void compare(struct rmalab__races *R, const struct rmalab__rlog *g,
+                    const rmalab__racc *r, const char *at)
 {
     size_t sz = rmalab__races_racc_size();
     const unsigned char *p = g->l.p;
     for (int j = 0; j < g->l.n; j++, p += sz) {
         const rmalab__racc *x = (const rmalab__racc *)p;
-        if (x->lo < r->hi && r->lo < x->hi && !x->dead && rmalab__races_is_race(w, x, r))
-            rmalab__races_report(w, x, r, at);
+        if (x->lo < r->hi && r->lo < x->hi && !x->dead && rmalab__races_is_race(R, x, r))
+            rmalab__races_report(R, x, r, at);
     }
 }
 
-static void keep_in_log(rmalab_win *w, const rmalab__racc *r, bool merge)
+static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool merge)
 {
-    struct rmalab__races *R = w->races;
-    if (keep(w, &R->log, r, merge) && !R->log_dropped) {
-        warn_incomplete(w, "its log of accesses is full");
+    if (keep(R, &R->log, r, merge) && !R->log_dropped) {
+        warn_incomplete(R, "its log of accesses is full");
         R->log_dropped = true;
     }
     if (R->log.l.n + R->past.l.n >= R->sweep_at)
-        sweep(w);
+        sweep(R);
 }
 
-unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, unsigned how,
-                             const char *at)
+unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, int n,
+                             unsigned how, const char *at)
 {
-    struct rmalab__races *R = w->races;
     unsigned before = R->found_now;
     size_t sz = rmalab__races_racc_size();
     const unsigned char *p = (const unsigned char *)recs;
     if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
-        warn_incomplete(w, "its record of accesses already ordered is full");
+        warn_incomplete(R, "its record of accesses already ordered is full");
         R->past_warned = true;
     }
     /* With `intra`, the batch's own pairs were compared by its origin: all
      * of it is compared with the log before any of it joins. */
     for (int i = 0; i < n; i++) {
         const rmalab__racc *r = (const rmalab__racc *)(p + i * sz);
-        compare(w, &R->log, r, at);
+        compare(R, &R->log, r, at);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
         if (how & RMALAB__CK_PASSIVE)
-            compare(w, &R->past, r, at);
+            compare(R, &R->past, r, at);
         if (!(how & RMALAB__CK_INTRA))
-            keep_in_log(w, r, n == 1 && r->local); /* a polling loop: one record */
+            keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
     for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
-        keep_in_log(w, (const rmalab__racc *)(p + i * sz), false);
+        keep_in_log(R, (const rmalab__racc *)(p + i * sz), false);
     return R->found_now - before;
 }
 
@@ -462,14 +459,13 @@ unsigned rmalab__races_check(rmalab_win *w, const rmalab__racc *recs, int n, uns
  * epoch (which takes this rank's post clock) and of a fence epoch is
  * ordered after it; only passive-target accesses, which no clock of this
  * rank orders, are still compared with `past`. */
-void rmalab__races_prune(rmalab_win *w)
+void rmalab__races_prune(struct rmalab__races *R)
 {
-    struct rmalab__races *R = w->races;
     const int64_t *now = rmalab__clock_now();
     for (int i = 0; i < R->log.l.n; i++) {
         rmalab__racc *r = rmalab__races_rlist_at(&R->log.l, i);
-        if (!r->dead && r->c <= now[w->lay.world_ranks[r->issuer]]) {
-            R->past_dropped += keep(w, &R->past, r, false);
+        if (!r->dead && r->c <= now[R->world[r->issuer]]) {
+            R->past_dropped += keep(R, &R->past, r, false);
             r->dead = 1;
             R->log.dead++;
         }
@@ -477,31 +473,31 @@ void rmalab__races_prune(rmalab_win *w)
     compact(&R->log);
 }
 
-void rmalab__races_forget(rmalab_win *w, const int64_t *join)
+void rmalab__races_forget(struct rmalab__races *R, const int64_t *join)
 {
-    struct rmalab__races *R = w->races;
     R->log.l.n = R->past.l.n = 0;
     compact(&R->log);
     compact(&R->past);
     int W = rmalab__clock_size();
-    for (int b = 0; b < w->size; b++)
+    for (int b = 0; b < R->size; b++)
         for (int k = 0; k < W; k++)
             R->seen[(size_t)b * W + k] = join ? join[k] : 0;
 }
 
-void rmalab__races_seen(rmalab_win *w, int from, const int64_t *clock)
+void rmalab__races_seen(struct rmalab__races *R, int from, const int64_t *clock)
 {
     int W = rmalab__clock_size();
-    int64_t *s = w->races->seen + (size_t)from * W;
+    int64_t *s = R->seen + (size_t)from * W;
     for (int k = 0; k < W; k++)
         s[k] = clock[k] > s[k] ? clock[k] : s[k];
 }
 
-int rmalab__races_log_init(rmalab_win *w, struct rmalab__races *R)
+int rmalab__races_log_init(struct rmalab__races *R)
 {
     R->log_cap = 1 << 16;
     R->sweep_at = 1024;
-    R->seen = rmalab__mem_calloc((size_t)w->size * (size_t)rmalab__clock_size(), sizeof *R->seen);
+    R->seen =
+        rmalab__mem_calloc((size_t)R->size * (size_t)rmalab__clock_size(), sizeof *R->seen);
     if (!R->seen)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     reindex(&R->log);
@@ -518,27 +514,18 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__mem_free(R->seen);
 }
 
-int rmalab_debug_races_log(const rmalab_win *w, long *log, long *past)
+unsigned rmalab__races_within(struct rmalab__races *R, const rmalab__racc *recs, int n,
+                              const char *at)
 {
-    if (!w)
-        return rmalab__err_fail(RMALAB_ERR_WIN, "rmalab_debug_races_log: the window is NULL");
-    const struct rmalab__races *R = w->races;
-    *log = R ? R->log.l.n - R->log.dead : 0;
-    *past = R ? R->past.l.n - R->past.dead : 0;
-    return RMALAB_OK;
-}
-
-unsigned rmalab__races_within(rmalab_win *w, const rmalab__racc *recs, int n, const char *at)
-{
-    unsigned before = w->races->found_now;
+    unsigned before = R->found_now;
     size_t sz = rmalab__races_racc_size();
     const unsigned char *p = (const unsigned char *)recs;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
             const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
-            if (rmalab__races_is_race(w, a, b))
-                rmalab__races_report(w, a, b, at);
+            if (rmalab__races_is_race(R, a, b))
+                rmalab__races_report(R, a, b, at);
         }
-    return w->races->found_now - before;
+    return R->found_now - before;
 }

@@ -10,6 +10,7 @@
 #include "layout.h"
 #include "results.h"
 #include "races-sync.h"
+#include "observe.h"
 #include "state.h"
 #include "sync-private.h"
 #include "request.h"
@@ -133,7 +134,7 @@ static int free_call(rmalab_win **win, int status)
     /* The race checker's last check is collective: before the window goes.
      * Its report, or else a delete callback's error, is returned once the
      * window is freed. */
-    int late = rmalab__races_sync_close(w);
+    int late = rmalab__observe_win_close(w);
     if (late)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
     int cb_rc = rmalab__attr_delete_all(w);

@@ -47,8 +47,11 @@
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
  *                    (trace-private.h: its record and calls)
- *   races-private.h  the checker's records: a record's size (inline; the
- *                    checker's files alone include it)
+ *   races-found.h    a race the checker found, as the event layer hands
+ *                    it to the recorder (a type alone)
+ *   races-private.h  the checker's records and its state (the checker's
+ *                    files alone include it): its calls take that state,
+ *                    never the window, which races-sync.c alone sees
  *   races-report.c   the checker's reports: a race in words, the
  *                    process's list of races, raising or warning, a
  *                    communicator's races (their total and texts); the
@@ -471,8 +474,44 @@ static inline bool rmalab__win_via_engine(const rmalab_win *w)
     } while (0)
 
 /* ------------------------------------------------------------------------ */
-/* The events of observe.h, which sync.c fills. */
+/* The events of observe.h, which sync.c fills and the event layer hands to
+ * the recorder and the race checker (races-sync.h). */
 typedef struct rmalab__sync_event rmalab__sync_event;
 typedef struct rmalab__op_event rmalab__op_event;
+
+/* A synchronisation call, described by its row of rmalab__kind_rows. */
+struct rmalab__sync_event {
+    const rmalab_sync_kind *k;
+    int64_t t0;
+    int peer;               /* scope PEER: the target; else -1 */
+    const int *group;       /* scope GROUP: the group, n ranks */
+    int n;
+    int flag;               /* the trace's flag: assertion, exclusive, test's result */
+    bool unfinished;        /* a test that returned false: traced, nothing acquired */
+};
+
+/* An operation, or a local access (kind RMALAB_TRACE_READ or _WRITE, target
+ * this rank): described at its begin, checked by sync.c, which adds what
+ * the epoch state says of it (rmalab__sync_epoch_facts), and ended once issued.
+ * The race checker reads those facts from the event, never the state. */
+struct rmalab__op_event {
+    int kind;               /* rmalab_trace_kind */
+    int target;
+    MPI_Aint disp;
+    rmalab_type type;
+    int count;
+    rmalab_op op;           /* RMALAB_NOPS for compare_and_swap and local accesses */
+    int64_t t0;             /* its time if the window records, else 0 */
+    /* The epoch facts, filled when the window is checked: */
+    uint8_t lock;           /* this rank's lock on target: 0, 1 shared, 2 exclusive */
+    uint8_t during;         /* the call that opened the epoch it is made in
+                               (rmalab_sync_id; RMALAB_SYNC_NKINDS: none): an
+                               operation's access epoch, a local access's
+                               exposure epoch */
+    bool in_bytes;          /* disp counts bytes, not the target's units: a
+                               direct load or store (rmalab_win_direct), a
+                               block of a vector whose stride is no whole
+                               number of units (rma.c) */
+};
 
 #endif

@@ -91,7 +91,7 @@ static void pass_on(int sig)
  * when the call noted last began); then the deadlock, once. */
 static void say_stuck(hang_t *h, double after, double *began, char *told, size_t size)
 {
-    double t = session_now(), held = hang_look(h, t);
+    double t = clock_now(), held = hang_look(h, t);
     int all = 1;
     for (int r = 0; r < h->n; r++) {
         const rstate *s = &h->st[r];

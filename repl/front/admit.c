@@ -29,7 +29,7 @@ int session_greet(session *s, int fd, double seconds)
     chan_msg m;
     int k = 0, rank = -1;
     char v[256];
-    for (double until = session_now() + seconds; k == 0 && session_now() < until;) {
+    for (double until = clock_now() + seconds; k == 0 && clock_now() < until;) {
         struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, 100) > 0 && chan_fill(&c) <= 0)
             break;
@@ -62,8 +62,8 @@ int session_greet(session *s, int fd, double seconds)
 int session_admit(session *s)
 {
     int have = 0;
-    double until = session_now() + 60;
-    while (have < s->n && session_now() < until) {
+    double until = clock_now() + 60;
+    while (have < s->n && clock_now() < until) {
         if (s->l.pid > 0 && launch_wait(&s->l, 0) >= 0) {
             fprintf(stderr, "rmalab: mpiexec ended before every rank connected\n");
             return -1;

@@ -315,7 +315,7 @@ static void wait_command(repl *r, const cmdline *c)
         return;
     }
     r->wait_target = r->deflt;
-    r->wait_until = session_now() + secs;
+    r->wait_until = clock_now() + secs;
 }
 
 static void interrupt_command(repl *r, const cmdline *c)

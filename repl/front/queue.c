@@ -1,6 +1,6 @@
 /* The session's command queue (session.h): each command the front end
- * sends, in the order given, with what each rank answered; the clock the
- * session's timers read; sending a frame to the ranks. Below the loop
+ * sends, in the order given, with what each rank answered; sending a
+ * frame to the ranks (the session's timers read wire/clock.h). Below the loop
  * (session.c), admitting the ranks (admit.c) and the verdict (verdict.c),
  * which all use it. */
 #include "session.h"
@@ -8,14 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double session_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void session_send_all(session *s, const rankset *to, int type, int n, const char *const *f)
 {
@@ -32,7 +24,7 @@ static cmd *cmd_new(session *s, int kind, const rankset *target, const char *lab
     c->kind = kind;
     c->id = ++s->next_id;
     c->target = *target;
-    c->sent = session_now();
+    c->sent = clock_now();
     snprintf(c->label, sizeof c->label, "%s", label);
     c->block = calloc((size_t)s->n, sizeof *c->block);
     c->status = calloc((size_t)s->n, sizeof *c->status);

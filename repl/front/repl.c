@@ -161,7 +161,7 @@ static int held(repl *r)
         r->hold_status = 0;
     }
     if (r->wait_until) {
-        if (!targets_idle(r, &r->wait_target) && session_now() < r->wait_until)
+        if (!targets_idle(r, &r->wait_target) && clock_now() < r->wait_until)
             return 1;
         r->wait_until = 0;
     }

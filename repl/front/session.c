@@ -243,16 +243,16 @@ static int settled(session *s, cmd *c)
     if (rstate_any_running(s->st, s->n) || rstate_progressing(s->st, s->n) ||
         strcmp(sig, c->sig) != 0) {
         snprintf(c->sig, sizeof c->sig, "%s", sig);
-        c->retry_at = session_now();
+        c->retry_at = clock_now();
         return 0;
     }
-    return session_now() - c->retry_at >= 0.3;
+    return clock_now() - c->retry_at >= 0.3;
 }
 
 static void step_status(session *s, cmd *c)
 {
     if (c->status_asked && session_states_fresh(s)) {
-        if (s->ordered && !settled(s, c) && session_now() - c->sent < 60) {
+        if (s->ordered && !settled(s, c) && clock_now() - c->sent < 60) {
             c->status_asked = 0; /* ask again */
             return;
         }
@@ -261,7 +261,7 @@ static void step_status(session *s, cmd *c)
         c->text = rstate_status_text(s->st, s->n, &c->target, !s->ordered);
         c->plain = rstate_status_text(s->st, s->n, &c->target, 0);
         c->pending = 0;
-    } else if (!c->status_asked && session_now() - s->polled_at >= 0.05) {
+    } else if (!c->status_asked && clock_now() - s->polled_at >= 0.05) {
         session_poll_states(s);
         c->status_asked = 1;
     }
@@ -292,7 +292,7 @@ static rankset unfinished(const session *s, const cmd *c)
  * fails while the rest still run. */
 static void notice(session *s, cmd *c)
 {
-    int due = c->noticed < 0 || (!c->noticed && session_now() - c->sent >= 1.0), news = 0;
+    int due = c->noticed < 0 || (!c->noticed && clock_now() - c->sent >= 1.0), news = 0;
     for (int r = 0; r < s->n; r++)
         news |= c->failed[r] && !c->shown[r];
     if (s->ordered || c->kind != CMD_RUN || !(due || (c->noticed > 0 && news)))
@@ -303,7 +303,7 @@ static void notice(session *s, cmd *c)
     for (int r = 0; errs && r < s->n; r++)
         errs[r] = c->failed[r] ? c->block[r] : NULL;
     sink_event e = {.kind = EV_RUNNING, .id = c->id, .label = c->label, .ranks = &still,
-                    .seconds = session_now() - c->sent, .blocks = errs, .shown = c->shown};
+                    .seconds = clock_now() - c->sent, .blocks = errs, .shown = c->shown};
     sink_emit(&s->out, &e);
     for (int r = 0; r < s->n; r++)
         c->shown[r] |= c->failed[r];
@@ -443,8 +443,8 @@ void session_step(session *s, int ms)
 
 void session_wait_until(session *s, int (*done)(session *), double seconds)
 {
-    double until = session_now() + seconds;
-    while (!done(s) && !s->signalled && session_now() < until)
+    double until = clock_now() + seconds;
+    while (!done(s) && !s->signalled && clock_now() < until)
         session_step(s, 20);
 }
 
@@ -485,7 +485,7 @@ static void flush_unfinished(session *s)
  * with what never finished, so that no output is lost. */
 static void after_death(session *s)
 {
-    for (double until = session_now() + 1; session_ranks_open(s) && session_now() < until;)
+    for (double until = clock_now() + 1; session_ranks_open(s) && clock_now() < until;)
         session_step(s, 20);
     flush_unfinished(s);
 }
@@ -545,8 +545,8 @@ int session_finish(session *s)
         return end_blocked(s, why);
     s->quitting = 1;
     session_send_all(s, NULL, CHAN_QUIT, 0, NULL);
-    double until = session_now() + 40; /* ranks may wait 30 s for each other */
-    while (session_ranks_open(s) && session_now() < until && !s->signalled)
+    double until = clock_now() + 40; /* ranks may wait 30 s for each other */
+    while (session_ranks_open(s) && clock_now() < until && !s->signalled)
         session_step(s, 20);
     if (s->signalled)
         return s->signalled;

@@ -13,6 +13,7 @@
 #include <lua.h>
 
 #include "../wire/channel.h"
+#include "../wire/clock.h"
 #include "cmdline.h"
 #include "../wire/state.h"
 #include "launch.h"
@@ -103,8 +104,6 @@ struct session {
     transcript ts;         /* the session so far, for :save and :record */
     lua_State *L;          /* for telling incomplete chunks */
 };
-
-double session_now(void);
 
 /* Launch (s->l.env and s->l.err_fd may be set before) and greet the
  * ranks: 0, or -1 with a message on stderr. s->out must be set. */

@@ -17,7 +17,7 @@ void session_poll_states(session *s)
     snprintf(id, sizeof id, "%d", ++s->status_seq);
     const char *fl[] = {id};
     session_send_all(s, NULL, CHAN_STATUS, 1, fl);
-    s->polled_at = session_now();
+    s->polled_at = clock_now();
 }
 
 int session_states_fresh(const session *s)
@@ -53,7 +53,7 @@ int session_deadlock_now(session *s)
     }
     /* every rank answered the last poll, and it went after the last command */
     int answered = session_states_fresh(s), after = s->status_seq > s->sent_seq;
-    double since = session_now() - s->polled_at;
+    double since = clock_now() - s->polled_at;
     if (since > 0.25 && (answered || !after || since > 2) && !status_pending(s))
         session_poll_states(s);
     if (!answered || !after)
@@ -64,11 +64,11 @@ int session_deadlock_now(session *s)
         s->hint_shown[0] = '\0';
     if (!h[0] || strcmp(h, s->hint_sig) != 0) {
         snprintf(s->hint_sig, sizeof s->hint_sig, "%s", h);
-        s->hint_since = session_now();
+        s->hint_since = clock_now();
         s->deadlocked = 0;
         return 0;
     }
-    s->deadlocked = session_now() - s->hint_since >= s->deadlock_hold;
+    s->deadlocked = clock_now() - s->hint_since >= s->deadlock_hold;
     return s->deadlocked;
 }
 
@@ -117,10 +117,10 @@ int session_stuck_now(session *s, double hold, char *why, size_t size)
     stuck_sig(s, sig, sizeof sig);
     if (strcmp(sig, s->stuck_sig) != 0) {
         snprintf(s->stuck_sig, sizeof s->stuck_sig, "%s", sig);
-        s->stuck_since = session_now();
+        s->stuck_since = clock_now();
         return 0;
     }
-    if (session_now() - s->stuck_since < hold)
+    if (clock_now() - s->stuck_since < hold)
         return 0;
     stuck_why(s, hold, why, size);
     return 1;

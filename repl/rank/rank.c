@@ -24,6 +24,7 @@
 #include <rmalab/rmalab.h>
 
 #include "../wire/addr.h"
+#include "../wire/clock.h"
 #include "../wire/channel.h"
 #include "../wire/state.h"
 #include "../wire/trace-dump.h"
@@ -48,7 +49,7 @@ typedef struct {
     atomic_int running;  /* the executor runs a chunk */
     atomic_int gone;     /* the front end closed the channel */
     atomic_int ended;    /* rank_serve is past the Lua state's close and MPI's end */
-    atomic_llong alert;  /* until when (ms, CLOCK_MONOTONIC) an idle executor pokes
+    atomic_llong alert;  /* until when (ms, clock_now) an idle executor pokes
                             often: a rank is busy (the front end polls the states) */
     atomic_llong hurry;  /* until when (µs) it pokes at once: another rank's
                             passive-target call needs this one's progress */
@@ -64,13 +65,6 @@ typedef struct {
 
 /* Seconds from the channel's close to this process's end, at most. */
 #define GONE_DEADLINE 4.0
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int send_frame(rank_t *r, int type, int n, const char *const *f, const size_t *l)
 {
@@ -154,7 +148,7 @@ static void answer_status(rank_t *r, const chan_msg *m)
     int queued = r->head != NULL && (r->head->type == CHAN_RUN || r->head->type == CHAN_FILE);
     int running = atomic_load(&r->running);
     state_self me = {.running = running, .queued = queued,
-                     .seconds = running ? now() - r->since : 0,
+                     .seconds = running ? clock_now() - r->since : 0,
                      .label = running ? r->label : queued ? r->head->label : NULL,
                      .id = running ? r->run_id : NULL,
                      .test_case = r->test_case, .failed = r->failed};
@@ -190,7 +184,7 @@ static void interrupt_chunk(rank_t *r)
  * second (woken now, if it napped the long way). */
 static void stay_alert(rank_t *r)
 {
-    atomic_store(&r->alert, (long long)(now() * 1000) + 1000);
+    atomic_store(&r->alert, (long long)(clock_now() * 1000) + 1000);
     pthread_mutex_lock(&r->qlock);
     pthread_cond_signal(&r->qcond);
     pthread_mutex_unlock(&r->qlock);
@@ -209,7 +203,7 @@ static void need_progress(const int *ranks, int n, void *arg)
     char num[64][12];
     const char *f[64];
     int k = 0;
-    double t = now();
+    double t = clock_now();
     for (int i = 0; i < n && i < 64; i++) {
         int q = ranks[i];
         if (q < 0 || q >= r->size || q == r->rank || t - r->hurried[q] < HURRY_EVERY)
@@ -231,7 +225,7 @@ static void need_progress(const int *ranks, int n, void *arg)
 static void hurry(rank_t *r)
 {
     rmalab_wait_hurry(HURRY_FOR);
-    atomic_store(&r->hurry, (long long)((now() + HURRY_FOR) * 1e6));
+    atomic_store(&r->hurry, (long long)((clock_now() + HURRY_FOR) * 1e6));
     pthread_mutex_lock(&r->qlock);
     pthread_cond_signal(&r->qcond);
     pthread_mutex_unlock(&r->qlock);
@@ -271,12 +265,12 @@ static void *control(void *arg)
      * Lua, the chunk is interrupted; blocked inside MPI, or in a loop that
      * catches the interrupt, or in the exit path, it never gets here in
      * time: the process ends here. */
-    double deadline = now() + GONE_DEADLINE;
+    double deadline = clock_now() + GONE_DEADLINE;
     atomic_store(&r->gone, 1);
     enqueue(r, CHAN_QUIT, NULL);
     if (atomic_load(&r->running))
         exec_interrupt(r->x);
-    while (!atomic_load(&r->ended) && now() < deadline)
+    while (!atomic_load(&r->ended) && clock_now() < deadline)
         nanosleep(&(struct timespec){0, 20000000}, NULL);
     if (!atomic_load(&r->ended))
         _exit(1);
@@ -333,7 +327,7 @@ static void run(rank_t *r, item *it)
     pthread_mutex_lock(&r->qlock);
     snprintf(r->label, sizeof r->label, "%s", it->label);
     snprintf(r->run_id, sizeof r->run_id, "%s", o.id);
-    r->since = now();
+    r->since = clock_now();
     atomic_store(&r->running, 1);
     pthread_mutex_unlock(&r->qlock);
     const char *body = it->text ? it->text : "";
@@ -380,10 +374,10 @@ static void complete(rank_t *r, item *it)
  * opens or ends one makes the front end poll the states. */
 static item *next_item(rank_t *r, MPI_Comm poke)
 {
-    double idle_since = now();
+    double idle_since = clock_now();
     pthread_mutex_lock(&r->qlock);
     while (!r->head) {
-        double t = now(), idle = t - idle_since;
+        double t = clock_now(), idle = t - idle_since;
         int alert = (long long)(t * 1000) < atomic_load(&r->alert);
         long ns = idle < 0.1 ? 2000000L : idle < 1 || alert ? 20000000L : 999999999L;
         if ((long long)(t * 1e6) < atomic_load(&r->hurry))

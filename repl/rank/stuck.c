@@ -3,6 +3,7 @@
  * and the window's own description, as the REPL's control thread does for
  * STATE; it calls no MPI and sleeps between looks. */
 #include "stuck.h"
+#include "../wire/clock.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -102,9 +103,7 @@ static void *watch(void *arg)
         pthread_mutex_unlock(&s->lock);
         rmalab_blocked b;
         if (rmalab_blocked_get(&b) && b.seconds >= s->after) {
-            struct timespec m;
-            clock_gettime(CLOCK_MONOTONIC, &m);
-            double began = (double)m.tv_sec + 1e-9 * (double)m.tv_nsec - b.seconds;
+            double began = clock_now() - b.seconds;
             if (noticed < 0 || fabs(began - noticed) > 0.5) { /* a call not noticed yet */
                 notice(s, &b);
                 noticed = began;

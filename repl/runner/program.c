@@ -87,7 +87,7 @@ static pid_t spawn(char **av, FILE *out)
 static void diagnose(run_result *res, hang_t *h)
 {
     char rings[4096];
-    hang_look(h, session_now());
+    hang_look(h, clock_now());
     for (int r = 0; r < h->n; r++)
         hang_note(h, r, res->r[r].state, sizeof res->r[r].state);
     hang_rings(h, rings, sizeof rings);
@@ -106,7 +106,7 @@ static void watch(run_result *res, hang_t *h, launch_t *l, double start)
             res->job_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
             return;
         }
-        double t = session_now(), held = hang_look(h, t);
+        double t = clock_now(), held = hang_look(h, t);
         if (held >= HOLD || t - start > s->timeout) {
             res->outcome = held >= HOLD ? RUN_DEADLOCK : RUN_TIMEOUT;
             diagnose(res, h);
@@ -134,9 +134,9 @@ void run_program(const run_spec *s, run_result *res)
     signal(SIGINT, SIG_IGN);
     if (res->r && out && realpath(s->path, prog) && (opened = hang_open(&h, s->nranks) == 0) &&
         (av = command(s, h.dir, prog, lib, sizeof lib, nbuf)) && (l.pid = spawn(av, out)) > 0) {
-        double start = session_now();
+        double start = clock_now();
         watch(res, &h, &l, start);
-        res->seconds = session_now() - start;
+        res->seconds = clock_now() - start;
     } else {
         res->outcome = RUN_NOSTART;
     }

@@ -122,7 +122,7 @@ void run_transcript(const run_spec *s, run_result *res)
     size_t len;
     char *text = read_file(s->path, &len), *got = NULL, *got_body = NULL;
     ts_file tf = {0};
-    double t0 = session_now();
+    double t0 = clock_now();
     if (!text || ts_parse(text, len, &tf)) {
         res->outcome = RUN_NOSTART;
     } else if (!(got = replay(s, tf.input, res)) || !(got_body = ts_body(got, strlen(got)))) {
@@ -135,7 +135,7 @@ void run_transcript(const run_spec *s, run_result *res)
             res->diff = unified_diff(s->path, tf.body, got_body);
         }
     }
-    res->seconds = session_now() - t0;
+    res->seconds = clock_now() - t0;
     free(text);
     free(got);
     free(got_body);

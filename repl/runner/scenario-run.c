@@ -301,12 +301,12 @@ static void watch(run_ctx *x, double timeout)
             session_wait_until(f, ranks_closed, 3);
             return;
         }
-        if (session_now() - x->start > timeout) {
+        if (clock_now() - x->start > timeout) {
             res->outcome = RUN_TIMEOUT;
             diagnose(x);
             return;
         }
-        if (session_now() - x->start > 1 && session_deadlock_now(f)) {
+        if (clock_now() - x->start > 1 && session_deadlock_now(f)) {
             res->outcome = RUN_DEADLOCK;
             diagnose(x);
             return;
@@ -345,11 +345,11 @@ void run_scenario(const run_spec *s, run_result *res)
     if (!res->r || !realpath(s->path, path) || start(&x, s, err)) {
         res->outcome = RUN_NOSTART;
     } else {
-        x.start = session_now();
+        x.start = clock_now();
         cmd *c = session_file(&x.s, s->path);
         x.file_id = c ? c->id : -1;
         watch(&x, s->timeout);
-        res->seconds = session_now() - x.start;
+        res->seconds = clock_now() - x.start;
         if (res->outcome == RUN_FINISHED)
             leak_check(&x);
         res->job_status = end_job(&x, res->outcome == RUN_FINISHED);

@@ -4,6 +4,7 @@
  * order: the name of the host is no guide, since Debian's /etc/hosts maps
  * it to 127.0.1.1 (issue 29). */
 #include "addr.h"
+#include "clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -160,13 +161,6 @@ static int attempt(const char *host, const char *port, int *fd)
     return why;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int addr_connect(const char *spec)
 {
     char hosts[1024];
@@ -180,8 +174,8 @@ int addr_connect(const char *spec)
      * the ranks started): give up after 5 such rounds (0.5 s), instead of
      * 5 s. Other failures (a name or a network still coming up) are retried
      * for 5 s. */
-    double until = now() + 5;
-    for (int refused = 0; refused < 5 && now() < until;) {
+    double until = clock_now() + 5;
+    for (int refused = 0; refused < 5 && clock_now() < until;) {
         int all_refused = 1, any_refused = 0, fd = -1;
         char copy[1024], *save = NULL;
         snprintf(copy, sizeof copy, "%s", hosts);

@@ -5,8 +5,9 @@
  *
  * The files of wire/, what the programs share, each calling only those on
  * its line and above (tests/layers.py, the repl-layers-wire test):
- *   strbuf.c channel.c addr.c   the string builder; the channel's frames;
- *                               where the ranks reach the front end
+ *   strbuf.c clock.c channel.c addr.c  the string builder; the one clock
+ *                               (seconds, monotonic); the channel's
+ *                               frames; where the ranks reach the front end
  *   state.c                     a rank's STATE, written and parsed
  * (cli.h, trace-dump.h and race-echo.h are header-only: the command
  * line's conventions; the chunk that dumps a trace; a race report that
