@@ -14,6 +14,11 @@
  *              floats, decoded into a new table on rank 1 (goal: within 2x)
  *   bcastbuf   the same C loop;  c:bcast(b) of an rl.buffer of 1,000 doubles,
  *              in place (goal: within 2x)
+ *   lock       each rank: MPI_Win_lock (shared) of the other rank, MPI_Get
+ *              of one int64, MPI_Win_unlock;  win:lock(peer, "shared"),
+ *              win:get(peer, 0, "int64"), win:unlock(peer), r:value()
+ *              (issue 41's goal: within 1.3x). Each side's window is made
+ *              once, outside the timed loops.
  * The Lua loops are bench/comm.lua's, in a lua_State embedded here (the
  * module opened with luaL_requiref after MPI_Init_thread), timed around
  * the lua_pcall of the whole loop with the clock of the C loops.
@@ -31,6 +36,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +101,29 @@ static double c_bcast(long n)
     return t[999];
 }
 
+/* Shared lock of the other rank, get of 8 bytes, unlock: the sum of what
+ * was read (1 each time). */
+static MPI_Win lock_win = MPI_WIN_NULL;
+static double c_lock(long n)
+{
+    int64_t got = 0, sum = 0;
+    if (lock_win == MPI_WIN_NULL) {
+        int64_t *base;
+        MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &lock_win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, lock_win);
+        base[0] = 1;
+        MPI_Win_unlock(me, lock_win);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (long i = 0; i < n; i++) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 1 - me, 0, lock_win);
+        MPI_Get(&got, 1, MPI_INT64_T, 1 - me, 0, 1, MPI_INT64_T, lock_win);
+        MPI_Win_unlock(1 - me, lock_win);
+        sum += got;
+    }
+    return (double)sum;
+}
+
 /* The floors: the least any Lua binding must do for the same work, with
  * no checks, no records and no coding, so that a ratio's part that comes
  * from Lua itself shows. comm.lua's <name>_floor loops call these. */
@@ -155,6 +184,7 @@ static const struct bench {
     {"pingpong", c_pingpong, 1.3},
     {"bcast", c_bcast, 2.0},
     {"bcastbuf", c_bcast, 2.0},
+    {"lock", c_lock, 1.3},
 };
 #define NB (int)(sizeof benches / sizeof benches[0])
 
@@ -268,7 +298,13 @@ int main(int argc, char **argv)
                reps, rounds);
     for (int i = 0; i < NB; i++)
         run(&benches[i], benches[i].c == c_bcast ? reps / 10 : reps, rounds);
+    lua_pushvalue(L, 1); /* comm.lua's windows are freed, collectively */
+    lua_getfield(L, -1, "finish");
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK)
+        die("comm.lua's finish");
     lua_close(L);
+    if (lock_win != MPI_WIN_NULL)
+        MPI_Win_free(&lock_win);
     MPI_Finalize();
     return 0;
 }

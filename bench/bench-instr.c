@@ -19,7 +19,14 @@
  *            MPI_Win_allocate + MPI_Win_free or rmalab_win_allocate +
  *            rmalab_win_free on either engine;
  *   lock-*   lock(0, shared) + get of one int64 + unlock, raw MPICH or
- *            rmalab's C API (default engine). */
+ *            rmalab's C API (default engine).
+ *     bench-instr fence-raw|fence|fence-sleep rounds
+ *   fence-*  a put of one int64 to self and a fence, raw MPICH or rmalab's
+ *            C API (default engine) in SPIN or SLEEP mode (rmalab/block.h):
+ *            what the agreement before each fence costs, and in SLEEP mode
+ *            the nonblocking collective that waits for the group. On one
+ *            rank a collective waits for nobody: its count is its local
+ *            work alone, the least a collective costs. */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
 
@@ -140,6 +147,36 @@ static int64_t run_lock(bool raw, long rounds)
     return bad ? -1 : sum;
 }
 
+/* A put of `i` to self and a fence, `rounds` times: returns what the
+ * window holds at the end, `rounds` when every put reached it. */
+static int64_t run_fence(const char *kind, long rounds)
+{
+    int64_t last = -1;
+    if (strcmp(kind, "raw") == 0) {
+        int64_t *base;
+        MPI_Win win;
+        MPI_Win_allocate(16, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Win_fence(0, win);
+        for (int64_t i = 1; i <= rounds; i++) {
+            MPI_Put(&i, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win);
+            MPI_Win_fence(0, win);
+        }
+        last = base[0];
+        MPI_Win_free(&win);
+        return last;
+    }
+    rmalab_wait_set_mode(strcmp(kind, "sleep") == 0 ? RMALAB_WAIT_SLEEP : RMALAB_WAIT_SPIN);
+    rmalab_win *w = NULL;
+    rmalab_win_opts opts = {.size = 16, .disp_unit = 8};
+    int bad = rmalab_win_allocate(&opts, &w, NULL) || rmalab_win_fence(w, 0);
+    for (int64_t i = 1; !bad && i <= rounds; i++)
+        bad = rmalab_win_put(w, 0, 0, RMALAB_INT64, 1, &i) || rmalab_win_fence(w, 0);
+    bad = bad || rmalab_win_fence(w, RMALAB_MODE_NOSUCCEED) ||
+          rmalab_win_read(w, 0, RMALAB_INT64, 1, &last);
+    rmalab_win_free(&w);
+    return bad ? -1 : last;
+}
+
 static int64_t run(const char *what, long n)
 {
     if (strcmp(what, "raw") == 0)
@@ -148,19 +185,22 @@ static int64_t run(const char *what, long n)
         return run_rmalab(what, n);
     if (strncmp(what, "alloc-", 6) == 0)
         return run_alloc(strcmp(what + 6, "raw") == 0 ? NULL : what + 6, n);
+    if (strncmp(what, "fence", 5) == 0)
+        return run_fence(what[5] ? what + 6 : "spin", n);
     return run_lock(strcmp(what, "lock-raw") == 0, n);
 }
 
 int main(int argc, char **argv)
 {
     static const char *const kinds[] = {"raw", "rma", "native", "alloc-raw", "alloc-rma",
-                                        "alloc-native", "lock-raw", "lock"};
+                                        "alloc-native", "lock-raw", "lock", "fence-raw",
+                                        "fence", "fence-sleep"};
     bool known = false;
     for (size_t i = 0; argc == 3 && i < sizeof kinds / sizeof *kinds; i++)
         known |= strcmp(argv[1], kinds[i]) == 0;
     if (!known) {
         fprintf(stderr, "usage: bench-instr raw|rma|native|alloc-raw|alloc-rma|alloc-native|"
-                        "lock-raw|lock n\n");
+                        "lock-raw|lock|fence-raw|fence|fence-sleep n\n");
         return 2;
     }
     long epochs = atol(argv[2]);

@@ -5,6 +5,8 @@
 --              x one float: 8 bytes of payload
 --   bcast      c:bcast(t) of a table of 1,000 floats from rank 0
 --   bcastbuf   c:bcast(b) of a buffer of 1,000 doubles from rank 0, in place
+--   lock       win:lock(peer, "shared"), win:get(peer, 0, "int64"),
+--              win:unlock(peer), r:value(): the sum of what was read
 -- Each returns a number the C side checks, so nothing is skipped.
 local rl = require "rmalab"
 local c = rl.world
@@ -68,6 +70,28 @@ if me == 0 then for i = 1, 1000 do b[i] = i + 0.25 end end
 function B.bcastbuf(n)
   for _ = 1, n do c:bcast(b) end
   return b[1000]
+end
+
+local win -- B.lock's, made at its first call; B.finish frees it
+function B.lock(n)
+  local peer = 1 - me
+  if not win then
+    win = rl.win_allocate(64, { disp_unit = 8, name = "lock" })
+    win:lock(me); win:write(0, "int64", 1); win:unlock(me)
+    c:barrier()
+  end
+  local s = 0
+  for _ = 1, n do
+    win:lock(peer, "shared")
+    local r = win:get(peer, 0, "int64")
+    win:unlock(peer)
+    s = s + r:value()
+  end
+  return s
+end
+
+function B.finish()
+  if win then win:free() end
 end
 
 return B

@@ -30,11 +30,14 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
 }
 
 /* Allocate the result userdata before the operation, so it owns the core
- * result the moment it exists. */
+ * result the moment it exists. Its metatable comes from the registry by
+ * the tag's address (a lookup of a pointer), not by its name, which
+ * luaL_setmetatable would hash on every get. */
 static lresult *new_result_ud(lua_State *L, rmalab_win *w)
 {
     lresult *u = lrm_newud(L, sizeof *u, 1, &result_tag);
-    luaL_setmetatable(L, LRM_RESULT_T);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &result_tag);
+    lua_setmetatable(L, -2);
     lua_pushstring(L, rmalab_win_get_name(w));
     lua_setiuservalue(L, -2, 1);
     return u;
@@ -573,5 +576,5 @@ void lrm_open_rma(lua_State *L)
     lua_setfield(L, -2, "__gc");
     luaL_newlib(L, result_methods);
     lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &result_tag); /* new_result_ud's key */
 }

@@ -4,6 +4,7 @@
 #define RMALAB_BLOCK_PRIVATE_H
 
 #include "private.h"
+#include "error-private.h"
 
 /* What a blocking call waits for, published while it runs. The caller
  * owns it (on its stack) and keeps the arrays valid until it leaves.
@@ -24,15 +25,25 @@ typedef struct rmalab__block {
     double since;               /* set by rmalab__block_enter */
     const struct rmalab__block *prev; /* the call it is nested in */
     const char *win_prev;       /* win-private.h: the window's blocked_in before */
+    rmalab__err_packet *agree;  /* collective calls: the agreement they make
+                                   first (packed), or NULL */
+    bool agreed;                /* set by rmalab__block_enter: agree is reduced */
 } rmalab__block;
 
 extern _Atomic int rmalab__block_wait_mode; /* rmalab_wait_mode */
 
 /* Publish b (the process is blocked in it) and, in SLEEP mode, wait for a
- * collective call's group in an MPI_Ibarrier on b->comm with the sleeping
- * backoff. An error can only come from that barrier, and then b has left
- * already; otherwise the caller leaves when the call ends. */
+ * collective call's group with the sleeping backoff, in the nonblocking
+ * form of the agreement the call makes first (b->agree: an MPI_Iallreduce
+ * on b->comm, and b->agreed is set) or else in an MPI_Ibarrier. An error
+ * can only come from that collective, and then b has left already;
+ * otherwise the caller leaves when the call ends. */
 int rmalab__block_enter(rmalab__block *b);
+/* The verdict of b's agreement (rmalab__err_agree_verdict): reduced in
+ * rmalab__block_enter in SLEEP mode, else now in an MPI_Allreduce. So a
+ * collective call that agrees makes one collective before its own in
+ * either mode. */
+int rmalab__block_agree(rmalab__block *b, int *mixed);
 void rmalab__block_leave(rmalab__block *b);
 /* Has rmalab_interrupt ended b (an interruptible call, polling)? */
 static inline bool rmalab__block_interrupted(const rmalab__block *b)

@@ -1,9 +1,10 @@
 /* Blocking calls (rmalab/block.h): the one road every call that may block
  * takes. It publishes what the call waits for, so that another thread can
  * read it while this one is inside MPI; in SLEEP mode it waits for the
- * group of a collective call in an MPI_Ibarrier, tested with a backoff that
- * sleeps, before the call itself runs, which then finds every rank there
- * and hardly waits. It also keeps the last of these calls that failed.
+ * group of a collective call in a nonblocking collective (the call's
+ * agreement, or an MPI_Ibarrier), tested with a backoff that sleeps,
+ * before the call itself runs, which then finds every rank there and
+ * hardly waits. It also keeps the last of these calls that failed.
  *
  * The record is a stack of rmalab__block on the callers' stacks, guarded by
  * a spin lock that writers hold for a few stores and readers for a copy:
@@ -309,6 +310,7 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
 int rmalab__block_enter(rmalab__block *b)
 {
     b->since = coarse_now();
+    b->agreed = false;
     proc_lock();
     b->prev = proc.now;
     proc.now = b;
@@ -319,14 +321,23 @@ int rmalab__block_enter(rmalab__block *b)
         !b->collective)
         return RMALAB_OK;
     MPI_Request req;
-    int e = MPI_Ibarrier(b->comm, &req), rc;
+    int e = b->agree ? rmalab__err_agree_reduce(b->agree, b->comm, &req)
+                     : MPI_Ibarrier(b->comm, &req), rc;
     if (e != MPI_SUCCESS)
-        rc = rmalab__err_mpi(e, "MPI_Ibarrier (waiting for the group without spinning)");
+        rc = rmalab__err_mpi(e, b->agree ? "MPI_Iallreduce (agreeing without spinning)"
+                                         : "MPI_Ibarrier (waiting for the group without spinning)");
     else
         rc = rmalab__block_wait_request(&req, "MPI_Test (waiting for the group without spinning)");
     if (rc)
         rmalab__block_leave(b);
+    b->agreed = !rc && b->agree;
     return rc;
+}
+
+int rmalab__block_agree(rmalab__block *b, int *mixed)
+{
+    int e = b->agreed ? MPI_SUCCESS : rmalab__err_agree_reduce(b->agree, b->comm, NULL);
+    return rmalab__err_agree_verdict(b->agree, e, mixed);
 }
 
 void rmalab__block_leave(rmalab__block *b)

@@ -33,6 +33,22 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
 #define RMALAB__AGREE_FLAGS 8
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed);
+/* The agreement in its parts, for a collective call that carries it in a
+ * collective of its own (block.c: SLEEP mode's wait for the group):
+ * rmalab__err_agree_flags is pack, reduce and verdict. The packet holds
+ * this rank's part, then every rank's reduced (MPI_MAX of RMALAB__AGREE_N
+ * ints, in place); reduce starts an MPI_Iallreduce into *req, or makes an
+ * MPI_Allreduce when req is NULL, and returns MPI's code; the verdict, as
+ * rmalab__err_agree_flags's, takes the MPI code of the reduction. */
+#define RMALAB__AGREE_N (3 + 2 * RMALAB__AGREE_FLAGS)
+typedef struct rmalab__err_packet {
+    int v[RMALAB__AGREE_N];
+    int rc;           /* this rank's status */
+    const char *what; /* the call or step */
+} rmalab__err_packet;
+void rmalab__err_agree_pack(rmalab__err_packet *p, int rc, const char *what, int flags, int mask);
+int rmalab__err_agree_reduce(rmalab__err_packet *p, MPI_Comm comm, MPI_Request *req);
+int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed);
 /* The same verdict from an agreement folded into a collective that the
  * caller makes anyway (an MPI_MAX of every rank's rc among its values):
  * `worst` is that maximum, `e` the collective's MPI code. */

@@ -135,31 +135,52 @@ int rmalab__err_agreed(int rc, int worst, int e, const char *what)
  * rank's status, the call's number and its negation, and for each of the
  * RMALAB__AGREE_FLAGS flags whether this rank set it and whether it did
  * not (a flag that some ranks set and others did not has both at 1). */
-int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
-                            int *mixed)
+void rmalab__err_agree_pack(rmalab__err_packet *p, int rc, const char *what, int flags, int mask)
 {
-    enum { N = 3 + 2 * RMALAB__AGREE_FLAGS };
-    int mine[N] = {rc, call_number(what), -call_number(what)}, all[N];
+    p->rc = rc;
+    p->what = what;
+    p->v[0] = rc;
+    p->v[1] = call_number(what);
+    p->v[2] = -p->v[1];
     for (int bit = 0; bit < RMALAB__AGREE_FLAGS; bit++) {
         int set = (mask >> bit) & (flags >> bit) & 1;
-        mine[3 + 2 * bit] = set;
-        mine[4 + 2 * bit] = ((mask >> bit) & 1) && !set;
+        p->v[3 + 2 * bit] = set;
+        p->v[4 + 2 * bit] = ((mask >> bit) & 1) && !set;
     }
-    int e = MPI_Allreduce(mine, all, N, MPI_INT, MPI_MAX, comm);
+}
+
+int rmalab__err_agree_reduce(rmalab__err_packet *p, MPI_Comm comm, MPI_Request *req)
+{
+    return req ? MPI_Iallreduce(MPI_IN_PLACE, p->v, RMALAB__AGREE_N, MPI_INT, MPI_MAX, comm, req)
+               : MPI_Allreduce(MPI_IN_PLACE, p->v, RMALAB__AGREE_N, MPI_INT, MPI_MAX, comm);
+}
+
+int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed)
+{
+    const int *all = p->v;
+    int rc;
     if (mixed)
         *mixed = 0;
-    if (!rc && e == MPI_SUCCESS && all[1] != -all[2])
+    if (!p->rc && e == MPI_SUCCESS && all[1] != -all[2])
         return rmalab__err_fail(RMALAB_ERR_OTHER,
                                 "%s: another rank made a different collective call on this "
                                 "communicator at the same time, so every rank gives up; every "
                                 "rank must make the same collective calls in the same order",
-                                what);
-    if ((rc = rmalab__err_agreed(rc, all[0], e, what)))
+                                p->what);
+    if ((rc = rmalab__err_agreed(p->rc, all[0], e, p->what)))
         return rc;
     for (int bit = 0; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
         if (all[3 + 2 * bit] && all[4 + 2 * bit])
             *mixed |= 1 << bit;
     return RMALAB_OK;
+}
+
+int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
+                            int *mixed)
+{
+    rmalab__err_packet p;
+    rmalab__err_agree_pack(&p, rc, what, flags, mask);
+    return rmalab__err_agree_verdict(&p, rmalab__err_agree_reduce(&p, comm, NULL), mixed);
 }
 
 int rmalab__err_agree(MPI_Comm comm, int rc, const char *what)

@@ -466,17 +466,20 @@ static int fence_check(rmalab_win *w, int assert_)
     return RMALAB_OK;
 }
 
-/* Collective, before MPI_Win_fence: one small MPI_Allreduce in which the
- * ranks agree that none failed its checks (`rc`) and that they gave the
- * same "noprecede" and "nosucceed", which MPI requires of every rank of
- * the group when any gives them. */
-static int fence_agree(rmalab_win *w, int rc, int assert_)
+/* The assertions that MPI requires every rank of the group to give when
+ * any gives them. */
+#define FENCE_ALIKE (RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED)
+
+/* Collective, before MPI_Win_fence: the agreement packed for b (one small
+ * MPI_Allreduce, or in SLEEP mode the nonblocking collective that waited
+ * for the group) in which the ranks agree that none failed its checks and
+ * that they gave the same "noprecede" and "nosucceed". */
+static int fence_agree(rmalab__block *b, int assert_)
 {
-    const int alike = RMALAB_MODE_NOPRECEDE | RMALAB_MODE_NOSUCCEED;
-    int mixed = 0;
-    if ((rc = rmalab__err_agree_flags(w->comm, rc, "fence", assert_, alike, &mixed)) || !mixed)
+    int mixed = 0, rc;
+    if ((rc = rmalab__block_agree(b, &mixed)) || !mixed)
         return rc;
-    bool both = (mixed & alike) == alike;
+    bool both = (mixed & FENCE_ALIKE) == FENCE_ALIKE;
     const char *name = mixed & RMALAB_MODE_NOPRECEDE ? "noprecede" : "nosucceed";
     return rmalab__err_fail(
         RMALAB_ERR_ARG,
@@ -497,12 +500,14 @@ static int fence_call(rmalab_win *w, int assert_, int status)
     rmalab__sync_event ev;
     rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_FENCE);
     int rc = status ? status : fence_check(w, assert_);
+    rmalab__err_packet agree;
+    rmalab__err_agree_pack(&agree, rc, "fence", assert_, FENCE_ALIKE);
     rmalab__block b;
-    int entered = rmalab__win_block(w, &b, ev.k->name, ev.k->collective, NULL, 0);
+    int entered = rmalab__win_block_agree(w, &b, ev.k->name, &agree);
     if (entered)
         return rc ? rc : entered;
     int e = MPI_SUCCESS;
-    if (!(rc = fence_agree(w, rc, assert_)))
+    if (!(rc = fence_agree(&b, assert_)))
         e = MPI_Win_fence(rmalab__type_mpi_mode(assert_), w->plain);
     rmalab__win_unblock(w, &b);
     if (rc)

@@ -122,11 +122,13 @@ static int free_call(rmalab_win **win, int status)
     if (inside_own_free(w))
         return check_free_call(w);
     int rc = status ? status : check_free_call(w);
+    rmalab__err_packet agree;
+    rmalab__err_agree_pack(&agree, rc, "free", 0, 0);
     rmalab__block b;
-    int entered = rmalab__win_block(w, &b, "free", true, NULL, 0);
+    int entered = rmalab__win_block_agree(w, &b, "free", &agree);
     if (entered)
         return rc ? rc : entered;
-    if ((rc = rmalab__err_agree(w->comm, rc, "free"))) {
+    if ((rc = rmalab__block_agree(&b, NULL))) {
         rmalab__win_unblock(w, &b);
         return rc;
     }

@@ -92,12 +92,14 @@ static int set_info_call(rmalab_win *w, const rmalab_info *info, rmalab_diags *d
         set_info_diags(info, diags);
         rc = set_info_prepare(w, valid, mi);
     }
+    rmalab__err_packet agree;
+    rmalab__err_agree_pack(&agree, rc, "setting the window's hints", 0, 0);
     rmalab__block b;
-    int entered = rmalab__win_block(w, &b, "set_info", true, NULL, 0);
+    int entered = rmalab__win_block_agree(w, &b, "set_info", &agree);
     if (entered && !rc)
         rc = entered;
     if (!entered) {
-        if (!(rc = rmalab__err_agree(w->comm, rc, "setting the window's hints")))
+        if (!(rc = rmalab__block_agree(&b, NULL)))
             rc = set_info_mpi(w, valid, mi);
         rmalab__win_unblock(w, &b);
     }

@@ -398,14 +398,15 @@ static inline void rmalab__win_set_blocked(rmalab_win *w, const char *call)
  * the call has left and the error is returned. */
 static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char *call,
                                      bool collective, bool interruptible, bool passive,
-                                     const int *ranks, int n)
+                                     const int *ranks, int n, rmalab__err_packet *agree)
 {
     *b = (rmalab__block){.call = call, .object = "win", .id = w->id, .comm = w->comm,
                          .ranks = ranks, .map = w->lay.world_ranks,
                          .n = ranks ? n : w->size, .collective = collective,
                          .interruptible = interruptible, .passive = passive,
                          .win_prev = atomic_load_explicit(&w->blocked_in,
-                                                          memory_order_relaxed)};
+                                                          memory_order_relaxed),
+                         .agree = agree};
     rmalab__win_set_blocked(w, call);
     int rc = rmalab__block_enter(b);
     if (rc)
@@ -416,7 +417,17 @@ static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char
 static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char *call,
                                     bool collective, const int *ranks, int n)
 {
-    return rmalab__win_block_(w, b, call, collective, false, false, ranks, n);
+    return rmalab__win_block_(w, b, call, collective, false, false, ranks, n, NULL);
+}
+
+/* A collective call over the window's group that agrees first (`agree`,
+ * packed by rmalab__err_agree_pack; rmalab__block_agree gives the verdict
+ * once it has entered): in SLEEP mode the wait for the group is that
+ * agreement. */
+static inline int rmalab__win_block_agree(rmalab_win *w, rmalab__block *b, const char *call,
+                                          rmalab__err_packet *agree)
+{
+    return rmalab__win_block_(w, b, call, true, false, false, NULL, 0, agree);
 }
 
 /* A passive-target call (lock, unlock, the flushes, an RMA request's wait):
@@ -425,7 +436,7 @@ static inline int rmalab__win_block(rmalab_win *w, rmalab__block *b, const char 
 static inline void rmalab__win_block_passive(rmalab_win *w, rmalab__block *b, const char *call,
                                              const int *ranks, int n)
 {
-    (void)rmalab__win_block_(w, b, call, false, false, true, ranks, n);
+    (void)rmalab__win_block_(w, b, call, false, false, true, ranks, n, NULL);
 }
 
 /* A wait in rmalab's own polling loop, which rmalab_interrupt may end: the
@@ -434,7 +445,7 @@ static inline void rmalab__win_block_passive(rmalab_win *w, rmalab__block *b, co
 static inline void rmalab__win_block_interruptible(rmalab_win *w, rmalab__block *b,
                                                    const char *call, const int *ranks, int n)
 {
-    (void)rmalab__win_block_(w, b, call, false, true, false, ranks, n);
+    (void)rmalab__win_block_(w, b, call, false, true, false, ranks, n, NULL);
 }
 
 static inline void rmalab__win_unblock(rmalab_win *w, rmalab__block *b)

@@ -10,17 +10,20 @@
  * rmalab_last_failure (post too).
  *
  * MPICH busy-polls in its blocking calls. In RMALAB_WAIT_SLEEP mode a
- * collective call first waits in an MPI_Ibarrier on its communicator, tested
- * with a backoff that sleeps (a few tens of µs of polling, then sleeps
- * growing to 1 ms), and only then makes the MPI call; PSCW waits poll with
+ * collective call first waits in a nonblocking collective on its
+ * communicator (a window's fence, free and set_info: their agreement, an
+ * MPI_Iallreduce; the others: an MPI_Ibarrier), tested with a backoff that
+ * sleeps (a few tens of µs of polling, then sleeps growing to 1 ms), and
+ * only then makes the MPI call; PSCW waits poll with
  * the same backoff. Locks, unlock, flush and MPICH's own MPI_Win_start
  * (the native engine) have no nonblocking form and still spin. A process
  * that another hurries (rmalab_wait_hurry) naps 20 µs at most.
  *
  * Every rank of a communicator must be in the same mode when it makes a
  * collective call on it, as with any argument of a collective: a rank in
- * SLEEP mode makes one more collective (the MPI_Ibarrier) than a rank in
- * SPIN mode. */
+ * SLEEP mode makes its collectives in nonblocking form, which MPI does not
+ * match with a blocking one, and the others one more (the MPI_Ibarrier)
+ * than a rank in SPIN mode. */
 #ifndef RMALAB_BLOCK_H
 #define RMALAB_BLOCK_H
 
