@@ -7,6 +7,7 @@
  * may block is made under the mutex. */
 #include "order.h"
 
+#include "threads.h"
 #include "watch.h"
 
 #include <pthread.h>
@@ -66,6 +67,7 @@ static int threads; /* 0: no call yet; 1: one_thread's alone; 2: more */
 
 void run_order_thread(void)
 {
+    run_threads_mpi();
     int n = __atomic_load_n(&threads, __ATOMIC_ACQUIRE);
     if (n == 2 || (n == 1 && pthread_equal(pthread_self(), one_thread)))
         return;

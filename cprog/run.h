@@ -11,6 +11,8 @@
  *                 error handlers and error classes
  *   stuck.c       a rank blocked for RMALAB_STUCK seconds: which call, at
  *                 which line, waiting for what
+ *   threads.c     the order among the process's threads (OpenMP's), by
+ *                 which a thread's accesses are judged
  *   watch.c       the access bridge (access.h): the watched ranges, the
  *                 operations in flight, loads and stores that reach them
  *   requests.c    the program's requests of MPI_Rput, _Rget...: the
@@ -24,6 +26,8 @@
  *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c
  *   pmpi-p2p.c pmpi-wait.c pmpi-coll.c  the MPI_* wrappers, by area (what
  *                 they share: pmpi.h); nothing calls them but the program
+ *   omp.c         the wrappers of libgomp's entry points: OpenMP's
+ *                 constructs as releases and acquires (threads.c)
  *
  * The core it calls is the copy built with PMPI_* for MPI_* (meson.build),
  * so the core's own MPI calls never come back here. */

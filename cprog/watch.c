@@ -8,6 +8,7 @@
 
 #include "report.h"
 #include "run.h"
+#include "threads.h"
 #include "where.h"
 
 #include <pthread.h>
@@ -27,6 +28,8 @@ typedef struct {
     bool result;
     const void *pc;
     const char *call;
+    int by;          /* the slot of the thread that issued it (threads.h) */
+    run_point done;  /* the call that completed it, once one has (step 0: none yet) */
 } op;
 
 #define RING 256
@@ -45,6 +48,8 @@ static int nseen;
 static uintptr_t gather_tp; /* the thread pointer of the one that gathers runs (below) */
 
 static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const char *how);
+static void check_before(const op *o);
+static bool finished(int i);
 static void flush_locked(void);
 static void forget_near(void);
 static void let_runtime_gather(void);
@@ -123,7 +128,9 @@ void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const vo
         ops = grown;
         capops = cap;
     }
-    ops[nops++] = (op){s, target, ticket, rq, (uintptr_t)buf, len, result, pc, call};
+    ops[nops++] = (op){s, target, ticket, rq, (uintptr_t)buf, len, result, pc, call,
+                       run_threads_now().slot, {0, 0}};
+    check_before(&ops[nops - 1]);
     publish();
     pthread_mutex_unlock(&lock);
 }
@@ -135,8 +142,8 @@ void run_watch_sync(run_win *s)
     pthread_mutex_lock(&lock);
     int before = nops;
     for (int i = 0; i < nops; i++)
-        if (ops[i].s == s && rmalab_win_done(s->w, ops[i].target, ops[i].ticket))
-            ops[i--] = ops[--nops];
+        if (ops[i].s == s && rmalab_win_done(s->w, ops[i].target, ops[i].ticket) && finished(i))
+            i--;
     if (nops != before)
         publish();
     pthread_mutex_unlock(&lock);
@@ -149,8 +156,8 @@ void run_watch_waited(uint64_t rq)
     pthread_mutex_lock(&lock);
     int before = nops;
     for (int i = 0; i < nops; i++)
-        if (ops[i].rq == rq)
-            ops[i--] = ops[--nops];
+        if (ops[i].rq == rq && finished(i))
+            i--;
     if (nops != before)
         publish();
     pthread_mutex_unlock(&lock);
@@ -183,6 +190,39 @@ static bool reported(const void *access, const void *op_pc)
     return false;
 }
 
+/* Under `lock`: is o's buffer still the operation's for the calling
+ * thread? Until a call completes it; then, for the threads that nothing
+ * orders after that call (threads.h): a call of another thread, or one
+ * that is still running there. */
+static bool in_use(const op *o)
+{
+    if (o->done.step)
+        return !run_threads_knows(o->done);
+    if (!rmalab_win_done(o->s->w, o->target, o->ticket))
+        return true;
+    return run_threads_many() && run_threads_now().slot != o->by;
+}
+
+/* Under `lock`: the race of an access (or an operation, `how`) at pc with
+ * o, `when` says how they meet. */
+static void race_with(const op *o, int write, const void *pc, const char *how,
+                      const char *when)
+{
+    char until[96], text[1200];
+    rmalab_win_completer(o->s->w, o->target, until, sizeof until);
+    snprintf(text, sizeof text,
+             "%s the %s buffer of %s at %s by rank %d (to rank %d), %s\n    MPI forbids %s it "
+             "until the call that completes the operation returns (here %s%s)",
+             how ? how : write ? "store of" : "load of", o->result ? "result" : "origin",
+             o->call, run_where(o->pc), o->s->rank, o->target, when,
+             o->result ? "touching" : "changing",
+             o->rq ? "the MPI_Wait, or a test, that returns its request; or " : "", until);
+    run_race(run_where(pc), text);
+}
+
+#define UNORDERED "; between threads, only an OpenMP barrier, taskwait, critical, " \
+                  "ordered or the end of the team orders them"
+
 /* Under `lock`: a load or store of a buffer that an operation in flight
  * reads (a store only) or writes, or another operation that reads it (an
  * origin: `how` "MPI_Put from") or writes it (a result: "MPI_Get into").
@@ -193,21 +233,73 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const ch
         op *o = &ops[i];
         if (a + n <= o->lo || a >= o->lo + o->len || (!write && !o->result))
             continue;
-        if (rmalab_win_done(o->s->w, o->target, o->ticket) || reported(pc, o->pc))
+        if (!in_use(o) || reported(pc, o->pc))
             continue;
-        char until[96], text[1024];
-        rmalab_win_completer(o->s->w, o->target, until, sizeof until);
-        snprintf(text, sizeof text,
-                 "%s the %s buffer of %s at %s by rank %d (to rank %d), which is still "
-                 "in flight\n    MPI forbids %s it until the call that completes the "
-                 "operation returns (here %s%s)",
-                 how ? how : write ? "store of" : "load of", o->result ? "result" : "origin",
-                 o->call,
-                 run_where(o->pc), o->s->rank, o->target,
-                 o->result ? "touching" : "changing",
-                 o->rq ? "the MPI_Wait, or a test, that returns its request; or " : "", until);
-        run_race(run_where(pc), text);
+        race_with(o, write, pc, how,
+                  o->done.step ? "which a call of another thread completed, and nothing orders "
+                                 "that call before this access" UNORDERED
+                               : "which is still in flight");
     }
+}
+
+/* Loads and stores of watched memory by the threads of a process that has
+ * more than one, each with its thread's point (threads.h): an operation
+ * issued later on another thread races those of its buffer that nothing
+ * orders before its call. A ring: the oldest are forgotten (a race with
+ * them is missed). */
+typedef struct {
+    uintptr_t lo, len;
+    const void *pc;
+    run_point at;
+    bool write;
+} past_t;
+
+#define PAST 256
+static past_t past[PAST];
+static unsigned npast;
+
+/* Under `lock`. */
+static void remember(uintptr_t a, size_t n, int write, const void *pc)
+{
+    run_point at = run_threads_now();
+    past_t *l = npast ? &past[(npast - 1) % PAST] : NULL;
+    if (l && l->pc == pc && l->write == (write != 0) && l->at.slot == at.slot &&
+        l->at.step == at.step && a >= l->lo && a <= l->lo + l->len) {
+        if (a + n > l->lo + l->len)
+            l->len = a + n - l->lo;
+        return;
+    }
+    past[npast++ % PAST] = (past_t){a, n, pc, at, write != 0};
+}
+
+/* Under `lock`: o was just issued by the calling thread. */
+static void check_before(const op *o)
+{
+    unsigned n = npast < PAST ? npast : PAST;
+    for (unsigned i = 0; i < n; i++) {
+        const past_t *p = &past[i];
+        if (p->at.slot == o->by || p->lo + p->len <= o->lo || p->lo >= o->lo + o->len ||
+            (!p->write && !o->result) || run_threads_knows(p->at) || reported(p->pc, o->pc))
+            continue;
+        race_with(o, p->write, p->pc, NULL,
+                  "made on another thread before that call, and nothing orders it before "
+                  "the call" UNORDERED);
+    }
+}
+
+/* Under `lock`: ops[i] is done by a call of the calling thread. Its buffer
+ * is free again for the threads that know that call: every one, when the
+ * process has one thread; else it stays, marked, until every thread knows
+ * it. Whether it left ops. */
+static bool finished(int i)
+{
+    op *o = &ops[i];
+    if (!o->done.step)
+        o->done = run_threads_now();
+    if (run_threads_many() && !run_threads_all_know(o->done))
+        return false;
+    ops[i] = ops[--nops];
+    return true;
 }
 
 /* Loads and stores of window memory reach the checker in runs: the
@@ -307,6 +399,22 @@ static void hand_over(const run_run *r)
     rmalab_win_direct(r->s->w, r->s->rank, (MPI_Aint)r->off, t, count, r->write);
 }
 
+/* Under `lock`: another thread's access, with what that thread knows of
+ * the other ranks (threads.h), when the process has more than one. */
+static void hand_over_seen(const run_run *r)
+{
+    static int64_t *view;
+    int W = run_threads_world();
+    if (W && !view)
+        view = malloc((size_t)W * sizeof *view);
+    bool theirs = view && run_threads_view(view);
+    if (theirs)
+        rmalab_clock_view(view);
+    hand_over(r);
+    if (theirs)
+        rmalab_clock_view(NULL);
+}
+
 /* Under `lock`: the runs to the checker; hot emptied. Only the gathering
  * thread has runs, and only it comes here with some. */
 static void flush_locked(void)
@@ -402,7 +510,7 @@ static void check_window(uintptr_t a, size_t n, int write, const void *pc, int h
         return;
     }
     run_run now = {s, pc, write != 0, off, n};
-    hand_over(&now);
+    hand_over_seen(&now);
     run_races_poll();
 }
 
@@ -433,6 +541,8 @@ static void on_access(const void *addr, size_t n, int write, const void *ret)
     const void *pc = (const char *)ret - 1;
     pthread_mutex_lock(&lock);
     check_ops((uintptr_t)addr, n, write, pc, NULL);
+    if (run_threads_many())
+        remember((uintptr_t)addr, n, write, pc);
     check_window((uintptr_t)addr, n, write, pc, -1);
     pthread_mutex_unlock(&lock);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 struct rmalab__clock rmalab__clock_proc;
+_Thread_local const int64_t *rmalab__clock_seen;
 
 int rmalab__clock_ready(void)
 {
@@ -83,6 +84,27 @@ void rmalab_clock_snapshot(void *buf)
 {
     if (!rmalab__clock_out(buf))
         memset(buf, 0, rmalab__clock_wire());
+}
+
+void rmalab_clock_peek(void *buf)
+{
+    if (rmalab__clock_exists())
+        memcpy(buf, rmalab__clock_proc.vc, rmalab__clock_bytes());
+    else
+        memset(buf, 0, rmalab__clock_wire());
+}
+
+void rmalab_clock_view(const void *buf)
+{
+    static _Thread_local int64_t *mine;
+    rmalab__clock_seen = NULL;
+    if (!buf || !rmalab__clock_exists())
+        return;
+    if (!mine && !(mine = malloc(rmalab__clock_bytes())))
+        return; /* the process's clock: it orders more, so reports less */
+    memcpy(mine, buf, rmalab__clock_bytes());
+    mine[rmalab__clock_proc.me] = rmalab__clock_proc.vc[rmalab__clock_proc.me];
+    rmalab__clock_seen = mine;
 }
 
 int rmalab_clock_join(const void *buf)

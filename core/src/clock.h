@@ -25,11 +25,18 @@ void rmalab__clock_release(int64_t *S);
 /* Element-wise max into the clock (an acquire). */
 void rmalab__clock_acquire(const int64_t *V);
 
+/* This thread's view of the clock while it hands over an access of its own
+ * (rmalab_clock_view); NULL: the process's. */
+extern _Thread_local const int64_t *rmalab__clock_seen;
+
 /* Whether this process has made its clock. */
 static inline bool rmalab__clock_exists(void) { return rmalab__clock_proc.vc != NULL; }
 /* The clock as it is now; its entries; this rank's entry; its bytes (once
  * made). */
-static inline const int64_t *rmalab__clock_now(void) { return rmalab__clock_proc.vc; }
+static inline const int64_t *rmalab__clock_now(void)
+{
+    return rmalab__clock_seen ? rmalab__clock_seen : rmalab__clock_proc.vc;
+}
 static inline int rmalab__clock_size(void) { return rmalab__clock_proc.W; }
 static inline int64_t rmalab__clock_mine(void)
 {

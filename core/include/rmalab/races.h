@@ -101,6 +101,17 @@ RMALAB_API void rmalab_clock_snapshot(void *buf);
 /* RMALAB_OK, or RMALAB_ERR_NO_MEM when the clock could not be made. */
 RMALAB_API int rmalab_clock_join(const void *buf);
 
+/* For a process whose threads order themselves in ways MPI does not see
+ * (a C program's OpenMP threads under rmalab run): rmalab_clock_peek copies
+ * the process's clock as it stands, without a tick (zeros before it is
+ * made); rmalab_clock_view(buf) makes the records of this thread's direct
+ * loads and stores (rmalab_win_direct) carry buf, what this thread knows
+ * of the other ranks, instead of the process's clock, until
+ * rmalab_clock_view(NULL). Both in the snapshot's form. Other threads and
+ * every other call are unchanged. */
+RMALAB_API void rmalab_clock_peek(void *buf);
+RMALAB_API void rmalab_clock_view(const void *buf);
+
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
  * (0, or anything outside 0 to 10 s, turns it off). Verdicts must not

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """One case of our C race corpus (tests/cprog/cases, docs/c.md): CASE.c is
-built with `rmalab cc -g` in a temporary folder and run with `rmalab run
--n N`, N from its header's `ranks: N` line, and judged by its header's
-`verdict:` line:
+built with `rmalab cc -g` (and -fopenmp when it has an OpenMP pragma) in a
+temporary folder and run with `rmalab run -n N`, N from its header's
+`ranks: N` line, and judged by its header's `verdict:` line:
 
 - `race`: some `race:` line is at one of the two lines marked
   `/* RACE A */` and `/* RACE B */` and names the other as FILE:LINE, and
@@ -84,8 +84,9 @@ def one(rmalab, path):
     base = os.path.basename(path)
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, base[:-2])
-        built = subprocess.run([rmalab, "cc", "-g", path, "-o", exe], capture_output=True,
-                               text=True)
+        omp = ["-fopenmp"] if "#pragma omp" in open(path).read() else []
+        built = subprocess.run([rmalab, "cc", "-g"] + omp + [path, "-o", exe],
+                               capture_output=True, text=True)
         if built.returncode != 0:
             broken("rmalab cc failed:\n" + built.stdout + built.stderr)
         try:

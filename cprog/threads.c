@@ -1,0 +1,184 @@
+/* The order among the process's threads (threads.h has the design). Every
+ * thread's clock lives in a table under one mutex: a release, an acquire
+ * and a first sight change clocks under it; a thread reads its own clock
+ * without it (no other thread writes it). */
+#include "threads.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rmalab/races.h>
+
+typedef struct {
+    int slot;
+    bool mpi; /* made an MPI call since its view last caught up */
+    int64_t t[RUN_THREADS];
+    int64_t *k;
+} tstate;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static tstate *table[RUN_THREADS];
+static int seen; /* threads seen, however many */
+static __thread tstate *me;
+
+int run_threads_world(void)
+{
+    static int W;
+    int up = 0;
+    if (!W && PMPI_Initialized(&up) == MPI_SUCCESS && up)
+        W = (int)(rmalab_clock_wire_size() / sizeof(int64_t));
+    return W;
+}
+
+/* *dst = max(*dst, src), made when missing (none without memory: a view
+ * then stays the process's, which orders more and reports less). */
+static void join_k(int64_t **dst, const int64_t *src)
+{
+    int W = run_threads_world();
+    if (!src || !W || (!*dst && !(*dst = calloc((size_t)W, sizeof **dst))))
+        return;
+    for (int i = 0; i < W; i++)
+        (*dst)[i] = src[i] > (*dst)[i] ? src[i] : (*dst)[i];
+}
+
+static void join_t(int64_t *dst, const int64_t *src)
+{
+    for (int i = 0; i < RUN_THREADS; i++)
+        dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+}
+
+/* Under `lock`: the process's clock joined into *k. */
+static void join_process(int64_t **k)
+{
+    int W = run_threads_world();
+    int64_t *now = W ? malloc((size_t)W * sizeof *now) : NULL;
+    if (now) {
+        rmalab_clock_peek(now);
+        join_k(k, now);
+    }
+    free(now);
+}
+
+/* The calling thread, made at its first sight: `fresh` knows nothing but
+ * itself (a thread of a team, which its fork then orders); else it knows
+ * every thread's clock as it stands. NULL without memory. */
+static tstate *self(bool fresh)
+{
+    if (me)
+        return me;
+    tstate *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    s->slot = seen < RUN_THREADS ? seen : RUN_THREADS - 1;
+    __atomic_store_n(&seen, seen + 1, __ATOMIC_RELEASE);
+    for (int i = 0; !fresh && i < RUN_THREADS; i++)
+        if (table[i]) {
+            join_t(s->t, table[i]->t);
+            join_k(&s->k, table[i]->k);
+        }
+    if (!fresh)
+        join_process(&s->k);
+    if (!table[s->slot])
+        table[s->slot] = s;
+    s->t[s->slot]++;
+    pthread_mutex_unlock(&lock);
+    return me = s;
+}
+
+/* Under `lock`: the view catches up with the process's clock after the
+ * thread's MPI calls (it is outside any now). */
+static void catch_up(tstate *s)
+{
+    if (s->mpi) {
+        join_process(&s->k);
+        s->mpi = false;
+    }
+}
+
+bool run_threads_many(void)
+{
+    return __atomic_load_n(&seen, __ATOMIC_ACQUIRE) > 1;
+}
+
+void run_threads_mpi(void)
+{
+    tstate *s = self(false);
+    if (s)
+        s->mpi = true;
+}
+
+run_point run_threads_now(void)
+{
+    tstate *s = self(false);
+    return s ? (run_point){s->slot, s->t[s->slot]} : (run_point){0, 0};
+}
+
+bool run_threads_knows(run_point p)
+{
+    tstate *s = self(false);
+    return !s || s->t[p.slot] >= p.step;
+}
+
+bool run_threads_all_know(run_point p)
+{
+    bool all = true;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < RUN_THREADS && all; i++)
+        all = !table[i] || table[i]->t[p.slot] >= p.step;
+    pthread_mutex_unlock(&lock);
+    return all;
+}
+
+bool run_threads_view(int64_t *buf)
+{
+    tstate *s = run_threads_many() ? self(false) : NULL;
+    if (!s)
+        return false;
+    pthread_mutex_lock(&lock);
+    catch_up(s);
+    bool has = s->k != NULL;
+    if (has)
+        memcpy(buf, s->k, (size_t)run_threads_world() * sizeof *buf);
+    pthread_mutex_unlock(&lock);
+    return has;
+}
+
+void run_threads_release(run_sync *o)
+{
+    tstate *s = self(false);
+    if (!s)
+        return;
+    pthread_mutex_lock(&lock);
+    catch_up(s);
+    join_t(o->t, s->t);
+    join_k(&o->k, s->k);
+    s->t[s->slot]++;
+    pthread_mutex_unlock(&lock);
+}
+
+void run_threads_acquire(run_sync *o)
+{
+    tstate *s = self(false);
+    if (!s)
+        return;
+    pthread_mutex_lock(&lock);
+    catch_up(s);
+    join_t(s->t, o->t);
+    join_k(&s->k, o->k);
+    pthread_mutex_unlock(&lock);
+}
+
+void run_threads_begin(run_sync *fork)
+{
+    self(true);
+    run_threads_acquire(fork);
+}
+
+void run_threads_sync_free(run_sync *o)
+{
+    free(o->k);
+    o->k = NULL;
+}

@@ -1,0 +1,69 @@
+/* threads.c: the order among a process's threads, as OpenMP's constructs
+ * make it (pmpi-omp.c calls these from its wrappers of libgomp), so that
+ * the checker judges a thread's loads and stores by what that thread knows,
+ * not by what the process knows.
+ *
+ * Each thread has a vector clock over the process's threads (slot i: what
+ * it knows of thread i's steps) and a view of the race checker's world
+ * clock (what it knows of the other ranks). A release (the end of a
+ * critical section, the arrival at a barrier, the creation of a task, the
+ * fork of a team) joins both into a sync object and ticks the thread's own
+ * slot; an acquire (the start of a critical section, the way out of a
+ * barrier, the start of a task, a taskwait, the join of a team) joins the
+ * object into the thread. A thread's view of the world clock catches up
+ * with the process's after each MPI call it makes (at its next access or
+ * OpenMP construct: what other threads acquired in between is taken too,
+ * which can hide a race, never make one).
+ *
+ * A thread first seen outside a team's fork (the main thread, a thread of
+ * the program's own) knows everything so far: no order is missing for it.
+ * Up to RUN_THREADS threads are told apart; beyond, they share the last
+ * slot. */
+#ifndef RMALAB_CPROG_THREADS_H
+#define RMALAB_CPROG_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RUN_THREADS 64
+
+/* A sync object: what was released into it. Zero-filled is empty. */
+typedef struct {
+    int64_t t[RUN_THREADS];
+    int64_t *k; /* the world view, W int64, or NULL */
+} run_sync;
+
+/* A point of a thread: its slot, and its own entry there. */
+typedef struct {
+    int slot;
+    int64_t step;
+} run_point;
+
+/* The world's size once MPI_Init has run (the world view's entries); 0
+ * before. */
+int run_threads_world(void);
+/* More than one thread has been seen (else everything below is moot). */
+bool run_threads_many(void);
+/* The calling thread makes an MPI call (order.c). */
+void run_threads_mpi(void);
+/* The calling thread, where it stands now. */
+run_point run_threads_now(void);
+/* Does the calling thread know p (p happens before what it does next)? */
+bool run_threads_knows(run_point p);
+/* Does every thread seen so far know p? */
+bool run_threads_all_know(run_point p);
+/* The calling thread's view of the world clock into buf (the snapshot's
+ * form, rmalab_clock_wire_size bytes); false when it has none, or when
+ * only one thread was ever seen (the process's clock is its own). */
+bool run_threads_view(int64_t *buf);
+
+/* Release into o; acquire from o. */
+void run_threads_release(run_sync *o);
+void run_threads_acquire(run_sync *o);
+/* A thread of a team starts (first: never seen before; it then knows only
+ * what the fork gave it) or ends its part. */
+void run_threads_begin(run_sync *fork);
+/* o emptied (its world view freed). */
+void run_threads_sync_free(run_sync *o);
+
+#endif
