@@ -69,13 +69,15 @@ typedef struct {
     long infos, comms, wins, keyvals, refs;
 } lrm_stats_t;
 
-/* A window collected without win:free(), filed in its context for release
- * before MPI_Finalize (lruntime.c). The note is allocated with the window,
- * before the core creates it, so that filing it in __gc cannot fail. */
+/* A window collected without win:free(), or let go by a <close> scope
+ * that an error left, filed in its context for release before
+ * MPI_Finalize (lruntime.c). The note is allocated with the window, before
+ * the core creates it, so that filing it in __gc cannot fail. */
 typedef struct lrm_leak {
     struct lrm_leak *next;
     rmalab_win *w;
-    uint64_t id; /* rmalab_win_id: creation order in the process, as on every rank */
+    uint64_t id;  /* rmalab_win_id: creation order in the process, as on every rank */
+    int by_error; /* its <close> ran on an error: released, not leaked */
 } lrm_leak;
 
 /* The module's state for one Lua state, as luv keeps luv_ctx_t: nothing of
@@ -87,7 +89,7 @@ typedef struct lrm_ctx {
      * attribute callbacks, which run on it (lrm_ctx_call); else NULL. */
     lua_State *running;
     lrm_stats_t stats;
-    lrm_leak *leaked;            /* windows collected without win:free(), by id */
+    lrm_leak *leaked;            /* windows filed for release at exit, by id */
     rmalab_lua_warn_fn warn;     /* the host's (rmalab_lua_set_warnf); NULL: stderr */
     void *warn_ud;
     struct lrm_ctx *prev, *next; /* the open contexts of the process (lruntime.c) */
@@ -109,11 +111,12 @@ int lrm_ctx_call(lrm_ctx *ctx, lua_State *L, int (*fn)(void *ud), void *ud);
  * when it is still open. */
 void lrm_warn(lrm_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lrm_calling(lrm_ctx *ctx);
-/* The note a window's __gc files if it is never freed (malloc'd; NULL when
- * out of memory), and the filing, which cannot fail: the window waits in
- * the context for release before MPI_Finalize. */
+/* The note a window's __gc files if it is never freed, or its <close> if
+ * an error leaves its scope (malloc'd; NULL when out of memory), and the
+ * filing, which cannot fail: the window waits in the context for release
+ * before MPI_Finalize. */
 lrm_leak *lrm_leak_new(void);
-void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w);
+void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w, int by_error);
 
 /* Raise an error object {class, message, code} for a core status code. The
  * message is "<what>: <rmalab_errmsg()>". Never returns. */

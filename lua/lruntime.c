@@ -148,10 +148,11 @@ static lrm_leak *merge(lrm_leak *a, lrm_leak *b)
 /* Kept in creation order, which every rank shares for windows of the same
  * communicators; the garbage collector's order need not be shared, and the
  * core's id orders windows of different Lua states too. */
-void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w)
+void lrm_leak_file(lrm_ctx *ctx, lrm_leak *note, rmalab_win *w, int by_error)
 {
     note->w = w;
     note->id = rmalab_win_id(w);
+    note->by_error = by_error;
     note->next = NULL;
     pthread_mutex_lock(&runtime_lock); /* another state may be handing over */
     ctx->leaked = merge(ctx->leaked, note);
@@ -164,6 +165,25 @@ static int count(const lrm_leak *l)
     for (; l; l = l->next)
         n++;
     return n;
+}
+
+/* What the exit's warnings say of the windows left: "1 window was never
+ * freed", "2 windows let go by an error in their <close> scope are
+ * open", or both. A window of the second kind was released by the
+ * program, not forgotten: it is not said to be never freed. */
+static void describe_left(const lrm_leak *l, char *buf, size_t size)
+{
+    int leaked = 0, closed = 0;
+    for (; l; l = l->next)
+        l->by_error ? closed++ : leaked++;
+    char a[64] = "", b[96] = "";
+    if (leaked)
+        snprintf(a, sizeof a, "%d window%s never freed", leaked, leaked == 1 ? " was" : "s were");
+    if (closed)
+        snprintf(b, sizeof b, "%d window%s let go by an error in %s <close> scope %s open",
+                 closed, closed == 1 ? "" : "s", closed == 1 ? "its" : "their",
+                 closed == 1 ? "is" : "are");
+    snprintf(buf, size, "%s%s%s", a, leaked && closed ? " and " : "", b);
 }
 
 static void free_notes(lrm_leak *l)
@@ -256,6 +276,8 @@ static void end_job(int rank, double timeout)
 static int release_leaked(lrm_leak *leaked)
 {
     int size, rank, n = count(leaked), ok = 0;
+    char left[192];
+    describe_left(leaked, left, sizeof left);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *t = getenv("RMALAB_EXIT_TIMEOUT");
@@ -265,9 +287,9 @@ static int release_leaked(lrm_leak *leaked)
             end_job(rank, timeout);
         if (n)
             lrm_warn(NULL,
-                     "rmalab: rank %d: %d window%s never freed and not every rank reached exit "
-                     "within %.0f s; exiting without MPI_Finalize",
-                     rank, n, n == 1 ? " was" : "s were", timeout);
+                     "rmalab: rank %d: %s, and not every rank reached exit within %.0f s; "
+                     "exiting without MPI_Finalize",
+                     rank, left, timeout);
         free_notes(leaked);
         return n == 0;
     }
@@ -282,9 +304,9 @@ static int release_leaked(lrm_leak *leaked)
         ok = abandon_all(leaked);
     else if (n)
         lrm_warn(NULL,
-                 "rmalab: rank %d: %d window%s never freed and cannot be freed safely at exit "
-                 "(ranks differ, or a PSCW epoch is open); exiting without MPI_Finalize",
-                 rank, n, n == 1 ? " was" : "s were");
+                 "rmalab: rank %d: %s, which cannot be freed safely at exit (ranks differ, or "
+                 "a PSCW epoch is open); exiting without MPI_Finalize",
+                 rank, left);
     free_notes(leaked);
     return ok;
 }
@@ -294,26 +316,36 @@ static int release_leaked(lrm_leak *leaked)
  * freed without the other ranks. The others outlive the state. */
 static void release_local(lrm_leak *leaked)
 {
-    int rank, kept = 0, fini = 0;
+    int rank, fini = 0;
     MPI_Finalized(&fini);
     if (fini || !leaked) {
         free_notes(leaked);
         return;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (lrm_leak *l = leaked; l; l = l->next) {
+    lrm_leak *kept = NULL, **tail = &kept;
+    while (leaked) { /* those it cannot free are kept, in order, for the warning */
+        lrm_leak *l = leaked;
+        leaked = l->next;
         rmalab_epoch_state s;
         rmalab_win_state(l->w, &s);
-        if (rmalab_win_group_size(l->w) != 1 ||
-            rmalab_win_abandon(&l->w, s.access == RMALAB_ACCESS_FENCE))
-            kept++;
+        if (rmalab_win_group_size(l->w) == 1 &&
+            !rmalab_win_abandon(&l->w, s.access == RMALAB_ACCESS_FENCE)) {
+            free(l);
+            continue;
+        }
+        l->next = NULL;
+        *tail = l;
+        tail = &l->next;
     }
+    char left[192];
+    describe_left(kept, left, sizeof left);
     if (kept)
         lrm_warn(NULL,
-                 "rmalab: rank %d: %d window%s never freed and cannot be freed as the Lua "
-                 "state closes: freeing is collective, and MPI belongs to the program",
-                 rank, kept, kept == 1 ? " was" : "s were");
-    free_notes(leaked);
+                 "rmalab: rank %d: %s, which cannot be freed as the Lua state closes: "
+                 "freeing is collective, and MPI belongs to the program",
+                 rank, left);
+    free_notes(kept);
 }
 
 /* ------------------------------------------------------------------------ */

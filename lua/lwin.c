@@ -4,7 +4,9 @@
  * methods made here.
  *
  * MPI_Win_free is collective, so __gc never frees a window: it warns about
- * one that was never freed. win:free() and <close> share one release. A
+ * one that was never freed and files it for release at exit. win:free()
+ * and <close> share one release, but for a scope left by an error, whose
+ * <close> files the window as __gc does, without a warning. A
  * weak table maps core windows to their userdata so that attribute
  * callbacks can be handed the Lua window. */
 #include <limits.h>
@@ -23,6 +25,7 @@ typedef struct {
     lrm_ctx *ctx;   /* of the Lua state that made it */
     lrm_leak *leak; /* the note __gc files if the window is never freed */
     int counted;    /* in ctx->stats.wins */
+    int let_go;     /* its <close> ran on an error: filed for release at exit */
 } lwin;
 
 /* ------------------------------------------------------------------------ */
@@ -57,7 +60,10 @@ rmalab_win *lrm_checkwin(lua_State *L, int arg)
 {
     lwin *u = towin(L, arg);
     if (!u->win)
-        lrm_raisef(L, RMALAB_ERR_WIN, "this window was freed; create a new one");
+        lrm_raisef(L, RMALAB_ERR_WIN, "%s; create a new one",
+                   u->let_go ? "this window was let go when an error left its <close> scope "
+                               "(it is freed at exit)"
+                             : "this window was freed");
     lrm_calling(u->ctx);
     return u->win;
 }
@@ -159,6 +165,7 @@ static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
     u->ctx = lrm_getctx(L);
     u->leak = NULL;
     u->counted = 1;
+    u->let_go = 0;
     luaL_setmetatable(L, LRM_WIN_T);
     u->ctx->stats.wins++;
     u->leak = lrm_leak_new();
@@ -244,6 +251,22 @@ static int win_free(lua_State *L)
     return 0;
 }
 
+/* The window of `u` filed for the collective release at exit (in creation
+ * order, which every rank shares), as the userdata lets it go: never a
+ * collective here. `by_error`: its <close> scope was left by an error, and
+ * the user released it; else it leaked, and stays counted. */
+static void file_for_exit(lwin *u, int by_error)
+{
+    if (by_error) {
+        u->ctx->stats.wins -= u->counted;
+        u->counted = 0;
+        u->let_go = 1;
+    }
+    lrm_leak_file(u->ctx, u->leak, u->win, by_error);
+    u->leak = NULL;
+    u->win = NULL;
+}
+
 /* A window collected without win:free() stays counted (it leaked) and is
  * filed for release at exit; MPI_Win_free is collective, so never here. */
 static int win_gc(lua_State *L)
@@ -264,9 +287,26 @@ static int win_gc(lua_State *L)
              "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
              "rank, or declare it local <close>",
              rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
-    lrm_leak_file(u->ctx, u->leak, u->win);
-    u->leak = NULL;
-    u->win = NULL;
+    file_for_exit(u, 0);
+    return 0;
+}
+
+/* <close>: a scope that ends frees the window as win:free() does. A scope
+ * left by an error (Lua hands __close the error object) starts no
+ * collective: the error may be this rank's alone, and a free would wait
+ * for ranks that are in another call, for ever. The window is released
+ * as the garbage collector's are, freed with them at exit (where every
+ * rank that failed alike frees it in step), but without a warning and no
+ * longer counted: the program let it go. Every later use raises, as after
+ * win:free(). A window of one rank is freed all the same: its free waits
+ * for no one. error(nil) cannot be told from the scope's end. */
+static int win_close(lua_State *L)
+{
+    lwin *u = towin(L, 1);
+    if (lua_isnil(L, 2) || (u->win && rmalab_win_group_size(u->win) == 1))
+        return win_free(L); /* a window of this rank alone waits for no one */
+    if (u->win)
+        file_for_exit(u, 1);
     return 0;
 }
 
@@ -424,7 +464,8 @@ static int win_tostring(lua_State *L)
 {
     lwin *u = towin(L, 1);
     if (!u->win) {
-        lua_pushstring(L, "rmalab.win (freed)");
+        lua_pushstring(L, u->let_go ? "rmalab.win (let go by an error; freed at exit)"
+                                    : "rmalab.win (freed)");
         return 1;
     }
     char text[256];
@@ -455,7 +496,7 @@ static const luaL_Reg win_methods[] = {
 
 static const luaL_Reg win_meta[] = {
     {"__gc", win_gc},
-    {"__close", win_free},
+    {"__close", win_close},
     {"__tostring", win_tostring},
     {"__index", NULL},
     {NULL, NULL},

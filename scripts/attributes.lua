@@ -12,9 +12,9 @@ local lab = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "lib/la
 if not lab.ranks(2) then return end
 local say = lab.say
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 say("1. Every window carries predefined attributes. One window of each flavour")
 say("   (100 bytes, disp_unit 4; a dynamic window has no memory of its own, and")
 say("   its displacements are addresses, so its disp_unit is 1):")

@@ -51,9 +51,9 @@ local function table_of(win, keys)
   end
 end
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 say("1. A window asks for six hints at creation, one of them misspelt. The")
 say("   constructor returns the window and its diagnostics:")
 local win, diags = rl.win_allocate(64, { disp_unit = 8, name = "hinted", info = {

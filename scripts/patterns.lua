@@ -19,9 +19,9 @@ local function check(ok, what)
   return ok and "ok" or "WRONG"
 end
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 
 ----------------------------------------------------------------------------
 say("1. A distributed counter. Rank 0's window holds one int64; every rank,")

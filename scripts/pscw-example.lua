@@ -17,9 +17,9 @@ if not lab.ranks(4) then return end
 local me = rl.world:rank()
 local say, report = lab.say, lab.report
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 
 -- The figure: who accesses whom. Values put are 10 * origin + target, each
 -- origin into its own slot of the target's window (slot = origin's rank).

@@ -15,9 +15,9 @@ local TARGET = 2
 
 -- Rank 2's tally reaches rank 0 through rl.world:gather: ranks' own prints
 -- would interleave with rank 0's narration.
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 
 say("Each epoch: rank 2 posts to {0, 1}; ranks 0 and 1 each start({2}), put")
 say("their data at displacement 0 of rank 2, and complete; rank 2 waits and")

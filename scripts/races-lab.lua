@@ -19,9 +19,9 @@ local say, report = lab.say, lab.report
 local left, right = (me - 1) % size, (me + 1) % size
 local CELLS = 4
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 local function window(name, mode, bytes, disp_unit)
   return rl.win_allocate(bytes, { disp_unit = disp_unit, name = name,
     info = { rmalab_check = mode } })

@@ -14,9 +14,9 @@ local me, size = rl.world:rank(), rl.world:size()
 local say, report = lab.say, lab.report
 local left, right = (me - 1) % size, (me + 1) % size
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 
 local win = rl.win_allocate(4 * 8, { disp_unit = 8, name = "ring" })
 

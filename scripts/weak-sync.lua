@@ -14,9 +14,9 @@ local me = rl.world:rank()
 local say, report = lab.say, lab.report
 local DELAY = 0.3
 
--- Windows are freed explicitly, not with <close>: a rank that fails then
--- ends at once with its error, instead of waiting in a collective free that
--- the other ranks never reach.
+-- Windows are freed explicitly. (A <close> would do too: an error that
+-- leaves its scope lets the window go without the collective free, which
+-- the other ranks might never reach, docs/lua.md.)
 
 say("The standard (MPI_WIN_COMPLETE): start may block until the matching post,")
 say("or return at once and let put block, or let complete block, or even let all")

@@ -533,9 +533,12 @@ int rank_script(const char *file, const char *code, int argc, char **argv)
     stuck *watch = stuck_start(rank, size, file);
     int rc = exec_script(x, file, code, argc, argv, rank);
     /* rmalab --trace FILE: every rank has run the script; the dump is
-     * collective, and rank 0 says where it went. */
+     * collective, and rank 0 says where it went. Not on a rank whose
+     * script failed: the others may be in another collective, which the
+     * dump's would meet (an allreduce met its communicator's dup, and
+     * failed with MPI's "Message truncated"); that rank ends the job. */
     const char *trace = getenv("RMALAB_TRACE_FILE");
-    if (trace && *trace)
+    if (trace && *trace && !rc)
         rc |= exec_script(x, NULL, trace_dump_chunk, 0, NULL, rank);
     stuck_stop(watch);
     exec_free(x);

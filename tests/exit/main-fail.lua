@@ -4,8 +4,8 @@
 -- module cannot tell them apart; inside rl.main it can: the error is
 -- printed as rmalab prints a script's, and the job ends with status 1
 -- within a few seconds. Before, rank 1 waited in MPI_Finalize for ranks
--- that waited for it: the job hung. (The window is freed explicitly: a
--- <close> would free it on the failing rank alone, which waits.)
+-- that waited for it: the job hung. (The window is freed explicitly;
+-- close-fail.lua holds it in a <close>.)
 local rl = require "rmalab"
 rl.main(function(tag)
     local c = rl.world
