@@ -23,9 +23,13 @@ void run_watch_forget(run_win *s);
  * (run_watch_waited). `call` and pc name it in reports. */
 void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
                   size_t len, bool result, const void *pc, const char *call);
-/* The request numbered rq completed: its operation's buffers are free. */
+/* The request numbered rq completed, in a call of this thread: its
+ * operation's buffers are free (for the other threads of a process that
+ * has more than one, once an OpenMP construct orders this call before what
+ * they do: threads.h). */
 void run_watch_waited(uint64_t rq);
-/* A call on s may have completed operations: drop those done. */
+/* A call of this thread on s may have completed operations: drop those
+ * done, as above. */
 void run_watch_sync(run_win *s);
 /* Hand the loads and stores of window memory gathered since the last call
  * to the checker: before every MPI call on a window and every barrier. */
