@@ -1,7 +1,9 @@
 /* Error objects: every failure at the Lua boundary raises a table
- * {class = "ERR_...", message = "...", code = n} whose __tostring gives
- * "ERR_CLASS: message", so scripts can test err.class and people can read
- * tostring(err). */
+ * {class = "ERR_...", message = "...", code = n, where = "file:line: "}
+ * whose __tostring gives "ERR_CLASS: message", so scripts can test
+ * err.class and people can read tostring(err). A race raised on every
+ * rank of a window (ERR_RMA_CONFLICT) also has `finder`, the world rank
+ * that found it, whose message is the report (rmalab_err_finder). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +30,12 @@ static void push_error(lua_State *L, int code, const char *msg)
     lua_setfield(L, -2, "code");
     luaL_where(L, 1);
     lua_setfield(L, -2, "where");
+    /* A race every rank of the window raises: which rank found it. Only the
+     * core raises ERR_RMA_CONFLICT, so the finder is this failure's. */
+    if (code == RMALAB_ERR_RMA_CONFLICT && rmalab_err_finder() >= 0) {
+        lua_pushinteger(L, rmalab_err_finder());
+        lua_setfield(L, -2, "finder");
+    }
     if (luaL_newmetatable(L, LRM_ERROR_T)) {
         lua_pushcfunction(L, error_tostring);
         lua_setfield(L, -2, "__tostring");

@@ -51,7 +51,8 @@ static rmalab_info *checkinfo(lua_State *L, int arg)
 }
 
 /* A value from Lua as info text: strings as they are, booleans as
- * "true"/"false", integers in decimal. Pushes the text. */
+ * "true"/"false", integers in decimal. Pushes the text; NULL (nothing
+ * pushed) for any other value. */
 static const char *tovalue(lua_State *L, int arg, size_t *len)
 {
     switch (lua_type(L, arg)) {
@@ -66,24 +67,28 @@ static const char *tovalue(lua_State *L, int arg, size_t *len)
             lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, arg));
             break;
         }
-        goto bad; /* floats have no standard representation */
-    default:
-    bad: {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "info values are strings, booleans or integers; got %s",
-                 lua_isnumber(L, arg) ? "a float" : luaL_typename(L, arg));
-        lrm_argerror(L, arg, RMALAB_ERR_INFO_VALUE, msg);
-    }
+        return NULL; /* floats have no standard representation */
+    default: return NULL;
     }
     return lua_tolstring(L, -1, len);
 }
 
+/* info:set(key, value) (arguments karg and varg), or a table's pair, on
+ * the stack's top (karg < 0): a wrong value is named by its argument, or
+ * by the call (`what`) and the key. */
 static void set_pair(lua_State *L, rmalab_info *info, int karg, int varg, const char *what)
 {
     size_t kl, vl;
     const char *k = lrm_checkstring(L, karg, RMALAB_ERR_INFO_KEY, &kl);
     const char *v = tovalue(L, varg, &vl);
+    if (!v) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "info values are strings, booleans or integers; got %s",
+                 lua_isnumber(L, varg) ? "a float" : luaL_typename(L, varg));
+        if (karg > 0)
+            lrm_argerror(L, varg, RMALAB_ERR_INFO_VALUE, msg);
+        lrm_raisef(L, RMALAB_ERR_INFO_VALUE, "%s: the value of key \"%s\": %s", what, k, msg);
+    }
     int rc = rmalab_info_set_n(info, k, kl, v, vl);
     lua_pop(L, 1);
     if (rc)
@@ -102,7 +107,7 @@ static int sort_keys(lua_State *L)
 
 /* Fill `info` from the table at `t`. Lua tables have no order, so keys are
  * taken in sorted order: the result does not change from run to run. */
-static void fill_from_table(lua_State *L, rmalab_info *info, int t)
+static void fill_from_table(lua_State *L, rmalab_info *info, int t, const char *what)
 {
     t = lua_absindex(L, t);
     lua_newtable(L);
@@ -111,7 +116,7 @@ static void fill_from_table(lua_State *L, rmalab_info *info, int t)
     while (lua_next(L, t)) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING) {
-            lrm_raisef(L, RMALAB_ERR_INFO_KEY, "rl.info: table keys must be strings; got %s",
+            lrm_raisef(L, RMALAB_ERR_INFO_KEY, "%s: table keys must be strings; got %s", what,
                        luaL_typename(L, -1));
         }
         lua_pushvalue(L, -1);
@@ -124,7 +129,7 @@ static void fill_from_table(lua_State *L, rmalab_info *info, int t)
         lua_rawgeti(L, keys, i);
         lua_pushvalue(L, -1);
         lua_gettable(L, t);
-        set_pair(L, info, -2, -1, "rl.info");
+        set_pair(L, info, -2, -1, what);
         lua_pop(L, 2);
     }
     lua_pop(L, 1);
@@ -146,7 +151,7 @@ int lrm_info_new(lua_State *L)
         linfo *u = newinfo(L);
         if ((rc = rmalab_info_create(&u->info)))
             return lrm_raise(L, rc, "rl.info");
-        fill_from_table(L, u->info, 1);
+        fill_from_table(L, u->info, 1, "rl.info");
     } else {
         return lrm_argerror(L, 1, RMALAB_ERR_ARG, "table or info object expected");
     }
@@ -163,7 +168,7 @@ rmalab_info *lrm_toinfo(lua_State *L, int arg, int optional)
         int rc = rmalab_info_create(&u->info);
         if (rc)
             lrm_raise(L, rc, "hints");
-        fill_from_table(L, u->info, arg);
+        fill_from_table(L, u->info, arg, "hints");
         return u->info;
     }
     if (!testinfo(L, arg))

@@ -9,6 +9,9 @@
 /* Record a detailed message for `code` on this thread and return `code`. */
 #define rmalab__err_fail rmalab_set_error /* the same call, kept short inside */
 int rmalab__err_vfail(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* The failure just recorded is a race that `world_rank` found
+ * (rmalab_err_finder); returns `code`. */
+int rmalab__err_found_by(int code, int world_rank);
 /* Prepend "<fmt>: " to the current detailed message and return `code`. */
 int rmalab__err_prefix(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning (no final newline) to the embedder's function (rmalab/error.h). */

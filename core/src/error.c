@@ -24,6 +24,7 @@ static const struct {
 };
 
 static _Thread_local char last_msg[2048];
+static _Thread_local int last_finder = -1; /* rmalab_err_finder */
 
 const char *rmalab_err_name(int code)
 {
@@ -46,11 +47,23 @@ const char *rmalab_errmsg(void)
 
 int rmalab__err_vfail(int code, const char *fmt, va_list ap)
 {
+    last_finder = -1;
     if (fmt)
         vsnprintf(last_msg, sizeof last_msg, fmt, ap);
     else
         snprintf(last_msg, sizeof last_msg, "%s", rmalab_strerror(code));
     return code;
+}
+
+int rmalab__err_found_by(int code, int world_rank)
+{
+    last_finder = world_rank;
+    return code;
+}
+
+int rmalab_err_finder(void)
+{
+    return last_finder;
 }
 
 int rmalab_set_error(int code, const char *fmt, ...)

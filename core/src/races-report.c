@@ -324,7 +324,9 @@ int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int r
         rmalab__err_warn("rmalab: %s%s\n(races:warn: continuing)", R->now_text, more);
         return RMALAB_OK;
     }
-    return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more);
+    return rmalab__err_found_by(
+        rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more),
+        rmalab_win_world_ranks(w)[w->rank]);
 }
 
 /* Collective: the lowest rank that found a race tells the others, so that
@@ -360,8 +362,10 @@ int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, co
         return rmalab__races_report_finish(R, call, RMALAB_OK);
     if (R->mode != RMALAB_CHECK_RACES)
         return RMALAB_OK;
-    return rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
-                            call, finder, first);
+    return rmalab__err_found_by(
+        rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
+                         call, finder, first),
+        rmalab_win_world_ranks(w)[finder]);
 }
 
 /* ------------------------------------------------------------------------ */

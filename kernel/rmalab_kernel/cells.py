@@ -28,7 +28,8 @@ class Command:
     def __init__(self, cid):
         self.id = cid
         self.text = None        # the folded text of "done" or "never"
-        self.errors = []        # (rank, class, message)
+        self.errors = []        # (rank, class, message, finder: None, or the rank
+                                #  that found the race every rank raised)
         self.running = None     # the "running" event
         self.displays = []      # (mime, data)
         self.took = None        # seconds from the cell's start to "done"
@@ -83,10 +84,15 @@ class Cell:
         """ename (the class, ERR_RMA_SYNC), evalue (the message) and the
         traceback: the cell's folded lines, the error lines in red."""
         errs = self.first_error()
-        rank, cls, msg = errs[0]
-        same = [r for r, c, m in errs if (c, m) == (cls, msg)]
+        # a race every rank raised: the rank that found it (the event's
+        # "finder") gives the message, its report; the others repeat it
+        own = [e for e in errs if e[3] is not None and e[3] == e[0]]
+        rank, cls, msg, finder = own[0] if own else errs[0]
+        same = [r for r, c, m, f in errs
+                if (f == finder if finder is not None else (c, m) == (cls, msg))]
         ename = cls or ("Interrupted" if msg.endswith("interrupted") else "LuaError")
-        tb = ["%s on rank%s %s" % (ename, "s" if len(same) > 1 else "", rank_text(same))]
+        tb = ["%s on rank%s %s%s" % (ename, "s" if len(same) > 1 else "", rank_text(same),
+                                     ", found by rank %d" % finder if finder is not None else "")]
         for line in self.text().splitlines():
             tb.append("\x1b[0;31m%s\x1b[0m" % line if ERROR_LINE.match(line) else line)
         return ename, msg, tb

@@ -135,7 +135,8 @@ class RmalabKernel(Kernel):
         c = cell.command(cid)
         kind = ev["event"]
         if kind == "error":
-            c.errors.append((ev["rank"], ev.get("class", ""), ev.get("message", "")))
+            c.errors.append((ev["rank"], ev.get("class", ""), ev.get("message", ""),
+                             ev.get("finder")))
         elif kind in ("done", "never"):
             c.text = ev.get("text", "")
             c.took = time.monotonic() - cell.t0

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wire/race-echo.h"
 
 
 rankset fold_group(const char *const *keys, int n, int r, unsigned char *done)
@@ -38,17 +37,15 @@ void fold_print(FILE *out, char *const *blocks, int n)
     free(done);
 }
 
-void fold_race_echoes(char **blocks, int n)
+void fold_race_echoes(char **blocks, int *finder, const size_t *err_at, int n)
 {
     for (int k = 0; k < n; k++) {
-        int f = -1;
-        size_t cut = blocks[k] ? race_echo_cut(blocks[k], &f) : 0;
-        char first[256] = "";
-        if (cut)
-            snprintf(first, sizeof first, "%.*s", (int)strcspn(blocks[k] + cut + 2, "\n"),
-                     blocks[k] + cut + 2);
-        if (!first[0] || f < 0 || f >= n || f == k || !blocks[f] || !strstr(blocks[f], first))
+        int f = finder[k];
+        if (f < 0 || f >= n || f == k || !blocks[k] || !blocks[f] || finder[f] != f ||
+            err_at[k] > strlen(blocks[k]))
             continue;
+        size_t cut = err_at[k] + strcspn(blocks[k] + err_at[k], "\n");
+        cut -= cut > err_at[k] && blocks[k][cut - 1] == ':'; /* "...:" led to the report */
         char tail[48];
         snprintf(tail, sizeof tail, "; rank %d reports it\n", f);
         char *b = realloc(blocks[k], cut + strlen(tail) + 1);
@@ -56,5 +53,6 @@ void fold_race_echoes(char **blocks, int n)
             continue;
         memcpy(b + cut, tail, strlen(tail) + 1);
         blocks[k] = b;
+        finder[k] = -1; /* cut once */
     }
 }

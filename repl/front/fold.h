@@ -17,9 +17,14 @@ rankset fold_group(const char *const *keys, int n, int r, unsigned char *done);
  * nothing). Writes each line as "[set] line" to out, groups in order of
  * their lowest rank. */
 void fold_print(FILE *out, char *const *blocks, int n);
-/* Blocks of one command, per rank (NULL: none): a race report that ranks
- * echo (wire/race-echo.h) is cut to its first line where the finder's
- * own block, which holds the report, is there too. */
-void fold_race_echoes(char **blocks, int n);
+/* Blocks of one command, per rank (NULL: none), with each rank's error's
+ * finder (finder[r]: the rank that found the race it raised, err.finder,
+ * or -1) and where the error's message begins (err_at[r]). The error of
+ * a rank that did not find the race, which repeats the finder's report,
+ * is cut to its message's first line where the finder's own error, which
+ * holds the report, is there too: "...; rank F reports it" (its finder
+ * then becomes -1: cut once). Read from the fields, never from the
+ * message's words. */
+void fold_race_echoes(char **blocks, int *finder, const size_t *err_at, int n);
 
 #endif

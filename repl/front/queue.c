@@ -30,10 +30,14 @@ static cmd *cmd_new(session *s, int kind, const rankset *target, const char *lab
     c->status = calloc((size_t)s->n, sizeof *c->status);
     c->failed = calloc((size_t)s->n, 1);
     c->shown = calloc((size_t)s->n, 1);
-    if (!c->block || !c->status || !c->failed || !c->shown) {
+    c->finder = malloc((size_t)s->n * sizeof *c->finder);
+    c->err_at = calloc((size_t)s->n, sizeof *c->err_at);
+    if (!c->block || !c->status || !c->failed || !c->shown || !c->finder || !c->err_at) {
         session_cmd_free(s, c);
         return NULL;
     }
+    for (int r = 0; r < s->n; r++)
+        c->finder[r] = -1;
     c->pending = rankset_count(target);
     ts_expect(&s->ts, c->id);
     if (s->tail)
@@ -52,6 +56,8 @@ void session_cmd_free(session *s, cmd *c)
     free(c->status);
     free(c->failed);
     free(c->shown);
+    free(c->finder);
+    free(c->err_at);
     free(c->text);
     free(c->plain);
     free(c);

@@ -93,6 +93,8 @@ void render_json(void *ud, const sink_event *e)
         fprintf(o, ",\"rank\":%d", e->rank);
         key_str(o, "class", e->cls, e->cls ? strlen(e->cls) : 0);
         key_str(o, "message", e->text, e->len);
+        if (e->finder >= 0)
+            fprintf(o, ",\"finder\":%d", e->finder);
         break;
     case EV_DONE:
     case EV_NEVER:

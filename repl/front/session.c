@@ -95,10 +95,12 @@ static void block_add(cmd *c, int r, const char *t, size_t n)
 
 static void on_done(session *s, int r, const chan_msg *m)
 {
-    char id[16], st[16], cls[64];
+    char id[16], st[16], cls[64], finder[16];
     cmd *c = session_find(s, atoi(chan_field(m, 0, id, sizeof id)));
     chan_field(m, 1, st, sizeof st);
     chan_field(m, 3, cls, sizeof cls);
+    chan_field(m, 4, finder, sizeof finder); /* "" when absent */
+    int found_by = finder[0] ? atoi(finder) : -1;
     int failed = strcmp(st, "ok") != 0;
     const char *text = m->nfields > 2 ? m->field[2] : "";
     size_t len = m->nfields > 2 ? m->len[2] : 0;
@@ -108,7 +110,8 @@ static void on_done(session *s, int r, const chan_msg *m)
     if (!c || c->status[r])
         return;
     sink_event e = {.kind = failed ? EV_ERROR : EV_RESULT, .id = c->id, .label = c->label,
-                    .rank = r, .ranks = &c->target, .text = text, .len = len, .cls = cls};
+                    .rank = r, .ranks = &c->target, .text = text, .len = len, .cls = cls,
+                    .finder = failed ? found_by : -1};
     sink_emit(&s->out, &e);
     if (c->block[r] && c->block[r][0] && c->block[r][strlen(c->block[r]) - 1] != '\n')
         block_add(c, r, "\n", 1);
@@ -118,6 +121,8 @@ static void on_done(session *s, int r, const chan_msg *m)
             block_add(c, r, cls, strlen(cls));
             block_add(c, r, ": ", 2);
         }
+        c->finder[r] = found_by;
+        c->err_at[r] = c->block[r] ? strlen(c->block[r]) : 0;
     }
     if (len || failed) {
         block_add(c, r, text, len);
@@ -270,7 +275,7 @@ static void step_status(session *s, cmd *c)
 static void emit_cmd(session *s, cmd *c, int kind, const rankset *ranks)
 {
     if (c->block)
-        fold_race_echoes(c->block, s->n);
+        fold_race_echoes(c->block, c->finder, c->err_at, s->n);
     sink_event e = {.kind = kind, .id = c->id, .label = c->label, .ranks = ranks,
                     .blocks = c->kind == CMD_RUN || c->kind == CMD_FILE ? c->block : NULL,
                     .text = c->text, .len = c->text ? strlen(c->text) : 0, .plain = c->plain,

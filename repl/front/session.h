@@ -56,6 +56,9 @@ typedef struct cmd {
     unsigned char *status; /* per rank: finished */
     unsigned char *failed; /* per rank: finished with an error (not interrupted) */
     unsigned char *shown;  /* per rank: its error went with a notice */
+    int *finder;           /* per rank: the rank that found the race it raised
+                              (err.finder, DONE's fifth field), or -1 */
+    size_t *err_at;        /* per rank: where its error's message begins in its block */
     int pending, status_asked;
     int noticed;           /* the still-running notice went; -1: send it now */
     double sent, retry_at;

@@ -52,6 +52,8 @@ typedef struct {
     size_t len;
     const char *plain;      /* DONE of a :status: the text without durations */
     const char *cls;        /* ERROR: "ERR_RMA_SYNC", or "" for a Lua error */
+    int finder;             /* ERROR: the rank that found the race it is
+                               (err.finder), or -1 */
     const char *mime;       /* DISPLAY: "image/svg+xml" */
     double seconds;         /* RUNNING */
     int status;             /* END */

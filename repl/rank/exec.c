@@ -16,7 +16,6 @@
 #include <rmalab-embed.h>
 
 #include "../wire/channel.h" /* CHAN_MAX_FRAME */
-#include "../wire/race-echo.h"
 #include "locals.h"
 
 struct exec {
@@ -26,6 +25,7 @@ struct exec {
     exec_event_fn event;
     void *out_ud;
     volatile int interrupted;
+    int finder; /* the last error's err.finder, or -1 (exec_error_finder) */
 };
 
 /* The REPL's helpers, kept in the registry as "rmalab.repl". */
@@ -65,10 +65,12 @@ static const char prelude[] =
     "  local t = {} for i = 1, n do t[i] = R.fmt((select(i, ...)), 0) end\n"
     "  return table.concat(t, '\\t')\n"
     "end\n"
-    "function R.errinfo(e)\n"
+    "function R.errinfo(e)\n" /* class, message, the rank that found it (err.finder) */
     "  local ok, cls = pcall(function() return e.class end)\n"
-    "  if ok and type(cls) == 'string' then return cls, tostring(e.message) end\n"
-    "  return '', tostring(e)\n"
+    "  if ok and type(cls) == 'string' then\n"
+    "    local f = e.finder\n"
+    "    return cls, tostring(e.message), math.type(f) == 'integer' and f or -1 end\n"
+    "  return '', tostring(e), -1\n"
     "end\n"
     "function R.complete(prefix)\n"
     "  local path, sep, part = prefix:match('^(.-)([.:]?)([%w_]*)$')\n"
@@ -232,6 +234,7 @@ exec *exec_new(int repl)
         return NULL;
     }
     x->repl = repl;
+    x->finder = -1;
     *(exec **)lua_getextraspace(x->L) = x;
     lua_pushcfunction(x->L, open_state);
     lua_pushlightuserdata(x->L, x);
@@ -338,6 +341,7 @@ int exec_chunk(exec *x, const char *name, const char *chunk, size_t len, exec_ou
     x->out_ud = ud;
     x->interrupted = 0;
     cls[0] = '\0';
+    x->finder = -1;
     int status = load_chunk(L, name, chunk, len);
     if (status == LUA_OK)
         status = lua_pcall(L, 0, LUA_MULTRET, 0);
@@ -357,9 +361,10 @@ int exec_chunk(exec *x, const char *name, const char *chunk, size_t len, exec_ou
     }
     lua_getfield(L, -1, "errinfo");
     lua_pushvalue(L, -3);
-    if (lua_pcall(L, 1, 2, 0) == LUA_OK) {
-        snprintf(cls, clssize, "%s", lua_tostring(L, -2));
-        *text = xstrdup(lua_tostring(L, -1));
+    if (lua_pcall(L, 1, 3, 0) == LUA_OK) {
+        snprintf(cls, clssize, "%s", lua_tostring(L, -3));
+        *text = xstrdup(lua_tostring(L, -2));
+        x->finder = (int)lua_tointeger(L, -1);
     } else {
         *text = xstrdup("(an error object that cannot be shown)");
     }
@@ -394,14 +399,20 @@ int exec_complete(exec *x, const char *prefix, char ***names, int *n)
 }
 
 /* Script errors: the rmalab class and message, or the Lua message, with a
- * traceback. */
+ * traceback; the error's finder (err.finder) is kept (exec_error_finder). */
 static int script_msgh(lua_State *L)
 {
     const char *msg = NULL;
+    exec *x = *(exec **)lua_getextraspace(L);
+    x->finder = -1;
     if (lua_type(L, 1) == LUA_TTABLE || lua_type(L, 1) == LUA_TUSERDATA) {
         if (lua_getfield(L, 1, "class") == LUA_TSTRING &&
-            lua_getfield(L, 1, "message") == LUA_TSTRING)
+            lua_getfield(L, 1, "message") == LUA_TSTRING) {
             msg = lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+            if (lua_getfield(L, 1, "finder") == LUA_TNUMBER && lua_isinteger(L, -1))
+                x->finder = (int)lua_tointeger(L, -1);
+            lua_pop(L, 1);
+        }
     }
     if (!msg)
         msg = luaL_tolstring(L, 1, NULL);
@@ -440,6 +451,7 @@ int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void
     x->out_ud = ud;
     x->interrupted = 0;
     cls[0] = '\0';
+    x->finder = -1;
     *text = NULL;
     lua_pushcfunction(L, test_sink);
     lua_setfield(L, LUA_REGISTRYINDEX, RMALAB_LUA_TEST_SINK);
@@ -468,9 +480,15 @@ int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void
     return status == LUA_OK ? EXEC_OK : x->interrupted ? EXEC_INTERRUPTED : EXEC_ERROR;
 }
 
+int exec_error_finder(const exec *x)
+{
+    return x->finder;
+}
+
 int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank)
 {
     lua_State *L = x->L;
+    x->finder = -1;
     lua_createtable(L, argc, 1);
     lua_pushstring(L, file ? file : "-e");
     lua_rawseti(L, -2, 0);
@@ -489,12 +507,13 @@ int exec_script(exec *x, const char *file, const char *code, int argc, char **ar
     fflush(stdout);
     if (status != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
-        int finder;
-        size_t echo = msg ? race_echo_cut(msg, &finder) : 0;
-        if (echo) /* the finder prints the report, with its traceback */
-            fprintf(stderr, "[%d] error %.*s; rank %d reports it\n", rank, (int)echo, msg, finder);
-        else
+        if (msg && x->finder >= 0 && x->finder != rank) { /* the finder prints the report */
+            int head = (int)strcspn(msg, "\n");
+            head -= head > 0 && msg[head - 1] == ':';
+            fprintf(stderr, "[%d] error %.*s; rank %d reports it\n", rank, head, msg, x->finder);
+        } else {
             fprintf(stderr, "[%d] error %s\n", rank, msg);
+        }
         fflush(stderr);
         lua_settop(L, 0);
         rmalab_lua_exit_failed(); /* the others may wait for this rank: do not wait for them */

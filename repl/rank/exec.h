@@ -52,6 +52,11 @@ int exec_chunk(exec *x, const char *name, const char *chunk, size_t len, exec_ou
 int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void *ud, char **text,
               char *cls, size_t clssize);
 
+/* The rank that found the race behind the last chunk's, scenario's or
+ * script's error (its err.finder: every rank raises it, and that rank's
+ * message is the report), or -1. */
+int exec_error_finder(const exec *x);
+
 /* Script mode: run a file (or a chunk when file is NULL) with `arg` from
  * argv; errors go to stderr with the rank and a traceback. Returns 0 or 1. */
 int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank);

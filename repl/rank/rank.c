@@ -344,8 +344,11 @@ static void run(rank_t *r, item *it)
                  fl.object, (unsigned long long)fl.id);
     atomic_store(&r->running, 0);
     pthread_mutex_unlock(&r->qlock);
-    const char *f[] = {o.id, status[st], result ? result : "", cls};
-    send_frame(r, CHAN_DONE, 4, f, NULL);
+    char finder[16] = ""; /* a race's finder (err.finder): the front end shows its report once */
+    if (st != EXEC_OK && exec_error_finder(r->x) >= 0)
+        snprintf(finder, sizeof finder, "%d", exec_error_finder(r->x));
+    const char *f[] = {o.id, status[st], result ? result : "", cls, finder};
+    send_frame(r, CHAN_DONE, 5, f, NULL);
     free(result);
 }
 

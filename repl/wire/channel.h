@@ -9,9 +9,8 @@
  *                               (seconds, monotonic); the channel's
  *                               frames; where the ranks reach the front end
  *   state.c                     a rank's STATE, written and parsed
- * (cli.h, trace-dump.h and race-echo.h are header-only: the command
- * line's conventions; the chunk that dumps a trace; a race report that
- * the ranks which did not find the race echo.) */
+ * (cli.h and trace-dump.h are header-only: the command line's
+ * conventions; the chunk that dumps a trace.) */
 #ifndef RMALAB_REPL_CHANNEL_H
 #define RMALAB_REPL_CHANNEL_H
 

@@ -127,6 +127,12 @@ def case_late_result(s):
           "the race is located at the cell's lines: %r" % t[-900:])
     tb = "".join(r["content"].get("traceback", []))
     check(tb.count("race on window") == 1, "and reported once: %r" % tb[-900:])
+    # by the error events' "finder" field, not the messages' words: the
+    # cell's error is the report of the rank that found the race
+    c = r["content"]
+    check(c["traceback"][0] == "ERR_RMA_CONFLICT on ranks 0,1, found by rank 1" and
+          c["evalue"].startswith("win:fence: race on window"),
+          "the error is the finder's report: %r %r" % (c["traceback"][0], c["evalue"][:80]))
 
 
 def case_interrupt(s):

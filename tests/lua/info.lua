@@ -21,6 +21,23 @@ T.case("constructor and types", function()
   T.eq(#rl.info(), 0, "empty info")
 end)
 
+T.case("a wrong value in a table of hints names the call and the key", function()
+  -- Before: "bad argument #-1 to '?'", the stack slot of the table's
+  -- value read as an argument.
+  checkerr("ERR_INFO_VALUE", 'rl.info: the value of key "x": info values are strings, '
+    .. "booleans or integers; got a float", rl.info, { x = 1.5 })
+  checkerr("ERR_INFO_VALUE", 'hints: the value of key "no_locks": info values are strings, '
+    .. "booleans or integers; got table", rl.win_allocate, 8, { info = { no_locks = {} } })
+  checkerr("ERR_INFO_VALUE", 'hints: the value of key "a": info values are strings, '
+    .. "booleans or integers; got function", rl.world.set_info, rl.world, { a = print })
+  local info = rl.info()
+  local ok, err = pcall(function() info:set("k", {}) end)
+  T.ok(not ok and tostring(err):find("bad argument #2 to 'set' (info values are strings, "
+    .. "booleans or integers; got table)", 1, true), "an argument, by its number: " .. tostring(err))
+  ok, err = pcall(rl.win_allocate, 8, { info = { no_locks = {} } })
+  T.ok(not ok and not tostring(err):find("#-1", 1, true), tostring(err))
+end)
+
 T.case("insertion order, override keeps position", function()
   local info = rl.info()
   info:set("c", "1"); info:set("a", "2"); info:set("b", "3")

@@ -51,6 +51,7 @@ T.case("fence: every rank raises at the fence that ends the epoch", function()
   T.ok(msg:find("not ordered: rank 1's win:write happened during a fence epoch"), msg)
   if T.rank == 0 then T.ok(msg:find("win:fence: rank 1 found a race", 1, true), msg) end
   if T.rank == 1 then T.ok(msg:find('win:fence: race on window "halo"', 1, true), msg) end
+  T.eq(err.finder, 1, "every rank's error names the finder in a field (err.finder)")
   -- The fence did its work: the window goes on, in step on both ranks.
   win:fence()
   win:free()
@@ -68,6 +69,7 @@ T.case("PSCW: the target raises at wait(), the origin goes on", function()
          tostring(err))
     T.ok(tostring(err):find("found by rank 1 at wait%(%) at [%w/]*races.lua:%d+"), tostring(err))
     T.ok(tostring(err):find('win:wait: race on window "x"', 1, true), tostring(err))
+    T.eq(err.finder, 1, "its own report: err.finder is itself")
   else
     win:start({ 1 })
     win:put(1, 1, "int32", 5)

@@ -58,6 +58,13 @@ RMALAB_API const char *rmalab_strerror(int code);
  * broken and how to fix it. Valid until the next failing call on this
  * thread; never NULL. */
 RMALAB_API const char *rmalab_errmsg(void);
+/* The world rank that found the race behind this thread's last failure,
+ * or -1. In races mode every rank of a window raises ERR_RMA_CONFLICT at
+ * the call that noticed a race (rmalab/races.h): the rank that found it
+ * with its own report, the others with the same report as that rank's.
+ * This says which, without reading the message: the finder's own failure
+ * names itself. Any later failure sets it back to -1. */
+RMALAB_API int rmalab_err_finder(void);
 /* Record a detailed message for `code` on this thread and return `code`:
  * for user callbacks (attribute copy/delete) that fail with a reason. */
 RMALAB_API int rmalab_set_error(int code, const char *fmt, ...)
