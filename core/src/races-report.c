@@ -326,7 +326,7 @@ int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int r
     }
     return rmalab__err_found_by(
         rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: %s%s", call, R->now_text, more),
-        rmalab_win_world_ranks(w)[w->rank]);
+        R->world[R->rank]);
 }
 
 /* Collective: the lowest rank that found a race tells the others, so that
@@ -365,7 +365,7 @@ int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, co
     return rmalab__err_found_by(
         rmalab__err_fail(RMALAB_ERR_RMA_CONFLICT, "%s: rank %d found a race on this window:\n%s",
                          call, finder, first),
-        rmalab_win_world_ranks(w)[finder]);
+        R->world[finder]);
 }
 
 /* ------------------------------------------------------------------------ */
