@@ -61,7 +61,11 @@ static run_sync *team_sync(void)
 /* ------------------------------------------------------------------------ */
 /* Teams                                                                    */
 
+/* What a team's threads start from instead of the program's data. libgomp
+ * reads the first word of the data of GOMP_parallel_reductions (the task
+ * reductions' array), so `first` copies it there; NULL elsewhere. */
 typedef struct {
+    void *first;
     body_fn fn;
     void *data;
     run_sync fork, join, team;
@@ -78,8 +82,8 @@ static void forked(void *p)
     team = was;
 }
 
-#define FORK(call)                                                            \
-    fork_t f_ = {fn, data, {{0}}, {{0}}, {{0}}};                              \
+#define FORK(first, call)                                                     \
+    fork_t f_ = {first, fn, data, {{0}}, {{0}}, {{0}}};                       \
     run_threads_release(&f_.fork);                                            \
     call;                                                                     \
     run_threads_acquire(&f_.join);                                            \
@@ -90,14 +94,14 @@ static void forked(void *p)
 RUN_API void GOMP_parallel(body_fn fn, void *data, unsigned n, unsigned flags)
 {
     REAL(GOMP_parallel);
-    FORK(real_(forked, &f_, n, flags));
+    FORK(NULL, real_(forked, &f_, n, flags));
 }
 
 RUN_API unsigned GOMP_parallel_reductions(body_fn fn, void *data, unsigned n, unsigned flags)
 {
     REAL(GOMP_parallel_reductions);
     unsigned r;
-    FORK(r = real_(forked, &f_, n, flags));
+    FORK(*(void **)data, r = real_(forked, &f_, n, flags));
     return r;
 }
 
@@ -105,7 +109,7 @@ RUN_API void GOMP_parallel_sections(body_fn fn, void *data, unsigned n, unsigned
                                     unsigned flags)
 {
     REAL(GOMP_parallel_sections);
-    FORK(real_(forked, &f_, n, count, flags));
+    FORK(NULL, real_(forked, &f_, n, count, flags));
 }
 
 /* The combined parallel loops, with a chunk size and without (runtime). */
@@ -116,7 +120,7 @@ RUN_API void GOMP_parallel_sections(body_fn fn, void *data, unsigned n, unsigned
                       long chunk, unsigned flags)                             \
     {                                                                         \
         REAL(name);                                                           \
-        FORK(real_(forked, &f_, n, start, end, incr, chunk, flags));          \
+        FORK(NULL, real_(forked, &f_, n, start, end, incr, chunk, flags));          \
     }
 #define PAR_LOOP_RUNTIME(name)                                                \
     RUN_API void name(body_fn fn, void *data, unsigned n, long start, long end, long incr, \
@@ -125,7 +129,7 @@ RUN_API void GOMP_parallel_sections(body_fn fn, void *data, unsigned n, unsigned
                       unsigned flags)                                         \
     {                                                                         \
         REAL(name);                                                           \
-        FORK(real_(forked, &f_, n, start, end, incr, flags));                 \
+        FORK(NULL, real_(forked, &f_, n, start, end, incr, flags));                 \
     }
 PAR_LOOP(GOMP_parallel_loop_static)
 PAR_LOOP(GOMP_parallel_loop_dynamic)

@@ -1,5 +1,5 @@
 /* threads.c: the order among a process's threads, as OpenMP's constructs
- * make it (pmpi-omp.c calls these from its wrappers of libgomp), so that
+ * make it (omp.c calls these from its wrappers of libgomp), so that
  * the checker judges a thread's loads and stores by what that thread knows,
  * not by what the process knows.
  *
