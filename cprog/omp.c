@@ -78,15 +78,17 @@ static void forked(void *p)
     run_threads_begin(&f->fork);
     team = &f->team;
     f->fn(f->data);
-    run_threads_release(&f->join);
+    run_threads_end(&f->join);
     team = was;
 }
 
 #define FORK(first, call)                                                     \
     fork_t f_ = {first, fn, data, {{0}}, {{0}}, {{0}}};                       \
+    run_threads_teams(1);                                                     \
     run_threads_release(&f_.fork);                                            \
     call;                                                                     \
     run_threads_acquire(&f_.join);                                            \
+    run_threads_teams(-1);                                                    \
     run_threads_sync_free(&f_.fork);                                          \
     run_threads_sync_free(&f_.join);                                          \
     run_threads_sync_free(&f_.team)

@@ -13,14 +13,16 @@
 
 typedef struct {
     int slot;
-    bool mpi; /* made an MPI call since its view last caught up */
+    bool mpi;  /* made an MPI call since its view last caught up */
+    bool idle; /* a team's thread between its part and its next (run_threads_end) */
     int64_t t[RUN_THREADS];
     int64_t *k;
 } tstate;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tstate *table[RUN_THREADS];
-static int seen; /* threads seen, however many */
+static int seen;  /* threads seen, however many */
+static int teams; /* teams forked and not yet joined (under `lock`) */
 static __thread tstate *me;
 
 int run_threads_world(void)
@@ -127,7 +129,7 @@ bool run_threads_all_know(run_point p)
     bool all = true;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < RUN_THREADS && all; i++)
-        all = !table[i] || table[i]->t[p.slot] >= p.step;
+        all = !table[i] || (table[i]->idle && !teams) || table[i]->t[p.slot] >= p.step;
     pthread_mutex_unlock(&lock);
     return all;
 }
@@ -168,6 +170,7 @@ void run_threads_acquire(run_sync *o)
     catch_up(s);
     join_t(s->t, o->t);
     join_k(&s->k, o->k);
+    s->idle = false;
     pthread_mutex_unlock(&lock);
 }
 
@@ -175,6 +178,24 @@ void run_threads_begin(run_sync *fork)
 {
     self(true);
     run_threads_acquire(fork);
+}
+
+void run_threads_teams(int delta)
+{
+    pthread_mutex_lock(&lock);
+    teams += delta;
+    pthread_mutex_unlock(&lock);
+}
+
+void run_threads_end(run_sync *join)
+{
+    run_threads_release(join);
+    tstate *s = self(false);
+    if (!s)
+        return;
+    pthread_mutex_lock(&lock);
+    s->idle = true;
+    pthread_mutex_unlock(&lock);
 }
 
 void run_threads_sync_free(run_sync *o)

@@ -50,7 +50,8 @@ void run_threads_mpi(void);
 run_point run_threads_now(void);
 /* Does the calling thread know p (p happens before what it does next)? */
 bool run_threads_knows(run_point p);
-/* Does every thread seen so far know p? */
+/* Does every thread seen so far know p (while no team runs, a team thread
+ * between its parts counts as knowing: run_threads_end)? */
 bool run_threads_all_know(run_point p);
 /* The calling thread's view of the world clock into buf (the snapshot's
  * form, rmalab_clock_wire_size bytes); false when it has none, or when
@@ -61,8 +62,18 @@ bool run_threads_view(int64_t *buf);
 void run_threads_release(run_sync *o);
 void run_threads_acquire(run_sync *o);
 /* A thread of a team starts (first: never seen before; it then knows only
- * what the fork gave it) or ends its part. */
+ * what the fork gave it), or ends its part, releasing into `join`. While
+ * no team runs (run_threads_teams: +1 at a fork, -1 at its join), a thread
+ * whose part ended does not hold back run_threads_all_know until its next
+ * part, which begins with a fork's acquire: an idle pool thread would
+ * otherwise keep every operation of the serial code after a team watched
+ * for ever, and each access would scan them all. While a team runs, one
+ * of its threads may not have begun yet, so idle threads count as they
+ * are. A team forked by a thread that does not know a point can hide a
+ * race there, never make one. */
 void run_threads_begin(run_sync *fork);
+void run_threads_end(run_sync *join);
+void run_threads_teams(int delta);
 /* o emptied (its world view freed). */
 void run_threads_sync_free(run_sync *o);
 
