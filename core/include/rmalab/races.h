@@ -107,10 +107,12 @@ RMALAB_API int rmalab_clock_join(const void *buf);
  * made); rmalab_clock_view(buf) makes the records of this thread's direct
  * loads and stores (rmalab_win_direct) carry buf, what this thread knows
  * of the other ranks, instead of the process's clock, until
- * rmalab_clock_view(NULL). Both in the snapshot's form. Other threads and
+ * rmalab_clock_view(NULL). Both in the snapshot's form. The view is used
+ * in place, with this process's own entry written into it: buf is aligned
+ * for int64_t and stays until rmalab_clock_view(NULL). Other threads and
  * every other call are unchanged. */
 RMALAB_API void rmalab_clock_peek(void *buf);
-RMALAB_API void rmalab_clock_view(const void *buf);
+RMALAB_API void rmalab_clock_view(void *buf);
 
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
