@@ -1,17 +1,22 @@
 #!/usr/bin/python3
 """RMARaceBench's MPI RMA cases under `rmalab cc` and `rmalab run`.
 
-    bench/rmaracebench.py build/repl/rmalab REPO [--only SUBSTRING] [--timeout S]
+    tests/rmaracebench/check.py build/repl/rmalab [REPO] [--only SUBSTRING] [--timeout S]
+    tests/rmaracebench/check.py build/repl/rmalab CASE.c [--timing]
 
-REPO is a checkout of https://github.com/RWTH-HPC/RMARaceBench (1.2.0 was
-measured; its cases are not copied into this repository). Each case under
-REPO/MPIRMA is built with `rmalab cc -fopenmp -g` and run with `rmalab run
--n NPROCS`, NPROCS being its label's. The verdicts follow the benchmark's
-own rule (util/run_test.py): a racy case is found (TP) when the output has
-a `race:` line and names both lines of its RACE_PAIR as BASENAME:LINE; a
-race-free case is right (TN) when no `race:` line is printed. A case that
-does not end in its time is counted apart (timeout), whatever its label.
-Prints a table per category and the cases that went wrong."""
+REPO holds RMARaceBench's MPIRMA folder: by default this folder, which
+carries the 125 MPI RMA cases of 1.2.0 (488075f) under their BSD licence
+(LICENSE). Each case is built with `rmalab cc -fopenmp -g` and run with
+`rmalab run -n NPROCS`, NPROCS being its label's, with 2 OpenMP threads.
+The verdicts follow the benchmark's own rule (util/run_test.py): a racy
+case is found (TP) when the output has a `race:` line and names both lines
+of its RACE_PAIR as BASENAME:LINE; a race-free case is right (TN) when no
+`race:` line is printed. A case that does not end in its time is counted
+apart (timeout), whatever its label. With a REPO: a table per category and
+the cases that went wrong. With one CASE.c (the tests): its verdict, and
+status 0 when it is TP or TN, 1 when FN or FP, 99 when it could not be
+judged (build failed, timeout); --timing also takes FN for a racy case
+whose race only shows when the OpenMP threads' timing falls one way."""
 import json
 import os
 import re
@@ -57,8 +62,24 @@ def run_case(rmalab, path, tmp, timeout):
     return verdict, out[-2000:], secs
 
 
+def one(rmalab, path, timeout, timing):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, out, secs = run_case(rmalab, path, tmp, timeout)
+    print(out.strip())
+    print("%s: %s (%.1f s)" % (path, verdict, secs))
+    if verdict in ("TP", "TN"):
+        return 0
+    if verdict == "FN" and timing:
+        print("missed, as the threads' timing can make it (--timing)")
+        return 0
+    return 1 if verdict in ("FN", "FP") else 99
+
+
 def main():
     args = sys.argv[1:]
+    timing = "--timing" in args
+    if timing:
+        args.remove("--timing")
     only, timeout = None, 60.0
     if "--only" in args:
         i = args.index("--only")
@@ -68,9 +89,12 @@ def main():
         i = args.index("--timeout")
         timeout = float(args[i + 1])
         del args[i:i + 2]
-    if len(args) != 2:
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
-    rmalab, repo = os.path.abspath(args[0]), args[1]
+    rmalab = os.path.abspath(args[0])
+    repo = args[1] if len(args) == 2 else os.path.dirname(os.path.abspath(__file__))
+    if repo.endswith(".c"):
+        sys.exit(one(rmalab, repo, timeout, timing))
     root = os.path.join(repo, "MPIRMA")
     if not os.path.isdir(root):
         sys.exit("%s: no MPIRMA folder: give a checkout of RMARaceBench" % repo)
