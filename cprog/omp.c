@@ -11,6 +11,8 @@
  *   single with copyprivate that wait): a release into the team's object,
  *   the barrier, an acquire from it; a task releases into the same object
  *   when it ends, which taskwait and taskgroup's end acquire;
+ * - each section of a sections construct (GOMP_sections_start, _next) as a
+ *   thread of its own, from its thread's clock at the construct;
  * - a task starts from its creator's clock at GOMP_task;
  * - critical (named or not), ordered, and the runtime's atomic lock:
  *   acquire at the start, release at the end; omp_set_lock and
@@ -79,6 +81,7 @@ static void forked(void *p)
     team = &f->team;
     f->fn(f->data);
     run_threads_end(&f->join);
+    run_threads_settled();
     team = was;
 }
 
@@ -153,6 +156,7 @@ PAR_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
         run_threads_release(team_sync());                                     \
         real_();                                                              \
         run_threads_acquire(team_sync());                                     \
+        run_threads_settled();                                                \
     }
 #define BARRIER_CANCEL(name)                                                  \
     RUN_API bool name(void);                                                  \
@@ -162,6 +166,7 @@ PAR_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
         run_threads_release(team_sync());                                     \
         bool r = real_();                                                     \
         run_threads_acquire(team_sync());                                     \
+        run_threads_settled();                                                \
         return r;                                                             \
     }
 BARRIER(GOMP_barrier)
@@ -170,6 +175,36 @@ BARRIER(GOMP_sections_end)
 BARRIER_CANCEL(GOMP_barrier_cancel)
 BARRIER_CANCEL(GOMP_loop_end_cancel)
 BARRIER_CANCEL(GOMP_sections_end_cancel)
+
+/* ------------------------------------------------------------------------ */
+/* Sections                                                                 */
+
+RUN_API unsigned GOMP_sections_start(unsigned count);
+RUN_API unsigned GOMP_sections_start(unsigned count)
+{
+    REAL(GOMP_sections_start);
+    unsigned i = real_(count);
+    run_threads_section(i != 0);
+    return i;
+}
+
+RUN_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem);
+RUN_API unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+    REAL(GOMP_sections2_start);
+    unsigned i = real_(count, reductions, mem);
+    run_threads_section(i != 0);
+    return i;
+}
+
+RUN_API unsigned GOMP_sections_next(void);
+RUN_API unsigned GOMP_sections_next(void)
+{
+    REAL(GOMP_sections_next);
+    unsigned i = real_();
+    run_threads_section(i != 0);
+    return i;
+}
 
 RUN_API void *GOMP_single_copy_start(void)
 {

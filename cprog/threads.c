@@ -12,17 +12,28 @@
 #include <rmalab/races.h>
 
 typedef struct {
-    int slot;
+    int slot;  /* its own, or its section's while it runs one */
+    int own;
     bool mpi;  /* made an MPI call since its view last caught up */
     bool idle; /* a team's thread between its part and its next (run_threads_end) */
     int64_t t[RUN_THREADS];
     int64_t *k;
+    /* In a sections construct: what it knew when it met it, and what the
+     * sections it ran did; the section slots it holds. */
+    bool sections;
+    int64_t entry[RUN_THREADS], done[RUN_THREADS];
+    int64_t *entry_k, *done_k;
+    int held[RUN_SECTIONS], nheld;
 } tstate;
+
+#define PHYSICAL (RUN_THREADS - RUN_SECTIONS)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tstate *table[RUN_THREADS];
 static int seen;  /* threads seen, however many */
 static int teams; /* teams forked and not yet joined (under `lock`) */
+static bool taken[RUN_THREADS];  /* section slots in use (under `lock`) */
+static int64_t last[RUN_THREADS]; /* a section slot's last step (under `lock`) */
 static __thread tstate *me;
 
 int run_threads_world(void)
@@ -74,7 +85,7 @@ static tstate *self(bool fresh)
     if (!s)
         return NULL;
     pthread_mutex_lock(&lock);
-    s->slot = seen < RUN_THREADS ? seen : RUN_THREADS - 1;
+    s->slot = s->own = seen < PHYSICAL ? seen : PHYSICAL - 1;
     __atomic_store_n(&seen, seen + 1, __ATOMIC_RELEASE);
     for (int i = 0; !fresh && i < RUN_THREADS; i++)
         if (table[i]) {
@@ -195,6 +206,97 @@ void run_threads_end(run_sync *join)
         return;
     pthread_mutex_lock(&lock);
     s->idle = true;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Under `lock`: *dst a copy of src (NULL without one or without memory). */
+static void copy_k(int64_t **dst, const int64_t *src)
+{
+    free(*dst);
+    *dst = NULL;
+    join_k(dst, src);
+}
+
+/* Under `lock`: a free section slot, its first step set; -1 when none. */
+static int take_slot(tstate *s)
+{
+    if (s->nheld == RUN_SECTIONS)
+        return -1;
+    for (int a = PHYSICAL; a < RUN_THREADS; a++)
+        if (!taken[a]) {
+            taken[a] = true;
+            s->held[s->nheld++] = a;
+            return a;
+        }
+    return -1;
+}
+
+/* Under `lock`: s starts a section from what it knew at the construct, on
+ * a slot of its own (else as itself, knowing the sections before). */
+static void section_begin(tstate *s)
+{
+    int a = take_slot(s);
+    memcpy(s->t, s->entry, sizeof s->t);
+    copy_k(&s->k, s->entry_k);
+    if (a < 0) {
+        join_t(s->t, s->done);
+        join_k(&s->k, s->done_k);
+        s->slot = s->own;
+        return;
+    }
+    s->slot = a;
+    s->t[a] = last[a] + 1;
+}
+
+/* Under `lock`: the construct is over for s, which knows every section it
+ * ran. */
+static void sections_over(tstate *s)
+{
+    memcpy(s->t, s->entry, sizeof s->t);
+    join_t(s->t, s->done);
+    copy_k(&s->k, s->entry_k);
+    join_k(&s->k, s->done_k);
+    s->slot = s->own;
+    s->t[s->own]++;
+    s->sections = false;
+    copy_k(&s->entry_k, NULL);
+    copy_k(&s->done_k, NULL);
+}
+
+void run_threads_section(bool another)
+{
+    tstate *s = self(false);
+    if (!s)
+        return;
+    pthread_mutex_lock(&lock);
+    catch_up(s);
+    if (!s->sections) {
+        s->sections = true;
+        memcpy(s->entry, s->t, sizeof s->t);
+        memset(s->done, 0, sizeof s->done);
+        copy_k(&s->entry_k, s->k);
+    } else {
+        join_t(s->done, s->t);
+        join_k(&s->done_k, s->k);
+        if (s->slot != s->own)
+            last[s->slot] = s->t[s->slot];
+    }
+    if (another)
+        section_begin(s);
+    else
+        sections_over(s);
+    pthread_mutex_unlock(&lock);
+}
+
+void run_threads_settled(void)
+{
+    tstate *s = me;
+    if (!s || !s->nheld || s->sections)
+        return;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < s->nheld; i++)
+        taken[s->held[i]] = false;
+    s->nheld = 0;
     pthread_mutex_unlock(&lock);
 }
 

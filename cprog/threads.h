@@ -17,8 +17,17 @@
  *
  * A thread first seen outside a team's fork (the main thread, a thread of
  * the program's own) knows everything so far: no order is missing for it.
- * Up to RUN_THREADS threads are told apart; beyond, they share the last
- * slot. */
+ * Up to RUN_THREADS - RUN_SECTIONS threads are told apart; beyond, they
+ * share the last of their slots.
+ *
+ * Each section of a sections construct runs as a thread of its own, on one
+ * of the last RUN_SECTIONS slots: it starts from what its thread knew when
+ * it met the construct, so two sections that one thread runs in turn stay
+ * unordered, as OpenMP has them; the thread knows them all when it leaves
+ * the construct. A section slot is free again after the thread's next
+ * barrier or the end of its part of the team (every thread knows its steps
+ * then). A section that finds no free slot runs as its thread, which can
+ * hide a race, never make one. */
 #ifndef RMALAB_CPROG_THREADS_H
 #define RMALAB_CPROG_THREADS_H
 
@@ -26,6 +35,7 @@
 #include <stdint.h>
 
 #define RUN_THREADS 64
+#define RUN_SECTIONS 16
 
 /* A sync object: what was released into it. Zero-filled is empty. */
 typedef struct {
@@ -74,6 +84,12 @@ void run_threads_acquire(run_sync *o);
 void run_threads_begin(run_sync *fork);
 void run_threads_end(run_sync *join);
 void run_threads_teams(int delta);
+/* The calling thread was handed a section (`another`), or none is left
+ * for it (the construct is over for it): GOMP_sections_start and _next. */
+void run_threads_section(bool another);
+/* After a team barrier, or at the end of the thread's part: the section
+ * slots it took are free again. */
+void run_threads_settled(void);
 /* o emptied (its world view freed). */
 void run_threads_sync_free(run_sync *o);
 

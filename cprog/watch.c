@@ -220,8 +220,8 @@ static void race_with(const op *o, int write, const void *pc, const char *how,
     run_race(run_where(pc), text);
 }
 
-#define UNORDERED "; between threads, only an OpenMP barrier, taskwait, critical, " \
-                  "ordered or the end of the team orders them"
+#define UNORDERED "; between threads and sections, only an OpenMP barrier, taskwait, " \
+                  "critical, ordered or the end of the team orders them"
 
 /* Under `lock`: a load or store of a buffer that an operation in flight
  * reads (a store only) or writes, or another operation that reads it (an
@@ -236,8 +236,8 @@ static void check_ops(uintptr_t a, size_t n, int write, const void *pc, const ch
         if (!in_use(o) || reported(pc, o->pc))
             continue;
         race_with(o, write, pc, how,
-                  o->done.step ? "which a call of another thread completed, and nothing orders "
-                                 "that call before this access" UNORDERED
+                  o->done.step ? "which a call of another thread or section completed, and "
+                                 "nothing orders that call before this access" UNORDERED
                                : "which is still in flight");
     }
 }
@@ -282,8 +282,8 @@ static void check_before(const op *o)
             (!p->write && !o->result) || run_threads_knows(p->at) || reported(p->pc, o->pc))
             continue;
         race_with(o, p->write, p->pc, NULL,
-                  "made on another thread before that call, and nothing orders it before "
-                  "the call" UNORDERED);
+                  "made on another thread or section before that call, and nothing orders it "
+                  "before the call" UNORDERED);
     }
 }
 

@@ -2,7 +2,7 @@
 """RMARaceBench's MPI RMA cases under `rmalab cc` and `rmalab run`.
 
     tests/rmaracebench/check.py build/repl/rmalab [REPO] [--only SUBSTRING] [--timeout S]
-    tests/rmaracebench/check.py build/repl/rmalab CASE.c [--timing]
+    tests/rmaracebench/check.py build/repl/rmalab CASE.c
 
 REPO holds RMARaceBench's MPIRMA folder: by default this folder, which
 carries the 125 MPI RMA cases of 1.2.0 (488075f) under their BSD licence
@@ -15,8 +15,7 @@ of its RACE_PAIR as BASENAME:LINE; a race-free case is right (TN) when no
 apart (timeout), whatever its label. With a REPO: a table per category and
 the cases that went wrong. With one CASE.c (the tests): its verdict, and
 status 0 when it is TP or TN, 1 when FN or FP, 99 when it could not be
-judged (build failed, timeout); --timing also takes FN for a racy case
-whose race only shows when the OpenMP threads' timing falls one way."""
+judged (build failed, timeout)."""
 import json
 import os
 import re
@@ -62,24 +61,18 @@ def run_case(rmalab, path, tmp, timeout):
     return verdict, out[-2000:], secs
 
 
-def one(rmalab, path, timeout, timing):
+def one(rmalab, path, timeout):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, out, secs = run_case(rmalab, path, tmp, timeout)
     print(out.strip())
     print("%s: %s (%.1f s)" % (path, verdict, secs))
     if verdict in ("TP", "TN"):
         return 0
-    if verdict == "FN" and timing:
-        print("missed, as the threads' timing can make it (--timing)")
-        return 0
     return 1 if verdict in ("FN", "FP") else 99
 
 
 def main():
     args = sys.argv[1:]
-    timing = "--timing" in args
-    if timing:
-        args.remove("--timing")
     only, timeout = None, 60.0
     if "--only" in args:
         i = args.index("--only")
@@ -94,7 +87,7 @@ def main():
     rmalab = os.path.abspath(args[0])
     repo = args[1] if len(args) == 2 else os.path.dirname(os.path.abspath(__file__))
     if repo.endswith(".c"):
-        sys.exit(one(rmalab, repo, timeout, timing))
+        sys.exit(one(rmalab, repo, timeout))
     root = os.path.join(repo, "MPIRMA")
     if not os.path.isdir(root):
         sys.exit("%s: no MPIRMA folder: give a checkout of RMARaceBench" % repo)
