@@ -11,6 +11,7 @@
 #include "where.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,10 +77,14 @@ run_win *run_win_add(rmalab_win *w)
         __atomic_store_n(&blocks[i / BLOCK], calloc(BLOCK, sizeof(run_win)), __ATOMIC_RELEASE);
     run_win *s = i < BLOCK * BLOCKS && blocks[i / BLOCK] ? slot(i) : NULL;
     if (s) {
+        run_span *att = s->att;
+        if (!att && rmalab_win_flavor(w) == RMALAB_FLAVOR_DYNAMIC)
+            att = calloc(RUN_ATTACHED, sizeof *att);
         *s = (run_win){.handle = MPI_WIN_NULL, .w = w, .eh = MPI_ERRORS_ARE_FATAL,
                        .group = MPI_GROUP_NULL, .base = rmalab_win_base(w),
                        .size = rmalab_win_size(w), .rank = rmalab_win_rank(w),
-                       .checked = rmalab_win_check_mode(w) != RMALAB_CHECK_OFF};
+                       .checked = rmalab_win_check_mode(w) != RMALAB_CHECK_OFF, .att = att};
+        s->own = (run_span){s, s->base, s->size, 0};
         PMPI_Win_get_group(rmalab_win_mpi(w), &s->group);
         freed_forget(rmalab_win_mpi(w)); /* MPICH reuses handles */
         __atomic_store_n(&s->handle, rmalab_win_mpi(w), __ATOMIC_RELEASE);
@@ -128,6 +133,8 @@ void run_win_drop(run_win *s, const void *pc)
     freed[nfreed++ % FREED].handle = s->handle;
     freed[(nfreed - 1) % FREED].pc = pc;
     __atomic_store_n(&s->handle, MPI_WIN_NULL, __ATOMIC_RELEASE);
+    for (int i = 0; s->att && i < RUN_ATTACHED; i++)
+        __atomic_store_n(&s->att[i].size, 0, __ATOMIC_RELEASE);
     if (s->group != MPI_GROUP_NULL)
         PMPI_Group_free(&s->group);
     s->w = NULL;
@@ -143,16 +150,51 @@ void run_win_each(void (*fn)(run_win *s, void *ud), void *ud)
     pthread_mutex_unlock(&lock);
 }
 
-run_win *run_win_at(const void *addr)
+static bool holds(const run_span *p, const void *addr)
+{
+    MPI_Aint size = __atomic_load_n(&p->size, __ATOMIC_ACQUIRE);
+    return size > 0 && (const char *)addr >= p->base && (const char *)addr < p->base + size;
+}
+
+run_span *run_win_at(const void *addr)
 {
     int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) {
         run_win *s = slot(i);
-        if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) != MPI_WIN_NULL &&
-            (const char *)addr >= s->base && (const char *)addr < s->base + s->size)
-            return s;
+        if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) == MPI_WIN_NULL)
+            continue;
+        if (holds(&s->own, addr))
+            return &s->own;
+        for (int j = 0; s->att && j < RUN_ATTACHED; j++)
+            if (holds(&s->att[j], addr))
+                return &s->att[j];
     }
     return NULL;
+}
+
+void run_win_attached(run_win *s, void *base, MPI_Aint size)
+{
+    pthread_mutex_lock(&lock);
+    for (int j = 0; s->att && size > 0 && j < RUN_ATTACHED; j++)
+        if (s->att[j].size == 0) {
+            s->att[j].s = s;
+            s->att[j].base = base;
+            s->att[j].disp0 = (MPI_Aint)(uintptr_t)base;
+            __atomic_store_n(&s->att[j].size, size, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+void run_win_detached(run_win *s, const void *base)
+{
+    pthread_mutex_lock(&lock);
+    for (int j = 0; s->att && j < RUN_ATTACHED; j++)
+        if (s->att[j].size > 0 && s->att[j].base == base) {
+            __atomic_store_n(&s->att[j].size, 0, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
 }
 
 static rmalab_comm *comm_find(MPI_Comm comm)

@@ -9,6 +9,21 @@
 #include <rmalab/comm.h>
 #include <rmalab/win.h>
 
+/* A stretch of this rank's memory that a window's loads and stores touch:
+ * the window's own, or a region attached to a dynamic window. Address a in
+ * it is the window's byte displacement disp0 + (a - base): a - base on the
+ * window's own memory, the address itself on attached memory. size 0: no
+ * stretch (a region detached). */
+typedef struct run_span {
+    struct run_win *s;
+    char *base;
+    MPI_Aint size;
+    MPI_Aint disp0;
+} run_span;
+
+/* The regions one dynamic window watches at once (the core's limit). */
+#define RUN_ATTACHED 64
+
 /* A window the core made. The program holds rmalab_win_mpi(w), a real
  * MPICH window over the same memory, as its MPI_Win. */
 typedef struct run_win {
@@ -21,6 +36,9 @@ typedef struct run_win {
     char *base;          /* this rank's memory, size bytes */
     MPI_Aint size;
     int rank;
+    run_span own;        /* base and size as a span */
+    run_span *att;       /* RUN_ATTACHED: a dynamic window's attached regions,
+                            kept with the slot once made */
 } run_win;
 
 /* NULL for a window the core does not know (the program's calls on it go
@@ -42,8 +60,14 @@ int run_win_unknown(MPI_Win handle, const void *pc, const char *call);
 int run_win_passed(int rc, const void *pc, const char *call);
 /* Every live slot, for the access bridge (fn under the table's lock). */
 void run_win_each(void (*fn)(run_win *s, void *ud), void *ud);
-/* The window whose memory on this rank holds addr, or NULL. Lock-free. */
-run_win *run_win_at(const void *addr);
+/* The span of a window's memory on this rank that holds addr, or NULL.
+ * Lock-free. */
+run_span *run_win_at(const void *addr);
+/* Memory attached to or detached from a dynamic window (MPI_Win_attach,
+ * _detach): its loads and stores are watched from the one to the other.
+ * Beyond RUN_ATTACHED regions, a region is not watched. */
+void run_win_attached(run_win *s, void *base, MPI_Aint size);
+void run_win_detached(run_win *s, const void *base);
 
 /* The core's communicator for comm: MPI_COMM_WORLD's was wrapped at
  * MPI_Init; another is wrapped on first use (which is collective over it:

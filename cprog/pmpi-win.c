@@ -11,8 +11,8 @@
  * The large-count forms (MPI_Win_allocate_c...) take the same path.
  * Dynamic windows are the core's too: MPI_Win_attach hands it the
  * program's memory (rmalab_win_attach_memory), so operations on them are
- * checked against what each target attached. The program's loads and
- * stores of attached memory are not watched (docs/c.md, "Limits").
+ * checked against what each target attached, and the program's loads and
+ * stores of attached memory are watched from the attach to the detach.
  * MPI_Win_set_name names the core's window too (traces show the name). */
 #include "pmpi.h"
 #include "report.h"
@@ -172,7 +172,12 @@ RUN_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 RUN_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_attach(win, base, size));
-    return run_win_done(s, RUN_PC, "MPI_Win_attach", rmalab_win_attach_memory(s->w, base, size));
+    int rc = rmalab_win_attach_memory(s->w, base, size);
+    if (rc == RMALAB_OK) {
+        run_win_attached(s, base, size);
+        run_watch_windows();
+    }
+    return run_win_done(s, RUN_PC, "MPI_Win_attach", rc);
 }
 
 RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
@@ -180,7 +185,13 @@ RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
     RUN_KNOWN_WINDOW(win, PMPI_Win_detach(win, base));
     MPI_Aint addr;
     PMPI_Get_address(base, &addr);
-    return run_win_done(s, RUN_PC, "MPI_Win_detach", rmalab_win_detach(s->w, addr));
+    run_watch_flush(); /* the loads and stores so far, while the region is attached */
+    int rc = rmalab_win_detach(s->w, addr);
+    if (rc == RMALAB_OK) {
+        run_win_detached(s, base);
+        run_watch_windows();
+    }
+    return run_win_done(s, RUN_PC, "MPI_Win_detach", rc);
 }
 
 /* Hints after creation: the catalogue's diagnostics are warnings at the

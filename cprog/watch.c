@@ -72,6 +72,8 @@ static void add_range(rmalab_access_ranges *r, uintptr_t lo, uintptr_t len)
 static void add_window(run_win *s, void *ud)
 {
     add_range(ud, (uintptr_t)s->base, (uintptr_t)s->size);
+    for (int j = 0; s->att && j < RUN_ATTACHED; j++)
+        add_range(ud, (uintptr_t)s->att[j].base, (uintptr_t)s->att[j].size);
 }
 
 /* Under `lock`. */
@@ -323,7 +325,7 @@ static bool finished(int i)
  * The lock is taken to hand the runs over (the checker is shared with the
  * other threads' accesses) and to check the operations in flight. */
 typedef struct {
-    run_win *s;
+    run_span *s;
     const void *pc;
     bool write;
     uintptr_t off, len;
@@ -336,7 +338,7 @@ static int nruns;
 static pthread_t mpi_thread; /* the one that attached: the constructors' */
 /* The gathering thread's alone, until the next flush: the window its last
  * access fell in, and per slot of hot the run it holds (or held). */
-static run_win *near;
+static run_span *near;
 static unsigned char owner[HOT];
 
 /* May this thread's accesses wait in runs? Asked at its first access,
@@ -396,7 +398,8 @@ static void hand_over(const run_run *r)
                   : r->len == 4 ? RMALAB_UINT32 : r->len == 8 ? RMALAB_UINT64 : RMALAB_BYTE;
     int count = t == RMALAB_BYTE ? (int)r->len : 1;
     rmalab_check_site(run_where_key(r->pc));
-    rmalab_win_direct(r->s->w, r->s->rank, (MPI_Aint)r->off, t, count, r->write);
+    rmalab_win_direct(r->s->s->w, r->s->s->rank, r->s->disp0 + (MPI_Aint)r->off, t, count,
+                      r->write);
 }
 
 /* Under `lock`: another thread's access, with what that thread knows of
@@ -449,7 +452,7 @@ static void forget_near(void)
 
 /* Does the access (off, n) join run r: the same window, instruction and
  * kind, and bytes that r holds already or that follow them? */
-static bool joins(run_run *r, const run_win *s, uintptr_t off, size_t n, bool write,
+static bool joins(run_run *r, const run_span *s, uintptr_t off, size_t n, bool write,
                   const void *pc)
 {
     if (r->pc != pc || r->s != s || r->write != write)
@@ -477,7 +480,7 @@ static bool joins_hot(unsigned h, uintptr_t a, size_t n, bool write, const void 
 
 /* The gathering thread, else: the access joins another run of its
  * instruction, or starts one; slot h then holds that run. */
-static void gather(unsigned h, run_win *s, uintptr_t off, size_t n, bool write,
+static void gather(unsigned h, run_span *s, uintptr_t off, size_t n, bool write,
                    const void *pc)
 {
     for (int i = 0; i < nruns; i++)
@@ -496,10 +499,10 @@ static void gather(unsigned h, run_win *s, uintptr_t off, size_t n, bool write,
  * once. */
 static void check_window(uintptr_t a, size_t n, int write, const void *pc, int h)
 {
-    run_win *s = h >= 0 ? near : NULL;
+    run_span *s = h >= 0 ? near : NULL;
     if (!s || a < (uintptr_t)s->base || a >= (uintptr_t)s->base + (uintptr_t)s->size)
         s = run_win_at((const void *)a);
-    if (!s || !s->checked)
+    if (!s || !s->s->checked)
         return;
     uintptr_t off = a - (uintptr_t)s->base;
     if (off + n > (uintptr_t)s->size)

@@ -54,6 +54,33 @@ int rmalab_win_write(rmalab_win *w, MPI_Aint disp, rmalab_type type, int count, 
     return rmalab__observe_op_local(w, &ev);
 }
 
+/* Is a direct access of n bytes at offset of rank's memory inside it? On
+ * a dynamic window, offset is an address of this rank's attached memory. */
+static int direct_range(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
+                        bool write)
+{
+    const char *what = write ? "store" : "load";
+    MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
+    unsigned char *p;
+    if (rank < 0 || rank >= w->size)
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "a direct %s of rank %d: the window's group has ranks 0 to %d",
+                                what, rank, w->size - 1);
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC && rank != w->rank)
+        return rmalab__err_fail(RMALAB_ERR_RANK,
+                                "a direct %s of rank %d: the memory attached to a dynamic "
+                                "window is only its own rank's to load and store",
+                                what, rank);
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC && count >= 0)
+        return rmalab__layout_local(w, write ? "a direct store" : "a direct load", offset, n, &p);
+    if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
+        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                                "a direct %s of %d %s at byte %lld: outside rank %d's %lld bytes",
+                                what, count, rmalab_type_name(type), (long long)offset, rank,
+                                (long long)rmalab_win_size_of(w, rank));
+    return RMALAB_OK;
+}
+
 int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type, int count,
                       bool write)
 {
@@ -61,18 +88,9 @@ int rmalab_win_direct(rmalab_win *w, int rank, MPI_Aint offset, rmalab_type type
         return rmalab__err_fail(RMALAB_ERR_WIN, "window is NULL or freed");
     if (!w->races && !w->trace)
         return RMALAB_OK;
-    if (rank < 0 || rank >= w->size)
-        return rmalab__err_fail(RMALAB_ERR_RANK,
-                                "a direct %s of rank %d: the window's group has "
-                                "ranks 0 to %d",
-                                write ? "store" : "load", rank, w->size - 1);
-    MPI_Aint n = (MPI_Aint)count * rmalab_type_size(type);
-    if (count < 0 || offset < 0 || offset + n > rmalab_win_size_of(w, rank))
-        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
-                                "a direct %s of %d %s at byte %lld: outside "
-                                "rank %d's %lld bytes",
-                                write ? "store" : "load", count, rmalab_type_name(type),
-                                (long long)offset, rank, (long long)rmalab_win_size_of(w, rank));
+    int rc = direct_range(w, rank, offset, type, count, write);
+    if (rc)
+        return rc;
     rmalab__op_event ev = {write ? RMALAB_TRACE_WRITE : RMALAB_TRACE_READ, rank, offset, type,
                            count, RMALAB_NOPS};
     ev.in_bytes = true;

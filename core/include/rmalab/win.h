@@ -182,7 +182,9 @@ RMALAB_API int rmalab_win_write(rmalab_win *win, MPI_Aint disp, rmalab_type type
                                 const void *in);
 /* A load (write false) or store of count elements of type at byte `offset`
  * of rank's window memory, made directly through a pointer (the memory of
- * rmalab_win_base, or a segment of rmalab_win_shared_query). Nothing is
+ * rmalab_win_base, or a segment of rmalab_win_shared_query; on a dynamic
+ * window, `offset` is the address of this rank's attached memory, as its
+ * displacements are). Nothing is
  * moved: the race checker sees it as it sees rmalab_win_read/_write (another
  * rank's segment: that rank checks it), and a recorded window records it.
  * A window that neither records nor is checked returns at once. */
