@@ -41,6 +41,9 @@ static int sides_of(const run_side *in, run_dtype *d, int64_t *bytes)
         if (in[i].count < 0)
             return rmalab_set_error(RMALAB_ERR_ARG, "the %s count %d is negative",
                                     side_names[i], in[i].count);
+        if (in[i].type == MPI_DATATYPE_NULL)
+            return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype is MPI_DATATYPE_NULL",
+                                    side_names[i]);
         if (run_dtype_of(in[i].type, &d[i])) {
             char why[256];
             snprintf(why, sizeof why, "%s", rmalab_errmsg());
