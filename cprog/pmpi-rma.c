@@ -1,8 +1,12 @@
-/* RMA operations: the core's _mem calls on the program's own buffers, which
+/* RMA operations: the core's calls on the program's own buffers, which
  * MPI reads and writes until the operation completes (its ticket says
- * when: the access bridge watches the buffers until then). Datatypes the
- * core cannot express are refused with an error that says so; on a window
- * the core does not know, everything goes to PMPI unchanged.
+ * when: the access bridge watches the buffers' bytes until then). Any
+ * datatypes: when every side is one run in order (a predefined type, a
+ * contiguous run of one) the core's (type, count) _mem calls carry it;
+ * else rmalab_win_typed hands MPI the program's own datatypes and the core
+ * the bytes they touch (types.c, dtype.c). MPI_Type_free forgets a type's
+ * description. On a window the core does not know, everything goes to
+ * PMPI unchanged.
  *
  * The large-count forms (MPI_Put_c...) take the same path for counts that
  * fit in an int. The request forms (MPI_Rput...) hand back a request that
@@ -20,6 +24,7 @@
 
 #include <rmalab/coll.h>
 #include <rmalab/error.h>
+#include <rmalab/trace.h>
 
 #define ON_WINDOW RUN_ON_WINDOW
 
@@ -39,67 +44,121 @@ static int one_element(const char *call)
     return rmalab_set_error(RMALAB_ERR_TYPE, "%s takes one element of a predefined type", call);
 }
 
-static int put(run_win *s, const char *pc, const char *call, const void *origin, int ocount,
-               MPI_Datatype otype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype)
+/* An operation of put, get, accumulate or get_accumulate (its trace
+ * kind), as the program called it: its buffers and its three sides
+ * (types.h), any datatypes. */
+typedef struct {
+    int kind;
+    const void *origin;
+    void *result;
+    run_side side[RUN_SIDES];
+    int target;
+    MPI_Aint disp;
+    MPI_Op op;
+} rma_call;
+
+#define SIDE(count, type) {(int)(count), (type), true}
+#define NO_SIDE {0, MPI_DATATYPE_NULL, false}
+
+static bool reads_origin(const rma_call *c)
 {
-    if (target == MPI_PROC_NULL)
+    return c->kind == RMALAB_TRACE_PUT || c->kind == RMALAB_TRACE_ACCUMULATE ||
+           (c->kind == RMALAB_TRACE_GET_ACCUMULATE && c->op != MPI_NO_OP);
+}
+
+/* Its layout (released by run_layout_free) and op; L->t filled but for
+ * its datatypes and spans, which run_layout_of gave. A get_accumulate
+ * with MPI_NO_OP reads no origin: MPI is handed the result's in its place. */
+static int layout(const rma_call *c, run_layout *L)
+{
+    bool acc = c->kind == RMALAB_TRACE_ACCUMULATE || c->kind == RMALAB_TRACE_GET_ACCUMULATE;
+    rmalab_op rop = RMALAB_OP_REPLACE;
+    int rc = run_layout_of(c->side, acc, L);
+    if (!rc && acc)
+        rc = run_op_of(c->op, &rop);
+    rmalab_typed_op *t = &L->t;
+    t->kind = c->kind, t->target = c->target, t->disp = c->disp, t->op = rop;
+    t->origin = c->origin, t->result = c->result;
+    if (c->kind == RMALAB_TRACE_GET_ACCUMULATE && c->op == MPI_NO_OP) {
+        t->otype = t->rtype, t->ocount = t->rcount;
+        t->origin = c->origin ? c->origin : c->result;
+    }
+    return rc;
+}
+
+/* Issued as the core's (type, count) call when every side is one run,
+ * else with the program's datatypes. */
+static int issue(run_win *s, const run_layout *L, uint64_t *ticket)
+{
+    const rmalab_typed_op *t = &L->t;
+    if (!L->plain)
+        return rmalab_win_typed(s->w, t, ticket);
+    switch (t->kind) {
+    case RMALAB_TRACE_PUT:
+        return rmalab_win_put_mem(s->w, t->target, t->disp, t->type, t->count, t->origin, NULL,
+                                  ticket);
+    case RMALAB_TRACE_GET:
+        return rmalab_win_get_mem(s->w, t->target, t->disp, t->type, t->count, t->result, NULL,
+                                  ticket);
+    case RMALAB_TRACE_ACCUMULATE:
+        return rmalab_win_accumulate_mem(s->w, t->target, t->disp, t->type, t->count, t->origin,
+                                         t->op, NULL, ticket);
+    default:
+        return rmalab_win_get_accumulate_mem(s->w, t->target, t->disp, t->type, t->count,
+                                             t->origin, t->result, t->op, NULL, ticket);
+    }
+}
+
+/* The operation, its buffers' bytes watched until it is done. */
+static int rma(run_win *s, const char *pc, const char *call, const rma_call *c)
+{
+    if (c->target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_layout L;
     uint64_t ticket = 0;
-    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
+    int rc = layout(c, &L);
     run_site(s, pc);
     if (!rc)
-        rc = rmalab_win_put_mem(s->w, target, disp, L.type, L.count, origin,
-                                L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, call, rc, target, ticket, origin, NULL, L.bytes);
+        rc = issue(s, &L, &ticket);
+    if (!rc && reads_origin(c))
+        run_watch_spans(s, c->target, ticket, 0, c->origin, L.t.ospans, L.t.nospans, false, pc,
+                        call);
+    if (!rc && c->result)
+        run_watch_spans(s, c->target, ticket, 0, c->result, L.t.rspans, L.t.nrspans, true, pc,
+                        call);
+    run_layout_free(&L);
+    return run_win_done(s, pc, call, rc);
 }
+
+#define PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype)                       \
+    (rma_call){RMALAB_TRACE_PUT, (origin), NULL,                                         \
+               {SIDE(ocount, otype), NO_SIDE, SIDE(tcount, ttype)}, (target), (disp), MPI_REPLACE}
+#define GET_CALL(result, ocount, otype, target, disp, tcount, ttype)                       \
+    (rma_call){RMALAB_TRACE_GET, NULL, (result),                                         \
+               {NO_SIDE, SIDE(ocount, otype), SIDE(tcount, ttype)}, (target), (disp), MPI_NO_OP}
+#define ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op)                   \
+    (rma_call){RMALAB_TRACE_ACCUMULATE, (origin), NULL,                                  \
+               {SIDE(ocount, otype), NO_SIDE, SIDE(tcount, ttype)}, (target), (disp), (op)}
+#define GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op) \
+    (rma_call){RMALAB_TRACE_GET_ACCUMULATE, (origin), (result),                          \
+               {(op) == MPI_NO_OP ? (run_side)NO_SIDE : (run_side)SIDE(ocount, otype),     \
+                SIDE(rcount, rtype), SIDE(tcount, ttype)},                                \
+               (target), (disp), (op)}
 
 RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
                     MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
-    return put(s, pc, __func__, origin, ocount, otype, target, disp, tcount, ttype);
-}
-
-static int get(run_win *s, const char *pc, const char *call, void *result, int ocount,
-               MPI_Datatype otype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype)
-{
-    if (target == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    run_layout L;
-    uint64_t ticket = 0;
-    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
-    run_site(s, pc);
-    if (!rc)
-        rc = rmalab_win_get_mem(s->w, target, disp, L.type, L.count, result,
-                                L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, call, rc, target, ticket, NULL, result, L.bytes);
+    rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
                     int tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Get(result, ocount, otype, target, disp, tcount, ttype, win));
-    return get(s, pc, __func__, result, ocount, otype, target, disp, tcount, ttype);
-}
-
-static int accumulate(run_win *s, const char *pc, const char *call, const void *origin,
-                      int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
-                      MPI_Datatype ttype, MPI_Op op)
-{
-    if (target == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    run_layout L;
-    rmalab_op rop;
-    uint64_t ticket = 0;
-    int rc = run_layout_of(ocount, otype, tcount, ttype, &L);
-    if (!rc)
-        rc = run_op_of(op, &rop);
-    run_site(s, pc);
-    if (!rc)
-        rc = rmalab_win_accumulate_mem(s->w, target, disp, L.type, L.count, origin, rop,
-                                       L.has_vec ? &L.vec : NULL, &ticket);
-    return issued(s, pc, call, rc, target, ticket, origin, NULL, L.bytes);
+    rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
@@ -108,34 +167,8 @@ RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, i
 {
     ON_WINDOW(win,
               PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
-    return accumulate(s, pc, __func__, origin, ocount, otype, target, disp, tcount, ttype, op);
-}
-
-static int get_accumulate(run_win *s, const char *pc, const char *call, const void *origin,
-                          int ocount, MPI_Datatype otype, void *result, int rcount,
-                          MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-                          MPI_Datatype ttype, MPI_Op op)
-{
-    if (target == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    run_layout L, R;
-    rmalab_op rop;
-    uint64_t ticket = 0;
-    int rc = run_layout_of(rcount, rtype, tcount, ttype, &R);
-    if (!rc && op != MPI_NO_OP)
-        rc = run_layout_of(ocount, otype, tcount, ttype, &L);
-    if (!rc)
-        rc = run_op_of(op, &rop);
-    run_site(s, pc);
-    if (!rc)
-        rc = rmalab_win_get_accumulate_mem(s->w, target, disp, R.type, R.count,
-                                           op == MPI_NO_OP && !origin ? result : origin,
-                                           result, rop,
-                                           R.has_vec ? &R.vec : NULL, &ticket);
-    rc = issued(s, pc, call, rc, target, ticket, NULL, result, R.bytes);
-    if (rc == MPI_SUCCESS && op != MPI_NO_OP)
-        run_watch_op(s, target, ticket, 0, origin, R.bytes, false, pc, call);
-    return rc;
+    rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
@@ -144,8 +177,9 @@ RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otyp
 {
     ON_WINDOW(win, PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target,
                                        disp, tcount, ttype, op, win));
-    return get_accumulate(s, pc, __func__, origin, ocount, otype, result, rcount, rtype, target,
-                          disp, tcount, ttype, op);
+    rma_call c =
+        GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
@@ -205,7 +239,8 @@ RUN_API int MPI_Put_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, 
     ON_WINDOW(win, PMPI_Put_c(origin, ocount, otype, target, disp, tcount, ttype, win));
     if (!FITS(ocount) || !FITS(tcount))
         return too_large(s, pc, __func__);
-    return put(s, pc, __func__, origin, (int)ocount, otype, target, disp, (int)tcount, ttype);
+    rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Get_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
@@ -214,7 +249,8 @@ RUN_API int MPI_Get_c(void *result, MPI_Count ocount, MPI_Datatype otype, int ta
     ON_WINDOW(win, PMPI_Get_c(result, ocount, otype, target, disp, tcount, ttype, win));
     if (!FITS(ocount) || !FITS(tcount))
         return too_large(s, pc, __func__);
-    return get(s, pc, __func__, result, (int)ocount, otype, target, disp, (int)tcount, ttype);
+    rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
@@ -225,8 +261,8 @@ RUN_API int MPI_Accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype 
               PMPI_Accumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op, win));
     if (!FITS(ocount) || !FITS(tcount))
         return too_large(s, pc, __func__);
-    return accumulate(s, pc, __func__, origin, (int)ocount, otype, target, disp, (int)tcount,
-                      ttype, op);
+    rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
+    return rma(s, pc, __func__, &c);
 }
 
 RUN_API int MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
@@ -238,61 +274,53 @@ RUN_API int MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datat
                                          disp, tcount, ttype, op, win));
     if (!FITS(ocount) || !FITS(rcount) || !FITS(tcount))
         return too_large(s, pc, __func__);
-    return get_accumulate(s, pc, __func__, origin, (int)ocount, otype, result, (int)rcount,
-                          rtype, target, disp, (int)tcount, ttype, op);
+    rma_call c =
+        GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
+    return rma(s, pc, __func__, &c);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Request forms                                                            */
 
-typedef struct {
-    int kind; /* 0 rput, 1 rget, 2 raccumulate, 3 rget_accumulate */
-    const void *origin;
-    void *result;
-    int target;
-    MPI_Aint disp;
-    MPI_Op op;
-} rform;
-
-static int rissue(run_win *s, const rform *f, const run_layout *L, rmalab_request **rq)
+/* Issued as the core's request, plain or typed as above. */
+static int rissue(run_win *s, const run_layout *L, rmalab_request **rq)
 {
-    rmalab_op rop = RMALAB_OP_REPLACE;
-    const rmalab_vector *vec = L->has_vec ? &L->vec : NULL;
-    int rc = f->kind >= 2 ? run_op_of(f->op, &rop) : RMALAB_OK;
-    if (rc)
-        return rc;
-    switch (f->kind) {
-    case 0:
-        return rmalab_win_rput(s->w, f->target, f->disp, L->type, L->count, f->origin, vec, rq);
-    case 1:
-        return rmalab_win_rget(s->w, f->target, f->disp, L->type, L->count, f->result, vec, rq);
-    case 2:
-        return rmalab_win_raccumulate(s->w, f->target, f->disp, L->type, L->count, f->origin,
-                                      rop, vec, rq);
+    const rmalab_typed_op *t = &L->t;
+    if (!L->plain)
+        return rmalab_win_typed_request(s->w, t, rq);
+    switch (t->kind) {
+    case RMALAB_TRACE_PUT:
+        return rmalab_win_rput(s->w, t->target, t->disp, t->type, t->count, t->origin, NULL, rq);
+    case RMALAB_TRACE_GET:
+        return rmalab_win_rget(s->w, t->target, t->disp, t->type, t->count, t->result, NULL, rq);
+    case RMALAB_TRACE_ACCUMULATE:
+        return rmalab_win_raccumulate(s->w, t->target, t->disp, t->type, t->count, t->origin,
+                                      t->op, NULL, rq);
     default:
-        return rmalab_win_rget_accumulate(s->w, f->target, f->disp, L->type, L->count,
-                                          f->op == MPI_NO_OP && !f->origin ? f->result : f->origin,
-                                          f->result, rop,
-                                          vec, rq);
+        return rmalab_win_rget_accumulate(s->w, t->target, t->disp, t->type, t->count,
+                                          t->origin, t->result, t->op, NULL, rq);
     }
 }
 
 /* Issue, and hand back the request that stands for the core's until the
  * program's completion call returns it (requests.h); its buffers watched
  * until then. An Rget_accumulate with MPI_NO_OP reads no origin. */
-static int rcall(run_win *s, const void *pc, const char *call, const rform *f,
-                 const run_layout *L, int rc, MPI_Request *request)
+static int rcall(run_win *s, const void *pc, const char *call, const rma_call *c,
+                 MPI_Request *request)
 {
     rmalab_request *rq = NULL;
+    run_layout L;
     *request = MPI_REQUEST_NULL;
+    int rc = layout(c, &L);
     run_site(s, pc);
-    if (!rc && f->target != MPI_PROC_NULL)
-        rc = rissue(s, f, L, &rq);
+    if (!rc && c->target != MPI_PROC_NULL)
+        rc = rissue(s, &L, &rq);
     if (!rc) {
-        bool reads = f->kind == 0 || f->kind == 2 || (f->kind == 3 && f->op != MPI_NO_OP);
-        run_request_bufs b = {reads ? f->origin : NULL, f->result, L->bytes, f->target};
+        run_request_bufs b = {reads_origin(c) ? c->origin : NULL, c->result, L.t.ospans,
+                              L.t.rspans, L.t.nospans, L.t.nrspans, c->target};
         rc = run_requests_add(s, pc, call, rq, &b, request);
     }
+    run_layout_free(&L);
     return run_win_done(s, pc, call, rc);
 }
 
@@ -301,20 +329,16 @@ RUN_API int MPI_Rput(const void *origin, int ocount, MPI_Datatype otype, int tar
                      MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rput(origin, ocount, otype, target, disp, tcount, ttype, win, request));
-    run_layout L;
-    rform f = {0, origin, NULL, target, disp, MPI_REPLACE};
-    return rcall(s, pc, "MPI_Rput", &f, &L, run_layout_of(ocount, otype, tcount, ttype, &L),
-                 request);
+    rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
+    return rcall(s, pc, "MPI_Rput", &c, request);
 }
 
 RUN_API int MPI_Rget(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
                      int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rget(result, ocount, otype, target, disp, tcount, ttype, win, request));
-    run_layout L;
-    rform f = {1, NULL, result, target, disp, MPI_REPLACE};
-    return rcall(s, pc, "MPI_Rget", &f, &L, run_layout_of(ocount, otype, tcount, ttype, &L),
-                 request);
+    rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
+    return rcall(s, pc, "MPI_Rget", &c, request);
 }
 
 RUN_API int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
@@ -323,10 +347,8 @@ RUN_API int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, 
 {
     ON_WINDOW(win, PMPI_Raccumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win,
                                     request));
-    run_layout L;
-    rform f = {2, origin, NULL, target, disp, op};
-    return rcall(s, pc, "MPI_Raccumulate", &f, &L,
-                 run_layout_of(ocount, otype, tcount, ttype, &L), request);
+    rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
+    return rcall(s, pc, "MPI_Raccumulate", &c, request);
 }
 
 RUN_API int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype otype,
@@ -336,20 +358,19 @@ RUN_API int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype oty
 {
     ON_WINDOW(win, PMPI_Rget_accumulate(origin, ocount, otype, result, rcount, rtype, target,
                                         disp, tcount, ttype, op, win, request));
-    run_layout L;
-    rform f = {3, origin, result, target, disp, op};
-    return rcall(s, pc, "MPI_Rget_accumulate", &f, &L,
-                 run_layout_of(rcount, rtype, tcount, ttype, &L), request);
+    rma_call c =
+        GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
+    return rcall(s, pc, "MPI_Rget_accumulate", &c, request);
 }
 
-/* The large-count request forms: the layout of counts that fit in an int. */
-static int layout_c(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
-                    MPI_Datatype ttype, run_layout *L)
+/* The large-count request forms, for counts that fit in an int. */
+static int rcall_c(run_win *s, const void *pc, const char *call, const rma_call *c,
+                   bool fits, MPI_Request *request)
 {
-    if (!FITS(ocount) || !FITS(tcount))
-        return rmalab_set_error(RMALAB_ERR_ARG, "rmalab run checks counts up to %d elements",
-                                INT_MAX);
-    return run_layout_of((int)ocount, otype, (int)tcount, ttype, L);
+    *request = MPI_REQUEST_NULL;
+    if (!fits)
+        return too_large(s, pc, call);
+    return rcall(s, pc, call, c, request);
 }
 
 RUN_API int MPI_Rput_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
@@ -358,9 +379,8 @@ RUN_API int MPI_Rput_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
 {
     ON_WINDOW(win,
               PMPI_Rput_c(origin, ocount, otype, target, disp, tcount, ttype, win, request));
-    run_layout L;
-    rform f = {0, origin, NULL, target, disp, MPI_REPLACE};
-    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+    rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
+    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
 }
 
 RUN_API int MPI_Rget_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
@@ -369,9 +389,8 @@ RUN_API int MPI_Rget_c(void *result, MPI_Count ocount, MPI_Datatype otype, int t
 {
     ON_WINDOW(win,
               PMPI_Rget_c(result, ocount, otype, target, disp, tcount, ttype, win, request));
-    run_layout L;
-    rform f = {1, NULL, result, target, disp, MPI_REPLACE};
-    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+    rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
+    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
 }
 
 RUN_API int MPI_Raccumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
@@ -380,9 +399,8 @@ RUN_API int MPI_Raccumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype
 {
     ON_WINDOW(win, PMPI_Raccumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op,
                                       win, request));
-    run_layout L;
-    rform f = {2, origin, NULL, target, disp, op};
-    return rcall(s, pc, __func__, &f, &L, layout_c(ocount, otype, tcount, ttype, &L), request);
+    rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
+    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
 }
 
 RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
@@ -393,7 +411,19 @@ RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Data
 {
     ON_WINDOW(win, PMPI_Rget_accumulate_c(origin, ocount, otype, result, rcount, rtype, target,
                                           disp, tcount, ttype, op, win, request));
-    run_layout L;
-    rform f = {3, origin, result, target, disp, op};
-    return rcall(s, pc, __func__, &f, &L, layout_c(rcount, rtype, tcount, ttype, &L), request);
+    rma_call c =
+        GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
+    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(rcount) && FITS(tcount), request);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Datatypes                                                                */
+
+/* The program frees a datatype: its description goes (dtype.c), as MPICH
+ * gives its handle to the next type made. */
+RUN_API int MPI_Type_free(MPI_Datatype *type)
+{
+    if (type)
+        run_dtype_forget(*type);
+    return PMPI_Type_free(type);
 }

@@ -71,9 +71,11 @@ static void watch(run_win *s, const void *pc, const char *call, rmalab_request *
 {
     uint64_t ticket = rmalab_request_ticket(rq), id = rmalab_request_id(rq);
     if (b->origin)
-        run_watch_op(s, b->target, ticket, id, b->origin, b->bytes, false, pc, call);
+        run_watch_spans(s, b->target, ticket, id, b->origin, b->ospans, b->nospans, false, pc,
+                        call);
     if (b->result)
-        run_watch_op(s, b->target, ticket, id, b->result, b->bytes, true, pc, call);
+        run_watch_spans(s, b->target, ticket, id, b->result, b->rspans, b->nrspans, true, pc,
+                        call);
 }
 
 int run_requests_add(run_win *s, const void *pc, const char *call, rmalab_request *rq,

@@ -29,11 +29,13 @@
 /* rq (NULL: an operation to MPI_PROC_NULL, done already), issued by the
  * call at pc on s to target: the program's request in *out, its buffers
  * watched until it completes. `origin` (NULL: none read) and `result`
- * (NULL: none written) are `bytes` long each. Returns a core status. */
+ * (NULL: none written) are the bytes of their spans (dtype.h). Returns a
+ * core status. */
 typedef struct {
     const void *origin;
     void *result;
-    size_t bytes;
+    const rmalab_span *ospans, *rspans;
+    int nospans, nrspans;
     int target;
 } run_request_bufs;
 int run_requests_add(run_win *s, const void *pc, const char *call, rmalab_request *rq,

@@ -17,7 +17,10 @@
  *                 operations in flight, loads and stores that reach them
  *   requests.c    the program's requests of MPI_Rput, _Rget...: the
  *                 core's requests behind them, completed at its waits
- *   types.c       MPI datatypes and ops as the core's types and ops
+ *   dtype.c       a datatype as the bytes it touches and its element,
+ *                 cached per MPI_Datatype until MPI_Type_free
+ *   types.c       an operation's sides (datatypes, spans, MPI's rules
+ *                 between them), ops and assertions as the core's
  *   trace.c       rmalab run --trace: windows record, and rank 0 writes
  *                 the gathered set at MPI_Finalize
  *   order.c       the race checker's clock beside messages and

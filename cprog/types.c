@@ -1,28 +1,12 @@
-/* Datatypes: a predefined type is a row of a table; a derived type is read
- * with MPI_Type_get_envelope and _get_contents, and kept when it is a
- * contiguous run (of a run...) of one predefined type, or at the target a
- * vector of one. */
+/* An operation's sides as the core takes them (their datatypes read by
+ * dtype.c), MPI's rules between them; reduction ops and assertions as the
+ * core's. */
 #include "types.h"
 
-#include <rmalab/error.h>
+#include <stdio.h>
+#include <stdlib.h>
 
-static const struct {
-    MPI_Datatype mpi;
-    rmalab_type type;
-} predefined[] = {
-    {MPI_INT, RMALAB_INT32}, {MPI_UNSIGNED, RMALAB_UINT32},
-    {MPI_INT32_T, RMALAB_INT32}, {MPI_UINT32_T, RMALAB_UINT32},
-    {MPI_DOUBLE, RMALAB_DOUBLE}, {MPI_FLOAT, RMALAB_FLOAT},
-    {MPI_LONG, RMALAB_INT64}, {MPI_UNSIGNED_LONG, RMALAB_UINT64},
-    {MPI_LONG_LONG, RMALAB_INT64}, {MPI_UNSIGNED_LONG_LONG, RMALAB_UINT64},
-    {MPI_INT64_T, RMALAB_INT64}, {MPI_UINT64_T, RMALAB_UINT64},
-    {MPI_AINT, RMALAB_INT64}, {MPI_OFFSET, RMALAB_INT64}, {MPI_COUNT, RMALAB_INT64},
-    {MPI_SHORT, RMALAB_INT16}, {MPI_UNSIGNED_SHORT, RMALAB_UINT16},
-    {MPI_INT16_T, RMALAB_INT16}, {MPI_UINT16_T, RMALAB_UINT16},
-    {MPI_CHAR, RMALAB_INT8}, {MPI_SIGNED_CHAR, RMALAB_INT8}, {MPI_INT8_T, RMALAB_INT8},
-    {MPI_UNSIGNED_CHAR, RMALAB_UINT8}, {MPI_UINT8_T, RMALAB_UINT8},
-    {MPI_BYTE, RMALAB_BYTE},
-};
+#include <rmalab/error.h>
 
 static const struct {
     MPI_Op mpi;
@@ -35,16 +19,6 @@ static const struct {
     {MPI_NO_OP, RMALAB_OP_NO_OP},
 };
 
-int run_type_of(MPI_Datatype t, rmalab_type *out)
-{
-    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
-        if (predefined[i].mpi == t) {
-            *out = predefined[i].type;
-            return RMALAB_OK;
-        }
-    return RMALAB_ERR_TYPE;
-}
-
 int run_op_of(MPI_Op op, rmalab_op *out)
 {
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
@@ -56,85 +30,115 @@ int run_op_of(MPI_Op op, rmalab_op *out)
                                            "(MPI_SUM ... MPI_REPLACE, MPI_NO_OP) only");
 }
 
-/* t as n elements of one predefined type; *vec set (when vec is given) for
- * a vector. Depth-limited: a contiguous of a contiguous... */
-static int elements(MPI_Datatype t, rmalab_type *type, long *n, rmalab_vector *vec, int depth)
-{
-    if (run_type_of(t, type) == RMALAB_OK) {
-        *n = 1;
-        return RMALAB_OK;
-    }
-    int ni, na, nd, combiner;
-    if (depth > 8 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return RMALAB_ERR_TYPE;
-    int is[3];
-    MPI_Aint as[1];
-    MPI_Datatype inner;
-    bool contiguous = combiner == MPI_COMBINER_CONTIGUOUS && ni == 1 && nd == 1;
-    bool vector = vec && combiner == MPI_COMBINER_VECTOR && ni == 3 && nd == 1;
-    if (!contiguous && !vector)
-        return RMALAB_ERR_TYPE;
-    if (PMPI_Type_get_contents(t, ni, na, nd, is, as, &inner) != MPI_SUCCESS)
-        return RMALAB_ERR_TYPE;
-    int rc = RMALAB_ERR_TYPE;
-    if (run_type_of(inner, type) == RMALAB_OK && vector) {
-        *vec = (rmalab_vector){is[0], is[1], is[2]};
-        *n = (long)is[0] * is[1];
-        rc = is[1] >= 1 && is[2] >= is[1] ? RMALAB_OK : RMALAB_ERR_TYPE;
-    } else if (contiguous && elements(inner, type, n, NULL, depth + 1) == RMALAB_OK) {
-        *n *= is[0];
-        rc = RMALAB_OK;
-    }
-    int named, x, y, z;
-    if (PMPI_Type_get_envelope(inner, &x, &y, &z, &named) == MPI_SUCCESS &&
-        named != MPI_COMBINER_NAMED)
-        PMPI_Type_free(&inner);
-    return rc;
-}
+static const char *const side_names[RUN_SIDES] = {"origin", "result", "target"};
 
-static int unsupported(const char *side, MPI_Datatype t)
+/* Each side used: its datatype, and the bytes it moves (*bytes). */
+static int sides_of(const run_side *in, run_dtype *d, int64_t *bytes)
 {
-    if (t == MPI_DATATYPE_NULL)
-        return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype is MPI_DATATYPE_NULL", side);
-    return rmalab_set_error(RMALAB_ERR_TYPE,
-                            "rmalab run checks operations whose %s datatype is a predefined "
-                            "type or a contiguous run of one (at the target also a vector of "
-                            "one); this one it cannot check yet",
-                            side);
-}
-
-int run_layout_of(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
-                  run_layout *out)
-{
-    rmalab_type ot, tt;
-    long on, tn;
-    rmalab_vector vec = {0, 1, 1};
-    if (elements(otype, &ot, &on, NULL, 0) != RMALAB_OK)
-        return unsupported("origin", otype);
-    vec.count = -1;
-    if (elements(ttype, &tt, &tn, &vec, 0) != RMALAB_OK || (vec.count >= 0 && tcount != 1))
-        return unsupported("target", ttype);
-    long total = on * (long)ocount;
-    /* An empty side has an empty type signature, which matches any: a
-     * zero-count operation is no error whatever its types (MPICH's test
-     * badrma); one side empty and not the other is a size mismatch below. */
-    bool empty = total == 0 || tn * (long)tcount == 0;
-    if (ot != tt && ot != RMALAB_BYTE && tt != RMALAB_BYTE && !empty)
-        return rmalab_set_error(RMALAB_ERR_TYPE, "the origin's elements are %s and the "
-                                "target's %s: MPI needs the same predefined type on both sides",
-                                rmalab_type_name(ot), rmalab_type_name(tt));
-    if (ocount < 0 || tcount < 0 || total > 0x7fffffff)
-        return rmalab_set_error(RMALAB_ERR_ARG, "the count (%d at the origin, %d at the "
-                                "target) is negative or too large", ocount, tcount);
-    int tsize = rmalab_type_size(tt), osize = rmalab_type_size(ot);
-    if (total * osize != tn * (long)tcount * tsize)
-        return rmalab_set_error(RMALAB_ERR_TYPE, "the origin gives %ld bytes and the target "
-                                "takes %ld: they must be the same", total * osize,
-                                tn * (long)tcount * tsize);
-    *out = (run_layout){.type = tt, .count = (int)(total * osize / tsize),
-                        .has_vec = vec.count >= 0, .vec = vec,
-                        .bytes = (size_t)(total * osize)};
+    for (int i = 0; i < RUN_SIDES; i++) {
+        if (!in[i].used)
+            continue;
+        if (in[i].count < 0)
+            return rmalab_set_error(RMALAB_ERR_ARG, "the %s count %d is negative",
+                                    side_names[i], in[i].count);
+        if (in[i].type == MPI_DATATYPE_NULL)
+            return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype is MPI_DATATYPE_NULL",
+                                    side_names[i]);
+        if (run_dtype_of(in[i].type, &d[i])) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", rmalab_errmsg());
+            return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype: %s", side_names[i], why);
+        }
+        bytes[i] = (int64_t)in[i].count * d[i].size;
+        if (bytes[i] > 0x7fffffff)
+            return rmalab_set_error(RMALAB_ERR_ARG, "the %s moves %lld bytes; rmalab run "
+                                    "checks up to 2 GiB", side_names[i], (long long)bytes[i]);
+    }
     return RMALAB_OK;
+}
+
+/* MPI's rules between the sides: as many bytes each (an empty side has an
+ * empty signature, which matches any: MPICH's test badrma), the same
+ * predefined type (MPI_BYTE matches any), and for an accumulate every
+ * element of every side one predefined type of the core's. */
+static int sides_agree(const run_side *in, const run_dtype *d, const int64_t *bytes, bool acc)
+{
+    const run_dtype *t = &d[RUN_TARGET];
+    for (int i = 0; i < RUN_TARGET; i++) {
+        if (!in[i].used)
+            continue;
+        bool empty = bytes[i] == 0 || bytes[RUN_TARGET] == 0;
+        if (bytes[i] != bytes[RUN_TARGET])
+            return rmalab_set_error(RMALAB_ERR_TYPE, "the %s gives %lld bytes and the target "
+                                    "takes %lld: they must be the same", side_names[i],
+                                    (long long)bytes[i], (long long)bytes[RUN_TARGET]);
+        if (d[i].one && t->one && d[i].type != t->type && d[i].type != RMALAB_BYTE &&
+            t->type != RMALAB_BYTE && !empty)
+            return rmalab_set_error(RMALAB_ERR_TYPE, "the %s's elements are %s and the "
+                                    "target's %s: MPI needs the same predefined type on both "
+                                    "sides", side_names[i], rmalab_type_name(d[i].type),
+                                    rmalab_type_name(t->type));
+        if (acc && !empty && (!d[i].one || !t->one || d[i].type != t->type))
+            return rmalab_set_error(RMALAB_ERR_TYPE, "an accumulate needs every element of "
+                                    "the %s and of the target to be one and the same "
+                                    "predefined type (of those rmalab run checks: integers, "
+                                    "float, double, MPI_BYTE)", side_names[i]);
+    }
+    return RMALAB_OK;
+}
+
+/* Each used side's spans (into L's own or its array), and whether each
+ * side is one run from its base, in order (dtype.h). */
+static int spans_of(const run_side *in, const run_dtype *d, run_layout *L)
+{
+    const rmalab_span **sp[RUN_SIDES] = {&L->t.ospans, &L->t.rspans, &L->t.tspans};
+    int *n[RUN_SIDES] = {&L->t.nospans, &L->t.nrspans, &L->t.ntspans};
+    L->plain = true;
+    for (int i = 0; i < RUN_SIDES; i++) {
+        if (!in[i].used)
+            continue;
+        rmalab_span *got;
+        int rc = run_dtype_spans(&d[i], in[i].count, &L->one[i], &got, n[i]);
+        if (rc)
+            return rc;
+        if (got != &L->one[i])
+            L->own[i] = got;
+        *sp[i] = got;
+        L->plain = L->plain && d[i].n == 0 && d[i].lb == 0; /* in order, from the base */
+    }
+    return RMALAB_OK;
+}
+
+int run_layout_of(const run_side *in, bool acc, run_layout *L)
+{
+    *L = (run_layout){.plain = false};
+    run_dtype d[RUN_SIDES];
+    int64_t bytes[RUN_SIDES] = {0};
+    int rc = sides_of(in, d, bytes);
+    if (!rc)
+        rc = sides_agree(in, d, bytes, acc);
+    if (!rc)
+        rc = spans_of(in, d, L);
+    if (rc)
+        return rc;
+    rmalab_type e = d[RUN_TARGET].type;
+    if (bytes[RUN_TARGET] % rmalab_type_size(e))
+        e = RMALAB_BYTE;
+    L->bytes = (size_t)bytes[RUN_TARGET];
+    L->t.type = e;
+    L->t.count = (int)(bytes[RUN_TARGET] / rmalab_type_size(e));
+    L->t.otype = in[RUN_ORIGIN].type, L->t.ocount = in[RUN_ORIGIN].count;
+    L->t.rtype = in[RUN_RESULT].type, L->t.rcount = in[RUN_RESULT].count;
+    L->t.ttype = in[RUN_TARGET].type, L->t.tcount = in[RUN_TARGET].count;
+    return RMALAB_OK;
+}
+
+void run_layout_free(run_layout *L)
+{
+    for (int i = 0; i < RUN_SIDES; i++) {
+        free(L->own[i]);
+        L->own[i] = NULL;
+    }
 }
 
 int run_mode_of(int mpi_assert, int *out)

@@ -8,25 +8,38 @@
 
 #include <rmalab/win.h>
 
-/* An RMA operation's data as the core's _mem calls take it: `count`
- * elements of `type`, contiguous at the origin; at the target contiguous
- * too, or `vec` (has_vec). `bytes` is the origin's extent. */
+#include "dtype.h"
+
+/* An RMA operation's sides: the origin, the result (get, get_accumulate)
+ * and the target, each `count` instances of `type` (used: the operation
+ * has that side). */
+enum { RUN_ORIGIN, RUN_RESULT, RUN_TARGET, RUN_SIDES };
 typedef struct {
-    rmalab_type type;
     int count;
-    bool has_vec;
-    rmalab_vector vec;
+    MPI_Datatype type;
+    bool used;
+} run_side;
+
+/* The sides as the core takes them: `t` holds the datatypes and counts,
+ * each side's spans, the element type and count (rmalab_typed_op: its
+ * kind, target, disp, op and buffers are the caller's to fill). `plain`:
+ * every side is one run from its base, so that the core's (type, count)
+ * calls carry it; else rmalab_win_typed. `bytes`: what each side moves. */
+typedef struct {
+    bool plain;
+    rmalab_typed_op t;
     size_t bytes;
+    rmalab_span one[RUN_SIDES];
+    rmalab_span *own[RUN_SIDES];
 } run_layout;
 
-/* The layout of (ocount, otype) at the origin and (tcount, ttype) at the
- * target: predefined types, contiguous types of them, and at the target a
- * vector of them. Anything else is RMALAB_ERR_TYPE with a message that
- * names what rmalab run cannot check yet (rmalab_errmsg). */
-int run_layout_of(int ocount, MPI_Datatype otype, int tcount, MPI_Datatype ttype,
-                  run_layout *out);
-/* One element of a predefined type (fetch_and_op, compare_and_swap). */
-int run_type_of(MPI_Datatype t, rmalab_type *out);
+/* The layout of the used sides, any datatypes (dtype.c), with the checks
+ * MPI makes between them: as many bytes each, the same predefined type,
+ * and for an accumulate (acc) one predefined type throughout. Else
+ * RMALAB_ERR_TYPE or _ARG with a message (rmalab_errmsg). run_layout_free
+ * releases it, whatever the status. */
+int run_layout_of(const run_side *in, bool acc, run_layout *L);
+void run_layout_free(run_layout *L);
 /* An assertion of MPI_MODE_* bits as the core's RMALAB_MODE_* bits (which
  * calls take which, the core checks); a bit that is no MPI_MODE_* is
  * RMALAB_ERR_ARG. */

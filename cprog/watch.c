@@ -137,6 +137,15 @@ void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const vo
     pthread_mutex_unlock(&lock);
 }
 
+void run_watch_spans(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
+                     const rmalab_span *sp, int n, bool result, const void *pc,
+                     const char *call)
+{
+    for (int i = 0; hooks && i < n; i++)
+        run_watch_op(s, target, ticket, rq, (const char *)buf + sp[i].off, (size_t)sp[i].len,
+                     result, pc, call);
+}
+
 void run_watch_sync(run_win *s)
 {
     if (!hooks)

@@ -23,6 +23,11 @@ void run_watch_forget(run_win *s);
  * (run_watch_waited). `call` and pc name it in reports. */
 void run_watch_op(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
                   size_t len, bool result, const void *pc, const char *call);
+/* The same for each of the n spans of buf (an MPI datatype's bytes:
+ * dtype.h), so that what lies between them stays the program's. */
+void run_watch_spans(run_win *s, int target, uint64_t ticket, uint64_t rq, const void *buf,
+                     const rmalab_span *sp, int n, bool result, const void *pc,
+                     const char *call);
 /* The request numbered rq completed, in a call of this thread: its
  * operation's buffers are free (for the other threads of a process that
  * has more than one, once an OpenMP construct orders this call before what

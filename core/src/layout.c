@@ -413,6 +413,19 @@ static unsigned char *local_target(rmalab_win *w, int target, MPI_Aint disp, MPI
     return (unsigned char *)base + disp * du;
 }
 
+static int overlap_error(const rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                         const char *role, const char *reach)
+{
+    return rmalab__err_fail(RMALAB_ERR_ARG,
+                            "%s to rank %d: its %s buffer overlaps the bytes it reaches in rank "
+                            "%d's window (displacement %ld, %s), which are %s; MPI forbids an "
+                            "operation whose buffers overlap its target: copy the data to memory "
+                            "of its own first",
+                            what, target, role, target, (long)disp, reach,
+                            target == w->rank ? "this process's own memory"
+                                              : "memory this process shares");
+}
+
 int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                            rmalab_type type, int span, const rmalab_vector *vec,
                            const void *mem, size_t n, const char *role)
@@ -436,14 +449,32 @@ int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint
                  rmalab_type_name(type));
     else
         snprintf(reach, sizeof reach, "%d x %s", span, rmalab_type_name(type));
-    return rmalab__err_fail(RMALAB_ERR_ARG,
-                            "%s to rank %d: its %s buffer overlaps the bytes it reaches in rank "
-                            "%d's window (displacement %ld, %s), which are %s; MPI forbids an "
-                            "operation whose buffers overlap its target: copy the data to memory "
-                            "of its own first",
-                            what, target, role, target, (long)disp, reach,
-                            target == w->rank ? "this process's own memory"
-                                              : "memory this process shares");
+    return overlap_error(w, what, target, disp, role, reach);
+}
+
+int rmalab__layout_overlap_spans(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                                 const rmalab_span *t, int nt, const void *mem,
+                                 const rmalab_span *m, int nm, const char *role)
+{
+    unsigned char *p;
+    if (!nt || !nm || !(p = local_target(w, target, disp, t[nt - 1].off + t[nt - 1].len)))
+        return RMALAB_OK;
+    uintptr_t tb = (uintptr_t)p, mb = (uintptr_t)mem;
+    int i = 0, j = 0; /* both lists ascend: one sweep */
+    while (i < nt && j < nm) {
+        uintptr_t ta = tb + (uintptr_t)t[i].off, ma = mb + (uintptr_t)m[j].off;
+        if (ta < ma + (uintptr_t)m[j].len && ma < ta + (uintptr_t)t[i].len)
+            break;
+        if (ta + (uintptr_t)t[i].len <= ma + (uintptr_t)m[j].len)
+            i++;
+        else
+            j++;
+    }
+    if (i == nt || j == nm)
+        return RMALAB_OK;
+    char reach[96];
+    snprintf(reach, sizeof reach, "%d spans of its target datatype", nt);
+    return overlap_error(w, what, target, disp, role, reach);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -25,6 +25,11 @@ int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_
 int rmalab__layout_overlap(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                            rmalab_type type, int span, const rmalab_vector *vec,
                            const void *mem, size_t n, const char *role);
+/* The same for spans (rmalab_typed_op): the target's nt spans from disp,
+ * the caller's nm spans from mem, each list ascending. */
+int rmalab__layout_overlap_spans(rmalab_win *w, const char *what, int target, MPI_Aint disp,
+                                 const rmalab_span *t, int nt, const void *mem,
+                                 const rmalab_span *m, int nm, const char *role);
 /* This rank's memory at disp, n bytes (win:read and win:write). */
 int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Aint n,
                          unsigned char **p);

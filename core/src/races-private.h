@@ -110,6 +110,8 @@ struct rmalab__races {
  * sites they name. */
 /* The call's site (rmalab_check_site), or `fallback`; clears it. */
 void rmalab__races_report_site(char *buf, size_t size, const char *fallback);
+/* The same, keeping the site for the next record (an operation's blocks). */
+void rmalab__races_report_site_keep(char *buf, size_t size, const char *fallback);
 /* Report the race of a and b (`at`: the call that found it; NULL: b); a
  * new one joins R->found too. */
 void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,

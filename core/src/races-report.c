@@ -36,6 +36,11 @@ void rmalab__races_report_site(char *buf, size_t size, const char *fallback)
     site_now[0] = 0;
 }
 
+void rmalab__races_report_site_keep(char *buf, size_t size, const char *fallback)
+{
+    copy(buf, size, site_now[0] ? site_now : fallback);
+}
+
 static struct {
     rmalab_race *list;
     int n, cap;

@@ -78,8 +78,8 @@ int rmalab__races_sync_op(struct rmalab__races *R, const rmalab__op_event *ev, u
     r.kind = ev->kind == RMALAB_TRACE_PUT   ? RMALAB__RK_WRITE
              : ev->kind == RMALAB_TRACE_GET ? RMALAB__RK_READ
                                             : RMALAB__RK_ATOMIC;
-    rmalab__races_report_site(r.site, sizeof r.site,
-                              rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
+    (ev->more ? rmalab__races_report_site_keep : rmalab__races_report_site)(
+        r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
     return rmalab__races_racc_add(&R->out[ev->target], &r, id);
 }
 

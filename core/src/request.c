@@ -55,7 +55,8 @@ static void unlink_win(rmalab_request *r)
 
 static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmalab_type type,
                        int count, const void *origin, void *result, rmalab_op op,
-                       const rmalab_vector *vec, rmalab_request **out)
+                       const rmalab_vector *vec, const rmalab_typed_op *ty,
+                       rmalab_request **out)
 {
     const char *what = rma_names[kind];
     *out = NULL;
@@ -67,7 +68,7 @@ static int rma_request(rmalab_win *w, int kind, int target, MPI_Aint disp, rmala
     }
     r->req[0] = r->req[1] = MPI_REQUEST_NULL;
     int rc = rmalab__rma_request(w, kind, what, target, disp, type, count, origin, result, op,
-                                 vec, &r->ticket, &r->req[0]);
+                                 vec, ty, &r->ticket, &r->req[0]);
     if (rc) {
         rmalab__p2p_rq_finished(r);
         rmalab__mem_free(r);
@@ -88,14 +89,14 @@ int rmalab_win_rput(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, 
                     const void *origin, const rmalab_vector *vec, rmalab_request **out)
 {
     return rma_request(w, RMALAB_TRACE_PUT, target, disp, type, count, origin, NULL,
-                       RMALAB_OP_REPLACE, vec, out);
+                       RMALAB_OP_REPLACE, vec, NULL, out);
 }
 
 int rmalab_win_rget(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                     void *result, const rmalab_vector *vec, rmalab_request **out)
 {
     return rma_request(w, RMALAB_TRACE_GET, target, disp, type, count, NULL, result,
-                       RMALAB_OP_NO_OP, vec, out);
+                       RMALAB_OP_NO_OP, vec, NULL, out);
 }
 
 int rmalab_win_raccumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
@@ -103,7 +104,7 @@ int rmalab_win_raccumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type
                            rmalab_request **out)
 {
     return rma_request(w, RMALAB_TRACE_ACCUMULATE, target, disp, type, count, origin, NULL, op,
-                       vec, out);
+                       vec, NULL, out);
 }
 
 int rmalab_win_rget_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type,
@@ -111,7 +112,17 @@ int rmalab_win_rget_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_
                                const rmalab_vector *vec, rmalab_request **out)
 {
     return rma_request(w, RMALAB_TRACE_GET_ACCUMULATE, target, disp, type, count, origin,
-                       result, op, vec, out);
+                       result, op, vec, NULL, out);
+}
+
+int rmalab_win_typed_request(rmalab_win *w, const rmalab_typed_op *t, rmalab_request **out)
+{
+    *out = NULL;
+    if (t->kind < RMALAB_TRACE_PUT || t->kind > RMALAB_TRACE_GET_ACCUMULATE)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "typed request: kind %d is no put, get, "
+                                "accumulate or get_accumulate", t->kind);
+    return rma_request(w, t->kind, t->target, t->disp, t->type, t->count, t->origin, t->result,
+                       t->op, NULL, t, out);
 }
 
 /* An operation's request, tested or waited for: one event of its window

@@ -16,6 +16,7 @@
 #include "results.h"
 #include "sync-private.h"
 #include "rma.h"
+#include "shape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -83,9 +84,9 @@ static size_t bytes_of(rmalab_type type, int count)
 /* ------------------------------------------------------------------------ */
 /* One operation: its target side, its checks, and the memory it uses       */
 
-/* An operation as the functions below carry it. The target side is `count`
- * contiguous elements, or a vector: then `tdt` is a committed datatype
- * that op_close frees. `copy`: stage the origin (the calls that promise
+/* An operation as the functions below carry it. Its sides are `count`
+ * contiguous elements, or at the target a vector, or (ty) the caller's own
+ * datatypes: `sh`, its shape (shape.h), says what MPI is handed. `copy`: stage the origin (the calls that promise
  * the caller its buffer back at once); else *ticket numbers the operation
  * for rmalab_win_done (0: it failed before it was issued). */
 typedef struct {
@@ -96,70 +97,29 @@ typedef struct {
     rmalab_type type;
     int count;              /* elements at the origin */
     const rmalab_vector *vec;
+    const rmalab_typed_op *ty;
     bool copy;
     uint64_t *ticket;
     MPI_Request *rreq;      /* request-based (rput...): MPI's request */
-    MPI_Datatype dt, tdt;   /* the element's; the target's (dt or the vector) */
-    int tcount;             /* how many tdt at the target */
-    int span;               /* elements of the footprint */
+    rmalab__shape sh;
     const void *omem, *cmem; /* the caller's origin and compare, when MPI reads */
     void *rmem;             /* them in place; its result memory: or NULL */
 } rma_op;
 
-/* The vector agrees with the count, and its datatype is made. */
-static int vector_open(rma_op *o)
-{
-    const rmalab_vector *v = o->vec;
-    if (v->count < 0 || v->blocklen < 1 || v->stride < v->blocklen)
-        return rmalab__err_fail(RMALAB_ERR_ARG,
-                                "%s: a vector needs count >= 0, blocklen >= 1 and stride >= "
-                                "blocklen (got count %d, blocklen %d, stride %d)",
-                                o->what, v->count, v->blocklen, v->stride);
-    if ((int64_t)v->count * v->blocklen != o->count)
-        return rmalab__err_fail(
-            RMALAB_ERR_ARG,
-            "%s: the vector holds %lld elements (%d blocks of %d) and the origin "
-            "%d; the origin side is contiguous and must hold as many",
-            o->what, (long long)v->count * v->blocklen, v->count, v->blocklen, o->count);
-    int64_t span = v->count ? (int64_t)(v->count - 1) * v->stride + v->blocklen : 0;
-    if (span > INT32_MAX / 16)
-        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
-                                "%s: the vector spans %lld elements, more than any window holds",
-                                o->what, (long long)span);
-    o->span = (int)span;
-    if (!v->count)
-        return RMALAB_OK;
-    int e = MPI_Type_vector(v->count, v->blocklen, v->stride, o->dt, &o->tdt);
-    if (e == MPI_SUCCESS && (e = MPI_Type_commit(&o->tdt)) != MPI_SUCCESS)
-        MPI_Type_free(&o->tdt);
-    if (e != MPI_SUCCESS) {
-        o->tdt = o->dt;
-        return rmalab__err_mpi(e, "MPI_Type_vector");
-    }
-    o->tcount = 1;
-    return RMALAB_OK;
-}
-
 /* The caller's memory that MPI uses in place must not overlap the target's
- * when that is this process's memory too (layout.c). */
+ * when that is this process's memory too (shape.c). */
 static int op_overlap(rmalab_win *w, const rma_op *o)
 {
-    const void *mem[3] = {o->omem, o->cmem, o->rmem};
-    static const char *const role[3] = {"origin", "compare", "result"};
-    size_t n = bytes_of(o->type, o->count);
-    int rc = RMALAB_OK;
-    for (int i = 0; i < 3 && !rc; i++)
-        rc = rmalab__layout_overlap(w, o->what, o->target, o->disp, o->type, o->span, o->vec,
-                                    mem[i], n, role[i]);
-    return rc;
+    const void *const mem[3] = {o->omem, o->cmem, o->rmem};
+    return rmalab__shape_overlap(w, &o->sh, o->what, o->target, o->disp, mem);
 }
 
 /* The checks every operation makes (count, rank, epoch, the footprint's
  * range, overlaps), and the target side. */
 static int op_open(rmalab_win *w, rma_op *o)
 {
-    o->span = o->tcount = o->count;
-    o->dt = o->tdt = MPI_DATATYPE_NULL;
+    o->sh = (rmalab__shape){.type = o->type, .count = o->count, .vec = o->vec, .ty = o->ty,
+                            .dt = MPI_DATATYPE_NULL};
     if (o->ticket)
         *o->ticket = 0;
     int rc = rmalab__type_check_count(o->what, o->type, o->count);
@@ -167,23 +127,22 @@ static int op_open(rmalab_win *w, rma_op *o)
         rc = rmalab__sync_check_passive(w, o->what, o->target);
     if (rc)
         return rc;
-    o->dt = o->tdt = rmalab__type_mpi(o->type);
-    if (o->vec && (rc = vector_open(o)))
+    if ((rc = rmalab__shape_open(&o->sh, o->what)))
         return rc;
-    o->ev->count = o->span;
+    o->ev->type = o->sh.reach_type;
+    o->ev->count = o->sh.reach;
     return (rc = op_overlap(w, o)) ? rc : rmalab__sync_check_op(w, o->what, o->ev);
 }
 
 static void op_close(rma_op *o)
 {
-    if (o->tdt != o->dt)
-        MPI_Type_free(&o->tdt);
+    rmalab__shape_close(&o->sh);
 }
 
 /* Through the engine (plain copies only for contiguous targets). */
 static int op_engine(rmalab_win *w, rma_op *o, bool plain_ok, unsigned char **p)
 {
-    return engine_access(w, o->what, o->target, o->disp, plain_ok && !o->vec, p);
+    return engine_access(w, o->what, o->target, o->disp, plain_ok && rmalab__shape_plain(&o->sh), p);
 }
 
 /* The origin as MPI reads it: staged when the call copies. */
@@ -224,9 +183,9 @@ static int put_(rmalab_win *w, rma_op *o, const void *origin)
     }
     if ((rc = op_origin(w, o, &origin)))
         return rc;
-    int e = o->rreq ? MPI_Rput(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+    int e = o->rreq ? MPI_Rput(origin, o->sh.ocount, o->sh.odt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                rmalab__win_of_op(w), o->rreq)
-                    : MPI_Put(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                    : MPI_Put(origin, o->sh.ocount, o->sh.odt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                               rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rput" : "MPI_Put");
 }
@@ -241,9 +200,9 @@ static int get_(rmalab_win *w, rma_op *o, void *result)
         memcpy(result, p, bytes_of(o->type, o->count));
         return copied(w, o);
     }
-    int e = o->rreq ? MPI_Rget(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+    int e = o->rreq ? MPI_Rget(result, o->sh.rcount, o->sh.rdt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                rmalab__win_of_op(w), o->rreq)
-                    : MPI_Get(result, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                    : MPI_Get(result, o->sh.rcount, o->sh.rdt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                               rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rget" : "MPI_Get");
 }
@@ -262,9 +221,9 @@ static int accumulate_(rmalab_win *w, rma_op *o, const void *origin, rmalab_op o
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
     int e = o->rreq
-                ? MPI_Raccumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                ? MPI_Raccumulate(origin, o->sh.ocount, o->sh.odt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                   rmalab__type_mpi_op(op), rmalab__win_of_op(w), o->rreq)
-                : MPI_Accumulate(origin, o->count, o->dt, o->target, o->disp, o->tcount, o->tdt,
+                : MPI_Accumulate(origin, o->sh.ocount, o->sh.odt, o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                  rmalab__type_mpi_op(op), rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Raccumulate" : "MPI_Accumulate");
 }
@@ -275,11 +234,11 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
     int rc = atomic_engine(w, o);
     if (rc || (rc = op_origin(w, o, &origin)))
         return rc;
-    int e = o->rreq ? MPI_Rget_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                          o->target, o->disp, o->tcount, o->tdt,
+    int e = o->rreq ? MPI_Rget_accumulate(origin, o->sh.ocount, o->sh.odt, result, o->sh.rcount, o->sh.rdt,
+                                          o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                           rmalab__type_mpi_op(op), rmalab__win_of_op(w), o->rreq)
-                    : MPI_Get_accumulate(origin, o->count, o->dt, result, o->count, o->dt,
-                                         o->target, o->disp, o->tcount, o->tdt,
+                    : MPI_Get_accumulate(origin, o->sh.ocount, o->sh.odt, result, o->sh.rcount, o->sh.rdt,
+                                         o->target, o->disp, o->sh.tcount, o->sh.tdt,
                                          rmalab__type_mpi_op(op), rmalab__win_of_op(w));
     return op_issued(w, o, e, o->rreq ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
 }
@@ -288,7 +247,7 @@ static int get_accumulate_(rmalab_win *w, rma_op *o, const void *origin, void *r
 static int mem_given(const rma_op *o, const void *origin, const void *result, bool needs_origin,
                      bool needs_result)
 {
-    if (o->count > 0 && ((needs_origin && !origin) || (needs_result && !result)))
+    if (o->count > 0 && !o->ty && ((needs_origin && !origin) || (needs_result && !result)))
         return rmalab__err_fail(RMALAB_ERR_ARG, "%s: the %s buffer is NULL", o->what,
                                 needs_origin && !origin ? "origin" : "result");
     return RMALAB_OK;
@@ -340,7 +299,7 @@ static int fetch_and_op_(rmalab_win *w, rma_op *o, const void *origin, void *res
     int rc = rmalab__type_check_op(o->what, o->ev->op, o->type, true);
     if (rc || (rc = atomic_open(w, o, &origin, NULL, &result, &r, out)))
         return rc;
-    int e = MPI_Fetch_and_op(origin, result, o->dt, o->target, o->disp,
+    int e = MPI_Fetch_and_op(origin, result, o->sh.dt, o->target, o->disp,
                              rmalab__type_mpi_op(o->ev->op), rmalab__win_of_op(w));
     return atomic_issued(w, o, r, e, "MPI_Fetch_and_op", out);
 }
@@ -357,7 +316,7 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
     int rc = atomic_open(w, o, &origin, &compare, &result, &r, out);
     if (rc)
         return rc;
-    int e = MPI_Compare_and_swap(origin, compare, result, o->dt, o->target, o->disp,
+    int e = MPI_Compare_and_swap(origin, compare, result, o->sh.dt, o->target, o->disp,
                                  rmalab__win_of_op(w));
     return atomic_issued(w, o, r, e, "MPI_Compare_and_swap", out);
 }
@@ -366,27 +325,11 @@ static int compare_and_swap_(rmalab_win *w, rma_op *o, const void *compare, cons
 /* The calls, recorded when the window records (trace.c)                    */
 
 /* Each is one event of observe.h: an operation that succeeded goes in
- * the window's record, and in the race checker's. A vector goes there
- * block by block, each at its displacement in the target's units, or in
- * bytes when the stride is not a whole number of units: never as its
- * bounding range, which would race with what lies between its blocks. */
+ * the window's record, and in the race checker's, block by block when its
+ * target is not contiguous (shape.c). */
 static int op_end(rmalab_win *w, int rc, const rma_op *o)
 {
-    const rmalab_vector *v = o->vec;
-    if (rc || !v || !(w->races || w->trace))
-        return rmalab__observe_op_end(w, o->ev, rc);
-    MPI_Aint step = (MPI_Aint)v->stride * rmalab_type_size(o->type);
-    MPI_Aint unit = rmalab_win_disp_unit_of(w, o->target);
-    if (unit <= 0)
-        return rmalab__observe_op_end(w, o->ev, rc);
-    rmalab__op_event block = *o->ev;
-    block.count = v->blocklen;
-    block.in_bytes = step % unit != 0;
-    for (int i = 0; i < v->count && !rc; i++) {
-        block.disp = block.in_bytes ? o->disp * unit + i * step : o->disp + i * (step / unit);
-        rc = rmalab__observe_op_end(w, &block, rc);
-    }
-    return rc;
+    return rmalab__shape_end(w, &o->sh, o->ev, rc);
 }
 
 /* The operation's event, begun (observe.h). */
@@ -566,17 +509,37 @@ int rmalab_win_compare_and_swap_mem(rmalab_win *w, int target, MPI_Aint disp, rm
 /* ------------------------------------------------------------------------ */
 /* Request-based operations (request.c makes their requests)                */
 
+/* One operation of its kind (a trace kind), with o's request if any. */
+static int run_kind(rmalab_win *w, rma_op *o, int kind, const void *origin, void *result,
+                    rmalab_op op)
+{
+    switch (kind) {
+    case RMALAB_TRACE_PUT: return run_put(w, o, origin);
+    case RMALAB_TRACE_GET: return run_get(w, o, result, NULL);
+    case RMALAB_TRACE_ACCUMULATE: return run_accumulate(w, o, origin, op);
+    default: return run_get_accumulate(w, o, origin, result, op, NULL);
+    }
+}
+
 int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, MPI_Aint disp,
                         rmalab_type type, int count, const void *origin, void *result,
-                        rmalab_op op, const rmalab_vector *vec, uint64_t *ticket,
-                        MPI_Request *rreq)
+                        rmalab_op op, const rmalab_vector *vec, const rmalab_typed_op *ty,
+                        uint64_t *ticket, MPI_Request *rreq)
 {
     rma_op o = RMA_OP(what, target, disp, type, count, vec, false, ticket);
+    o.ty = ty;
     o.rreq = rreq;
-    switch (kind) {
-    case RMALAB_TRACE_PUT: return run_put(w, &o, origin);
-    case RMALAB_TRACE_GET: return run_get(w, &o, result, NULL);
-    case RMALAB_TRACE_ACCUMULATE: return run_accumulate(w, &o, origin, op);
-    default: return run_get_accumulate(w, &o, origin, result, op, NULL);
-    }
+    return run_kind(w, &o, kind, origin, result, op);
+}
+
+int rmalab_win_typed(rmalab_win *w, const rmalab_typed_op *t, uint64_t *ticket)
+{
+    static const char *const names[] = {"put", "get", "accumulate", "get_accumulate"};
+    int k = t->kind - RMALAB_TRACE_PUT;
+    if (k < 0 || k > 3) /* the kinds follow each other (rmalab/trace.h) */
+        return rmalab__err_fail(RMALAB_ERR_ARG, "typed operation: kind %d is no put, get, "
+                                "accumulate or get_accumulate", t->kind);
+    rma_op o = RMA_OP(names[k], t->target, t->disp, t->type, t->count, NULL, false, ticket);
+    o.ty = t;
+    return run_kind(w, &o, t->kind, t->origin, t->result, t->op);
 }

@@ -82,6 +82,9 @@
  *                    the origin-side check of each operation and its
  *                    epoch facts [sync-private.h]
  *   sync-passive.c   the passive-target calls: locks and flushes
+ *   shape.c          the sides of an RMA operation: contiguous, a target
+ *                    vector, the caller's own datatypes with their byte
+ *                    spans; their footprint, overlaps and blocks [shape.h]
  *   rma.c            the typed RMA operations [rma.h]
  *   win-local.c      the window's local reads and writes, and the loads
  *                    and stores of views (rmalab_win_direct)
@@ -129,11 +132,12 @@
  *   observe_ observe.c observe.h         engine_native_ engine-native.c
  *   engine_rma_ engine-rma.c             state_ state.c
  *   sync_ sync.c                         sync_passive_ sync-passive.c
- *   rma_ rma.c                           win_local_ win-local.c
- *   request_ request.c                   attr_ attr.c
- *   registry_ registry.c                 trace_gather_ trace-gather.c
- *   win_hints_ win-hints.c               win_free_ win-free.c
- *   state_text_ state-text.c             text_c_ text-c.c
+ *   shape_ shape.c                       rma_ rma.c
+ *   win_local_ win-local.c               request_ request.c
+ *   attr_ attr.c                         registry_ registry.c
+ *   trace_gather_ trace-gather.c         win_hints_ win-hints.c
+ *   win_free_ win-free.c                 state_text_ state-text.c
+ *   text_c_ text-c.c
  *
  * THE WINDOW. Each part of struct rmalab_win below has one owner that
  * writes it; other files read what their comment allows. The fields at the
@@ -522,7 +526,10 @@ struct rmalab__op_event {
     bool in_bytes;          /* disp counts bytes, not the target's units: a
                                direct load or store (rmalab_win_direct), a
                                block of a vector whose stride is no whole
-                               number of units (rma.c) */
+                               number of units, a span of a typed target
+                               (shape.c) */
+    bool more;              /* a block of an operation, and more follow: they
+                               all take its call site (shape.c) */
 };
 
 #endif

@@ -311,6 +311,41 @@ RMALAB_API int rmalab_win_rget_accumulate(rmalab_win *win, int target, MPI_Aint 
                                           rmalab_type type, int count, const void *origin,
                                           void *result, rmalab_op op, const rmalab_vector *vec,
                                           rmalab_request **out);
+/* An operation whose sides are any MPI datatypes (a C program's derived
+ * types: vector, indexed, struct, subarray, resized...): MPI is handed the
+ * caller's own datatypes as they are; the core is told the bytes they
+ * touch, for its range and overlap checks, the race checker and the
+ * recorder, which see each span of the target as one block.
+ * A span is `len` bytes at `off` from its side's base: the origin's or
+ * the result's buffer (MPI_BOTTOM: off is an address), and at the target
+ * byte disp x the target's disp_unit (off >= 0; ERR_RMA_RANGE else). Each
+ * list is in ascending order of off, its spans disjoint and not adjacent
+ * (merged). `type` is the predefined element every side is made of
+ * (RMALAB_BYTE when they mix types: accumulates refuse it), `count` how
+ * many elements each side moves; its op is checked against it as for the
+ * calls above. The buffers are MPI's until the operation completes, as for
+ * the _mem calls; rmalab_win_typed_request is the request form (in a
+ * passive-target epoch only). */
+typedef struct {
+    MPI_Aint off, len;
+} rmalab_span;
+typedef struct {
+    int kind; /* RMALAB_TRACE_PUT, _GET, _ACCUMULATE or _GET_ACCUMULATE */
+    int target;
+    MPI_Aint disp;
+    rmalab_type type;
+    int count;
+    rmalab_op op; /* the accumulates' */
+    const void *origin; /* put, accumulate, get_accumulate (NULL with NO_OP) */
+    void *result;       /* get, get_accumulate */
+    MPI_Datatype otype, rtype, ttype;
+    int ocount, rcount, tcount;
+    const rmalab_span *ospans, *rspans, *tspans;
+    int nospans, nrspans, ntspans;
+} rmalab_typed_op;
+RMALAB_API int rmalab_win_typed(rmalab_win *win, const rmalab_typed_op *op, uint64_t *ticket);
+RMALAB_API int rmalab_win_typed_request(rmalab_win *win, const rmalab_typed_op *op,
+                                        rmalab_request **out);
 /* Has the operation of `ticket` to `target` completed at this origin (a
  * call that completes it has returned)? True for ticket 0 and for a NULL
  * window. */

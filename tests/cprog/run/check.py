@@ -132,6 +132,26 @@ def errors_return():
     expect(f"exit status {rc}, wanted non-zero (an error was found)", rc != 0)
 
 
+def dtype_rules():
+    """Accumulates whose elements differ (a vector of int against one of
+    double; a struct of int and double) and a put whose sides differ in
+    size: MPI_ERR_TYPE at each line; a put from an indexed type to a vector
+    lands."""
+    rc, out, err = run("dtype-rules")
+    for i, (call, why) in enumerate([("e[0] = MPI_Accumulate(", "same predefined type"),
+                                     ("e[1] = MPI_Accumulate(", "one and the same predefined"),
+                                     ("e[2] = MPI_Put(", "the origin gives 12 bytes and the target takes 16")]):
+        n = line_of("dtype-rules.c", call)
+        expect(f"no error line at {n} saying {why!r}: {err!r}",
+               re.search(rf"dtype-rules\.c:{n}: error: .*{why}", err))
+        expect(f"call {i} did not return MPI_ERR_TYPE: {out!r}",
+               out.count(f"call {i}: MPI_ERR_TYPE") == 2)
+    expect(f"not 3 error lines per rank: {err!r}", err.count(": error: ") == 6)
+    expect(f"the indexed put did not land: {out!r}",
+           out.count("put done, window 1 0 5 0 6 0") == 2)
+    expect(f"exit status {rc}, wanted non-zero (errors were found)", rc != 0)
+
+
 def ends(how):
     rc, out, err = run("ends", how)
     expect(f"{how}: exit status {rc}, wanted non-zero", rc not in (0, -1))
@@ -307,7 +327,7 @@ def handles():
 
 
 cases = {"nullbase": lambda: same("nullbase", 2), "manywins": lambda: same("manywins", 2),
-         "zerocount": lambda: same("zerocount", 2), "dynspan": lambda: same("dynspan", 2),
+         "zerocount": lambda: same("zerocount", 2), "dtype-rules": dtype_rules, "dynspan": lambda: same("dynspan", 2),
          "handles": handles, "info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "requests-mixed": lambda: same("requests-mixed", 12), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),

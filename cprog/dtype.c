@@ -1,0 +1,299 @@
+/* Datatypes as bytes (dtype.h). The bytes one instance touches are found
+ * by MPI itself: MPI_Unpack of a signature's worth of 0xFF bytes into a
+ * zeroed copy of its true extent marks exactly the bytes the type places,
+ * whatever its constructors (vector, indexed, struct, subarray, darray,
+ * resized...). Its element: the named types at the leaves of its
+ * constructors (MPI_Type_get_contents). Kept in a table per handle, which
+ * the program's MPI_Type_free empties, as MPICH reuses handles. */
+#include "dtype.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rmalab/error.h>
+
+static const struct {
+    MPI_Datatype mpi;
+    rmalab_type type;
+} predefined[] = {
+    {MPI_INT, RMALAB_INT32}, {MPI_UNSIGNED, RMALAB_UINT32},
+    {MPI_INT32_T, RMALAB_INT32}, {MPI_UINT32_T, RMALAB_UINT32},
+    {MPI_DOUBLE, RMALAB_DOUBLE}, {MPI_FLOAT, RMALAB_FLOAT},
+    {MPI_LONG, RMALAB_INT64}, {MPI_UNSIGNED_LONG, RMALAB_UINT64},
+    {MPI_LONG_LONG, RMALAB_INT64}, {MPI_UNSIGNED_LONG_LONG, RMALAB_UINT64},
+    {MPI_INT64_T, RMALAB_INT64}, {MPI_UINT64_T, RMALAB_UINT64},
+    {MPI_AINT, RMALAB_INT64}, {MPI_OFFSET, RMALAB_INT64}, {MPI_COUNT, RMALAB_INT64},
+    {MPI_SHORT, RMALAB_INT16}, {MPI_UNSIGNED_SHORT, RMALAB_UINT16},
+    {MPI_INT16_T, RMALAB_INT16}, {MPI_UINT16_T, RMALAB_UINT16},
+    {MPI_CHAR, RMALAB_INT8}, {MPI_SIGNED_CHAR, RMALAB_INT8}, {MPI_INT8_T, RMALAB_INT8},
+    {MPI_UNSIGNED_CHAR, RMALAB_UINT8}, {MPI_UINT8_T, RMALAB_UINT8},
+    {MPI_BYTE, RMALAB_BYTE},
+};
+
+int run_type_of(MPI_Datatype t, rmalab_type *out)
+{
+    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
+        if (predefined[i].mpi == t) {
+            *out = predefined[i].type;
+            return RMALAB_OK;
+        }
+    return RMALAB_ERR_TYPE;
+}
+
+#define MAX_REACH ((MPI_Aint)1 << 30)
+
+typedef struct {
+    MPI_Datatype t;
+    run_dtype d;
+    rmalab_span *spans; /* owned */
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *table;
+static int ntable, captable;
+
+/* The elements under t: *type when all are one type of the core's, else
+ * *mixed. Depth-limited; the handles MPI hands back are freed. */
+static void leaves(MPI_Datatype t, rmalab_type *type, bool *seen, bool *mixed, int depth)
+{
+    int ni, na, nd, comb;
+    if (*mixed || depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+        *mixed = true;
+        return;
+    }
+    if (comb == MPI_COMBINER_NAMED) {
+        rmalab_type one = RMALAB_BYTE;
+        if (run_type_of(t, &one) != RMALAB_OK || (*seen && one != *type))
+            *mixed = true;
+        *type = one, *seen = true;
+        return;
+    }
+    int *is = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *as = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *ds = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    if (!is || !as || !ds || PMPI_Type_get_contents(t, ni, na, nd, is, as, ds) != MPI_SUCCESS)
+        *mixed = true, nd = 0;
+    for (int i = 0; i < nd; i++) {
+        leaves(ds[i], type, seen, mixed, depth + 1);
+        int x, y, z, c;
+        if (PMPI_Type_get_envelope(ds[i], &x, &y, &z, &c) == MPI_SUCCESS &&
+            c != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&ds[i]);
+    }
+    free(is), free(as), free(ds);
+}
+
+/* The bytes of mask (from lb) that MPI_Unpack marked, as spans. */
+static int spans_of(const unsigned char *mask, MPI_Aint len, MPI_Aint lb, entry *e)
+{
+    int n = 0, cap = 0;
+    for (MPI_Aint i = 0; i < len;) {
+        if (!mask[i]) {
+            i++;
+            continue;
+        }
+        MPI_Aint j = i;
+        while (j < len && mask[j])
+            j++;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            rmalab_span *g = realloc(e->spans, sizeof *g * (size_t)cap);
+            if (!g)
+                return rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype");
+            e->spans = g;
+        }
+        e->spans[n++] = (rmalab_span){lb + i, j - i};
+        i = j;
+    }
+    e->d.n = n;
+    return RMALAB_OK;
+}
+
+/* Which bytes one instance of t touches (e->d's size, lb and extent set). */
+static int flatten(MPI_Datatype t, entry *e)
+{
+    MPI_Aint tlb, textent;
+    int psize, pos = 0;
+    if (PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS ||
+        PMPI_Pack_size(1, t, MPI_COMM_SELF, &psize) != MPI_SUCCESS)
+        return rmalab_set_error(RMALAB_ERR_TYPE, "the datatype is not a valid one");
+    if (textent > MAX_REACH)
+        return rmalab_set_error(RMALAB_ERR_TYPE, "rmalab run checks datatypes that reach up to "
+                                "1 GiB; this one reaches %ld bytes", (long)textent);
+    unsigned char *mask = calloc(1, (size_t)textent + 1), *ones = malloc((size_t)psize + 1);
+    int rc = mask && ones ? RMALAB_OK
+                          : rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype");
+    if (!rc) {
+        memset(ones, 0xff, (size_t)psize);
+        if (PMPI_Unpack(ones, psize, &pos, mask - tlb, 1, t, MPI_COMM_SELF) != MPI_SUCCESS)
+            rc = rmalab_set_error(RMALAB_ERR_TYPE, "the datatype is not committed "
+                                  "(MPI_Type_commit)");
+    }
+    if (!rc)
+        rc = spans_of(mask, textent, tlb, e);
+    free(mask), free(ones);
+    return rc;
+}
+
+/* Whether t places its elements one after the other, in the order of its
+ * signature: a named type, or a contiguous run or duplicate of one. (A
+ * transpose may touch every byte of its extent, in another order.) */
+static bool in_order(MPI_Datatype t, int depth)
+{
+    int ni, na, nd, comb, count = 0;
+    MPI_Datatype inner;
+    if (depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return false;
+    if (comb == MPI_COMBINER_NAMED)
+        return true;
+    if ((comb != MPI_COMBINER_CONTIGUOUS && comb != MPI_COMBINER_DUP) || ni > 1 || nd != 1 ||
+        PMPI_Type_get_contents(t, ni, na, nd, &count, NULL, &inner) != MPI_SUCCESS)
+        return false;
+    bool ordered = in_order(inner, depth + 1);
+    int x, y, z, c;
+    if (PMPI_Type_get_envelope(inner, &x, &y, &z, &c) == MPI_SUCCESS && c != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&inner);
+    return ordered;
+}
+
+/* t read afresh into e. */
+static int describe(MPI_Datatype t, entry *e)
+{
+    int size, rc;
+    *e = (entry){.t = t};
+    if (PMPI_Type_size(t, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(t, &e->d.lb, &e->d.extent) != MPI_SUCCESS)
+        return rmalab_set_error(RMALAB_ERR_TYPE, "the datatype is not a valid one");
+    e->d.size = size;
+    bool seen = false, mixed = false;
+    leaves(t, &e->d.type, &seen, &mixed, 0);
+    e->d.one = seen && !mixed;
+    if (!e->d.one)
+        e->d.type = RMALAB_BYTE;
+    if ((rc = flatten(t, e)))
+        return rc;
+    if (e->d.n == 1 && e->spans[0].off == e->d.lb && e->spans[0].len == size &&
+        e->d.extent == size && in_order(t, 0)) {
+        free(e->spans);
+        e->spans = NULL;
+        e->d.n = 0; /* dense */
+    } else if (e->d.n == 0 && size) {
+        e->d.n = -1; /* cannot be: MPI placed none of its bytes */
+    }
+    e->d.spans = e->spans;
+    return e->d.n < 0 ? rmalab_set_error(RMALAB_ERR_TYPE, "the datatype places no bytes") : 0;
+}
+
+/* A named type of the core's: dense, its own element, no table. */
+static bool named(MPI_Datatype t, run_dtype *out)
+{
+    rmalab_type type;
+    if (run_type_of(t, &type) != RMALAB_OK)
+        return false;
+    MPI_Aint size = rmalab_type_size(type);
+    *out = (run_dtype){type, true, size, 0, size, 0, NULL};
+    return true;
+}
+
+/* The table's entry for t, read now if it has none; -1 on an error. */
+static int entry_of(MPI_Datatype t)
+{
+    for (int i = 0; i < ntable; i++)
+        if (table[i].t == t)
+            return i;
+    if (ntable == captable) {
+        entry *g = realloc(table, sizeof *g * (size_t)(2 * captable + 8));
+        if (!g) {
+            rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype");
+            return -1;
+        }
+        table = g, captable = 2 * captable + 8;
+    }
+    entry e;
+    if (describe(t, &e)) {
+        free(e.spans);
+        return -1;
+    }
+    table[ntable] = e;
+    return ntable++;
+}
+
+int run_dtype_of(MPI_Datatype t, run_dtype *out)
+{
+    if (t == MPI_DATATYPE_NULL)
+        return rmalab_set_error(RMALAB_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+    if (named(t, out))
+        return RMALAB_OK;
+    pthread_mutex_lock(&lock);
+    int i = entry_of(t);
+    if (i >= 0)
+        *out = table[i].d;
+    pthread_mutex_unlock(&lock);
+    return i >= 0 ? RMALAB_OK : RMALAB_ERR_TYPE;
+}
+
+void run_dtype_forget(MPI_Datatype t)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ntable; i++)
+        if (table[i].t == t) {
+            free(table[i].spans);
+            table[i] = table[--ntable];
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static int by_off(const void *a, const void *b)
+{
+    const rmalab_span *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sorted (instances may interleave: a resized type), then merged. */
+static int merge(rmalab_span *s, int n)
+{
+    int k = 0;
+    for (int i = 1; i < n; i++)
+        if (s[i].off < s[i - 1].off) {
+            qsort(s, (size_t)n, sizeof *s, by_off);
+            break;
+        }
+    for (int i = 0; i < n; i++) {
+        MPI_Aint end = s[i].off + s[i].len;
+        if (k && s[i].off <= s[k - 1].off + s[k - 1].len) {
+            if (end > s[k - 1].off + s[k - 1].len)
+                s[k - 1].len = end - s[k - 1].off;
+        } else {
+            s[k++] = s[i];
+        }
+    }
+    return k;
+}
+
+int run_dtype_spans(const run_dtype *d, int count, rmalab_span *one, rmalab_span **out, int *n)
+{
+    *out = one, *n = 0;
+    if (count <= 0 || d->size == 0)
+        return RMALAB_OK;
+    if (d->n == 0) {
+        *one = (rmalab_span){d->lb, (MPI_Aint)count * d->size};
+        *n = 1;
+        return RMALAB_OK;
+    }
+    if ((int64_t)count * d->n > (1 << 26))
+        return rmalab_set_error(RMALAB_ERR_TYPE, "rmalab run checks operations of up to %d "
+                                "separate blocks; this one has %lld", 1 << 26,
+                                (long long)count * d->n);
+    rmalab_span *s = malloc(sizeof *s * (size_t)count * (size_t)d->n);
+    if (!s)
+        return rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype's blocks");
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < d->n; j++)
+            s[(size_t)i * d->n + j] =
+                (rmalab_span){d->spans[j].off + i * d->extent, d->spans[j].len};
+    *n = merge(s, count * d->n);
+    *out = s;
+    return RMALAB_OK;
+}

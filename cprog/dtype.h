@@ -1,0 +1,41 @@
+/* dtype.c: a datatype as the bytes one instance of it touches and the
+ * element it is made of, read once per MPI_Datatype and kept until the
+ * program's MPI_Type_free. */
+#ifndef RMALAB_CPROG_DTYPE_H
+#define RMALAB_CPROG_DTYPE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include <rmalab/win.h>
+
+/* One instance of a datatype. `size` bytes of signature; `type` the
+ * predefined element every basic part of it is, when `one` (a type of the
+ * core's table: types.c), else RMALAB_BYTE (they mix types, or one is
+ * none of the core's: a pair type, long double...). The bytes it touches
+ * from its buffer: n spans ascending and merged; n = 0 (spans NULL) when
+ * they are [lb, lb + size) in the order of its signature and its extent is
+ * size, so that count instances are one run too (a predefined type, a
+ * contiguous run of one): then it is "dense". */
+typedef struct {
+    rmalab_type type;
+    bool one;
+    MPI_Aint size, lb, extent;
+    int n;
+    const rmalab_span *spans;
+} run_dtype;
+
+/* A predefined type of the core's table (fetch_and_op, compare_and_swap);
+ * others RMALAB_ERR_TYPE, with no message. */
+int run_type_of(MPI_Datatype t, rmalab_type *out);
+/* t's description; RMALAB_ERR_TYPE with a message (rmalab_errmsg) for
+ * MPI_DATATYPE_NULL, an invalid or uncommitted type, or one that reaches
+ * more than 1 GiB. The spans stay valid until MPI_Type_free of t. */
+int run_dtype_of(MPI_Datatype t, run_dtype *out);
+/* count instances as spans from the buffer: *out one span or a new array
+ * (free() it when it is not `one`), *n of them; none when count is 0. */
+int run_dtype_spans(const run_dtype *d, int count, rmalab_span *one, rmalab_span **out, int *n);
+/* The program's MPI_Type_free of t: its description goes. */
+void run_dtype_forget(MPI_Datatype t);
+
+#endif

@@ -1,0 +1,52 @@
+/* MPI's rules between an operation's derived datatypes, as errors at the
+ * call's line (the window returns them: MPI_ERRORS_RETURN), and a correct
+ * operation through an indexed type and a vector that goes on: rmalab run
+ * refused every derived origin type before. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, ints[8] = {1, 2, 3, 4, 5, 6, 7, 8}, mem[8] = {0};
+    int lens[2] = {1, 2}, at[2] = {0, 4}, blocks[2] = {1, 1}, failed = 0;
+    MPI_Aint where[2] = {0, 8};
+    MPI_Datatype four_ints, two_doubles, int_double, parts[2] = {MPI_INT, MPI_DOUBLE}, picked,
+                                                    odd;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Type_vector(4, 1, 2, MPI_INT, &four_ints);
+    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &two_doubles);
+    MPI_Type_create_struct(2, blocks, where, parts, &int_double);
+    MPI_Type_indexed(2, lens, at, MPI_INT, &picked);
+    MPI_Type_vector(3, 1, 2, MPI_INT, &odd);
+    MPI_Type_commit(&four_ints);
+    MPI_Type_commit(&two_doubles);
+    MPI_Type_commit(&int_double);
+    MPI_Type_commit(&picked);
+    MPI_Type_commit(&odd);
+    MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Win_fence(0, win);
+    int peer = 1 - rank, e[3];
+    e[0] = MPI_Accumulate(ints, 1, four_ints, peer, 0, 1, two_doubles, MPI_SUM, win);
+    e[1] = MPI_Accumulate(ints, 1, int_double, peer, 0, 3, MPI_INT, MPI_SUM, win);
+    e[2] = MPI_Put(ints, 3, MPI_INT, peer, 0, 1, four_ints, win);
+    failed = MPI_Put(ints, 1, picked, peer, 1, 1, odd, win) != MPI_SUCCESS;
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < 3; i++) {
+        int class;
+        MPI_Error_class(e[i], &class);
+        printf("rank %d: call %d: %s\n", rank, i, class == MPI_ERR_TYPE ? "MPI_ERR_TYPE" : "?");
+    }
+    printf("rank %d: put %s, window %d %d %d %d %d %d\n", rank, failed ? "failed" : "done",
+           mem[1], mem[2], mem[3], mem[4], mem[5], mem[6]);
+    MPI_Type_free(&four_ints);
+    MPI_Type_free(&two_doubles);
+    MPI_Type_free(&int_double);
+    MPI_Type_free(&picked);
+    MPI_Type_free(&odd);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return 0;
+}
