@@ -148,9 +148,10 @@ static int op_overlap(rmalab_win *w, const rma_op *o)
     static const char *const role[3] = {"origin", "compare", "result"};
     size_t n = bytes_of(o->type, o->count);
     int rc = RMALAB_OK;
-    for (int i = 0; i < 3 && !rc; i++)
-        rc = rmalab__layout_overlap(w, o->what, o->target, o->disp, o->type, o->span, o->vec,
-                                    mem[i], n, role[i]);
+    for (int i = 0; i < 3 && !rc; i++) /* most operations use one or two */
+        if (mem[i])
+            rc = rmalab__layout_overlap(w, o->what, o->target, o->disp, o->type, o->span,
+                                        o->vec, mem[i], n, role[i]);
     return rc;
 }
 
