@@ -183,8 +183,7 @@ typedef struct rmalab__engine {
      * (engine-rma.c's polling loop, which rmalab_interrupt may end): sync.c
      * then makes no record of the process around them (about 320 of the
      * 2,100 instructions of an rma epoch to self; issue 41). The native
-     * engine's calls wait
-     * inside MPICH and are recorded by sync.c. */
+     * engine's calls wait inside MPICH and are recorded by sync.c. */
     bool own_waits;
     /* Creation, before the MPI window exists: the engine's state. `base`
      * is non-NULL where rmalab provides this rank's memory (win_allocate,
