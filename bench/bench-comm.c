@@ -9,11 +9,13 @@
  *
  *   allreduce  MPI_Allreduce of one double, MPI_SUM;  c:allreduce(x, "sum")
  *   pingpong   MPI_Send/MPI_Recv of 8 bytes there and back;  c:send(x, 1)
- *              and c:recv(1) of one float (goal for both: within 1.3x)
+ *              and c:recv(1) of one float (issue 41's goal: within 1.5x)
+ *   pingbuf    the same C loop;  c:send(b, 1) and c:recv(1, nil, b) of an
+ *              rl.buffer of one double, in place (goal: within 1.3x)
  *   bcast      MPI_Bcast of 1,000 doubles;  c:bcast(t) of a table of 1,000
- *              floats, decoded into a new table on rank 1 (goal: within 2x)
+ *              floats, decoded into a new table on rank 1 (goal: within 15x)
  *   bcastbuf   the same C loop;  c:bcast(b) of an rl.buffer of 1,000 doubles,
- *              in place (goal: within 2x)
+ *              in place (goal: within 1.1x)
  *   lock       each rank: MPI_Win_lock (shared) of the other rank, MPI_Get
  *              of one int64, MPI_Win_unlock;  win:lock(peer, "shared"),
  *              win:get(peer, 0, "int64"), win:unlock(peer), r:value()
@@ -181,9 +183,10 @@ static const struct bench {
     double goal;
 } benches[] = {
     {"allreduce", c_allreduce, 1.3},
-    {"pingpong", c_pingpong, 1.3},
-    {"bcast", c_bcast, 2.0},
-    {"bcastbuf", c_bcast, 2.0},
+    {"pingpong", c_pingpong, 1.5},
+    {"pingbuf", c_pingpong, 1.3},
+    {"bcast", c_bcast, 15.0},
+    {"bcastbuf", c_bcast, 1.1},
     {"lock", c_lock, 1.3},
 };
 #define NB (int)(sizeof benches / sizeof benches[0])

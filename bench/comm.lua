@@ -3,6 +3,7 @@
 --   allreduce  c:allreduce(x, "sum") of one float
 --   pingpong   rank 0: c:send(x, 1); c:recv(1)   rank 1: c:recv(0); c:send(x, 0)
 --              x one float: 8 bytes of payload
+--   pingbuf    the same with a buffer of one double, received into in place
 --   bcast      c:bcast(t) of a table of 1,000 floats from rank 0
 --   bcastbuf   c:bcast(b) of a buffer of 1,000 doubles from rank 0, in place
 --   lock       win:lock(peer, "shared"), win:get(peer, 0, "int64"),
@@ -28,6 +29,17 @@ function B.pingpong(n)
     for _ = 1, n do x = c:recv(0); c:send(x, 0) end
   end
   return x
+end
+
+local pb = rl.buffer("double", 1)
+function B.pingbuf(n)
+  pb[1] = 0.5
+  if me == 0 then
+    for _ = 1, n do c:send(pb, 1); c:recv(1, nil, pb); pb[1] = pb[1] + 1 end
+  else
+    for _ = 1, n do c:recv(0, nil, pb); c:send(pb, 0) end
+  end
+  return pb[1]
 end
 
 local t = {}

@@ -6,10 +6,26 @@
 -- WHAT: alloc (rl.win_allocate(64) + free, the default engine), lock
 -- (lock(0, "shared"), get of one int64, unlock, the value read), pscw-rma
 -- and pscw-native (post, start, put of one int64, complete, wait, to self,
--- the group tables built every epoch).
+-- the group tables built every epoch); bench-comm's rows on one rank, where
+-- a collective waits for nobody and a message goes to self: allreduce (of
+-- one float), bcastbuf (a buffer of 1,000 doubles), pingpong (c:send of one
+-- float and c:recv) and pingbuf (the same with a buffer of one double,
+-- received into in place).
 local rl = require "rmalab"
 local what, n = arg[1], tonumber(arg[2])
-if what == "lock" then
+local c = rl.world
+if what == "allreduce" then
+  for i = 1, n do c:allreduce(i + 0.5, "sum") end
+elseif what == "bcastbuf" then
+  local b = rl.buffer("double", 1000)
+  for _ = 1, n do c:bcast(b) end
+elseif what == "pingpong" then
+  local x = 0.5
+  for _ = 1, n do c:send(x, 0); x = c:recv(0) + 1 end
+elseif what == "pingbuf" then
+  local b = rl.buffer("double", 1)
+  for _ = 1, n do c:send(b, 0); c:recv(0, nil, b) end
+elseif what == "lock" then
   local win <close> = rl.win_allocate(64, { disp_unit = 8, name = "b" })
   local s = 0
   for _ = 1, n do
@@ -30,5 +46,5 @@ elseif what == "pscw-rma" or what == "pscw-native" then
   end
   assert(win:read(0, "int64") == n, "the window holds the last value put")
 else
-  error("usage: instr-lua.lua alloc|lock|pscw-rma|pscw-native N")
+  error("usage: instr-lua.lua alloc|lock|pscw-rma|pscw-native|allreduce|bcastbuf|pingpong|pingbuf N")
 end

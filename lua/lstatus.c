@@ -5,11 +5,13 @@
  * A status is read-only: a userdata with no memory of its own but its tag,
  * whose metatable holds its fields (__index), refuses writes (__newindex),
  * lists them (__pairs) and shows them (__tostring: {source = 1, tag = 0}),
- * and is protected (__metatable). Being read-only, a value message's
- * status is shared: one per (source, tag), kept in a weak table, so that a
- * receive in a loop makes nothing. A new table per receive, and the
- * garbage collector's work on it, was a third of an 8-byte ping-pong's
- * time (bench-comm). A userdata, not a table, so that rawset cannot write
+ * and is protected (__metatable). Being read-only, a received message's
+ * status is shared: one per (source, tag), kept in a weak table, and for a
+ * buffer the one of its type and count, so that a receive in a loop makes
+ * nothing. A new table per receive, and the garbage collector's work on
+ * it, was a third of an 8-byte ping-pong's time (bench-comm); a new status
+ * per buffer received was half the instructions of a 1-element buffer's
+ * ping-pong (issue 41). A probe's status (with bytes) is made anew. A userdata, not a table, so that rawset cannot write
  * into the status every later receive shares: checking a table for that
  * at each receive cost 0.03x of the ping-pong. */
 #include "lrmalab.h"
@@ -18,7 +20,9 @@ static const char cache_key = 'S'; /* the registry's weak table of statuses */
 static const char status_tag = 's';
 
 typedef struct {
-    const void *tag; /* &status_tag (lrm_newud) */
+    const void *tag;     /* &status_tag (lrm_newud) */
+    int type;            /* a buffer's type, else -1 */
+    lua_Integer count;   /* a buffer's count */
 } lstatus;
 
 static int status_newindex(lua_State *L)
@@ -78,9 +82,17 @@ static int status_tostring(lua_State *L)
     return 1;
 }
 
+/* A buffer's count of elements, 0 for a value. */
+static lua_Integer count_of(const rmalab_msg_status *st)
+{
+    return st->type >= 0 ? (lua_Integer)(st->bytes / (size_t)rmalab_type_size(st->type)) : 0;
+}
+
 static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
 {
-    lrm_newud(L, sizeof(lstatus), 0, &status_tag);
+    lstatus *s = lrm_newud(L, sizeof(lstatus), 0, &status_tag);
+    s->type = st->type >= 0 ? st->type : -1;
+    s->count = count_of(st);
     lua_createtable(L, 0, 4);
     lua_createtable(L, 0, st->type >= 0 ? 4 : 2);
     lua_pushinteger(L, st->source);
@@ -88,7 +100,7 @@ static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     lua_pushinteger(L, st->tag);
     lua_setfield(L, -2, "tag");
     if (st->type >= 0) {
-        lua_pushinteger(L, (lua_Integer)(st->bytes / (size_t)rmalab_type_size(st->type)));
+        lua_pushinteger(L, s->count);
         lua_setfield(L, -2, "count");
         lua_pushstring(L, rmalab_type_name(st->type));
         lua_setfield(L, -2, "type");
@@ -109,9 +121,17 @@ static void new_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     lua_setmetatable(L, -2);
 }
 
+/* The cached status at the top fits st: the same type and count (source
+ * and tag are its key). */
+static bool fits(lua_State *L, const rmalab_msg_status *st)
+{
+    const lstatus *s = lua_touserdata(L, -1);
+    return s && s->type == (st->type >= 0 ? st->type : -1) && s->count == count_of(st);
+}
+
 void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
 {
-    if (st->type >= 0 || bytes) { /* rarer, and not worth a key */
+    if (bytes) { /* a probe's: rarer, and not worth a key */
         new_status(L, st, bytes);
         return;
     }
@@ -127,7 +147,7 @@ void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes)
     }
     /* sources and tags are at most INT_MAX (MPI_TAG_UB): one integer */
     lua_Integer key = (lua_Integer)((uint64_t)(uint32_t)st->source << 32 | (uint32_t)st->tag);
-    if (lua_rawgeti(L, -1, key) == LUA_TNIL) {
+    if (lua_rawgeti(L, -1, key) == LUA_TNIL || !fits(L, st)) {
         lua_pop(L, 1);
         new_status(L, st, false);
         lua_pushvalue(L, -1);

@@ -150,6 +150,7 @@ static int native_info(const rmalab_win *w, rmalab_info *info)
 const rmalab__engine rmalab__engine_native = {
     .name = "native",
     .own_lock_all = false,
+    .own_waits = false,
     .setup = native_setup,
     .destroy = native_destroy,
     .post = native_post,

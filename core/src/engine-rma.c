@@ -582,6 +582,7 @@ static int rma_arrived(rmalab_win *w, int origin)
 const rmalab__engine rmalab__engine_rma = {
     .name = "rma",
     .own_lock_all = true,
+    .own_waits = true,
     .setup = rma_setup,
     .attach = rma_attach,
     .quiesce = rma_quiesce,

@@ -97,10 +97,10 @@ int rmalab__shape_overlap(rmalab_win *w, const rmalab__shape *s, const char *wha
     size_t n = (size_t)s->count * (size_t)rmalab_type_size(s->type);
     int rc = RMALAB_OK;
     for (int i = 0; i < 3 && !rc; i++)
-        if (!t)
+        if (!t && mem[i]) /* most operations use one or two */
             rc = rmalab__layout_overlap(w, what, target, disp, s->type, s->reach, s->vec, mem[i],
                                         n, role[i]);
-        else if (i != 1) /* no compare; an origin at MPI_BOTTOM has address spans */
+        else if (t && i != 1) /* no compare; an origin at MPI_BOTTOM has address spans */
             rc = rmalab__layout_overlap_spans(w, what, target, disp, t->tspans, t->ntspans,
                                               mem[i], i ? t->rspans : t->ospans,
                                               i ? t->nrspans : t->nospans, role[i]);

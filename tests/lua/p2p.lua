@@ -51,7 +51,10 @@ end)
 T.case("statuses: read-only, listed, shown, shared per source and tag", function()
   if me == 0 then
     for i = 1, 3 do c:send(i, 1, 6) end
-    c:send(rl.buffer("int32", 2), 1, 6)
+    for _ = 1, 3 do c:send(rl.buffer("int32", 2), 1, 6) end
+    c:send(rl.buffer("int32", 1), 1, 6)
+    c:send(rl.buffer("double", 1), 1, 6)
+    c:send(7, 1, 6)
   else
     local _, s1 = c:recv(0, 6)
     local _, s2 = c:recv(0, 6)
@@ -80,6 +83,16 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     local b, s4 = c:recv(0, 6)
     T.eq({ #b, s4.count, s4.type, type(s4) }, { 2, 2, "int32", "userdata" })
     checkerr("ERR_ARG", "read-only", function() s4.count = 0 end)
+    -- a buffer's status is shared too, per source, tag, type and count
+    local _, s5 = c:recv(0, 6, rl.buffer("int32", 2))
+    local _, s6 = c:recv(0, 6, rl.buffer("int32", 2))
+    T.eq({ s5 == s4, s6 == s4 }, { true, true }, "one status per source, tag, type and count")
+    local _, s7 = c:recv(0, 6, rl.buffer("int32", 3))
+    T.eq({ s7.count, s7.type, s7 == s4 }, { 1, "int32", false }, "another count, another status")
+    local _, s8 = c:recv(0, 6, rl.buffer("double", 1))
+    T.eq({ s8.count, s8.type, s8 == s7 }, { 1, "double", false }, "another type, another status")
+    local _, s9 = c:recv(0, 6)
+    T.eq({ s9.count, s9.type, s9.tag }, { nil, nil, 6 }, "a value's status has no count")
   end
 end)
 
