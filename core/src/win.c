@@ -502,13 +502,13 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         return rc ? rc
                   : rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", c.what);
     /* Collective over the parent from here: blocked in win_<flavour>. */
-    rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true};
+    rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true, .dup = &c.comm};
     rmalab__block_comm(&b, parent);
-    int entered = rmalab__block_enter(&b);
+    int entered = rmalab__block_enter(&b); /* SLEEP mode: its wait is the dup */
     if (entered)
         return entered;
     c.parent = parent;
-    int e = MPI_Comm_dup(parent, &c.comm);
+    int e = b.duped ? MPI_SUCCESS : MPI_Comm_dup(parent, &c.comm);
     if (e != MPI_SUCCESS) {
         rmalab__block_leave(&b);
         return rmalab__err_mpi(e, "MPI_Comm_dup");
