@@ -9,10 +9,11 @@
  * creation on every rank instead of leaving the others blocked in a
  * collective; but only when a step since the last agreement could have
  * failed on one rank alone. Two steps carry the agreement in a collective
- * that they make anyway (`agrees`): the check of same_size and
- * same_disp_unit, and the check of window bases; and a step that ends in
- * an agreement of its own (`settles`) needs none after it. The memory is
- * zeroed before the base check and the layout exchange, which order it
+ * that they make anyway (`agree`): the check of same_size and
+ * same_disp_unit, and the check of window bases in the layout's
+ * allgather; a step that ends in an agreement of its own (`settles`)
+ * needs none after it, and one that a failed rank `joins` none before it.
+ * The memory is zeroed before the base check, whose allgather orders it
  * before any rank can reach it. Argument errors are found before the first
  * collective call, and the first agreement carries them: a rank whose
  * arguments are wrong takes part all the same (as one whose binding found
