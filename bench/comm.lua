@@ -8,6 +8,8 @@
 --   bcastbuf   c:bcast(b) of a buffer of 1,000 doubles from rank 0, in place
 --   lock       win:lock(peer, "shared"), win:get(peer, 0, "int64"),
 --              win:unlock(peer), r:value(): the sum of what was read
+--   alloc      rl.win_allocate(64, { disp_unit = 8 }) and w:free()
+--   allocapi   the same through the C API, in bench-comm.c's C loop
 -- Each returns a number the C side checks, so nothing is skipped.
 local rl = require "rmalab"
 local c = rl.world
@@ -101,6 +103,17 @@ function B.lock(n)
   end
   return s
 end
+
+function B.alloc(n)
+  for _ = 1, n do
+    local w = rl.win_allocate(64, { disp_unit = 8 })
+    w:free()
+  end
+  return n
+end
+
+-- luacheck: read globals capi_alloc
+function B.allocapi(n) return capi_alloc(n) end
 
 function B.finish()
   if win then win:free() end

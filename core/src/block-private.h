@@ -28,6 +28,9 @@ typedef struct rmalab__block {
     rmalab__err_packet *agree;  /* collective calls: the agreement they make
                                    first (packed), or NULL */
     bool agreed;                /* set by rmalab__block_enter: agree is reduced */
+    MPI_Comm *dup;              /* collective calls with no agreement first: a
+                                   duplicate of comm they make first, or NULL */
+    bool duped;                 /* set by rmalab__block_enter: *dup is made */
 } rmalab__block;
 
 extern _Atomic int rmalab__block_wait_mode; /* rmalab_wait_mode */
@@ -35,7 +38,9 @@ extern _Atomic int rmalab__block_wait_mode; /* rmalab_wait_mode */
 /* Publish b (the process is blocked in it) and, in SLEEP mode, wait for a
  * collective call's group with the sleeping backoff, in the nonblocking
  * form of the agreement the call makes first (b->agree: an MPI_Iallreduce
- * on b->comm, and b->agreed is set) or else in an MPI_Ibarrier. An error
+ * on b->comm, and b->agreed is set), or of the duplicate it makes first
+ * (b->dup: an MPI_Comm_idup of b->comm, and b->duped is set), or else in
+ * an MPI_Ibarrier. An error
  * can only come from that collective, and then b has left already;
  * otherwise the caller leaves when the call ends. */
 int rmalab__block_enter(rmalab__block *b);

@@ -310,7 +310,7 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
 int rmalab__block_enter(rmalab__block *b)
 {
     b->since = coarse_now();
-    b->agreed = false;
+    b->agreed = b->duped = false;
     proc_lock();
     b->prev = proc.now;
     proc.now = b;
@@ -322,15 +322,18 @@ int rmalab__block_enter(rmalab__block *b)
         return RMALAB_OK;
     MPI_Request req;
     int e = b->agree ? rmalab__err_agree_reduce(b->agree, b->comm, &req)
+            : b->dup ? MPI_Comm_idup(b->comm, b->dup, &req)
                      : MPI_Ibarrier(b->comm, &req), rc;
     if (e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, b->agree ? "MPI_Iallreduce (agreeing without spinning)"
+                                : b->dup ? "MPI_Comm_idup (waiting for the group without spinning)"
                                          : "MPI_Ibarrier (waiting for the group without spinning)");
     else
         rc = rmalab__block_wait_request(&req, "MPI_Test (waiting for the group without spinning)");
     if (rc)
         rmalab__block_leave(b);
     b->agreed = !rc && b->agree;
+    b->duped = !rc && b->dup && !b->agree;
     return rc;
 }
 

@@ -114,9 +114,10 @@ static int native_test(rmalab_win *w, const int *xgroup, int n, int *flag)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_test");
 }
 
-static int native_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base)
+/* Local: the state; nothing collective (no setup). */
+static int native_make(rmalab_win *w, MPI_Comm parent)
 {
-    (void)parent, (void)alloc, (void)base;
+    (void)parent;
     struct native *n = rmalab__mem_calloc(1, sizeof *n);
     if (!n)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
@@ -151,7 +152,7 @@ const rmalab__engine rmalab__engine_native = {
     .name = "native",
     .own_lock_all = false,
     .own_waits = false,
-    .setup = native_setup,
+    .make = native_make,
     .destroy = native_destroy,
     .post = native_post,
     .start = native_start,

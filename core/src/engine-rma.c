@@ -19,8 +19,7 @@
  * on observation); where rmalab provides the window memory (win_allocate,
  * win_create without a base, and allocate_shared) it is node-shared too, in
  * the same segment after the counters, so puts and gets become plain
- * copies. Other peers go
- * through MPI: the counters sit in an internal window opened once in
+ * copies. Other peers go through MPI: the counters sit in an internal window opened once in
  * lock_all at creation and are incremented with MPI_Accumulate, flushed
  * before post and complete return (so a peer never depends on this rank
  * calling MPI again: "once post is issued, the sequence must complete
@@ -53,6 +52,7 @@ struct rmalab__rma { /* w->engine_state */
     int locked;              /* the data window and mpi_sync are in lock_all */
     int unflushed;           /* counter increments through MPI not yet flushed */
     int remote_peers, local_peers, plain_peers;
+    struct node *made;       /* from make to setup: a node to find, none cached */
 
     /* origin side */
     uint64_t *consumed;      /* posts consumed per target */
@@ -195,30 +195,6 @@ static void *xcalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
-/* Local: the engine's state, with every array it needs, and a node for
- * find_node in *made when `made` is not NULL. */
-static int alloc_state(rmalab_win *w, struct node **made)
-{
-    int fail = 0;
-    size_t P = (size_t)w->size;
-    struct rmalab__rma *r = rmalab__mem_calloc(1, sizeof *r);
-    if (!r)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
-    w->engine_state = r;
-    r->shm_sync = r->mpi_sync = MPI_WIN_NULL;
-    r->peer_shm = xcalloc(P, sizeof *r->peer_shm, &fail);
-    r->peer_base = xcalloc(P, sizeof *r->peer_base, &fail);
-    r->consumed = xcalloc(P, sizeof *r->consumed, &fail);
-    r->need = xcalloc(P, sizeof *r->need, &fail);
-    r->ready = xcalloc(P, 1, &fail);
-    r->mpi_ops = xcalloc(P, 1, &fail);
-    r->expected = xcalloc(P, sizeof *r->expected, &fail);
-    if (made)
-        *made = xcalloc(1, sizeof **made + 2 * P * sizeof(int), &fail);
-    return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
-                : RMALAB_OK;
-}
-
 static int node_delete(MPI_Comm c, int keyval, void *value, void *extra)
 {
     struct node *n = value;
@@ -240,6 +216,30 @@ static struct node *node_cached(MPI_Comm parent)
         return NULL;
     MPI_Comm_get_attr(parent, node_keyval, &n, &flag);
     return flag ? n : NULL;
+}
+
+/* Local: the engine's state, with every array it needs, and a node for
+ * find_node when `parent` has none cached. */
+static int rma_make(rmalab_win *w, MPI_Comm parent)
+{
+    int fail = 0;
+    size_t P = (size_t)w->size;
+    struct rmalab__rma *r = rmalab__mem_calloc(1, sizeof *r);
+    if (!r)
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine");
+    w->engine_state = r;
+    r->shm_sync = r->mpi_sync = MPI_WIN_NULL;
+    r->peer_shm = xcalloc(P, sizeof *r->peer_shm, &fail);
+    r->peer_base = xcalloc(P, sizeof *r->peer_base, &fail);
+    r->consumed = xcalloc(P, sizeof *r->consumed, &fail);
+    r->need = xcalloc(P, sizeof *r->need, &fail);
+    r->ready = xcalloc(P, 1, &fail);
+    r->mpi_ops = xcalloc(P, 1, &fail);
+    r->expected = xcalloc(P, sizeof *r->expected, &fail);
+    if (!node_cached(parent))
+        r->made = xcalloc(1, sizeof *r->made + 2 * P * sizeof(int), &fail);
+    return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
+                : RMALAB_OK;
 }
 
 /* Collective: the node of w->comm (the parent's duplicate: the same ranks),
@@ -319,16 +319,16 @@ static int open_remote_counters(rmalab_win *w, const struct node *n)
     return RMALAB_OK;
 }
 
-/* Every rank allocates first (a node too, if `parent` has none cached) and
- * all agree before the first collective, so that memory running out on one
- * rank stops every rank's creation. A node found is cached if all went well. */
+/* Collective: the node (found when rma_make made one: the parent has none
+ * cached), the shared segment and the counters. A node found is cached if
+ * all went well. */
 static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base)
 {
-    struct node *n = node_cached(parent), *made = NULL;
-    int rc = alloc_state(w, n ? NULL : &made);
-    n = n ? n : made;
-    if (!(rc = rmalab__err_agree(w->comm, rc, "setting up the rma engine")) &&
-        !(rc = made ? find_node(w, made) : RMALAB_OK) && !(rc = share_node(w, n, alloc, base)))
+    struct rmalab__rma *r = w->engine_state;
+    struct node *made = r->made, *n = made ? made : node_cached(parent);
+    r->made = NULL;
+    int rc = made ? find_node(w, made) : RMALAB_OK;
+    if (!rc && !(rc = share_node(w, n, alloc, base)))
         rc = open_remote_counters(w, n);
     if (made && (rc || node_keyval == MPI_KEYVAL_INVALID ||
                  MPI_Comm_set_attr(parent, node_keyval, made) != MPI_SUCCESS))
@@ -387,8 +387,8 @@ static void rma_destroy(rmalab_win *w)
         MPI_Win_free(&r->mpi_sync);
     if (r->shm_sync != MPI_WIN_NULL)
         MPI_Win_free(&r->shm_sync);
-    void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need,
-                      r->ready,    r->mpi_ops,   r->expected, r};
+    void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need, r->ready,
+                      r->mpi_ops,  r->expected,  r->made,     r};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         rmalab__mem_free(arrays[i]);
     w->engine_state = NULL;
@@ -583,6 +583,7 @@ const rmalab__engine rmalab__engine_rma = {
     .name = "rma",
     .own_lock_all = true,
     .own_waits = true,
+    .make = rma_make,
     .setup = rma_setup,
     .attach = rma_attach,
     .quiesce = rma_quiesce,

@@ -20,6 +20,8 @@ struct layout_entry {
     MPI_Aint world_rank;
     MPI_Aint node;          /* shared windows: the lowest world rank on its node */
     MPI_Aint no_locks;      /* in the same exchange, not one of its own */
+    MPI_Aint status;        /* creation's verdict on this rank so far */
+    MPI_Aint flag;          /* creation's: the window's base is unsound */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -64,18 +66,24 @@ static int node_of(rmalab_win *w, int world_rank, MPI_Aint *node)
 /* Collective. The entries are gathered into memory that layout_alloc made
  * before creation agreed that every rank has it: never into room for one
  * entry (MPICH would write P there). */
-int rmalab__layout_exchange(rmalab_win *w, bool no_locks)
+int rmalab__layout_exchange(rmalab_win *w, bool no_locks, int rc, bool *flag)
 {
-    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0, no_locks}, *all = w->lay.xchg;
+    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0, no_locks, 0, *flag};
+    struct layout_entry *all = w->lay.xchg;
     int wr;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     mine.world_rank = wr;
-    int rc = node_of(w, wr, &mine.node);
-    if (rc)
+    int own = node_of(w, wr, &mine.node); /* collective: a rank that failed joins it */
+    rc = rc ? rc : own;
+    mine.status = rc;
+    int e = MPI_Allgather(&mine, 7, MPI_AINT, all, 7, MPI_AINT, w->comm);
+    MPI_Aint worst = 0;
+    for (int r = 0; e == MPI_SUCCESS && r < w->size; r++) {
+        worst = all[r].status > worst ? all[r].status : worst;
+        *flag = *flag || all[r].flag;
+    }
+    if ((rc = rmalab__err_agreed(rc, (int)worst, e, "checking window bases")))
         return rc;
-    int e = MPI_Allgather(&mine, 5, MPI_AINT, all, 5, MPI_AINT, w->comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "exchanging window sizes");
     for (int r = 0; r < w->size; r++) {
         w->lay.sizes[r] = all[r].size;
         w->lay.disp_units[r] = (int)all[r].disp_unit;

@@ -9,8 +9,13 @@
 /* Allocate the per-rank arrays of the layout and of the epoch state
  * (sync.c's, sized by the group). Local: creation agrees on failures. */
 int rmalab__layout_alloc(rmalab_win *w);
-/* Collective: every rank's size, disp_unit, world rank and no_locks. */
-int rmalab__layout_exchange(rmalab_win *w, bool no_locks);
+/* Collective: every rank's size, disp_unit, world rank and no_locks, in
+ * the allgather that carries creation's agreement so far: `rc`, this
+ * rank's verdict (a rank that failed takes part all the same), and *flag,
+ * which comes back set if any rank set it. Returns the verdict: rc, else
+ * "another rank failed" if one did; the layout is kept only when none
+ * did. */
+int rmalab__layout_exchange(rmalab_win *w, bool no_locks, int rc, bool *flag);
 /* Collective: every rank learns every rank's no_locks promise. */
 int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
 /* Is [disp, disp + count) of `type` inside target's window (or attached

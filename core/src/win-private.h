@@ -189,18 +189,22 @@ typedef struct rmalab__engine {
      * 2,100 instructions of an rma epoch to self; issue 41). The native
      * engine's calls wait inside MPICH and are recorded by sync.c. */
     bool own_waits;
-    /* Creation, before the MPI window exists: the engine's state. `base`
-     * is non-NULL where rmalab provides this rank's memory (win_allocate,
-     * and win_create without memory from the caller): the engine may then
-     * provide it in *base, `alloc` bytes. `parent` is the communicator
-     * that w->comm duplicates, on which the engine may cache what every
-     * window over it shares. Collective. */
+    /* Creation, before the ranks' first agreement: the engine's state.
+     * Local: it may fail on one rank alone, and that agreement carries it.
+     * `parent` is the communicator that w->comm duplicates, on which the
+     * engine may cache what every window over it shares. */
+    int (*make)(rmalab_win *w, MPI_Comm parent);
+    /* Creation, before the MPI window exists (optional): the collective
+     * part of the engine's state. `base` is non-NULL where rmalab provides
+     * this rank's memory (win_allocate, and win_create without memory from
+     * the caller): the engine may then provide it in *base, `alloc` bytes.
+     * Collective; creation agrees on a failure here after it. */
     int (*setup)(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base);
-    /* Creation, once the MPI window exists (optional). Local: the check
-     * of window bases after setup is a collective that every rank enters
-     * before any leaves, so what setup wrote (zeroed counters) is in place
-     * on every rank before any can use the window; creation agrees on a
-     * failure here after it. */
+    /* Creation, once the MPI window exists (optional). Local, before the
+     * check of window bases, a collective that every rank enters before
+     * any leaves (so what setup wrote, zeroed counters, is in place on
+     * every rank before any can use the window) and that agrees on a
+     * failure here. */
     int (*attach)(rmalab_win *w);
     /* Before MPI_Win_free: end what the engine holds open (optional). */
     void (*quiesce)(rmalab_win *w);

@@ -9,10 +9,11 @@
  * creation on every rank instead of leaving the others blocked in a
  * collective; but only when a step since the last agreement could have
  * failed on one rank alone. Two steps carry the agreement in a collective
- * that they make anyway (`agrees`): the check of same_size and
- * same_disp_unit, and the check of window bases; and a step that ends in
- * an agreement of its own (`settles`) needs none after it. The memory is
- * zeroed before the base check and the layout exchange, which order it
+ * that they make anyway (`agree`): the check of same_size and
+ * same_disp_unit, and the check of window bases in the layout's
+ * allgather; a step that ends in an agreement of its own (`settles`)
+ * needs none after it, and one that a failed rank `joins` none before it.
+ * The memory is zeroed before the base check, whose allgather orders it
  * before any rank can reach it. Argument errors are found before the first
  * collective call, and the first agreement carries them: a rank whose
  * arguments are wrong takes part all the same (as one whose binding found
@@ -68,10 +69,12 @@ static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diag
     return e ? e : engines[0];
 }
 
-/* Drop a promise that the facts contradict, from the hints for MPICH and
- * from those in force, with a diagnostic. */
-static int broken_promise(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags,
-                          const char *key, const char *what, long lo, long hi)
+/* Drop a promise that the facts contradict, from the hints for MPICH (and
+ * the MPI infos made of them, mi[2]) and from those in force, with a
+ * diagnostic. */
+static int broken_promise(rmalab_win *w, rmalab_info *valid, MPI_Info mi[2],
+                          rmalab_diags *diags, const char *key, const char *what, long lo,
+                          long hi)
 {
     const char *v = rmalab_info_lookup(valid, key, strlen(key), NULL);
     if (!v || strcmp(v, "true") != 0 || lo == hi)
@@ -81,6 +84,10 @@ static int broken_promise(rmalab_win *w, rmalab_info *valid, rmalab_diags *diags
         "%s = true promises that every rank gives the same %s, but they range from "
         "%ld to %ld; the promise is not passed to MPICH",
         key, what, lo, hi);
+    for (int i = 0, flag = 0, len; i < 2; i++, flag = 0)
+        if (mi[i] != MPI_INFO_NULL && MPI_Info_get_valuelen(mi[i], key, &len, &flag) ==
+                                          MPI_SUCCESS && flag)
+            MPI_Info_delete(mi[i], key);
     int rc = rmalab_info_delete(valid, key);
     return rc ? rc : rmalab_info_delete(w->at_create, key);
 }
@@ -97,10 +104,12 @@ struct creation {
     MPI_Comm parent, comm;      /* the caller's; the duplicate, until the window owns it */
     rmalab_win *w;
     rmalab_info *valid;         /* canonical hints for MPICH */
-    MPI_Info mi, plain_mi;      /* for the engine's window and for `plain` */
+    MPI_Info mi[2];             /* for the engine's window and for `plain` */
     MPI_Aint alloc;             /* bytes to allocate: size rounded to 16 */
     void *shm_base;             /* memory the engine provides */
     bool any_trace, any_races;  /* does any rank want the recorder, the race checker? */
+    bool failed;                /* a step that joins: this rank failed since the last
+                                   agreement, and takes part over no memory */
 };
 
 /* Memory that cannot be had is refused here, before MPI sees the size
@@ -181,7 +190,7 @@ static int step_struct(struct creation *c)
 }
 
 /* Local: the hints as asked and as in force, the engine, and the memory of
- * every part of the window. */
+ * every part of the window and of the engine's state. */
 static int step_hints(struct creation *c)
 {
     rmalab_win *w = c->w;
@@ -193,7 +202,8 @@ static int step_hints(struct creation *c)
         return rc;
     w->eng = select_engine(c->valid, c->diags);
     if ((rc = rmalab__hints_validate_strip_own(RMALAB_SCOPE_WIN, c->valid)) ||
-        (rc = rmalab__layout_alloc(w)) || (rc = rmalab__sync_epoch_alloc(w)))
+        (rc = rmalab__layout_alloc(w)) || (rc = rmalab__sync_epoch_alloc(w)) ||
+        (rc = w->eng->make(w, c->parent)))
         return rc;
     return rmalab__results_alloc(w);
 }
@@ -219,21 +229,22 @@ static int step_promises(struct creation *c, int rc)
     if ((rc = rmalab__err_agreed(rc, (int)all[4], e, "checking the arguments")))
         return rc;
     c->any_trace = all[5], c->any_races = all[6];
-    rc = broken_promise(w, c->valid, c->diags, "same_size", "size", (long)-all[1],
-                            (long)all[0]);
+    rc = broken_promise(w, c->valid, c->mi, c->diags, "same_size", "size", (long)-all[1],
+                        (long)all[0]);
     return rc ? rc
-              : broken_promise(w, c->valid, c->diags, "same_disp_unit", "disp_unit",
+              : broken_promise(w, c->valid, c->mi, c->diags, "same_disp_unit", "disp_unit",
                                (long)-all[3], (long)all[2]);
 }
 
 /* Local: what MPICH gets (the companion window's hints only when there is
- * one). */
+ * one), before the first agreement, which carries its failure; a promise
+ * broken there is taken out of these too. */
 static int step_prepare(struct creation *c)
 {
     rmalab_win *w = c->w;
-    int rc = rmalab__win_hints_to_mpi(w, c->valid, true, &c->mi);
+    int rc = rmalab__win_hints_to_mpi(w, c->valid, true, &c->mi[0]);
     if (!rc && w->eng->own_lock_all)
-        rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->plain_mi);
+        rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->mi[1]);
     return rc;
 }
 
@@ -245,22 +256,26 @@ static bool core_memory(const struct creation *c)
            (c->flavor == RMALAB_FLAVOR_CREATE && !c->opts->base);
 }
 
-/* Collective: the engine's state; where rmalab provides the memory, the
- * engine may provide it (node-shared, so that peers on this node reach it
- * by plain copies). */
+/* Collective, for an engine with a setup: the engine's shared state; where
+ * rmalab provides the memory, the engine may provide it (node-shared, so
+ * that peers on this node reach it by plain copies). */
+static bool engine_wanted(const struct creation *c) { return c->w->eng->setup; }
+
 static int step_engine(struct creation *c)
 {
     return c->w->eng->setup(c->w, c->parent, c->alloc, core_memory(c) ? &c->shm_base : NULL);
 }
 
-/* Local: the memory, when it exists before the MPI window: the engine's,
- * else for win_create the caller's or the core's own. Zeroed in
- * step_base. */
+/* Local, for win_create (the one flavour where a rank may fail here alone,
+ * and the ranks agree after it): the memory, the engine's, else the
+ * caller's or the core's own. Zeroed in step_base. */
+static bool memory_wanted(const struct creation *c) { return c->flavor == RMALAB_FLAVOR_CREATE; }
+
 static int step_memory(struct creation *c)
 {
     rmalab_win *w = c->w;
-    if (c->shm_base || c->flavor != RMALAB_FLAVOR_CREATE) {
-        w->base = c->shm_base; /* NULL: MPI allocates it */
+    if (c->shm_base) {
+        w->base = c->shm_base;
         return RMALAB_OK;
     }
     if (c->opts->base) {
@@ -281,21 +296,22 @@ static int step_window(struct creation *c)
     int e, rc;
     switch (c->flavor) {
     case RMALAB_FLAVOR_CREATE:
-        e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi, w->comm, &w->win);
+        e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         break;
     case RMALAB_FLAVOR_ALLOCATE:
-        if (w->base) /* the engine's node-shared memory */
-            e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi, w->comm, &w->win);
+        if ((w->base = c->shm_base)) /* the engine's node-shared memory */
+            e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         else
-            e = MPI_Win_allocate(c->alloc, w->disp_unit, c->mi, w->comm, &w->base, &w->win);
+            e = MPI_Win_allocate(c->alloc, w->disp_unit, c->mi[0], w->comm, &w->base, &w->win);
         break;
     case RMALAB_FLAVOR_SHARED:
-        e = MPI_Win_allocate_shared(c->alloc, w->disp_unit, c->mi, w->comm, &w->base, &w->win);
+        e = MPI_Win_allocate_shared(c->alloc, w->disp_unit, c->mi[0], w->comm, &w->base,
+                                    &w->win);
         break;
     default:
         if ((rc = rmalab__layout_open_meta(w)))
             return rc;
-        e = MPI_Win_create_dynamic(c->mi, w->comm, &w->win);
+        e = MPI_Win_create_dynamic(c->mi[0], w->comm, &w->win);
         break;
     }
     if (e != MPI_SUCCESS) {
@@ -308,15 +324,19 @@ static int step_window(struct creation *c)
 }
 
 /* Collective, for an engine with own_lock_all: the window of fences and
- * locks (`plain`), a companion over the same memory. */
+ * locks (`plain`), a companion over the same memory. A rank whose MPI
+ * window failed joins it all the same, over no memory (c->failed), so the
+ * ranks need no agreement between the two creations: step_base's
+ * carries it. */
 static bool plain_wanted(const struct creation *c) { return c->w->eng->own_lock_all; }
 
 static int step_plain(struct creation *c)
 {
     rmalab_win *w = c->w;
+    MPI_Aint size = c->failed || !w->base ? 0 : w->size_req;
     int e = w->flavor == RMALAB_FLAVOR_DYNAMIC
-                ? MPI_Win_create_dynamic(c->plain_mi, w->comm, &w->plain)
-                : MPI_Win_create(w->base, w->size_req, w->disp_unit, c->plain_mi, w->comm,
+                ? MPI_Win_create_dynamic(c->mi[1], w->comm, &w->plain)
+                : MPI_Win_create(size ? w->base : NULL, size, w->disp_unit, c->mi[1], w->comm,
                                  &w->plain);
     if (e != MPI_SUCCESS) {
         w->plain = MPI_WIN_NULL;
@@ -354,38 +374,26 @@ static int base_facts(struct creation *c)
     return RMALAB_OK;
 }
 
-/* Agreeing: check that every rank's window is sound before anyone writes
- * to it, in one collective with the agreement on what failed so far (the
- * windows' creation). */
+/* Agreeing: the engine's part once the MPI window exists, and the check
+ * that every rank's window is sound before anyone writes to it, with
+ * every rank's layout, in the one collective that carries the agreement on
+ * what failed so far (the windows' creation, this step's local work). */
 static int step_base(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
-    if (!rc)
-        rc = base_facts(c);
-    int mine[2] = {rc, !rc && !(base_sound(w, w->win) && base_sound(w, w->plain))};
-    int all[2] = {0, 0};
-    int e = MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, w->comm);
-    if ((rc = rmalab__err_agreed(rc, all[0], e, "checking window bases")))
+    if (!rc && !(rc = base_facts(c)) && w->eng->attach)
+        rc = w->eng->attach(w);
+    bool mine = !rc && !(base_sound(w, w->win) && base_sound(w, w->plain)), any = mine;
+    bool no_locks = rmalab__win_hints_no_locks(w->at_create, false);
+    if ((rc = rmalab__layout_exchange(w, no_locks, rc, &any)))
         return rc;
-    if (all[1])
+    if (any)
         return rmalab__err_fail(
             RMALAB_ERR_WIN,
             "win_%s: MPI_WIN_BASE does not match the memory on %s; this MPI "
             "would put data into the wrong bytes, so the window was not created",
-            c->what, mine[1] ? "this rank" : "another rank");
+            c->what, mine ? "this rank" : "another rank");
     return RMALAB_OK;
-}
-
-/* Collective: every rank's layout. */
-static int step_layout(struct creation *c)
-{
-    return rmalab__layout_exchange(c->w, rmalab__win_hints_no_locks(c->w->at_create, false));
-}
-
-/* Local: the engine's part once the MPI window exists. */
-static int step_attach(struct creation *c)
-{
-    return c->w->eng->attach ? c->w->eng->attach(c->w) : RMALAB_OK;
 }
 
 /* Collective: the recorder, if any rank asks for it (trace.c). */
@@ -403,34 +411,35 @@ static bool races_wanted(const struct creation *c) { return c->any_races; }
 /* A step is local (run), collective (run, with `collective`), or agreeing
  * (agree: collective, run on every rank with the verdict so far, which it
  * carries to all). A collective step that `settles` leaves every rank with
- * the same verdict, as an agreeing one does. A step with `wanted` is left
- * out, agreement and all, when it says no (the same on every rank). */
+ * the same verdict, as an agreeing one does; one that `joins` is run by a
+ * rank that failed since the last agreement too (c->failed), so it needs
+ * none before it. A step with `wanted` is left out, agreement and all,
+ * when it says no (the same on every rank). */
 static const struct step {
     const char *name;
     int (*run)(struct creation *c);
     int (*agree)(struct creation *c, int rc);
-    bool collective, settles;
+    bool collective, settles, joins;
     bool (*wanted)(const struct creation *c);
 } steps[] = {
-    {"allocating the window", step_struct, NULL, false, false, NULL},
-    {"validating hints", step_hints, NULL, false, false, NULL},
-    {"checking the arguments", NULL, step_promises, true, true, NULL}, /* check_opts' verdict */
-    {"setting up the PSCW engine", step_engine, NULL, true, false, NULL},
-    {"preparing the MPI window", step_prepare, NULL, false, false, NULL},
-    {"allocating the window's memory", step_memory, NULL, false, false, NULL},
-    {"creating the MPI window", step_window, NULL, true, false, NULL},
-    {"creating the window for fences and locks", step_plain, NULL, true, false, plain_wanted},
-    {"checking window bases", NULL, step_base, true, true, NULL},
-    {"exchanging the layout", step_layout, NULL, true, false, NULL},
-    {"starting the trace", step_trace, NULL, true, false, trace_wanted},
-    {"starting the race checker", step_races, NULL, true, true, races_wanted}, /* agrees last */
-    {"attaching the PSCW engine", step_attach, NULL, false, false, NULL},
+    {"allocating the window", step_struct, NULL, false, false, false, NULL},
+    {"validating hints", step_hints, NULL, false, false, false, NULL},
+    {"preparing the MPI window", step_prepare, NULL, false, false, false, NULL},
+    {"checking the arguments", NULL, step_promises, true, true, false, NULL}, /* check_opts' */
+    {"setting up the PSCW engine", step_engine, NULL, true, false, false, engine_wanted},
+    {"allocating the window's memory", step_memory, NULL, false, false, false, memory_wanted},
+    {"creating the MPI window", step_window, NULL, true, false, false, NULL},
+    {"creating the window for fences and locks", step_plain, NULL, true, false, true,
+     plain_wanted},
+    {"checking window bases", NULL, step_base, true, true, false, NULL}, /* and the layout */
+    {"starting the trace", step_trace, NULL, true, false, false, trace_wanted},
+    {"starting the race checker", step_races, NULL, true, true, false, races_wanted},
 };
 
 /* Run the steps from `rc`, the arguments' verdict. A rank that failed
- * skips to the next collective step, agrees there, and every rank stops.
- * An agreement is made only where some rank may have failed alone since
- * the last one (`settled` false), and at the end. */
+ * skips to the next collective step that does not join, agrees there, and
+ * every rank stops. An agreement is made only where some rank may have
+ * failed alone since the last one (`settled` false), and at the end. */
 static int run_steps(struct creation *c, int rc)
 {
     bool settled = false;
@@ -440,14 +449,16 @@ static int run_steps(struct creation *c, int rc)
             continue;
         if (s->agree) {
             rc = s->agree(c, rc);
-        } else if (s->collective && !settled &&
+        } else if (s->collective && !settled && !s->joins &&
                    (rc = rmalab__err_agree(c->w->comm, rc, s->name))) {
             settled = true;
             break;
-        } else if (rc) {
+        } else if (rc && !s->joins) {
             continue;
         } else {
-            rc = s->run(c);
+            c->failed = rc != RMALAB_OK;
+            int own = s->run(c);
+            rc = rc ? rc : own;
         }
         settled = s->settles;
         if (rc && settled)
@@ -460,10 +471,9 @@ static int run_steps(struct creation *c, int rc)
 static void creation_end(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
-    if (c->mi != MPI_INFO_NULL)
-        MPI_Info_free(&c->mi);
-    if (c->plain_mi != MPI_INFO_NULL)
-        MPI_Info_free(&c->plain_mi);
+    for (int i = 0; i < 2; i++)
+        if (c->mi[i] != MPI_INFO_NULL)
+            MPI_Info_free(&c->mi[i]);
     rmalab_info_destroy(&c->valid);
     if (c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
@@ -484,8 +494,7 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
     static const rmalab_win_opts defaults = {0};
     struct creation c = {.flavor = flavor, .what = rmalab_flavor_name(flavor),
                          .opts = opts ? opts : &defaults, .diags = diags,
-                         .comm = MPI_COMM_NULL, .mi = MPI_INFO_NULL,
-                         .plain_mi = MPI_INFO_NULL};
+                         .comm = MPI_COMM_NULL, .mi = {MPI_INFO_NULL, MPI_INFO_NULL}};
     if (!out)
         return rmalab__err_fail(RMALAB_ERR_ARG, "window creation: out is NULL");
     int rc = status ? status : check_opts(flavor, c.opts, c.what);
@@ -494,13 +503,13 @@ static int win_new(rmalab_flavor flavor, const rmalab_win_opts *opts, rmalab_win
         return rc ? rc
                   : rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", c.what);
     /* Collective over the parent from here: blocked in win_<flavour>. */
-    rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true};
+    rmalab__block b = {.call = rmalab_flavor_call(flavor), .collective = true, .dup = &c.comm};
     rmalab__block_comm(&b, parent);
-    int entered = rmalab__block_enter(&b);
+    int entered = rmalab__block_enter(&b); /* SLEEP mode: its wait is the dup */
     if (entered)
         return entered;
     c.parent = parent;
-    int e = MPI_Comm_dup(parent, &c.comm);
+    int e = b.duped ? MPI_SUCCESS : MPI_Comm_dup(parent, &c.comm);
     if (e != MPI_SUCCESS) {
         rmalab__block_leave(&b);
         return rmalab__err_mpi(e, "MPI_Comm_dup");

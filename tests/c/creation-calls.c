@@ -5,18 +5,25 @@
  * others below count the core's calls and pass them on to PMPI (the core
  * is linked statically, so its calls resolve here).
  *
- * Under mpiexec -n 2, for each engine: one window of 64 bytes made and
+ * Under mpiexec -n 2, for each engine, in SPIN and in SLEEP mode (whose
+ * wait for the group is the creation's MPI_Comm_idup, no MPI_Ibarrier
+ * before it): one window of 64 bytes made and
  * freed first (the rma engine caches its node on the communicator then),
  * then one counted. Holds the counts to the budgets below: the agreement
- * on arguments carried by the allreduce of same_size and same_disp_unit,
- * the base check's agreement by its own allreduce, agreements only after
- * steps that can fail on one rank alone, and on the rma engine no
- * MPI_Comm_split_type and one node-shared window after the first window.
- * Before (measured): 18 allreduces on the rma engine and 15 on the
- * native one, two allgathers, and on the rma engine a split, a barrier and
- * two node-shared windows. And a mistake on one rank still fails every rank's
- * creation: the bad rank with its own error, the others with "another
- * rank failed". Exits 0 when all holds. */
+ * on arguments carried by the allreduce of same_size and same_disp_unit
+ * (the engine's state and the MPI infos are made before it, so it carries
+ * their failures too), the base check's agreement and the engine's attach
+ * by the layout's allgather, the companion window of the rma engine joined
+ * by a rank whose first window failed (no agreement between the two), and
+ * on the rma engine no MPI_Comm_split_type and one node-shared window
+ * after the first window: one allreduce on the native engine, two on the
+ * rma engine (the second after its node-shared window). Before (measured):
+ * 18 allreduces on the rma engine and 15 on the native one, two
+ * allgathers, and on the rma engine a split, a barrier and two node-shared
+ * windows; then 6 and 4 allreduces. And a mistake on one rank, or its
+ * engine's attach failing there alone, still fails every rank's creation:
+ * that rank with its own error, the others with "another rank failed".
+ * Exits 0 when all holds. */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
 
@@ -24,11 +31,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ALLREDUCE, ALLGATHER, BCAST, BARRIER, DUP, SPLIT_TYPE, WIN_NEW, WIN_SHARED, NCALLS };
+enum { ALLREDUCE, ALLGATHER, BCAST, BARRIER, IBARRIER, DUP, SPLIT_TYPE, WIN_NEW, WIN_SHARED,
+       NCALLS };
 static const char *const names[NCALLS] = {
-    "MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Barrier",
-    "MPI_Comm_dup",  "MPI_Comm_split_type", "MPI_Win_create/allocate", "MPI_Win_allocate_shared"};
+    "MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Barrier", "MPI_Ibarrier",
+    "MPI_Comm_dup/idup",  "MPI_Comm_split_type", "MPI_Win_create/allocate",
+    "MPI_Win_allocate_shared"};
 static long calls[NCALLS];
+
+/* One rank's attach failing alone (one_rank_attach_failure): the next
+ * MPI_Win_lock_all fails there, doing nothing. */
+static int fail_lock_all;
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c)
 {
@@ -55,10 +68,22 @@ int MPI_Barrier(MPI_Comm c)
     return PMPI_Barrier(c);
 }
 
+int MPI_Ibarrier(MPI_Comm c, MPI_Request *req)
+{
+    calls[IBARRIER]++;
+    return PMPI_Ibarrier(c, req);
+}
+
 int MPI_Comm_dup(MPI_Comm c, MPI_Comm *out)
 {
     calls[DUP]++;
     return PMPI_Comm_dup(c, out);
+}
+
+int MPI_Comm_idup(MPI_Comm c, MPI_Comm *out, MPI_Request *req)
+{
+    calls[DUP]++;
+    return PMPI_Comm_idup(c, out, req);
 }
 
 int MPI_Comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out)
@@ -71,6 +96,14 @@ int MPI_Win_create(void *b, MPI_Aint size, int du, MPI_Info info, MPI_Comm c, MP
 {
     calls[WIN_NEW]++;
     return PMPI_Win_create(b, size, du, info, c, w);
+}
+
+int MPI_Win_lock_all(int assert_, MPI_Win w)
+{
+    if (!fail_lock_all)
+        return PMPI_Win_lock_all(assert_, w);
+    fail_lock_all = 0;
+    return MPI_ERR_NO_MEM;
 }
 
 int MPI_Win_allocate(MPI_Aint size, int du, MPI_Info info, MPI_Comm c, void *b, MPI_Win *w)
@@ -89,7 +122,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int du, MPI_Info info, MPI_Comm c, vo
 static int failures;
 
 /* The counts of one creation on `engine` against `budget`. */
-static void one_creation(const char *engine, const long budget[NCALLS])
+static void one_creation(const char *engine, const char *mode, const long budget[NCALLS])
 {
     rmalab_info *info = NULL;
     rmalab_win *w = NULL;
@@ -113,8 +146,8 @@ static void one_creation(const char *engine, const long budget[NCALLS])
     for (int i = 0; i < NCALLS; i++) {
         int over = seen[i] > budget[i];
         failures += over;
-        printf("%s %s engine: %-24s %ld (at most %ld)\n", over ? "not ok" : "ok", engine,
-               names[i], seen[i], budget[i]);
+        printf("%s %s engine, %s: %-24s %ld (at most %ld)\n", over ? "not ok" : "ok", engine,
+               mode, names[i], seen[i], budget[i]);
     }
 }
 
@@ -136,17 +169,50 @@ static void one_rank_mistake(int rank)
     }
 }
 
+/* On the rma engine, rank 1's attach (its MPI_Win_lock_all) failing alone,
+ * after both MPI windows exist: the layout's allgather carries it, and
+ * every rank's creation fails, rank 1 with MPI's error and the others with
+ * "another rank failed"; the next creation works. */
+static void one_rank_attach_failure(int rank)
+{
+    rmalab_info *info = NULL;
+    rmalab_win *w = NULL;
+    rmalab_info_create(&info);
+    rmalab_info_set(info, "rmalab_pscw", "rma");
+    rmalab_win_opts opts = {.size = 64, .disp_unit = 8, .info = info};
+    fail_lock_all = rank == 1;
+    int rc = rmalab_win_allocate(&opts, &w, NULL);
+    const char *want = rank == 1 ? "MPI_Win_lock_all" : "another rank failed";
+    if (rc == RMALAB_OK || w || !strstr(rmalab_errmsg(), want)) {
+        printf("not ok: an attach failing on rank 1: rank %d got %d: %s\n", rank, rc,
+               rmalab_errmsg());
+        failures++;
+    }
+    if (rmalab_win_allocate(&opts, &w, NULL) || rmalab_win_free(&w)) {
+        printf("not ok: the next creation: %s\n", rmalab_errmsg());
+        failures++;
+    }
+    rmalab_info_destroy(&info);
+}
+
 int main(int argc, char **argv)
 {
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    /*                               allreduce gather bcast barrier dup split win shared */
-    static const long rma[NCALLS] = {6, 1, 0, 0, 1, 0, 2, 1};
-    static const long native[NCALLS] = {4, 1, 0, 0, 1, 0, 1, 0};
-    one_creation("rma", rma);
-    one_creation("native", native);
+    /*                         allreduce gather bcast barrier ibarrier dup split win shared */
+    static const long rma[NCALLS] = {2, 1, 0, 0, 0, 1, 0, 2, 1};
+    static const long native[NCALLS] = {1, 1, 0, 0, 0, 1, 0, 1, 0};
+    one_creation("rma", "spin", rma);
+    one_creation("native", "spin", native);
+    /* SLEEP mode waits for the group in the creation's MPI_Comm_idup, not
+     * in an MPI_Ibarrier before a dup (measured before: one of each). */
+    rmalab_wait_set_mode(RMALAB_WAIT_SLEEP);
+    one_creation("rma", "sleep", rma);
+    one_creation("native", "sleep", native);
+    rmalab_wait_set_mode(RMALAB_WAIT_SPIN);
     one_rank_mistake(rank);
+    one_rank_attach_failure(rank);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
