@@ -55,19 +55,22 @@
  *   races-report.c   the checker's reports: a race in words, the
  *                    process's list of races, raising or warning, a
  *                    communicator's races (their total and texts); the
- *                    call sites they name
+ *                    call sites they name [races-report.h]
  *   races.c          the race checker's model: access records and their
  *                    lists, the race rule, and the log of a window's
  *                    memory: what a new record supersedes, what no later
  *                    access can race with any more and leaves; checks
  *                    against it and within a batch (docs/races.md)
- *   races-wire.c     the race checker's messages between ranks: records
- *                    and clocks sent, received and checked; the exchange
- *                    of fence and free
- *   races-sync.c     the race checker at each call: what every
- *                    synchronisation carries, the records of operations
- *                    and local accesses, the checks; its life with a window
- *                    [races-sync.h]
+ *                    [races-private.h]
+ *   races-wire.c     the race checker between ranks: what each
+ *                    synchronisation sends and receives (post's clock,
+ *                    complete's records, the passive batches, the
+ *                    exchange of fence and free), and the messages
+ *                    [races-wire.h]
+ *   races-sync.c     the race checker at each call: the records of
+ *                    operations and local accesses, each synchronisation
+ *                    handed to races-wire.c by its kind's row and what it
+ *                    found reported; its life with a window [races-sync.h]
  *   observe.c        the event layer: the one entry point through which
  *                    every call reaches the recorder and the race checker,
  *                    as two equals (rmalab__observe_sync_*, _op_*)
