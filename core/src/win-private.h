@@ -28,11 +28,11 @@
  *                    messages and the race checker carry; the jitter
  *                    before synchronising calls (clock.h)
  *   win-private.h    the window, and its primitives (inline below)
- *   info.c info-typed.c info-mpi.c  info objects; typed values
- *                    [info-private.h]
+ *   info.c info-typed.c info-mpi.c  info objects; typed values;
+ *                    MPI_Info [info-private.h: info.c's; info-typed.h]
  *   hints.c hints-value.c hints-validate.c hints-report.c  the hint
  *                    catalogue; values; validation; reports and agreement
- *                    [hints-private.h]
+ *                    [hints-private.h: hints.c's; hints-validate.h]
  *   comm.c           communicators [comm-private.h]
  *   types.c          type, op, flavour and assertion tables; op/type rules
  *                    [types.h]
@@ -44,6 +44,8 @@
  *   coll.c xchg.c msg.c p2p.c  collectives (rmalab_barrier among them) and
  *                    messages on communicators (rmalab/coll.h), with the
  *                    process's clock (clock.h); msg.c: messages on the wire
+ *                    [coll-private.h: coll.c's; msg.h; p2p.h, with the
+ *                    request p2p.c and request.c share]
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
  *                    (trace-private.h: its record and calls)

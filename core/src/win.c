@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
+#include "hints-validate.h"
 #include "block-private.h"
 #include "layout.h"
 #include "results.h"
