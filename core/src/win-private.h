@@ -80,7 +80,7 @@
  *                    neither records nor is checked
  *   engine-native.c  PSCW engines behind rmalab__engine (below); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
- *                    need are arguments
+ *                    need are arguments [engine-native.h, engine-rma.h]
  *   state.c          the observable epoch state: snapshot and description
  *                    [state.h]
  *   sync.c           the epoch state machine; fence and the PSCW calls;
@@ -224,9 +224,6 @@ typedef struct rmalab__engine {
     int (*posted)(rmalab_win *w, int target);
     int (*arrived)(rmalab_win *w, int origin);
 } rmalab__engine;
-
-extern const rmalab__engine rmalab__engine_native;
-extern const rmalab__engine rmalab__engine_rma;
 
 /* ------------------------------------------------------------------------ */
 /* The parts of a window                                                    */

@@ -32,6 +32,8 @@
 #include "win-hints.h"
 #include "registry.h"
 #include "win-free.h"
+#include "engine-native.h"
+#include "engine-rma.h"
 
 #include <limits.h>
 #include <stdio.h>
