@@ -1,5 +1,5 @@
 /* Windows: creation in the four flavours around MPICH 4.0.2's alignment
- * defect. The top of the core's window files (win-private.h has the
+ * defect. The top of the core's window files (private.h has the
  * design): it calls every file below it.
  *
  * Creation runs a fixed list of steps (`steps` below). Local steps allocate
