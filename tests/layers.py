@@ -8,7 +8,7 @@ level: " *   file.c [file.c ...]  what it does". A file may call functions
 named PREFIX... that are defined in its own level or in levels above it,
 never below. Every DIR/*.c must appear in the list. Prints each call that
 breaks the order and exits 1 if there is any. The core (core/src,
-win-private.h, rmalab_) and the Lua binding (lua, lrmalab.h, lrm_) use it.
+private.h, rmalab_) and the Lua binding (lua, lrmalab.h, lrm_) use it.
 
 Inline functions defined in headers (DIR/*.h) count too. A header that the
 list names (" *   win-private.h  ...") is a level of its own: its inline
@@ -18,7 +18,7 @@ includes it: the calls in its inline functions are checked as that file's,
 and a call to one of them is a call within the file.
 
 When the note has a table after "NAMES SAY THEIR FILE" (lines of
-"stem_ file.c [file.h]" columns, as in core/src/win-private.h), each private
+"stem_ file.c [file.h]" columns, as in core/src/private.h), each private
 name (PREFIX_...) that a file or header declares or defines must be PREFIX_,
 then the stem of the file that defines it (a header's own for its inline
 functions and lower-case macros), then anything or nothing; the longest

@@ -9,6 +9,7 @@
  * differ from the previous epoch's, as most programs use one group for
  * every epoch. */
 #include "win-private.h"
+#include "engine-native.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "block-private.h"

@@ -34,6 +34,7 @@
  * per rank. docs/pscw-rma.md has the measures of both. */
 #include "trace-private.h"
 #include "alloc.h"
+#include "engine-rma.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

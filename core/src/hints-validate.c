@@ -8,6 +8,7 @@
 #include "error-private.h"
 #include "info-private.h"
 #include "hints-private.h"
+#include "hints-validate.h"
 
 #include <stdint.h>
 #include <stdio.h>

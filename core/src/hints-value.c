@@ -4,6 +4,7 @@
 #include "private.h"
 #include "error-private.h"
 #include "info-private.h"
+#include "info-typed.h"
 
 #include <stdio.h>
 #include <string.h>

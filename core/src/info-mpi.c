@@ -20,7 +20,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-void rmalab__info_mpi_guard_enter(rmalab__errguard *g)
+/* MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF for the duration of
+ * a few MPI calls that report through them (MPICH routes info errors to
+ * MPI_COMM_WORLD). Not reentrant across threads: MPI handlers are global. */
+typedef struct {
+    MPI_Errhandler world, self;
+    int active;
+} errguard;
+
+static void guard_enter(errguard *g)
 {
     int init = 0, fini = 0;
     g->active = 0;
@@ -35,7 +43,7 @@ void rmalab__info_mpi_guard_enter(rmalab__errguard *g)
     g->active = 1;
 }
 
-void rmalab__info_mpi_guard_leave(rmalab__errguard *g)
+static void guard_leave(errguard *g)
 {
     if (!g->active)
         return;
@@ -66,8 +74,8 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
         return rc;
     if (!info)
         return rmalab__err_fail(RMALAB_ERR_INFO, "info object is NULL");
-    rmalab__errguard g;
-    rmalab__info_mpi_guard_enter(&g);
+    errguard g;
+    guard_enter(&g);
     MPI_Info mi = MPI_INFO_NULL;
     int e = MPI_Info_create(&mi);
     /* nth may compact, which changes no pairs: the const is about content. */
@@ -86,7 +94,7 @@ int rmalab_info_to_mpi(const rmalab_info *info, MPI_Info *out)
     } else {
         *out = mi;
     }
-    rmalab__info_mpi_guard_leave(&g);
+    guard_leave(&g);
     return rc;
 }
 
@@ -129,8 +137,8 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
         *out = info;
         return RMALAB_OK;
     }
-    rmalab__errguard g;
-    rmalab__info_mpi_guard_enter(&g);
+    errguard g;
+    guard_enter(&g);
     int n = 0, e = MPI_Info_get_nkeys(in, &n);
     char key[RMALAB_MAX_INFO_KEY + 2];
     char *val = rmalab__mem_alloc(RMALAB_MAX_INFO_VAL + 1);
@@ -153,7 +161,7 @@ int rmalab_info_from_mpi(MPI_Info in, rmalab_info **out)
         rc = rmalab_info_set_n(info, key, strlen(key), val, strlen(val));
     }
     rmalab__mem_free(val);
-    rmalab__info_mpi_guard_leave(&g);
+    guard_leave(&g);
     if (!rc && e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "reading an MPI_Info");
     if (rc) {

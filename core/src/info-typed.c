@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "info-private.h"
+#include "info-typed.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -27,6 +27,7 @@
  * communicator: when its MPI communicator is freed (its last reference,
  * comm.c), its handle may be reused by a new one. */
 #include "coll-private.h"
+#include "msg.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "comm-private.h"

@@ -4,6 +4,8 @@
  * this file has the calls, their checks and blocking records, and the
  * numbers of requests that buffers in flight ask about. */
 #include "coll-private.h"
+#include "msg.h"
+#include "p2p.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "comm-private.h"

@@ -1,8 +1,10 @@
 /* Private to the core: the race checker's records and its state of a
- * window, and the calls between its files (docs/races.md). Only the race
- * checker's files include it (races-report.c, races.c, races-wire.c,
- * races-sync.c); every other file sees a window's `races` as
- * a pointer, NULL when the window is not checked. Never installed.
+ * window, and the calls of its model, races.c (docs/races.md). Only the
+ * race checker's files include it (races-report.c, races.c, races-wire.c,
+ * races-sync.c), each with the headers of the checker's files it calls
+ * (races-report.h, races-wire.h); every other file sees a window's
+ * `races` as a pointer, NULL when the window is not checked. Never
+ * installed.
  *
  * The checker is a module of its own: its calls take its state (struct
  * rmalab__races), never the window. races-sync.c alone knows the window:
@@ -91,9 +93,11 @@ struct rmalab__races {
     int64_t *seen;                /* per window rank B, world-indexed: B's clock at
                                      its last batch to this rank (or the fence) */
     int sweep_at;                 /* records in the logs at which to sweep next */
-    /* Owner races-sync.c. */
+    /* Owner races-sync.c (made at open; records join `out` at each
+     * operation), then races-wire.c (completes and sends them). */
     MPI_Comm comm;                /* the checker's messages */
     struct rmalab__rlist *out;    /* per target: records not completed yet */
+    /* Owner races-wire.c. */
     uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
     MPI_Request *req;             /* sends in flight, and their buffers */
     void **reqbuf;
@@ -105,26 +109,6 @@ struct rmalab__races {
     struct rmalab__races_found *found;
     int nfound, capfound;
 };
-
-/* races-report.c: the reports and the process's list of races; the call
- * sites they name. */
-/* The call's site (rmalab_check_site), or `fallback`; clears it. */
-void rmalab__races_report_site(char *buf, size_t size, const char *fallback);
-/* The same, keeping the site for the next record (an operation's blocks). */
-void rmalab__races_report_site_keep(char *buf, size_t size, const char *fallback);
-/* Report the race of a and b (`at`: the call that found it; NULL: b); a
- * new one joins R->found too. */
-void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
-                          const rmalab__racc *b, const char *at);
-/* "wait() at x.lua:31": `call` and the site the caller named, for reports. */
-void rmalab__races_report_where(char *buf, size_t size, const char *call);
-/* What this rank found during `call` (rc: the call's own status, returned
- * first): raised (mode races), warned of or kept. */
-int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int rc);
-/* Collective: the lowest rank that found a race tells the others, so that
- * in mode races every rank raises at the same fence or free. `S` holds
- * this rank's release clock and gets the join; NULL: no clock. */
-int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, const char *call);
 
 /* races.c: the model (docs/races.md): records, their lists, the race rule,
  * and the log of a window's memory with the checks against it. One thread
@@ -155,7 +139,7 @@ int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_crea
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
  * and memory"). */
-/* Compare n records against the window's log (and, unless RMALAB__CK_INTRA,
+/* Compare a list of records (a batch) against the window's log (and, unless RMALAB__CK_INTRA,
  * each against those before it), report what races, and add them to the log.
  * `at` names the call, for reports (NULL: the new access itself). Returns
  * the races found. */
@@ -163,11 +147,11 @@ enum {
     RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
     RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
 };
-unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, int n,
-                             unsigned how, const char *at);
+unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                             const char *at);
 /* Compare the records of one batch with each other only (an origin's
  * passive-target batch, before it ships). */
-unsigned rmalab__races_within(struct rmalab__races *R, const rmalab__racc *recs, int n,
+unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
                               const char *at);
 /* After an acquire (wait, test): the log's records ordered before this
  * rank's clock move to `past`. */
@@ -180,25 +164,5 @@ void rmalab__races_seen(struct rmalab__races *R, int from, const int64_t *clock)
 /* The log's state, and its release. */
 int rmalab__races_log_init(struct rmalab__races *R);
 void rmalab__races_log_free(struct rmalab__races *R);
-
-/* races-wire.c: the checker's messages, on its own communicator. */
-enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };
-/* Send `clock` and `recs` (NULL: none) to `to`, without waiting. */
-int rmalab__races_wire_send(struct rmalab__races *R, int to, int tag, const int64_t *clock,
-                            const struct rmalab__rlist *recs);
-/* A message from `from`, which was sent before the call that let this rank
- * get here. The caller frees *buf. */
-int rmalab__races_wire_recv(struct rmalab__races *R, int from, int tag, unsigned char **buf);
-/* The sender's clock in a message. */
-const int64_t *rmalab__races_wire_msg_clock(const unsigned char *buf);
-/* Receive one message and check its records (`intra`: an origin's passive
- * batch, whose own pairs it compared); `acquire` its clock. */
-int rmalab__races_wire_take(struct rmalab__races *R, int from, int tag, bool intra,
-                            const char *at, bool acquire);
-/* The passive-target batches that have arrived, checked. */
-int rmalab__races_wire_drain(struct rmalab__races *R, const char *at);
-/* Collective: every passive batch sent to this rank, and `fence` (per
- * origin: one FENCE message or none), received and checked. */
-int rmalab__races_wire_exchange(struct rmalab__races *R, const int64_t *fence, const char *at);
 
 #endif

@@ -4,6 +4,7 @@
  * or keep quiet, with every rank at fence and free), and the reports of a
  * communicator's processes: their total, and their texts on rank 0. */
 #include "races-private.h"
+#include "races-report.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "sync-kinds.h"

@@ -1,49 +1,34 @@
-/* The race checker at each call (docs/races.md): what every
- * synchronisation carries, how records reach the rank whose memory they
- * touch, and where races are checked and reported. races.c holds the
- * model and the log.
- *
- * An origin keeps the records of its operations to each target until the
- * call that completes them, then ships them to the target as one message
- * on the checker's own communicator (a duplicate of the window's):
- *   post     sends its clock to each origin (tag POST) before the engine's post;
- *   complete takes each target's post clock into the epoch's records,
- *            releases, and sends them with its clock (DONE) before the
- *            engine's complete; wait and test receive one DONE per origin,
- *            check and acquire;
- *   unlock, flush  release and send (PASSIVE) after checking the batch's
- *            own pairs; the target checks what arrived at its next
- *            synchronisation call, and at fence and free at the latest,
- *            where the ranks first exchange how many each sent to each;
- *   fence    sends every record (FENCE), exchanges the counts, checks,
- *            and joins the clocks in an allreduce, which also says who
- *            found a race, so that every rank raises together;
- *   free     is the last such exchange.
- * races-wire.c carries the messages.
+/* The race checker at each call (docs/races.md): its face to the rest
+ * of the core, and the one file of the checker that sees the window.
  *
  * Every call on a window that the checker sees comes in through the event
- * layer (observe.c), which calls the checker's part here (rmalab__races_sync_ahead
- * and _sync for synchronisation, read from its kind's row in rmalab/sync.h;
- * rmalab__races_sync_op, _local and _direct for operations and local accesses):
+ * layer (observe.c), which calls the checker's part here:
+ *   operations and local accesses (rmalab__races_sync_op, _local,
+ *            _direct): their records, with the epoch facts their event
+ *            carries (the lock held, the call that opened the epoch:
+ *            sync.c fills them), so the checker never reads the state;
+ *   synchronisation (rmalab__races_sync_ahead and _sync), read from its
+ *            kind's row in rmalab/sync.h, which races-wire.c carries out:
  *   releases CLOCK: post;  EPOCH: complete;  TARGETS: unlock, flush and
  *            their _all;  ALL: fence;  LOCAL (flush_local): nothing, as
  *            the accesses stay with the origin until a flush or unlock
  *            completes them at their target;
- *   acquires EPOCH: wait, test;  otherwise the batches that arrived.
- * An operation's event carries what the epoch state says of it (the lock
- * held, the call that opened its epoch: sync.c fills it), so the checker
- * never reads the state itself. */
+ *   acquires EPOCH: wait, test;  otherwise the batches that arrived;
+ *            then what the call found is raised, warned of or kept
+ *            (races-report.c).
+ * Its life with a window (open, close, free) is the one place that sees
+ * both the window and the checker's state. */
 #include "races-private.h"
+#include "races-report.h"
+#include "races-wire.h"
 #include "win-private.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
 #include "races-sync.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rmalab/debug.h>
 
@@ -99,12 +84,6 @@ static int point_record(struct rmalab__races *R, const rmalab__op_event *ev, con
 }
 
 /* The one record of the local access that rmalab__races_sync_local made last. */
-/* A list's records, as the checks take them. */
-static const rmalab__racc *first(const struct rmalab__rlist *l)
-{
-    return (const rmalab__racc *)l->p;
-}
-
 static struct rmalab__rlist one_local;
 
 int rmalab__races_sync_local(struct rmalab__races *R, const rmalab__op_event *ev, uint32_t *id)
@@ -115,7 +94,7 @@ int rmalab__races_sync_local(struct rmalab__races *R, const rmalab__op_event *ev
 
 int rmalab__races_sync_local_check(struct rmalab__races *R, const rmalab__op_event *ev)
 {
-    rmalab__races_check(R, first(&one_local), 1, 0, NULL);
+    rmalab__races_check(R, &one_local, 0, NULL);
     return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
                                        RMALAB_OK);
 }
@@ -131,152 +110,10 @@ int rmalab__races_sync_direct(struct rmalab__races *R, const rmalab__op_event *e
     int64_t *none = rmalab__mem_calloc(1, rmalab__clock_bytes());
     int rc = none ? point_record(R, ev, sites, &one, id)
                   : rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (!rc && !(rc = rmalab__races_wire_send(R, ev->target, RMALAB__TAG_PASSIVE, none, &one)))
-        R->sent[ev->target]++;
+    if (!rc)
+        rc = rmalab__races_wire_passive(R, ev->target, none, &one);
     rmalab__mem_free(none);
     return rc;
-}
-
-/* Records to `t` are complete: the issuer's release S completed them. */
-static void completed(const struct rmalab__races *R, struct rmalab__rlist *l, const int64_t *S)
-{
-    rmalab__races_rlist_complete(l, S[R->world[R->rank]]);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Synchronisation                                                          */
-
-static int synced(struct rmalab__races *R, const char *call)
-{
-    char at[96];
-    rmalab__races_report_where(at, sizeof at, call);
-    return rmalab__races_report_finish(R, call, rmalab__races_wire_drain(R, at));
-}
-
-static int post_clock(struct rmalab__races *R, const int *ranks, int n)
-{
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    rmalab__clock_release(S);
-    R->exposing = true;
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_wire_send(R, ranks[i], RMALAB__TAG_POST, S, NULL);
-    rmalab__mem_free(S);
-    return rc;
-}
-
-/* MPI orders a target's accesses before its post only before the
- * operations of the access epoch that matches it: the post clock joins
- * those records, not this rank's clock. */
-static int join_post(struct rmalab__races *R, int t)
-{
-    unsigned char *buf;
-    int rc = rmalab__races_wire_recv(R, t, RMALAB__TAG_POST, &buf);
-    if (rc)
-        return rc;
-    rmalab__races_rlist_join(&R->out[t], rmalab__races_wire_msg_clock(buf));
-    rmalab__mem_free(buf);
-    return RMALAB_OK;
-}
-
-static int complete_epoch(struct rmalab__races *R, const int *group, int n)
-{
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = join_post(R, group[i]);
-    int64_t *S = rc ? NULL : rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!rc && !S)
-        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (rc)
-        return rc;
-    rmalab__clock_release(S);
-    for (int i = 0; i < n && !rc; i++) {
-        completed(R, &R->out[group[i]], S);
-        rc = rmalab__races_wire_send(R, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
-        R->out[group[i]].n = 0;
-    }
-    rmalab__mem_free(S);
-    return rc;
-}
-
-static int exposed(struct rmalab__races *R, const int *xgroup, int n, const char *call)
-{
-    char at[96];
-    rmalab__races_report_where(at, sizeof at, call);
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = rmalab__races_wire_take(R, xgroup[i], RMALAB__TAG_DONE, false, at, true);
-    if (!rc) {
-        R->exposing = false; /* every record of the epoch is in */
-        rmalab__races_prune(R);
-    }
-    return rmalab__races_report_finish(R, call, rc ? rc : rmalab__races_wire_drain(R, at));
-}
-
-/* Passive target: the records to t are complete. The origin checks the
- * batch's own pairs (the target may call nothing soon), then ships it. */
-static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const char *at)
-{
-    struct rmalab__rlist *l = &R->out[t];
-    if (!l->n)
-        return RMALAB_OK;
-    completed(R, l, S);
-    int rc = RMALAB_OK;
-    if (t == R->rank) {
-        rmalab__races_check(R, first(l), l->n, RMALAB__CK_PASSIVE, at);
-    } else {
-        rmalab__races_within(R, first(l), l->n, at);
-        if (!(rc = rmalab__races_wire_send(R, t, RMALAB__TAG_PASSIVE, S, l)))
-            R->sent[t]++;
-    }
-    l->n = 0;
-    return rc;
-}
-
-static int released(struct rmalab__races *R, int target, const char *call)
-{
-    char at[96];
-    rmalab__races_report_where(at, sizeof at, call);
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    rmalab__clock_release(S);
-    int rc = RMALAB_OK;
-    for (int t = target < 0 ? 0 : target; t < (target < 0 ? R->size : target + 1) && !rc; t++)
-        rc = ship_passive(R, t, S, at);
-    rmalab__mem_free(S);
-    return rmalab__races_report_finish(R, call, rc ? rc : rmalab__races_wire_drain(R, at));
-}
-
-static int fenced(struct rmalab__races *R)
-{
-    char at[96];
-    rmalab__races_report_where(at, sizeof at, "fence");
-    int P = R->size, rc = RMALAB_OK;
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    int64_t *sent = S + rmalab__clock_size();
-    rmalab__clock_release(S);
-    for (int t = 0; t < P; t++) {
-        struct rmalab__rlist *l = &R->out[t];
-        sent[t] = t != R->rank && l->n;
-        completed(R, l, S);
-        if (t == R->rank)
-            rmalab__races_check(R, first(l), l->n, 0, at);
-        else if (l->n && !rc)
-            rc = rmalab__races_wire_send(R, t, RMALAB__TAG_FENCE, S, l);
-        l->n = 0;
-    }
-    /* Every rank goes through the collectives, whatever failed. */
-    int rc2 = rmalab__races_wire_exchange(R, sent, at);
-    int rc3 = rmalab__races_report_finish_together(R, S, "fence");
-    rmalab__mem_free(S);
-    /* The fence orders everything before it. */
-    rmalab__races_forget(R, rc3 ? NULL : rmalab__clock_now());
-    return rc ? rc : rc2 ? rc2 : rc3;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -285,22 +122,31 @@ static int fenced(struct rmalab__races *R)
 int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     switch (ev->k->releases) {
-    case RMALAB_RELEASE_CLOCK: return post_clock(R, ev->group, ev->n);
-    case RMALAB_RELEASE_EPOCH: return complete_epoch(R, ev->group, ev->n);
+    case RMALAB_RELEASE_CLOCK: return rmalab__races_wire_post(R, ev->group, ev->n);
+    case RMALAB_RELEASE_EPOCH: return rmalab__races_wire_complete(R, ev->group, ev->n);
     default: return RMALAB_OK;
     }
 }
 
+/* Where the call is, for reports; then what it releases and acquires
+ * (races-wire.c), and what was found on the way, raised, warned of or kept. */
 int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
+    if (k->acquires == RMALAB_ACQUIRE_EPOCH && !ev->n)
+        return RMALAB_OK; /* a wait or test that ends no exposure epoch */
+    char at[96];
+    rmalab__races_report_where(at, sizeof at, k->name);
+    int rc;
     if (k->releases == RMALAB_RELEASE_ALL)
-        return fenced(R);
-    if (k->releases == RMALAB_RELEASE_TARGETS)
-        return released(R, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, k->name);
-    if (k->acquires == RMALAB_ACQUIRE_EPOCH)
-        return ev->n ? exposed(R, ev->group, ev->n, k->name) : RMALAB_OK;
-    return synced(R, k->name);
+        rc = rmalab__races_wire_fence(R, at);
+    else if (k->releases == RMALAB_RELEASE_TARGETS)
+        rc = rmalab__races_wire_released(R, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, at);
+    else if (k->acquires == RMALAB_ACQUIRE_EPOCH)
+        rc = rmalab__races_wire_exposed(R, ev->group, ev->n, at);
+    else
+        rc = rmalab__races_wire_drain(R, at);
+    return rmalab__races_report_finish(R, k->name, rc);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -377,15 +223,7 @@ int rmalab__races_sync_close(struct rmalab__races *R)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, "free");
-    int rc = rmalab__races_wire_exchange(R, NULL, at);
-    int rc2 = rmalab__races_report_finish_together(R, NULL, "free");
-    /* Every peer has received what this rank sent: the sends end now. */
-    for (int i = 0; i < R->nreq; i++) {
-        MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
-        rmalab__mem_free(R->reqbuf[i]);
-    }
-    R->nreq = 0;
-    return rc ? rc : rc2;
+    return rmalab__races_wire_close(R, at);
 }
 
 void rmalab__races_sync_free(rmalab_win *w)
@@ -394,12 +232,7 @@ void rmalab__races_sync_free(rmalab_win *w)
     if (!R)
         return;
     w->races = NULL;
-    /* Sends still in flight (a window abandoned on the way out) keep
-     * their buffers: MPI may still read them. */
-    for (int i = 0; i < R->nreq; i++)
-        MPI_Request_free(&R->req[i]);
-    rmalab__mem_free(R->req);
-    rmalab__mem_free(R->reqbuf);
+    rmalab__races_wire_free(R);
     for (int t = 0; R->out && t < w->size; t++)
         rmalab__races_rlist_free(&R->out[t]);
     rmalab__mem_free(R->out);

@@ -14,6 +14,7 @@
  * acquire takes the element-wise max. A local access is a point: its c is
  * the value of the next release. */
 #include "races-private.h"
+#include "races-report.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
@@ -427,12 +428,11 @@ static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool mer
         sweep(R);
 }
 
-unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, int n,
-                             unsigned how, const char *at)
+unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                             const char *at)
 {
     unsigned before = R->found_now;
-    size_t sz = rmalab__races_racc_size();
-    const unsigned char *p = (const unsigned char *)recs;
+    int n = l->n;
     if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
         warn_incomplete(R, "its record of accesses already ordered is full");
         R->past_warned = true;
@@ -440,7 +440,7 @@ unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, 
     /* With `intra`, the batch's own pairs were compared by its origin: all
      * of it is compared with the log before any of it joins. */
     for (int i = 0; i < n; i++) {
-        const rmalab__racc *r = (const rmalab__racc *)(p + i * sz);
+        const rmalab__racc *r = rmalab__races_rlist_at(l, i);
         compare(R, &R->log, r, at);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
@@ -450,7 +450,7 @@ unsigned rmalab__races_check(struct rmalab__races *R, const rmalab__racc *recs, 
             keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
     for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
-        keep_in_log(R, (const rmalab__racc *)(p + i * sz), false);
+        keep_in_log(R, rmalab__races_rlist_at(l, i), false);
     return R->found_now - before;
 }
 
@@ -514,16 +514,14 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__mem_free(R->seen);
 }
 
-unsigned rmalab__races_within(struct rmalab__races *R, const rmalab__racc *recs, int n,
+unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
                               const char *at)
 {
     unsigned before = R->found_now;
-    size_t sz = rmalab__races_racc_size();
-    const unsigned char *p = (const unsigned char *)recs;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < l->n; i++)
         for (int j = 0; j < i; j++) {
-            const rmalab__racc *a = (const rmalab__racc *)(p + j * sz);
-            const rmalab__racc *b = (const rmalab__racc *)(p + i * sz);
+            const rmalab__racc *a = rmalab__races_rlist_at(l, j);
+            const rmalab__racc *b = rmalab__races_rlist_at(l, i);
             if (rmalab__races_is_race(R, a, b))
                 rmalab__races_report(R, a, b, at);
         }

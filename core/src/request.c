@@ -9,7 +9,8 @@
  * "request_wait" releases nothing at the target (rmalab/sync.h). A
  * window keeps its requests that were not waited for; its free completes
  * them and reports each, as a window never freed is reported. */
-#include "coll-private.h"
+#include "msg.h"
+#include "p2p.h"
 #include "observe.h"
 #include "alloc.h"
 #include "error-private.h"

@@ -5,6 +5,7 @@
 #include "win-private.h"
 #include "error-private.h"
 #include "hints-private.h"
+#include "hints-validate.h"
 #include "block-private.h"
 #include "layout.h"
 #include "win-hints.h"

@@ -1,5 +1,5 @@
 /* Windows: creation in the four flavours around MPICH 4.0.2's alignment
- * defect. The top of the core's window files (win-private.h has the
+ * defect. The top of the core's window files (private.h has the
  * design): it calls every file below it.
  *
  * Creation runs a fixed list of steps (`steps` below). Local steps allocate
@@ -24,6 +24,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
+#include "hints-validate.h"
 #include "block-private.h"
 #include "layout.h"
 #include "results.h"
@@ -32,6 +33,8 @@
 #include "win-hints.h"
 #include "registry.h"
 #include "win-free.h"
+#include "engine-native.h"
+#include "engine-rma.h"
 
 #include <limits.h>
 #include <stdio.h>
