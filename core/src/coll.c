@@ -103,15 +103,10 @@ void rmalab__coll_at_finalize(void (*fn)(void))
 /* Reductions                                                               */
 
 enum { BAD_COUNT = 1, BAD_OP = 2, BAD_FORM = 4 };
-
-/* The first collective of every reduction and of every agreement on
- * arguments (rmalab__coll_agree_args) is an MPI_Allreduce of this one
- * packet under one op, in two forms: numbers to reduce (VALUES), or
- * arguments to compare (ARGS: v holds the maxima of the count and of the
- * type and root packed, and of their negations). So a rank that gives a
- * buffer where the others give numbers (a reduction in place meeting one
- * of values) meets them in a well-formed collective, and every rank fails
- * (BAD_FORM) instead of reading the other form's bytes or waiting. */
+/* One packet, one op, for the first collective of every reduction and of
+ * every agreement on arguments: numbers to reduce (VALUES) or arguments to
+ * compare (ARGS). A rank whose form differs (a buffer against numbers)
+ * meets the others well-formed, and every rank fails (BAD_FORM). */
 enum { FORM_VALUES, FORM_ARGS };
 
 typedef struct {
@@ -266,12 +261,10 @@ static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int c
     return RMALAB_OK;
 }
 
-/* Some ranks gave a typed buffer, the others values (numbers, tables). */
-static int mixed_forms(const char *call)
+static int mixed_forms(const char *call) /* a typed buffer against values */
 {
     return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: some ranks gave a buffer and others values; "
-                                             "every rank must give a buffer of the same type and "
-                                             "length, or every rank values", call);
+                            "every rank must give a buffer alike, or every rank values", call);
 }
 
 /* The verdict of the combined headers, the same on every rank. */
@@ -439,19 +432,14 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
     return RMALAB_OK;
 }
 
-/* What every rank must give alike for a collective, which MPI leaves
- * unchecked: a count that differs truncates on some ranks and passes
- * silently on others, a type reinterprets bytes, a root hangs or leaves
- * messages unmatched for the next call to take. One MPI_Allreduce of a
- * packet in its ARGS form (above): the maxima of the count, of the type
- * and root packed in one number, and of their negations; the op and the
- * ranks whose own checks failed (`status`) as in a reduction's header:
- * the same verdict on every rank, this rank's own error first, else the
- * lowest failed rank's class. Arguments that the call does not have are
- * given alike (0, op -1); a call on values gives type -1. */
+/* What every rank must give alike, which MPI leaves unchecked (a count
+ * that differs truncates on some ranks, a type reinterprets bytes, a root
+ * hangs): one MPI_Allreduce of the packet in its ARGS form, v the maxima
+ * of the count, of the type and root packed, and of their negations.
+ * Arguments a call does not have are given alike (0, op -1; type -1 for a
+ * call on values). */
 #define ARG_PACK(type, root) ((int64_t)(type) * ((int64_t)1 << 32) + (int64_t)(uint32_t)(root))
 #define ARG_TYPE(p) ((int)((p) >> 32))
-#define ARG_ROOT(p) ((int)(int32_t)(uint32_t)((p) & 0xffffffff))
 
 static int args_verdict(const rpacket *all, const char *call, int count, int type, int root,
                         int op)
@@ -476,7 +464,7 @@ static int args_verdict(const rpacket *all, const char *call, int count, int typ
     if (v[2] != -v[3])
         return rmalab__err_fail(RMALAB_ERR_RANK, "%s: the ranks name roots %d to %d (%d here); "
                                                  "every rank must name the same root",
-                                call, ARG_ROOT(-v[3]), ARG_ROOT(v[2]), root);
+                                call, (int)(uint32_t)(-v[3]), (int)(uint32_t)v[2], root);
     if (all->bad & BAD_OP)
         return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
                                                "rank must give the same op",
@@ -487,9 +475,8 @@ static int args_verdict(const rpacket *all, const char *call, int count, int typ
 int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
                             int root, int op)
 {
-    rpacket p = {.count = count, .status = status,
-                 .srank = status ? rmalab_comm_rank(c) : INT32_MAX, .op = (int8_t)op,
-                 .clock = 0, .form = FORM_ARGS};
+    rpacket p = {.count = count, .status = status, .op = (int8_t)op, .form = FORM_ARGS,
+                 .srank = status ? rmalab_comm_rank(c) : INT32_MAX};
     int64_t tr = status ? ARG_PACK(0, 0) : ARG_PACK(type, root);
     p.v[0] = count, p.v[1] = -(int64_t)count, p.v[2] = tr, p.v[3] = -tr;
     int rc = packet_ready();
@@ -523,22 +510,6 @@ int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_
         rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
     }
     return rmalab__coll_end(&b, rc);
-}
-
-/* The op suits the type as MPI's predefined reductions say. */
-static int check_reduce_op(const char *call, rmalab_type type, rmalab_op op)
-{
-    bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
-    if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
-                                               "min, band, bor, bxor, land, lor or lxor",
-                                call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
-    if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
-        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
-                                                 "holds %s", call, rmalab_op_name(op),
-                                op >= RMALAB_OP_BAND ? "integer" : "number",
-                                rmalab_type_name(type));
-    return RMALAB_OK;
 }
 
 static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
@@ -591,7 +562,7 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (!status)
         status = check_typed(c, call, root, count, type);
     if (!status)
-        status = check_reduce_op(call, type, op);
+        status = rmalab__type_check_reduce(call, type, op);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;
