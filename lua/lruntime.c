@@ -480,12 +480,14 @@ static int exit_wrapped(lua_State *L)
 {
     int ok = lua_isboolean(L, 1) ? lua_toboolean(L, 1)
                                  : luaL_optinteger(L, 1, EXIT_SUCCESS) == EXIT_SUCCESS;
+    int before = exit_failed;
     if (!ok)
         exit_failed = 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    int st = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    exit_failed = before; /* it came back (a host's os.exit that refuses): no exit */
+    return st == LUA_OK ? lua_gettop(L) : lua_error(L);
 }
 
 static void wrap_os_exit(lua_State *L)
