@@ -471,6 +471,36 @@ int lrm_main(lua_State *L)
     exit(EXIT_FAILURE);
 }
 
+/* os.exit wrapped (the original is its upvalue): a status other than
+ * success (os.exit(1), os.exit(false)) counts as this rank's failure, as an
+ * error inside rl.main does, so that a rank that exits so while the others
+ * wait for it in a collective ends the job (end_job) instead of waiting
+ * in MPI_Finalize for them; then the original, with the same arguments. */
+static int exit_wrapped(lua_State *L)
+{
+    int ok = lua_isboolean(L, 1) ? lua_toboolean(L, 1)
+                                 : luaL_optinteger(L, 1, EXIT_SUCCESS) == EXIT_SUCCESS;
+    int before = exit_failed;
+    if (!ok)
+        exit_failed = 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int st = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    exit_failed = before; /* it came back (a host's os.exit that refuses): no exit */
+    return st == LUA_OK ? lua_gettop(L) : lua_error(L);
+}
+
+static void wrap_os_exit(lua_State *L)
+{
+    int top = lua_gettop(L);
+    if (lua_getglobal(L, "os") == LUA_TTABLE && lua_getfield(L, -1, "exit") == LUA_TFUNCTION &&
+        lua_tocfunction(L, -1) != exit_wrapped) {
+        lua_pushcclosure(L, exit_wrapped, 1);
+        lua_setfield(L, -2, "exit");
+    }
+    lua_settop(L, top);
+}
+
 /* MPICH's MPI_Init leaves stdout unbuffered: Lua's print then writes its
  * text and its newline in two write() calls, and Hydra forwards each
  * rank's pipe as it reads it, so two ranks' lines met mid-line ("... cannot
@@ -533,4 +563,5 @@ void lrm_open_runtime(lua_State *L)
     pthread_mutex_unlock(&runtime_lock);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &ctx_key);
     start_mpi(L);
+    wrap_os_exit(L);
 }

@@ -309,6 +309,9 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
 
 int rmalab__block_enter(rmalab__block *b)
 {
+    int refused = b->collective ? rmalab__err_collective_refused(b->call) : RMALAB_OK;
+    if (refused)
+        return refused;
     b->since = coarse_now();
     b->agreed = b->duped = false;
     proc_lock();

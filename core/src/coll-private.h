@@ -28,11 +28,14 @@ void rmalab__coll_at_finalize(void (*fn)(void));
  * until a later call needs more; NULL when out of memory. */
 void *rmalab__coll_scratch(int which, size_t n);
 
-/* Every rank gives the same count, type, root and op (the ones a
- * call does not have: 0, op -1), agreed in one small MPI_Allreduce before
- * the collective: ERR_TRUNCATE, ERR_TYPE, ERR_RANK or ERR_OP on every rank
- * otherwise. A rank whose own checks failed (`status`) takes part and gets
- * its own error back; the others fail with its class. */
+/* Every rank gives the same count, type, root and op (the ones a call
+ * does not have: 0, op -1; a call on values, not a typed buffer: type
+ * -1), agreed in one small MPI_Allreduce before the collective, of the
+ * same packet and op as a reduction of values: ERR_TRUNCATE, ERR_TYPE
+ * (also where some ranks give a buffer and others values, whichever of
+ * the two calls they are in), ERR_RANK or ERR_OP on every rank otherwise.
+ * A rank whose own checks failed (`status`) takes part and gets its own
+ * error back; the others fail with its class. */
 int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
                             int root, int op);
 

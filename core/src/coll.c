@@ -102,11 +102,16 @@ void rmalab__coll_at_finalize(void (*fn)(void))
 /* ------------------------------------------------------------------------ */
 /* Reductions                                                               */
 
-enum { BAD_COUNT = 1, BAD_OP = 2 };
+enum { BAD_COUNT = 1, BAD_OP = 2, BAD_FORM = 4 };
+/* One packet, one op, for the first collective of every reduction and of
+ * every agreement on arguments: numbers to reduce (VALUES) or arguments to
+ * compare (ARGS). A rank whose form differs (a buffer against numbers)
+ * meets the others well-formed, and every rank fails (BAD_FORM). */
+enum { FORM_VALUES, FORM_ARGS };
 
 typedef struct {
     int32_t count, status, srank; /* srank: the lowest rank that failed */
-    int8_t type, op, clock, bad;
+    int8_t type, op, clock, bad, form;
     int64_t v[RMALAB_REDUCE_INLINE];
 } rpacket;
 
@@ -152,8 +157,13 @@ static void combine(const rpacket *a, rpacket *b)
         b->srank = a->srank;
     }
     b->bad |= (int8_t)(a->bad | (a->count != b->count ? BAD_COUNT : 0) |
-                       (a->op != b->op ? BAD_OP : 0));
+                       (a->op != b->op ? BAD_OP : 0) | (a->form != b->form ? BAD_FORM : 0));
     b->clock |= a->clock;
+    if (a->form == FORM_ARGS && b->form == FORM_ARGS) {
+        for (int i = 0; i < RMALAB_REDUCE_INLINE; i++)
+            b->v[i] = a->v[i] > b->v[i] ? a->v[i] : b->v[i];
+        return;
+    }
     if (b->bad || b->status)
         return;
     int64_t av[RMALAB_REDUCE_INLINE];
@@ -187,11 +197,11 @@ static void packet_op(void *in, void *inout, int *len, MPI_Datatype *dt)
  * element of a contiguous type under a commutative op, which MPICH reduces
  * by recursive doubling, about as fast as one double's MPI_SUM. Made when
  * first needed, freed at MPI_Finalize. */
-enum { MADE_PACKET, MADE_ARGS, MADE_N };
+enum { MADE_PACKET, MADE_N };
 static struct {
     MPI_Datatype type;
     MPI_Op op;
-} made[MADE_N] = {{MPI_DATATYPE_NULL, MPI_OP_NULL}, {MPI_DATATYPE_NULL, MPI_OP_NULL}};
+} made[MADE_N] = {{MPI_DATATYPE_NULL, MPI_OP_NULL}};
 
 static void made_free(void)
 {
@@ -251,6 +261,12 @@ static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int c
     return RMALAB_OK;
 }
 
+static int mixed_forms(const char *call) /* a typed buffer against values */
+{
+    return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: some ranks gave a buffer and others values; "
+                            "every rank must give a buffer alike, or every rank values", call);
+}
+
 /* The verdict of the combined headers, the same on every rank. */
 static int reduce_verdict(const rpacket *all, int status, const char *call)
 {
@@ -259,6 +275,8 @@ static int reduce_verdict(const rpacket *all, int status, const char *call)
                       : rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its "
                                                       "own error says why)",
                                          call, all->srank, rmalab_err_name(all->status));
+    if (all->bad & BAD_FORM)
+        return mixed_forms(call);
     if (all->bad & BAD_COUNT)
         return rmalab__err_fail(RMALAB_ERR_ARG, "%s: the ranks gave different numbers of values; "
                                                 "each must give as many", call);
@@ -347,7 +365,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;
     if (kind == RMALAB_REDUCE_ROOT) /* the rest agrees in reduce_call's packets */
-        rc = rmalab__coll_agree_args(c, call, bad, 0, 0, root, -1);
+        rc = rmalab__coll_agree_args(c, call, bad, 0, -1, root, -1);
     if (!rc)
         rc = reduce_call(c, kind, root, buf, count, type, op, status);
     return rmalab__coll_end(&b, rc);
@@ -414,64 +432,62 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
     return RMALAB_OK;
 }
 
-/* What every rank must give alike for a collective, which MPI leaves
- * unchecked: a count that differs truncates on some ranks and passes
- * silently on others, a type reinterprets bytes, a root hangs or leaves
- * messages unmatched for the next call to take. One
- * MPI_Allreduce (the max) of each and of its negation, and of the ranks
- * whose own checks failed (`status`): the same verdict on every rank, this
- * rank's own error first, else the lowest failed rank's class. Arguments
- * that the call does not have are given alike (0, op -1). */
-enum { AG_FAILED, AG_COUNT, AG_TYPE, AG_ROOT, AG_OP, AG_N };
+/* What every rank must give alike, which MPI leaves unchecked (a count
+ * that differs truncates on some ranks, a type reinterprets bytes, a root
+ * hangs): one MPI_Allreduce of the packet in its ARGS form, v the maxima
+ * of the count, of the type and root packed, and of their negations.
+ * Arguments a call does not have are given alike (0, op -1; type -1 for a
+ * call on values). */
+#define ARG_PACK(type, root) ((int64_t)(type) * ((int64_t)1 << 32) + (int64_t)(uint32_t)(root))
+#define ARG_TYPE(p) ((int)((p) >> 32))
 
-static void args_max(void *in, void *inout, int *len, MPI_Datatype *t)
+static int args_verdict(const rpacket *all, const char *call, int count, int type, int root,
+                        int op)
 {
-    (void)t;
-    const int64_t *x = in;
-    int64_t *y = inout;
-    for (int i = 0; i < *len * 2 * AG_N; i++)
-        y[i] = x[i] > y[i] ? x[i] : y[i];
+    const int64_t *v = all->v;
+    if (all->status)
+        return rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its own "
+                                             "error says why)",
+                                call, all->srank, rmalab_err_name(all->status));
+    if ((all->bad & BAD_FORM) || (ARG_TYPE(v[2]) != ARG_TYPE(-v[3]) &&
+                                  (ARG_TYPE(-v[3]) < 0) != (ARG_TYPE(v[2]) < 0)))
+        return mixed_forms(call);
+    if (v[0] != -v[1])
+        return rmalab__err_fail(RMALAB_ERR_TRUNCATE,
+                                "%s: the ranks give %lld to %lld elements (%d here); every rank "
+                                "must give the same count", call, (long long)-v[1],
+                                (long long)v[0], count);
+    if (ARG_TYPE(v[2]) != ARG_TYPE(-v[3]))
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
+                                                 "every rank must give the same type",
+                                call, rmalab_type_name((rmalab_type)type));
+    if (v[2] != -v[3])
+        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: the ranks name roots %d to %d (%d here); "
+                                                 "every rank must name the same root",
+                                call, (int)(uint32_t)(-v[3]), (int)(uint32_t)v[2], root);
+    if (all->bad & BAD_OP)
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
+                                               "rank must give the same op",
+                                call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
+    return RMALAB_OK;
 }
 
 int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int count, int type,
                             int root, int op)
 {
-    int me = rmalab_comm_rank(c);
-    /* the lowest failed rank wins, its class below it */
-    int64_t failed = status ? ((int64_t)(INT32_MAX - me) << 16) | (status & 0xffff) : -1;
-    int64_t v[2 * AG_N] = {failed, count, type, root, op};
-    for (int i = 1; i < AG_N; i++)
-        v[AG_N + i] = -v[i];
-    int rc = made_ready(MADE_ARGS, (int)sizeof v, args_max);
+    rpacket p = {.count = count, .status = status, .op = (int8_t)op, .form = FORM_ARGS,
+                 .srank = status ? rmalab_comm_rank(c) : INT32_MAX};
+    int64_t tr = status ? ARG_PACK(0, 0) : ARG_PACK(type, root);
+    p.v[0] = count, p.v[1] = -(int64_t)count, p.v[2] = tr, p.v[3] = -tr;
+    int rc = packet_ready();
     if (rc)
         return rc; /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
-    int e = MPI_Allreduce(MPI_IN_PLACE, v, 1, made[MADE_ARGS].type, made[MADE_ARGS].op,
+    rpacket all;
+    int e = MPI_Allreduce(&p, &all, 1, made[MADE_PACKET].type, made[MADE_PACKET].op,
                           rmalab_comm_mpi(c));
     if (status || e != MPI_SUCCESS)
         return status ? status : rmalab__err_mpi(e, "MPI_Allreduce (the ranks' arguments)");
-    if (v[AG_FAILED] >= 0)
-        return rmalab__err_fail((int)(v[AG_FAILED] & 0xffff), "%s: rank %lld could not take part "
-                                "(%s; its own error says why)", call,
-                                (long long)(INT32_MAX - (v[AG_FAILED] >> 16)),
-                                rmalab_err_name((int)(v[AG_FAILED] & 0xffff)));
-    if (v[AG_COUNT] != -v[AG_N + AG_COUNT])
-        return rmalab__err_fail(RMALAB_ERR_TRUNCATE,
-                                "%s: the ranks give %lld to %lld elements (%d here); every rank "
-                                "must give the same count", call, (long long)-v[AG_N + AG_COUNT],
-                                (long long)v[AG_COUNT], count);
-    if (v[AG_TYPE] != -v[AG_N + AG_TYPE])
-        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: the ranks give different types (%s here); "
-                                                 "every rank must give the same type",
-                                call, rmalab_type_name((rmalab_type)type));
-    if (v[AG_ROOT] != -v[AG_N + AG_ROOT])
-        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: the ranks name roots %lld to %lld (%d here); "
-                                                 "every rank must name the same root",
-                                call, (long long)-v[AG_N + AG_ROOT], (long long)v[AG_ROOT], root);
-    if (v[AG_OP] != -v[AG_N + AG_OP])
-        return rmalab__err_fail(RMALAB_ERR_OP, "%s: the ranks give different ops (%s here); every "
-                                               "rank must give the same op",
-                                call, op < 0 ? "none" : rmalab_op_name((rmalab_op)op));
-    return RMALAB_OK;
+    return args_verdict(&all, call, count, type, root, op);
 }
 
 int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
@@ -494,22 +510,6 @@ int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_
         rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
     }
     return rmalab__coll_end(&b, rc);
-}
-
-/* The op suits the type as MPI's predefined reductions say. */
-static int check_reduce_op(const char *call, rmalab_type type, rmalab_op op)
-{
-    bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
-    if ((unsigned)op > RMALAB_OP_LXOR)
-        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
-                                               "min, band, bor, bxor, land, lor or lxor",
-                                call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
-    if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
-        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
-                                                 "holds %s", call, rmalab_op_name(op),
-                                op >= RMALAB_OP_BAND ? "integer" : "number",
-                                rmalab_type_name(type));
-    return RMALAB_OK;
 }
 
 static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
@@ -562,7 +562,7 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
     if (!status)
         status = check_typed(c, call, root, count, type);
     if (!status)
-        status = check_reduce_op(call, type, op);
+        status = rmalab__type_check_reduce(call, type, op);
     rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
     if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
         return rc;

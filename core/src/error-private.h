@@ -36,6 +36,16 @@ int rmalab__err_agree(MPI_Comm comm, int rc, const char *what);
 #define RMALAB__AGREE_FLAGS 8
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed);
+/* User code that a collective call runs after its agreement (a free's
+ * delete callbacks, when the other ranks are inside MPI_Win_free) cannot
+ * make a collective call: nobody would join it. The call that runs such
+ * code says so around it (begin returns what end restores); meanwhile
+ * every agreement, and every collective call's entry (block.c), fails on
+ * this thread alone with ERR_OTHER naming both calls (refused returns
+ * RMALAB_OK outside such code). */
+const char *rmalab__err_callbacks_begin(const char *call);
+void rmalab__err_callbacks_end(const char *outer);
+int rmalab__err_collective_refused(const char *what);
 /* The agreement in its parts, for a collective call that carries it in a
  * collective of its own (block.c: SLEEP mode's wait for the group):
  * rmalab__err_agree_flags is pack, reduce and verdict. The packet holds

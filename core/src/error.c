@@ -188,9 +188,36 @@ int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed)
     return RMALAB_OK;
 }
 
+/* The collective call whose callbacks this thread runs past its agreement
+ * (a free's delete callbacks), or NULL. */
+static _Thread_local const char *in_callbacks;
+
+const char *rmalab__err_callbacks_begin(const char *call)
+{
+    const char *outer = in_callbacks;
+    in_callbacks = call;
+    return outer;
+}
+
+void rmalab__err_callbacks_end(const char *outer) { in_callbacks = outer; }
+
+int rmalab__err_collective_refused(const char *what)
+{
+    if (!in_callbacks)
+        return RMALAB_OK;
+    return rmalab__err_fail(RMALAB_ERR_OTHER,
+                            "%s: a collective call cannot be made from a callback that %s runs: "
+                            "the other ranks are past the agreement of that %s, inside MPI, and "
+                            "would never join this call; make it after the %s returns",
+                            what, in_callbacks, in_callbacks, in_callbacks);
+}
+
 int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, int mask,
                             int *mixed)
 {
+    int refused = rmalab__err_collective_refused(what);
+    if (refused)
+        return rc ? rc : refused;
     rmalab__err_packet p;
     rmalab__err_agree_pack(&p, rc, what, flags, mask);
     return rmalab__err_agree_verdict(&p, rmalab__err_agree_reduce(&p, comm, NULL), mixed);

@@ -379,6 +379,9 @@ int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, co
 
 int rmalab_races_total(MPI_Comm comm, uint64_t *total)
 {
+    int refused = rmalab__err_collective_refused("races total");
+    if (refused)
+        return refused;
     const rmalab_race *l;
     int n;
     uint64_t found;
@@ -447,6 +450,9 @@ static int gather_text(MPI_Comm comm, int rank, int size, const char *mine, int 
 
 int rmalab_races_text(MPI_Comm comm, char **text)
 {
+    int refused = rmalab__err_collective_refused("races text");
+    if (refused)
+        return refused;
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);

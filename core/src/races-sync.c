@@ -200,6 +200,7 @@ static rmalab_check_mode mode_asked(const rmalab_win *w)
 }
 
 bool rmalab__races_sync_wanted(const rmalab_win *w) { return mode_asked(w) != RMALAB_CHECK_OFF; }
+rmalab_check_mode rmalab__races_sync_asked(const rmalab_win *w) { return mode_asked(w); }
 
 int rmalab__races_sync_open(rmalab_win *w)
 {

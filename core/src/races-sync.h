@@ -35,6 +35,9 @@ int rmalab__races_sync_found(struct rmalab__races *R, const struct rmalab__races
 /* Does this rank ask for the window to be checked (its hint rmalab_check,
  * else RMALAB_CHECK)? Local. */
 bool rmalab__races_sync_wanted(const rmalab_win *w);
+/* The mode asked for (its hint, else RMALAB_CHECK), which ranks agree on at
+ * creation (win.c). */
+rmalab_check_mode rmalab__races_sync_asked(const rmalab_win *w);
 /* Creation (collective): check the window if any rank asks. */
 int rmalab__races_sync_open(rmalab_win *w);
 /* Freeing (collective, before MPI_Win_free): the last check. */

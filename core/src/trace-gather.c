@@ -442,6 +442,9 @@ static int gather_set(struct gather *g, rmalab_trace_set **out)
 
 int rmalab_trace_gather(rmalab_trace_set **out)
 {
+    int refused = rmalab__err_collective_refused("trace gather");
+    if (refused)
+        return refused;
     if (!out)
         return rmalab__err_fail(RMALAB_ERR_ARG, "trace gather: out is NULL");
     *out = NULL;
@@ -459,6 +462,9 @@ int rmalab_trace_gather(rmalab_trace_set **out)
 
 int rmalab_win_trace_gather(rmalab_win *w, rmalab_trace_set **out)
 {
+    int refused = rmalab__err_collective_refused("trace gather");
+    if (refused)
+        return refused;
     RMALAB__CHECK_WIN(w);
     if (!out)
         return rmalab__err_fail(RMALAB_ERR_ARG, "trace gather: out is NULL");

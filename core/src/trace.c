@@ -421,6 +421,9 @@ void rmalab_trace_clear(void)
 
 int rmalab_win_trace_start(rmalab_win *w)
 {
+    int refused = rmalab__err_collective_refused("trace start");
+    if (refused)
+        return refused;
     RMALAB__CHECK_WIN(w);
     int rc = rmalab__trace_open(w, true);
     return rc || !w->trace_paused ? rc : rmalab_win_trace_pause(w, false);

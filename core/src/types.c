@@ -290,3 +290,18 @@ int rmalab__type_check_op(const char *what, rmalab_op op, rmalab_type type, bool
                                 what, rmalab_op_name(op));
     return RMALAB_OK;
 }
+
+int rmalab__type_check_reduce(const char *call, rmalab_type type, rmalab_op op)
+{
+    bool flt = type == RMALAB_FLOAT || type == RMALAB_DOUBLE;
+    if ((unsigned)op > RMALAB_OP_LXOR)
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s is not a reduction; use sum, prod, max, "
+                                               "min, band, bor, bxor, land, lor or lxor",
+                                call, rmalab_op_name(op) ? rmalab_op_name(op) : "this op");
+    if ((flt && op >= RMALAB_OP_BAND) || (type == RMALAB_BYTE && op < RMALAB_OP_BAND))
+        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: MPI defines %s on %s types, and the buffer "
+                                                 "holds %s", call, rmalab_op_name(op),
+                                op >= RMALAB_OP_BAND ? "integer" : "number",
+                                rmalab_type_name(type));
+    return RMALAB_OK;
+}

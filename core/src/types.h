@@ -21,5 +21,8 @@ int rmalab__type_check_assert(const char *call, int assert_, int allowed);
 int rmalab__type_check_count(const char *what, rmalab_type type, int count);
 /* The op/type pairs MPI defines for accumulate (and rmalab accepts). */
 int rmalab__type_check_op(const char *what, rmalab_op op, rmalab_type type, bool fetching);
+/* The op suits the type of a reduction of a typed buffer as MPI's predefined
+ * reductions say (ERR_OP for no reduction, ERR_TYPE for a bad pair). */
+int rmalab__type_check_reduce(const char *call, rmalab_type type, rmalab_op op);
 
 #endif

@@ -139,7 +139,9 @@ static int free_call(rmalab_win **win, int status)
     int late = rmalab__observe_win_close(w);
     if (late)
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());
+    const char *outer = rmalab__err_callbacks_begin("free");
     int cb_rc = rmalab__attr_delete_all(w);
+    rmalab__err_callbacks_end(outer);
     if (cb_rc && !late) {
         late = cb_rc;
         snprintf(saved, sizeof saved, "%s", rmalab_errmsg());

@@ -64,12 +64,16 @@ static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diag
     const rmalab__engine *e = find_engine(rmalab__hints_lookup(valid, RMALAB_KEY_PSCW));
     const char *env = getenv("RMALAB_PSCW");
     if (!e && env && *env && !(e = find_engine(env)))
-        rmalab__hints_validate_diag_add(
-            diags, RMALAB_KEY_PSCW,
-            "the environment variable RMALAB_PSCW=\"%s\" is neither \"native\" "
-            "nor \"rma\"; using rma",
-            env);
+        rmalab__hints_validate_diag_add(diags, RMALAB_KEY_PSCW, "the environment variable "
+                                        "RMALAB_PSCW=\"%s\" is neither \"native\" nor \"rma\"; "
+                                        "using rma", env);
     return e ? e : engines[0];
+}
+
+/* The engine's place in engines[], which the first agreement compares. */
+static int engine_index(const rmalab__engine *e)
+{
+    return e == engines[0] ? 0 : 1 + (e != engines[1]);
 }
 
 /* Drop a promise that the facts contradict, from the hints for MPICH (and
@@ -218,25 +222,42 @@ static int step_hints(struct creation *c)
  * learn whether any wants the recorder or the race checker (whose steps
  * cost nothing when none does). Every rank learns the same range, so each
  * rank that made the promise gets the same diagnostic. A rank that failed
- * gives no sizes (LLONG_MIN, the identity of MPI_MAX). */
+ * gives no sizes (LLONG_MIN, the identity of MPI_MAX). The PSCW engine and
+ * the race checker's mode decide the steps that follow and how later calls
+ * synchronise or report: ranks that ask for different ones all fail here. */
 static int step_promises(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
-    long long mine[7] = {LLONG_MIN, LLONG_MIN, LLONG_MIN, LLONG_MIN, rc, 0, 0}, all[7] = {0};
+    enum { SIZE, DU = 2, RC = 4, TRACE, RACES, ENG, MODE = 9, N = 11 };
+    long long mine[N], all[N] = {0};
+    for (int i = 0; i < N; i++)
+        mine[i] = LLONG_MIN;
+    mine[RC] = rc, mine[TRACE] = mine[RACES] = 0;
     if (!rc) {
-        mine[0] = w->size_req, mine[1] = -(long long)w->size_req;
-        mine[2] = w->disp_unit, mine[3] = -w->disp_unit;
-        mine[5] = rmalab__trace_wanted(w), mine[6] = rmalab__races_sync_wanted(w);
+        mine[SIZE] = w->size_req, mine[SIZE + 1] = -(long long)w->size_req;
+        mine[DU] = w->disp_unit, mine[DU + 1] = -w->disp_unit;
+        mine[TRACE] = rmalab__trace_wanted(w), mine[RACES] = rmalab__races_sync_wanted(w);
+        mine[ENG] = engine_index(w->eng), mine[ENG + 1] = -mine[ENG];
+        mine[MODE] = rmalab__races_sync_asked(w), mine[MODE + 1] = -mine[MODE];
     }
-    int e = MPI_Allreduce(mine, all, 7, MPI_LONG_LONG, MPI_MAX, w ? w->comm : c->comm);
-    if ((rc = rmalab__err_agreed(rc, (int)all[4], e, "checking the arguments")))
+    int e = MPI_Allreduce(mine, all, N, MPI_LONG_LONG, MPI_MAX, w ? w->comm : c->comm);
+    if ((rc = rmalab__err_agreed(rc, (int)all[RC], e, "checking the arguments")))
         return rc;
-    c->any_trace = all[5], c->any_races = all[6];
-    rc = broken_promise(w, c->valid, c->mi, c->diags, "same_size", "size", (long)-all[1],
-                        (long)all[0]);
+    if (all[ENG] != -all[ENG + 1])
+        return rmalab__err_fail(RMALAB_ERR_ARG, "checking the arguments: the ranks ask for "
+                                "different PSCW engines (\"%s\" here); every rank must give "
+                                "the same rmalab_pscw (or RMALAB_PSCW)", w->eng->name);
+    if (all[MODE] != -all[MODE + 1])
+        return rmalab__err_fail(RMALAB_ERR_ARG, "checking the arguments: the ranks ask for "
+                                "different race checking (\"%s\" here); every rank must give "
+                                "the same rmalab_check (or RMALAB_CHECK)",
+                                rmalab_check_mode_name((rmalab_check_mode)mine[MODE]));
+    c->any_trace = all[TRACE], c->any_races = all[RACES];
+    rc = broken_promise(w, c->valid, c->mi, c->diags, "same_size", "size", (long)-all[SIZE + 1],
+                        (long)all[SIZE]);
     return rc ? rc
               : broken_promise(w, c->valid, c->mi, c->diags, "same_disp_unit", "disp_unit",
-                               (long)-all[3], (long)all[2]);
+                               (long)-all[DU + 1], (long)all[DU]);
 }
 
 /* Local: what MPICH gets (the companion window's hints only when there is

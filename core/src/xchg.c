@@ -401,7 +401,7 @@ int rmalab_comm_exchange(rmalab_comm *c, rmalab_xchg_kind kind, int root,
     /* a root-shaped first collective with different roots would not meet;
      * a failed status travels in the packets */
     if (rooted)
-        rc = rmalab__coll_agree_args(c, call, bad, 0, 0, root, -1);
+        rc = rmalab__coll_agree_args(c, call, bad, 0, -1, root, -1);
     if (!rc)
         rc = run(&x, send, recv);
     if (x.own_block)
