@@ -19,14 +19,14 @@
  * on observation); where rmalab provides the window memory (win_allocate,
  * win_create without a base, and allocate_shared) it is node-shared too, in
  * the same segment after the counters, so puts and gets become plain
- * copies. Other peers go through MPI: the counters sit in an internal window opened once in
- * lock_all at creation and are incremented with MPI_Accumulate, flushed
- * before post and complete return (so a peer never depends on this rank
- * calling MPI again: "once post is issued, the sequence must complete
- * without further dependencies"), and read with plain atomic loads of the
- * rank's own part, as the unified memory model allows; the data window is
- * itself kept in lock_all, so operations are issued at any time and
- * completed with MPI_Win_flush.
+ * copies. Other peers go through MPI: the counters sit in an internal
+ * window opened once in lock_all at creation and are incremented with
+ * MPI_Accumulate, flushed before post and complete return (so a peer never
+ * depends on this rank calling MPI again: "once post is issued, the
+ * sequence must complete without further dependencies"), and read with
+ * plain atomic loads of the rank's own part, as the unified memory model
+ * allows; the data window is itself kept in lock_all, so operations are
+ * issued at any time and completed with MPI_Win_flush.
  *
  * Weak synchronisation: start returns at once; the first operation to a
  * target waits for that target's post. Progress: every wait calls MPI's
@@ -54,7 +54,6 @@ struct rmalab__rma { /* w->engine_state */
     int unflushed;           /* counter increments through MPI not yet flushed */
     int remote_peers, local_peers, plain_peers;
     struct node *made;       /* from make to setup: a node to find, none cached */
-
     /* origin side */
     uint64_t *consumed;      /* posts consumed per target */
     uint64_t *need;          /* post count the open epoch needs, per target */
