@@ -194,7 +194,8 @@ function T.current() return current and current.name end
 --           bytes on every rank, its disp_unit, and 1 or 2 windows
 --   body    function(win, at [, win2, at2]), run by every rank
 --   opts    { reps = n, delay = seconds, flavours = {...} }
--- Runs body `reps` times (20 for "yes", 5 for "no"). Each run:
+-- Runs body `reps` times (20 for "yes", 5 for "no"; RMALAB_RACES_REPS="y,n"
+-- sets both where opts.reps does not). Each run:
 --   * forgets this rank's reports (rl.races.clear) and creates fresh windows
 --     of the flavour picked by the run number, in turn: allocate, create,
 --     allocate_shared, dynamic (allocate_shared is left out when the ranks
@@ -332,6 +333,14 @@ local function race_verdict(total)
   return n[2] == n[1] and total == 0, why
 end
 
+-- The runs of a case without opts.reps: RMALAB_RACES_REPS "y,n", else 20
+-- and 5.
+local function default_reps(expect)
+  local y, n = (os.getenv("RMALAB_RACES_REPS") or ""):match("^(%d+),(%d+)$")
+  y, n = tonumber(y) or 20, tonumber(n) or 5
+  return math.max(1, expect == "yes" and y or n)
+end
+
 local function keep_error(e)
   if is_error_object(e) then return e end
   return debug.traceback(tostring(e), 2)
@@ -350,7 +359,7 @@ function T.races(expect, shape, body, opts)
   local unit = shape.disp_unit or 1
   local nwin = shape.windows or 1
   if nwin ~= 1 and nwin ~= 2 then error("T.races: shape.windows must be 1 or 2", 2) end
-  local reps = opts.reps or (expect == "yes" and 20 or 5)
+  local reps = opts.reps or default_reps(expect)
   local delay = opts.delay or 0.002
   local env = os.getenv("RMALAB_CHECK")
   local mode = (env ~= nil and env ~= "") and env or "races:quiet"
