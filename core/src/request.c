@@ -18,6 +18,7 @@
 #include "sync-private.h"
 #include "rma.h"
 #include "request.h"
+#include "shape.h"
 
 #include <stdio.h>
 
@@ -118,11 +119,11 @@ int rmalab_win_rget_accumulate(rmalab_win *w, int target, MPI_Aint disp, rmalab_
 
 int rmalab_win_typed_request(rmalab_win *w, const rmalab_typed_op *t, rmalab_request **out)
 {
+    if (!out)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "typed request: out is NULL");
     *out = NULL;
-    if (t->kind < RMALAB_TRACE_PUT || t->kind > RMALAB_TRACE_GET_ACCUMULATE)
-        return rmalab__err_fail(RMALAB_ERR_ARG, "typed request: kind %d is no put, get, "
-                                "accumulate or get_accumulate", t->kind);
-    return rma_request(w, t->kind, t->target, t->disp, t->type, t->count, t->origin, t->result,
+    int rc = rmalab__shape_typed_check(t, "typed request");
+    return rc ? rc : rma_request(w, t->kind, t->target, t->disp, t->type, t->count, t->origin, t->result,
                        t->op, NULL, t, out);
 }
 

@@ -535,10 +535,10 @@ int rmalab__rma_request(rmalab_win *w, int kind, const char *what, int target, M
 int rmalab_win_typed(rmalab_win *w, const rmalab_typed_op *t, uint64_t *ticket)
 {
     static const char *const names[] = {"put", "get", "accumulate", "get_accumulate"};
-    int k = t->kind - RMALAB_TRACE_PUT;
-    if (k < 0 || k > 3) /* the kinds follow each other (rmalab/trace.h) */
-        return rmalab__err_fail(RMALAB_ERR_ARG, "typed operation: kind %d is no put, get, "
-                                "accumulate or get_accumulate", t->kind);
+    int rc = rmalab__shape_typed_check(t, "typed operation");
+    if (rc)
+        return rc;
+    int k = t->kind - RMALAB_TRACE_PUT; /* the kinds follow each other (rmalab/trace.h) */
     rma_op o = RMA_OP(names[k], t->target, t->disp, t->type, t->count, NULL, false, ticket);
     o.ty = t;
     return run_kind(w, &o, t->kind, t->origin, t->result, t->op);

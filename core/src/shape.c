@@ -68,6 +68,16 @@ static int typed_open(rmalab__shape *s, const char *what)
     return RMALAB_OK;
 }
 
+int rmalab__shape_typed_check(const rmalab_typed_op *t, const char *what)
+{
+    if (!t)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: the operation is NULL", what);
+    if (t->kind < RMALAB_TRACE_PUT || t->kind > RMALAB_TRACE_GET_ACCUMULATE)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: kind %d is no put, get, accumulate or "
+                                "get_accumulate", what, t->kind);
+    return RMALAB_OK;
+}
+
 int rmalab__shape_open(rmalab__shape *s, const char *what)
 {
     s->dt = s->odt = s->rdt = s->tdt = rmalab__type_mpi(s->type);

@@ -24,6 +24,9 @@ typedef struct {
     bool made; /* tdt is the vector's, made here: rmalab__shape_close frees it */
 } rmalab__shape;
 
+/* A caller's typed operation (rmalab_win_typed, _typed_request) is one:
+ * not NULL, of a kind that moves data; `what` names the call in errors. */
+int rmalab__shape_typed_check(const rmalab_typed_op *t, const char *what);
 /* The shape agrees with itself (a vector's count with the origin's, spans
  * at or after the displacement), and its datatypes are made; `what` names
  * the call in errors. */
