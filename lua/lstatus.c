@@ -11,9 +11,10 @@
  * nothing. A new table per receive, and the garbage collector's work on
  * it, was a third of an 8-byte ping-pong's time (bench-comm); a new status
  * per buffer received was half the instructions of a 1-element buffer's
- * ping-pong (issue 41). A probe's status (with bytes) is made anew. A userdata, not a table, so that rawset cannot write
- * into the status every later receive shares: checking a table for that
- * at each receive cost 0.03x of the ping-pong. */
+ * ping-pong (issue 41). A probe's status (with bytes) is made anew. A
+ * userdata, not a table, so that rawset cannot write into the status every
+ * later receive shares: checking a table for that at each receive cost
+ * 0.03x of the ping-pong. */
 #include "lrmalab.h"
 
 static const char cache_key = 'S'; /* the registry's weak table of statuses */

@@ -284,13 +284,14 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
                                 (unsigned long long)w->ep.ops_in_epoch);
     if ((rc = check_group(w, "start", ranks, n)) || (rc = check_self_start(w, ranks, n)))
         return rc;
-    if (n && w->eng->own_waits) { /* empty: a no-op, as for post */
+    if (n) { /* empty: a no-op, as for post */
+        rmalab__block b; /* MPICH's start waits for the posts; an engine that */
+        bool record = !w->eng->own_waits; /* records its own waits, never */
+        if (record)
+            (void)rmalab__win_block(w, &b, ev.k->name, false, ranks, n);
         rc = w->eng->start(w, ranks, n, rmalab__type_mpi_mode(assert_));
-    } else if (n) {
-        rmalab__block b; /* MPICH's start waits for the posts */
-        (void)rmalab__win_block(w, &b, ev.k->name, false, ranks, n);
-        rc = w->eng->start(w, ranks, n, rmalab__type_mpi_mode(assert_));
-        rmalab__win_unblock(w, &b);
+        if (record)
+            rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
@@ -391,13 +392,14 @@ static int wait_call(rmalab_win *w)
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
     int rc = RMALAB_OK;
-    if (w->ep.nxgroup && w->eng->own_waits) { /* an empty post was a no-op */
-        rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
-    } else if (w->ep.nxgroup) {
+    if (w->ep.nxgroup) { /* an empty post was a no-op */
         rmalab__block b;
-        (void)rmalab__win_block(w, &b, ev.k->name, false, w->ep.xgroup, w->ep.nxgroup);
+        bool record = !w->eng->own_waits; /* else the engine records its own wait */
+        if (record)
+            (void)rmalab__win_block(w, &b, ev.k->name, false, w->ep.xgroup, w->ep.nxgroup);
         rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
-        rmalab__win_unblock(w, &b);
+        if (record)
+            rmalab__win_unblock(w, &b);
     }
     if (rc == RMALAB_ERR_INTERRUPTED) { /* by rmalab_interrupt: nothing changed */
         char g[512];
