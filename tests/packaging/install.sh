@@ -42,7 +42,7 @@ soname=$(readelf -d "$lib/librmalab.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\
     [ "$(readlink "$lib/librmalab.so")" = "librmalab.so.$major" ] ||
     fail "librmalab.so symlinks are not librmalab.so -> .so.$major -> .so.$version"
 for f in "$bin/rmalab" "$lib/librmalab.so.$version" "$root/lib/lua/5.4/rmalab.so"; do
-    if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -qE "$build|$src"; then
+    if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -E "$build|$src" >/dev/null; then
         fail "${f#"$stage"} keeps a run path into the build tree: $(readelf -d "$f" | grep PATH)"
     fi
 done
@@ -99,7 +99,7 @@ echo "$out"
 [ -f "$lib/librmalab-access.a" ] || fail "${lib#"$stage"}/librmalab-access.a was not installed"
 cp "$src/tests/cprog/cc/hello.c" "$work/"
 installed rmalab cc -O2 hello.c -o hello || fail "the installed rmalab cc does not build hello.c"
-installed nm hello | grep -q ' [Tt] __tsan_read4$' || fail "rmalab cc did not link the access runtime"
+installed nm hello | grep ' [Tt] __tsan_read4$' >/dev/null || fail "rmalab cc did not link the access runtime"
 [ "$(installed ./hello)" = "sum 10" ] || fail "hello built by the installed rmalab cc printed something else"
 echo "installed rmalab cc: hello.c built with ${libdir}/librmalab-access.a and ran"
 
