@@ -334,11 +334,18 @@ local function race_verdict(total)
 end
 
 -- The runs of a case without opts.reps: RMALAB_RACES_REPS "y,n", else 20
--- and 5.
+-- and 5. A value that is not two counts of at least 1 is an error, not a
+-- silent 20 and 5.
 local function default_reps(expect)
-  local y, n = (os.getenv("RMALAB_RACES_REPS") or ""):match("^(%d+),(%d+)$")
-  y, n = tonumber(y) or 20, tonumber(n) or 5
-  return math.max(1, expect == "yes" and y or n)
+  local env = os.getenv("RMALAB_RACES_REPS")
+  if env == nil then return expect == "yes" and 20 or 5 end
+  local y, n = env:match("^(%d+),(%d+)$")
+  y, n = tonumber(y), tonumber(n)
+  if not y or y < 1 or n < 1 then
+    error(("RMALAB_RACES_REPS is %q: it must be two counts of at least 1, "
+      .. "for racy and race-free cases, as in \"8,4\""):format(env), 0)
+  end
+  return expect == "yes" and y or n
 end
 
 local function keep_error(e)
