@@ -1,6 +1,6 @@
 /* order.c: the race checker's clock beside the program's messages and
  * collectives, so that the order they make between ranks orders the
- * accesses too (docs/c.md, "What is intercepted").
+ * accesses too (docs/c-internals.md, "What is intercepted").
  *
  * A message's clock travels as a message of its own, W int64 (W the
  * world's size: rmalab_clock_snapshot's form), on a shadow duplicate of

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""One case of our C race corpus (tests/cprog/cases, docs/c.md): CASE.c is
+"""One case of our C race corpus (tests/cprog/cases, docs/c-measured.md): CASE.c is
 built with `rmalab cc -g` (and -fopenmp when it has an OpenMP pragma) in a
 temporary folder and run with `rmalab run -n N`, N from its header's
 `ranks: N` line, and judged by its header's `verdict:` line:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""MPICH's own RMA tests under rmalab (docs/c.md, "MPICH's RMA tests"):
+"""MPICH's own RMA tests under rmalab (docs/c-measured.md, "MPICH's RMA tests"):
 correct programs that nobody here wrote stay quiet. Each test listed in
 testlist (a selection of MPICH 4.0.2's test/mpi/rma, copied into rma/ with
 MPICH's COPYRIGHT beside it) is built with `rmalab cc -g -O2` against

@@ -1,7 +1,7 @@
 /* 300 windows live at once, each put to and fenced, then all freed, as
  * MPICH's test window_creation holds 1000: the interceptor's table of
  * windows held 256, and refused the 257th creation. (16 ints each: plain
- * MPICH 4.0.2 misplaces puts into windows of 4 bytes, docs/c.md.) */
+ * MPICH 4.0.2 misplaces puts into windows of 4 bytes, docs/c-internals.md.) */
 #include <mpi.h>
 #include <stdio.h>
 
