@@ -1,6 +1,7 @@
 -- ranks: 2
 -- docs/api.md stays whole (issue 30): every name the module exports is
--- documented there, and every name documented there exists. The names are
+-- documented there or in the api-*.md pages it links (api-objects.md,
+-- api-tools.md), and every name documented there exists. The names are
 -- found at run time, not from a list: the module's table and its
 -- sub-tables (rl.trace, rl.hints...), and the methods of one object of
 -- each type (debug.getmetatable(obj).__index, or the method table a function
@@ -18,11 +19,26 @@ local T = require "rmalab.test"
 
 local REF = "docs/api.md" -- rmalab test runs from the source tree
 
--- The reference's names: { ["win:put"] = line }, and the entries without
--- an example.
-local function documented(path)
+-- The reference's pages: docs/api.md and each docs/api-*.md it links.
+local function pages()
+  local f = assert(io.open(REF, "r"), REF .. " cannot be read")
+  local text = f:read("a")
+  f:close()
+  local list, seen = { REF }, {}
+  for name in text:gmatch("%]%((api%-[%w%-]+%.md)[)#]") do
+    if not seen[name] then
+      seen[name] = true
+      list[#list + 1] = "docs/" .. name
+    end
+  end
+  return list
+end
+
+-- The reference's names: { ["win:put"] = "page:line" }, and the entries
+-- without an example, added to names and no_example.
+local function documented(path, names, no_example)
   local f = assert(io.open(path, "r"), path .. " cannot be read")
-  local names, no_example, entry, n = {}, {}, nil, 0
+  local entry, n = nil, 0
   local function close_entry()
     if entry and not entry.example then no_example[#no_example + 1] = entry.title end
   end
@@ -35,7 +51,7 @@ local function documented(path)
         entry = { title = line:sub(5) }
         for span in line:gmatch("`([^`]+)`") do
           local name = span:match("^[%w_][%w_%.:]*[%w_]")
-          if name then names[name] = names[name] or n end
+          if name then names[name] = names[name] or (path .. ":" .. n) end
         end
       end
     elseif entry and line:find("e.g.", 1, true) then
@@ -44,7 +60,6 @@ local function documented(path)
   end
   close_entry()
   f:close()
-  return names, no_example
 end
 
 -- What the module exports: { ["win:put"] = true, ... }, and per prefix
@@ -171,21 +186,24 @@ T.case("every exported name is documented, every documented name exists", functi
   kv:free()
   for _, x in ipairs(wins) do x:free() end
 
-  local names, no_example = documented(REF)
+  local names, no_example, refs = {}, {}, pages()
+  for _, path in ipairs(refs) do documented(path, names, no_example) end
+  local where = table.concat(refs, ", ")
+  T.ok(#refs >= 3, "docs/api.md links its other pages (" .. where .. ")")
   local missing, extra = {}, {}
   for _, name in ipairs(sorted(exported)) do
     if not names[name] then missing[#missing + 1] = name end
   end
   for _, name in ipairs(sorted(names)) do
     if not exported[name] and not exists(name) then
-      extra[#extra + 1] = string.format("%s (line %d)", name, names[name])
+      extra[#extra + 1] = string.format("%s (%s)", name, names[name])
     end
   end
   T.ok(#missing == 0, string.format("%d names exported but not documented in %s (add a "
-    .. "### heading for each): %s", #missing, REF, table.concat(missing, ", ")))
+    .. "### heading for each): %s", #missing, where, table.concat(missing, ", ")))
   T.ok(#extra == 0, string.format("%d names documented in %s that the module does not have: "
-    .. "%s", #extra, REF, table.concat(extra, ", ")))
-  T.ok(#no_example == 0, string.format("entries of %s without an example (e.g.): %s", REF,
+    .. "%s", #extra, where, table.concat(extra, ", ")))
+  T.ok(#no_example == 0, string.format("entries of %s without an example (e.g.): %s", where,
     table.concat(no_example, "; ")))
   -- what the reference covers, for the record
   local counts = { module = 0, methods = 0, scenario = 0, fields = 0 }
