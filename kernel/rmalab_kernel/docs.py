@@ -1,6 +1,6 @@
 """What Shift-Tab shows for rmalab's functions (inspect_request). Hints are
 documented by the hint catalogue itself, which the front end reads
-(docs/repl.md, the "inspect" request). Each entry: the call, then what it
+(docs/repl-json.md, the "inspect" request). Each entry: the call, then what it
 does; tests/kernel/docs_names.py checks that every name here exists."""
 
 DOCS = {

@@ -1,6 +1,6 @@
 """The rmalab Jupyter kernel (docs/jupyter.md): a wrapper kernel on
 ipykernel whose cells go, line by line, to `rmalab -n N --json` (job.py),
-the REPL's front end for programs (docs/repl.md, JSON lines).
+the REPL's front end for programs (docs/repl-json.md, JSON lines).
 
 A cell is the REPL's lines typed in order, followed by a "mark" request;
 the front end numbers the commands the lines become, and the mark's reply

@@ -1,4 +1,4 @@
-/* JSON lines (render.h, docs/repl.md): `rmalab -n N --json` writes one
+/* JSON lines (render.h, docs/repl-json.md): `rmalab -n N --json` writes one
  * object per event on stdout, for programs (the Jupyter kernel). Every
  * object has "event"; "start" carries "version" (RENDER_JSON_VERSION).
  * Output and results come per rank as they arrive; "done" then carries the

@@ -11,7 +11,7 @@ void render_pipe(void *ud, const sink_event *e);
 void render_transcript(void *ud, const sink_event *e);
 
 /* render-json.c: JSON lines on stdout, one object per event (ud unused);
- * the format is in docs/repl.md ("JSON lines"). */
+ * the format is in docs/repl-json.md ("JSON lines"). */
 #define RENDER_JSON_VERSION 1
 void render_json(void *ud, const sink_event *e);
 

@@ -1,4 +1,4 @@
-/* JSON requests (request.c, docs/repl.md "Requests"): under --json, a line
+/* JSON requests (request.c, docs/repl-json.md "Requests"): under --json, a line
  * that is a JSON object asks the front end itself (the Jupyter kernel's
  * cell marks, completion, is_complete, inspect). No Lua line can be one:
  * after a string in a table constructor Lua wants `,`, `;`, `}` or an

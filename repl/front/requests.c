@@ -1,5 +1,5 @@
 /* The front end's answers to JSON requests (repl.h, request.h,
- * docs/repl.md "Requests"): what a program, the Jupyter kernel, asks the
+ * docs/repl-json.md "Requests"): what a program, the Jupyter kernel, asks the
  * front end itself rather than the ranks. Each is answered by one object
  * on stdout, at once, but completion, which an idle rank answers. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 """The JSON requests and the display event of `rmalab -n 2 --json`
-(docs/repl.md, Requests), which the kernel is built on:
+(docs/repl-json.md, Requests), which the kernel is built on:
 requests.py RMALAB"""
 import json
 import subprocess

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rmalab -n 2 --json: a program's view of a session (docs/repl.md, "JSON
+"""rmalab -n 2 --json: a program's view of a session (docs/repl-json.md, "JSON
 lines"). Every line of stdout is one JSON object; the session's events come
 in the kinds and with the fields the document promises.
 

@@ -1,10 +1,10 @@
 """No rank process outlives its job, whatever the way out (docs/repl.md,
-"Lifetime"). One case per run: lifetime.py RMALAB CASE. Real processes: the
-job's are found through /proc, by a marker in their environment (mpiexec
-passes the environment on to its proxies and the ranks), and the case fails
-when one is still there (not a zombie) after the time allowed, or when the
-exit status is not 128 + the signal. Each case prints how long the job took
-to disappear."""
+"Ending a session"). One case per run: lifetime.py RMALAB CASE. Real
+processes: the job's are found through /proc, by a marker in their
+environment (mpiexec passes the environment on to its proxies and the
+ranks), and the case fails when one is still there (not a zombie) after the
+time allowed, or when the exit status is not 128 + the signal. Each case
+prints how long the job took to disappear."""
 import os
 import signal
 import subprocess
