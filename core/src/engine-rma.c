@@ -1,37 +1,31 @@
-/* The rma PSCW engine: post/start/complete/wait/test built from MPI-3
- * one-sided primitives, as in foMPI (Gerstenberger, Besta, Hoefler, SC13),
- * with every step of the matching visible. docs/pscw-rma.md has the
- * protocol and a diagram.
+/* The rma PSCW engine: post/start/complete/wait/test built from MPI-3 one-sided primitives, as in
+ * foMPI (Gerstenberger, Besta, Hoefler, SC13), with every step of the matching visible.
+ * docs/pscw-rma.md has the protocol and a diagram.
  *
- * State. Every rank holds two arrays of monotonic 64-bit counters, indexed
- * by the peer's rank in the window's group:
+ * State. Every rank holds two arrays of monotonic 64-bit counters, indexed by the peer's rank in
+ * the window's group:
  *   post_in[t]      how many times target t has posted to this rank;
  *   complete_in[o]  how many times origin o has completed an epoch to it.
- * A post by t increments post_in[t] at each origin of its group; a
- * complete by o increments complete_in[o] at each target of its group. The
- * origin counts the posts it has consumed per target and the target the
- * completes it expects per origin, so epoch k+1 can race the end of epoch k
- * without a flag ever being overwritten before it is read.
+ * A post by t increments post_in[t] at each origin of its group; a complete by o increments
+ * complete_in[o] at each target of its group. The origin counts the posts it has consumed per
+ * target and the target the completes it expects per origin, so epoch k+1 can race the end of
+ * epoch k without a flag ever being overwritten before it is read.
  *
- * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED, found
- * once per communicator and cached on it: struct node) reach the counters
- * in a node-shared segment with C11 atomics (release on increment, acquire
- * on observation); where rmalab provides the window memory (win_allocate,
- * win_create without a base, and allocate_shared) it is node-shared too, in
- * the same segment after the counters, so puts and gets become plain
- * copies. Other peers go through MPI: the counters sit in an internal
- * window opened once in lock_all at creation and are incremented with
- * MPI_Accumulate, flushed before post and complete return (so a peer never
- * depends on this rank calling MPI again: "once post is issued, the
- * sequence must complete without further dependencies"), and read with
- * plain atomic loads of the rank's own part, as the unified memory model
- * allows; the data window is itself kept in lock_all, so operations are
- * issued at any time and completed with MPI_Win_flush.
+ * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED, found once per communicator and
+ * cached on it: struct node) reach the counters in a node-shared segment with C11 atomics (release
+ * on increment, acquire on observation); where rmalab provides the window memory (win_allocate,
+ * win_create without a base, and allocate_shared) it is node-shared too, in the same segment after
+ * the counters, so puts and gets become plain copies. Other peers go through MPI: the counters sit
+ * in an internal window opened once in lock_all at creation and are incremented with
+ * MPI_Accumulate, flushed before post and complete return (so a peer never depends on this rank
+ * calling MPI again: "once post is issued, the sequence must complete without further
+ * dependencies"), and read with plain atomic loads of the rank's own part, as the unified memory
+ * model allows; the data window is itself kept in lock_all, so operations are issued at any time
+ * and completed with MPI_Win_flush.
  *
- * Weak synchronisation: start returns at once; the first operation to a
- * target waits for that target's post. Progress: every wait calls MPI's
- * progress engine (MPI_Iprobe) as it polls, then backs off. Memory: O(P)
- * per rank. docs/pscw-rma.md has the measures of both. */
+ * Weak synchronisation: start returns at once; the first operation to a target waits for that
+ * target's post. Progress: every wait calls MPI's progress engine (MPI_Iprobe) as it polls, then
+ * backs off. Memory: O(P) per rank. docs/pscw-rma.md has the measures of both. */
 #include "trace-private.h"
 #include "alloc.h"
 #include "engine-rma.h"
@@ -105,7 +99,15 @@ static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
     return RMALAB_OK;
 }
 
-static int flush_signals(rmalab_win *w);
+static int flush_signals(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->engine_state;
+    if (!r->unflushed)
+        return RMALAB_OK;
+    r->unflushed = 0;
+    int e = MPI_Win_flush_all(r->mpi_sync);
+    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_flush_all");
+}
 
 /* Counter increments through MPI are completed before the call that made
  * them returns: a transport may hold an accumulate back until the next
@@ -116,16 +118,6 @@ static int finish_signals(rmalab_win *w, int pending_mpi)
     if (pending_mpi)
         state_of(w)->unflushed = 1;
     return flush_signals(w);
-}
-
-static int flush_signals(rmalab_win *w)
-{
-    struct rmalab__rma *r = w->engine_state;
-    if (!r->unflushed)
-        return RMALAB_OK;
-    r->unflushed = 0;
-    int e = MPI_Win_flush_all(r->mpi_sync);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_flush_all");
 }
 
 /* A polling loop's progress. */
@@ -400,11 +392,8 @@ static int rma_info(const rmalab_win *w, rmalab_info *info)
     const struct rmalab__rma *r = w->engine_state;
     int rc = rmalab_info_set(info, RMALAB_KEY_PSCW_SYNC_PATH,
                              !r->remote_peers ? "shm" : r->local_peers ? "shm,mpi" : "mpi");
-    return rc ? rc
-              : rmalab_info_set(info, RMALAB_KEY_PSCW_DATA_PATH,
-                                r->plain_peers == w->size ? "shm"
-                                : r->plain_peers          ? "shm,mpi"
-                                                          : "mpi");
+    const char *data = r->plain_peers == w->size ? "shm" : r->plain_peers ? "shm,mpi" : "mpi";
+    return rc ? rc : rmalab_info_set(info, RMALAB_KEY_PSCW_DATA_PATH, data);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -509,6 +498,16 @@ static void absorb_unchecked_posts(rmalab_win *w, const int *group, int n)
     }
 }
 
+/* A flush waits for t's progress: a passive wait, recorded here alone. */
+static int flush_target(rmalab_win *w, int t)
+{
+    rmalab__block b;
+    rmalab__win_block_passive(w, &b, "complete", &t, 1);
+    int e = MPI_Win_flush(t, w->win);
+    rmalab__win_unblock(w, &b);
+    return e;
+}
+
 static int rma_complete(rmalab_win *w, const int *group, int n)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -516,7 +515,7 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
     absorb_unchecked_posts(w, group, n);
     for (int i = 0; i < n; i++) {
         int t = group[i];
-        if (r->mpi_ops[t] && (e = MPI_Win_flush(t, w->win)) != MPI_SUCCESS)
+        if (r->mpi_ops[t] && (e = flush_target(w, t)) != MPI_SUCCESS)
             return rmalab__err_mpi(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }

@@ -110,6 +110,8 @@ typedef struct {
  * when that is this process's memory too (shape.c). */
 static int op_overlap(rmalab_win *w, const rma_op *o)
 {
+    if (!o->ty && !o->omem && !o->cmem && !o->rmem)
+        return RMALAB_OK; /* the call copies: nothing of the caller's is used in place */
     const void *const mem[3] = {o->omem, o->cmem, o->rmem};
     return rmalab__shape_overlap(w, &o->sh, o->what, o->target, o->disp, mem);
 }

@@ -139,8 +139,10 @@ static int typed_end(rmalab_win *w, const rmalab__shape *s, const rmalab__op_eve
 int rmalab__shape_end(rmalab_win *w, const rmalab__shape *s, const rmalab__op_event *ev, int rc)
 {
     const rmalab_vector *v = s->vec;
+    if (rc || rmalab__shape_plain(s) || !(w->races || w->trace))
+        return rmalab__observe_op_end(w, ev, rc);
     MPI_Aint unit = rmalab_win_disp_unit_of(w, ev->target);
-    if (rc || rmalab__shape_plain(s) || !(w->races || w->trace) || unit <= 0)
+    if (unit <= 0)
         return rmalab__observe_op_end(w, ev, rc);
     if (s->ty)
         return typed_end(w, s, ev, w->flavor == RMALAB_FLAVOR_DYNAMIC ? 1 : unit);

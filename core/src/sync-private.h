@@ -10,8 +10,9 @@ int rmalab__sync_epoch_alloc(rmalab_win *w);
 void rmalab__sync_epoch_free(rmalab_win *w);
 /* The origin-side checks every operation makes: the target is in the
  * group, an access epoch is open to it, and [disp, disp + count) lies in
- * its window. `what` names the call ("put"). Counts the call in the epoch,
- * and adds the epoch facts to ev. */
+ * its window. `what` names the call ("put"); ev's type and count (the
+ * footprint) are valid, as the caller checked. Counts the call in the
+ * epoch, and adds the epoch facts to ev. */
 int rmalab__sync_check_op(rmalab_win *w, const char *what, rmalab__op_event *ev);
 /* Request-based operations (rput...) are allowed in a passive-target epoch
  * alone: ERR_RMA_SYNC naming the rule otherwise. */

@@ -86,6 +86,8 @@ static int check_group(rmalab_win *w, const char *call, const int *ranks, int n)
 {
     if (n < 0 || (n > 0 && !ranks))
         return rmalab__err_fail(RMALAB_ERR_GROUP, "%s: invalid group", call);
+    if (n == 1 && ranks[0] >= 0 && ranks[0] < w->size)
+        return RMALAB_OK; /* one rank in the window: no duplicate to look for */
     int rc = RMALAB_OK, i;
     for (i = 0; i < n && !rc; i++) {
         if (ranks[i] < 0 || ranks[i] >= w->size)
@@ -123,12 +125,9 @@ void rmalab__sync_epoch_facts(const rmalab_win *w, rmalab__op_event *ev)
 int rmalab__sync_check_op(rmalab_win *w, const char *what, rmalab__op_event *ev)
 {
     RMALAB__CHECK_WIN(w);
-    int target = ev->target, count = ev->count;
+    int target = ev->target, count = ev->count, rc;
     MPI_Aint disp = ev->disp;
-    rmalab_type type = ev->type;
-    int rc = rmalab__type_check_count(what, type, count);
-    if (rc)
-        return rc;
+    rmalab_type type = ev->type; /* a footprint: its type and count checked (rma.c) */
     if (target < 0 || target >= w->size)
         return rmalab__err_fail(RMALAB_ERR_RANK,
                                 "%s to rank %d: the window's group has ranks 0 to %d", what, target,
@@ -228,8 +227,8 @@ static int post_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rc;
     rmalab__win_state_lock(w);
     rmalab__sync_epoch_drop_idle_fence(w);
-    if (n)
-        memcpy(w->ep.xgroup, ranks, (size_t)n * sizeof *ranks);
+    for (int i = 0; i < n; i++) /* most groups are short: no memcpy call */
+        w->ep.xgroup[i] = ranks[i];
     w->ep.nxgroup = n;
     w->ep.exposure = RMALAB_EXPOSURE_POST;
     w->ep.post_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
@@ -297,12 +296,11 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
         return rc;
     rmalab__win_state_lock(w);
     rmalab__sync_epoch_drop_idle_fence(w);
-    if (n)
-        memcpy(w->ep.group, ranks, (size_t)n * sizeof *ranks);
-    w->ep.ngroup = n;
-    memset(w->ep.in_group, 0, (size_t)w->size);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) { /* in_group is all 0 outside a start epoch */
+        w->ep.group[i] = ranks[i];
         w->ep.in_group[ranks[i]] = 1;
+    }
+    w->ep.ngroup = n;
     w->ep.access = RMALAB_ACCESS_START;
     w->ep.start_nocheck = (assert_ & RMALAB_MODE_NOCHECK) != 0;
     rmalab__sync_epoch_set_ops(w, 0);
@@ -320,7 +318,8 @@ void rmalab__sync_epoch_access_closed(rmalab_win *w)
     w->ep.access = RMALAB_ACCESS_NONE;
     rmalab__sync_epoch_set_ops(w, 0);
     w->ep.epochs++;
-    memset(w->ep.in_group, 0, (size_t)w->size);
+    for (int i = 0; i < w->ep.ngroup; i++) /* 0 outside a start epoch, so O(group) */
+        w->ep.in_group[w->ep.group[i]] = 0;
     w->ep.ngroup = 0;
     rmalab__win_state_unlock(w);
     rmalab__results_complete(w, -1);
@@ -345,12 +344,15 @@ static int complete_call(rmalab_win *w)
     ev.group = w->ep.group;
     ev.n = w->ep.ngroup;
     if (ev.n) { /* an empty start was a no-op */
-        rmalab__block b; /* the race checker may wait for the posts */
-        (void)rmalab__win_block(w, &b, ev.k->name, false, ev.group, ev.n);
+        rmalab__block b; /* the race checker may wait for the posts; an */
+        bool record = w->races || !w->eng->own_waits; /* engine that records */
+        if (record)                                   /* its own waits, alone */
+            (void)rmalab__win_block(w, &b, ev.k->name, false, ev.group, ev.n);
         rc = rmalab__observe_sync_ahead(w, &ev);
         if (!rc)
             rc = w->eng->complete(w, w->ep.group, w->ep.ngroup);
-        rmalab__win_unblock(w, &b);
+        if (record)
+            rmalab__win_unblock(w, &b);
     }
     if (rc)
         return rc;
