@@ -993,6 +993,72 @@ START_TEST(test_clock_message)
 }
 END_TEST
 
+/* A collective of the caller's own carries the clocks (rmalab_clock_coll):
+ * rank 0's put and flush, the clocks' collective in `shape` (started and
+ * waited for when `nonblocking`), then rank 1's put on the same bytes,
+ * under lock_all. Returns the races found: none when the shape gives rank
+ * 1 rank 0's clock, one when it does not. */
+static uint64_t clock_coll(rmalab_clock_shape shape, int root, bool nonblocking)
+{
+    rmalab_info *info = tu_info("rmalab_check", "races:quiet", NULL);
+    rmalab_win_opts o = {.size = WSIZE, .info = info, .name = "clock"};
+    rmalab_win *w = NULL;
+    unsigned char b = (unsigned char)rank;
+    uint64_t total = 0;
+    int64_t *v = calloc(2, rmalab_clock_wire_size());
+    void *join = v;
+    MPI_Request r = MPI_REQUEST_NULL;
+    EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
+    if (w && v) {
+        EXPECT_OK(rmalab_win_lock_all(w, 0));
+        if (rank == 0) {
+            EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
+            EXPECT_OK(rmalab_win_flush(w, 0));
+        }
+        rmalab_clock_snapshot(v);
+        int e = rmalab_clock_coll(MPI_COMM_WORLD, shape, root, v, &join,
+                                  nonblocking ? &r : NULL);
+        EXPECT(e == MPI_SUCCESS, "rmalab_clock_coll: MPI error %d", e);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (join)
+            EXPECT_OK(rmalab_clock_join(join));
+        if (rank == 1) {
+            EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
+            EXPECT_OK(rmalab_win_flush(w, 0));
+        }
+        EXPECT_OK(rmalab_win_unlock_all(w));
+        EXPECT_OK(rmalab_win_free(&w));
+    }
+    EXPECT_OK(rmalab_races_total(MPI_COMM_WORLD, &total));
+    rmalab_races_clear();
+    rmalab_info_destroy(&info);
+    free(v);
+    return total;
+}
+
+START_TEST(test_clock_coll)
+{
+    static const struct {
+        rmalab_clock_shape shape;
+        int root;
+        bool nonblocking;
+        uint64_t races;
+    } cases[] = {
+        {RMALAB_CLOCK_BCAST, 0, false, 0},   {RMALAB_CLOCK_BCAST, 1, true, 1},
+        {RMALAB_CLOCK_TO_ROOT, 1, true, 0},  {RMALAB_CLOCK_TO_ROOT, 0, false, 1},
+        {RMALAB_CLOCK_ALL, 0, true, 0},      {RMALAB_CLOCK_SCAN, 0, false, 0},
+        {RMALAB_CLOCK_EXSCAN, 0, true, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t got = clock_coll(cases[i].shape, cases[i].root, cases[i].nonblocking);
+        EXPECT(got == cases[i].races, "case %zu (shape %d, root %d): %llu races, expected %llu",
+               i, (int)cases[i].shape, cases[i].root, (unsigned long long)got,
+               (unsigned long long)cases[i].races);
+    }
+    tu_end();
+}
+END_TEST
+
 /* The table of synchronisation kinds (rmalab/sync.h) holds together: each
  * epoch has one call that opens it, and every call a row names exists;
  * the words that messages take from an epoch are there. */
@@ -1067,6 +1133,7 @@ Suite *sync_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_race_warning_callback);
     tcase_add_test(tc, test_clock_message);
+    tcase_add_test(tc, test_clock_coll);
     suite_add_tcase(s, tc);
 
     /* The early post of the next epoch: on the rma engine (the default)
