@@ -34,7 +34,8 @@ typedef struct {
     bool active;   /* started and not completed (a receive: always) */
     bool orphan;   /* freed by the program while active: completed here */
     MPI_Request clock;    /* a collective's: its clocks' own collective */
-    int64_t *v, *join;    /* ... over v; join: the result, NULL if none here */
+    int64_t *v;           /* ... over v (rmalab_clock_coll) */
+    void *join;           /* where its result is, NULL if none here */
 } track_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -327,67 +328,37 @@ bool run_order_free(MPI_Request *req)
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                              */
 
-/* The clocks' collective in `shape` on sh over v (2 W int64: an exscan's
- * result goes to its second half), blocking when r is NULL, else started
- * in *r. Where this rank's result is (NULL: it gets none) in *join. */
-static int clocks(MPI_Comm sh, run_order_shape shape, int root, int64_t *v, int64_t **join,
-                  MPI_Request *r)
-{
-    int me = 0, W = words();
-    PMPI_Comm_rank(sh, &me);
-    const MPI_Datatype I = MPI_INT64_T;
-    *join = v;
-    switch (shape) {
-    case RUN_ORDER_BCAST:
-        return r ? PMPI_Ibcast(v, W, I, root, sh, r) : PMPI_Bcast(v, W, I, root, sh);
-    case RUN_ORDER_TO_ROOT: {
-        const void *send = me == root ? MPI_IN_PLACE : v;
-        *join = me == root ? v : NULL;
-        return r ? PMPI_Ireduce(send, v, W, I, MPI_MAX, root, sh, r)
-                 : PMPI_Reduce(send, v, W, I, MPI_MAX, root, sh);
-    }
-    case RUN_ORDER_ALL:
-        return r ? PMPI_Iallreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, sh, r)
-                 : PMPI_Allreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, sh);
-    case RUN_ORDER_SCAN:
-        return r ? PMPI_Iscan(MPI_IN_PLACE, v, W, I, MPI_MAX, sh, r)
-                 : PMPI_Scan(MPI_IN_PLACE, v, W, I, MPI_MAX, sh);
-    default:
-        *join = me > 0 ? v + W : NULL;
-        return r ? PMPI_Iexscan(v, v + W, W, I, MPI_MAX, sh, r)
-                 : PMPI_Exscan(v, v + W, W, I, MPI_MAX, sh);
-    }
-}
-
 /* The clocks as they stand, in a new v (2 W int64): this rank's, unless
  * it only receives (a bcast's other ranks) or another thread has called
  * MPI. NULL when memory runs out. */
-static int64_t *clocks_out(MPI_Comm shadow, run_order_shape shape, int root)
+static int64_t *clocks_out(MPI_Comm shadow, rmalab_clock_shape shape, int root)
 {
     int me = 0;
     PMPI_Comm_rank(shadow, &me);
     run_watch_flush();
     int64_t *v = calloc(2 * (size_t)words(), sizeof *v);
-    if (v && one_clock() && (shape != RUN_ORDER_BCAST || me == root))
+    if (v && one_clock() && (shape != RMALAB_CLOCK_BCAST || me == root))
         rmalab_clock_snapshot(v);
     return v;
 }
 
-void run_order_coll(MPI_Comm shadow, run_order_shape shape, int root)
+void run_order_coll(MPI_Comm shadow, rmalab_clock_shape shape, int root)
 {
-    int64_t *v = clocks_out(shadow, shape, root), *join;
+    int64_t *v = clocks_out(shadow, shape, root);
+    void *join;
     if (!v)
         return;
-    if (clocks(shadow, shape, root, v, &join, NULL) == MPI_SUCCESS && join && one_clock())
+    if (rmalab_clock_coll(shadow, shape, root, v, &join, NULL) == MPI_SUCCESS && join &&
+        one_clock())
         rmalab_clock_join(join);
     free(v);
 }
 
-void run_order_icoll(MPI_Request req, MPI_Comm shadow, run_order_shape shape, int root)
+void run_order_icoll(MPI_Request req, MPI_Comm shadow, rmalab_clock_shape shape, int root)
 {
     int64_t *v = clocks_out(shadow, shape, root);
     track_t t = {req, shadow, RUN_ORDER_COLL, .active = true, .clock = MPI_REQUEST_NULL, .v = v};
-    if (!v || clocks(shadow, shape, root, v, &t.join, &t.clock) != MPI_SUCCESS) {
+    if (!v || rmalab_clock_coll(shadow, shape, root, v, &t.join, &t.clock) != MPI_SUCCESS) {
         free(v);
         return;
     }

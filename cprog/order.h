@@ -22,6 +22,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include <rmalab/races.h>
+
 /* The calling thread makes an MPI call (the wrappers of RMA and
  * synchronisation calls say so; the calls below do it themselves). The
  * clock is the process's, not a thread's: once a second thread has made
@@ -72,17 +74,16 @@ void run_order_completed(MPI_Request req, const MPI_Status *st);
  * receive, completed later with its clock), *req then MPI_REQUEST_NULL. */
 bool run_order_free(MPI_Request *req);
 
-/* The clocks of a collective on comm's shadow, once its payload is done:
- * the root's to all, all to the root (a max), all to all, or a prefix. */
-typedef enum { RUN_ORDER_BCAST, RUN_ORDER_TO_ROOT, RUN_ORDER_ALL,
-               RUN_ORDER_SCAN, RUN_ORDER_EXSCAN } run_order_shape;
-void run_order_coll(MPI_Comm shadow, run_order_shape shape, int root);
+/* The clocks of a collective on comm's shadow, once its payload is done,
+ * in its shape (rmalab_clock_coll, rmalab/races.h: the root's to all, all
+ * to the root (a max), all to all, or a prefix). */
+void run_order_coll(MPI_Comm shadow, rmalab_clock_shape shape, int root);
 /* The same for a nonblocking collective on comm's shadow, just started
  * (req: its request): the clocks as they stand at the call go out in a
  * nonblocking collective of their own on the shadow, started now (every
  * member starts its collectives in one order, so the two pair up), and
  * are joined when the program's wait or test completes req. */
-void run_order_icoll(MPI_Request req, MPI_Comm shadow, run_order_shape shape, int root);
+void run_order_icoll(MPI_Request req, MPI_Comm shadow, rmalab_clock_shape shape, int root);
 
 /* MPI_Finalize: the clocks still going out are completed or cancelled,
  * the shadows freed. */

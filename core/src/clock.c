@@ -1,12 +1,15 @@
 /* The process's vector clock (docs/races.md): made once, ticked at each
  * release, joined at each acquire; its wire form, which collectives and
  * messages carry (coll.c, xchg.c, msg.c) and the race checker sends
- * (races-*.c), and which a caller's own messages carry through
- * rmalab_clock_snapshot and _join (rmalab/races.h); and the jitter that rmalab_races_jitter asks for before
- * each synchronising call. clock.h has the design. */
+ * (races-*.c), and which a caller's own messages and collectives carry
+ * through rmalab_clock_snapshot, _join and _coll (rmalab/races.h); and
+ * the jitter that rmalab_races_jitter asks for before each synchronising
+ * call. clock.h has the design. */
 #include "clock.h"
 #include "alloc.h"
 #include "error-private.h"
+
+#include <rmalab/races.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,10 +116,45 @@ int rmalab_clock_join(const void *buf)
     return i == W ? RMALAB_OK : rmalab__clock_in(buf);
 }
 
-int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
-                         const char *what)
+_Static_assert((int)RMALAB_CLOCK_ALL == (int)RMALAB_REDUCE_ALL &&
+                   (int)RMALAB_CLOCK_TO_ROOT == (int)RMALAB_REDUCE_ROOT &&
+                   (int)RMALAB_CLOCK_SCAN == (int)RMALAB_REDUCE_SCAN &&
+                   (int)RMALAB_CLOCK_EXSCAN == (int)RMALAB_REDUCE_EXSCAN,
+               "a reduction's kind is the shape of its clocks");
+
+int rmalab_clock_coll(MPI_Comm comm, rmalab_clock_shape shape, int root, void *buf,
+                      void **join, MPI_Request *r)
 {
-    int rc = rmalab__clock_ready(), W = (int)(rmalab__clock_wire() / 8), e;
+    int me = 0, W = (int)(rmalab__clock_wire() / sizeof(int64_t));
+    MPI_Comm_rank(comm, &me);
+    const MPI_Datatype I = MPI_INT64_T;
+    int64_t *v = buf;
+    *join = v;
+    switch (shape) {
+    case RMALAB_CLOCK_BCAST:
+        return r ? MPI_Ibcast(v, W, I, root, comm, r) : MPI_Bcast(v, W, I, root, comm);
+    case RMALAB_CLOCK_TO_ROOT: {
+        const void *send = me == root ? MPI_IN_PLACE : v;
+        *join = me == root ? v : NULL;
+        return r ? MPI_Ireduce(send, v, W, I, MPI_MAX, root, comm, r)
+                 : MPI_Reduce(send, v, W, I, MPI_MAX, root, comm);
+    }
+    case RMALAB_CLOCK_ALL:
+        return r ? MPI_Iallreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, comm, r)
+                 : MPI_Allreduce(MPI_IN_PLACE, v, W, I, MPI_MAX, comm);
+    case RMALAB_CLOCK_SCAN:
+        return r ? MPI_Iscan(MPI_IN_PLACE, v, W, I, MPI_MAX, comm, r)
+                 : MPI_Scan(MPI_IN_PLACE, v, W, I, MPI_MAX, comm);
+    default:
+        *join = me > 0 ? v + W : NULL;
+        return r ? MPI_Iexscan(v, v + W, W, I, MPI_MAX, comm, r)
+                 : MPI_Exscan(v, v + W, W, I, MPI_MAX, comm);
+    }
+}
+
+int rmalab__clock_reduce(MPI_Comm mc, rmalab_reduce_kind kind, int root, const char *what)
+{
+    int rc = rmalab__clock_ready();
     int64_t *S = rc ? NULL : rmalab__mem_alloc(2 * rmalab__clock_wire());
     if (!rc && !S)
         rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
@@ -125,18 +163,10 @@ int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int roo
         return rc;
     }
     rmalab__clock_release(S);
-    bool in = true;
-    if (kind == RMALAB_REDUCE_ALL)
-        e = MPI_Allreduce(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
-    else if (kind == RMALAB_REDUCE_ROOT)
-        e = MPI_Reduce((in = rank == root) ? MPI_IN_PLACE : S, S, W, MPI_INT64_T,
-                       MPI_MAX, root, mc);
-    else if (kind == RMALAB_REDUCE_SCAN)
-        e = MPI_Scan(MPI_IN_PLACE, S, W, MPI_INT64_T, MPI_MAX, mc);
-    else
-        e = MPI_Exscan(S, S + W, W, MPI_INT64_T, MPI_MAX, mc), in = rank > 0;
-    if (e == MPI_SUCCESS && in)
-        rmalab__clock_acquire(kind == RMALAB_REDUCE_EXSCAN ? S + W : S);
+    void *join;
+    int e = rmalab_clock_coll(mc, (rmalab_clock_shape)kind, root, S, &join, NULL);
+    if (e == MPI_SUCCESS && join)
+        rmalab__clock_acquire(join);
     rmalab__mem_free(S);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, what);
 }

@@ -57,10 +57,10 @@ bool rmalab__clock_out(int64_t *S);
 int rmalab__clock_in(const void *S);
 /* The clocks of every member of mc, in the shape of a reduction of `kind`
  * (rmalab/coll.h: all, to root, scan, exscan), with MAX: each member that
- * the reduction gives a result acquires it. Collective; every member must
- * have made its clock (rmalab__clock_ready) or fail alike. */
-int rmalab__clock_reduce(MPI_Comm mc, int rank, rmalab_reduce_kind kind, int root,
-                         const char *what);
+ * the reduction gives a result acquires it (rmalab_clock_coll, which C
+ * programs' collectives share). Collective; each member makes its clock
+ * here if it has none, and a failure to is every member's. */
+int rmalab__clock_reduce(MPI_Comm mc, rmalab_reduce_kind kind, int root, const char *what);
 
 /* Sleep as rmalab_races_jitter asked, before a synchronising call. */
 void rmalab__clock_jitter(void);

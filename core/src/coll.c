@@ -342,7 +342,7 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
         memcpy(buf, all.v, (size_t)inl * 8);
     if (kind != RMALAB_REDUCE_EXSCAN || rmalab_comm_rank(c))
         *type = (rmalab_type)all.type;
-    return all.clock ? rmalab__clock_reduce(rmalab_comm_mpi(c), rmalab_comm_rank(c), kind, root, "carrying the race checker's clocks") : RMALAB_OK;
+    return all.clock ? rmalab__clock_reduce(rmalab_comm_mpi(c), kind, root, "carrying the race checker's clocks") : RMALAB_OK;
 }
 
 int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
@@ -537,7 +537,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
         memcpy(buf, keep, bytes);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
-    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, me, kind, root, rmalab_reduce_kind_name(kind))
+    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, kind, root, rmalab_reduce_kind_name(kind))
                                   : RMALAB_OK;
 }
 
@@ -579,7 +579,7 @@ static int barrier_call(MPI_Comm comm)
     int e = MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Allreduce (barrier)");
-    return any ? rmalab__clock_reduce(comm, 0, RMALAB_REDUCE_ALL, 0, "MPI_Allreduce (barrier)")
+    return any ? rmalab__clock_reduce(comm, RMALAB_REDUCE_ALL, 0, "MPI_Allreduce (barrier)")
                : RMALAB_OK;
 }
 

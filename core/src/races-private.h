@@ -116,9 +116,10 @@ struct rmalab__races {
 /* Room for one more record at the end (NULL: out of memory). */
 rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l);
 void rmalab__races_rlist_free(struct rmalab__rlist *l);
-/* Every record of `l` completed at `c`, this rank's clock entry at the
- * release that completes them. */
-void rmalab__races_rlist_complete(struct rmalab__rlist *l, int64_t c);
+/* Every record of `l`, this rank's, completed by its release S (the clock
+ * that release sends): at this rank's entry of S. */
+void rmalab__races_rlist_complete(const struct rmalab__races *R, struct rmalab__rlist *l,
+                                  const int64_t *S);
 /* Every record of `l` issued after clock P too: their clocks join it. */
 void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P);
 /* A record of an access by this rank, issued now, appended to `l` or merged

@@ -196,12 +196,6 @@ static int exchange(struct rmalab__races *R, const int64_t *fence, const char *a
 /* ------------------------------------------------------------------------ */
 /* What each synchronisation sends and receives                             */
 
-/* Records to `t` are complete: the issuer's release S completed them. */
-static void completed(const struct rmalab__races *R, struct rmalab__rlist *l, const int64_t *S)
-{
-    rmalab__races_rlist_complete(l, S[R->world[R->rank]]);
-}
-
 int rmalab__races_wire_post(struct rmalab__races *R, const int *ranks, int n)
 {
     int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
@@ -242,7 +236,7 @@ int rmalab__races_wire_complete(struct rmalab__races *R, const int *group, int n
         return rc;
     rmalab__clock_release(S);
     for (int i = 0; i < n && !rc; i++) {
-        completed(R, &R->out[group[i]], S);
+        rmalab__races_rlist_complete(R, &R->out[group[i]], S);
         rc = send_msg(R, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
@@ -278,7 +272,7 @@ static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const 
     struct rmalab__rlist *l = &R->out[t];
     if (!l->n)
         return RMALAB_OK;
-    completed(R, l, S);
+    rmalab__races_rlist_complete(R, l, S);
     int rc = RMALAB_OK;
     if (t == R->rank) {
         rmalab__races_check(R, l, RMALAB__CK_PASSIVE, at);
@@ -314,7 +308,7 @@ int rmalab__races_wire_fence(struct rmalab__races *R, const char *at)
     for (int t = 0; t < P; t++) {
         struct rmalab__rlist *l = &R->out[t];
         sent[t] = t != R->rank && l->n;
-        completed(R, l, S);
+        rmalab__races_rlist_complete(R, l, S);
         if (t == R->rank)
             rmalab__races_check(R, l, 0, at);
         else if (l->n && !rc)

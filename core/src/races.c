@@ -51,11 +51,10 @@ void rmalab__races_rlist_free(struct rmalab__rlist *l)
     *l = (struct rmalab__rlist){0};
 }
 
-/* Can `r` join `last`: the same access from the same site in the same
- * interval, bytes adjacent (local accesses: or overlapping; they are
- * ordered among themselves, but two remote ones that overlap race). */
-void rmalab__races_rlist_complete(struct rmalab__rlist *l, int64_t c)
+void rmalab__races_rlist_complete(const struct rmalab__races *R, struct rmalab__rlist *l,
+                                  const int64_t *S)
 {
+    int64_t c = S[R->world[R->rank]];
     for (int i = 0; i < l->n; i++)
         rmalab__races_rlist_at(l, i)->c = c;
 }
@@ -70,6 +69,9 @@ void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P)
     }
 }
 
+/* Can `r` join `last`: the same access from the same site in the same
+ * interval, bytes adjacent (local accesses: or overlapping; they are
+ * ordered among themselves, but two remote ones that overlap race). */
 static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
 {
     if (last->dead || last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||

@@ -942,34 +942,27 @@ START_TEST(test_race_warning_callback)
 }
 END_TEST
 
-/* A message of the caller's own carries the clock (rmalab_clock_snapshot,
- * _join): rank 0's put and flush, then a message to rank 1, then rank 1's
- * put on the same bytes, both under lock_all. Joined, no race; the same
- * message without the join leaves the race. Zeros join as nothing. */
-static uint64_t clock_message(bool join)
+/* Rank 0's put and flush, then `order` (v: two clock snapshots' room),
+ * then rank 1's put on the same bytes, both under lock_all on a checked
+ * window. Returns the races found: none when `order` gave rank 1 rank 0's
+ * clock, one when it did not. */
+static uint64_t ordered_puts(void (*order)(int64_t *v, const void *how), const void *how)
 {
     rmalab_info *info = tu_info("rmalab_check", "races:quiet", NULL);
     rmalab_win_opts o = {.size = WSIZE, .info = info, .name = "clock"};
     rmalab_win *w = NULL;
     unsigned char b = (unsigned char)rank;
     uint64_t total = 0;
-    size_t n = rmalab_clock_wire_size();
-    int64_t *v = calloc(1, n);
-    EXPECT(n == (size_t)nranks * sizeof(int64_t), "the wire size is %zu", n);
-    EXPECT_OK(rmalab_clock_join(v));
+    int64_t *v = calloc(2, rmalab_clock_wire_size());
     EXPECT_OK(rmalab_win_allocate(&o, &w, NULL));
     if (w && v) {
         EXPECT_OK(rmalab_win_lock_all(w, 0));
         if (rank == 0) {
             EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
             EXPECT_OK(rmalab_win_flush(w, 0));
-            rmalab_clock_snapshot(v);
-            EXPECT(v[0] > 0, "rank 0's snapshot has its own entry: %lld", (long long)v[0]);
-            MPI_Send(v, (int)n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
-        } else if (rank == 1) {
-            MPI_Recv(v, (int)n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (join)
-                EXPECT_OK(rmalab_clock_join(v));
+        }
+        order(v, how);
+        if (rank == 1) {
             EXPECT_OK(rmalab_win_put(w, 0, 0, RMALAB_BYTE, 1, &b));
             EXPECT_OK(rmalab_win_flush(w, 0));
         }
@@ -983,12 +976,76 @@ static uint64_t clock_message(bool join)
     return total;
 }
 
+/* A message of the caller's own carries the clock (rmalab_clock_snapshot,
+ * _join): rank 0 sends its snapshot to rank 1, which joins it when `how`
+ * says so; the same message without the join leaves the race. */
+static void by_message(int64_t *v, const void *how)
+{
+    int n = (int)rmalab_clock_wire_size();
+    if (rank == 0) {
+        rmalab_clock_snapshot(v);
+        EXPECT(v[0] > 0, "rank 0's snapshot has its own entry: %lld", (long long)v[0]);
+        MPI_Send(v, n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        MPI_Recv(v, n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (*(const bool *)how)
+            EXPECT_OK(rmalab_clock_join(v));
+    }
+}
+
 START_TEST(test_clock_message)
 {
-    uint64_t joined = clock_message(true), not_joined = clock_message(false);
+    size_t n = rmalab_clock_wire_size();
+    int64_t *zeros = calloc(1, n);
+    EXPECT(n == (size_t)nranks * sizeof(int64_t), "the wire size is %zu", n);
+    EXPECT_OK(rmalab_clock_join(zeros)); /* zeros join as nothing */
+    free(zeros);
+    static const bool yes = true, no = false;
+    uint64_t joined = ordered_puts(by_message, &yes), not_joined = ordered_puts(by_message, &no);
     EXPECT(joined == 0, "%llu races with the clock joined", (unsigned long long)joined);
     EXPECT(not_joined == 1, "%llu races without the join, expected 1",
            (unsigned long long)not_joined);
+    tu_end();
+}
+END_TEST
+
+/* A collective of the caller's own carries the clocks (rmalab_clock_coll)
+ * in its shape, blocking or started and waited for. */
+typedef struct {
+    rmalab_clock_shape shape;
+    int root;
+    bool nonblocking;
+    uint64_t races;
+} coll_case;
+
+static void by_coll(int64_t *v, const void *how)
+{
+    const coll_case *c = how;
+    void *join = v;
+    MPI_Request r = MPI_REQUEST_NULL;
+    rmalab_clock_snapshot(v);
+    int e = rmalab_clock_coll(MPI_COMM_WORLD, c->shape, c->root, v, &join,
+                              c->nonblocking ? &r : NULL);
+    EXPECT(e == MPI_SUCCESS, "rmalab_clock_coll: MPI error %d", e);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (join)
+        EXPECT_OK(rmalab_clock_join(join));
+}
+
+START_TEST(test_clock_coll)
+{
+    static const coll_case cases[] = {
+        {RMALAB_CLOCK_BCAST, 0, false, 0},   {RMALAB_CLOCK_BCAST, 1, true, 1},
+        {RMALAB_CLOCK_TO_ROOT, 1, true, 0},  {RMALAB_CLOCK_TO_ROOT, 0, false, 1},
+        {RMALAB_CLOCK_ALL, 0, true, 0},      {RMALAB_CLOCK_SCAN, 0, false, 0},
+        {RMALAB_CLOCK_EXSCAN, 0, true, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t got = ordered_puts(by_coll, &cases[i]);
+        EXPECT(got == cases[i].races, "case %zu (shape %d, root %d): %llu races, expected %llu",
+               i, (int)cases[i].shape, cases[i].root, (unsigned long long)got,
+               (unsigned long long)cases[i].races);
+    }
     tu_end();
 }
 END_TEST
@@ -1067,6 +1124,7 @@ Suite *sync_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_race_warning_callback);
     tcase_add_test(tc, test_clock_message);
+    tcase_add_test(tc, test_clock_coll);
     suite_add_tcase(s, tc);
 
     /* The early post of the next epoch: on the rma engine (the default)

@@ -6,9 +6,19 @@
 -- (mpiexec starts the ranks in the folder it was started in):
 --   local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 -- The checks of errors themselves are rmalab.test's: T.checkerr, T.raises.
+-- A scenario for two ranks opens with
+--   local rank, other = S.pair()
 local rl = require "rmalab"
 local T = require "rmalab.test"
 local S = {}
+
+-- The scenario that calls this runs on 2 ranks: stops it with an error
+-- naming its file on any other number, else returns this rank and the other.
+function S.pair()
+  local file = debug.getinfo(2, "S").short_src:match("[^/]*$")
+  if T.size ~= 2 then error(file .. " runs on 2 ranks", 2) end
+  return T.rank, 1 - T.rank
+end
 
 -- The message of an error object ("" for anything else).
 function S.msg(err) return type(err) == "table" and err.message or "" end

@@ -13,10 +13,7 @@ local T = require "rmalab.test"
 local checkerr = T.checkerr
 local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 local row, has, poll = S.row, S.has, S.poll
-
-assert(T.size == 2, "pscw-rma.lua runs on 2 ranks")
-local rank = T.rank
-local other = 1 - rank
+local rank, other = S.pair()
 local ENV = os.getenv("RMALAB_PSCW")
 -- with MPIR_CVAR_NOLOCAL=1 every rank is a node of its own
 -- (or, under mpiexec -launcher fork -hosts, RMALAB_TEST_NODES=each)

@@ -19,10 +19,7 @@ local T = require "rmalab.test"
 local checkerr = T.checkerr
 local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 local has, poll = S.has, S.poll
-
-assert(T.size == 2, "pscw.lua runs on 2 ranks")
-local rank = T.rank
-local other = 1 - rank
+local rank, other = S.pair()
 local ENGINE = os.getenv("RMALAB_PSCW") == "native" and "native" or "rma"
 local RMA = ENGINE == "rma"
 

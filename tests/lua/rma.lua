@@ -12,10 +12,7 @@ local T = require "rmalab.test"
 local checkerr = T.checkerr
 local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 local has = S.has
-
-assert(T.size == 2, "rma.lua runs on 2 ranks")
-local rank = T.rank
-local other = 1 - rank
+local rank, other = S.pair()
 
 local TYPES = { "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
   "float", "double", "byte" }

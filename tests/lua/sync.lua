@@ -13,10 +13,7 @@ local T = require "rmalab.test"
 local checkerr = T.checkerr
 local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 local has = S.has
-
-assert(T.size == 2, "sync.lua runs on 2 ranks")
-local rank = T.rank
-local other = 1 - rank
+local rank, other = S.pair()
 
 local function window(name, info)
   info = info or {}

@@ -11,9 +11,7 @@ local T = require "rmalab.test"
 local checkerr = T.checkerr
 local S = dofile(debug.getinfo(1, "S").source:match("^@(.-)[^/]*$") .. "../lib/scenario.lua")
 local row, msg, has = S.row, S.msg, S.has
-
-assert(T.size == 2, "win.lua runs on 2 ranks")
-local rank = T.rank
+local rank = S.pair()
 local SIZED = { "create", "allocate", "allocate_shared" }
 -- the engine of windows that give no rmalab_pscw hint: rma unless the
 -- environment asks for native

@@ -114,6 +114,29 @@ RMALAB_API int rmalab_clock_join(const void *buf);
 RMALAB_API void rmalab_clock_peek(void *buf);
 RMALAB_API void rmalab_clock_view(void *buf);
 
+/* The clocks beside a collective that the caller makes itself (a C
+ * program's MPI_Bcast under rmalab run, say; the core's own reductions
+ * and rmalab_barrier use it too): the snapshots of comm's members, an
+ * element-wise MPI_MAX in the shape of the collective they follow. The
+ * first four are rmalab_reduce_kind's (rmalab/coll.h); a bcast's carries
+ * root's snapshot to every member (the others give zeros or nothing). */
+typedef enum {
+    RMALAB_CLOCK_ALL,     /* allreduce: every member's, to every member */
+    RMALAB_CLOCK_TO_ROOT, /* reduce: every member's, to root */
+    RMALAB_CLOCK_SCAN,    /* member i: members 0..i */
+    RMALAB_CLOCK_EXSCAN,  /* member i: members 0..i-1; member 0 gets none */
+    RMALAB_CLOCK_BCAST,   /* root's, to every member */
+} rmalab_clock_shape;
+/* Collective over comm, an MPI call on it in `shape` over v: 2 *
+ * rmalab_clock_wire_size() bytes aligned for int64_t, each member's
+ * snapshot in the first half (rmalab_clock_snapshot). Blocking when req is
+ * NULL, else started in *req (the caller completes it). *join is where
+ * this member's result is, or will be once it completes (NULL: the shape
+ * gives it none), for rmalab_clock_join. Returns MPI's error code, as the
+ * caller's own collective would. */
+RMALAB_API int rmalab_clock_coll(MPI_Comm comm, rmalab_clock_shape shape, int root, void *v,
+                                 void **join, MPI_Request *req);
+
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
  * (0, or anything outside 0 to 10 s, turns it off). Verdicts must not
