@@ -1,33 +1,32 @@
 /* The rma PSCW engine: post/start/complete/wait/test built from MPI-3 one-sided primitives, as in
  * foMPI (Gerstenberger, Besta, Hoefler, SC13), with every step of the matching visible.
- * docs/pscw-rma.md has the protocol and a diagram.
+ * docs/pscw-rma.md has the protocol, a diagram and the measures.
  *
  * State. Every rank holds two arrays of monotonic 64-bit counters, indexed by the peer's rank in
- * the window's group:
- *   post_in[t]      how many times target t has posted to this rank;
- *   complete_in[o]  how many times origin o has completed an epoch to it.
- * A post by t increments post_in[t] at each origin of its group; a complete by o increments
- * complete_in[o] at each target of its group. The origin counts the posts it has consumed per
- * target and the target the completes it expects per origin, so epoch k+1 can race the end of
- * epoch k without a flag ever being overwritten before it is read.
+ * the window's group: post_in[t], how many times target t has posted to this rank, and
+ * complete_in[o], how many times origin o has completed an epoch to it. The origin counts the
+ * posts it has consumed per target and the target the completes it expects per origin, so epoch
+ * k+1 can race the end of epoch k without a flag ever being overwritten before it is read.
  *
  * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED, found once per communicator and
- * cached on it: struct node) reach the counters in a node-shared segment with C11 atomics (release
- * on increment, acquire on observation); where rmalab provides the window memory (win_allocate,
- * win_create without a base, and allocate_shared) it is node-shared too, in the same segment after
- * the counters, so puts and gets become plain copies. Other peers go through MPI: the counters sit
- * in an internal window opened once in lock_all at creation and are incremented with
- * MPI_Accumulate, flushed before post and complete return (so a peer never depends on this rank
- * calling MPI again: "once post is issued, the sequence must complete without further
- * dependencies"), and read with plain atomic loads of the rank's own part, as the unified memory
- * model allows; the data window is itself kept in lock_all, so operations are issued at any time
- * and completed with MPI_Win_flush.
+ * cached on it: engine-node.c) reach the counters in a node-shared segment with C11 atomics
+ * (release on increment, acquire on observation); where rmalab provides the window memory
+ * (win_allocate, win_create without a base, and allocate_shared) it is node-shared too, in the
+ * same segment after the counters, so puts and gets become plain copies. A win_allocate whose
+ * ranks are all on one node has no segment of its own: its MPI window is node-shared, the
+ * counters after each rank's memory (one MPICH window fewer per creation; issue 41). Other peers
+ * go through MPI: the counters sit in an internal window opened once in lock_all at creation,
+ * incremented with MPI_Accumulate, flushed before post and complete return (a peer never depends
+ * on this rank calling MPI again), and read with plain atomic loads of the rank's own part, as
+ * the unified model allows; the data window is itself kept in lock_all, so operations are issued
+ * at any time and completed with MPI_Win_flush.
  *
  * Weak synchronisation: start returns at once; the first operation to a target waits for that
  * target's post. Progress: every wait calls MPI's progress engine (MPI_Iprobe) as it polls, then
- * backs off. Memory: O(P) per rank. docs/pscw-rma.md has the measures of both. */
+ * backs off. */
 #include "trace-private.h"
 #include "alloc.h"
+#include "engine-node.h"
 #include "engine-rma.h"
 #include <sched.h>
 #include <stdio.h>
@@ -47,7 +46,8 @@ struct rmalab__rma { /* w->engine_state */
     int locked;              /* the data window and mpi_sync are in lock_all */
     int unflushed;           /* counter increments through MPI not yet flushed */
     int remote_peers, local_peers, plain_peers;
-    struct node *made;       /* from make to setup: a node to find, none cached */
+    MPI_Aint tail;           /* counters after the memory in the data window, or 0 */
+    rmalab__engine_node *made; /* from make to setup: a node to find, none cached */
     /* origin side */
     uint64_t *consumed;      /* posts consumed per target */
     uint64_t *need;          /* post count the open epoch needs, per target */
@@ -166,19 +166,6 @@ static int await(rmalab_win *w, const char *what, const int *ranks, int n,
 /* ------------------------------------------------------------------------ */
 /* Set-up and tear-down                                                     */
 
-/* A communicator's node, shared by its rma windows: the ranks of this node
- * as ranks of it, and whether any rank has a peer off its node. The first
- * window finds it (a split, an allreduce) and caches it on the communicator
- * (an attribute freed with it). Creations over a communicator are ordered
- * alike on every rank, so all ranks find it cached, or not, together. */
-struct node {
-    MPI_Comm comm; /* MPI_Comm_split_type SHARED */
-    int size, any_remote;
-    int ranks[];   /* [i]: node rank i's rank; then room for P more */
-};
-
-static int node_keyval = MPI_KEYVAL_INVALID;
-
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
     void *p = rmalab__mem_calloc(n, size);
@@ -187,31 +174,8 @@ static void *xcalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
-static int node_delete(MPI_Comm c, int keyval, void *value, void *extra)
-{
-    struct node *n = value;
-    (void)c, (void)keyval, (void)extra;
-    if (n->size) /* split */
-        MPI_Comm_free(&n->comm);
-    rmalab__mem_free(n);
-    return MPI_SUCCESS;
-}
-
-/* The node cached on `parent`, else NULL (also when none can be). */
-static struct node *node_cached(MPI_Comm parent)
-{
-    struct node *n = NULL;
-    int flag = 0;
-    if (node_keyval == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, node_delete, &node_keyval, NULL) !=
-            MPI_SUCCESS)
-        return NULL;
-    MPI_Comm_get_attr(parent, node_keyval, &n, &flag);
-    return flag ? n : NULL;
-}
-
 /* Local: the engine's state, with every array it needs, and a node for
- * find_node when `parent` has none cached. */
+ * engine-node.c to find when `parent` has none cached. */
 static int rma_make(rmalab_win *w, MPI_Comm parent)
 {
     int fail = 0;
@@ -228,31 +192,10 @@ static int rma_make(rmalab_win *w, MPI_Comm parent)
     r->ready = xcalloc(P, 1, &fail);
     r->mpi_ops = xcalloc(P, 1, &fail);
     r->expected = xcalloc(P, sizeof *r->expected, &fail);
-    if (!node_cached(parent))
-        r->made = xcalloc(1, sizeof *r->made + 2 * P * sizeof(int), &fail);
+    if (!rmalab__engine_node_cached(parent) && !(r->made = rmalab__engine_node_new(w->size)))
+        fail = 1;
     return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
                 : RMALAB_OK;
-}
-
-/* Collective: the node of w->comm (the parent's duplicate: the same ranks),
- * into `n`, which has room for 2P ranks. */
-static int find_node(rmalab_win *w, struct node *n)
-{
-    int e = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &n->comm);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "MPI_Comm_split_type");
-    MPI_Comm_size(n->comm, &n->size);
-    int *node_ranks = n->ranks + w->size, remote = w->size - n->size;
-    for (int i = 0; i < n->size; i++)
-        node_ranks[i] = i;
-    MPI_Group node_group, win_group;
-    MPI_Comm_group(n->comm, &node_group);
-    MPI_Comm_group(w->comm, &win_group);
-    MPI_Group_translate_ranks(node_group, n->size, node_ranks, win_group, n->ranks);
-    MPI_Group_free(&node_group);
-    MPI_Group_free(&win_group);
-    e = MPI_Allreduce(&remote, &n->any_remote, 1, MPI_INT, MPI_MAX, w->comm);
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Allreduce");
 }
 
 /* Collective over the node: one node-shared segment per rank, its counters
@@ -261,7 +204,7 @@ static int find_node(rmalab_win *w, struct node *n)
  * win_create without a base), that memory after them, `alloc` bytes. A
  * rank whose caller gave the memory has counters alone, and its peers reach
  * its memory through MPI. */
-static int share_node(rmalab_win *w, const struct node *n, MPI_Aint alloc, void **base)
+static int share_node(rmalab_win *w, const rmalab__engine_node *n, MPI_Aint alloc, void **base)
 {
     struct rmalab__rma *r = w->engine_state;
     MPI_Aint counters = (MPI_Aint)(2 * (size_t)w->size * sizeof(counter_t));
@@ -292,7 +235,7 @@ static int share_node(rmalab_win *w, const struct node *n, MPI_Aint alloc, void 
 
 /* Collective: counters for peers on other nodes, in a window every rank
  * joins, as creation is collective; none when the group is one node. */
-static int open_remote_counters(rmalab_win *w, const struct node *n)
+static int open_remote_counters(rmalab_win *w, const rmalab__engine_node *n)
 {
     struct rmalab__rma *r = w->engine_state;
     size_t P = (size_t)w->size;
@@ -314,24 +257,45 @@ static int open_remote_counters(rmalab_win *w, const struct node *n)
 /* Collective: the node (found when rma_make made one: the parent has none
  * cached), the shared segment and the counters. A node found is cached if
  * all went well. */
-static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base)
+static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base,
+                     MPI_Aint *tail)
 {
     struct rmalab__rma *r = w->engine_state;
-    struct node *made = r->made, *n = made ? made : node_cached(parent);
+    rmalab__engine_node *made = r->made, *n = made ? made : rmalab__engine_node_cached(parent);
     r->made = NULL;
-    int rc = made ? find_node(w, made) : RMALAB_OK;
-    if (!rc && !(rc = share_node(w, n, alloc, base)))
+    int rc = made ? rmalab__engine_node_find(w->comm, w->size, made) : RMALAB_OK;
+    if (!rc && w->flavor == RMALAB_FLAVOR_ALLOCATE && !n->any_remote) /* the same on all */
+        r->local_peers = n->size, *tail = r->tail = 2 * (MPI_Aint)w->size * sizeof(counter_t);
+    else if (!rc && !(rc = share_node(w, n, alloc, base)))
         rc = open_remote_counters(w, n);
-    if (made && (rc || node_keyval == MPI_KEYVAL_INVALID ||
-                 MPI_Comm_set_attr(parent, node_keyval, made) != MPI_SUCCESS))
-        node_delete(MPI_COMM_NULL, 0, made, NULL);
+    if (made)
+        rmalab__engine_node_keep(parent, made, !rc);
     return rc;
+}
+
+/* The counters after every rank's memory in a node-shared data window
+ * (rma_setup's tail): found, and this rank's zeroed. */
+static int find_tails(rmalab_win *w)
+{
+    struct rmalab__rma *r = w->engine_state;
+    for (int p = 0; p < w->size; p++) {
+        MPI_Aint sz = 0;
+        int du, e = MPI_Win_shared_query(w->win, p, &sz, &du, &r->peer_base[p]);
+        if (e != MPI_SUCCESS || !r->peer_base[p] || sz < r->tail)
+            return rmalab__err_fail(RMALAB_ERR_WIN, "the rma engine's counters of rank %d "
+                                    "are not in its shared memory", p);
+        r->peer_shm[p] = (counter_t *)(r->peer_base[p] + sz - r->tail);
+    }
+    memset(r->my_shm = r->peer_shm[w->rank], 0, (size_t)r->tail);
+    return RMALAB_OK;
 }
 
 static int rma_attach(rmalab_win *w)
 {
     struct rmalab__rma *r = w->engine_state;
     int e;
+    if (r->tail && (e = find_tails(w)))
+        return e;
     if (w->flavor == RMALAB_FLAVOR_SHARED) {
         /* Only for peers the engine found on this node: with
          * MPIR_CVAR_NOLOCAL=1 MPICH still answers the query for the others,

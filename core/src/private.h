@@ -80,6 +80,8 @@
  *                    as two equals (rmalab__observe_sync_*, _op_*)
  *   observe.h        its inline fronts: a NULL test or two when the window
  *                    neither records nor is checked
+ *   engine-node.c    a communicator's node, found by the rma engine and
+ *                    cached on the communicator [engine-node.h]
  *   engine-native.c  PSCW engines behind rmalab__engine (win-private.h); they see
  *   engine-rma.c     the layout, never the epoch state: the groups they
  *                    need are arguments [engine-native.h, engine-rma.h]
@@ -106,7 +108,8 @@
  *                    names of calls (rmalab/error.h, rmalab_text_in_c)
  *   trace-gather.c   gathering records across ranks, arrows; starting
  *                    the recording of live windows
- *   win-hints.c      window hints after creation (set_info, get_info...)
+ *   win-hints.c      window hints after creation (set_info, get_info...);
+ *                    the PSCW engine the hints choose
  *                    [win-hints.h]
  *   win-free.c       destruction, and the release a failed creation shares
  *                    [win-free.h]
@@ -144,7 +147,7 @@
  *   attr_ attr.c                         registry_ registry.c
  *   trace_gather_ trace-gather.c         win_hints_ win-hints.c
  *   win_free_ win-free.c                 state_text_ state-text.c
- *   text_c_ text-c.c */
+ *   text_c_ text-c.c                     engine_node_ engine-node.c */
 #ifndef RMALAB_PRIVATE_H
 #define RMALAB_PRIVATE_H
 

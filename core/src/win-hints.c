@@ -1,17 +1,53 @@
 /* Window hints after creation: set_info, get_info, the report and the
- * agreement check; and the two rules creation shares with them (win.c):
- * which hints an MPI window gets, and whether no_locks is promised. Calls
- * layout.c, the engines' info slot and hints-report.c. */
+ * agreement check; and the rules creation shares with them (win.c): which
+ * hints an MPI window gets, whether no_locks is promised, and which PSCW
+ * engine the hints choose. Calls layout.c, the engines and hints-report.c. */
 #include "win-private.h"
 #include "error-private.h"
 #include "hints-private.h"
 #include "hints-validate.h"
 #include "block-private.h"
 #include "layout.h"
+#include "engine-native.h"
+#include "engine-rma.h"
 #include "win-hints.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const rmalab__engine *const engines[] = {&rmalab__engine_rma, &rmalab__engine_native};
+
+static const rmalab__engine *find_engine(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof engines / sizeof *engines; i++)
+        if (strcmp(name, engines[i]->name) == 0)
+            return engines[i];
+    return NULL;
+}
+
+/* The PSCW engine: the rmalab_pscw hint, else the environment variable
+ * RMALAB_PSCW ("native" or "rma", so that a whole program or test suite
+ * can run on either engine unchanged), else rma: MPICH 4.0.2's own
+ * matching counts posts from any rank and any epoch, so an early post of
+ * the next epoch can hang a correct program there (docs/pscw.md). */
+const rmalab__engine *rmalab__win_hints_engine(const rmalab_info *valid, rmalab_diags *diags)
+{
+    const rmalab__engine *e = find_engine(rmalab__hints_lookup(valid, RMALAB_KEY_PSCW));
+    const char *env = getenv("RMALAB_PSCW");
+    if (!e && env && *env && !(e = find_engine(env)))
+        rmalab__hints_validate_diag_add(diags, RMALAB_KEY_PSCW, "the environment variable "
+                                        "RMALAB_PSCW=\"%s\" is neither \"native\" nor \"rma\"; "
+                                        "using rma", env);
+    return e ? e : engines[0];
+}
+
+/* The engine's place in engines[], which creation's first agreement
+ * compares. */
+int rmalab__win_hints_engine_index(const rmalab__engine *e)
+{
+    return e == engines[0] ? 0 : 1 + (e != engines[1]);
+}
 
 /* Whether the canonical hints `valid` promise no_locks, or `fallback`. */
 bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback)

@@ -12,5 +12,10 @@ bool rmalab__win_hints_no_locks(const rmalab_info *valid, bool fallback);
  * (`engine_window`). A fresh MPI_Info: MPICH rewrites what it is given. */
 int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
                              bool engine_window, MPI_Info *out);
+/* The PSCW engine the hints `valid` choose (rmalab_pscw), else the
+ * environment's (RMALAB_PSCW, with a diagnostic if it names none), else
+ * rma; and its index, which the ranks compare at creation. */
+const rmalab__engine *rmalab__win_hints_engine(const rmalab_info *valid, rmalab_diags *diags);
+int rmalab__win_hints_engine_index(const rmalab__engine *e);
 
 #endif

@@ -60,9 +60,12 @@ typedef struct rmalab__engine {
     /* Creation, before the MPI window exists (optional): the collective
      * part of the engine's state. `base` is non-NULL where rmalab provides
      * this rank's memory (win_allocate, and win_create without memory from
-     * the caller): the engine may then provide it in *base, `alloc` bytes.
-     * Collective; creation agrees on a failure here after it. */
-    int (*setup)(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base);
+     * the caller): the engine may then provide it in *base, `alloc` bytes;
+     * or, for win_allocate, ask in *tail for that many bytes after this
+     * rank's memory in an MPI window made node-shared (every rank is on one
+     * node: MPI_Win_allocate_shared), where attach finds them. Collective;
+     * creation agrees on a failure here after it. */
+    int (*setup)(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base, MPI_Aint *tail);
     /* Creation, once the MPI window exists (optional). Local, before the
      * check of window bases, a collective that every rank enters before
      * any leaves (so what setup wrote, zeroed counters, is in place on

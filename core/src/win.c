@@ -33,8 +33,6 @@
 #include "win-hints.h"
 #include "registry.h"
 #include "win-free.h"
-#include "engine-native.h"
-#include "engine-rma.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -42,39 +40,7 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
-/* Engines and hints                                                        */
-
-static const rmalab__engine *const engines[] = {&rmalab__engine_rma, &rmalab__engine_native};
-
-/* Select the PSCW engine: the rmalab_pscw hint, else the environment
- * variable RMALAB_PSCW ("native" or "rma", so that a whole program or test
- * suite can run on either engine unchanged), else rma: MPICH 4.0.2's own
- * matching counts posts from any rank and any epoch, so an early post of
- * the next epoch can hang a correct program there (docs/pscw.md). */
-static const rmalab__engine *find_engine(const char *name)
-{
-    for (size_t i = 0; name && i < sizeof engines / sizeof *engines; i++)
-        if (strcmp(name, engines[i]->name) == 0)
-            return engines[i];
-    return NULL;
-}
-
-static const rmalab__engine *select_engine(const rmalab_info *valid, rmalab_diags *diags)
-{
-    const rmalab__engine *e = find_engine(rmalab__hints_lookup(valid, RMALAB_KEY_PSCW));
-    const char *env = getenv("RMALAB_PSCW");
-    if (!e && env && *env && !(e = find_engine(env)))
-        rmalab__hints_validate_diag_add(diags, RMALAB_KEY_PSCW, "the environment variable "
-                                        "RMALAB_PSCW=\"%s\" is neither \"native\" nor \"rma\"; "
-                                        "using rma", env);
-    return e ? e : engines[0];
-}
-
-/* The engine's place in engines[], which the first agreement compares. */
-static int engine_index(const rmalab__engine *e)
-{
-    return e == engines[0] ? 0 : 1 + (e != engines[1]);
-}
+/* Hints                                                                    */
 
 /* Drop a promise that the facts contradict, from the hints for MPICH (and
  * the MPI infos made of them, mi[2]) and from those in force, with a
@@ -114,6 +80,7 @@ struct creation {
     MPI_Info mi[2];             /* for the engine's window and for `plain` */
     MPI_Aint alloc;             /* bytes to allocate: size rounded to 16 */
     void *shm_base;             /* memory the engine provides */
+    MPI_Aint tail;              /* or bytes it keeps after the memory, node-shared */
     bool any_trace, any_races;  /* does any rank want the recorder, the race checker? */
     bool failed;                /* a step that joins: this rank failed since the last
                                    agreement, and takes part over no memory */
@@ -207,7 +174,7 @@ static int step_hints(struct creation *c)
                          : rmalab_info_create(&w->requested)) ||
         (rc = rmalab_info_dup(c->valid, &w->at_create)))
         return rc;
-    w->eng = select_engine(c->valid, c->diags);
+    w->eng = rmalab__win_hints_engine(c->valid, c->diags);
     if ((rc = rmalab__hints_validate_strip_own(RMALAB_SCOPE_WIN, c->valid)) ||
         (rc = rmalab__layout_alloc(w)) || (rc = rmalab__sync_epoch_alloc(w)) ||
         (rc = w->eng->make(w, c->parent)))
@@ -237,7 +204,7 @@ static int step_promises(struct creation *c, int rc)
         mine[SIZE] = w->size_req, mine[SIZE + 1] = -(long long)w->size_req;
         mine[DU] = w->disp_unit, mine[DU + 1] = -w->disp_unit;
         mine[TRACE] = rmalab__trace_wanted(w), mine[RACES] = rmalab__races_sync_wanted(w);
-        mine[ENG] = engine_index(w->eng), mine[ENG + 1] = -mine[ENG];
+        mine[ENG] = rmalab__win_hints_engine_index(w->eng), mine[ENG + 1] = -mine[ENG];
         mine[MODE] = rmalab__races_sync_asked(w), mine[MODE + 1] = -mine[MODE];
     }
     int e = MPI_Allreduce(mine, all, N, MPI_LONG_LONG, MPI_MAX, w ? w->comm : c->comm);
@@ -287,7 +254,8 @@ static bool engine_wanted(const struct creation *c) { return c->w->eng->setup; }
 
 static int step_engine(struct creation *c)
 {
-    return c->w->eng->setup(c->w, c->parent, c->alloc, core_memory(c) ? &c->shm_base : NULL);
+    return c->w->eng->setup(c->w, c->parent, c->alloc, core_memory(c) ? &c->shm_base : NULL,
+                            &c->tail);
 }
 
 /* Local, for win_create (the one flavour where a rank may fail here alone,
@@ -313,6 +281,17 @@ static int step_memory(struct creation *c)
     return RMALAB_OK;
 }
 
+/* Collective: a win_allocate whose ranks are all on one node, with the
+ * bytes the engine asked for (c->tail) after each rank's memory. */
+static int node_window(struct creation *c)
+{
+    if (c->mi[0] == MPI_INFO_NULL)
+        MPI_Info_create(&c->mi[0]);
+    MPI_Info_set(c->mi[0], "alloc_shared_noncontig", "true");
+    return MPI_Win_allocate_shared((c->alloc ? c->alloc : 16) + c->tail, c->w->disp_unit,
+                                   c->mi[0], c->w->comm, &c->w->base, &c->w->win);
+}
+
 /* Collective: the MPI window the engine drives, in the flavour asked. */
 static int step_window(struct creation *c)
 {
@@ -323,7 +302,9 @@ static int step_window(struct creation *c)
         e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         break;
     case RMALAB_FLAVOR_ALLOCATE:
-        if ((w->base = c->shm_base)) /* the engine's node-shared memory */
+        if (c->tail) /* node-shared, the engine's bytes after the memory */
+            e = node_window(c);
+        else if ((w->base = c->shm_base)) /* the engine's node-shared memory */
             e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         else
             e = MPI_Win_allocate(c->alloc, w->disp_unit, c->mi[0], w->comm, &w->base, &w->win);
