@@ -419,11 +419,31 @@ RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Data
 /* ------------------------------------------------------------------------ */
 /* Datatypes                                                                */
 
-/* The program frees a datatype: its description goes (dtype.c), as MPICH
- * gives its handle to the next type made. */
+/* The datatypes the program commits are those rmalab asks MPI about
+ * (dtype.c): MPICH crashes on a bogus or freed handle. A free makes the
+ * description go, as MPICH gives its handle to the next type made. */
+RUN_API int MPI_Type_commit(MPI_Datatype *type)
+{
+    int rc = PMPI_Type_commit(type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_commit(*type);
+    return rc;
+}
+
+/* A duplicate has the committed state of its original. */
+RUN_API int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *type)
+{
+    int rc = PMPI_Type_dup(old, type);
+    if (rc == MPI_SUCCESS && run_dtype_known(old))
+        run_dtype_commit(*type);
+    return rc;
+}
+
 RUN_API int MPI_Type_free(MPI_Datatype *type)
 {
-    if (type)
-        run_dtype_forget(*type);
-    return PMPI_Type_free(type);
+    MPI_Datatype was = type ? *type : MPI_DATATYPE_NULL;
+    int rc = PMPI_Type_free(type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_forget(was, RUN_PC);
+    return rc;
 }

@@ -26,6 +26,8 @@ int run_op_of(MPI_Op op, rmalab_op *out)
             *out = ops[i].op;
             return RMALAB_OK;
         }
+    if (op == MPI_OP_NULL)
+        return rmalab_set_error(RMALAB_ERR_OP, "the op is MPI_OP_NULL");
     return rmalab_set_error(RMALAB_ERR_OP, "rmalab run checks the predefined reduction ops "
                                            "(MPI_SUM ... MPI_REPLACE, MPI_NO_OP) only");
 }

@@ -324,6 +324,39 @@ def handles():
                               err)) == 2 and re.search(cls, err))
         expect(f"{mode}: the program did not go on with an error class: {out!r}",
                len(out.splitlines()) == 2 and "success" not in out)
+    handles_types()
+    for mode, text in (("fatal-win", "MPI_INT, (MPI_Win)0x12345678)"),
+                       ("fatal-type", "(MPI_Datatype)0x8c000077, 1 - me, 0, 1, MPI_INT, MPI_SUM, win);")):
+        rc, out, err = run("handles", mode)
+        n = line_of("handles.c", text)
+        expect(f"{mode}: exit status {rc}, wanted non-zero", rc not in (0, -1))
+        expect(f"{mode}: no error line at {n}: {err!r}",
+               re.search(rf"^\S*handles\.c:{n}: error: MPI_(Put|Accumulate): ", err, re.M))
+        expect(f"{mode}: MPICH's own abort or a crash, not rmalab's line: {err!r}",
+               not re.search(r"Fatal error|Assertion failed|signal 11", err))
+        expect(f"{mode}: the program went on: {out!r}", out == "")
+        expect(f"{mode}: processes left: {left('handles')}", not left("handles"))
+
+
+def handles_types():
+    """Bad datatypes (bogus, freed, uncommitted, of MPICH's direct kind) and
+    MPI_OP_NULL, which MPICH aborts, asserts or crashes on when rmalab
+    read them: each an error at its line, and the program goes on."""
+    rc, out, err = run("handles", "types")
+    for i, (text, why, cls) in enumerate((
+            ("(MPI_Datatype)0x12345678, 1 - me", "the origin datatype: it is neither predefined nor committed", "MPI_ERR_TYPE"),
+            ("rc[1] = MPI_Put(v, 1, gone", "this datatype was freed by MPI_Type_free at \\S*handles\\.c:", "MPI_ERR_TYPE"),
+            ("rc[2] = MPI_Get(", "the target datatype: it is neither predefined nor committed", "MPI_ERR_TYPE"),
+            ("rc[3] = MPI_Accumulate(", "the origin datatype: it is neither", "MPI_ERR_TYPE"),
+            ("MPI_OP_NULL, win);", "the op is MPI_OP_NULL", "MPI_ERR_OP"))):
+        n = line_of("handles.c", text)
+        expect(f"types: not one error line per rank at {n} saying {why!r}: {err!r}",
+               len(re.findall(rf"^\S*handles\.c:{n}: error: MPI_\w+: .*{why}", err, re.M)) == 2)
+        expect(f"types: call {i} did not return {cls}: {out!r}", out.count(f"types {i}: {cls}") == 2)
+    expect(f"types: not 5 error lines per rank: {err!r}", err.count(": error: ") == 10)
+    expect(f"types: MPICH's own abort or a crash: {err!r}",
+           not re.search(r"Fatal error|Assertion failed|signal 11", err))
+    expect(f"types: exit status {rc}, wanted non-zero", rc not in (0, -1))
 
 
 cases = {"nullbase": lambda: same("nullbase", 2), "manywins": lambda: same("manywins", 2),
