@@ -131,6 +131,8 @@ static int op_open(rmalab_win *w, rma_op *o)
         return rc;
     o->ev->type = o->sh.reach_type;
     o->ev->count = o->sh.reach;
+    if ((rc = rmalab__shape_lead(w, &o->sh, o->what, o->target, o->disp)))
+        return rc;
     return (rc = op_overlap(w, o)) ? rc : rmalab__sync_check_op(w, o->what, o->ev);
 }
 

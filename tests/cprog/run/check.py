@@ -138,25 +138,31 @@ def dtype_rules():
     size: MPI_ERR_TYPE at each line; a put from an indexed type to a vector
     lands. MPI_MAXLOC on MPI_INT and MPI_SUM on MPI_2INT: MPI_ERR_OP; a
     MPI_MAXLOC of two MPI_2INT, one of them picked by a vector, and a
-    MPI_Fetch_and_op's MPI_MINLOC of one land."""
+    MPI_Fetch_and_op's MPI_MINLOC of one land. A target type reaching 4
+    bytes before its displacement: MPI_ERR_RMA_RANGE at displacement 0,
+    lands at 6."""
     rc, out, err = run("dtype-rules")
     for i, (call, why, cls) in enumerate([
             ("e[0] = MPI_Accumulate(", "same predefined type", "TYPE"),
             ("e[1] = MPI_Accumulate(", "one and the same predefined", "TYPE"),
             ("e[2] = MPI_Put(", "the origin gives 12 bytes and the target takes 16", "TYPE"),
             ("e[3] = MPI_Accumulate(", "MPI_MAXLOC and MPI_MINLOC take pair types", "OP"),
-            ("e[4] = MPI_Accumulate(", "on pair types .* takes MPI_MAXLOC, MPI_MINLOC", "OP")]):
+            ("e[4] = MPI_Accumulate(", "on pair types .* takes MPI_MAXLOC, MPI_MINLOC", "OP"),
+            ("e[5] = MPI_Put(", "the target datatype starts 4 bytes before displacement 0 "
+             r"\(x disp_unit 4\), before the start", "RMA_RANGE")]):
         n = line_of("dtype-rules.c", call)
         expect(f"no error line at {n} saying {why!r}: {err!r}",
                re.search(rf"dtype-rules\.c:{n}: error: .*{why}", err))
         expect(f"call {i} did not return MPI_ERR_{cls}: {out!r}",
                out.count(f"call {i}: MPI_ERR_{cls}") == 2)
-    expect(f"not 5 error lines per rank: {err!r}", err.count(": error: ") == 10)
+    expect(f"not 6 error lines per rank: {err!r}", err.count(": error: ") == 12)
     expect(f"the indexed put did not land: {out!r}",
            out.count("put done, window 1 0 5 0 6 0") == 2)
     for r in (0, 1):  # maxloc: (7, peer's) beats (5, 5); minloc: (3, peer's) beats (5, 5)
         expect(f"the maxloc or the fetch_and_op did not land on rank {r}: {out!r}",
                f"rank {r}: maxloc done, window 7 {11 - r} 3 {21 - r}, fetched 5 5" in out)
+    expect(f"the put before its displacement did not land: {out!r}",
+           out.count("back done, window 3 1 0 2") == 2)
     expect(f"exit status {rc}, wanted non-zero (errors were found)", rc != 0)
 
 
