@@ -3,9 +3,13 @@
  * zeroed copy of its true extent marks exactly the bytes the type places,
  * whatever its constructors (vector, indexed, struct, subarray, darray,
  * resized...). Its element: the named types at the leaves of its
- * constructors (MPI_Type_get_contents). Kept in a table per handle, which
- * the program's MPI_Type_free empties, as MPICH reuses handles. */
+ * constructors (MPI_Type_get_contents). Kept in a table per handle: the
+ * program's MPI_Type_commit (or MPI_Type_dup of a committed type) enters
+ * it, its MPI_Type_free takes it out. MPI is asked about no other handle
+ * than those and the predefined ones: MPICH aborts, asserts or crashes on
+ * a bogus, freed or uncommitted one, whatever the error handler. */
 #include "dtype.h"
+#include "where.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,6 +35,28 @@ static const struct {
     {MPI_BYTE, RMALAB_BYTE},
 };
 
+/* The other predefined datatypes: valid without a commit. The pair types
+ * come first (run_dtype's `pair`). */
+#define NPAIRS 9
+static const MPI_Datatype others[] = {
+    MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+    MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER,
+    MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_PACKED, MPI_LONG_LONG_INT,
+    MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX,
+    MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
+    MPI_CHARACTER, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX,
+    MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
+    MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32,
+};
+
+static int other_of(MPI_Datatype t)
+{
+    for (int i = 0; t != MPI_DATATYPE_NULL && i < (int)(sizeof others / sizeof *others); i++)
+        if (others[i] == t)
+            return i;
+    return -1;
+}
+
 int run_type_of(MPI_Datatype t, rmalab_type *out)
 {
     for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
@@ -45,6 +71,7 @@ int run_type_of(MPI_Datatype t, rmalab_type *out)
 
 typedef struct {
     MPI_Datatype t;
+    bool described; /* d read (else only committed so far) */
     run_dtype d;
     rmalab_span *spans; /* owned */
 } entry;
@@ -53,9 +80,18 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table;
 static int ntable, captable;
 
+/* The last types freed, and where: a handle used after its free says so,
+ * until a commit hands it out again (MPICH reuses handles). */
+#define FREED 64
+static struct {
+    MPI_Datatype t;
+    const void *pc;
+} freed[FREED];
+static unsigned nfreed;
+
 /* The elements under t: *type when all are one type of the core's, else
  * *mixed. Depth-limited; the handles MPI hands back are freed. */
-static void leaves(MPI_Datatype t, rmalab_type *type, bool *seen, bool *mixed, int depth)
+static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int depth)
 {
     int ni, na, nd, comb;
     if (*mixed || depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
@@ -64,9 +100,11 @@ static void leaves(MPI_Datatype t, rmalab_type *type, bool *seen, bool *mixed, i
     }
     if (comb == MPI_COMBINER_NAMED) {
         rmalab_type one = RMALAB_BYTE;
-        if (run_type_of(t, &one) != RMALAB_OK || (*seen && one != *type))
+        int other = other_of(t);
+        if ((run_type_of(t, &one) != RMALAB_OK && (other < 0 || other >= NPAIRS)) ||
+            (*seen && (one != d->type || t != d->pair)))
             *mixed = true;
-        *type = one, *seen = true;
+        d->type = one, d->pair = other >= 0 ? t : MPI_DATATYPE_NULL, *seen = true;
         return;
     }
     int *is = malloc(sizeof(int) * (size_t)(ni + 1));
@@ -75,7 +113,7 @@ static void leaves(MPI_Datatype t, rmalab_type *type, bool *seen, bool *mixed, i
     if (!is || !as || !ds || PMPI_Type_get_contents(t, ni, na, nd, is, as, ds) != MPI_SUCCESS)
         *mixed = true, nd = 0;
     for (int i = 0; i < nd; i++) {
-        leaves(ds[i], type, seen, mixed, depth + 1);
+        leaves(ds[i], d, seen, mixed, depth + 1);
         int x, y, z, c;
         if (PMPI_Type_get_envelope(ds[i], &x, &y, &z, &c) == MPI_SUCCESS &&
             c != MPI_COMBINER_NAMED)
@@ -161,16 +199,18 @@ static bool in_order(MPI_Datatype t, int depth)
 static int describe(MPI_Datatype t, entry *e)
 {
     int size, rc;
-    *e = (entry){.t = t};
+    *e = (entry){.t = t, .described = true};
     if (PMPI_Type_size(t, &size) != MPI_SUCCESS ||
         PMPI_Type_get_extent(t, &e->d.lb, &e->d.extent) != MPI_SUCCESS)
         return rmalab_set_error(RMALAB_ERR_TYPE, "the datatype is not a valid one");
     e->d.size = size;
     bool seen = false, mixed = false;
-    leaves(t, &e->d.type, &seen, &mixed, 0);
-    e->d.one = seen && !mixed;
+    leaves(t, &e->d, &seen, &mixed, 0);
+    e->d.one = seen && !mixed && e->d.pair == MPI_DATATYPE_NULL;
     if (!e->d.one)
         e->d.type = RMALAB_BYTE;
+    if (mixed)
+        e->d.pair = MPI_DATATYPE_NULL;
     if ((rc = flatten(t, e)))
         return rc;
     if (e->d.n == 1 && e->spans[0].off == e->d.lb && e->spans[0].len == size &&
@@ -192,31 +232,62 @@ static bool named(MPI_Datatype t, run_dtype *out)
     if (run_type_of(t, &type) != RMALAB_OK)
         return false;
     MPI_Aint size = rmalab_type_size(type);
-    *out = (run_dtype){type, true, size, 0, size, 0, NULL};
+    *out = (run_dtype){type, true, MPI_DATATYPE_NULL, size, 0, size, 0, NULL};
     return true;
 }
 
-/* The table's entry for t, read now if it has none; -1 on an error. */
-static int entry_of(MPI_Datatype t)
+/* Why t has no entry: freed, or never committed. */
+static int unknown(MPI_Datatype t)
+{
+    for (int i = 0; i < FREED; i++)
+        if (freed[i].t == t && t != MPI_DATATYPE_NULL)
+            return rmalab_set_error(RMALAB_ERR_TYPE, "this datatype was freed by MPI_Type_free "
+                                    "at %s (and no type made since with its handle was "
+                                    "committed)", run_where(freed[i].pc));
+    return rmalab_set_error(RMALAB_ERR_TYPE, "it is neither predefined nor committed "
+                            "(MPI_Type_commit): not a datatype MPI can use");
+}
+
+/* t's slot in the table, a new one (undescribed) if `add`, else -1. */
+static int slot_of(MPI_Datatype t, bool add)
 {
     for (int i = 0; i < ntable; i++)
         if (table[i].t == t)
             return i;
+    if (!add)
+        return -1;
     if (ntable == captable) {
         entry *g = realloc(table, sizeof *g * (size_t)(2 * captable + 8));
-        if (!g) {
-            rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype");
+        if (!g)
             return -1;
-        }
         table = g, captable = 2 * captable + 8;
     }
+    table[ntable] = (entry){.t = t};
+    return ntable++;
+}
+
+/* The table's entry for t, described now if it is not yet; -1 (with the
+ * error set) when t is neither predefined nor committed, or unreadable. */
+static int entry_of(MPI_Datatype t)
+{
+    bool other = other_of(t) >= 0;
+    int i = slot_of(t, other);
+    if (i < 0) {
+        if (other)
+            rmalab_set_error(RMALAB_ERR_NO_MEM, "out of memory for a datatype");
+        else
+            unknown(t);
+        return -1;
+    }
+    if (table[i].described)
+        return i;
     entry e;
     if (describe(t, &e)) {
         free(e.spans);
         return -1;
     }
-    table[ntable] = e;
-    return ntable++;
+    table[i] = e;
+    return i;
 }
 
 int run_dtype_of(MPI_Datatype t, run_dtype *out)
@@ -233,15 +304,37 @@ int run_dtype_of(MPI_Datatype t, run_dtype *out)
     return i >= 0 ? RMALAB_OK : RMALAB_ERR_TYPE;
 }
 
-void run_dtype_forget(MPI_Datatype t)
+bool run_dtype_known(MPI_Datatype t)
+{
+    rmalab_type type;
+    if (run_type_of(t, &type) == RMALAB_OK || other_of(t) >= 0)
+        return true;
+    pthread_mutex_lock(&lock);
+    bool known = slot_of(t, false) >= 0;
+    pthread_mutex_unlock(&lock);
+    return known;
+}
+
+void run_dtype_commit(MPI_Datatype t)
 {
     pthread_mutex_lock(&lock);
-    for (int i = 0; i < ntable; i++)
-        if (table[i].t == t) {
-            free(table[i].spans);
-            table[i] = table[--ntable];
-            break;
-        }
+    for (int i = 0; i < FREED; i++)
+        if (freed[i].t == t)
+            freed[i].t = MPI_DATATYPE_NULL;
+    slot_of(t, true); /* out of memory: later uses say it is not committed */
+    pthread_mutex_unlock(&lock);
+}
+
+void run_dtype_forget(MPI_Datatype t, const void *pc)
+{
+    pthread_mutex_lock(&lock);
+    int i = slot_of(t, false);
+    if (i >= 0) {
+        free(table[i].spans);
+        table[i] = table[--ntable];
+        freed[nfreed % FREED].t = t, freed[nfreed % FREED].pc = pc;
+        nfreed++;
+    }
     pthread_mutex_unlock(&lock);
 }
 

@@ -16,10 +16,13 @@
  * from its buffer: n spans ascending and merged; n = 0 (spans NULL) when
  * they are [lb, lb + size) in the order of its signature and its extent is
  * size, so that count instances are one run too (a predefined type, a
- * contiguous run of one): then it is "dense". */
+ * contiguous run of one): then it is "dense". `pair`: the pair type
+ * (MPI_2INT, MPI_DOUBLE_INT...) every basic part of it is, else
+ * MPI_DATATYPE_NULL. */
 typedef struct {
     rmalab_type type;
     bool one;
+    MPI_Datatype pair;
     MPI_Aint size, lb, extent;
     int n;
     const rmalab_span *spans;
@@ -29,13 +32,21 @@ typedef struct {
  * others RMALAB_ERR_TYPE, with no message. */
 int run_type_of(MPI_Datatype t, rmalab_type *out);
 /* t's description; RMALAB_ERR_TYPE with a message (rmalab_errmsg) for
- * MPI_DATATYPE_NULL, an invalid or uncommitted type, or one that reaches
- * more than 1 GiB. The spans stay valid until MPI_Type_free of t. */
+ * MPI_DATATYPE_NULL, a handle that is neither predefined nor committed by
+ * the program (bogus, freed, uncommitted: MPI is not asked about it), or
+ * a type that reaches more than 1 GiB. The spans stay valid until
+ * MPI_Type_free of t. */
 int run_dtype_of(MPI_Datatype t, run_dtype *out);
+/* Whether t is predefined or committed by the program (not freed since). */
+bool run_dtype_known(MPI_Datatype t);
+/* The program committed t (MPI_Type_commit, or MPI_Type_dup of a known
+ * type): it is a datatype to describe at its first use. */
+void run_dtype_commit(MPI_Datatype t);
 /* count instances as spans from the buffer: *out one span or a new array
  * (free() it when it is not `one`), *n of them; none when count is 0. */
 int run_dtype_spans(const run_dtype *d, int count, rmalab_span *one, rmalab_span **out, int *n);
-/* The program's MPI_Type_free of t: its description goes. */
-void run_dtype_forget(MPI_Datatype t);
+/* The program's MPI_Type_free of t at pc: its description goes, and a
+ * later use of t says where it was freed (until a commit reuses it). */
+void run_dtype_forget(MPI_Datatype t, const void *pc);
 
 #endif

@@ -113,16 +113,64 @@ int run_win_unknown(MPI_Win handle, const void *pc, const char *call)
                                           "MPI_Win_free at %s", run_where(at)));
 }
 
+static bool is_fatal(MPI_Errhandler eh)
+{
+#ifdef MPI_ERRORS_ABORT
+    if (eh == MPI_ERRORS_ABORT)
+        return true;
+#endif
+    return eh == MPI_ERRORS_ARE_FATAL;
+}
+
+/* While calls are passed on, MPI_COMM_WORLD returns errors: MPICH raises
+ * a bad window handle there, and its fatal handler would end the job
+ * before the error line. The first call in saves the program's handler,
+ * the last out puts it back. */
+static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
+static int passing;
+static MPI_Errhandler program_eh = MPI_ERRHANDLER_NULL;
+
+void run_win_passing(void)
+{
+    pthread_mutex_lock(&pass_lock);
+    if (passing++ == 0) {
+        PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &program_eh);
+        PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    pthread_mutex_unlock(&pass_lock);
+}
+
+/* The program's handler of MPI_COMM_WORLD back (the last call out), and
+ * which it is (compared only: a user handler's reference is freed). */
+static MPI_Errhandler passed(void)
+{
+    pthread_mutex_lock(&pass_lock);
+    MPI_Errhandler eh = program_eh;
+    if (--passing == 0) {
+        PMPI_Comm_set_errhandler(MPI_COMM_WORLD, program_eh);
+        if (program_eh != MPI_ERRORS_RETURN && !is_fatal(program_eh))
+            PMPI_Errhandler_free(&program_eh);
+    }
+    pthread_mutex_unlock(&pass_lock);
+    return eh;
+}
+
 int run_win_passed(int rc, const void *pc, const char *call)
 {
+    MPI_Errhandler eh = passed();
+    int cls = rc;
     if (rc != MPI_SUCCESS) {
         char text[MPI_MAX_ERROR_STRING]; /* the class's: one line, no stack */
-        int n = 0, cls = rc;
+        int n = 0;
         PMPI_Error_class(rc, &cls);
         if (PMPI_Error_string(cls, text, &n) != MPI_SUCCESS)
             snprintf(text, sizeof text, "MPI error %d", rc);
         run_error(pc, call, text);
     }
+    if (cls == MPI_ERR_WIN && is_fatal(eh)) /* MPI raised it on MPI_COMM_WORLD */
+        run_fatal();
+    if (cls == MPI_ERR_WIN && eh != MPI_ERRORS_RETURN)
+        PMPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
     return rc;
 }
 
@@ -279,14 +327,6 @@ void run_site(run_win *s, const void *pc)
         rmalab_check_site(run_where_key(pc));
 }
 
-static bool is_fatal(MPI_Errhandler eh)
-{
-#ifdef MPI_ERRORS_ABORT
-    if (eh == MPI_ERRORS_ABORT)
-        return true;
-#endif
-    return eh == MPI_ERRORS_ARE_FATAL;
-}
 
 int run_win_done(run_win *s, const void *pc, const char *call, int status)
 {

@@ -55,8 +55,13 @@ void run_win_drop(run_win *s, const void *pc);
  * class is returned); any other handle is MPICH's own: MPI_SUCCESS, to
  * pass the call on. */
 int run_win_unknown(MPI_Win handle, const void *pc, const char *call);
+/* A call is passed on to MPI: until run_win_passed, MPI_COMM_WORLD
+ * returns errors, so that a bad window handle, which MPICH raises there,
+ * comes back. */
+void run_win_passing(void);
 /* What MPI said of a call passed on (rc): an error is an error line at pc
- * with MPI's own text (the program's handler has had its say). */
+ * with MPI's own text; then, for a bad window (MPI_ERR_WIN), the program's
+ * handler of MPI_COMM_WORLD has its say (the window's has had it). */
 int run_win_passed(int rc, const void *pc, const char *call);
 /* Every live slot, for the access bridge (fn under the table's lock). */
 void run_win_each(void (*fn)(run_win *s, void *ud), void *ud);

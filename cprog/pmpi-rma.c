@@ -76,6 +76,8 @@ static int layout(const rma_call *c, run_layout *L)
     int rc = run_layout_of(c->side, acc, L);
     if (!rc && acc)
         rc = run_op_of(c->op, &rop);
+    if (!rc && acc)
+        rc = run_op_fits(rop, L);
     rmalab_typed_op *t = &L->t;
     t->kind = c->kind, t->target = c->target, t->disp = c->disp, t->op = rop;
     t->origin = c->origin, t->result = c->result;
@@ -182,12 +184,24 @@ RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otyp
     return rma(s, pc, __func__, &c);
 }
 
+static bool is_core_type(MPI_Datatype type)
+{
+    rmalab_type t;
+    return run_type_of(type, &t) == RMALAB_OK;
+}
+
 RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
                              MPI_Aint disp, MPI_Op op, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Fetch_and_op(origin, result, type, target, disp, op, win));
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
+    run_dtype d;
+    if (!is_core_type(type) && run_dtype_of(type, &d) == RMALAB_OK && d.pair != MPI_DATATYPE_NULL) {
+        /* a pair type: as the get_accumulate of one element it is */
+        rma_call c = GACC_CALL(origin, 1, type, result, 1, type, target, disp, 1, type, op);
+        return rma(s, pc, __func__, &c);
+    }
     rmalab_type t;
     rmalab_op rop;
     uint64_t ticket = 0;
@@ -419,11 +433,56 @@ RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Data
 /* ------------------------------------------------------------------------ */
 /* Datatypes                                                                */
 
-/* The program frees a datatype: its description goes (dtype.c), as MPICH
- * gives its handle to the next type made. */
+/* The datatypes the program commits are those rmalab asks MPI about
+ * (dtype.c): MPICH crashes on a bogus or freed handle. A free makes the
+ * description go, as MPICH gives its handle to the next type made. */
+RUN_API int MPI_Type_commit(MPI_Datatype *type)
+{
+    int rc = PMPI_Type_commit(type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_commit(*type);
+    return rc;
+}
+
+/* A duplicate has the committed state of its original. */
+RUN_API int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *type)
+{
+    int rc = PMPI_Type_dup(old, type);
+    if (rc == MPI_SUCCESS && run_dtype_known(old))
+        run_dtype_commit(*type);
+    return rc;
+}
+
+/* Fortran 90's parameterised types are predefined ones, committed. */
+RUN_API int MPI_Type_create_f90_integer(int r, MPI_Datatype *type)
+{
+    int rc = PMPI_Type_create_f90_integer(r, type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_commit(*type);
+    return rc;
+}
+
+RUN_API int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *type)
+{
+    int rc = PMPI_Type_create_f90_real(p, r, type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_commit(*type);
+    return rc;
+}
+
+RUN_API int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *type)
+{
+    int rc = PMPI_Type_create_f90_complex(p, r, type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_commit(*type);
+    return rc;
+}
+
 RUN_API int MPI_Type_free(MPI_Datatype *type)
 {
-    if (type)
-        run_dtype_forget(*type);
-    return PMPI_Type_free(type);
+    MPI_Datatype was = type ? *type : MPI_DATATYPE_NULL;
+    int rc = PMPI_Type_free(type);
+    if (rc == MPI_SUCCESS)
+        run_dtype_forget(was, RUN_PC);
+    return rc;
 }

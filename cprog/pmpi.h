@@ -17,6 +17,7 @@
         int unknown_ = run_win_unknown(win, RUN_PC, __func__);                \
         if (unknown_ != MPI_SUCCESS)                                          \
             return unknown_;                                                  \
+        run_win_passing();                                                    \
         return run_win_passed(pmpi, RUN_PC, __func__);                        \
     }
 

@@ -16,7 +16,8 @@ static const struct {
     {MPI_MIN, RMALAB_OP_MIN}, {MPI_BAND, RMALAB_OP_BAND}, {MPI_BOR, RMALAB_OP_BOR},
     {MPI_BXOR, RMALAB_OP_BXOR}, {MPI_LAND, RMALAB_OP_LAND}, {MPI_LOR, RMALAB_OP_LOR},
     {MPI_LXOR, RMALAB_OP_LXOR}, {MPI_REPLACE, RMALAB_OP_REPLACE},
-    {MPI_NO_OP, RMALAB_OP_NO_OP},
+    {MPI_NO_OP, RMALAB_OP_NO_OP}, {MPI_MAXLOC, RMALAB_OP_MAXLOC},
+    {MPI_MINLOC, RMALAB_OP_MINLOC},
 };
 
 int run_op_of(MPI_Op op, rmalab_op *out)
@@ -26,8 +27,10 @@ int run_op_of(MPI_Op op, rmalab_op *out)
             *out = ops[i].op;
             return RMALAB_OK;
         }
+    if (op == MPI_OP_NULL)
+        return rmalab_set_error(RMALAB_ERR_OP, "the op is MPI_OP_NULL");
     return rmalab_set_error(RMALAB_ERR_OP, "rmalab run checks the predefined reduction ops "
-                                           "(MPI_SUM ... MPI_REPLACE, MPI_NO_OP) only");
+                                           "(MPI_SUM ... MPI_MINLOC, MPI_REPLACE, MPI_NO_OP) only");
 }
 
 static const char *const side_names[RUN_SIDES] = {"origin", "result", "target"};
@@ -57,10 +60,17 @@ static int sides_of(const run_side *in, run_dtype *d, int64_t *bytes)
     return RMALAB_OK;
 }
 
+/* Every element of both sides is the same pair type (MPI_2INT...). */
+static bool same_pairs(const run_dtype *a, const run_dtype *b)
+{
+    return a->pair != MPI_DATATYPE_NULL && a->pair == b->pair;
+}
+
 /* MPI's rules between the sides: as many bytes each (an empty side has an
  * empty signature, which matches any: MPICH's test badrma), the same
  * predefined type (MPI_BYTE matches any), and for an accumulate every
- * element of every side one predefined type of the core's. */
+ * element of every side one predefined type of the core's, or one pair
+ * type. */
 static int sides_agree(const run_side *in, const run_dtype *d, const int64_t *bytes, bool acc)
 {
     const run_dtype *t = &d[RUN_TARGET];
@@ -78,11 +88,13 @@ static int sides_agree(const run_side *in, const run_dtype *d, const int64_t *by
                                     "target's %s: MPI needs the same predefined type on both "
                                     "sides", side_names[i], rmalab_type_name(d[i].type),
                                     rmalab_type_name(t->type));
-        if (acc && !empty && (!d[i].one || !t->one || d[i].type != t->type))
+        if (acc && !empty && (!d[i].one || !t->one || d[i].type != t->type) &&
+            !same_pairs(&d[i], t))
             return rmalab_set_error(RMALAB_ERR_TYPE, "an accumulate needs every element of "
                                     "the %s and of the target to be one and the same "
                                     "predefined type (of those rmalab run checks: integers, "
-                                    "float, double, MPI_BYTE)", side_names[i]);
+                                    "float, double, MPI_BYTE, the pair types such as "
+                                    "MPI_2INT)", side_names[i]);
     }
     return RMALAB_OK;
 }
@@ -121,6 +133,8 @@ int run_layout_of(const run_side *in, bool acc, run_layout *L)
         rc = spans_of(in, d, L);
     if (rc)
         return rc;
+    L->pair = d[RUN_TARGET].pair != MPI_DATATYPE_NULL;
+    L->plain = L->plain && !L->pair; /* MPI is handed the pairs themselves */
     rmalab_type e = d[RUN_TARGET].type;
     if (bytes[RUN_TARGET] % rmalab_type_size(e))
         e = RMALAB_BYTE;
@@ -130,6 +144,18 @@ int run_layout_of(const run_side *in, bool acc, run_layout *L)
     L->t.otype = in[RUN_ORIGIN].type, L->t.ocount = in[RUN_ORIGIN].count;
     L->t.rtype = in[RUN_RESULT].type, L->t.rcount = in[RUN_RESULT].count;
     L->t.ttype = in[RUN_TARGET].type, L->t.tcount = in[RUN_TARGET].count;
+    return RMALAB_OK;
+}
+
+int run_op_fits(rmalab_op op, const run_layout *L)
+{
+    bool loc = op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC;
+    if (loc && !L->pair)
+        return rmalab_set_error(RMALAB_ERR_OP, "MPI_MAXLOC and MPI_MINLOC take pair types "
+                                "(MPI_2INT, MPI_DOUBLE_INT...) only");
+    if (L->pair && !loc && op != RMALAB_OP_REPLACE && op != RMALAB_OP_NO_OP)
+        return rmalab_set_error(RMALAB_ERR_OP, "on pair types (MPI_2INT...) an accumulate "
+                                "takes MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE or MPI_NO_OP");
     return RMALAB_OK;
 }
 

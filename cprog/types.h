@@ -24,9 +24,10 @@ typedef struct {
  * each side's spans, the element type and count (rmalab_typed_op: its
  * kind, target, disp, op and buffers are the caller's to fill). `plain`:
  * every side is one run from its base, so that the core's (type, count)
- * calls carry it; else rmalab_win_typed. `bytes`: what each side moves. */
+ * calls carry it; else rmalab_win_typed. `bytes`: what each side moves.
+ * `pair`: the target's elements are a pair type (MPI_2INT...). */
 typedef struct {
-    bool plain;
+    bool plain, pair;
     rmalab_typed_op t;
     size_t bytes;
     rmalab_span one[RUN_SIDES];
@@ -40,11 +41,15 @@ typedef struct {
  * releases it, whatever the status. */
 int run_layout_of(const run_side *in, bool acc, run_layout *L);
 void run_layout_free(run_layout *L);
+/* MPI_MAXLOC and MPI_MINLOC on pair types only, and on pair types only
+ * those, MPI_REPLACE and MPI_NO_OP; else RMALAB_ERR_OP with a message. */
+int run_op_fits(rmalab_op op, const run_layout *L);
 /* An assertion of MPI_MODE_* bits as the core's RMALAB_MODE_* bits (which
  * calls take which, the core checks); a bit that is no MPI_MODE_* is
  * RMALAB_ERR_ARG. */
 int run_mode_of(int mpi_assert, int *out);
-/* MPI_SUM ... MPI_REPLACE, MPI_NO_OP; others RMALAB_ERR_OP. */
+/* MPI_SUM ... MPI_LXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP;
+ * others RMALAB_ERR_OP. */
 int run_op_of(MPI_Op op, rmalab_op *out);
 
 #endif

@@ -133,6 +133,8 @@ static int op_open(rmalab_win *w, rma_op *o)
         return rc;
     o->ev->type = o->sh.reach_type;
     o->ev->count = o->sh.reach;
+    if ((rc = rmalab__shape_lead(w, &o->sh, o->what, o->target, o->disp)))
+        return rc;
     return (rc = op_overlap(w, o)) ? rc : rmalab__sync_check_op(w, o->what, o->ev);
 }
 
@@ -376,11 +378,20 @@ static int run_get(rmalab_win *w, rma_op *o, void *result, rmalab_result **out)
     return op_end(w, rc, o);
 }
 
+/* The op against the elements; a typed operation of pair types (its
+ * element bytes) may take maxloc and minloc, which MPI checks. */
+static int op_check(const rma_op *o, rmalab_op op, bool fetching)
+{
+    if (o->ty && o->type == RMALAB_BYTE && (op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC))
+        return RMALAB_OK;
+    return rmalab__type_check_op(o->what, op, o->type, fetching);
+}
+
 static int run_accumulate(rmalab_win *w, rma_op *o, const void *origin, rmalab_op op)
 {
     rmalab__op_event ev = OP_EVENT(ACCUMULATE, o, op);
     op_begin(w, o, &ev);
-    int rc = rmalab__type_check_op(o->what, op, o->type, false);
+    int rc = op_check(o, op, false);
     o->omem = o->copy ? NULL : origin;
     if (!rc && !(rc = mem_given(o, origin, NULL, true, false)) && !(rc = op_open(w, o)))
         rc = accumulate_(w, o, origin, op);
@@ -394,7 +405,7 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
     rmalab__op_event ev = OP_EVENT(GET_ACCUMULATE, o, op);
     op_begin(w, o, &ev);
     rmalab_result *r = NULL;
-    int rc = rmalab__type_check_op(o->what, op, o->type, true);
+    int rc = op_check(o, op, true);
     o->omem = o->copy ? NULL : origin;
     o->rmem = result;
     if (!rc && !(rc = mem_given(o, origin, result, true, !out)) && !(rc = op_open(w, o)) &&

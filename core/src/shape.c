@@ -53,19 +53,32 @@ static int typed_open(rmalab__shape *s, const char *what)
     if (!t->ntspans)
         return RMALAB_OK;
     const rmalab_span *first = &t->tspans[0], *last = &t->tspans[t->ntspans - 1];
-    if (first->off < 0)
-        return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
-                                "%s: the target datatype reaches %ld bytes before the "
-                                "displacement; rmalab checks target datatypes that start at "
-                                "or after it",
-                                what, (long)-first->off);
-    if (last->off + last->len > INT32_MAX)
+    s->lead = first->off < 0 ? -first->off : 0;
+    if (last->off + last->len > INT32_MAX || s->lead > INT32_MAX)
         return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
                                 "%s: the target datatype spans %ld bytes, more than any "
                                 "window holds",
-                                what, (long)(last->off + last->len));
-    s->reach = (int)(last->off + last->len);
+                                what, (long)(last->off + last->len + s->lead));
+    s->reach = last->off + last->len > 0 ? (int)(last->off + last->len) : 0;
     return RMALAB_OK;
+}
+
+int rmalab__shape_lead(rmalab_win *w, const rmalab__shape *s, const char *what, int target,
+                       MPI_Aint disp)
+{
+    MPI_Aint unit = rmalab_win_disp_unit_of(w, target), at;
+    if (!s->lead || unit <= 0) /* a bad target: the operation's own checks say so */
+        return RMALAB_OK;
+    if (w->flavor == RMALAB_FLAVOR_DYNAMIC) /* disp is an address */
+        return rmalab__layout_check_range(w, what, target, disp - s->lead, RMALAB_BYTE,
+                                          (int)s->lead);
+    if (disp >= 0 && !__builtin_mul_overflow(disp, unit, &at) && at >= s->lead)
+        return RMALAB_OK;
+    return rmalab__err_fail(RMALAB_ERR_RMA_RANGE,
+                            "%s to rank %d: the target datatype starts %ld bytes before "
+                            "displacement %ld (x disp_unit %ld), before the start of rank %d's "
+                            "window",
+                            what, target, (long)s->lead, (long)disp, (long)unit, target);
 }
 
 int rmalab__shape_typed_check(const rmalab_typed_op *t, const char *what)
@@ -83,6 +96,7 @@ int rmalab__shape_open(rmalab__shape *s, const char *what)
     s->dt = s->odt = s->rdt = s->tdt = rmalab__type_mpi(s->type);
     s->ocount = s->rcount = s->tcount = s->reach = s->count;
     s->reach_type = s->type;
+    s->lead = 0;
     s->made = false;
     return s->ty ? typed_open(s, what) : s->vec ? vector_open(s, what) : RMALAB_OK;
 }

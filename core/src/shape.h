@@ -21,16 +21,21 @@ typedef struct {
     int ocount, rcount, tcount;
     rmalab_type reach_type;
     int reach;
+    MPI_Aint lead; /* bytes a typed target reaches before disp (its spans' first off < 0) */
     bool made; /* tdt is the vector's, made here: rmalab__shape_close frees it */
 } rmalab__shape;
 
 /* A caller's typed operation (rmalab_win_typed, _typed_request) is one:
  * not NULL, of a kind that moves data; `what` names the call in errors. */
 int rmalab__shape_typed_check(const rmalab_typed_op *t, const char *what);
-/* The shape agrees with itself (a vector's count with the origin's, spans
- * at or after the displacement), and its datatypes are made; `what` names
- * the call in errors. */
+/* The shape agrees with itself (a vector's count with the origin's), and
+ * its datatypes are made; `what` names the call in errors. */
 int rmalab__shape_open(rmalab__shape *s, const char *what);
+/* The bytes a typed target reaches before its displacement (`lead`) lie
+ * in target's window too: ERR_RMA_RANGE else. (The footprint from disp is
+ * the range check's, sync.c.) */
+int rmalab__shape_lead(rmalab_win *w, const rmalab__shape *s, const char *what, int target,
+                       MPI_Aint disp);
 void rmalab__shape_close(rmalab__shape *s);
 /* The caller's memory that MPI uses in place (mem: origin, compare,
  * result; NULL: not used) must not overlap the target's bytes when those

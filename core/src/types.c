@@ -31,6 +31,7 @@ static const char *const op_names[RMALAB_NOPS] = {
     [RMALAB_OP_MIN] = "min",   [RMALAB_OP_BAND] = "band",       [RMALAB_OP_BOR] = "bor",
     [RMALAB_OP_BXOR] = "bxor", [RMALAB_OP_LAND] = "land",       [RMALAB_OP_LOR] = "lor",
     [RMALAB_OP_LXOR] = "lxor", [RMALAB_OP_REPLACE] = "replace", [RMALAB_OP_NO_OP] = "no_op",
+    [RMALAB_OP_MAXLOC] = "maxloc", [RMALAB_OP_MINLOC] = "minloc",
 };
 
 const char *rmalab_type_name(rmalab_type type)
@@ -61,9 +62,10 @@ const char *rmalab_op_name(rmalab_op op)
     return (unsigned)op < RMALAB_NOPS ? op_names[op] : NULL;
 }
 
+/* maxloc and minloc take pair types, which no name gives. */
 int rmalab_op_from_name(const char *name, rmalab_op *out)
 {
-    for (int i = 0; name && i < RMALAB_NOPS; i++)
+    for (int i = 0; name && i <= RMALAB_OP_NO_OP; i++)
         if (strcmp(name, op_names[i]) == 0) {
             *out = (rmalab_op)i;
             return RMALAB_OK;
@@ -138,7 +140,8 @@ MPI_Op rmalab__type_mpi_op(rmalab_op op)
 {
     static const MPI_Op ops[RMALAB_NOPS] = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN,
                                            MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_LAND,
-                                           MPI_LOR,  MPI_LXOR, MPI_REPLACE, MPI_NO_OP};
+                                           MPI_LOR,  MPI_LXOR, MPI_REPLACE, MPI_NO_OP,
+                                           MPI_MAXLOC, MPI_MINLOC};
     return ops[op];
 }
 
@@ -277,6 +280,10 @@ int rmalab__type_check_op(const char *what, rmalab_op op, rmalab_type type, bool
                                 "%s: no_op only makes sense for operations that fetch "
                                 "(get_accumulate, fetch_and_op)",
                                 what);
+    if (op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC)
+        return rmalab__err_fail(RMALAB_ERR_OP, "%s: %s takes pair types (MPI_2INT...), which "
+                                "only a typed operation carries (rmalab_win_typed)", what,
+                                rmalab_op_name(op));
     if (!op_defined(op, type))
         return rmalab__err_fail(RMALAB_ERR_OP, "%s: the op \"%s\" is not defined on %s values",
                                 what, rmalab_op_name(op), rmalab_type_name(type));

@@ -284,9 +284,16 @@ static bool pair_valid(rmalab_op op, rmalab_type t, bool fetching)
         return !fl && !byte;
     case RMALAB_OP_REPLACE:
         return true;
+    case RMALAB_OP_MAXLOC: case RMALAB_OP_MINLOC:
+        return false; /* pair types, which only a typed operation carries */
     default:
         return fetching;
     }
+}
+
+static bool is_loc(int op)
+{
+    return op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC;
 }
 
 #define ARITH_CASES(T)                                                         \
@@ -413,6 +420,9 @@ START_TEST(test_accumulate_matrix)
                 if (op == RMALAB_OP_NO_OP)
                     snprintf(msg, sizeof msg, "accumulate: no_op only makes sense for "
                                               "operations that fetch");
+                else if (is_loc(op))
+                    snprintf(msg, sizeof msg, "accumulate: %s takes pair types",
+                             rmalab_op_name((rmalab_op)op));
                 else if (is_unsigned((rmalab_type)t))
                     snprintf(msg, sizeof msg, "accumulate: MPICH 4.0.2 computes \"%s\" on "
                                               "unsigned types as if they were signed",
@@ -457,7 +467,10 @@ START_TEST(test_accumulate_matrix)
                 EXPECT(rc2 == RMALAB_OK, "fetch_and_op %s: %s", pair_name(op, t),
                        rmalab_errmsg());
             } else {
-                if (is_unsigned((rmalab_type)t) && op != RMALAB_OP_NO_OP)
+                if (is_loc(op))
+                    snprintf(msg, sizeof msg, "fetch_and_op: %s takes pair types",
+                             rmalab_op_name((rmalab_op)op));
+                else if (is_unsigned((rmalab_type)t) && op != RMALAB_OP_NO_OP)
                     snprintf(msg, sizeof msg, "fetch_and_op: MPICH 4.0.2 computes \"%s\" on "
                                               "unsigned types as if they were signed",
                              rmalab_op_name((rmalab_op)op));

@@ -55,6 +55,7 @@ typedef enum {
     RMALAB_OP_BAND, RMALAB_OP_BOR, RMALAB_OP_BXOR,
     RMALAB_OP_LAND, RMALAB_OP_LOR, RMALAB_OP_LXOR,
     RMALAB_OP_REPLACE, RMALAB_OP_NO_OP,
+    RMALAB_OP_MAXLOC, RMALAB_OP_MINLOC, /* pair types only: rmalab_win_typed */
     RMALAB_NOPS
 } rmalab_op;
 
@@ -318,14 +319,17 @@ RMALAB_API int rmalab_win_rget_accumulate(rmalab_win *win, int target, MPI_Aint 
  * recorder, which see each span of the target as one block.
  * A span is `len` bytes at `off` from its side's base: the origin's or
  * the result's buffer (MPI_BOTTOM: off is an address), and at the target
- * byte disp x the target's disp_unit (off >= 0; ERR_RMA_RANGE else). Each
- * list is in ascending order of off, its spans disjoint and not adjacent
- * (merged). `type` is the predefined element every side is made of
- * (RMALAB_BYTE when they mix types: accumulates refuse it), `count` how
- * many elements each side moves; its op is checked against it as for the
- * calls above. The buffers are MPI's until the operation completes, as for
- * the _mem calls; rmalab_win_typed_request is the request form (in a
- * passive-target epoch only). */
+ * byte disp x the target's disp_unit (off < 0 too, where those bytes lie
+ * in the window: ERR_RMA_RANGE else). Each list is in ascending order of
+ * off, its spans disjoint and not adjacent (merged). `type` is the
+ * predefined element every side is made of (RMALAB_BYTE when they mix
+ * types: accumulates refuse it; or when they are MPI's pair types,
+ * MPI_2INT...: then an accumulate's op may be maxloc or minloc, which MPI
+ * checks against the pairs), `count` how many elements each side moves;
+ * its op is checked against it as for the calls above. The buffers are
+ * MPI's until the operation completes, as for the _mem calls;
+ * rmalab_win_typed_request is the request form (in a passive-target
+ * epoch only). */
 typedef struct {
     MPI_Aint off, len;
 } rmalab_span;

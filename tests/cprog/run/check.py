@@ -136,19 +136,33 @@ def dtype_rules():
     """Accumulates whose elements differ (a vector of int against one of
     double; a struct of int and double) and a put whose sides differ in
     size: MPI_ERR_TYPE at each line; a put from an indexed type to a vector
-    lands."""
+    lands. MPI_MAXLOC on MPI_INT and MPI_SUM on MPI_2INT: MPI_ERR_OP; a
+    MPI_MAXLOC of two MPI_2INT, one of them picked by a vector, and a
+    MPI_Fetch_and_op's MPI_MINLOC of one land. A target type reaching 4
+    bytes before its displacement: MPI_ERR_RMA_RANGE at displacement 0,
+    lands at 6."""
     rc, out, err = run("dtype-rules")
-    for i, (call, why) in enumerate([("e[0] = MPI_Accumulate(", "same predefined type"),
-                                     ("e[1] = MPI_Accumulate(", "one and the same predefined"),
-                                     ("e[2] = MPI_Put(", "the origin gives 12 bytes and the target takes 16")]):
+    for i, (call, why, cls) in enumerate([
+            ("e[0] = MPI_Accumulate(", "same predefined type", "TYPE"),
+            ("e[1] = MPI_Accumulate(", "one and the same predefined", "TYPE"),
+            ("e[2] = MPI_Put(", "the origin gives 12 bytes and the target takes 16", "TYPE"),
+            ("e[3] = MPI_Accumulate(", "MPI_MAXLOC and MPI_MINLOC take pair types", "OP"),
+            ("e[4] = MPI_Accumulate(", "on pair types .* takes MPI_MAXLOC, MPI_MINLOC", "OP"),
+            ("e[5] = MPI_Put(", "the target datatype starts 4 bytes before displacement 0 "
+             r"\(x disp_unit 4\), before the start", "RMA_RANGE")]):
         n = line_of("dtype-rules.c", call)
         expect(f"no error line at {n} saying {why!r}: {err!r}",
                re.search(rf"dtype-rules\.c:{n}: error: .*{why}", err))
-        expect(f"call {i} did not return MPI_ERR_TYPE: {out!r}",
-               out.count(f"call {i}: MPI_ERR_TYPE") == 2)
-    expect(f"not 3 error lines per rank: {err!r}", err.count(": error: ") == 6)
+        expect(f"call {i} did not return MPI_ERR_{cls}: {out!r}",
+               out.count(f"call {i}: MPI_ERR_{cls}") == 2)
+    expect(f"not 6 error lines per rank: {err!r}", err.count(": error: ") == 12)
     expect(f"the indexed put did not land: {out!r}",
            out.count("put done, window 1 0 5 0 6 0") == 2)
+    for r in (0, 1):  # maxloc: (7, peer's) beats (5, 5); minloc: (3, peer's) beats (5, 5)
+        expect(f"the maxloc or the fetch_and_op did not land on rank {r}: {out!r}",
+               f"rank {r}: maxloc done, window 7 {11 - r} 3 {21 - r}, fetched 5 5" in out)
+    expect(f"the put before its displacement did not land: {out!r}",
+           out.count("back done, window 3 1 0 2") == 2)
     expect(f"exit status {rc}, wanted non-zero (errors were found)", rc != 0)
 
 
@@ -324,6 +338,39 @@ def handles():
                               err)) == 2 and re.search(cls, err))
         expect(f"{mode}: the program did not go on with an error class: {out!r}",
                len(out.splitlines()) == 2 and "success" not in out)
+    handles_types()
+    for mode, text in (("fatal-win", "MPI_INT, (MPI_Win)0x12345678)"),
+                       ("fatal-type", "(MPI_Datatype)0x8c000077, 1 - me, 0, 1, MPI_INT, MPI_SUM, win);")):
+        rc, out, err = run("handles", mode)
+        n = line_of("handles.c", text)
+        expect(f"{mode}: exit status {rc}, wanted non-zero", rc not in (0, -1))
+        expect(f"{mode}: no error line at {n}: {err!r}",
+               re.search(rf"^\S*handles\.c:{n}: error: MPI_(Put|Accumulate): ", err, re.M))
+        expect(f"{mode}: MPICH's own abort or a crash, not rmalab's line: {err!r}",
+               not re.search(r"Fatal error|Assertion failed|signal 11", err))
+        expect(f"{mode}: the program went on: {out!r}", out == "")
+        expect(f"{mode}: processes left: {left('handles')}", not left("handles"))
+
+
+def handles_types():
+    """Bad datatypes (bogus, freed, uncommitted, of MPICH's direct kind) and
+    MPI_OP_NULL, which MPICH aborts, asserts or crashes on when rmalab
+    read them: each an error at its line, and the program goes on."""
+    rc, out, err = run("handles", "types")
+    for i, (text, why, cls) in enumerate((
+            ("(MPI_Datatype)0x12345678, 1 - me", "the origin datatype: it is neither predefined nor committed", "MPI_ERR_TYPE"),
+            ("rc[1] = MPI_Put(v, 1, gone", "this datatype was freed by MPI_Type_free at \\S*handles\\.c:", "MPI_ERR_TYPE"),
+            ("rc[2] = MPI_Get(", "the target datatype: it is neither predefined nor committed", "MPI_ERR_TYPE"),
+            ("rc[3] = MPI_Accumulate(", "the origin datatype: it is neither", "MPI_ERR_TYPE"),
+            ("MPI_OP_NULL, win);", "the op is MPI_OP_NULL", "MPI_ERR_OP"))):
+        n = line_of("handles.c", text)
+        expect(f"types: not one error line per rank at {n} saying {why!r}: {err!r}",
+               len(re.findall(rf"^\S*handles\.c:{n}: error: MPI_\w+: .*{why}", err, re.M)) == 2)
+        expect(f"types: call {i} did not return {cls}: {out!r}", out.count(f"types {i}: {cls}") == 2)
+    expect(f"types: not 5 error lines per rank: {err!r}", err.count(": error: ") == 10)
+    expect(f"types: MPICH's own abort or a crash: {err!r}",
+           not re.search(r"Fatal error|Assertion failed|signal 11", err))
+    expect(f"types: exit status {rc}, wanted non-zero", rc not in (0, -1))
 
 
 cases = {"nullbase": lambda: same("nullbase", 2), "manywins": lambda: same("manywins", 2),
