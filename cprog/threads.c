@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rmalab/error.h>
 #include <rmalab/races.h>
 
 typedef struct {
@@ -35,6 +36,10 @@ static int teams; /* teams forked and not yet joined (under `lock`) */
 static bool taken[RUN_THREADS];  /* section slots in use (under `lock`) */
 static int64_t last[RUN_THREADS]; /* a section slot's last step (under `lock`) */
 static __thread tstate *me;
+static bool own_clocks; /* per-thread clock entries (run_threads_start) */
+/* The view and slot this thread's core calls use (rmalab_clock_thread). */
+static __thread int64_t *installed_k;
+static __thread int installed_slot;
 
 int run_threads_world(void)
 {
@@ -60,6 +65,38 @@ static void join_t(int64_t *dst, const int64_t *src)
 {
     for (int i = 0; i < RUN_THREADS; i++)
         dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+}
+
+void run_threads_start(bool checked)
+{
+    int level = MPI_THREAD_SINGLE, want, all = 1;
+    PMPI_Query_thread(&level);
+    want = checked && level >= MPI_THREAD_SERIALIZED ? RUN_THREADS : 1;
+    if (PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS &&
+        all > 1 && rmalab_clock_threads(all) == RMALAB_OK)
+        own_clocks = true;
+}
+
+bool run_threads_own_clocks(void)
+{
+    return own_clocks;
+}
+
+/* With per-thread entries: s's calls to the core carry its view, made
+ * when missing (zeros: a thread of a team knows what its fork gives it),
+ * on its slot. s is the calling thread's. */
+static void install(tstate *s)
+{
+    int W = run_threads_world();
+    if (!own_clocks || !W)
+        return;
+    if (!s->k && !(s->k = calloc((size_t)W, sizeof *s->k)))
+        return; /* without memory: the process's clock, which orders more */
+    if (s->k != installed_k || s->slot != installed_slot) {
+        rmalab_clock_thread(s->k, s->slot);
+        installed_k = s->k;
+        installed_slot = s->slot;
+    }
 }
 
 /* Under `lock`: the process's clock joined into *k. */
@@ -98,14 +135,16 @@ static tstate *self(bool fresh)
         table[s->slot] = s;
     s->t[s->slot]++;
     pthread_mutex_unlock(&lock);
+    install(s);
     return me = s;
 }
 
 /* Under `lock`: the view catches up with the process's clock after the
- * thread's MPI calls (it is outside any now). */
+ * thread's MPI calls (it is outside any now). With per-thread entries the
+ * core keeps the view itself. */
 static void catch_up(tstate *s)
 {
-    if (s->mpi) {
+    if (s->mpi && !own_clocks) {
         join_process(&s->k);
         s->mpi = false;
     }
@@ -119,8 +158,10 @@ bool run_threads_many(void)
 void run_threads_mpi(void)
 {
     tstate *s = self(false);
-    if (s)
+    if (s) {
         s->mpi = true;
+        install(s);
+    }
 }
 
 run_point run_threads_now(void)
@@ -147,7 +188,7 @@ bool run_threads_all_know(run_point p)
 
 bool run_threads_view(int64_t *buf)
 {
-    tstate *s = run_threads_many() ? self(false) : NULL;
+    tstate *s = run_threads_many() && !own_clocks ? self(false) : NULL;
     if (!s)
         return false;
     pthread_mutex_lock(&lock);
@@ -183,6 +224,7 @@ void run_threads_acquire(run_sync *o)
     join_k(&s->k, o->k);
     s->idle = false;
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
 void run_threads_begin(run_sync *fork)
@@ -209,9 +251,15 @@ void run_threads_end(run_sync *join)
     pthread_mutex_unlock(&lock);
 }
 
-/* Under `lock`: *dst a copy of src (NULL without one or without memory). */
+/* Under `lock`: *dst a copy of src (NULL without one or without memory),
+ * in place where it can be: a thread's view stays where the core has it. */
 static void copy_k(int64_t **dst, const int64_t *src)
 {
+    int W = run_threads_world();
+    if (*dst && src && W) {
+        memcpy(*dst, src, (size_t)W * sizeof **dst);
+        return;
+    }
     free(*dst);
     *dst = NULL;
     join_k(dst, src);
@@ -286,6 +334,7 @@ void run_threads_section(bool another)
     else
         sections_over(s);
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
 void run_threads_settled(void)
