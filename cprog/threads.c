@@ -17,6 +17,7 @@ typedef struct {
     int own;
     bool mpi;  /* made an MPI call since its view last caught up */
     bool idle; /* a team's thread between its part and its next (run_threads_end) */
+    int parts; /* team parts it is in (nested teams: more than one) */
     int64_t t[RUN_THREADS];
     int64_t *k;
     /* In a sections construct: what it knew when it met it, and what the
@@ -82,16 +83,23 @@ bool run_threads_own_clocks(void)
     return own_clocks;
 }
 
-/* With per-thread entries: s's calls to the core carry its view, made
- * when missing (zeros: a thread of a team knows what its fork gives it),
- * on its slot. s is the calling thread's. */
+/* With per-thread entries: while s runs a part of an OpenMP team, its
+ * calls to the core carry its view, made when missing (zeros: a thread of
+ * a team knows what its fork gives it), on its slot. Outside any team (the
+ * serial code, a thread of the program's own, whose order with others,
+ * by pthread_join say, is not seen) they carry the process's clock on
+ * slot 0, as with one entry per rank. s is the calling thread's. */
 static void install(tstate *s)
 {
     int W = run_threads_world();
     if (!own_clocks || !W)
         return;
-    if (!s->k && !(s->k = calloc((size_t)W, sizeof *s->k)))
-        return; /* without memory: the process's clock, which orders more */
+    if (!s->parts || (!s->k && !(s->k = calloc((size_t)W, sizeof *s->k)))) {
+        if (installed_k) /* without memory too: the process's, which orders more */
+            rmalab_clock_thread(NULL, 0);
+        installed_k = NULL;
+        return;
+    }
     if (s->k != installed_k || s->slot != installed_slot) {
         rmalab_clock_thread(s->k, s->slot);
         installed_k = s->k;
@@ -144,7 +152,7 @@ static tstate *self(bool fresh)
  * core keeps the view itself. */
 static void catch_up(tstate *s)
 {
-    if (s->mpi && !own_clocks) {
+    if (s->mpi && (!own_clocks || !s->parts)) {
         join_process(&s->k);
         s->mpi = false;
     }
@@ -188,9 +196,9 @@ bool run_threads_all_know(run_point p)
 
 bool run_threads_view(int64_t *buf)
 {
-    tstate *s = run_threads_many() && !own_clocks ? self(false) : NULL;
-    if (!s)
-        return false;
+    tstate *s = run_threads_many() ? self(false) : NULL;
+    if (!s || (own_clocks && s->parts))
+        return false; /* its view is the core's already (install) */
     pthread_mutex_lock(&lock);
     catch_up(s);
     bool has = s->k != NULL;
@@ -229,7 +237,9 @@ void run_threads_acquire(run_sync *o)
 
 void run_threads_begin(run_sync *fork)
 {
-    self(true);
+    tstate *s = self(true);
+    if (s)
+        s->parts++; /* the acquire below installs its view */
     run_threads_acquire(fork);
 }
 
@@ -248,7 +258,9 @@ void run_threads_end(run_sync *join)
         return;
     pthread_mutex_lock(&lock);
     s->idle = true;
+    s->parts -= s->parts > 0;
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
 /* Under `lock`: *dst a copy of src (NULL without one or without memory),

@@ -138,8 +138,7 @@ void rmalab_clock_view(void *buf)
     if (!buf || !rmalab__clock_exists())
         return;
     int64_t *view = buf; /* the caller's, used in place: nothing to free */
-    if (rmalab__clock_proc.T == 1) /* with more, the thread's own entries are its own */
-        view[rmalab__clock_proc.me] = rmalab__clock_proc.vc[rmalab__clock_proc.me];
+    view[rmalab__clock_entry()] = rmalab__clock_proc.vc[rmalab__clock_entry()];
     rmalab__clock_seen = view;
 }
 

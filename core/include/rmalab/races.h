@@ -108,9 +108,9 @@ RMALAB_API int rmalab_clock_join(const void *buf);
  * loads and stores (rmalab_win_direct) carry buf, what this thread knows
  * of the other ranks, instead of the process's clock, until
  * rmalab_clock_view(NULL). Both in the snapshot's form. The view is used
- * in place, with this process's own entry written into it (with one
- * entry per rank; with more, the thread's own entries are left as they
- * are): buf is aligned for int64_t and stays until rmalab_clock_view(NULL).
+ * in place, with this process's own entry (the thread's slot's, with
+ * per-thread entries below) written into it: buf is aligned for int64_t
+ * and stays until rmalab_clock_view(NULL).
  * Other threads and every other call are unchanged. */
 RMALAB_API void rmalab_clock_peek(void *buf);
 RMALAB_API void rmalab_clock_view(void *buf);
