@@ -22,11 +22,12 @@ int rmalab__clock_ready(void)
         return RMALAB_OK;
     MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clock_proc.W);
     MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clock_proc.me);
+    int T = rmalab__clock_proc.T;
     rmalab__clock_proc.vc =
-        rmalab__mem_calloc((size_t)rmalab__clock_size(), sizeof *rmalab__clock_proc.vc);
+        rmalab__mem_calloc((size_t)rmalab__clock_proc.W * (size_t)T, sizeof *rmalab__clock_proc.vc);
     if (!rmalab__clock_proc.vc)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
-    int T = rmalab__clock_proc.T;
+    rmalab__clock_proc.N = rmalab__clock_proc.W * T;
     for (int s = 0; s < T; s++)
         rmalab__clock_proc.vc[rmalab__clock_proc.me * T + s] = 1;
     return RMALAB_OK;

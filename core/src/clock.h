@@ -18,7 +18,8 @@
 struct rmalab__clock {
     int W, me;              /* the world's size, this process's rank in it */
     int T;                  /* entries per rank, 1 or more */
-    int64_t *vc;            /* NULL until made; W * T entries */
+    int N;                  /* W * T once made, 0 before */
+    int64_t *vc;            /* NULL until made; N entries */
 };
 extern struct rmalab__clock rmalab__clock_proc;
 
@@ -44,7 +45,7 @@ static inline const int64_t *rmalab__clock_now(void)
 {
     return rmalab__clock_seen ? rmalab__clock_seen : rmalab__clock_proc.vc;
 }
-static inline int rmalab__clock_size(void) { return rmalab__clock_proc.W * rmalab__clock_proc.T; }
+static inline int rmalab__clock_size(void) { return rmalab__clock_proc.N; }
 static inline int rmalab__clock_threads(void) { return rmalab__clock_proc.T; }
 static inline int rmalab__clock_entry(void)
 {
