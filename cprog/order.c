@@ -79,11 +79,13 @@ void run_order_thread(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* The process's clock is one thread's (it may go out and come in). */
+/* The clock of the calling thread's calls is one thread's (it may go out
+ * and come in): the process's while one thread calls MPI, or the thread's
+ * own view with per-thread entries (threads.h). */
 static bool one_clock(void)
 {
     run_order_thread();
-    return __atomic_load_n(&threads, __ATOMIC_ACQUIRE) == 1;
+    return run_threads_own_clocks() || __atomic_load_n(&threads, __ATOMIC_ACQUIRE) == 1;
 }
 
 bool run_order_on(void)

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "run.h"
 #include "stuck.h"
+#include "threads.h"
 #include "trace.h"
 #include "watch.h"
 
@@ -20,6 +21,7 @@ static int started(int rc, const void *pc, const char *call)
     if (rc != MPI_SUCCESS)
         return rc;
     run_report_start();
+    run_threads_start(run_order_on());
     if (run_comm_world() != RMALAB_OK) {
         run_error(pc, call, "rmalab run could not wrap MPI_COMM_WORLD for the core");
         run_fatal();

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rmalab/error.h>
 #include <rmalab/races.h>
 
 typedef struct {
@@ -16,6 +17,7 @@ typedef struct {
     int own;
     bool mpi;  /* made an MPI call since its view last caught up */
     bool idle; /* a team's thread between its part and its next (run_threads_end) */
+    int parts; /* team parts it is in (nested teams: more than one) */
     int64_t t[RUN_THREADS];
     int64_t *k;
     /* In a sections construct: what it knew when it met it, and what the
@@ -35,6 +37,10 @@ static int teams; /* teams forked and not yet joined (under `lock`) */
 static bool taken[RUN_THREADS];  /* section slots in use (under `lock`) */
 static int64_t last[RUN_THREADS]; /* a section slot's last step (under `lock`) */
 static __thread tstate *me;
+static bool own_clocks; /* per-thread clock entries (run_threads_start) */
+/* The view and slot this thread's core calls use (rmalab_clock_thread). */
+static __thread int64_t *installed_k;
+static __thread int installed_slot;
 
 int run_threads_world(void)
 {
@@ -60,6 +66,45 @@ static void join_t(int64_t *dst, const int64_t *src)
 {
     for (int i = 0; i < RUN_THREADS; i++)
         dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+}
+
+void run_threads_start(bool checked)
+{
+    int level = MPI_THREAD_SINGLE, want, all = 1;
+    PMPI_Query_thread(&level);
+    want = checked && level >= MPI_THREAD_SERIALIZED ? RUN_THREADS : 1;
+    if (PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS &&
+        all > 1 && rmalab_clock_threads(all) == RMALAB_OK)
+        own_clocks = true;
+}
+
+bool run_threads_own_clocks(void)
+{
+    return own_clocks;
+}
+
+/* With per-thread entries: while s runs a part of an OpenMP team, its
+ * calls to the core carry its view, made when missing (zeros: a thread of
+ * a team knows what its fork gives it), on its slot. Outside any team (the
+ * serial code, a thread of the program's own, whose order with others,
+ * by pthread_join say, is not seen) they carry the process's clock on
+ * slot 0, as with one entry per rank. s is the calling thread's. */
+static void install(tstate *s)
+{
+    int W = run_threads_world();
+    if (!own_clocks || !W)
+        return;
+    if (!s->parts || (!s->k && !(s->k = calloc((size_t)W, sizeof *s->k)))) {
+        if (installed_k) /* without memory too: the process's, which orders more */
+            rmalab_clock_thread(NULL, 0);
+        installed_k = NULL;
+        return;
+    }
+    if (s->k != installed_k || s->slot != installed_slot) {
+        rmalab_clock_thread(s->k, s->slot);
+        installed_k = s->k;
+        installed_slot = s->slot;
+    }
 }
 
 /* Under `lock`: the process's clock joined into *k. */
@@ -98,14 +143,16 @@ static tstate *self(bool fresh)
         table[s->slot] = s;
     s->t[s->slot]++;
     pthread_mutex_unlock(&lock);
+    install(s);
     return me = s;
 }
 
 /* Under `lock`: the view catches up with the process's clock after the
- * thread's MPI calls (it is outside any now). */
+ * thread's MPI calls (it is outside any now). With per-thread entries the
+ * core keeps the view itself. */
 static void catch_up(tstate *s)
 {
-    if (s->mpi) {
+    if (s->mpi && (!own_clocks || !s->parts)) {
         join_process(&s->k);
         s->mpi = false;
     }
@@ -119,8 +166,10 @@ bool run_threads_many(void)
 void run_threads_mpi(void)
 {
     tstate *s = self(false);
-    if (s)
+    if (s) {
         s->mpi = true;
+        install(s);
+    }
 }
 
 run_point run_threads_now(void)
@@ -148,8 +197,8 @@ bool run_threads_all_know(run_point p)
 bool run_threads_view(int64_t *buf)
 {
     tstate *s = run_threads_many() ? self(false) : NULL;
-    if (!s)
-        return false;
+    if (!s || (own_clocks && s->parts))
+        return false; /* its view is the core's already (install) */
     pthread_mutex_lock(&lock);
     catch_up(s);
     bool has = s->k != NULL;
@@ -183,11 +232,14 @@ void run_threads_acquire(run_sync *o)
     join_k(&s->k, o->k);
     s->idle = false;
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
 void run_threads_begin(run_sync *fork)
 {
-    self(true);
+    tstate *s = self(true);
+    if (s)
+        s->parts++; /* the acquire below installs its view */
     run_threads_acquire(fork);
 }
 
@@ -206,12 +258,20 @@ void run_threads_end(run_sync *join)
         return;
     pthread_mutex_lock(&lock);
     s->idle = true;
+    s->parts -= s->parts > 0;
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
-/* Under `lock`: *dst a copy of src (NULL without one or without memory). */
+/* Under `lock`: *dst a copy of src (NULL without one or without memory),
+ * in place where it can be: a thread's view stays where the core has it. */
 static void copy_k(int64_t **dst, const int64_t *src)
 {
+    int W = run_threads_world();
+    if (*dst && src && W) {
+        memcpy(*dst, src, (size_t)W * sizeof **dst);
+        return;
+    }
     free(*dst);
     *dst = NULL;
     join_k(dst, src);
@@ -286,6 +346,7 @@ void run_threads_section(bool another)
     else
         sections_over(s);
     pthread_mutex_unlock(&lock);
+    install(s);
 }
 
 void run_threads_settled(void)

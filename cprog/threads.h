@@ -49,8 +49,21 @@ typedef struct {
     int64_t step;
 } run_point;
 
-/* The world's size once MPI_Init has run (the world view's entries); 0
- * before. */
+/* MPI has started (collective over MPI_COMM_WORLD; `checked`: the race
+ * checker is on): when some rank's thread level lets its threads call MPI
+ * (serialized or multiple), every rank's clock gets one entry per slot
+ * (rmalab_clock_threads), and the core calls of a thread in a part of an
+ * OpenMP team carry its own view (rmalab_clock_thread): a release by one
+ * thread then orders only what that thread knows, and the view catches
+ * up with the process's clock only through the thread's own calls. A
+ * thread outside any team uses the process's clock on slot 0, as with one
+ * entry per rank: the order among threads of the program's own is not
+ * seen. */
+void run_threads_start(bool checked);
+/* Whether run_threads_start gave each thread its own clock entries. */
+bool run_threads_own_clocks(void);
+/* The world view's entries once MPI_Init has run (the world's size, times
+ * the slots with per-thread entries); 0 before. */
 int run_threads_world(void);
 /* More than one thread has been seen (else everything below is moot). */
 bool run_threads_many(void);

@@ -15,8 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-struct rmalab__clock rmalab__clock_proc;
-_Thread_local const int64_t *rmalab__clock_seen;
+struct rmalab__clock rmalab__clock_proc = {.T = 1};
+_Thread_local int64_t *rmalab__clock_seen;
+_Thread_local int rmalab__clock_slot;
 
 int rmalab__clock_ready(void)
 {
@@ -24,25 +25,44 @@ int rmalab__clock_ready(void)
         return RMALAB_OK;
     MPI_Comm_size(MPI_COMM_WORLD, &rmalab__clock_proc.W);
     MPI_Comm_rank(MPI_COMM_WORLD, &rmalab__clock_proc.me);
+    int T = rmalab__clock_proc.T;
     rmalab__clock_proc.vc =
-        rmalab__mem_calloc((size_t)rmalab__clock_proc.W, sizeof *rmalab__clock_proc.vc);
+        rmalab__mem_calloc((size_t)rmalab__clock_proc.W * (size_t)T, sizeof *rmalab__clock_proc.vc);
     if (!rmalab__clock_proc.vc)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker's clock");
-    rmalab__clock_proc.vc[rmalab__clock_proc.me] = 1;
+    rmalab__clock_proc.N = rmalab__clock_proc.W * T;
+    for (int s = 0; s < T; s++)
+        rmalab__clock_proc.vc[rmalab__clock_proc.me * T + s] = 1;
     return RMALAB_OK;
 }
 
+/* With T > 1 a thread's own entry ticks past every value its slot had in
+ * the process (a slot that another thread held before, or shares), so
+ * that no record of its own is taken for an older one's. */
 void rmalab__clock_release(int64_t *S)
 {
-    rmalab__clock_proc.vc[rmalab__clock_proc.me]++;
-    memcpy(S, rmalab__clock_proc.vc, rmalab__clock_bytes());
+    int64_t *vc = rmalab__clock_proc.vc, *view = rmalab__clock_seen;
+    int e = rmalab__clock_entry();
+    if (rmalab__clock_proc.T == 1 || !view) {
+        vc[e]++;
+        memcpy(S, vc, rmalab__clock_bytes());
+        return;
+    }
+    vc[e] = view[e] = (view[e] > vc[e] ? view[e] : vc[e]) + 1;
+    memcpy(S, view, rmalab__clock_bytes());
 }
 
 void rmalab__clock_acquire(const int64_t *V)
 {
-    for (int i = 0; i < rmalab__clock_proc.W; i++)
-        if (V[i] > rmalab__clock_proc.vc[i])
-            rmalab__clock_proc.vc[i] = V[i];
+    int N = rmalab__clock_size();
+    int64_t *vc = rmalab__clock_proc.vc, *view = rmalab__clock_seen;
+    for (int i = 0; i < N; i++)
+        if (V[i] > vc[i])
+            vc[i] = V[i];
+    if (rmalab__clock_proc.T > 1 && view)
+        for (int i = 0; i < N; i++)
+            if (V[i] > view[i])
+                view[i] = V[i];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -53,7 +73,26 @@ size_t rmalab__clock_wire(void)
     static int W;
     if (!W)
         MPI_Comm_size(MPI_COMM_WORLD, &W);
-    return (size_t)W * sizeof(int64_t);
+    return (size_t)W * (size_t)rmalab__clock_proc.T * sizeof(int64_t);
+}
+
+int rmalab_clock_threads(int n)
+{
+    if (n < 1 || n > RMALAB_CLOCK_MAX_THREADS)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "clock_threads: %d slots (1 to %d)", n,
+                                RMALAB_CLOCK_MAX_THREADS);
+    if (rmalab__clock_exists() && n != rmalab__clock_proc.T)
+        return rmalab__err_fail(RMALAB_ERR_ARG,
+                                "clock_threads: the race checker's clock is made already");
+    rmalab__clock_proc.T = n;
+    return RMALAB_OK;
+}
+
+void rmalab_clock_thread(void *view, int slot)
+{
+    int T = rmalab__clock_proc.T;
+    rmalab__clock_seen = view;
+    rmalab__clock_slot = view && slot > 0 ? (slot < T ? slot : T - 1) : 0;
 }
 
 bool rmalab__clock_out(int64_t *S)
@@ -103,7 +142,7 @@ void rmalab_clock_view(void *buf)
     if (!buf || !rmalab__clock_exists())
         return;
     int64_t *view = buf; /* the caller's, used in place: nothing to free */
-    view[rmalab__clock_proc.me] = rmalab__clock_proc.vc[rmalab__clock_proc.me];
+    view[rmalab__clock_entry()] = rmalab__clock_proc.vc[rmalab__clock_entry()];
     rmalab__clock_seen = view;
 }
 

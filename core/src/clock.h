@@ -9,46 +9,59 @@
 
 #include <rmalab/coll.h>
 
-/* The process's clock, world-indexed: made at the first checked window,
- * barrier or message that needs it (rmalab__clock_ready). Read it through
- * the calls below; clock.c alone writes it. */
+/* The process's clock: made at the first checked window, barrier or
+ * message that needs it (rmalab__clock_ready). Each world rank has T
+ * entries, one per thread slot (rmalab_clock_threads; 1 unless a caller
+ * with threads of its own asks for more): rank r's slot s is entry
+ * r * T + s, and a record's completion is on the entry of the thread that
+ * completed it. Read it through the calls below; clock.c alone writes it. */
 struct rmalab__clock {
     int W, me;              /* the world's size, this process's rank in it */
-    int64_t *vc;            /* NULL until made */
+    int T;                  /* entries per rank, 1 or more */
+    int N;                  /* W * T once made, 0 before */
+    int64_t *vc;            /* NULL until made; N entries */
 };
 extern struct rmalab__clock rmalab__clock_proc;
 
 /* Make the clock if it is not made yet. */
 int rmalab__clock_ready(void);
-/* Tick this rank's entry and copy the clock into S (a release). */
+/* Tick the calling thread's entry and copy its clock into S (a release). */
 void rmalab__clock_release(int64_t *S);
-/* Element-wise max into the clock (an acquire). */
+/* Element-wise max into the clock, and the thread's view (an acquire). */
 void rmalab__clock_acquire(const int64_t *V);
 
-/* This thread's view of the clock while it hands over an access of its own
- * (rmalab_clock_view); NULL: the process's. */
-extern _Thread_local const int64_t *rmalab__clock_seen;
+/* This thread's view of the clock (rmalab_clock_view, rmalab_clock_thread);
+ * NULL: the process's. With T > 1 the thread's releases tick its own entry
+ * (its slot, rmalab__clock_slot) in it and send it, and its acquires join
+ * into it as into the process's clock, which stays the max of all. */
+extern _Thread_local int64_t *rmalab__clock_seen;
+extern _Thread_local int rmalab__clock_slot;
 
 /* Whether this process has made its clock. */
 static inline bool rmalab__clock_exists(void) { return rmalab__clock_proc.vc != NULL; }
-/* The clock as it is now; its entries; this rank's entry; its bytes (once
- * made). */
+/* The clock as it is now; its entries (W * T); the calling thread's own
+ * entry's index, and its value; its bytes (once made). */
 static inline const int64_t *rmalab__clock_now(void)
 {
     return rmalab__clock_seen ? rmalab__clock_seen : rmalab__clock_proc.vc;
 }
-static inline int rmalab__clock_size(void) { return rmalab__clock_proc.W; }
+static inline int rmalab__clock_size(void) { return rmalab__clock_proc.N; }
+static inline int rmalab__clock_threads(void) { return rmalab__clock_proc.T; }
+static inline int rmalab__clock_entry(void)
+{
+    return rmalab__clock_proc.me * rmalab__clock_proc.T + rmalab__clock_slot;
+}
 static inline int64_t rmalab__clock_mine(void)
 {
-    return rmalab__clock_proc.vc[rmalab__clock_proc.me];
+    return rmalab__clock_now()[rmalab__clock_entry()];
 }
 static inline size_t rmalab__clock_bytes(void)
 {
-    return (size_t)rmalab__clock_proc.W * sizeof(int64_t);
+    return (size_t)rmalab__clock_size() * sizeof(int64_t);
 }
 
-/* The clock on the wire: W int64, W the world's size (known before the
- * clock is made). */
+/* The clock on the wire: W * T int64, W the world's size (known before
+ * the clock is made). */
 size_t rmalab__clock_wire(void);
 /* This rank's clock, released (ticked) into S (rmalab__clock_wire bytes),
  * if it has one: true; false, S untouched, if not. */

@@ -27,6 +27,8 @@ typedef struct {
     int64_t c;              /* completion: the issuer's own clock at the release
                                that completed it (local accesses: the next one) */
     int32_t issuer, target; /* window ranks */
+    int32_t entry;          /* the clock entry c is on: the issuer's world rank's, at
+                               the slot of the thread that completed it (clock.h) */
     uint32_t id;            /* the issuer's access number, in program order */
     uint32_t count;         /* elements */
     uint8_t kind;           /* RMALAB__RK_* */
@@ -116,10 +118,9 @@ struct rmalab__races {
 /* Room for one more record at the end (NULL: out of memory). */
 rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l);
 void rmalab__races_rlist_free(struct rmalab__rlist *l);
-/* Every record of `l`, this rank's, completed by its release S (the clock
- * that release sends): at this rank's entry of S. */
-void rmalab__races_rlist_complete(const struct rmalab__races *R, struct rmalab__rlist *l,
-                                  const int64_t *S);
+/* Every record of `l`, this rank's, completed by the release S (the clock
+ * that release sends): at the releasing thread's entry of S (clock.h). */
+void rmalab__races_rlist_complete(struct rmalab__rlist *l, const int64_t *S);
 /* Every record of `l` issued after clock P too: their clocks join it. */
 void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P);
 /* A record of an access by this rank, issued now, appended to `l` or merged

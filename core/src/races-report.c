@@ -169,7 +169,7 @@ static void why_local(const struct rmalab__races *R, const rmalab__racc *rem,
                  "%d's %s (complete only at %s) before or after it\n  fix: access under "
                  "lock(%d, \"exclusive\") on itself, or a barrier after the unlock",
                  t, call_name(loc), o, call_name(rem), completer(rem), t);
-    else if (rem->vc[R->world[t]] >= loc->c && rem->c > loc->vc[R->world[o]])
+    else if (rem->vc[loc->entry] >= loc->c && rem->c > loc->vc[rem->entry])
         snprintf(buf, size, "rank %d's %s completes only at %s, and nothing orders that "
                  "before rank %d's %s\n  fix: complete it before the synchronisation that "
                  "orders them", o, call_name(rem), completer(rem), t, call_name(loc));

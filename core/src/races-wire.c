@@ -236,7 +236,7 @@ int rmalab__races_wire_complete(struct rmalab__races *R, const int *group, int n
         return rc;
     rmalab__clock_release(S);
     for (int i = 0; i < n && !rc; i++) {
-        rmalab__races_rlist_complete(R, &R->out[group[i]], S);
+        rmalab__races_rlist_complete(&R->out[group[i]], S);
         rc = send_msg(R, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
         R->out[group[i]].n = 0;
     }
@@ -272,7 +272,7 @@ static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const 
     struct rmalab__rlist *l = &R->out[t];
     if (!l->n)
         return RMALAB_OK;
-    rmalab__races_rlist_complete(R, l, S);
+    rmalab__races_rlist_complete(l, S);
     int rc = RMALAB_OK;
     if (t == R->rank) {
         rmalab__races_check(R, l, RMALAB__CK_PASSIVE, at);
@@ -308,7 +308,7 @@ int rmalab__races_wire_fence(struct rmalab__races *R, const char *at)
     for (int t = 0; t < P; t++) {
         struct rmalab__rlist *l = &R->out[t];
         sent[t] = t != R->rank && l->n;
-        rmalab__races_rlist_complete(R, l, S);
+        rmalab__races_rlist_complete(l, S);
         if (t == R->rank)
             rmalab__races_check(R, l, 0, at);
         else if (l->n && !rc)

@@ -8,9 +8,10 @@
  * target's window, a kind (read, write, atomic with op and type), its issue
  * clock vc and its completion c: the issuer's own clock entry at the
  * release that completed it. Clocks tick only at releases, so:
- *   A happens before B  iff  c(A) <= vc(B)[issuer(A)],
- * or A and B share an issuer and A is a local access issued first (program
- * order). A release ticks this rank's entry and sends the clock; an
+ *   A happens before B  iff  c(A) <= vc(B)[entry(A)],
+ * entry(A) being the issuer's entry (with per-thread entries, clock.h: the
+ * entry of the issuer's thread that completed A), or A and B share an
+ * issuer and A is a local access issued first (program order). A release ticks this rank's entry and sends the clock; an
  * acquire takes the element-wise max. A local access is a point: its c is
  * the value of the next release. */
 #include "races-private.h"
@@ -51,12 +52,14 @@ void rmalab__races_rlist_free(struct rmalab__rlist *l)
     *l = (struct rmalab__rlist){0};
 }
 
-void rmalab__races_rlist_complete(const struct rmalab__races *R, struct rmalab__rlist *l,
-                                  const int64_t *S)
+void rmalab__races_rlist_complete(struct rmalab__rlist *l, const int64_t *S)
 {
-    int64_t c = S[R->world[R->rank]];
-    for (int i = 0; i < l->n; i++)
-        rmalab__races_rlist_at(l, i)->c = c;
+    int entry = rmalab__clock_entry();
+    for (int i = 0; i < l->n; i++) {
+        rmalab__racc *r = rmalab__races_rlist_at(l, i);
+        r->c = S[entry];
+        r->entry = entry;
+    }
 }
 
 void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P)
@@ -77,7 +80,7 @@ static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
     if (last->dead || last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
         last->call != r->call || last->op != r->op || last->type != r->type ||
         last->lock != r->lock || last->local != r->local || last->during != r->during ||
-        last->c != r->c || strcmp(last->site, r->site) != 0 ||
+        last->c != r->c || last->entry != r->entry || strcmp(last->site, r->site) != 0 ||
         memcmp(last->vc, r->vc, rmalab__clock_bytes()) != 0)
         return false;
     if (r->local)
@@ -108,6 +111,7 @@ int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, u
     memcpy(r, proto, sizeof *r);
     r->id = ++next_id;
     memcpy(r->vc, rmalab__clock_now(), rmalab__clock_bytes());
+    r->entry = rmalab__clock_entry();
     if (r->local) /* a point: completed by the next release */
         r->c = rmalab__clock_mine() + 1;
     *id = rmalab__races_rlist_merge_last(l)->id;
@@ -141,11 +145,11 @@ static bool atomic_ok(const struct rmalab__races *R, const rmalab__racc *a, cons
     return a->issuer == b->issuer && !a->local && !b->local && R->acc_ordered;
 }
 
-static bool hb(const struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b)
+static bool hb(const rmalab__racc *a, const rmalab__racc *b)
 {
     if (a->issuer == b->issuer && a->local)
         return a->id < b->id;
-    return a->c <= b->vc[R->world[a->issuer]];
+    return a->c <= b->vc[a->entry];
 }
 
 /* Different issuers, both under a lock on the target, one exclusive. */
@@ -158,7 +162,7 @@ bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
                            const rmalab__racc *b)
 {
     return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
-           !atomic_ok(R, a, b) && !excluded(a, b) && !hb(R, a, b) && !hb(R, b, a);
+           !atomic_ok(R, a, b) && !excluded(a, b) && !hb(a, b) && !hb(b, a);
 }
 
 int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_create)
@@ -287,44 +291,45 @@ static void compact(struct rmalab__rlog *g)
 static bool supersedes(const struct rmalab__races *R, const rmalab__racc *r1,
                        const rmalab__racc *r2)
 {
-    const int *world = R->world;
-    if (r1->local ? r1->id >= r2->id : r1->c > r2->vc[world[r1->issuer]])
+    if (r1->local ? r1->id >= r2->id : r1->c > r2->vc[r1->entry])
         return false;
     const int64_t *now = rmalab__clock_now();
-    int W = rmalab__clock_size();
+    int N = rmalab__clock_size(), T = rmalab__clock_threads();
     for (int b = 0; b < R->size; b++) {
-        int64_t k = r2->vc[world[b]];
-        if (b == r1->issuer || k == r1->vc[world[b]])
+        if (b == r1->issuer)
             continue;
-        int64_t done = b == R->rank ? now[world[b]] : R->seen[(size_t)b * W + world[b]];
-        if (k > done)
-            return false;
+        for (int e = R->world[b] * T; e < (R->world[b] + 1) * T; e++) {
+            int64_t k = r2->vc[e];
+            if (k != r1->vc[e] && k > (b == R->rank ? now[e] : R->seen[(size_t)b * N + e]))
+                return false;
+        }
     }
     return true;
 }
 
 /* The least that every access still to come here knows of each window
- * rank's clock: each rank's last batch, and this rank's clock, or its
- * oldest access to itself that it has not completed. */
+ * rank's clock entries (front: world-indexed, as a clock): each rank's
+ * last batch, and this rank's clock, or its oldest access to itself that
+ * it has not completed. */
 static void frontier(const struct rmalab__races *R, int64_t *front)
 {
     const struct rmalab__rlist *own = &R->out[R->rank];
     const int64_t *mine = own->n ? rmalab__races_rlist_at(own, 0)->vc : rmalab__clock_now();
-    int W = rmalab__clock_size();
-    for (int a = 0; a < R->size; a++) {
-        int wa = R->world[a];
-        front[a] = mine[wa];
-        for (int b = 0; b < R->size; b++)
-            if (b != R->rank && R->seen[(size_t)b * W + wa] < front[a])
-                front[a] = R->seen[(size_t)b * W + wa];
-    }
+    int N = rmalab__clock_size(), T = rmalab__clock_threads();
+    for (int a = 0; a < R->size; a++)
+        for (int e = R->world[a] * T; e < (R->world[a] + 1) * T; e++) {
+            front[e] = mine[e];
+            for (int b = 0; b < R->size; b++)
+                if (b != R->rank && R->seen[(size_t)b * N + e] < front[e])
+                    front[e] = R->seen[(size_t)b * N + e];
+        }
 }
 
 static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
 {
     for (int i = 0; i < g->l.n; i++) {
         rmalab__racc *r = rmalab__races_rlist_at(&g->l, i);
-        if (!r->dead && r->c <= front[r->issuer]) {
+        if (!r->dead && r->c <= front[r->entry]) {
             r->dead = 1;
             g->dead++;
         }
@@ -336,7 +341,7 @@ static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
  * run when the logs have doubled since the last sweep. */
 static void sweep(struct rmalab__races *R)
 {
-    int64_t *front = rmalab__mem_alloc((size_t)R->size * sizeof *front);
+    int64_t *front = rmalab__mem_alloc(rmalab__clock_bytes());
     if (front && !R->exposing) {
         frontier(R, front);
         drop_passed(&R->log, front);
@@ -466,7 +471,7 @@ void rmalab__races_prune(struct rmalab__races *R)
     const int64_t *now = rmalab__clock_now();
     for (int i = 0; i < R->log.l.n; i++) {
         rmalab__racc *r = rmalab__races_rlist_at(&R->log.l, i);
-        if (!r->dead && r->c <= now[R->world[r->issuer]]) {
+        if (!r->dead && r->c <= now[r->entry]) {
             R->past_dropped += keep(R, &R->past, r, false);
             r->dead = 1;
             R->log.dead++;

@@ -108,9 +108,10 @@ RMALAB_API int rmalab_clock_join(const void *buf);
  * loads and stores (rmalab_win_direct) carry buf, what this thread knows
  * of the other ranks, instead of the process's clock, until
  * rmalab_clock_view(NULL). Both in the snapshot's form. The view is used
- * in place, with this process's own entry written into it: buf is aligned
- * for int64_t and stays until rmalab_clock_view(NULL). Other threads and
- * every other call are unchanged. */
+ * in place, with this process's own entry (the thread's slot's, with
+ * per-thread entries below) written into it: buf is aligned for int64_t
+ * and stays until rmalab_clock_view(NULL).
+ * Other threads and every other call are unchanged. */
 RMALAB_API void rmalab_clock_peek(void *buf);
 RMALAB_API void rmalab_clock_view(void *buf);
 
@@ -136,6 +137,25 @@ typedef enum {
  * caller's own collective would. */
 RMALAB_API int rmalab_clock_coll(MPI_Comm comm, rmalab_clock_shape shape, int root, void *v,
                                  void **join, MPI_Request *req);
+
+/* Per-thread entries, for such a process whose threads make MPI calls too.
+ * rmalab_clock_threads(n), before the clock is made and the same on every
+ * rank, gives each rank n entries (1, the default, to
+ * RMALAB_CLOCK_MAX_THREADS; ERR_ARG otherwise, or once the clock is made
+ * with another n): the snapshot's form is then world size * n int64_t,
+ * rank r's slot s at r * n + s. rmalab_clock_thread(view, slot) makes
+ * every call of this thread use view (the snapshot's form, the caller's,
+ * used in place until rmalab_clock_thread(NULL, 0)) as its clock, its own
+ * entry at `slot` (beyond n - 1: n - 1): its releases tick that entry in
+ * view and send view, its acquires join into view and into the process's
+ * clock, and its accesses carry view. So an access of one thread is
+ * ordered only by what that thread released: another thread's barrier
+ * does not order it. Two threads on one slot are ordered by it, which can
+ * hide a race, never make one. A thread that never sets a view uses the
+ * process's clock and slot 0. */
+#define RMALAB_CLOCK_MAX_THREADS 255
+RMALAB_API int rmalab_clock_threads(int n);
+RMALAB_API void rmalab_clock_thread(void *view, int slot);
 
 /* Tests: sleep a random 0..max_seconds before every call on a checked
  * window and every rmalab_barrier, from a generator seeded with `seed`
