@@ -3,7 +3,8 @@
 is a window (bench/cprog-cost.c: 5-point Jacobi, halo rows by MPI_Put and
 fences), against the same file built with mpicc -O2, both -O2 and run under
 plain `mpiexec -n 2 -bind-to core`, in interleaved rounds of one launch.
-Issue 39's goal: at most 2x.
+Issue 39's goals: at most 2x for the kernel, 1.1x for a plain mpicc binary
+under rmalab run.
 
 usage: cprog-cost.py RMALAB SOURCE [rounds [sweeps]]
 
@@ -25,11 +26,13 @@ MPIEXEC = ["mpiexec", "-n", "2", "-bind-to", "core"]
 # build under rmalab run (every access to the grid checked), and mpicc's
 # under rmalab run (the MPI calls checked, no access seen).
 RUN = [rmalab, "run", "-n", "2", "-bind-to", "core"]
+# The last item is issue 39's goal against mpicc's row: a stencil at most
+# 2x, a plain mpicc binary under rmalab run at most 1.1x.
 VARIANTS = [
-    ("mpicc -O2", ["mpicc", "-O2", source], MPIEXEC),
-    ("rmalab cc -O2", [rmalab, "cc", "-O2", source], MPIEXEC),
-    ("rmalab cc -O2, rmalab run", [rmalab, "cc", "-O2", source], RUN),
-    ("mpicc -O2, rmalab run", ["mpicc", "-O2", source], RUN),
+    ("mpicc -O2", ["mpicc", "-O2", source], MPIEXEC, None),
+    ("rmalab cc -O2", [rmalab, "cc", "-O2", source], MPIEXEC, 2.0),
+    ("rmalab cc -O2, rmalab run", [rmalab, "cc", "-O2", source], RUN, 2.0),
+    ("mpicc -O2, rmalab run", ["mpicc", "-O2", source], RUN, 1.1),
 ]
 
 
@@ -42,7 +45,7 @@ def run(cmd):
 
 with tempfile.TemporaryDirectory(prefix="cprog-cost.") as tmp:
     progs = []
-    for k, (name, build, launch) in enumerate(VARIANTS):
+    for k, (name, build, launch, _) in enumerate(VARIANTS):
         exe = os.path.join(tmp, f"v{k}")
         run(build + ["-o", exe])
         progs.append(launch + [exe, sweeps])
@@ -58,9 +61,9 @@ with tempfile.TemporaryDirectory(prefix="cprog-cost.") as tmp:
     print(f"{rounds} rounds of {sweeps} sweeps, 2 ranks x 1024 x 2048 doubles, "
           f"check {checks.pop()}")
     print(f"{'build':28} {'best s':>8} {'median s':>9} {'ratio':>7}")
-    for k, (name, _, _) in enumerate(VARIANTS):
+    for k, (name, _, _, goal) in enumerate(VARIANTS):
         ratio = statistics.median(t / p for t, p in zip(times[k], times[0]))
-        verdict = "" if k == 0 else ("  PASS (goal <= 2x)" if ratio <= 2 else
-                                     "  MISS (goal <= 2x)")
+        verdict = "" if goal is None else "  %s (goal <= %gx)" % (
+            "PASS" if ratio <= goal else "MISS", goal)
         print(f"{name:28} {min(times[k]):8.3f} {statistics.median(times[k]):9.3f} "
               f"{ratio:6.2f}x{verdict}")
