@@ -327,7 +327,6 @@ void run_site(run_win *s, const void *pc)
         rmalab_check_site(run_where_key(pc));
 }
 
-
 int run_win_done(run_win *s, const void *pc, const char *call, int status)
 {
     if (s->checked)
