@@ -101,10 +101,11 @@ static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int de
     if (comb == MPI_COMBINER_NAMED) {
         rmalab_type one = RMALAB_BYTE;
         int other = other_of(t);
-        if ((run_type_of(t, &one) != RMALAB_OK && (other < 0 || other >= NPAIRS)) ||
-            (*seen && (one != d->type || t != d->pair)))
+        MPI_Datatype pair = other >= 0 && other < NPAIRS ? t : MPI_DATATYPE_NULL;
+        if ((run_type_of(t, &one) != RMALAB_OK && pair == MPI_DATATYPE_NULL) ||
+            (*seen && (one != d->type || pair != d->pair)))
             *mixed = true;
-        d->type = one, d->pair = other >= 0 ? t : MPI_DATATYPE_NULL, *seen = true;
+        d->type = one, d->pair = pair, *seen = true;
         return;
     }
     int *is = malloc(sizeof(int) * (size_t)(ni + 1));

@@ -140,7 +140,7 @@ def dtype_rules():
     MPI_MAXLOC of two MPI_2INT, one of them picked by a vector, and a
     MPI_Fetch_and_op's MPI_MINLOC of one land. A target type reaching 4
     bytes before its displacement: MPI_ERR_RMA_RANGE at displacement 0,
-    lands at 6."""
+    lands at 6. An accumulate through a struct of two MPI_INT lands."""
     rc, out, err = run("dtype-rules")
     for i, (call, why, cls) in enumerate([
             ("e[0] = MPI_Accumulate(", "same predefined type", "TYPE"),
@@ -163,6 +163,8 @@ def dtype_rules():
                f"rank {r}: maxloc done, window 7 {11 - r} 3 {21 - r}, fetched 5 5" in out)
     expect(f"the put before its displacement did not land: {out!r}",
            out.count("back done, window 3 1 0 2") == 2)
+    expect(f"the accumulate through a struct of two MPI_INT did not land: {out!r}",
+           out.count("struct done, window 1 0 3") == 2)
     expect(f"exit status {rc}, wanted non-zero (errors were found)", rc != 0)
 
 

@@ -6,7 +6,9 @@
  * MPI_2INT and MPI_Fetch_and_op's MPI_MINLOC of one land (rmalab run
  * refused every accumulate of a pair type). Last, a target datatype that
  * reaches 4 bytes before its displacement: at displacement 0 an error
- * (before the window), at 6 it lands (rmalab run refused it). */
+ * (before the window), at 6 it lands (rmalab run refused it). And an
+ * accumulate through a struct of two MPI_INT blocks lands (its two leaves
+ * are one type; the pair types' check took them for mixed). */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -18,7 +20,9 @@ int main(int argc, char **argv)
     MPI_Aint behind[2] = {-4, 4};
     MPI_Aint where[2] = {0, 8};
     MPI_Datatype four_ints, two_doubles, int_double, parts[2] = {MPI_INT, MPI_DOUBLE}, picked,
-                                                    odd, two_pairs, back;
+                                                    odd, two_pairs, back, two_ints,
+                                                    ints2[2] = {MPI_INT, MPI_INT};
+    MPI_Aint apart[2] = {0, 2 * sizeof(int)};
     MPI_Win win;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -36,6 +40,8 @@ int main(int argc, char **argv)
     MPI_Type_commit(&two_pairs);
     MPI_Type_create_hindexed(2, around, behind, MPI_INT, &back);
     MPI_Type_commit(&back);
+    MPI_Type_create_struct(2, blocks, apart, ints2, &two_ints);
+    MPI_Type_commit(&two_ints);
     MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_Win_fence(0, win);
@@ -68,6 +74,13 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, win);
     printf("rank %d: back %s, window %d %d %d %d\n", rank, failed ? "failed" : "done", mem[4],
            mem[5], mem[6], mem[7]);
+    for (int i = 0; i < 8; i++)
+        mem[i] = 0;
+    MPI_Win_fence(0, win);
+    failed = MPI_Accumulate(ints, 1, two_ints, peer, 0, 1, two_ints, MPI_SUM, win);
+    MPI_Win_fence(0, win);
+    printf("rank %d: struct %s, window %d %d %d\n", rank, failed ? "failed" : "done", mem[0],
+           mem[1], mem[2]);
     for (int i = 0; i < 6; i++) {
         int class;
         MPI_Error_class(e[i], &class);
@@ -82,6 +95,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&odd);
     MPI_Type_free(&two_pairs);
     MPI_Type_free(&back);
+    MPI_Type_free(&two_ints);
     MPI_Win_free(&win);
     MPI_Finalize();
     return 0;
