@@ -11,9 +11,10 @@
  *   A happens before B  iff  c(A) <= vc(B)[entry(A)],
  * entry(A) being the issuer's entry (with per-thread entries, clock.h: the
  * entry of the issuer's thread that completed A), or A and B share an
- * issuer and A is a local access issued first (program order). A release ticks this rank's entry and sends the clock; an
- * acquire takes the element-wise max. A local access is a point: its c is
- * the value of the next release. */
+ * issuer and A is a local access issued first (program order). A release
+ * ticks this rank's entry and sends the clock; an acquire takes the
+ * element-wise max. A local access is a point: its c is the value of the
+ * next release. */
 #include "races-private.h"
 #include "races-report.h"
 #include "alloc.h"
