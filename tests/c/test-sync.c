@@ -1046,6 +1046,13 @@ START_TEST(test_clock_coll)
                i, (int)cases[i].shape, cases[i].root, (unsigned long long)got,
                (unsigned long long)cases[i].races);
     }
+    /* Its entries per rank: 1 to RMALAB_CLOCK_MAX_THREADS, fixed once the
+     * clock is made (here, with 1). */
+    EXPECT(rmalab_clock_threads(0) == RMALAB_ERR_ARG, "clock_threads(0) accepted");
+    EXPECT(rmalab_clock_threads(RMALAB_CLOCK_MAX_THREADS + 1) == RMALAB_ERR_ARG,
+           "clock_threads(%d) accepted", RMALAB_CLOCK_MAX_THREADS + 1);
+    EXPECT(rmalab_clock_threads(2) == RMALAB_ERR_ARG, "clock_threads(2) after the clock");
+    EXPECT_OK(rmalab_clock_threads(1));
     tu_end();
 }
 END_TEST
