@@ -68,6 +68,16 @@ T.case("bcast: arrays of numbers keep their subtypes and their other keys", func
     for i = 3, 1, -1 do t[i] = i * 0.5 end
     values[#values + 1] = t
   end
+  -- Arrays whose hash part came after them, or emptied again, or sits
+  -- beside a metatable: the codec reads Lua 5.4's table head to skip
+  -- counting the keys of a table with no hash part.
+  local later, emptied = { 0.5, 1.5 }, { 2.5, 3.5 }
+  later.k = "v"
+  emptied.x = 1
+  emptied.x = nil
+  values[#values + 1] = later
+  values[#values + 1] = emptied
+  values[#values + 1] = setmetatable({ 4.5, 5.5, m = true }, {})
   for k, t in ipairs(values) do
     local v = c:bcast(me == 0 and t or nil)
     T.eq(v, t, "value " .. k)
