@@ -15,7 +15,9 @@
  *   bcast      MPI_Bcast of 1,000 doubles;  c:bcast(t) of a table of 1,000
  *              floats, decoded into a new table on rank 1 (goal: within 15x)
  *   bcastbuf   the same C loop;  c:bcast(b) of an rl.buffer of 1,000 doubles,
- *              in place (goal: within 1.1x)
+ *              in place (goal: within 1.1x). Its floor is C's: an
+ *              MPI_Allreduce of four int64, the least agreement on the
+ *              arguments, before the same MPI_Bcast
  *   lock       each rank: MPI_Win_lock (shared) of the other rank, MPI_Get
  *              of one int64, MPI_Win_unlock;  win:lock(peer, "shared"),
  *              win:get(peer, 0, "int64"), win:unlock(peer), r:value()
@@ -211,6 +213,22 @@ static int floor_bcast(lua_State *S)
     return 1;
 }
 
+/* floor_bcastbuf(): the least a bcast that agrees on its arguments costs:
+ * one MPI_Allreduce (MPI_MAX) of four int64 (a count, a type and a root
+ * and their negations, as rmalab's agreement compares them), then
+ * MPI_Bcast of 1,000 doubles from rank 0; returns the last. */
+static int floor_bcastbuf(lua_State *S)
+{
+    static double t[1000];
+    for (int i = 0; me == 0 && i < 1000; i++)
+        t[i] = i + 1.25;
+    int64_t a[4] = {1000, -1000, 0, 0}, all[4];
+    MPI_Allreduce(a, all, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Bcast(t, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    lua_pushnumber(S, all[0] == -all[1] ? t[999] : 0);
+    return 1;
+}
+
 static const struct bench {
     const char *name;
     double (*c)(long);
@@ -330,6 +348,7 @@ int main(int argc, char **argv)
     lua_register(L, "floor_send", floor_send);
     lua_register(L, "floor_recv", floor_recv);
     lua_register(L, "floor_bcast", floor_bcast);
+    lua_register(L, "floor_bcastbuf", floor_bcastbuf);
     lua_register(L, "capi_alloc", capi_alloc);
     if (luaL_dofile(L, COMM_LUA) != LUA_OK || !lua_istable(L, -1))
         die("loading " COMM_LUA);

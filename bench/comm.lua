@@ -86,6 +86,13 @@ function B.bcastbuf(n)
   return b[1000]
 end
 
+-- luacheck: read globals floor_bcastbuf
+function B.bcastbuf_floor(n)
+  local v
+  for _ = 1, n do v = floor_bcastbuf() end
+  return v
+end
+
 local win -- B.lock's, made at its first call; B.finish frees it
 function B.lock(n)
   local peer = 1 - me
