@@ -153,6 +153,22 @@ row("win_allocate with a name that is no string", function(w)
   rl.win_allocate(8, pick(w, nil, { name = 5 })):free()
 end, true)
 
+-- The trace writers' options, which only rank 0 read: an options table
+-- that is no table, or a count that is no count, passed in silence on the
+-- other ranks.
+for _, c in ipairs{ { "dump", 5 }, { "dump", { last = "x" } }, { "svg", { window = {} } },
+                    { "svg", { scale = "log" } } } do
+  local f, opts = c[1], c[2]
+  row("trace." .. f .. " options " .. T.show(opts), function(w)
+    local path = os.tmpname()
+    local ok, err = pcall(rl.trace[f], path, pick(w, nil, opts))
+    os.remove(path)
+    if not ok then error(err, 0) end
+  end, true)
+end
+row("trace.timeline options 5", function(w) return rl.trace.timeline(nil, pick(w, nil, 5)) end,
+    false, "an options table expected")
+
 T.case("one-rank mistakes, then a collective that still works", function()
   W = rl.win_allocate(64)
   for i, r in ipairs(rows) do
