@@ -60,6 +60,29 @@ local function label(e)
   return n
 end
 
+-- What is wrong with a writer's options (nil when nothing): a table or
+-- nil, whose window is a name or key, last a positive count and scale
+-- "order" or "time". Every rank checks its own, also where only rank 0
+-- renders, so that a mistake made on one rank is not ignored there.
+local function opts_error(call, opts)
+  if opts == nil then return nil end
+  if type(opts) ~= "table" then
+    return fmt("bad argument #2 to 'trace.%s' (an options table expected, got %s)", call,
+      type(opts))
+  end
+  local w, last = opts.window, opts.last
+  if w ~= nil and type(w) ~= "string" and type(w) ~= "number" then
+    return fmt("trace.%s: opts.window is a window's name or key, not a %s", call, type(w))
+  end
+  if last ~= nil and (math.type(last) ~= "integer" or last < 1) then
+    return fmt("trace.%s: opts.last is a count of events (an integer of 1 or more), not %s",
+      call, tostring(last))
+  end
+  if opts.scale ~= nil and opts.scale ~= "order" and opts.scale ~= "time" then
+    return fmt('trace.%s: scale must be "order" or "time", not %q', call, tostring(opts.scale))
+  end
+end
+
 -- Keep the events of one window (opts.window, a name or key) and the last
 -- opts.last of them; flows between kept events. Returns a new set.
 local function pick(set, opts)
@@ -248,14 +271,20 @@ end
 -- timeline(win) is collective over the window, timeline(name) and
 -- timeline() over the world (a name picks that window, nothing the one
 -- with the latest event); timeline(set) is local. A string on the rank
--- that gathered (rank 0), nil on the others.
+-- that gathered (rank 0), nil on the others. Options wrong on one rank
+-- are its own error once the gather is over, which the others do not wait
+-- for.
 function T.timeline(what, opts)
+  local bad = opts_error("timeline", opts)
   opts = opts or {}
   local set = what
   if type(what) == "userdata" then
     set = what:trace_events()
   elseif type(what) ~= "table" then
     set = T.events()
+  end
+  if bad then T._raise("ERR_ARG", bad) end
+  if type(what) ~= "userdata" and type(what) ~= "table" then
     if set and #set.events == 0 then
       return "nothing was recorded: :trace on (rl.trace.on()), or create windows with the "
         .. 'hint rmalab_trace = "true"'
@@ -286,11 +315,15 @@ end
 -- Collective: a wrong path on any rank, or rank 0's failure to write,
 -- fails the call on every rank (the rank at fault with its own error,
 -- the others saying which rank failed), once every rank has taken part.
-local function collective_write(call, path, render)
+local function collective_write(call, path, opts, render)
   local class, err
   if type(path) ~= "string" then
     class, err = "ERR_ARG", fmt("bad argument #1 to 'trace.%s' (a file name expected, got %s)",
       call, type(path))
+  end
+  if not err then
+    err = opts_error(call, opts)
+    class = err and "ERR_ARG"
   end
   local set = T.events()
   if set and not err then
@@ -307,13 +340,13 @@ local function collective_write(call, path, render)
 end
 
 function T.dump(path, opts)
-  return collective_write("dump", path, function(set)
+  return collective_write("dump", path, opts, function(set)
     return T.chrome(opts and opts.window and pick(set, opts) or set)
   end)
 end
 
 function T.svg(path, opts)
-  return collective_write("svg", path, function(set) return T.svg_text(set, opts) end)
+  return collective_write("svg", path, opts, function(set) return T.svg_text(set, opts) end)
 end
 
 -- For trace-svg.lua, which ltrace.c runs next with this table.

@@ -153,6 +153,108 @@ row("win_allocate with a name that is no string", function(w)
   rl.win_allocate(8, pick(w, nil, { name = 5 })):free()
 end, true)
 
+-- A held-out sweep (issue 42's "Measured"): mistakes of other kinds in the
+-- same calls (other sizes, options, hints, keys, ops, lengths and types of
+-- buffers, epochs open at a fence or a free, a delete callback that raises).
+local function arr(n) local t = {} for i = 1, n do t[i] = i end return t end
+local function freed_info(w) local i = rl.info() if w then i:free() end return i end
+row("win_allocate size nil", function(w) rl.win_allocate(pick(w, 64, nil)):free() end, true)
+row("win_create size NaN", function(w) rl.win_create(pick(w, 64, 0 / 0)):free() end, true)
+row("win_allocate disp_unit 0", function(w)
+  rl.win_allocate(64, { disp_unit = pick(w, 8, 0) }):free()
+end, true)
+row("win_create_dynamic options 5", function(w) rl.win_create_dynamic(pick(w, nil, 5)):free() end,
+    true)
+row("win_allocate_shared hints a freed info", function(w)
+  local i = freed_info(w)
+  local ok, win = pcall(rl.win_allocate_shared, 64, { info = i })
+  if not w then i:free() end
+  if not ok then error(win, 0) end
+  win:free()
+end, true)
+row("fence in a lock_all epoch", function(w)
+  if w then W:lock_all() end
+  local ok, err = pcall(W.fence, W)
+  if w then W:unlock_all() end
+  if not ok then error(err, 0) end
+end, true)
+row("fence assertions with a bad name", function(w) W:fence(pick(w, nil, "nostore bogus")) end,
+    true)
+row("free with a delete callback that raises", function(w)
+  local kv = rl.keyval{ delete = function() if w then error("boom") end end }
+  local win = rl.win_allocate(16)
+  win:set_attr(kv, 1)
+  local ok, err = pcall(win.free, win)
+  kv:free()
+  T.eq(tostring(win), "rmalab.win (freed)", "the window was freed on every rank")
+  if not ok then error(err, 0) end
+end, false, "boom")
+row("win:set_info a freed info", function(w)
+  local i = freed_info(w)
+  local ok, err = pcall(W.set_info, W, i)
+  if not w then i:free() end
+  if not ok then error(err, 0) end
+end, true)
+row("win:set_info a key too long", function(w)
+  W:set_info(pick(w, {}, { [("k"):rep(400)] = "1" }))
+end, true)
+row("dup with a freed info", function(w)
+  local i = freed_info(w)
+  local ok, c = pcall(world.dup, world, i)
+  if not w then i:free() end
+  if not ok then error(c, 0) end
+  c:free()
+end, true)
+row("split key x", function(w)
+  local c = world:split(1, pick(w, T.rank, "x"))
+  if c then c:free() end
+end, true)
+row("allreduce op replace", function(w) return world:allreduce(1, pick(w, "sum", "replace")) end,
+    true)
+row("allreduce arrays of other lengths", function(w)
+  return world:allreduce(pick(w, { 1, 2 }, { 1, 2, 3 }), "sum")
+end, true, "different numbers of values")
+for _, f in ipairs{ "allreduce", "scan", "bcast" } do
+  local arg = f == "bcast" and 0 or "sum"
+  row(f .. " of buffers of other lengths", function(w)
+    return world[f](world, rl.buffer("int64", pick(w, 2, 3)), arg)
+  end, true)
+  row(f .. " of buffers of other types", function(w)
+    return world[f](world, rl.buffer(pick(w, "double", "float"), 2), arg)
+  end, true)
+end
+row("reduce band on a float, root at fault", function(w)
+  return world:reduce(pick(w, 1, 1.5), "band", bad)
+end, true)
+row("exscan op nope", function(w) return world:exscan(1, pick(w, "sum", "nope")) end, true)
+row("gather a coroutine", function(w) return world:gather(pick(w, 1, coroutine.create(print))) end,
+    true)
+row("allgather a table that holds itself", function(w)
+  local t = {}
+  t.self = t
+  return world:allgather(pick(w, 1, t))
+end, true)
+row("scatter a short array at the root", function(w)
+  return world:scatter(pick(w, arr(N), arr(N - 1)), bad)
+end, true)
+row("alltoall a long array", function(w) return world:alltoall(pick(w, arr(N), arr(N + 1))) end,
+    true)
+-- The trace writers' options, which only rank 0 read: an options table
+-- that is no table, or a count that is no count, passed in silence on the
+-- other ranks.
+for _, c in ipairs{ { "dump", 5 }, { "dump", { last = "x" } }, { "svg", { window = {} } },
+                    { "svg", { scale = "log" } } } do
+  local f, opts = c[1], c[2]
+  row("trace." .. f .. " options " .. T.show(opts), function(w)
+    local path = os.tmpname()
+    local ok, err = pcall(rl.trace[f], path, pick(w, nil, opts))
+    os.remove(path)
+    if not ok then error(err, 0) end
+  end, true)
+end
+row("trace.timeline options 5", function(w) return rl.trace.timeline(nil, pick(w, nil, 5)) end,
+    false, "an options table expected")
+
 T.case("one-rank mistakes, then a collective that still works", function()
   W = rl.win_allocate(64)
   for i, r in ipairs(rows) do

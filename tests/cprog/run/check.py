@@ -26,7 +26,10 @@ def run(prog, *args, env=None, cmd=None):
         p = subprocess.run(full, capture_output=True, text=True, timeout=90, env=e)
     except subprocess.TimeoutExpired as t:
         fails.append(f"{' '.join(full)}: hung (no end within 90 s)")
-        return -1, t.stdout or "", t.stderr or ""
+        # what a timed-out run printed may come back as bytes, text=True or not
+        text = [x.decode(errors="replace") if isinstance(x, bytes) else x or ""
+                for x in (t.stdout, t.stderr)]
+        return -1, text[0], text[1]
     return p.returncode, p.stdout, p.stderr
 
 
@@ -130,6 +133,12 @@ def errors_return():
     expect(f"the program did not go on: {out!r}", "rank 0: base[3] = 1" in out)
     expect(f"no error line at {n}: {err!r}", re.search(rf"errors-return\.c:{n}: error: MPI_Put", err))
     expect(f"exit status {rc}, wanted non-zero (an error was found)", rc != 0)
+    expect(f"a fence wrong on one rank did not fail on both: {out!r}",
+           out.count("a fence wrong on one rank: MPI_ERR_ARG, then 2 ranks in step") == 2)
+    n = line_of("errors-return.c", "rc = MPI_Win_fence(rank == size - 1")
+    expect(f"no own error and 'another rank failed' at {n}: {err!r}",
+           re.search(rf"errors-return\.c:{n}: error: MPI_Win_fence: the assertion", err) and
+           re.search(rf"errors-return\.c:{n}: error: MPI_Win_fence: .*another rank failed", err))
 
 
 def dtype_rules():
