@@ -474,8 +474,10 @@ static int rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp
         return RMALAB_OK;
     }
     *ptr = NULL;
+    if ((rc = epoch_lock(w, true)))
+        return rc;
     r->mpi_ops[target] = 1;
-    return epoch_lock(w, true);
+    return RMALAB_OK;
 }
 
 /* After a start(nocheck): a target whose post was not nocheck has signalled
@@ -516,7 +518,7 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
             return rmalab__err_mpi(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }
-    if ((rc = epoch_lock(w, false)))
+    if (r->tail && r->locked && (rc = epoch_lock(w, false)))
         return rc;
     for (int i = 0; i < n && !rc; i++)
         rc = signal_counter(w, group[i], complete_slot(w, w->rank), &pending);
