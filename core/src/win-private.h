@@ -185,8 +185,9 @@ struct rmalab_win {
     /* Set in creation (win.c), read by all. */
     MPI_Win win;            /* PSCW and the operations of start epochs */
     /* Fences, locks and their operations: `win` itself, or the companion
-     * window of an engine with own_lock_all, over the same memory, so a
-     * hint never changes what a call means (docs/pscw.md). */
+     * window of an engine with own_lock_all (not on a window whose engine
+     * counters are node-shared in it), over the same memory, so a hint
+     * never changes what a call means (docs/pscw.md). */
     MPI_Win plain;
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;
