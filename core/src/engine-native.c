@@ -116,9 +116,9 @@ static int native_test(rmalab_win *w, const int *xgroup, int n, int *flag)
 }
 
 /* Local: the state; nothing collective (no setup). */
-static int native_make(rmalab_win *w, MPI_Comm parent)
+static int native_make(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail)
 {
-    (void)parent;
+    (void)parent, (void)tail;
     struct native *n = rmalab__mem_calloc(1, sizeof *n);
     if (!n)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");

@@ -14,7 +14,9 @@
  * (win_allocate, win_create without a base, and allocate_shared) it is node-shared too, in the
  * same segment after the counters, so puts and gets become plain copies. A win_allocate whose
  * ranks are all on one node has no segment of its own: its MPI window is node-shared, the
- * counters after each rank's memory (one MPICH window fewer per creation; issue 41). Other peers
+ * counters after each rank's memory (one MPICH window fewer per creation; issue 41); that window is
+ * also the window of fences and locks (no companion: win-private.h's own_lock_all), held in lock_all
+ * only from an access epoch's first operation through MPI to its complete. Other peers
  * go through MPI: the counters sit in an internal window opened once in lock_all at creation,
  * incremented with MPI_Accumulate, flushed before post and complete return (a peer never depends
  * on this rank calling MPI again), and read with plain atomic loads of the rank's own part, as
@@ -174,9 +176,22 @@ static void *xcalloc(size_t n, size_t size, int *fail)
     return p;
 }
 
+/* A win_allocate on one node (n): the counters after every rank's memory
+ * in its window, no segment of the engine's own, no companion window. */
+static bool counters_in_tail(rmalab_win *w, const rmalab__engine_node *n, MPI_Aint *tail)
+{
+    struct rmalab__rma *r = w->engine_state;
+    if (w->flavor != RMALAB_FLAVOR_ALLOCATE || n->any_remote) /* the same on all ranks */
+        return false;
+    r->local_peers = n->size;
+    *tail = r->tail = 2 * (MPI_Aint)w->size * sizeof(counter_t);
+    return true;
+}
+
 /* Local: the engine's state, with every array it needs, and a node for
- * engine-node.c to find when `parent` has none cached. */
-static int rma_make(rmalab_win *w, MPI_Comm parent)
+ * engine-node.c to find when `parent` has none cached; with one cached,
+ * a win_allocate on one node is settled here (its counters in the tail). */
+static int rma_make(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail)
 {
     int fail = 0;
     size_t P = (size_t)w->size;
@@ -192,7 +207,10 @@ static int rma_make(rmalab_win *w, MPI_Comm parent)
     r->ready = xcalloc(P, 1, &fail);
     r->mpi_ops = xcalloc(P, 1, &fail);
     r->expected = xcalloc(P, sizeof *r->expected, &fail);
-    if (!rmalab__engine_node_cached(parent) && !(r->made = rmalab__engine_node_new(w->size)))
+    rmalab__engine_node *n = rmalab__engine_node_cached(parent);
+    if (n)
+        counters_in_tail(w, n, tail);
+    else if (!(r->made = rmalab__engine_node_new(w->size)))
         fail = 1;
     return fail ? rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the rma engine")
                 : RMALAB_OK;
@@ -264,9 +282,7 @@ static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base
     rmalab__engine_node *made = r->made, *n = made ? made : rmalab__engine_node_cached(parent);
     r->made = NULL;
     int rc = made ? rmalab__engine_node_find(w->comm, w->size, made) : RMALAB_OK;
-    if (!rc && w->flavor == RMALAB_FLAVOR_ALLOCATE && !n->any_remote) /* the same on all */
-        r->local_peers = n->size, *tail = r->tail = 2 * (MPI_Aint)w->size * sizeof(counter_t);
-    else if (!rc && !(rc = share_node(w, n, alloc, base)))
+    if (!rc && !counters_in_tail(w, n, tail) && !(rc = share_node(w, n, alloc, base)))
         rc = open_remote_counters(w, n);
     if (made)
         rmalab__engine_node_keep(parent, made, !rc);
@@ -310,6 +326,8 @@ static int rma_attach(rmalab_win *w)
     }
     for (int p = 0; p < w->size; p++)
         r->plain_peers += r->peer_base[p] != NULL;
+    if (r->tail) /* the window of fences and locks too: locked only for an epoch's MPI ops */
+        return RMALAB_OK;
     if ((e = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win)) != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock_all for the rma engine");
     if (r->mpi_sync != MPI_WIN_NULL &&
@@ -414,6 +432,21 @@ static int posted(rmalab_win *w, const int *ranks, int n)
     return read_counter(w, ranks[0], post_slot(r, ranks[0])) >= r->need[ranks[0]];
 }
 
+/* A window with counters in its tail, also the window of fences and locks,
+ * is in the engine's lock_all (`on`) only from an access epoch's first
+ * operation through MPI to its complete, when rmalab refuses those. */
+static int epoch_lock(rmalab_win *w, bool on)
+{
+    struct rmalab__rma *r = w->engine_state;
+    if (!r->tail || r->locked == on)
+        return RMALAB_OK;
+    int e = on ? MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) : MPI_Win_unlock_all(w->win);
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, on ? "MPI_Win_lock_all" : "MPI_Win_unlock_all");
+    r->locked = on;
+    return RMALAB_OK;
+}
+
 /* Wait until target t's post for this epoch has arrived. */
 static int await_post(rmalab_win *w, const char *what, int t)
 {
@@ -438,10 +471,12 @@ static int rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp
         return rc;
     if (plain_ok && r->peer_base[target]) {
         *ptr = r->peer_base[target] + disp * w->lay.disp_units[target];
-    } else {
-        *ptr = NULL;
-        r->mpi_ops[target] = 1;
+        return RMALAB_OK;
     }
+    *ptr = NULL;
+    if ((rc = epoch_lock(w, true)))
+        return rc;
+    r->mpi_ops[target] = 1;
     return RMALAB_OK;
 }
 
@@ -483,6 +518,8 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
             return rmalab__err_mpi(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }
+    if (r->tail && r->locked && (rc = epoch_lock(w, false)))
+        return rc;
     for (int i = 0; i < n && !rc; i++)
         rc = signal_counter(w, group[i], complete_slot(w, w->rank), &pending);
     return rc ? rc : finish_signals(w, pending);

@@ -72,10 +72,11 @@ int rmalab__win_hints_to_mpi(const rmalab_win *w, const rmalab_info *valid,
 
 /* Local: the MPI infos of `valid` (MPICH rewrites what it is given): for
  * the fence and lock window every hint, for the rma engine's own window
- * all but no_locks (MPI_INFO_NULL when there is no such window). */
+ * all but no_locks (MPI_INFO_NULL when there is no such window); when
+ * they are one window, all but no_locks. */
 static int set_info_prepare(rmalab_win *w, const rmalab_info *valid, MPI_Info mi[2])
 {
-    int rc = rmalab_info_to_mpi(valid, &mi[0]);
+    int rc = rmalab__win_hints_to_mpi(w, valid, w->plain == w->win, &mi[0]);
     if (!rc && w->plain != w->win)
         rc = rmalab__win_hints_to_mpi(w, valid, true, &mi[1]);
     return rc;
@@ -208,6 +209,8 @@ static const char *in_force(rmalab_win *w, const rmalab_info *mpi, const rmalab_
 {
     if (d->rmalab_own)
         return own_value(w, d->key, buf, size);
+    if (w->plain == w->win && w->eng->own_lock_all && strcmp(d->key, RMALAB_KEY_NO_LOCKS) == 0)
+        return w->lay.no_locks[w->rank] ? "true" : "false"; /* MPICH is not told: rmalab holds it */
     if (!d->report_unreliable || !rmalab__hints_lookup(mpi, d->key))
         return NULL;
     const char *v = rmalab__hints_lookup(w->at_create, d->key);

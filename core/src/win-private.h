@@ -44,7 +44,12 @@ typedef struct rmalab__engine {
     const char *name;
     /* The engine keeps the window it drives in a lock_all of its own, in
      * which MPI allows no fence and no lock: win.c then opens a companion
-     * window (`plain`) for them, and the hint no_locks goes to that one. */
+     * window (`plain`) for them, and the hint no_locks goes to that one.
+     * Not for a window whose memory and counters are node-shared (`tail`
+     * below): the engine then takes its lock_all only in an access epoch
+     * with operations through MPI, up to its complete, so that window is
+     * also the window of fences and locks, and MPICH never sees no_locks
+     * on it (rmalab holds the promise itself). */
     bool own_lock_all;
     /* The engine's start never waits, and its wait() records its own wait
      * (engine-rma.c's polling loop, which rmalab_interrupt may end): sync.c
@@ -55,10 +60,14 @@ typedef struct rmalab__engine {
     /* Creation, before the ranks' first agreement: the engine's state.
      * Local: it may fail on one rank alone, and that agreement carries it.
      * `parent` is the communicator that w->comm duplicates, on which the
-     * engine may cache what every window over it shares. */
-    int (*make)(rmalab_win *w, MPI_Comm parent);
-    /* Creation, before the MPI window exists (optional): the collective
-     * part of the engine's state. `base` is non-NULL where rmalab provides
+     * engine may cache what every window over it shares. What it finds
+     * there may settle a win_allocate's shape at once: then it asks in
+     * *tail, as setup would, for bytes after this rank's memory in a
+     * node-shared MPI window, and creation makes no setup (nor the
+     * agreement after it). The same on every rank that got that far. */
+    int (*make)(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail);
+    /* Creation, before the MPI window exists (optional; not run when make
+     * asked for a tail): the collective part of the engine's state. `base` is non-NULL where rmalab provides
      * this rank's memory (win_allocate, and win_create without memory from
      * the caller): the engine may then provide it in *base, `alloc` bytes;
      * or, for win_allocate, ask in *tail for that many bytes after this
@@ -176,8 +185,9 @@ struct rmalab_win {
     /* Set in creation (win.c), read by all. */
     MPI_Win win;            /* PSCW and the operations of start epochs */
     /* Fences, locks and their operations: `win` itself, or the companion
-     * window of an engine with own_lock_all, over the same memory, so a
-     * hint never changes what a call means (docs/pscw.md). */
+     * window of an engine with own_lock_all (not on a window whose engine
+     * counters are node-shared in it), over the same memory, so a hint
+     * never changes what a call means (docs/pscw.md). */
     MPI_Win plain;
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;

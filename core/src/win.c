@@ -177,7 +177,7 @@ static int step_hints(struct creation *c)
     w->eng = rmalab__win_hints_engine(c->valid, c->diags);
     if ((rc = rmalab__hints_validate_strip_own(RMALAB_SCOPE_WIN, c->valid)) ||
         (rc = rmalab__layout_alloc(w)) || (rc = rmalab__sync_epoch_alloc(w)) ||
-        (rc = w->eng->make(w, c->parent)))
+        (rc = w->eng->make(w, c->parent, &c->tail)))
         return rc;
     return rmalab__results_alloc(w);
 }
@@ -227,6 +227,18 @@ static int step_promises(struct creation *c, int rc)
                                (long)-all[DU + 1], (long)all[DU]);
 }
 
+/* Collective, for an engine with own_lock_all, unless the engine's
+ * memory and counters are node-shared (c->tail: the engine locks the one
+ * window only around its MPI operations): the window of fences and locks
+ * (`plain`), a companion over the same memory. A rank whose MPI window
+ * failed joins it all the same, over no memory (c->failed), so the ranks
+ * need no agreement between the two creations: step_base's carries it.
+ * c->tail is the same on every rank that gets that far. */
+static bool plain_wanted(const struct creation *c)
+{
+    return c->w->eng->own_lock_all && !c->tail;
+}
+
 /* Local: what MPICH gets (the companion window's hints only when there is
  * one), before the first agreement, which carries its failure; a promise
  * broken there is taken out of these too. */
@@ -234,7 +246,7 @@ static int step_prepare(struct creation *c)
 {
     rmalab_win *w = c->w;
     int rc = rmalab__win_hints_to_mpi(w, c->valid, true, &c->mi[0]);
-    if (!rc && w->eng->own_lock_all)
+    if (!rc && plain_wanted(c))
         rc = rmalab__win_hints_to_mpi(w, c->valid, false, &c->mi[1]);
     return rc;
 }
@@ -247,10 +259,12 @@ static bool core_memory(const struct creation *c)
            (c->flavor == RMALAB_FLAVOR_CREATE && !c->opts->base);
 }
 
-/* Collective, for an engine with a setup: the engine's shared state; where
- * rmalab provides the memory, the engine may provide it (node-shared, so
- * that peers on this node reach it by plain copies). */
-static bool engine_wanted(const struct creation *c) { return c->w->eng->setup; }
+/* Collective, for an engine with a setup, unless its make settled the
+ * window's shape (c->tail): the engine's shared state; where rmalab
+ * provides the memory, the engine may provide it (node-shared, so that
+ * peers on this node reach it by plain copies). Left out, it costs no
+ * agreement before the MPI window either. */
+static bool engine_wanted(const struct creation *c) { return c->w->eng->setup && !c->tail; }
 
 static int step_engine(struct creation *c)
 {
@@ -327,13 +341,6 @@ static int step_window(struct creation *c)
     w->plain = w->win; /* the window of fences and locks, unless step_plain makes one */
     return RMALAB_OK;
 }
-
-/* Collective, for an engine with own_lock_all: the window of fences and
- * locks (`plain`), a companion over the same memory. A rank whose MPI
- * window failed joins it all the same, over no memory (c->failed), so the
- * ranks need no agreement between the two creations: step_base's
- * carries it. */
-static bool plain_wanted(const struct creation *c) { return c->w->eng->own_lock_all; }
 
 static int step_plain(struct creation *c)
 {
