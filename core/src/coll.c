@@ -193,41 +193,29 @@ static void packet_op(void *in, void *inout, int *len, MPI_Datatype *dt)
         combine((const rpacket *)in + i, (rpacket *)inout + i);
 }
 
-/* The MPI types and ops of ours that one collective reduces with: one
- * element of a contiguous type under a commutative op, which MPICH reduces
- * by recursive doubling, about as fast as one double's MPI_SUM. Made when
+/* The MPI type and op of ours that the packet is reduced with: one element
+ * of a contiguous type under a commutative op, which MPICH reduces by
+ * recursive doubling, about as fast as one double's MPI_SUM. Made when
  * first needed, freed at MPI_Finalize. */
-enum { MADE_PACKET, MADE_N };
-static struct {
-    MPI_Datatype type;
-    MPI_Op op;
-} made[MADE_N] = {{MPI_DATATYPE_NULL, MPI_OP_NULL}};
+static MPI_Datatype packet_type = MPI_DATATYPE_NULL;
+static MPI_Op packet_mpi_op = MPI_OP_NULL;
 
-static void made_free(void)
+static void packet_free(void)
 {
-    for (int i = 0; i < MADE_N; i++) {
-        if (made[i].op == MPI_OP_NULL)
-            continue;
-        MPI_Type_free(&made[i].type);
-        MPI_Op_free(&made[i].op);
-    }
-}
-
-static int made_ready(int which, int bytes, MPI_User_function *fn)
-{
-    if (made[which].op != MPI_OP_NULL)
-        return RMALAB_OK;
-    if (MPI_Type_contiguous(bytes, MPI_BYTE, &made[which].type) != MPI_SUCCESS ||
-        MPI_Type_commit(&made[which].type) != MPI_SUCCESS ||
-        MPI_Op_create(fn, 1, &made[which].op) != MPI_SUCCESS)
-        return rmalab__err_fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
-    rmalab__coll_at_finalize(made_free);
-    return RMALAB_OK;
+    MPI_Type_free(&packet_type);
+    MPI_Op_free(&packet_mpi_op);
 }
 
 static int packet_ready(void)
 {
-    return made_ready(MADE_PACKET, (int)sizeof(rpacket), packet_op);
+    if (packet_mpi_op != MPI_OP_NULL)
+        return RMALAB_OK;
+    if (MPI_Type_contiguous((int)sizeof(rpacket), MPI_BYTE, &packet_type) != MPI_SUCCESS ||
+        MPI_Type_commit(&packet_type) != MPI_SUCCESS ||
+        MPI_Op_create(packet_op, 1, &packet_mpi_op) != MPI_SUCCESS)
+        return rmalab__err_fail(RMALAB_ERR_OTHER, "cannot make a collective's MPI type and op");
+    rmalab__coll_at_finalize(packet_free);
+    return RMALAB_OK;
 }
 
 const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
@@ -237,6 +225,11 @@ const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
         [RMALAB_REDUCE_SCAN] = "scan", [RMALAB_REDUCE_EXSCAN] = "exscan",
     };
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+static const char *kind_call(rmalab_reduce_kind kind) /* even an unknown kind */
+{
+    return (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
 }
 
 /* What one rank can tell alone, before the collective. */
@@ -267,14 +260,22 @@ static int mixed_forms(const char *call) /* a typed buffer against values */
                             "every rank must give a buffer alike, or every rank values", call);
 }
 
+/* A failed rank's packet names it; a rank outside the communicator means
+ * that a rank's packet was none: it made another collective call. */
+static int failed_rank(const rmalab_comm *c, const rpacket *all, const char *call)
+{
+    if (all->srank < 0 || all->srank >= rmalab_comm_size(c))
+        return rmalab__err_out_of_step(call);
+    return rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its own error "
+                                         "says why)",
+                            call, all->srank, rmalab_err_name(all->status));
+}
+
 /* The verdict of the combined headers, the same on every rank. */
-static int reduce_verdict(const rpacket *all, int status, const char *call)
+static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, const char *call)
 {
     if (all->status)
-        return status ? status
-                      : rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its "
-                                                      "own error says why)",
-                                         call, all->srank, rmalab_err_name(all->status));
+        return status ? status : failed_rank(c, all, call);
     if (all->bad & BAD_FORM)
         return mixed_forms(call);
     if (all->bad & BAD_COUNT)
@@ -327,11 +328,11 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     p.clock = rmalab__clock_exists();
     memcpy(p.v, buf, (size_t)inl * 8);
     rpacket all;
-    int e = MPI_Allreduce(&p, &all, 1, made[MADE_PACKET].type, made[MADE_PACKET].op,
+    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op,
                           rmalab_comm_mpi(c));
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, call);
-    int rc = reduce_verdict(&all, status, call);
+    int rc = reduce_verdict(c, &all, status, call);
     if (rc)
         return rc;
     if (all.type == RMALAB_DOUBLE && *type == RMALAB_INT64)
@@ -342,13 +343,14 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
         memcpy(buf, all.v, (size_t)inl * 8);
     if (kind != RMALAB_REDUCE_EXSCAN || rmalab_comm_rank(c))
         *type = (rmalab_type)all.type;
-    return all.clock ? rmalab__clock_reduce(rmalab_comm_mpi(c), kind, root, "carrying the race checker's clocks") : RMALAB_OK;
+    const char *why = "carrying the race checker's clocks";
+    return all.clock ? rmalab__clock_reduce(rmalab_comm_mpi(c), kind, root, why) : RMALAB_OK;
 }
 
 int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
                        rmalab_type *type, rmalab_op op, int status)
 {
-    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
+    const char *call = kind_call(kind);
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
                  ? rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
                  : packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
@@ -441,14 +443,12 @@ static int check_typed(rmalab_comm *c, const char *call, int root, int count, rm
 #define ARG_PACK(type, root) ((int64_t)(type) * ((int64_t)1 << 32) + (int64_t)(uint32_t)(root))
 #define ARG_TYPE(p) ((int)((p) >> 32))
 
-static int args_verdict(const rpacket *all, const char *call, int count, int type, int root,
-                        int op)
+static int args_verdict(const rmalab_comm *c, const rpacket *all, const char *call, int count,
+                        int type, int root, int op)
 {
     const int64_t *v = all->v;
     if (all->status)
-        return rmalab__err_fail(all->status, "%s: rank %d could not take part (%s; its own "
-                                             "error says why)",
-                                call, all->srank, rmalab_err_name(all->status));
+        return failed_rank(c, all, call);
     if ((all->bad & BAD_FORM) || (ARG_TYPE(v[2]) != ARG_TYPE(-v[3]) &&
                                   (ARG_TYPE(-v[3]) < 0) != (ARG_TYPE(v[2]) < 0)))
         return mixed_forms(call);
@@ -483,11 +483,11 @@ int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int co
     if (rc)
         return rc; /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
     rpacket all;
-    int e = MPI_Allreduce(&p, &all, 1, made[MADE_PACKET].type, made[MADE_PACKET].op,
+    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op,
                           rmalab_comm_mpi(c));
     if (status || e != MPI_SUCCESS)
         return status ? status : rmalab__err_mpi(e, "MPI_Allreduce (the ranks' arguments)");
-    return args_verdict(&all, call, count, type, root, op);
+    return args_verdict(c, &all, call, count, type, root, op);
 }
 
 int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
@@ -520,8 +520,8 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
     MPI_Op o = rmalab__type_reduce_op(op, type);
     int me = rmalab_comm_rank(c), e;
     size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
-    void *keep = kind == RMALAB_REDUCE_EXSCAN && me == 0 ? rmalab__coll_scratch(0, bytes) : NULL;
-    if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !keep)
+    void *keep = NULL;
+    if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !(keep = rmalab__coll_scratch(0, bytes)))
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
     if (keep) /* MPI leaves rank 0's buffer undefined: it keeps its values */
         memcpy(keep, buf, bytes);
@@ -537,7 +537,7 @@ static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, 
         memcpy(buf, keep, bytes);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
-    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, kind, root, rmalab_reduce_kind_name(kind))
+    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, kind, root, kind_call(kind))
                                   : RMALAB_OK;
 }
 
@@ -552,7 +552,7 @@ int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int
                                     int status)
 {
     rmalab__block_call_begin();
-    const char *call = (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
+    const char *call = kind_call(kind);
     if (kind != RMALAB_REDUCE_ROOT)
         root = 0;
     if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)

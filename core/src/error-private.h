@@ -62,6 +62,9 @@ typedef struct rmalab__err_packet {
 void rmalab__err_agree_pack(rmalab__err_packet *p, int rc, const char *what, int flags, int mask);
 int rmalab__err_agree_reduce(rmalab__err_packet *p, MPI_Comm comm, MPI_Request *req);
 int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed);
+/* ERR_OTHER for ranks that met in different collective calls: `what` is
+ * this rank's call. */
+int rmalab__err_out_of_step(const char *what);
 /* The same verdict from an agreement folded into a collective that the
  * caller makes anyway (an MPI_MAX of every rank's rc among its values):
  * `worst` is that maximum, `e` the collective's MPI code. */

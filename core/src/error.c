@@ -168,6 +168,15 @@ int rmalab__err_agree_reduce(rmalab__err_packet *p, MPI_Comm comm, MPI_Request *
                : MPI_Allreduce(MPI_IN_PLACE, p->v, RMALAB__AGREE_N, MPI_INT, MPI_MAX, comm);
 }
 
+int rmalab__err_out_of_step(const char *what)
+{
+    return rmalab__err_fail(RMALAB_ERR_OTHER,
+                            "%s: another rank made a different collective call on this "
+                            "communicator at the same time, so every rank gives up; every "
+                            "rank must make the same collective calls in the same order",
+                            what);
+}
+
 int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed)
 {
     const int *all = p->v;
@@ -175,11 +184,7 @@ int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed)
     if (mixed)
         *mixed = 0;
     if (!p->rc && e == MPI_SUCCESS && all[1] != -all[2])
-        return rmalab__err_fail(RMALAB_ERR_OTHER,
-                                "%s: another rank made a different collective call on this "
-                                "communicator at the same time, so every rank gives up; every "
-                                "rank must make the same collective calls in the same order",
-                                p->what);
+        return rmalab__err_out_of_step(p->what);
     if ((rc = rmalab__err_agreed(p->rc, all[0], e, p->what)))
         return rc;
     for (int bit = 0; mixed && bit < RMALAB__AGREE_FLAGS; bit++)
