@@ -9,7 +9,9 @@ under rmalab run.
 usage: cprog-cost.py RMALAB SOURCE [rounds [sweeps]]
 
 Prints each build's best and median seconds and the median of the per-round
-ratios to mpicc's; every build must print the same check value."""
+ratios to mpicc's, and the load average before and after (on a shared
+machine the ratios of the rmalab run rows follow the load: docs/c-measured.md,
+"What rmalab run costs"); every build must print the same check value."""
 import os
 import statistics
 import subprocess
@@ -24,8 +26,12 @@ MPIEXEC = ["mpiexec", "-n", "2", "-bind-to", "core"]
 # (name, build command without -o, launcher): the kernel built by mpicc and
 # by rmalab cc under plain mpiexec (the runtime dormant), then rmalab cc's
 # build under rmalab run (every access to the grid checked), and mpicc's
-# under rmalab run (the MPI calls checked, no access seen).
+# under rmalab run (the MPI calls checked, no access seen), with the race
+# checker and with --no-check: the difference between those two rows is the
+# checker's share, that between --no-check and mpicc's the interceptor's and
+# the epoch rules' (the agreement before each fence).
 RUN = [rmalab, "run", "-n", "2", "-bind-to", "core"]
+RUN_NO_CHECK = [rmalab, "run", "--no-check", "-n", "2", "-bind-to", "core"]
 # The last item is issue 39's goal against mpicc's row: a stencil at most
 # 2x, a plain mpicc binary under rmalab run at most 1.1x.
 VARIANTS = [
@@ -33,6 +39,7 @@ VARIANTS = [
     ("rmalab cc -O2", [rmalab, "cc", "-O2", source], MPIEXEC, 2.0),
     ("rmalab cc -O2, rmalab run", [rmalab, "cc", "-O2", source], RUN, 2.0),
     ("mpicc -O2, rmalab run", ["mpicc", "-O2", source], RUN, 1.1),
+    ("mpicc -O2, run --no-check", ["mpicc", "-O2", source], RUN_NO_CHECK, None),
 ]
 
 
@@ -49,6 +56,7 @@ with tempfile.TemporaryDirectory(prefix="cprog-cost.") as tmp:
         exe = os.path.join(tmp, f"v{k}")
         run(build + ["-o", exe])
         progs.append(launch + [exe, sweeps])
+    load_before = os.getloadavg()[0]
     times = [[] for _ in VARIANTS]
     checks = set()
     for r in range(rounds):
@@ -59,7 +67,8 @@ with tempfile.TemporaryDirectory(prefix="cprog-cost.") as tmp:
     if len(checks) != 1:
         sys.exit(f"cprog-cost: the builds computed different grids: {sorted(checks)}")
     print(f"{rounds} rounds of {sweeps} sweeps, 2 ranks x 1024 x 2048 doubles, "
-          f"check {checks.pop()}")
+          f"check {checks.pop()}, load average {load_before:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after")
     print(f"{'build':28} {'best s':>8} {'median s':>9} {'ratio':>7}")
     for k, (name, _, _, goal) in enumerate(VARIANTS):
         ratio = statistics.median(t / p for t, p in zip(times[k], times[0]))

@@ -9,7 +9,7 @@ loops on 2 ranks (-bind-to core) under plain mpiexec, `rmalab run`
 (the race checker on, the default) and `rmalab run --no-check`, taking
 turns round by round so that the machine's drift hits all alike. Prints
 each one's median time per epoch and its median ratio to plain mpiexec,
-pair by pair."""
+pair by pair, and the load average before and after each loop's rounds."""
 import os
 import statistics
 import subprocess
@@ -36,10 +36,12 @@ def once(way, loop):
 
 for loop in ["fence", "pscw"]:
     times = {w: [] for w in ways}
+    load_before = os.getloadavg()[0]
     for _ in range(rounds):
         for w in ways:
             times[w].append(once(w, loop))
-    print(f"{loop} loop, 8-byte put, 2 ranks, {rounds} rounds of {epochs} epochs:")
+    print(f"{loop} loop, 8-byte put, 2 ranks, {rounds} rounds of {epochs} epochs, "
+          f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after:")
     for w in ways:
         ratios = [t / b for t, b in zip(times[w], times["mpiexec"])]
         print(f"  {w:24s} {statistics.median(times[w]):7.3f} us/epoch   "
