@@ -12,6 +12,7 @@
 #include "where.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,18 +37,30 @@ static const struct {
 };
 
 /* The other predefined datatypes: valid without a commit. The pair types
- * come first (run_dtype's `pair`). */
+ * come first, then the other groups of MPI's predefined reduction ops
+ * (MPI-4.1 §6.9.2): floating point, complex, logical, integer, and those
+ * that take none. */
 #define NPAIRS 9
 static const MPI_Datatype others[] = {
     MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
     MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER,
-    MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_PACKED, MPI_LONG_LONG_INT,
+    /* floating point: from NPAIRS */
+    MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8, MPI_REAL16,
+    /* complex: from FIRST_COMPLEX */
     MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX,
-    MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
-    MPI_CHARACTER, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX,
-    MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
-    MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32,
+    MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_COMPLEX,
+    MPI_DOUBLE_COMPLEX, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32,
+    /* logical: from FIRST_LOGICAL */
+    MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL,
+    /* integer (Fortran's, and long long int, which is C's): from FIRST_INTEGER */
+    MPI_LONG_LONG_INT, MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
+    /* no reduction op: from FIRST_NONE */
+    MPI_WCHAR, MPI_PACKED, MPI_CHARACTER,
 };
+#define FIRST_COMPLEX (NPAIRS + 6)
+#define FIRST_LOGICAL (FIRST_COMPLEX + 12)
+#define FIRST_INTEGER (FIRST_LOGICAL + 3)
+#define FIRST_NONE (FIRST_INTEGER + 6)
 
 static int other_of(MPI_Datatype t)
 {
@@ -55,6 +68,23 @@ static int other_of(MPI_Datatype t)
         if (others[i] == t)
             return i;
     return -1;
+}
+
+#define BIT(op) (1u << (op))
+unsigned run_elem_ops(MPI_Datatype elem, bool *pair)
+{
+    static const unsigned arith = BIT(RMALAB_OP_SUM) | BIT(RMALAB_OP_PROD),
+                          order = BIT(RMALAB_OP_MAX) | BIT(RMALAB_OP_MIN),
+                          logic = BIT(RMALAB_OP_LAND) | BIT(RMALAB_OP_LOR) | BIT(RMALAB_OP_LXOR),
+                          bits = BIT(RMALAB_OP_BAND) | BIT(RMALAB_OP_BOR) | BIT(RMALAB_OP_BXOR);
+    int i = other_of(elem);
+    *pair = i >= 0 && i < NPAIRS;
+    return i < 0 || i >= FIRST_NONE ? 0
+         : *pair ? BIT(RMALAB_OP_MAXLOC) | BIT(RMALAB_OP_MINLOC)
+         : i < FIRST_COMPLEX ? arith | order
+         : i < FIRST_LOGICAL ? arith
+         : i < FIRST_INTEGER ? logic
+         : arith | order | bits | (i == FIRST_INTEGER ? logic : 0);
 }
 
 int run_type_of(MPI_Datatype t, rmalab_type *out)
@@ -101,11 +131,11 @@ static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int de
     if (comb == MPI_COMBINER_NAMED) {
         rmalab_type one = RMALAB_BYTE;
         int other = other_of(t);
-        MPI_Datatype pair = other >= 0 && other < NPAIRS ? t : MPI_DATATYPE_NULL;
-        if ((run_type_of(t, &one) != RMALAB_OK && pair == MPI_DATATYPE_NULL) ||
-            (*seen && (one != d->type || pair != d->pair)))
+        MPI_Datatype elem = other >= 0 ? t : MPI_DATATYPE_NULL;
+        if ((run_type_of(t, &one) != RMALAB_OK && elem == MPI_DATATYPE_NULL) ||
+            (*seen && (one != d->type || elem != d->elem)))
             *mixed = true;
-        d->type = one, d->pair = pair, *seen = true;
+        d->type = one, d->elem = elem, *seen = true;
         return;
     }
     int *is = malloc(sizeof(int) * (size_t)(ni + 1));
@@ -121,6 +151,120 @@ static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int de
             PMPI_Type_free(&ds[i]);
     }
     free(is), free(as), free(ds);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Type signatures: the sequence of basic types, in runs.                   */
+
+typedef struct {
+    run_sig r[RUN_SIG];
+    int n;
+    bool lost; /* longer than RUN_SIG runs, or holds a type that matches any */
+} sig_t;
+
+static void sig_add(sig_t *g, int64_t key, int64_t n)
+{
+    if (n <= 0 || g->lost)
+        return;
+    if (g->n && g->r[g->n - 1].key == key)
+        g->r[g->n - 1].n += n;
+    else if (g->n == RUN_SIG)
+        g->lost = true;
+    else
+        g->r[g->n++] = (run_sig){key, n};
+}
+
+/* times copies of `in` appended to g. */
+static void sig_repeat(sig_t *g, const sig_t *in, int64_t times)
+{
+    g->lost = g->lost || in->lost;
+    if (in->n == 1)
+        sig_add(g, in->r[0].key, in->r[0].n * times);
+    for (int64_t k = 0; in->n > 1 && k < times && !g->lost; k++)
+        for (int i = 0; i < in->n; i++)
+            sig_add(g, in->r[i].key, in->r[i].n);
+}
+
+static void sig_of(MPI_Datatype t, sig_t *g, int depth);
+
+/* A struct's blocks: blocklength[i] copies of types[i] each. */
+static void sig_struct(const int *is, const MPI_Datatype *ds, sig_t *g, int depth)
+{
+    for (int i = 0; i < is[0] && !g->lost; i++) {
+        sig_t one = {.n = 0};
+        sig_of(ds[i], &one, depth + 1);
+        sig_repeat(g, &one, is[1 + i]);
+    }
+}
+
+/* Any other constructor has one inner type, repeated as its size says. */
+static void sig_inner(MPI_Datatype t, MPI_Datatype inner, sig_t *g, int depth)
+{
+    int outer_size, inner_size;
+    sig_t one = {.n = 0};
+    sig_of(inner, &one, depth + 1);
+    if (PMPI_Type_size(t, &outer_size) != MPI_SUCCESS ||
+        PMPI_Type_size(inner, &inner_size) != MPI_SUCCESS || inner_size <= 0 ||
+        outer_size % inner_size) {
+        g->lost = true;
+        return;
+    }
+    sig_repeat(g, &one, outer_size / inner_size);
+}
+
+static void sig_of(MPI_Datatype t, sig_t *g, int depth)
+{
+    int ni, na, nd, comb;
+    if (g->lost || depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+        g->lost = true;
+        return;
+    }
+    int pair = other_of(t);
+    if (comb == MPI_COMBINER_NAMED && pair >= 0 && pair < NPAIRS) {
+        static const MPI_Datatype parts[NPAIRS][2] = {
+            {MPI_INT, MPI_INT}, {MPI_FLOAT, MPI_INT}, {MPI_DOUBLE, MPI_INT}, {MPI_LONG, MPI_INT},
+            {MPI_SHORT, MPI_INT}, {MPI_LONG_DOUBLE, MPI_INT}, {MPI_REAL, MPI_REAL},
+            {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION}, {MPI_INTEGER, MPI_INTEGER},
+        };
+        sig_of(parts[pair][0], g, depth + 1); /* a pair is its two parts, as a struct of them */
+        sig_of(parts[pair][1], g, depth + 1);
+        return;
+    }
+    if (comb == MPI_COMBINER_NAMED) {
+        rmalab_type core;
+        bool known = run_type_of(t, &core) == RMALAB_OK;
+        g->lost = g->lost || t == MPI_PACKED || (known && core == RMALAB_BYTE);
+        sig_add(g, known ? (int64_t)core : (int64_t)t + RMALAB_BYTE + 1, 1);
+        return;
+    }
+    int *is = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *as = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *ds = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    if (!is || !as || !ds || PMPI_Type_get_contents(t, ni, na, nd, is, as, ds) != MPI_SUCCESS)
+        g->lost = true, nd = 0;
+    else if (comb == MPI_COMBINER_STRUCT || comb == MPI_COMBINER_STRUCT_INTEGER)
+        sig_struct(is, ds, g, depth);
+    else if (nd == 1)
+        sig_inner(t, ds[0], g, depth);
+    else
+        g->lost = true;
+    for (int i = 0; i < nd; i++) {
+        int x, y, z, c;
+        if (PMPI_Type_get_envelope(ds[i], &x, &y, &z, &c) == MPI_SUCCESS &&
+            c != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&ds[i]);
+    }
+    free(is), free(as), free(ds);
+}
+
+const char *run_sig_name(int64_t key, char *buf, size_t len)
+{
+    if (key <= RMALAB_BYTE)
+        return rmalab_type_name((rmalab_type)key);
+    int n = 0;
+    if (PMPI_Type_get_name((MPI_Datatype)(key - RMALAB_BYTE - 1), buf, &n) != MPI_SUCCESS || !n)
+        snprintf(buf, len, "a predefined type");
+    return buf;
 }
 
 /* The bytes of mask (from lb) that MPI_Unpack marked, as spans. */
@@ -207,11 +351,17 @@ static int describe(MPI_Datatype t, entry *e)
     e->d.size = size;
     bool seen = false, mixed = false;
     leaves(t, &e->d, &seen, &mixed, 0);
-    e->d.one = seen && !mixed && e->d.pair == MPI_DATATYPE_NULL;
+    e->d.one = seen && !mixed && e->d.elem == MPI_DATATYPE_NULL;
     if (!e->d.one)
         e->d.type = RMALAB_BYTE;
     if (mixed)
-        e->d.pair = MPI_DATATYPE_NULL;
+        e->d.elem = MPI_DATATYPE_NULL;
+    sig_t g = {.n = 0};
+    sig_of(t, &g, 0);
+    if (!g.lost) {
+        memcpy(e->d.sig, g.r, sizeof g.r[0] * (size_t)g.n);
+        e->d.nsig = g.n;
+    }
     if ((rc = flatten(t, e)))
         return rc;
     if (e->d.n == 1 && e->spans[0].off == e->d.lb && e->spans[0].len == size &&
@@ -233,7 +383,9 @@ static bool named(MPI_Datatype t, run_dtype *out)
     if (run_type_of(t, &type) != RMALAB_OK)
         return false;
     MPI_Aint size = rmalab_type_size(type);
-    *out = (run_dtype){type, true, MPI_DATATYPE_NULL, size, 0, size, 0, NULL};
+    *out = (run_dtype){type, true, MPI_DATATYPE_NULL, size, 0, size, 0, NULL, 0, {{0, 0}}};
+    if (type != RMALAB_BYTE) /* MPI_BYTE matches any type: no signature */
+        out->sig[0] = (run_sig){type, 1}, out->nsig = 1;
     return true;
 }
 

@@ -16,17 +16,40 @@
  * from its buffer: n spans ascending and merged; n = 0 (spans NULL) when
  * they are [lb, lb + size) in the order of its signature and its extent is
  * size, so that count instances are one run too (a predefined type, a
- * contiguous run of one): then it is "dense". `pair`: the pair type
- * (MPI_2INT, MPI_DOUBLE_INT...) every basic part of it is, else
- * MPI_DATATYPE_NULL. */
+ * contiguous run of one): then it is "dense". `elem`: the predefined type
+ * every basic part of it is when that is none of the core's (a pair type
+ * such as MPI_2INT, MPI_LONG_DOUBLE, a complex type...), else
+ * MPI_DATATYPE_NULL: MPI is handed such operations with the program's
+ * datatypes. */
+/* A run of a type signature: n elements of one basic type in a row. `key`
+ * names the type: the core's rmalab_type for those of its table (MPI_INT
+ * and MPI_INT32_T are one), else the MPI handle's value. */
+typedef struct {
+    int64_t key, n;
+} run_sig;
+
+/* `sig`: one instance's type signature, nsig runs (at most RUN_SIG, the
+ * neighbours merged); nsig 0 when it is not known (longer, or it holds
+ * MPI_BYTE or MPI_PACKED, which match any type): then only its size is
+ * checked. */
+#define RUN_SIG 32
 typedef struct {
     rmalab_type type;
     bool one;
-    MPI_Datatype pair;
+    MPI_Datatype elem;
     MPI_Aint size, lb, extent;
     int n;
     const rmalab_span *spans;
+    int nsig;
+    run_sig sig[RUN_SIG];
 } run_dtype;
+
+/* The reduction ops that MPI defines on elem (a run_dtype's), as bits
+ * 1 << rmalab_op; MPI_REPLACE and MPI_NO_OP take any type. *pair: it is
+ * a pair type (MPI_MAXLOC, MPI_MINLOC). */
+unsigned run_elem_ops(MPI_Datatype elem, bool *pair);
+/* The name of a signature's key, for reports. */
+const char *run_sig_name(int64_t key, char *buf, size_t len);
 
 /* A predefined type of the core's table (fetch_and_op, compare_and_swap);
  * others RMALAB_ERR_TYPE, with no message. */

@@ -315,6 +315,7 @@ int run_class(int status)
         [RMALAB_ERR_OTHER] = MPI_ERR_OTHER,
         [RMALAB_ERR_TRUNCATE] = MPI_ERR_TRUNCATE,
         [RMALAB_ERR_INTERRUPTED] = MPI_ERR_OTHER,
+        [RMALAB_ERR_COUNT] = MPI_ERR_COUNT,
     };
     if (status < 0 || status >= (int)(sizeof classes / sizeof *classes))
         return MPI_ERR_OTHER;

@@ -73,11 +73,22 @@ typedef struct {
     run_sync fork, join, team;
 } fork_t;
 
+/* The size of the calling thread's team (libgomp's omp_get_num_threads). */
+static int team_size(void)
+{
+    static int (*real_)(void);
+    if (!real_) {
+        void *p_ = dlsym(RTLD_NEXT, "omp_get_num_threads");
+        memcpy(&real_, &p_, sizeof p_);
+    }
+    return real_ ? real_() : 1;
+}
+
 static void forked(void *p)
 {
     fork_t *f = p;
     run_sync *was = team;
-    run_threads_begin(&f->fork);
+    run_threads_begin(&f->fork, team_size());
     team = &f->team;
     f->fn(f->data);
     run_threads_end(&f->join);

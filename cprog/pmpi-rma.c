@@ -57,7 +57,8 @@ typedef struct {
     MPI_Op op;
 } rma_call;
 
-#define SIDE(count, type) {(int)(count), (type), true}
+/* A count of the _c forms below INT_MIN stays negative (types.c refuses it). */
+#define SIDE(count, type) {(count) < INT_MIN ? INT_MIN : (int)(count), (type), true}
 #define NO_SIDE {0, MPI_DATATYPE_NULL, false}
 
 static bool reads_origin(const rma_call *c)
@@ -197,8 +198,8 @@ RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     run_dtype d;
-    if (!is_core_type(type) && run_dtype_of(type, &d) == RMALAB_OK && d.pair != MPI_DATATYPE_NULL) {
-        /* a pair type: as the get_accumulate of one element it is */
+    if (!is_core_type(type) && run_dtype_of(type, &d) == RMALAB_OK && d.elem != MPI_DATATYPE_NULL) {
+        /* none of the core's (a pair type, long double...): as the get_accumulate of one */
         rma_call c = GACC_CALL(origin, 1, type, result, 1, type, target, disp, 1, type, op);
         return rma(s, pc, __func__, &c);
     }
@@ -236,10 +237,11 @@ RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *
 }
 
 /* ------------------------------------------------------------------------ */
-/* Large counts (MPI-4's _c forms): the same, for counts that fit in an
- * int; larger ones are refused (the core counts in ints). */
+/* Large counts (MPI-4's _c forms): the same, for counts up to INT_MAX;
+ * larger ones are refused (the core counts in ints). A negative one is
+ * MPI_ERR_COUNT, as in the int forms. */
 
-#define FITS(c) ((c) >= 0 && (c) <= INT_MAX)
+#define FITS(c) ((c) <= INT_MAX)
 
 static int too_large(run_win *s, const char *pc, const char *call)
 {

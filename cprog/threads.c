@@ -37,6 +37,12 @@ static int teams; /* teams forked and not yet joined (under `lock`) */
 static bool taken[RUN_THREADS];  /* section slots in use (under `lock`) */
 static int64_t last[RUN_THREADS]; /* a section slot's last step (under `lock`) */
 static __thread tstate *me;
+/* The forks of running teams whose threads have not all begun (under
+ * `lock`); `lost` counts those that found no room (then no point is known
+ * to all until they have begun). */
+#define OPEN_FORKS 32
+static run_sync *open_forks[OPEN_FORKS];
+static int nopen, lost;
 static bool own_clocks; /* per-thread clock entries (run_threads_start) */
 /* The view and slot this thread's core calls use (rmalab_clock_thread). */
 static __thread int64_t *installed_k;
@@ -160,7 +166,8 @@ static void catch_up(tstate *s)
 
 bool run_threads_many(void)
 {
-    return __atomic_load_n(&seen, __ATOMIC_ACQUIRE) > 1;
+    return __atomic_load_n(&seen, __ATOMIC_ACQUIRE) > 1 ||
+           __atomic_load_n(&teams, __ATOMIC_ACQUIRE) > 0;
 }
 
 void run_threads_mpi(void)
@@ -190,6 +197,9 @@ bool run_threads_all_know(run_point p)
     pthread_mutex_lock(&lock);
     for (int i = 0; i < RUN_THREADS && all; i++)
         all = !table[i] || (table[i]->idle && !teams) || table[i]->t[p.slot] >= p.step;
+    for (int i = 0; i < nopen && all; i++)
+        all = open_forks[i]->t[p.slot] >= p.step;
+    all = all && !lost;
     pthread_mutex_unlock(&lock);
     return all;
 }
@@ -235,12 +245,42 @@ void run_threads_acquire(run_sync *o)
     install(s);
 }
 
-void run_threads_begin(run_sync *fork)
+/* Under `lock`: fork stands for no thread any more. */
+static void fork_close(run_sync *fork)
 {
-    tstate *s = self(true);
+    fork->waiting = 0;
+    for (int i = 0; i < nopen; i++)
+        if (open_forks[i] == fork) {
+            open_forks[i] = open_forks[--nopen];
+            return;
+        }
+    lost -= fork->opened && lost > 0;
+}
+
+/* Under `lock`: one more thread of fork's team (of `size`) has begun. */
+static void fork_begun(run_sync *fork, int size)
+{
+    if (!fork->opened) {
+        fork->opened = true;
+        fork->waiting = size > 0 ? size : 1;
+        if (nopen < OPEN_FORKS)
+            open_forks[nopen++] = fork;
+        else
+            lost++;
+    }
+    if (fork->waiting > 0 && --fork->waiting == 0)
+        fork_close(fork);
+}
+
+void run_threads_begin(run_sync *fork, int size)
+{
+    tstate *s = self(true); /* in the table first: it knows less than the fork until the acquire */
     if (s)
         s->parts++; /* the acquire below installs its view */
     run_threads_acquire(fork);
+    pthread_mutex_lock(&lock);
+    fork_begun(fork, size);
+    pthread_mutex_unlock(&lock);
 }
 
 void run_threads_teams(int delta)
@@ -363,6 +403,11 @@ void run_threads_settled(void)
 
 void run_threads_sync_free(run_sync *o)
 {
+    if (o->waiting) { /* a fork whose team ended with threads that never began */
+        pthread_mutex_lock(&lock);
+        fork_close(o);
+        pthread_mutex_unlock(&lock);
+    }
     free(o->k);
     o->k = NULL;
 }

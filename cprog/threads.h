@@ -41,6 +41,10 @@
 typedef struct {
     int64_t t[RUN_THREADS];
     int64_t *k; /* the world view, W int64, or NULL */
+    /* A team's fork: its threads that have not begun yet (run_threads_begin),
+     * once the first has begun. */
+    int waiting;
+    bool opened;
 } run_sync;
 
 /* A point of a thread: its slot, and its own entry there. */
@@ -65,7 +69,8 @@ bool run_threads_own_clocks(void);
 /* The world view's entries once MPI_Init has run (the world's size, times
  * the slots with per-thread entries); 0 before. */
 int run_threads_world(void);
-/* More than one thread has been seen (else everything below is moot). */
+/* More than one thread has been seen, or a team runs (its other threads
+ * may not have begun yet): else everything below is moot. */
 bool run_threads_many(void);
 /* The calling thread makes an MPI call (order.c). */
 void run_threads_mpi(void);
@@ -74,7 +79,9 @@ run_point run_threads_now(void);
 /* Does the calling thread know p (p happens before what it does next)? */
 bool run_threads_knows(run_point p);
 /* Does every thread seen so far know p (while no team runs, a team thread
- * between its parts counts as knowing: run_threads_end)? */
+ * between its parts counts as knowing: run_threads_end), and every thread
+ * of a running team that has not begun yet (it will know what its fork
+ * gave it, no more)? */
 bool run_threads_all_know(run_point p);
 /* The calling thread's view of the world clock into buf (the snapshot's
  * form, rmalab_clock_wire_size bytes); false when it has none, or when
@@ -84,8 +91,12 @@ bool run_threads_view(int64_t *buf);
 /* Release into o; acquire from o. */
 void run_threads_release(run_sync *o);
 void run_threads_acquire(run_sync *o);
-/* A thread of a team starts (first: never seen before; it then knows only
- * what the fork gave it), or ends its part, releasing into `join`. While
+/* A thread of a team of `size` threads starts (first: never seen before;
+ * it then knows only what the fork gave it), or ends its part, releasing
+ * into `join`. From the first thread's begin until the last's, the fork
+ * stands for the threads that have not begun (run_threads_all_know): under
+ * load a thread of the team can start after the forking thread has issued
+ * and completed an operation that it then races. While
  * no team runs (run_threads_teams: +1 at a fork, -1 at its join), a thread
  * whose part ended does not hold back run_threads_all_know until its next
  * part, which begins with a fork's acquire: an idle pool thread would
@@ -94,7 +105,7 @@ void run_threads_acquire(run_sync *o);
  * of its threads may not have begun yet, so idle threads count as they
  * are. A team forked by a thread that does not know a point can hide a
  * race there, never make one. */
-void run_threads_begin(run_sync *fork);
+void run_threads_begin(run_sync *fork, int size);
 void run_threads_end(run_sync *join);
 void run_threads_teams(int delta);
 /* The calling thread was handed a section (`another`), or none is left

@@ -42,7 +42,7 @@ static int sides_of(const run_side *in, run_dtype *d, int64_t *bytes)
         if (!in[i].used)
             continue;
         if (in[i].count < 0)
-            return rmalab_set_error(RMALAB_ERR_ARG, "the %s count %d is negative",
+            return rmalab_set_error(RMALAB_ERR_COUNT, "the %s count %d is negative",
                                     side_names[i], in[i].count);
         if (in[i].type == MPI_DATATYPE_NULL)
             return rmalab_set_error(RMALAB_ERR_TYPE, "the %s datatype is MPI_DATATYPE_NULL",
@@ -60,17 +60,91 @@ static int sides_of(const run_side *in, run_dtype *d, int64_t *bytes)
     return RMALAB_OK;
 }
 
-/* Every element of both sides is the same pair type (MPI_2INT...). */
-static bool same_pairs(const run_dtype *a, const run_dtype *b)
+/* Every element of both sides is the same predefined type, none of the
+ * core's (MPI_2INT, MPI_LONG_DOUBLE...). */
+static bool same_elems(const run_dtype *a, const run_dtype *b)
 {
-    return a->pair != MPI_DATATYPE_NULL && a->pair == b->pair;
+    return a->elem != MPI_DATATYPE_NULL && a->elem == b->elem;
+}
+
+/* Walks count instances of a signature, a run at a time. */
+typedef struct {
+    const run_dtype *d;
+    int64_t left;  /* instances after this one */
+    int run;       /* the run it is in */
+    int64_t rest;  /* its elements not passed yet */
+} sig_walk;
+
+static void walk_start(sig_walk *w, const run_dtype *d, int count)
+{
+    *w = (sig_walk){d, count - 1, 0, count > 0 ? d->sig[0].n : 0};
+}
+
+static void walk_on(sig_walk *w, int64_t n)
+{
+    if ((w->rest -= n) > 0)
+        return;
+    if (++w->run == w->d->nsig) {
+        if (w->left-- <= 0)
+            return; /* at its end: rest 0 */
+        w->run = 0;
+    }
+    w->rest = w->d->sig[w->run].n;
+}
+
+/* Where the two sides' sequences of basic types first differ (0-based
+ * element), with each one's type there (*ka, *kb; -1 past its end); -1
+ * when they match, or when it is not known: a signature longer than
+ * RUN_SIG runs, or more than 2^16 runs walked before both sides came back
+ * to the start of an instance at once (from there on they repeat). */
+static int64_t sig_differs(const run_dtype *a, int ca, const run_dtype *b, int cb, int64_t *ka,
+                           int64_t *kb)
+{
+    sig_walk x, y;
+    if (!a->nsig || !b->nsig)
+        return -1;
+    walk_start(&x, a, ca), walk_start(&y, b, cb);
+    int64_t at = 0;
+    for (int steps = 0; steps < (1 << 16); steps++) {
+        if (!x.rest || !y.rest || a->sig[x.run].key != b->sig[y.run].key) {
+            if (!x.rest && !y.rest)
+                return -1;
+            *ka = x.rest ? a->sig[x.run].key : -1;
+            *kb = y.rest ? b->sig[y.run].key : -1;
+            return at;
+        }
+        int64_t n = x.rest < y.rest ? x.rest : y.rest;
+        at += n;
+        walk_on(&x, n), walk_on(&y, n);
+        if (x.run == 0 && y.run == 0 && x.rest == a->sig[0].n && y.rest == b->sig[0].n &&
+            x.left < ca - 1 && y.left < cb - 1)
+            return -1; /* both at an instance's start: the rest repeats what matched */
+    }
+    return -1;
+}
+
+/* The sequences of basic types of side i and the target (MPI-4.1 §12.4:
+ * their type signatures must match, not only their sizes). */
+static int signatures_agree(const char *side, const run_dtype *d, int count, const run_dtype *t,
+                            int tcount)
+{
+    int64_t ka, kb;
+    int64_t at = sig_differs(d, count, t, tcount, &ka, &kb);
+    if (at < 0)
+        return RMALAB_OK;
+    char na[MPI_MAX_OBJECT_NAME], nb[MPI_MAX_OBJECT_NAME];
+    return rmalab_set_error(RMALAB_ERR_TYPE, "the type signatures of the %s and the target "
+                            "differ at element %lld: %s on the %s, %s on the target (MPI "
+                            "needs the same sequence of basic types on both sides, not only "
+                            "as many bytes)", side, (long long)at,
+                            ka < 0 ? "none" : run_sig_name(ka, na, sizeof na), side,
+                            kb < 0 ? "none" : run_sig_name(kb, nb, sizeof nb));
 }
 
 /* MPI's rules between the sides: as many bytes each (an empty side has an
  * empty signature, which matches any: MPICH's test badrma), the same
  * predefined type (MPI_BYTE matches any), and for an accumulate every
- * element of every side one predefined type of the core's, or one pair
- * type. */
+ * element of every side one and the same predefined type. */
 static int sides_agree(const run_side *in, const run_dtype *d, const int64_t *bytes, bool acc)
 {
     const run_dtype *t = &d[RUN_TARGET];
@@ -88,13 +162,16 @@ static int sides_agree(const run_side *in, const run_dtype *d, const int64_t *by
                                     "target's %s: MPI needs the same predefined type on both "
                                     "sides", side_names[i], rmalab_type_name(d[i].type),
                                     rmalab_type_name(t->type));
+        int rc = empty ? RMALAB_OK
+                       : signatures_agree(side_names[i], &d[i], in[i].count, t,
+                                          in[RUN_TARGET].count);
+        if (rc)
+            return rc;
         if (acc && !empty && (!d[i].one || !t->one || d[i].type != t->type) &&
-            !same_pairs(&d[i], t))
+            !same_elems(&d[i], t))
             return rmalab_set_error(RMALAB_ERR_TYPE, "an accumulate needs every element of "
                                     "the %s and of the target to be one and the same "
-                                    "predefined type (of those rmalab run checks: integers, "
-                                    "float, double, MPI_BYTE, the pair types such as "
-                                    "MPI_2INT)", side_names[i]);
+                                    "predefined type", side_names[i]);
     }
     return RMALAB_OK;
 }
@@ -133,8 +210,8 @@ int run_layout_of(const run_side *in, bool acc, run_layout *L)
         rc = spans_of(in, d, L);
     if (rc)
         return rc;
-    L->pair = d[RUN_TARGET].pair != MPI_DATATYPE_NULL;
-    L->plain = L->plain && !L->pair; /* MPI is handed the pairs themselves */
+    L->elem = d[RUN_TARGET].elem;
+    L->plain = L->plain && L->elem == MPI_DATATYPE_NULL; /* MPI is handed those as they are */
     rmalab_type e = d[RUN_TARGET].type;
     if (bytes[RUN_TARGET] % rmalab_type_size(e))
         e = RMALAB_BYTE;
@@ -149,14 +226,25 @@ int run_layout_of(const run_side *in, bool acc, run_layout *L)
 
 int run_op_fits(rmalab_op op, const run_layout *L)
 {
-    bool loc = op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC;
-    if (loc && !L->pair)
-        return rmalab_set_error(RMALAB_ERR_OP, "MPI_MAXLOC and MPI_MINLOC take pair types "
-                                "(MPI_2INT, MPI_DOUBLE_INT...) only");
-    if (L->pair && !loc && op != RMALAB_OP_REPLACE && op != RMALAB_OP_NO_OP)
+    bool loc = op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC, pair = false;
+    if (op == RMALAB_OP_REPLACE || op == RMALAB_OP_NO_OP)
+        return RMALAB_OK;
+    if (L->elem == MPI_DATATYPE_NULL)
+        return !loc ? RMALAB_OK
+                    : rmalab_set_error(RMALAB_ERR_OP, "MPI_MAXLOC and MPI_MINLOC take pair "
+                                       "types (MPI_2INT, MPI_DOUBLE_INT...) only");
+    unsigned allowed = run_elem_ops(L->elem, &pair);
+    if (allowed & (1u << op))
+        return RMALAB_OK;
+    if (pair)
         return rmalab_set_error(RMALAB_ERR_OP, "on pair types (MPI_2INT...) an accumulate "
                                 "takes MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE or MPI_NO_OP");
-    return RMALAB_OK;
+    char name[MPI_MAX_OBJECT_NAME];
+    int n = 0;
+    PMPI_Type_get_name(L->elem, name, &n);
+    return rmalab_set_error(RMALAB_ERR_OP, "MPI defines no %s on %s (the predefined ops of "
+                            "its group only; MPI_REPLACE and MPI_NO_OP take any type)",
+                            rmalab_op_name(op), n ? name : "this type");
 }
 
 void run_layout_free(run_layout *L)

@@ -25,9 +25,12 @@ typedef struct {
  * kind, target, disp, op and buffers are the caller's to fill). `plain`:
  * every side is one run from its base, so that the core's (type, count)
  * calls carry it; else rmalab_win_typed. `bytes`: what each side moves.
- * `pair`: the target's elements are a pair type (MPI_2INT...). */
+ * `elem`: the predefined type of the target's elements when it is none of
+ * the core's (a pair type, MPI_LONG_DOUBLE, a complex...), which MPI is
+ * handed as it is; else MPI_DATATYPE_NULL. */
 typedef struct {
-    bool plain, pair;
+    bool plain;
+    MPI_Datatype elem;
     rmalab_typed_op t;
     size_t bytes;
     rmalab_span one[RUN_SIDES];
@@ -41,8 +44,10 @@ typedef struct {
  * releases it, whatever the status. */
 int run_layout_of(const run_side *in, bool acc, run_layout *L);
 void run_layout_free(run_layout *L);
-/* MPI_MAXLOC and MPI_MINLOC on pair types only, and on pair types only
- * those, MPI_REPLACE and MPI_NO_OP; else RMALAB_ERR_OP with a message. */
+/* The ops MPI defines on the elements: MPI_MAXLOC and MPI_MINLOC on pair
+ * types only, and on pair types only those; on the others that are none
+ * of the core's, their group's (run_elem_ops); MPI_REPLACE and MPI_NO_OP
+ * on any. Else RMALAB_ERR_OP with a message. */
 int run_op_fits(rmalab_op op, const run_layout *L);
 /* An assertion of MPI_MODE_* bits as the core's RMALAB_MODE_* bits (which
  * calls take which, the core checks); a bit that is no MPI_MODE_* is

@@ -351,9 +351,13 @@ void rmalab_request_destroy(rmalab_request **rq)
         return;
     }
     if (r->win && !r->done) {
-        /* MPI finishes it; its window's completion frees its buffers */
-        MPI_Request_free(&r->req[0]);
+        /* Completed locally here: MPICH 4.0.2's MPI_Request_free refuses
+         * an RMA request ("The supplied request was invalid") and ends the
+         * job, though MPI lets any request be freed. The wait is local:
+         * the operation reaches its target at the epoch's completion. */
+        MPI_Wait(&r->req[0], MPI_STATUS_IGNORE);
         unlink_win(r);
+        r->win = NULL;
     }
     if (r->done || !r->win)
         rmalab__p2p_rq_finished(r);

@@ -378,11 +378,12 @@ static int run_get(rmalab_win *w, rma_op *o, void *result, rmalab_result **out)
     return op_end(w, rc, o);
 }
 
-/* The op against the elements; a typed operation of pair types (its
- * element bytes) may take maxloc and minloc, which MPI checks. */
+/* The op against the elements; a typed operation whose elements are none
+ * of the core's types (its element bytes: MPI's pair types, long double,
+ * complex...) may take any op, which MPI checks against its datatypes. */
 static int op_check(const rma_op *o, rmalab_op op, bool fetching)
 {
-    if (o->ty && o->type == RMALAB_BYTE && (op == RMALAB_OP_MAXLOC || op == RMALAB_OP_MINLOC))
+    if (o->ty && o->type == RMALAB_BYTE && (op != RMALAB_OP_NO_OP || fetching))
         return RMALAB_OK;
     return rmalab__type_check_op(o->what, op, o->type, fetching);
 }

@@ -934,6 +934,30 @@ START_TEST(test_request_ticket)
 }
 END_TEST
 
+/* rmalab_request_destroy of an RMA request in flight: MPI lets any request
+ * be freed, but MPICH 4.0.2's MPI_Request_free refuses an RMA one ("The
+ * supplied request was invalid") and ended the job. Now it is completed
+ * locally, and the epoch still completes the put at its target. */
+START_TEST(test_request_destroy_in_flight)
+{
+    rmalab_win_opts o = {.size = 64, .disp_unit = 8};
+    int64_t v = 40 + rank, got = -1;
+    rmalab_request *q = NULL;
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    EXPECT_OK(rmalab_win_lock_all(W, 0));
+    EXPECT_OK(rmalab_win_rput(W, right, 0, RMALAB_INT64, 1, &v, NULL, &q));
+    rmalab_request_destroy(&q);
+    EXPECT(q == NULL, "the request is gone");
+    EXPECT_OK(rmalab_win_unlock_all(W));
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_OK(rmalab_win_lock(W, rank, false, 0));
+    EXPECT_OK(rmalab_win_get_mem(W, rank, 0, RMALAB_INT64, 1, &got, NULL, NULL));
+    EXPECT_OK(rmalab_win_unlock(W, rank));
+    EXPECT(got == 40 + left, "the put landed: %lld", (long long)got);
+    tu_end();
+}
+END_TEST
+
 /* Caller memory that overlaps the target's bytes in this process (its own
  * window, here): MPI forbids it, and MPICH 4.0.2 aborted the job for a
  * put, get, rput or rget to this very rank. Refused before MPI sees it, not
@@ -1009,6 +1033,7 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_caller_memory_atomics);
     tcase_add_test(tc, test_overlap_self);
     tcase_add_test(tc, test_request_ticket);
+    tcase_add_test(tc, test_request_destroy_in_flight);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("results");

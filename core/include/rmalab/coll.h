@@ -235,8 +235,9 @@ RMALAB_API bool rmalab_request_id_done(uint64_t id);
 RMALAB_API uint64_t rmalab_request_ticket(const rmalab_request *rq);
 /* Accepts NULL. A send not yet complete is left to MPI, which finishes it;
  * its memory is freed in MPI_Finalize (a send nobody received is cancelled
- * there). An RMA request not yet complete is freed (MPI_Request_free): its
- * epoch completes its operation. */
+ * there). An RMA request not yet complete is completed locally first (its
+ * MPI_Wait: MPICH 4.0.2 refuses MPI_Request_free of one); its epoch
+ * completes the operation at the target. */
 RMALAB_API void rmalab_request_destroy(rmalab_request **rq);
 
 #endif

@@ -40,7 +40,8 @@
     X(PENDING, "the operation has not completed yet")                          \
     X(OTHER, "MPI reported an error")                                          \
     X(TRUNCATE, "message truncated")                                           \
-    X(INTERRUPTED, "the blocked call was interrupted")
+    X(INTERRUPTED, "the blocked call was interrupted")                         \
+    X(COUNT, "invalid count")
 
 enum rmalab_status {
     RMALAB_OK = 0,

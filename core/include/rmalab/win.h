@@ -323,9 +323,10 @@ RMALAB_API int rmalab_win_rget_accumulate(rmalab_win *win, int target, MPI_Aint 
  * in the window: ERR_RMA_RANGE else). Each list is in ascending order of
  * off, its spans disjoint and not adjacent (merged). `type` is the
  * predefined element every side is made of (RMALAB_BYTE when they mix
- * types: accumulates refuse it; or when they are MPI's pair types,
- * MPI_2INT...: then an accumulate's op may be maxloc or minloc, which MPI
- * checks against the pairs), `count` how many elements each side moves;
+ * types: accumulates refuse it; or when they are none of the core's
+ * types, such as MPI's pair types (MPI_2INT...), long double or complex:
+ * then an accumulate's op may be any, maxloc and minloc too, which MPI
+ * checks against the datatypes), `count` how many elements each side moves;
  * its op is checked against it as for the calls above. The buffers are
  * MPI's until the operation completes, as for the _mem calls;
  * rmalab_win_typed_request is the request form (in a passive-target

@@ -143,7 +143,8 @@ def errors_return():
 
 def dtype_rules():
     """Accumulates whose elements differ (a vector of int against one of
-    double; a struct of int and double) and a put whose sides differ in
+    double; a struct of int and double against ints: their signatures
+    differ) and a put whose sides differ in
     size: MPI_ERR_TYPE at each line; a put from an indexed type to a vector
     lands. MPI_MAXLOC on MPI_INT and MPI_SUM on MPI_2INT: MPI_ERR_OP; a
     MPI_MAXLOC of two MPI_2INT, one of them picked by a vector, and a
@@ -153,7 +154,8 @@ def dtype_rules():
     rc, out, err = run("dtype-rules")
     for i, (call, why, cls) in enumerate([
             ("e[0] = MPI_Accumulate(", "same predefined type", "TYPE"),
-            ("e[1] = MPI_Accumulate(", "one and the same predefined", "TYPE"),
+            ("e[1] = MPI_Accumulate(", "type signatures of the origin and the target differ "
+             "at element 1: double on the origin, int32 on the target", "TYPE"),
             ("e[2] = MPI_Put(", "the origin gives 12 bytes and the target takes 16", "TYPE"),
             ("e[3] = MPI_Accumulate(", "MPI_MAXLOC and MPI_MINLOC take pair types", "OP"),
             ("e[4] = MPI_Accumulate(", "on pair types .* takes MPI_MAXLOC, MPI_MINLOC", "OP"),
@@ -175,6 +177,40 @@ def dtype_rules():
     expect(f"the accumulate through a struct of two MPI_INT did not land: {out!r}",
            out.count("struct done, window 1 0 3") == 2)
     expect(f"exit status {rc}, wanted non-zero (errors were found)", rc != 0)
+
+
+def rules_more():
+    """rules-more.c: a put between struct {int, double} and struct {double,
+    int} is MPI_ERR_TYPE (their signatures differ, not their sizes); a
+    struct to another layout and two ints to a MPI_2INT land; accumulates
+    of MPI_LONG_DOUBLE and MPI_C_DOUBLE_COMPLEX land, MPI_MAX on a complex
+    is MPI_ERR_OP; a negative count is MPI_ERR_COUNT (int and _c forms);
+    MPI_Cancel of an RMA request cancels nothing, and MPI_Request_free of
+    one in flight leaves it to the epoch, without a crash."""
+    rc, out, err = run("rules-more")
+    for i, (call, why, cls) in enumerate([
+            ("e[n++] = MPI_Put(&src, 1, id_t, peer, 0, 1, di_t", "type signatures of the origin "
+             "and the target differ at element 0: int32 on the origin, double", "TYPE"),
+            ("e[n++] = MPI_Put(&src, 1, id_t, peer, 64", None, "SUCCESS"),
+            ("e[n++] = MPI_Put(two, 2, MPI_INT, peer, 128", None, "SUCCESS"),
+            ("MPI_LONG_DOUBLE, MPI_SUM", None, "SUCCESS"),
+            ("176, 1, MPI_C_DOUBLE_COMPLEX", None, "SUCCESS"),
+            ("192, 1, MPI_C_DOUBLE_COMPLEX", "MPI defines no max on MPI_C_DOUBLE_COMPLEX", "OP"),
+            ("MPI_Put(two, -1", "the origin count -1 is negative", "COUNT"),
+            ("MPI_Put_c(two, -2", "the origin count -2 is negative", "COUNT")]):
+        n = line_of("rules-more.c", call)
+        if why:
+            expect(f"no error line at {n} saying {why!r}: {err!r}",
+                   len(re.findall(rf"rules-more\.c:{n}: error: .*{why}", err)) == 2)
+        res = "MPI_SUCCESS" if cls == "SUCCESS" else "MPI_ERR_" + cls
+        expect(f"call {i} did not return {res}: {out!r}", out.count(f"call {i}: {res}\n") == 2)
+    expect(f"not 4 error lines per rank: {err!r}", err.count(": error: ") == 8)
+    expect(f"a race or a crash: {err!r}", not re.search(r"race:|signal|Fatal error", err))
+    expect(f"the puts did not land: {out!r}", out.count("struct 7 2.5, pair 4 5") == 2)
+    expect(f"the accumulates did not land: {out!r}",
+           out.count("long double 2.50, complex 4+2i") == 2)
+    expect(f"the cancel or the free: {out!r}", out.count("cancelled 0, got 0") == 2)
+    expect(f"exit status {rc}, wanted non-zero (errors were found)", rc not in (0, -1))
 
 
 def ends(how):
@@ -385,7 +421,7 @@ def handles_types():
 
 
 cases = {"nullbase": lambda: same("nullbase", 2), "manywins": lambda: same("manywins", 2),
-         "zerocount": lambda: same("zerocount", 2), "dtype-rules": dtype_rules, "dynspan": lambda: same("dynspan", 2),
+         "zerocount": lambda: same("zerocount", 2), "dtype-rules": dtype_rules, "rules-more": rules_more, "dynspan": lambda: same("dynspan", 2),
          "handles": handles, "info": info, "dynamic": dynamic, "requests": lambda: same("requests", 3), "requests-mixed": lambda: same("requests-mixed", 12), "attrs": attrs, "large-count": large_count, "unaligned": unaligned, "usage": usage, "stuck": stuck, "bridge": bridge, "put-noepoch": put_noepoch, "correct": correct, "race": race, "hint": hint,
          "errors-return": errors_return, "abort": lambda: ends("abort"),
          "segv": lambda: ends("segv"), "interrupt": lambda: stopped(signal.SIGINT),
