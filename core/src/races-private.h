@@ -106,6 +106,10 @@ struct rmalab__races {
     int nreq, capreq;
     bool exposing;                /* post made, wait not yet: a batch may overtake
                                      an epoch's records (races.c, the log) */
+    /* Owner races-sync.c: the races the call's checks found (races.c
+     * fills it, two records a race), which races-report.c reports once
+     * the call's checks are done, and empties. */
+    struct rmalab__rlist found_pairs;
     /* Owner races-report.c: the races the call that runs found, for the
      * recorder; the event layer empties it after each call. */
     struct rmalab__races_found *found;
@@ -141,20 +145,22 @@ int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_crea
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
  * and memory"). */
-/* Compare a list of records (a batch) against the window's log (and, unless RMALAB__CK_INTRA,
- * each against those before it), report what races, and add them to the log.
- * `at` names the call, for reports (NULL: the new access itself). Returns
- * the races found. */
+/* Compare a list of records (a batch) against the window's log (and, unless
+ * RMALAB__CK_INTRA, each against those before it), and add them to the log.
+ * The races found join `found` as pairs of records (the log's, then the
+ * batch's), once each, for the reports (races-report.c) that the caller
+ * hands them to: the model reports nothing itself. Fails only out of
+ * memory for `found`. */
 enum {
     RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
     RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
 };
-unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
-                             const char *at);
+int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                        struct rmalab__rlist *found);
 /* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships). */
-unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
-                              const char *at);
+ * passive-target batch, before it ships); races join `found` as above. */
+int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
+                         struct rmalab__rlist *found);
 /* After an acquire (wait, test): the log's records ordered before this
  * rank's clock move to `past`. */
 void rmalab__races_prune(struct rmalab__races *R);

@@ -94,9 +94,9 @@ int rmalab__races_sync_local(struct rmalab__races *R, const rmalab__op_event *ev
 
 int rmalab__races_sync_local_check(struct rmalab__races *R, const rmalab__op_event *ev)
 {
-    rmalab__races_check(R, &one_local, 0, NULL);
-    return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
-                                       RMALAB_OK);
+    int rc = rmalab__races_check(R, &one_local, 0, &R->found_pairs);
+    rmalab__races_report(R, &R->found_pairs, NULL);
+    return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read", rc);
 }
 
 /* A load or store through a pointer to another rank's memory (a view of a
@@ -146,6 +146,7 @@ int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
         rc = rmalab__races_wire_exposed(R, ev->group, ev->n, at);
     else
         rc = rmalab__races_wire_drain(R, at);
+    rmalab__races_report(R, &R->found_pairs, at);
     return rmalab__races_report_finish(R, k->name, rc);
 }
 
@@ -240,6 +241,7 @@ void rmalab__races_sync_free(rmalab_win *w)
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);
     rmalab__mem_free(R->found);
+    rmalab__races_rlist_free(&R->found_pairs);
     rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);

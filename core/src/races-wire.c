@@ -138,13 +138,15 @@ static int take(struct rmalab__races *R, int from, int tag, bool intra,
     if (rc)
         return rc;
     struct rmalab__rlist recs = msg_recs(buf);
-    rmalab__races_check(R, &recs, intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
+    rc = rmalab__races_check(R, &recs, intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0,
+                             &R->found_pairs);
+    (void)at;
     if (acquire)
         rmalab__clock_acquire(msg_clock(buf));
     if (intra) /* a passive batch: what its origin's later ones know */
         rmalab__races_seen(R, from, msg_clock(buf));
     rmalab__mem_free(buf);
-    return RMALAB_OK;
+    return rc;
 }
 
 /* Passive-target batches that have arrived. */
@@ -275,10 +277,11 @@ static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const 
     rmalab__races_rlist_complete(l, S);
     int rc = RMALAB_OK;
     if (t == R->rank) {
-        rmalab__races_check(R, l, RMALAB__CK_PASSIVE, at);
+        rc = rmalab__races_check(R, l, RMALAB__CK_PASSIVE, &R->found_pairs);
     } else {
-        rmalab__races_within(R, l, at);
-        rc = rmalab__races_wire_passive(R, t, S, l);
+        rc = rmalab__races_within(R, l, &R->found_pairs);
+        if (!rc)
+            rc = rmalab__races_wire_passive(R, t, S, l);
     }
     l->n = 0;
     return rc;
@@ -310,13 +313,14 @@ int rmalab__races_wire_fence(struct rmalab__races *R, const char *at)
         sent[t] = t != R->rank && l->n;
         rmalab__races_rlist_complete(l, S);
         if (t == R->rank)
-            rmalab__races_check(R, l, 0, at);
+            rc = rmalab__races_check(R, l, 0, &R->found_pairs);
         else if (l->n && !rc)
             rc = send_msg(R, t, RMALAB__TAG_FENCE, S, l);
         l->n = 0;
     }
     /* Every rank goes through the collectives, whatever failed. */
     int rc2 = exchange(R, sent, at);
+    rmalab__races_report(R, &R->found_pairs, at);
     int rc3 = rmalab__races_report_finish_together(R, S, "fence");
     rmalab__mem_free(S);
     /* The fence orders everything before it. */
@@ -327,6 +331,7 @@ int rmalab__races_wire_fence(struct rmalab__races *R, const char *at)
 int rmalab__races_wire_close(struct rmalab__races *R, const char *at)
 {
     int rc = exchange(R, NULL, at);
+    rmalab__races_report(R, &R->found_pairs, at);
     int rc2 = rmalab__races_report_finish_together(R, NULL, "free");
     /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {

@@ -1,8 +1,11 @@
 /* The race checker's model (docs/races.md): access records, their lists,
  * the race rule, and the log of a window's memory that new records are
- * checked against (below, THE LOG). The process's clock is clock.c's, the
- * reports races-report.c's; races-wire.c brings other ranks' records and
- * races-sync.c decides when records are made, moved and checked.
+ * checked against (below, THE LOG). The process's clock is clock.c's. The
+ * model calls no other file of the checker: its checks return the races
+ * they find in a list of pairs of records (`found`), which races-sync.c
+ * hands to the reports (races-report.c) once the call's checks are done;
+ * races-wire.c brings other ranks' records, and races-sync.c decides when
+ * records are made, moved and checked.
  *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
@@ -16,7 +19,6 @@
  * element-wise max. A local access is a point: its c is the value of the
  * next release. */
 #include "races-private.h"
-#include "races-report.h"
 #include "alloc.h"
 #include "error-private.h"
 #include "hints-private.h"
@@ -412,18 +414,68 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
 /* ------------------------------------------------------------------------ */
 /* Checking                                                                 */
 
+/* The pair (a, b) in the order races-report.c writes it: the lower
+ * (issuer, id) first. */
+static void ordered(const rmalab__racc **a, const rmalab__racc **b)
+{
+    if ((*a)->issuer > (*b)->issuer || ((*a)->issuer == (*b)->issuer && (*a)->id > (*b)->id)) {
+        const rmalab__racc *t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+/* Is the pair at p the same race as (a, b), ordered, as races-report.c
+ * tells one from another (the same target, bytes, issuers, calls and
+ * sites)? It would not report it twice; a polling loop's reads against one
+ * put would fill the list with it. */
+static bool same_race(const unsigned char *p, const rmalab__racc *a, const rmalab__racc *b)
+{
+    const rmalab__racc *x = (const rmalab__racc *)p;
+    const rmalab__racc *y = (const rmalab__racc *)(p + rmalab__races_racc_size());
+    ordered(&x, &y);
+    return x->target == a->target && x->issuer == a->issuer && y->issuer == b->issuer &&
+           (x->lo > y->lo ? x->lo : y->lo) == (a->lo > b->lo ? a->lo : b->lo) &&
+           (x->hi < y->hi ? x->hi : y->hi) == (a->hi < b->hi ? a->hi : b->hi) &&
+           x->call == a->call && y->call == b->call && strcmp(x->site, a->site) == 0 &&
+           strcmp(y->site, b->site) == 0;
+}
+
+/* The race of a and b (b: the access being checked) joins `found` as two
+ * records, a then b, unless the list holds the same race already. */
+static int add_found(struct rmalab__rlist *found, const rmalab__racc *a, const rmalab__racc *b)
+{
+    size_t sz = rmalab__races_racc_size();
+    const rmalab__racc *x = a, *y = b;
+    ordered(&x, &y);
+    for (int i = found->n - 2; i >= 0; i -= 2)
+        if (same_race(found->p + (size_t)i * sz, x, y))
+            return RMALAB_OK;
+    if (!rmalab__races_rlist_push(found))
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (!rmalab__races_rlist_push(found)) { /* the first push may have moved the list */
+        found->n--;
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    }
+    memcpy(rmalab__races_rlist_at(found, found->n - 2), a, sz);
+    memcpy(rmalab__races_rlist_at(found, found->n - 1), b, sz);
+    return RMALAB_OK;
+}
+
 /* Every record of g against r. The bytes first, here: most of a long
  * log's records are of other bytes (a C program's runs, row by row). */
-static void compare(struct rmalab__races *R, const struct rmalab__rlog *g,
-                    const rmalab__racc *r, const char *at)
+static int compare(const struct rmalab__races *R, const struct rmalab__rlog *g,
+                   const rmalab__racc *r, struct rmalab__rlist *found)
 {
     size_t sz = rmalab__races_racc_size();
     const unsigned char *p = g->l.p;
-    for (int j = 0; j < g->l.n; j++, p += sz) {
+    int rc = RMALAB_OK;
+    for (int j = 0; j < g->l.n && !rc; j++, p += sz) {
         const rmalab__racc *x = (const rmalab__racc *)p;
         if (x->lo < r->hi && r->lo < x->hi && !x->dead && rmalab__races_is_race(R, x, r))
-            rmalab__races_report(R, x, r, at);
+            rc = add_found(found, x, r);
     }
+    return rc;
 }
 
 static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool merge)
@@ -436,11 +488,10 @@ static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool mer
         sweep(R);
 }
 
-unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
-                             const char *at)
+int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                        struct rmalab__rlist *found)
 {
-    unsigned before = R->found_now;
-    int n = l->n;
+    int n = l->n, rc = RMALAB_OK;
     if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
         warn_incomplete(R, "its record of accesses already ordered is full");
         R->past_warned = true;
@@ -449,17 +500,18 @@ unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist
      * of it is compared with the log before any of it joins. */
     for (int i = 0; i < n; i++) {
         const rmalab__racc *r = rmalab__races_rlist_at(l, i);
-        compare(R, &R->log, r, at);
+        if (!rc)
+            rc = compare(R, &R->log, r, found);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
-        if (how & RMALAB__CK_PASSIVE)
-            compare(R, &R->past, r, at);
+        if ((how & RMALAB__CK_PASSIVE) && !rc)
+            rc = compare(R, &R->past, r, found);
         if (!(how & RMALAB__CK_INTRA))
             keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
     for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
         keep_in_log(R, rmalab__races_rlist_at(l, i), false);
-    return R->found_now - before;
+    return rc;
 }
 
 /* Each record that happens before this rank's clock moves from the log to
@@ -522,16 +574,16 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__mem_free(R->seen);
 }
 
-unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
-                              const char *at)
+int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
+                         struct rmalab__rlist *found)
 {
-    unsigned before = R->found_now;
-    for (int i = 0; i < l->n; i++)
-        for (int j = 0; j < i; j++) {
+    int rc = RMALAB_OK;
+    for (int i = 0; i < l->n && !rc; i++)
+        for (int j = 0; j < i && !rc; j++) {
             const rmalab__racc *a = rmalab__races_rlist_at(l, j);
             const rmalab__racc *b = rmalab__races_rlist_at(l, i);
             if (rmalab__races_is_race(R, a, b))
-                rmalab__races_report(R, a, b, at);
+                rc = add_found(found, a, b);
         }
-    return R->found_now - before;
+    return rc;
 }
