@@ -142,7 +142,7 @@ say(("  (medians over %d rounds; on/off: the median of the per-round ratios; %.1
 say("  Each window ran the round's epochs only; below, one window for many epochs.")
 
 -- A PSCW target's wait() moves the records its clock has passed out of the
--- log it compares new records with (rmalab__races_prune): an epoch should
+-- log it compares new records with (races.c, prune): an epoch should
 -- cost the same however long the window lives. (A passive-target target's
 -- log still grows until a fence: no clock of the target orders those.)
 local CHUNK, CHUNKS = 2000, 5

@@ -56,25 +56,30 @@
  *   races-private.h  the checker's records and its state (the checker's
  *                    files alone include it): its calls take that state,
  *                    never the window, which races-sync.c alone sees
- *   races-report.c   the checker's reports: a race in words, the
- *                    process's list of races, raising or warning, a
- *                    communicator's races (their total and texts); the
- *                    call sites they name [races-report.h]
+ *   races-pairs.c    the races the model finds, as it returns them: two
+ *                    records a race, each race once [races-pairs.h]
  *   races.c          the race checker's model: access records and their
  *                    lists, the race rule, and the log of a window's
  *                    memory: what a new record supersedes, what no later
  *                    access can race with any more and leaves; checks
- *                    against it and within a batch (docs/races.md)
- *                    [races-private.h]
+ *                    against it and within a batch, and each
+ *                    synchronisation's part, which return the races they
+ *                    find (docs/races.md) [races-private.h]
  *   races-wire.c     the race checker between ranks: what each
  *                    synchronisation sends and receives (post's clock,
  *                    complete's records, the passive batches, the
  *                    exchange of fence and free), and the messages
  *                    [races-wire.h]
+ *   races-report.c   the checker's reports: a race in words, the
+ *                    process's list of races, raising or warning, a
+ *                    communicator's races (their total and texts); the
+ *                    call sites they name [races-report.h]
  *   races-sync.c     the race checker at each call: the records of
- *                    operations and local accesses, each synchronisation
- *                    handed to races-wire.c by its kind's row and what it
- *                    found reported; its life with a window [races-sync.h]
+ *                    operations and local accesses; each synchronisation
+ *                    run from its kind's row as one step, messages in
+ *                    (races-wire.c), the model's part (races.c), messages
+ *                    out, then what it found reported (races-report.c);
+ *                    its life with a window [races-sync.h]
  *   observe.c        the event layer: the one entry point through which
  *                    every call reaches the recorder and the race checker,
  *                    as two equals (rmalab__observe_sync_*, _op_*)
@@ -139,6 +144,7 @@
  *   p2p_ p2p.c                           trace_ trace.c
  *   races_ races.c races-private.h       races_report_ races-report.c
  *   races_wire_ races-wire.c             races_sync_ races-sync.c
+ *   races_pairs_ races-pairs.c
  *   observe_ observe.c observe.h         engine_native_ engine-native.c
  *   engine_rma_ engine-rma.c             state_ state.c
  *   sync_ sync.c                         sync_passive_ sync-passive.c

@@ -1,8 +1,9 @@
 /* Private to the core: the race checker's records and its state of a
- * window, and the calls of its model, races.c (docs/races.md). Only the
- * race checker's files include it (races-report.c, races.c, races-wire.c,
+ * window, the messages and the synchronisation step that flow through it,
+ * and the calls of its model, races.c (docs/races.md). Only the race
+ * checker's files include it (races.c, races-wire.c, races-report.c,
  * races-sync.c), each with the headers of the checker's files it calls
- * (races-report.h, races-wire.h); every other file sees a window's
+ * (races-wire.h, races-report.h); every other file sees a window's
  * `races` as a pointer, NULL when the window is not checked. Never
  * installed.
  *
@@ -70,6 +71,48 @@ struct rmalab__rlog {
     int nslot, used;
 };
 
+/* A message that arrived (races-wire.c receives it, races.c takes it in):
+ * its origin's clock and records, which lie in the message. */
+enum {
+    RMALAB__RB_POST,    /* a target's post clock, for the epoch's records (complete) */
+    RMALAB__RB_EPOCH,   /* an origin's records of a PSCW epoch (wait, test): acquired */
+    RMALAB__RB_PASSIVE, /* a passive-target batch, or a load or store of this rank's memory */
+    RMALAB__RB_FENCE,   /* an origin's records at a fence, not completed yet */
+};
+struct rmalab__rbatch {
+    int from, kind;             /* window rank; RMALAB__RB_* */
+    int entry;                  /* FENCE: the clock entry its release completes them at */
+    const int64_t *clock;       /* the origin's clock at the release that sent it */
+    struct rmalab__rlist recs;
+    void *msg;                  /* races-wire.c's, freed once the call's step ends */
+};
+
+/* One synchronisation's work in the checker, which races-sync.c runs from
+ * its kind's row. Its data flows one way through the checker's files:
+ * races-wire.c releases this rank's clock and brings the messages in
+ * (R->in); races.c takes them in with what this rank released, and returns
+ * the races found; races-wire.c ships what leaves; races-report.c reports. */
+enum rmalab__races_do {
+    RMALAB__DO_ARRIVED,  /* the passive batches that arrived (lock, start...) */
+    RMALAB__DO_POST,     /* post: its clock to each rank of `group` */
+    RMALAB__DO_COMPLETE, /* complete: each target's post clock joins the epoch's
+                            records, which go to it completed */
+    RMALAB__DO_EXPOSED,  /* wait, test: each origin's records, acquired; then
+                            the batches that arrived */
+    RMALAB__DO_RELEASED, /* unlock, flush: the records to `target` (-1: every
+                            rank) completed, checked here, shipped; then the
+                            batches that arrived */
+    RMALAB__DO_FENCE,    /* fence (collective): every record, every rank */
+    RMALAB__DO_CLOSE,    /* free (collective): the last exchange; the sends end */
+};
+struct rmalab__races_step {
+    enum rmalab__races_do what;
+    const int *group;           /* POST, COMPLETE, EXPOSED: n window ranks */
+    int n;
+    int target;                 /* RELEASED: the target, -1 every rank */
+    bool released;              /* races-wire.c: R->S holds the clock released */
+};
+
 /* The race checker's state of a window: NULL when it is not checked. */
 struct rmalab__races {
     /* Set at open (races-sync.c), read by all: what the checker knows of
@@ -80,10 +123,10 @@ struct rmalab__races {
     int disp_unit;                /* this rank's */
     const int *disp_units;        /* every rank's (the layout's) */
     const char *name;             /* the window's name (set_name may change it) */
-    /* Owner races.c. */
     rmalab_check_mode mode;       /* this rank's */
-    bool same_op_no_op;           /* accumulate_ops in force */
-    bool acc_ordered;             /* accumulate_ordering is not none */
+    bool same_op_no_op;           /* accumulate_ops in force (the rule's) */
+    bool acc_ordered;             /* accumulate_ordering is not none (the rule's) */
+    /* Owner races-report.c. */
     unsigned found_now;           /* races found by the call that runs */
     char now_text[1600];          /* the first of them */
     /* Owner races.c, the log. */
@@ -96,16 +139,26 @@ struct rmalab__races {
                                      its last batch to this rank (or the fence) */
     int sweep_at;                 /* records in the logs at which to sweep next */
     /* Owner races-sync.c (made at open; records join `out` at each
-     * operation), then races-wire.c (completes and sends them). */
+     * operation), then races.c (completes and checks those that stay) and
+     * races-wire.c (sends those that leave, and empties the lists). */
     MPI_Comm comm;                /* the checker's messages */
     struct rmalab__rlist *out;    /* per target: records not completed yet */
+    int64_t *S;                   /* made at open; races-wire.c: the clock that the
+                                     call that runs released */
     /* Owner races-wire.c. */
     uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
     MPI_Request *req;             /* sends in flight, and their buffers */
     void **reqbuf;
     int nreq, capreq;
+    struct rmalab__rbatch *in;    /* what arrived during the call that runs, in order */
+    int nin, capin;
+    /* Owner races.c. */
     bool exposing;                /* post made, wait not yet: a batch may overtake
-                                     an epoch's records (races.c, the log) */
+                                     an epoch's records (the log) */
+    /* Owner races-sync.c: the races the call's checks found (races.c
+     * fills it, two records a race), which races-report.c reports once
+     * the call's checks are done, and empties. */
+    struct rmalab__rlist found_pairs;
     /* Owner races-report.c: the races the call that runs found, for the
      * recorder; the event layer empties it after each call. */
     struct rmalab__races_found *found;
@@ -118,15 +171,6 @@ struct rmalab__races {
 /* Room for one more record at the end (NULL: out of memory). */
 rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l);
 void rmalab__races_rlist_free(struct rmalab__rlist *l);
-/* Every record of `l`, this rank's, completed by the release S (the clock
- * that release sends): at the releasing thread's entry of S (clock.h). */
-void rmalab__races_rlist_complete(struct rmalab__rlist *l, const int64_t *S);
-/* Every record of `l` issued after clock P too: their clocks join it. */
-void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P);
-/* A record of an access by this rank, issued now, appended to `l` or merged
- * into its last record (an adjacent access of the same kind from the same
- * site in the same interval); *id: the record's number. */
-int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id);
 /* Join the list's last record, just pushed, to the one before it when they
  * are one access (adjacent bytes, same site and interval); returns the
  * record that holds it. */
@@ -134,35 +178,37 @@ rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l);
 /* The rule (docs/races.md): do a and b race. */
 bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
                            const rmalab__racc *b);
-/* The checker's state of races.c: the rule's hints, from the window's
- * hints at creation. */
-int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_create);
-
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
  * and memory"). */
-/* Compare a list of records (a batch) against the window's log (and, unless RMALAB__CK_INTRA,
- * each against those before it), report what races, and add them to the log.
- * `at` names the call, for reports (NULL: the new access itself). Returns
- * the races found. */
+/* Compare a list of records (a batch) against the window's log (and, unless
+ * RMALAB__CK_INTRA, each against those before it), and add them to the log.
+ * The races found join `found` as pairs of records (the log's, then the
+ * batch's), once each, for the reports (races-report.c) that the caller
+ * hands them to: the model reports nothing itself. Fails only out of
+ * memory for `found`. */
 enum {
     RMALAB__CK_INTRA = 1,   /* the batch's own pairs were compared by its origin */
     RMALAB__CK_PASSIVE = 2, /* passive-target records: compared with `past` too */
 };
-unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
-                             const char *at);
+int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                        struct rmalab__rlist *found);
 /* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships). */
-unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
-                              const char *at);
-/* After an acquire (wait, test): the log's records ordered before this
- * rank's clock move to `past`. */
-void rmalab__races_prune(struct rmalab__races *R);
-/* At a fence, after its join (NULL: it failed): forget the log, as every
- * access so far happens before every later one. */
-void rmalab__races_forget(struct rmalab__races *R, const int64_t *join);
-/* A passive-target batch from window rank `from` arrived, with its clock. */
-void rmalab__races_seen(struct rmalab__races *R, int from, const int64_t *clock);
+ * passive-target batch, before it ships); races join `found` as above. */
+int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
+                         struct rmalab__rlist *found);
+/* A synchronisation's part in the model (races-sync.c calls it between
+ * races-wire.c's messages in and out): the post clocks that arrived join
+ * the epoch's records; what this rank released is completed at R->S, and
+ * what stays here checked (its own records; a passive batch's own pairs
+ * before it ships); each batch that arrived (R->in) is checked, with what
+ * the call acquires (an epoch's clocks; a wait's end moves what they order
+ * to `past`). Races join `found`, as for rmalab__races_check. */
+int rmalab__races_take(struct rmalab__races *R, const struct rmalab__races_step *st,
+                       struct rmalab__rlist *found);
+/* At a fence, after its join (joined false: it failed): forget the log, as
+ * every access so far happens before every later one. */
+void rmalab__races_forget(struct rmalab__races *R, bool joined);
 /* The log's state, and its release. */
 int rmalab__races_log_init(struct rmalab__races *R);
 void rmalab__races_log_free(struct rmalab__races *R);

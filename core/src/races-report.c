@@ -252,8 +252,8 @@ static void found(struct rmalab__races *R, const rmalab_race *x, const rmalab__r
         .issuer = {a->issuer, b->issuer}, .id = {a->id, b->id}};
 }
 
-void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
-                          const rmalab__racc *b, const char *at)
+static void report(struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b,
+                   const char *at)
 {
     rmalab_race x = {0};
     if (at)
@@ -303,6 +303,15 @@ void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
     if (session.n < session.cap)
         session.list[session.n++] = x;
     found(R, &x, a, b);
+}
+
+void rmalab__races_report(struct rmalab__races *R, struct rmalab__rlist *pairs, const char *at)
+{
+    size_t sz = rmalab__races_racc_size();
+    for (int i = 0; i + 1 < pairs->n; i += 2)
+        report(R, (const rmalab__racc *)(pairs->p + (size_t)i * sz),
+               (const rmalab__racc *)(pairs->p + (size_t)(i + 1) * sz), at);
+    pairs->n = 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -10,10 +10,11 @@
 void rmalab__races_report_site(char *buf, size_t size, const char *fallback);
 /* The same, keeping the site for the next record (an operation's blocks). */
 void rmalab__races_report_site_keep(char *buf, size_t size, const char *fallback);
-/* Report the race of a and b (`at`: the call that found it; NULL: b); a
- * new one joins R->found too. */
-void rmalab__races_report(struct rmalab__races *R, const rmalab__racc *a,
-                          const rmalab__racc *b, const char *at);
+/* Report each race of `pairs` (two records each, as races.c's checks
+ * return them; `at`: the call that found them; NULL: each pair's second
+ * record, the access checked), and empty it; a new one joins R->found
+ * too. */
+void rmalab__races_report(struct rmalab__races *R, struct rmalab__rlist *pairs, const char *at);
 /* "wait() at x.lua:31": `call` and the site the caller named, for reports. */
 void rmalab__races_report_where(char *buf, size_t size, const char *call);
 /* What this rank found during `call` (rc: the call's own status, returned

@@ -56,6 +56,26 @@ static rmalab__racc record_of(const struct rmalab__races *R, const rmalab__op_ev
     return r;
 }
 
+static uint32_t next_id; /* the last access record's number */
+
+/* A record of an access by this rank, issued now, appended to `l` or merged
+ * into its last record (an adjacent access of the same kind from the same
+ * site in the same interval); *id: the record's number. */
+static int add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
+{
+    rmalab__racc *r = rmalab__races_rlist_push(l);
+    if (!r)
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
+    memcpy(r, proto, sizeof *r);
+    r->id = ++next_id;
+    memcpy(r->vc, rmalab__clock_now(), rmalab__clock_bytes());
+    r->entry = rmalab__clock_entry();
+    if (r->local) /* a point: completed by the next release */
+        r->c = rmalab__clock_mine() + 1;
+    *id = rmalab__races_rlist_merge_last(l)->id;
+    return RMALAB_OK;
+}
+
 int rmalab__races_sync_op(struct rmalab__races *R, const rmalab__op_event *ev, uint32_t *id)
 {
     rmalab__racc r = record_of(R, ev, false);
@@ -65,7 +85,7 @@ int rmalab__races_sync_op(struct rmalab__races *R, const rmalab__op_event *ev, u
                                             : RMALAB__RK_ATOMIC;
     (ev->more ? rmalab__races_report_site_keep : rmalab__races_report_site)(
         r.site, sizeof r.site, rmalab_trace_kind_name((rmalab_trace_kind)ev->kind));
-    return rmalab__races_racc_add(&R->out[ev->target], &r, id);
+    return add(&R->out[ev->target], &r, id);
 }
 
 /* A point access (a read or write, a load or store) as one record, alone
@@ -80,7 +100,7 @@ static int point_record(struct rmalab__races *R, const rmalab__op_event *ev, con
     r.call = write ? RMALAB__RC_WRITE : RMALAB__RC_READ;
     rmalab__races_report_site(r.site, sizeof r.site, sites[write]);
     one->n = 0;
-    return rmalab__races_racc_add(one, &r, id);
+    return add(one, &r, id);
 }
 
 /* The one record of the local access that rmalab__races_sync_local made last. */
@@ -94,9 +114,9 @@ int rmalab__races_sync_local(struct rmalab__races *R, const rmalab__op_event *ev
 
 int rmalab__races_sync_local_check(struct rmalab__races *R, const rmalab__op_event *ev)
 {
-    rmalab__races_check(R, &one_local, 0, NULL);
-    return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read",
-                                       RMALAB_OK);
+    int rc = rmalab__races_check(R, &one_local, 0, &R->found_pairs);
+    rmalab__races_report(R, &R->found_pairs, NULL);
+    return rmalab__races_report_finish(R, ev->kind == RMALAB_TRACE_WRITE ? "write" : "read", rc);
 }
 
 /* A load or store through a pointer to another rank's memory (a view of a
@@ -119,34 +139,65 @@ int rmalab__races_sync_direct(struct rmalab__races *R, const rmalab__op_event *e
 /* ------------------------------------------------------------------------ */
 /* The checker's part of each call (observe.c)                              */
 
-int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *ev)
+/* The checker's step for a call, from its kind's row: ahead of its MPI
+ * call (post's clock, complete's records; else nothing), or once it ended. */
+static struct rmalab__races_step step_of(const rmalab__sync_event *ev, bool ahead)
 {
-    switch (ev->k->releases) {
-    case RMALAB_RELEASE_CLOCK: return rmalab__races_wire_post(R, ev->group, ev->n);
-    case RMALAB_RELEASE_EPOCH: return rmalab__races_wire_complete(R, ev->group, ev->n);
-    default: return RMALAB_OK;
-    }
+    const rmalab_sync_kind *k = ev->k;
+    struct rmalab__races_step st = {.group = ev->group, .n = ev->n, .target = -1};
+    if (ahead)
+        st.what = k->releases == RMALAB_RELEASE_CLOCK   ? RMALAB__DO_POST
+                  : k->releases == RMALAB_RELEASE_EPOCH ? RMALAB__DO_COMPLETE
+                                                        : RMALAB__DO_ARRIVED;
+    else if (k->releases == RMALAB_RELEASE_ALL)
+        st.what = RMALAB__DO_FENCE;
+    else if (k->releases == RMALAB_RELEASE_TARGETS)
+        st.what = RMALAB__DO_RELEASED;
+    else if (k->acquires == RMALAB_ACQUIRE_EPOCH)
+        st.what = RMALAB__DO_EXPOSED;
+    else
+        st.what = RMALAB__DO_ARRIVED;
+    if (st.what == RMALAB__DO_RELEASED && k->scope == RMALAB_SYNC_PEER)
+        st.target = ev->peer;
+    return st;
 }
 
-/* Where the call is, for reports; then what it releases and acquires
- * (races-wire.c), and what was found on the way, raised, warned of or kept. */
+/* One step through the checker's files, each once: messages in
+ * (races-wire.c), the model's part (races.c), which returns the races it
+ * found in R->found_pairs, messages out (races-wire.c). The caller reports. */
+static int run(struct rmalab__races *R, struct rmalab__races_step *st)
+{
+    int rc = rmalab__races_wire_in(R, st);
+    int rc2 = rmalab__races_take(R, st, &R->found_pairs);
+    int rc3 = rmalab__races_wire_out(R, st);
+    return rc ? rc : rc2 ? rc2 : rc3;
+}
+
+int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *ev)
+{
+    struct rmalab__races_step st = step_of(ev, true);
+    return st.what == RMALAB__DO_ARRIVED ? RMALAB_OK : run(R, &st);
+}
+
+/* Where the call is, for reports; then its step once it ended, and what was found on the way, reported
+ * once, then raised, warned of or kept; at a fence every rank raises
+ * together, and the log is forgotten. */
 int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
-    if (k->acquires == RMALAB_ACQUIRE_EPOCH && !ev->n)
+    struct rmalab__races_step st = step_of(ev, false);
+    if (st.what == RMALAB__DO_EXPOSED && !ev->n)
         return RMALAB_OK; /* a wait or test that ends no exposure epoch */
     char at[96];
     rmalab__races_report_where(at, sizeof at, k->name);
-    int rc;
-    if (k->releases == RMALAB_RELEASE_ALL)
-        rc = rmalab__races_wire_fence(R, at);
-    else if (k->releases == RMALAB_RELEASE_TARGETS)
-        rc = rmalab__races_wire_released(R, k->scope == RMALAB_SYNC_PEER ? ev->peer : -1, at);
-    else if (k->acquires == RMALAB_ACQUIRE_EPOCH)
-        rc = rmalab__races_wire_exposed(R, ev->group, ev->n, at);
-    else
-        rc = rmalab__races_wire_drain(R, at);
-    return rmalab__races_report_finish(R, k->name, rc);
+    int rc = run(R, &st), rc2 = RMALAB_OK;
+    rmalab__races_report(R, &R->found_pairs, at);
+    if (st.what == RMALAB__DO_FENCE)
+        rc2 = rmalab__races_report_finish_together(R, R->S, "fence");
+    int rc3 = rmalab__races_report_finish(R, k->name, rc ? rc : rc2);
+    if (st.what == RMALAB__DO_FENCE)
+        rmalab__races_forget(R, !rc2); /* the fence orders everything before it */
+    return rc3;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -189,7 +240,14 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     R->recvd = rmalab__mem_calloc((size_t)w->size, sizeof *R->recvd);
     if (!R->out || !R->sent || !R->recvd)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
-    int rc = rmalab__races_model_init(R, w->at_create);
+    /* The rule's hints, from the window's at creation. */
+    const char *ops = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
+    const char *ord = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
+    R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
+    R->acc_ordered = !ord || strcmp(ord, "none") != 0;
+    int rc = rmalab__clock_ready();
+    if (!rc && !(R->S = rmalab__mem_alloc(rmalab__clock_bytes())))
+        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     return rc ? rc : rmalab__races_log_init(R);
 }
 
@@ -224,7 +282,11 @@ int rmalab__races_sync_close(struct rmalab__races *R)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, "free");
-    return rmalab__races_wire_close(R, at);
+    struct rmalab__races_step st = {.what = RMALAB__DO_CLOSE, .target = -1};
+    int rc = run(R, &st);
+    rmalab__races_report(R, &R->found_pairs, at);
+    int rc2 = rmalab__races_report_finish_together(R, NULL, "free");
+    return rc ? rc : rc2;
 }
 
 void rmalab__races_sync_free(rmalab_win *w)
@@ -240,6 +302,8 @@ void rmalab__races_sync_free(rmalab_win *w)
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);
     rmalab__mem_free(R->found);
+    rmalab__mem_free(R->S);
+    rmalab__races_rlist_free(&R->found_pairs);
     rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)
         MPI_Comm_free(&R->comm);

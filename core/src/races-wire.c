@@ -1,7 +1,8 @@
 /* The race checker between ranks (docs/races.md): what each
  * synchronisation sends and receives, and the messages that carry it.
- * races-sync.c hands each call here by its kind's row; races.c checks the
- * records that arrive; races-report.c says what was found.
+ * races-sync.c runs each call's step (races-private.h): messages in here,
+ * then races.c takes them in and checks what stays, then messages out
+ * here; this file calls no other file of the checker.
  *
  * An origin keeps the records of its operations to each target until the
  * call that completes them, then ships them to the target as one message
@@ -15,7 +16,8 @@
  *            own pairs; the target checks what arrived at its next
  *            synchronisation call, and at fence and free at the latest,
  *            where the ranks first exchange how many each sent to each;
- *   fence    sends every record (FENCE), exchanges the counts, checks,
+ *   fence    sends every record (FENCE) as it is, with the clock and entry
+ *            that complete it at its target, exchanges the counts, checks,
  *            and joins the clocks in an allreduce, which also says who
  *            found a race, so that every rank raises together;
  *   free     is the last such exchange.
@@ -25,7 +27,6 @@
  * peer go on, so a receive never waits for a peer's progress beyond a
  * message already sent; receives poll and sleep. */
 #include "races-private.h"
-#include "races-report.h"
 #include "races-wire.h"
 #include "alloc.h"
 #include "error-private.h"
@@ -36,7 +37,7 @@
 enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_FENCE };
 
 typedef struct {
-    int32_t nrec, spare;
+    int32_t nrec, entry; /* entry: the sender's clock entry (FENCE: completes the records) */
     int64_t pad;
 } msg_hdr;
 
@@ -77,7 +78,7 @@ static int send_msg(struct rmalab__races *R, int to, int tag, const int64_t *clo
     unsigned char *buf = rmalab__mem_alloc(bytes);
     if (!buf)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    *(msg_hdr *)buf = (msg_hdr){.nrec = n};
+    *(msg_hdr *)buf = (msg_hdr){.nrec = n, .entry = rmalab__clock_entry()};
     memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
     if (n)
         memcpy(buf + sizeof(msg_hdr) + rmalab__clock_bytes(), recs->p,
@@ -129,26 +130,35 @@ static struct rmalab__rlist msg_recs(unsigned char *buf)
     return (struct rmalab__rlist){buf + sizeof(msg_hdr) + rmalab__clock_bytes(), n, n};
 }
 
-/* Receive one message and check its records. */
-static int take(struct rmalab__races *R, int from, int tag, bool intra,
-                            const char *at, bool acquire)
+/* A message that came in joins R->in, for races.c; the step's end frees it. */
+static int keep_in(struct rmalab__races *R, unsigned char *buf, int from, int kind)
 {
-    unsigned char *buf;
-    int rc = recv_msg(R, from, tag, &buf);
-    if (rc)
-        return rc;
-    struct rmalab__rlist recs = msg_recs(buf);
-    rmalab__races_check(R, &recs, intra ? RMALAB__CK_INTRA | RMALAB__CK_PASSIVE : 0, at);
-    if (acquire)
-        rmalab__clock_acquire(msg_clock(buf));
-    if (intra) /* a passive batch: what its origin's later ones know */
-        rmalab__races_seen(R, from, msg_clock(buf));
-    rmalab__mem_free(buf);
+    if (R->nin == R->capin) {
+        int cap = R->capin ? 2 * R->capin : 8;
+        struct rmalab__rbatch *in = rmalab__mem_realloc(R->in, (size_t)cap * sizeof *in);
+        if (!in) {
+            rmalab__mem_free(buf);
+            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        }
+        R->in = in;
+        R->capin = cap;
+    }
+    R->in[R->nin++] = (struct rmalab__rbatch){
+        .from = from, .kind = kind, .entry = ((const msg_hdr *)buf)->entry,
+        .clock = msg_clock(buf), .recs = msg_recs(buf), .msg = buf};
     return RMALAB_OK;
 }
 
+/* Receive one message (blocking), kept as a batch of `kind`. */
+static int receive(struct rmalab__races *R, int from, int tag, int kind)
+{
+    unsigned char *buf = NULL;
+    int rc = recv_msg(R, from, tag, &buf);
+    return rc ? rc : keep_in(R, buf, from, kind);
+}
+
 /* Passive-target batches that have arrived. */
-int rmalab__races_wire_drain(struct rmalab__races *R, const char *at)
+static int drain(struct rmalab__races *R)
 {
     for (;;) {
         int flag = 0;
@@ -158,102 +168,78 @@ int rmalab__races_wire_drain(struct rmalab__races *R, const char *at)
             return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (!flag)
             return RMALAB_OK;
-        int rc = take(R, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, true, at, false);
+        int rc = receive(R, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
         if (rc)
             return rc;
         R->recvd[st.MPI_SOURCE]++;
     }
 }
 
-/* Collective: every passive batch sent to this rank, and `fence` (per
- * origin: one FENCE message or none), received and checked. */
-static int exchange(struct rmalab__races *R, const int64_t *fence, const char *at)
+/* Collective: with `fence`, this rank's records to each other rank go
+ * first, as they are (FENCE: their target completes them); then every
+ * passive batch sent to this rank, and those FENCE messages, come in.
+ * Every rank goes through the collective, whatever failed. */
+static int exchange(struct rmalab__races *R, bool fence)
 {
-    int P = R->size, rc = RMALAB_OK;
+    int P = R->size, rc = RMALAB_OK, rc2 = RMALAB_OK;
     int64_t *mine = rmalab__mem_alloc(4 * (size_t)P * sizeof *mine);
     if (!mine)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     int64_t *theirs = mine + 2 * P;
     for (int t = 0; t < P; t++) {
         mine[2 * t] = (int64_t)R->sent[t];
-        mine[2 * t + 1] = fence ? fence[t] : 0;
+        mine[2 * t + 1] = fence && t != R->rank && R->out[t].n;
+        if (mine[2 * t + 1] && !rc)
+            rc = send_msg(R, t, RMALAB__TAG_FENCE, R->S, &R->out[t]);
     }
     int e = MPI_Alltoall(mine, 2, MPI_INT64_T, theirs, 2, MPI_INT64_T, R->comm);
     if (e != MPI_SUCCESS)
-        rc = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
-    for (int o = 0; o < P && !rc; o++) {
-        while (!rc && (int64_t)R->recvd[o] < theirs[2 * o]) {
-            rc = take(R, o, RMALAB__TAG_PASSIVE, true, at, false);
+        rc2 = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
+    for (int o = 0; o < P && !rc2; o++) {
+        while (!rc2 && (int64_t)R->recvd[o] < theirs[2 * o]) {
+            rc2 = receive(R, o, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
             R->recvd[o]++;
         }
-        if (!rc && theirs[2 * o + 1])
-            rc = take(R, o, RMALAB__TAG_FENCE, false, at, false);
+        if (!rc2 && theirs[2 * o + 1])
+            rc2 = receive(R, o, RMALAB__TAG_FENCE, RMALAB__RB_FENCE);
     }
     rmalab__mem_free(mine);
-    return rc;
+    return rc ? rc : rc2;
 }
 
 /* ------------------------------------------------------------------------ */
-/* What each synchronisation sends and receives                             */
+/* What each synchronisation receives, then sends                           */
 
-int rmalab__races_wire_post(struct rmalab__races *R, const int *ranks, int n)
+/* This rank's clock, released for the call's records and messages. */
+static void release(struct rmalab__races *R, struct rmalab__races_step *st)
 {
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    rmalab__clock_release(S);
-    R->exposing = true;
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = send_msg(R, ranks[i], RMALAB__TAG_POST, S, NULL);
-    rmalab__mem_free(S);
-    return rc;
+    rmalab__clock_release(R->S);
+    st->released = true;
 }
 
-/* MPI orders a target's accesses before its post only before the
- * operations of the access epoch that matches it: the post clock joins
- * those records, not this rank's clock. */
-static int join_post(struct rmalab__races *R, int t)
+int rmalab__races_wire_in(struct rmalab__races *R, struct rmalab__races_step *st)
 {
-    unsigned char *buf;
-    int rc = recv_msg(R, t, RMALAB__TAG_POST, &buf);
-    if (rc)
+    int rc = RMALAB_OK;
+    switch (st->what) {
+    case RMALAB__DO_POST: release(R, st); return RMALAB_OK;
+    case RMALAB__DO_COMPLETE:
+        /* MPI orders a target's accesses before its post only before the
+         * operations of the access epoch that matches it: the post clock
+         * joins those records (races.c), not this rank's clock. */
+        for (int i = 0; i < st->n && !rc; i++)
+            rc = receive(R, st->group[i], RMALAB__TAG_POST, RMALAB__RB_POST);
+        if (!rc)
+            release(R, st);
         return rc;
-    rmalab__races_rlist_join(&R->out[t], msg_clock(buf));
-    rmalab__mem_free(buf);
-    return RMALAB_OK;
-}
-
-int rmalab__races_wire_complete(struct rmalab__races *R, const int *group, int n)
-{
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = join_post(R, group[i]);
-    int64_t *S = rc ? NULL : rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!rc && !S)
-        rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    if (rc)
-        return rc;
-    rmalab__clock_release(S);
-    for (int i = 0; i < n && !rc; i++) {
-        rmalab__races_rlist_complete(&R->out[group[i]], S);
-        rc = send_msg(R, group[i], RMALAB__TAG_DONE, S, &R->out[group[i]]);
-        R->out[group[i]].n = 0;
+    case RMALAB__DO_EXPOSED:
+        for (int i = 0; i < st->n && !rc; i++)
+            rc = receive(R, st->group[i], RMALAB__TAG_DONE, RMALAB__RB_EPOCH);
+        return rc ? rc : drain(R);
+    case RMALAB__DO_RELEASED: release(R, st); return drain(R);
+    case RMALAB__DO_FENCE: release(R, st); return exchange(R, true);
+    case RMALAB__DO_CLOSE: return exchange(R, false);
+    default: return drain(R);
     }
-    rmalab__mem_free(S);
-    return rc;
-}
-
-int rmalab__races_wire_exposed(struct rmalab__races *R, const int *xgroup, int n, const char *at)
-{
-    int rc = RMALAB_OK;
-    for (int i = 0; i < n && !rc; i++)
-        rc = take(R, xgroup[i], RMALAB__TAG_DONE, false, at, true);
-    if (!rc) {
-        R->exposing = false; /* every record of the epoch is in */
-        rmalab__races_prune(R);
-    }
-    return rc ? rc : rmalab__races_wire_drain(R, at);
 }
 
 int rmalab__races_wire_passive(struct rmalab__races *R, int t, const int64_t *S,
@@ -265,76 +251,54 @@ int rmalab__races_wire_passive(struct rmalab__races *R, int t, const int64_t *S,
     return rc;
 }
 
-/* Passive target: the records to t are complete. The origin checks the
- * batch's own pairs (the target may call nothing soon), then ships it. */
-static int ship_passive(struct rmalab__races *R, int t, const int64_t *S, const char *at)
+/* The records to each of ranks [lo, hi) leave, once completed and checked
+ * (races.c): complete's to the epoch's targets (`group`: theirs), unlock's
+ * as passive batches (their records to this rank stay: checked), a
+ * fence's already sent. */
+static int ship(struct rmalab__races *R, const struct rmalab__races_step *st, int lo, int hi)
 {
-    struct rmalab__rlist *l = &R->out[t];
-    if (!l->n)
-        return RMALAB_OK;
-    rmalab__races_rlist_complete(l, S);
     int rc = RMALAB_OK;
-    if (t == R->rank) {
-        rmalab__races_check(R, l, RMALAB__CK_PASSIVE, at);
-    } else {
-        rmalab__races_within(R, l, at);
-        rc = rmalab__races_wire_passive(R, t, S, l);
+    for (int i = lo; i < hi && !rc; i++) {
+        int t = st->what == RMALAB__DO_COMPLETE ? st->group[i] : i;
+        struct rmalab__rlist *l = &R->out[t];
+        if (st->what == RMALAB__DO_COMPLETE)
+            rc = send_msg(R, t, RMALAB__TAG_DONE, R->S, l);
+        else if (st->what == RMALAB__DO_RELEASED && t != R->rank && l->n)
+            rc = rmalab__races_wire_passive(R, t, R->S, l);
+        l->n = 0;
     }
-    l->n = 0;
     return rc;
 }
 
-int rmalab__races_wire_released(struct rmalab__races *R, int target, const char *at)
+/* Free: every peer has received what this rank sent: the sends end. */
+static void end_sends(struct rmalab__races *R)
 {
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes());
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    rmalab__clock_release(S);
-    int rc = RMALAB_OK;
-    for (int t = target < 0 ? 0 : target; t < (target < 0 ? R->size : target + 1) && !rc; t++)
-        rc = ship_passive(R, t, S, at);
-    rmalab__mem_free(S);
-    return rc ? rc : rmalab__races_wire_drain(R, at);
-}
-
-int rmalab__races_wire_fence(struct rmalab__races *R, const char *at)
-{
-    int P = R->size, rc = RMALAB_OK;
-    int64_t *S = rmalab__mem_alloc(rmalab__clock_bytes() + (size_t)P * sizeof(int64_t));
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    int64_t *sent = S + rmalab__clock_size();
-    rmalab__clock_release(S);
-    for (int t = 0; t < P; t++) {
-        struct rmalab__rlist *l = &R->out[t];
-        sent[t] = t != R->rank && l->n;
-        rmalab__races_rlist_complete(l, S);
-        if (t == R->rank)
-            rmalab__races_check(R, l, 0, at);
-        else if (l->n && !rc)
-            rc = send_msg(R, t, RMALAB__TAG_FENCE, S, l);
-        l->n = 0;
-    }
-    /* Every rank goes through the collectives, whatever failed. */
-    int rc2 = exchange(R, sent, at);
-    int rc3 = rmalab__races_report_finish_together(R, S, "fence");
-    rmalab__mem_free(S);
-    /* The fence orders everything before it. */
-    rmalab__races_forget(R, rc3 ? NULL : rmalab__clock_now());
-    return rc ? rc : rc2 ? rc2 : rc3;
-}
-
-int rmalab__races_wire_close(struct rmalab__races *R, const char *at)
-{
-    int rc = exchange(R, NULL, at);
-    int rc2 = rmalab__races_report_finish_together(R, NULL, "free");
-    /* Every peer has received what this rank sent: the sends end now. */
     for (int i = 0; i < R->nreq; i++) {
         MPI_Wait(&R->req[i], MPI_STATUS_IGNORE);
         rmalab__mem_free(R->reqbuf[i]);
     }
     R->nreq = 0;
-    return rc ? rc : rc2;
+}
+
+int rmalab__races_wire_out(struct rmalab__races *R, const struct rmalab__races_step *st)
+{
+    int rc = RMALAB_OK;
+    for (int i = 0; i < R->nin; i++)
+        rmalab__mem_free(R->in[i].msg);
+    R->nin = 0;
+    if (st->what == RMALAB__DO_POST && st->released)
+        for (int i = 0; i < st->n && !rc; i++)
+            rc = send_msg(R, st->group[i], RMALAB__TAG_POST, R->S, NULL);
+    else if (st->what == RMALAB__DO_COMPLETE && st->released)
+        rc = ship(R, st, 0, st->n);
+    else if (st->what == RMALAB__DO_RELEASED && st->released)
+        rc = ship(R, st, st->target < 0 ? 0 : st->target,
+                  st->target < 0 ? R->size : st->target + 1);
+    else if (st->what == RMALAB__DO_FENCE && st->released)
+        rc = ship(R, st, 0, R->size);
+    else if (st->what == RMALAB__DO_CLOSE)
+        end_sends(R);
+    return rc;
 }
 
 void rmalab__races_wire_free(struct rmalab__races *R)
@@ -345,4 +309,7 @@ void rmalab__races_wire_free(struct rmalab__races *R)
         MPI_Request_free(&R->req[i]);
     rmalab__mem_free(R->req);
     rmalab__mem_free(R->reqbuf);
+    for (int i = 0; i < R->nin; i++)
+        rmalab__mem_free(R->in[i].msg);
+    rmalab__mem_free(R->in);
 }

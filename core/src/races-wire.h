@@ -7,30 +7,22 @@
 #include "races-private.h"
 
 /* What each synchronisation sends and receives, on the checker's own
- * communicator (races-sync.c decides which). */
-/* post: its clock to each of `ranks`, ahead of the engine's post. */
-int rmalab__races_wire_post(struct rmalab__races *R, const int *ranks, int n);
-/* complete: the targets' post clocks joined, the epoch's records released
- * and sent to each target of `group`, ahead of the engine's complete. */
-int rmalab__races_wire_complete(struct rmalab__races *R, const int *group, int n);
-/* wait, test: each origin's records of the epoch received, checked and
- * acquired; then the passive batches that arrived. */
-int rmalab__races_wire_exposed(struct rmalab__races *R, const int *xgroup, int n, const char *at);
-/* unlock, flush: the records to `target` (-1: to every rank) released and
- * sent, their own pairs checked first; then the batches that arrived. */
-int rmalab__races_wire_released(struct rmalab__races *R, int target, const char *at);
-/* Send the records `l` to `t` as a passive batch with clock S. */
+ * communicator: races-sync.c runs the step (races-private.h), and races.c
+ * takes in, between the two, what came in. */
+/* Messages in: the clock this rank releases (st->released, R->S), and what
+ * the call receives, kept in R->in (a fence's and free's exchange is
+ * collective; a fence sends its records first). */
+int rmalab__races_wire_in(struct rmalab__races *R, struct rmalab__races_step *st);
+/* Messages out: what the call released (post's clock, complete's and
+ * unlock's records) sent, the released lists emptied, the messages that
+ * came in freed; at free, the sends end. */
+int rmalab__races_wire_out(struct rmalab__races *R, const struct rmalab__races_step *st);
+/* Send the records `l` to `t` as a passive batch with clock S (a load or
+ * store of its memory). */
 int rmalab__races_wire_passive(struct rmalab__races *R, int t, const int64_t *S,
                                const struct rmalab__rlist *l);
-/* The passive-target batches that have arrived, checked. */
-int rmalab__races_wire_drain(struct rmalab__races *R, const char *at);
-/* Collective, fence: every record sent, every batch sent to this rank
- * received and checked, the clocks joined (every rank raises together). */
-int rmalab__races_wire_fence(struct rmalab__races *R, const char *at);
-/* Collective, free (before MPI_Win_free): the last such exchange; the
- * sends end. */
-int rmalab__races_wire_close(struct rmalab__races *R, const char *at);
-/* The sends' state released (sends still in flight keep their buffers). */
+/* The sends' state released (sends still in flight keep their buffers),
+ * and what came in. */
 void rmalab__races_wire_free(struct rmalab__races *R);
 
 #endif

@@ -1,9 +1,10 @@
 /* The race checker's model (docs/races.md): access records, their lists,
  * the race rule, and the log of a window's memory that new records are
- * checked against (below, THE LOG). The process's clock is clock.c's, the
- * reports races-report.c's; races-wire.c brings other ranks' records and
- * races-sync.c decides when records are made, moved and checked.
- *
+ * checked against (below, THE LOG). The process's clock is clock.c's. Its
+ * checks return the races they find (races-pairs.c), which races-sync.c
+ * hands to the reports (races-report.c) once the call's checks are done;
+ * races-wire.c brings other ranks' records, and races-sync.c decides when
+ * records are made, moved and checked. *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
  * clock vc and its completion c: the issuer's own clock entry at the
@@ -16,17 +17,14 @@
  * element-wise max. A local access is a point: its c is the value of the
  * next release. */
 #include "races-private.h"
-#include "races-report.h"
+#include "races-pairs.h"
 #include "alloc.h"
 #include "error-private.h"
-#include "hints-private.h"
 
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
 /* Records and lists                                                        */
-
-static uint32_t next_id; /* the last access record's number */
 
 /* The i-th record of a list: every loop over records asks for it. */
 static inline rmalab__racc *rmalab__races_rlist_at(const struct rmalab__rlist *l, int i)
@@ -53,9 +51,10 @@ void rmalab__races_rlist_free(struct rmalab__rlist *l)
     *l = (struct rmalab__rlist){0};
 }
 
-void rmalab__races_rlist_complete(struct rmalab__rlist *l, const int64_t *S)
+/* Every record of `l` completed by the release S, at its clock entry
+ * `entry` (the releasing thread's, clock.h). */
+static void complete_at(struct rmalab__rlist *l, const int64_t *S, int entry)
 {
-    int entry = rmalab__clock_entry();
     for (int i = 0; i < l->n; i++) {
         rmalab__racc *r = rmalab__races_rlist_at(l, i);
         r->c = S[entry];
@@ -63,7 +62,8 @@ void rmalab__races_rlist_complete(struct rmalab__rlist *l, const int64_t *S)
     }
 }
 
-void rmalab__races_rlist_join(struct rmalab__rlist *l, const int64_t *P)
+/* Every record of `l` issued after clock P too: their clocks join it. */
+static void join(struct rmalab__rlist *l, const int64_t *P)
 {
     int W = rmalab__clock_size();
     for (int i = 0; i < l->n; i++) {
@@ -102,21 +102,6 @@ rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l)
     prev->count += r->count;
     l->n--;
     return prev;
-}
-
-int rmalab__races_racc_add(struct rmalab__rlist *l, const rmalab__racc *proto, uint32_t *id)
-{
-    rmalab__racc *r = rmalab__races_rlist_push(l);
-    if (!r)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory recording an access");
-    memcpy(r, proto, sizeof *r);
-    r->id = ++next_id;
-    memcpy(r->vc, rmalab__clock_now(), rmalab__clock_bytes());
-    r->entry = rmalab__clock_entry();
-    if (r->local) /* a point: completed by the next release */
-        r->c = rmalab__clock_mine() + 1;
-    *id = rmalab__races_rlist_merge_last(l)->id;
-    return RMALAB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -164,15 +149,6 @@ bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
 {
     return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
            !atomic_ok(R, a, b) && !excluded(a, b) && !hb(a, b) && !hb(b, a);
-}
-
-int rmalab__races_model_init(struct rmalab__races *R, const rmalab_info *at_create)
-{
-    const char *ops = rmalab__hints_lookup(at_create, RMALAB_KEY_ACCUMULATE_OPS);
-    const char *ord = rmalab__hints_lookup(at_create, RMALAB_KEY_ACCUMULATE_ORDERING);
-    R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
-    R->acc_ordered = !ord || strcmp(ord, "none") != 0;
-    return rmalab__clock_ready();
 }
 
 /* THE LOG of a window's memory (docs/races.md, "Cost and memory"): the
@@ -414,16 +390,18 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
 
 /* Every record of g against r. The bytes first, here: most of a long
  * log's records are of other bytes (a C program's runs, row by row). */
-static void compare(struct rmalab__races *R, const struct rmalab__rlog *g,
-                    const rmalab__racc *r, const char *at)
+static int compare(const struct rmalab__races *R, const struct rmalab__rlog *g,
+                   const rmalab__racc *r, struct rmalab__rlist *found)
 {
     size_t sz = rmalab__races_racc_size();
     const unsigned char *p = g->l.p;
-    for (int j = 0; j < g->l.n; j++, p += sz) {
+    int rc = RMALAB_OK;
+    for (int j = 0; j < g->l.n && !rc; j++, p += sz) {
         const rmalab__racc *x = (const rmalab__racc *)p;
         if (x->lo < r->hi && r->lo < x->hi && !x->dead && rmalab__races_is_race(R, x, r))
-            rmalab__races_report(R, x, r, at);
+            rc = rmalab__races_pairs_add(found, x, r);
     }
+    return rc;
 }
 
 static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool merge)
@@ -436,11 +414,10 @@ static void keep_in_log(struct rmalab__races *R, const rmalab__racc *r, bool mer
         sweep(R);
 }
 
-unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
-                             const char *at)
+int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
+                        struct rmalab__rlist *found)
 {
-    unsigned before = R->found_now;
-    int n = l->n;
+    int n = l->n, rc = RMALAB_OK;
     if ((how & RMALAB__CK_PASSIVE) && R->past_dropped && !R->past_warned) {
         warn_incomplete(R, "its record of accesses already ordered is full");
         R->past_warned = true;
@@ -449,17 +426,18 @@ unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist
      * of it is compared with the log before any of it joins. */
     for (int i = 0; i < n; i++) {
         const rmalab__racc *r = rmalab__races_rlist_at(l, i);
-        compare(R, &R->log, r, at);
+        if (!rc)
+            rc = compare(R, &R->log, r, found);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
-        if (how & RMALAB__CK_PASSIVE)
-            compare(R, &R->past, r, at);
+        if ((how & RMALAB__CK_PASSIVE) && !rc)
+            rc = compare(R, &R->past, r, found);
         if (!(how & RMALAB__CK_INTRA))
             keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
     for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
         keep_in_log(R, rmalab__races_rlist_at(l, i), false);
-    return R->found_now - before;
+    return rc;
 }
 
 /* Each record that happens before this rank's clock moves from the log to
@@ -467,7 +445,7 @@ unsigned rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist
  * epoch (which takes this rank's post clock) and of a fence epoch is
  * ordered after it; only passive-target accesses, which no clock of this
  * rank orders, are still compared with `past`. */
-void rmalab__races_prune(struct rmalab__races *R)
+static void prune(struct rmalab__races *R)
 {
     const int64_t *now = rmalab__clock_now();
     for (int i = 0; i < R->log.l.n; i++) {
@@ -481,8 +459,9 @@ void rmalab__races_prune(struct rmalab__races *R)
     compact(&R->log);
 }
 
-void rmalab__races_forget(struct rmalab__races *R, const int64_t *join)
+void rmalab__races_forget(struct rmalab__races *R, bool joined)
 {
+    const int64_t *join = joined ? rmalab__clock_now() : NULL;
     R->log.l.n = R->past.l.n = 0;
     compact(&R->log);
     compact(&R->past);
@@ -492,7 +471,9 @@ void rmalab__races_forget(struct rmalab__races *R, const int64_t *join)
             R->seen[(size_t)b * W + k] = join ? join[k] : 0;
 }
 
-void rmalab__races_seen(struct rmalab__races *R, int from, const int64_t *clock)
+/* A passive-target batch from window rank `from` arrived, with its clock:
+ * what that rank's later batches know. */
+static void seen(struct rmalab__races *R, int from, const int64_t *clock)
 {
     int W = rmalab__clock_size();
     int64_t *s = R->seen + (size_t)from * W;
@@ -522,16 +503,96 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__mem_free(R->seen);
 }
 
-unsigned rmalab__races_within(struct rmalab__races *R, const struct rmalab__rlist *l,
-                              const char *at)
+int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
+                         struct rmalab__rlist *found)
 {
-    unsigned before = R->found_now;
-    for (int i = 0; i < l->n; i++)
-        for (int j = 0; j < i; j++) {
+    int rc = RMALAB_OK;
+    for (int i = 0; i < l->n && !rc; i++)
+        for (int j = 0; j < i && !rc; j++) {
             const rmalab__racc *a = rmalab__races_rlist_at(l, j);
             const rmalab__racc *b = rmalab__races_rlist_at(l, i);
             if (rmalab__races_is_race(R, a, b))
-                rmalab__races_report(R, a, b, at);
+                rc = rmalab__races_pairs_add(found, a, b);
         }
-    return R->found_now - before;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A synchronisation's part                                                 */
+
+/* A batch that came in (races-wire.c): a post clock joins the epoch's
+ * records to its target; an epoch's records are checked and their clock
+ * acquired; a passive batch is checked, its own pairs checked by its
+ * origin; a fence's records are completed from their message first. */
+static int take_batch(struct rmalab__races *R, struct rmalab__rbatch *b,
+                      struct rmalab__rlist *found)
+{
+    int rc = RMALAB_OK;
+    switch (b->kind) {
+    case RMALAB__RB_POST: join(&R->out[b->from], b->clock); break;
+    case RMALAB__RB_EPOCH:
+        rc = rmalab__races_check(R, &b->recs, 0, found);
+        rmalab__clock_acquire(b->clock);
+        break;
+    case RMALAB__RB_PASSIVE:
+        rc = rmalab__races_check(R, &b->recs, RMALAB__CK_INTRA | RMALAB__CK_PASSIVE, found);
+        seen(R, b->from, b->clock);
+        break;
+    default:
+        complete_at(&b->recs, b->clock, b->entry);
+        rc = rmalab__races_check(R, &b->recs, 0, found);
+    }
+    return rc;
+}
+
+/* What this rank released (R->S), before it leaves (races-wire.c): post
+ * opens an exposure; complete's records are completed; unlock's are
+ * completed and checked, here for this rank's memory, or their own pairs
+ * before they ship; at a fence, this rank's own records. */
+static int released(struct rmalab__races *R, const struct rmalab__races_step *st,
+                    struct rmalab__rlist *found)
+{
+    int rc = RMALAB_OK, entry = rmalab__clock_entry();
+    if (st->what == RMALAB__DO_POST)
+        R->exposing = true;
+    for (int i = 0; st->what == RMALAB__DO_COMPLETE && i < st->n; i++)
+        complete_at(&R->out[st->group[i]], R->S, entry);
+    int lo = st->target < 0 ? 0 : st->target, hi = st->target < 0 ? R->size : st->target + 1;
+    for (int t = lo; st->what == RMALAB__DO_RELEASED && t < hi && !rc; t++) {
+        struct rmalab__rlist *l = &R->out[t];
+        if (!l->n)
+            continue;
+        complete_at(l, R->S, entry);
+        rc = t == R->rank ? rmalab__races_check(R, l, RMALAB__CK_PASSIVE, found)
+                          : rmalab__races_within(R, l, found);
+    }
+    if (st->what == RMALAB__DO_FENCE) {
+        complete_at(&R->out[R->rank], R->S, entry);
+        rc = rmalab__races_check(R, &R->out[R->rank], 0, found);
+    }
+    return rc;
+}
+
+int rmalab__races_take(struct rmalab__races *R, const struct rmalab__races_step *st,
+                       struct rmalab__rlist *found)
+{
+    int rc = RMALAB_OK, i = 0;
+    /* What the call waited for first: post clocks, an epoch's records. */
+    for (; i < R->nin && R->in[i].kind <= RMALAB__RB_EPOCH; i++) {
+        int rc2 = take_batch(R, &R->in[i], found);
+        rc = rc ? rc : rc2;
+    }
+    if (st->released) {
+        int rc2 = released(R, st, found);
+        rc = rc ? rc : rc2;
+    }
+    if (st->what == RMALAB__DO_EXPOSED && i == st->n) {
+        R->exposing = false; /* every record of the epoch is in */
+        prune(R);
+    }
+    for (; i < R->nin; i++) {
+        int rc2 = take_batch(R, &R->in[i], found);
+        rc = rc ? rc : rc2;
+    }
+    return rc;
 }
