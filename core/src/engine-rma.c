@@ -13,15 +13,15 @@
  * (release on increment, acquire on observation); where rmalab provides the window memory
  * (win_allocate, win_create without a base, and allocate_shared) it is node-shared too, in the
  * same segment after the counters, so puts and gets become plain copies. A win_allocate whose
- * ranks are all on one node has no segment of its own: its MPI window is node-shared, the
- * counters after each rank's memory (one MPICH window fewer per creation; issue 41); that window is
- * also the window of fences and locks (no companion: win-private.h's own_lock_all), held in lock_all
- * only from an access epoch's first operation through MPI to its complete. Other peers
- * go through MPI: the counters sit in an internal window opened once in lock_all at creation,
- * incremented with MPI_Accumulate, flushed before post and complete return (a peer never depends
- * on this rank calling MPI again), and read with plain atomic loads of the rank's own part, as
- * the unified model allows; the data window is itself kept in lock_all, so operations are issued
- * at any time and completed with MPI_Win_flush.
+ * ranks are all on one node has no segment of its own: its MPI window is node-shared, the counters
+ * after each rank's memory (one MPICH window fewer per creation; issue 41); that window is also
+ * the window of fences and locks (no companion: win-private.h's own_lock_all), held in lock_all
+ * only from an access epoch's first operation through MPI to its complete. Other peers go through
+ * MPI: the counters sit in an internal window opened once in lock_all at creation, incremented
+ * with MPI_Accumulate, flushed before post and complete return (a peer never depends on this rank
+ * calling MPI again), and read with plain atomic loads of the rank's own part, as the unified
+ * model allows; the data window is itself kept in lock_all, so operations are issued at any time
+ * and completed with MPI_Win_flush.
  *
  * Weak synchronisation: start returns at once; the first operation to a target waits for that
  * target's post. Progress: every wait calls MPI's progress engine (MPI_Iprobe) as it polls, then

@@ -179,9 +179,9 @@ int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *
     return st.what == RMALAB__DO_ARRIVED ? RMALAB_OK : run(R, &st);
 }
 
-/* Where the call is, for reports; then its step once it ended, and what was found on the way, reported
- * once, then raised, warned of or kept; at a fence every rank raises
- * together, and the log is forgotten. */
+/* Where the call is, for reports; then its step once it ended, and what
+ * was found on the way, reported once, then raised, warned of or kept; at
+ * a fence every rank raises together, and the log is forgotten. */
 int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;

@@ -67,9 +67,10 @@ typedef struct rmalab__engine {
      * agreement after it). The same on every rank that got that far. */
     int (*make)(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail);
     /* Creation, before the MPI window exists (optional; not run when make
-     * asked for a tail): the collective part of the engine's state. `base` is non-NULL where rmalab provides
-     * this rank's memory (win_allocate, and win_create without memory from
-     * the caller): the engine may then provide it in *base, `alloc` bytes;
+     * asked for a tail): the collective part of the engine's state. `base`
+     * is non-NULL where rmalab provides this rank's memory (win_allocate,
+     * and win_create without memory from the caller): the engine may then
+     * provide it in *base, `alloc` bytes;
      * or, for win_allocate, ask in *tail for that many bytes after this
      * rank's memory in an MPI window made node-shared (every rank is on one
      * node: MPI_Win_allocate_shared), where attach finds them. Collective;
