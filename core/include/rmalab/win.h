@@ -322,12 +322,13 @@ RMALAB_API int rmalab_win_rget_accumulate(rmalab_win *win, int target, MPI_Aint 
  * byte disp x the target's disp_unit (off < 0 too, where those bytes lie
  * in the window: ERR_RMA_RANGE else). Each list is in ascending order of
  * off, its spans disjoint and not adjacent (merged). `type` is the
- * predefined element every side is made of (RMALAB_BYTE when they mix
- * types: accumulates refuse it; or when they are none of the core's
- * types, such as MPI's pair types (MPI_2INT...), long double or complex:
- * then an accumulate's op may be any, maxloc and minloc too, which MPI
- * checks against the datatypes), `count` how many elements each side moves;
- * its op is checked against it as for the calls above. The buffers are
+ * predefined element every side is made of, `count` how many elements
+ * each side moves, and its op is checked against it as for the calls
+ * above. RMALAB_BYTE stands for types that mix, or that are none of the
+ * core's (MPI's pair types, MPI_2INT..., long double, complex): an
+ * accumulate's op is then left to MPI to check against the datatypes, any
+ * op, maxloc and minloc too (rmalab run refuses an accumulate of mixed
+ * types itself, at its FILE:LINE, before this call). The buffers are
  * MPI's until the operation completes, as for the _mem calls;
  * rmalab_win_typed_request is the request form (in a passive-target
  * epoch only). */
