@@ -119,16 +119,55 @@ static struct {
 } freed[FREED];
 static unsigned nfreed;
 
+/* A constructed datatype's contents (MPI_Type_get_contents), for the
+ * walks below: nd is 0 when they could not be had. */
+typedef struct {
+    int ni, na, nd, comb;
+    int *is;
+    MPI_Aint *as;
+    MPI_Datatype *ds;
+} contents;
+
+static bool envelope_of(MPI_Datatype t, contents *c)
+{
+    *c = (contents){0};
+    return PMPI_Type_get_envelope(t, &c->ni, &c->na, &c->nd, &c->comb) == MPI_SUCCESS;
+}
+
+static bool contents_of(MPI_Datatype t, contents *c)
+{
+    c->is = malloc(sizeof(int) * (size_t)(c->ni + 1));
+    c->as = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
+    c->ds = malloc(sizeof(MPI_Datatype) * (size_t)(c->nd + 1));
+    if (c->is && c->as && c->ds &&
+        PMPI_Type_get_contents(t, c->ni, c->na, c->nd, c->is, c->as, c->ds) == MPI_SUCCESS)
+        return true;
+    c->nd = 0;
+    return false;
+}
+
+/* The handles MPI handed back in c (the derived ones), and c's arrays. */
+static void contents_free(contents *c)
+{
+    for (int i = 0; i < c->nd; i++) {
+        int x, y, z, comb;
+        if (PMPI_Type_get_envelope(c->ds[i], &x, &y, &z, &comb) == MPI_SUCCESS &&
+            comb != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&c->ds[i]);
+    }
+    free(c->is), free(c->as), free(c->ds);
+}
+
 /* The elements under t: *type when all are one type of the core's, else
  * *mixed. Depth-limited; the handles MPI hands back are freed. */
 static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int depth)
 {
-    int ni, na, nd, comb;
-    if (*mixed || depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+    contents c;
+    if (*mixed || depth > 16 || !envelope_of(t, &c)) {
         *mixed = true;
         return;
     }
-    if (comb == MPI_COMBINER_NAMED) {
+    if (c.comb == MPI_COMBINER_NAMED) {
         rmalab_type one = RMALAB_BYTE;
         int other = other_of(t);
         MPI_Datatype elem = other >= 0 ? t : MPI_DATATYPE_NULL;
@@ -138,19 +177,11 @@ static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int de
         d->type = one, d->elem = elem, *seen = true;
         return;
     }
-    int *is = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *as = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *ds = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-    if (!is || !as || !ds || PMPI_Type_get_contents(t, ni, na, nd, is, as, ds) != MPI_SUCCESS)
-        *mixed = true, nd = 0;
-    for (int i = 0; i < nd; i++) {
-        leaves(ds[i], d, seen, mixed, depth + 1);
-        int x, y, z, c;
-        if (PMPI_Type_get_envelope(ds[i], &x, &y, &z, &c) == MPI_SUCCESS &&
-            c != MPI_COMBINER_NAMED)
-            PMPI_Type_free(&ds[i]);
-    }
-    free(is), free(as), free(ds);
+    if (!contents_of(t, &c))
+        *mixed = true;
+    for (int i = 0; i < c.nd; i++)
+        leaves(c.ds[i], d, seen, mixed, depth + 1);
+    contents_free(&c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -214,13 +245,13 @@ static void sig_inner(MPI_Datatype t, MPI_Datatype inner, sig_t *g, int depth)
 
 static void sig_of(MPI_Datatype t, sig_t *g, int depth)
 {
-    int ni, na, nd, comb;
-    if (g->lost || depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+    contents c;
+    if (g->lost || depth > 16 || !envelope_of(t, &c)) {
         g->lost = true;
         return;
     }
     int pair = other_of(t);
-    if (comb == MPI_COMBINER_NAMED && pair >= 0 && pair < NPAIRS) {
+    if (c.comb == MPI_COMBINER_NAMED && pair >= 0 && pair < NPAIRS) {
         static const MPI_Datatype parts[NPAIRS][2] = {
             {MPI_INT, MPI_INT}, {MPI_FLOAT, MPI_INT}, {MPI_DOUBLE, MPI_INT}, {MPI_LONG, MPI_INT},
             {MPI_SHORT, MPI_INT}, {MPI_LONG_DOUBLE, MPI_INT}, {MPI_REAL, MPI_REAL},
@@ -230,31 +261,22 @@ static void sig_of(MPI_Datatype t, sig_t *g, int depth)
         sig_of(parts[pair][1], g, depth + 1);
         return;
     }
-    if (comb == MPI_COMBINER_NAMED) {
+    if (c.comb == MPI_COMBINER_NAMED) {
         rmalab_type core;
         bool known = run_type_of(t, &core) == RMALAB_OK;
         g->lost = g->lost || t == MPI_PACKED || (known && core == RMALAB_BYTE);
         sig_add(g, known ? (int64_t)core : (int64_t)t + RMALAB_BYTE + 1, 1);
         return;
     }
-    int *is = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *as = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *ds = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-    if (!is || !as || !ds || PMPI_Type_get_contents(t, ni, na, nd, is, as, ds) != MPI_SUCCESS)
-        g->lost = true, nd = 0;
-    else if (comb == MPI_COMBINER_STRUCT || comb == MPI_COMBINER_STRUCT_INTEGER)
-        sig_struct(is, ds, g, depth);
-    else if (nd == 1)
-        sig_inner(t, ds[0], g, depth);
+    if (!contents_of(t, &c))
+        g->lost = true;
+    else if (c.comb == MPI_COMBINER_STRUCT || c.comb == MPI_COMBINER_STRUCT_INTEGER)
+        sig_struct(c.is, c.ds, g, depth);
+    else if (c.nd == 1)
+        sig_inner(t, c.ds[0], g, depth);
     else
         g->lost = true;
-    for (int i = 0; i < nd; i++) {
-        int x, y, z, c;
-        if (PMPI_Type_get_envelope(ds[i], &x, &y, &z, &c) == MPI_SUCCESS &&
-            c != MPI_COMBINER_NAMED)
-            PMPI_Type_free(&ds[i]);
-    }
-    free(is), free(as), free(ds);
+    contents_free(&c);
 }
 
 const char *run_sig_name(int64_t key, char *buf, size_t len)
