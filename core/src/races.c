@@ -4,7 +4,8 @@
  * checks return the races they find (races-pairs.c), which races-sync.c
  * hands to the reports (races-report.c) once the call's checks are done;
  * races-wire.c brings other ranks' records, and races-sync.c decides when
- * records are made, moved and checked. *
+ * records are made, moved and checked.
+ *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
  * clock vc and its completion c: the issuer's own clock entry at the
