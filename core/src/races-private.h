@@ -109,7 +109,7 @@ struct rmalab__races_step {
     enum rmalab__races_do what;
     const int *group;           /* POST, COMPLETE, EXPOSED: n window ranks */
     int n;
-    int target;                 /* RELEASED: the target, -1 every rank */
+    int lo, hi;                 /* RELEASED: the targets [lo, hi), one or every rank */
     bool released;              /* races-wire.c: R->S holds the clock released */
 };
 

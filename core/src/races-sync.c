@@ -139,12 +139,14 @@ int rmalab__races_sync_direct(struct rmalab__races *R, const rmalab__op_event *e
 /* ------------------------------------------------------------------------ */
 /* The checker's part of each call (observe.c)                              */
 
-/* The checker's step for a call, from its kind's row: ahead of its MPI
- * call (post's clock, complete's records; else nothing), or once it ended. */
-static struct rmalab__races_step step_of(const rmalab__sync_event *ev, bool ahead)
+/* The checker's step for a call on R's window, from its kind's row: ahead
+ * of its MPI call (post's clock, complete's records; else nothing), or
+ * once it ended. */
+static struct rmalab__races_step step_of(const struct rmalab__races *R,
+                                         const rmalab__sync_event *ev, bool ahead)
 {
     const rmalab_sync_kind *k = ev->k;
-    struct rmalab__races_step st = {.group = ev->group, .n = ev->n, .target = -1};
+    struct rmalab__races_step st = {.group = ev->group, .n = ev->n, .lo = 0, .hi = R->size};
     if (ahead)
         st.what = k->releases == RMALAB_RELEASE_CLOCK   ? RMALAB__DO_POST
                   : k->releases == RMALAB_RELEASE_EPOCH ? RMALAB__DO_COMPLETE
@@ -158,7 +160,7 @@ static struct rmalab__races_step step_of(const rmalab__sync_event *ev, bool ahea
     else
         st.what = RMALAB__DO_ARRIVED;
     if (st.what == RMALAB__DO_RELEASED && k->scope == RMALAB_SYNC_PEER)
-        st.target = ev->peer;
+        st.lo = ev->peer, st.hi = ev->peer + 1;
     return st;
 }
 
@@ -175,7 +177,7 @@ static int run(struct rmalab__races *R, struct rmalab__races_step *st)
 
 int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
-    struct rmalab__races_step st = step_of(ev, true);
+    struct rmalab__races_step st = step_of(R, ev, true);
     return st.what == RMALAB__DO_ARRIVED ? RMALAB_OK : run(R, &st);
 }
 
@@ -185,7 +187,7 @@ int rmalab__races_sync_ahead(struct rmalab__races *R, const rmalab__sync_event *
 int rmalab__races_sync(struct rmalab__races *R, const rmalab__sync_event *ev)
 {
     const rmalab_sync_kind *k = ev->k;
-    struct rmalab__races_step st = step_of(ev, false);
+    struct rmalab__races_step st = step_of(R, ev, false);
     if (st.what == RMALAB__DO_EXPOSED && !ev->n)
         return RMALAB_OK; /* a wait or test that ends no exposure epoch */
     char at[96];
@@ -282,7 +284,7 @@ int rmalab__races_sync_close(struct rmalab__races *R)
 {
     char at[96];
     rmalab__races_report_where(at, sizeof at, "free");
-    struct rmalab__races_step st = {.what = RMALAB__DO_CLOSE, .target = -1};
+    struct rmalab__races_step st = {.what = RMALAB__DO_CLOSE};
     int rc = run(R, &st);
     rmalab__races_report(R, &R->found_pairs, at);
     int rc2 = rmalab__races_report_finish_together(R, NULL, "free");

@@ -292,8 +292,7 @@ int rmalab__races_wire_out(struct rmalab__races *R, const struct rmalab__races_s
     else if (st->what == RMALAB__DO_COMPLETE && st->released)
         rc = ship(R, st, 0, st->n);
     else if (st->what == RMALAB__DO_RELEASED && st->released)
-        rc = ship(R, st, st->target < 0 ? 0 : st->target,
-                  st->target < 0 ? R->size : st->target + 1);
+        rc = ship(R, st, st->lo, st->hi);
     else if (st->what == RMALAB__DO_FENCE && st->released)
         rc = ship(R, st, 0, R->size);
     else if (st->what == RMALAB__DO_CLOSE)

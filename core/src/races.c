@@ -558,8 +558,7 @@ static int released(struct rmalab__races *R, const struct rmalab__races_step *st
         R->exposing = true;
     for (int i = 0; st->what == RMALAB__DO_COMPLETE && i < st->n; i++)
         complete_at(&R->out[st->group[i]], R->S, entry);
-    int lo = st->target < 0 ? 0 : st->target, hi = st->target < 0 ? R->size : st->target + 1;
-    for (int t = lo; st->what == RMALAB__DO_RELEASED && t < hi && !rc; t++) {
+    for (int t = st->lo; st->what == RMALAB__DO_RELEASED && t < st->hi && !rc; t++) {
         struct rmalab__rlist *l = &R->out[t];
         if (!l->n)
             continue;
