@@ -175,9 +175,6 @@ void rmalab__races_rlist_free(struct rmalab__rlist *l);
  * are one access (adjacent bytes, same site and interval); returns the
  * record that holds it. */
 rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l);
-/* The rule (docs/races.md): do a and b race. */
-bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
-                           const rmalab__racc *b);
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
  * and memory"). */
@@ -193,10 +190,6 @@ enum {
 };
 int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, unsigned how,
                         struct rmalab__rlist *found);
-/* Compare the records of one batch with each other only (an origin's
- * passive-target batch, before it ships); races join `found` as above. */
-int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
-                         struct rmalab__rlist *found);
 /* A synchronisation's part in the model (races-sync.c calls it between
  * races-wire.c's messages in and out): the post clocks that arrived join
  * the epoch's records; what this rank released is completed at R->S, and

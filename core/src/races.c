@@ -145,8 +145,8 @@ static bool excluded(const rmalab__racc *a, const rmalab__racc *b)
     return a->issuer != b->issuer && a->lock && b->lock && (a->lock == 2 || b->lock == 2);
 }
 
-bool rmalab__races_is_race(const struct rmalab__races *R, const rmalab__racc *a,
-                           const rmalab__racc *b)
+/* The rule (docs/races.md): do a and b race. */
+static bool is_race(const struct rmalab__races *R, const rmalab__racc *a, const rmalab__racc *b)
 {
     return a->lo < b->hi && b->lo < a->hi && !(readlike(a) && readlike(b)) &&
            !atomic_ok(R, a, b) && !excluded(a, b) && !hb(a, b) && !hb(b, a);
@@ -389,19 +389,31 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
 /* ------------------------------------------------------------------------ */
 /* Checking                                                                 */
 
-/* Every record of g against r. The bytes first, here: most of a long
- * log's records are of other bytes (a C program's runs, row by row). */
-static int compare(const struct rmalab__races *R, const struct rmalab__rlog *g,
+/* The first n records of `l` (a log's, or a batch's own earlier ones)
+ * against r. The bytes first, here: most of a long log's records are of
+ * other bytes (a C program's runs, row by row). */
+static int compare(const struct rmalab__races *R, const struct rmalab__rlist *l, int n,
                    const rmalab__racc *r, struct rmalab__rlist *found)
 {
     size_t sz = rmalab__races_racc_size();
-    const unsigned char *p = g->l.p;
+    const unsigned char *p = l->p;
     int rc = RMALAB_OK;
-    for (int j = 0; j < g->l.n && !rc; j++, p += sz) {
+    for (int j = 0; j < n && !rc; j++, p += sz) {
         const rmalab__racc *x = (const rmalab__racc *)p;
-        if (x->lo < r->hi && r->lo < x->hi && !x->dead && rmalab__races_is_race(R, x, r))
+        if (x->lo < r->hi && r->lo < x->hi && !x->dead && is_race(R, x, r))
             rc = rmalab__races_pairs_add(found, x, r);
     }
+    return rc;
+}
+
+/* The records of one batch with each other only (an origin's
+ * passive-target batch, before it ships): each against those before it. */
+static int within(const struct rmalab__races *R, const struct rmalab__rlist *l,
+                  struct rmalab__rlist *found)
+{
+    int rc = RMALAB_OK;
+    for (int i = 1; i < l->n && !rc; i++)
+        rc = compare(R, l, i, rmalab__races_rlist_at(l, i), found);
     return rc;
 }
 
@@ -428,11 +440,11 @@ int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, 
     for (int i = 0; i < n; i++) {
         const rmalab__racc *r = rmalab__races_rlist_at(l, i);
         if (!rc)
-            rc = compare(R, &R->log, r, found);
+            rc = compare(R, &R->log.l, R->log.l.n, r, found);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
         if ((how & RMALAB__CK_PASSIVE) && !rc)
-            rc = compare(R, &R->past, r, found);
+            rc = compare(R, &R->past.l, R->past.l.n, r, found);
         if (!(how & RMALAB__CK_INTRA))
             keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
@@ -504,20 +516,6 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__mem_free(R->seen);
 }
 
-int rmalab__races_within(const struct rmalab__races *R, const struct rmalab__rlist *l,
-                         struct rmalab__rlist *found)
-{
-    int rc = RMALAB_OK;
-    for (int i = 0; i < l->n && !rc; i++)
-        for (int j = 0; j < i && !rc; j++) {
-            const rmalab__racc *a = rmalab__races_rlist_at(l, j);
-            const rmalab__racc *b = rmalab__races_rlist_at(l, i);
-            if (rmalab__races_is_race(R, a, b))
-                rc = rmalab__races_pairs_add(found, a, b);
-        }
-    return rc;
-}
-
 /* ------------------------------------------------------------------------ */
 /* A synchronisation's part                                                 */
 
@@ -564,7 +562,7 @@ static int released(struct rmalab__races *R, const struct rmalab__races_step *st
             continue;
         complete_at(l, R->S, entry);
         rc = t == R->rank ? rmalab__races_check(R, l, RMALAB__CK_PASSIVE, found)
-                          : rmalab__races_within(R, l, found);
+                          : within(R, l, found);
     }
     if (st->what == RMALAB__DO_FENCE) {
         complete_at(&R->out[R->rank], R->S, entry);
