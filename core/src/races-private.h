@@ -128,6 +128,8 @@ struct rmalab__races {
     bool acc_ordered;             /* accumulate_ordering is not none (the rule's) */
     /* Owner races-report.c. */
     unsigned found_now;           /* races found by the call that runs */
+    int64_t *together;            /* a clock and one more: what a fence or free
+                                     reduces (made at open: it allocates nothing) */
     char now_text[1600];          /* the first of them */
     /* Owner races.c, the log. */
     struct rmalab__rlog log;      /* accesses to this rank's memory, live */
@@ -147,6 +149,8 @@ struct rmalab__races {
                                      call that runs released */
     /* Owner races-wire.c. */
     uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
+    int64_t *counts;              /* 4 per rank: what a fence or free exchanges (made at
+                                     open, so that the exchange allocates nothing) */
     MPI_Request *req;             /* sends in flight, and their buffers */
     void **reqbuf;
     int nreq, capreq;

@@ -350,9 +350,7 @@ int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int r
 int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, const char *call)
 {
     int W = rmalab__clock_size();
-    int64_t *v = rmalab__mem_alloc(((size_t)W + 1) * sizeof *v);
-    if (!v)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    int64_t *v = R->together;
     if (S)
         memcpy(v, S, (size_t)W * sizeof *v);
     else
@@ -362,7 +360,6 @@ int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, co
     int64_t code = v[W];
     if (e == MPI_SUCCESS && S)
         rmalab__clock_acquire(v);
-    rmalab__mem_free(v);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "joining the race checker's clocks");
     if (!code)

@@ -240,7 +240,8 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     R->out = rmalab__mem_calloc((size_t)w->size, sizeof *R->out);
     R->sent = rmalab__mem_calloc((size_t)w->size, sizeof *R->sent);
     R->recvd = rmalab__mem_calloc((size_t)w->size, sizeof *R->recvd);
-    if (!R->out || !R->sent || !R->recvd)
+    R->counts = rmalab__mem_calloc(4 * (size_t)w->size, sizeof *R->counts);
+    if (!R->out || !R->sent || !R->recvd || !R->counts)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     /* The rule's hints, from the window's at creation. */
     const char *ops = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
@@ -248,7 +249,8 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     R->same_op_no_op = !ops || strcmp(ops, "same_op") != 0;
     R->acc_ordered = !ord || strcmp(ord, "none") != 0;
     int rc = rmalab__clock_ready();
-    if (!rc && !(R->S = rmalab__mem_alloc(rmalab__clock_bytes())))
+    if (!rc && (!(R->S = rmalab__mem_alloc(rmalab__clock_bytes())) ||
+                !(R->together = rmalab__mem_alloc(rmalab__clock_bytes() + sizeof(int64_t)))))
         rc = rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     return rc ? rc : rmalab__races_log_init(R);
 }
@@ -303,8 +305,10 @@ void rmalab__races_sync_free(rmalab_win *w)
     rmalab__mem_free(R->out);
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);
+    rmalab__mem_free(R->counts);
     rmalab__mem_free(R->found);
     rmalab__mem_free(R->S);
+    rmalab__mem_free(R->together);
     rmalab__races_rlist_free(&R->found_pairs);
     rmalab__races_log_free(R);
     if (R->comm != MPI_COMM_NULL && R->comm != 0)

@@ -182,10 +182,7 @@ static int drain(struct rmalab__races *R)
 static int exchange(struct rmalab__races *R, bool fence)
 {
     int P = R->size, rc = RMALAB_OK, rc2 = RMALAB_OK;
-    int64_t *mine = rmalab__mem_alloc(4 * (size_t)P * sizeof *mine);
-    if (!mine)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    int64_t *theirs = mine + 2 * P;
+    int64_t *mine = R->counts, *theirs = R->counts + 2 * P;
     for (int t = 0; t < P; t++) {
         mine[2 * t] = (int64_t)R->sent[t];
         mine[2 * t + 1] = fence && t != R->rank && R->out[t].n;
@@ -203,7 +200,6 @@ static int exchange(struct rmalab__races *R, bool fence)
         if (!rc2 && theirs[2 * o + 1])
             rc2 = receive(R, o, RMALAB__TAG_FENCE, RMALAB__RB_FENCE);
     }
-    rmalab__mem_free(mine);
     return rc ? rc : rc2;
 }
 
