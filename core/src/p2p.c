@@ -243,7 +243,8 @@ static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size
     int rc = begin(&b, "recv", c, &source, tag, true, 0);
     if (rc)
         return rc;
-    static _Thread_local unsigned char first[RMALAB__EAGER];
+    /* aligned as malloc's memory: a message all in it is taken from it */
+    static _Thread_local _Alignas(16) unsigned char first[RMALAB__EAGER];
     *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
     rc = recv_call(m, type, into, cap);
     if (!rc)
