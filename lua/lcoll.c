@@ -380,13 +380,14 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
     int status = lrm_hold(&h, lrm_op_status(L, 3, &op)), root = 0, count = 1;
     if (!status && kind == RMALAB_REDUCE_ROOT)
         root = root_arg(L, 4, c, call, &h); /* the core refuses a bad one */
-    if (lrm_tobuffer(L, 2))
+    int vt = lua_type(L, 2); /* a number's reduction asks no more of the buffers */
+    if (vt == LUA_TUSERDATA && lrm_tobuffer(L, 2))
         return reduce_buffer(L, c, kind, root, op, &h, status);
     int64_t one[1] = {0}; /* a number needs no scratch (and anything else
                              but a table is refused as one) */
     lrm_bytes *b = NULL;
     rmalab_type type = RMALAB_INT64;
-    bool scalar = !lua_istable(L, 2), flt = false;
+    bool scalar = vt != LUA_TTABLE, flt = false;
     if (h.status) {
         /* this rank takes part with its failure alone */
     } else if (scalar) {

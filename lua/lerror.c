@@ -89,20 +89,9 @@ void *lrm_newud(lua_State *L, size_t size, int nuv, const void *tag)
     return u;
 }
 
-void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size)
+int lrm_checkud_fail(lua_State *L, int arg, int code, const char *what)
 {
-    const void *const *u = lua_touserdata(L, arg);
-    /* the size first: a light userdata has none, and is never read */
-    return u && lua_rawlen(L, arg) == size && *u == tag ? (void *)u : NULL;
-}
-
-void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
-                  const char *what)
-{
-    void *u = lrm_toud(L, arg, tag, size);
-    if (!u)
-        lrm_argerror(L, arg, code, what);
-    return u;
+    return lrm_argerror(L, arg, code, what);
 }
 
 /* "bad argument #n to 'f' (msg)", as luaL_argerror words it: its

@@ -22,6 +22,11 @@ static int raise(lua_State *L, int rc)
 static int checkpeer(lua_State *L, rmalab_comm *c, int arg, bool any, const char *what,
                      const char *call)
 {
+    if (lua_isinteger(L, arg)) { /* the common case, in two API calls */
+        lua_Integer r = lua_tointeger(L, arg);
+        if (r >= 0 && r <= INT_MAX)
+            return (int)r;
+    }
     if (any && lua_isnoneornil(L, arg))
         return RMALAB_ANY_SOURCE;
     lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, what);
@@ -52,16 +57,26 @@ static lrm_bytes *encode(lua_State *L, int arg, const char *call)
     return b;
 }
 
-/* The buffer that a receive names at arg (none: 0); it must not be in
- * flight. */
-static int recv_buffer(lua_State *L, int arg, const char *call)
+/* The buffer that a receive names at arg (none: NULL); it must not be in
+ * flight (checked when its block is busy, as lrm_buffer_check would). */
+static lrm_buffer *recv_buffer(lua_State *L, int arg, const char *call)
 {
     if (lua_isnoneornil(L, arg))
-        return 0;
-    if (!lrm_tobuffer(L, arg))
+        return NULL;
+    lrm_buffer *u = lrm_tobuffer(L, arg);
+    if (!u)
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs an rl.buffer");
-    lrm_buffer_check(L, arg, true, call);
-    return arg;
+    if (u->blk->busy)
+        lrm_buffer_check(L, arg, true, call);
+    return u;
+}
+
+/* A buffer given to send: refused while an operation in flight may still
+ * write it (lrm_buffer_check, looked at when its block is busy). */
+static void send_buffer(lua_State *L, lrm_buffer *u, int arg, const char *call)
+{
+    if (u->blk->busy)
+        lrm_buffer_check(L, arg, false, call);
 }
 
 /* c:send(v, dest [, tag]): a buffer goes as it is, with its type. */
@@ -72,7 +87,7 @@ static int comm_send(lua_State *L)
     int tag = checktag(L, c, 4, false, "send"), rc;
     lrm_buffer *u = lrm_tobuffer(L, 2);
     if (u) {
-        lrm_buffer_check(L, 2, false, "comm:send");
+        send_buffer(L, u, 2, "comm:send");
         rc = rmalab_comm_send_typed(c, u->p, (int)u->n, u->type, dest, tag);
     } else {
         lrm_bytes *b = encode(L, 2, "send");
@@ -82,24 +97,21 @@ static int comm_send(lua_State *L)
 }
 
 /* c:recv([source [, tag [, b]]]) -> v, status; with b, b is filled and
- * given back (a message of another type, or longer, stays receivable). */
+ * given back (a message of another type, or longer, stays receivable).
+ * Upvalue 1: the status memo (lrm_push_status_memo). */
 static int comm_recv(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int source = checkpeer(L, c, 2, true, "source", "recv");
     int tag = checktag(L, c, 3, true, "recv");
-    int buf = recv_buffer(L, 4, "comm:recv");
+    lrm_buffer *u = recv_buffer(L, 4, "comm:recv");
     const void *p = NULL;
     size_t n = 0;
     rmalab_msg_status st;
-    int rc;
-    if (buf) {
-        lrm_buffer *u = lrm_tobuffer(L, buf);
-        rc = rmalab_comm_recv_typed(c, u->p, (int)u->n, u->type, source, tag, &st);
-    } else {
-        rc = rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
-    }
-    return rc ? raise(L, rc) : lrm_push_message(L, p, n, &st, buf);
+    int rc = u ? rmalab_comm_recv_typed(c, u->p, (int)u->n, u->type, source, tag, &st)
+               : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
+    return rc ? raise(L, rc)
+              : lrm_push_message_memo(L, p, n, &st, u ? 4 : 0, lua_upvalueindex(1));
 }
 
 /* c:sendrecv(v, dest, source [, tag [, b]]) -> v, status: the send goes
@@ -112,10 +124,10 @@ static int comm_sendrecv(lua_State *L)
     int dest = checkpeer(L, c, 3, false, "destination", "sendrecv");
     int source = checkpeer(L, c, 4, true, "source", "sendrecv");
     int tag = checktag(L, c, 5, true, "sendrecv");
-    int buf = recv_buffer(L, 6, "comm:sendrecv"), rc;
-    lrm_buffer *u = lrm_tobuffer(L, 2), *in = buf ? lrm_tobuffer(L, buf) : NULL;
+    lrm_buffer *in = recv_buffer(L, 6, "comm:sendrecv"), *u = lrm_tobuffer(L, 2);
+    int rc, buf = in ? 6 : 0;
     if (u)
-        lrm_buffer_check(L, 2, false, "comm:sendrecv");
+        send_buffer(L, u, 2, "comm:sendrecv");
     if (u && in && lrm_buffers_overlap(u, in))
         lrm_raisef(L, RMALAB_ERR_ARG, "comm:sendrecv: the buffer received into shares memory "
                                       "with the buffer sent; give it a buffer of its own");
@@ -142,7 +154,7 @@ static int comm_sendrecv(lua_State *L)
     rmalab_request_destroy(&r);
     if (rc || rc2)
         return lrm_raisef(L, rc ? rc : rc2, "comm:sendrecv's %s", rc ? why : rmalab_errmsg());
-    return lrm_push_message(L, p, n, &st, buf);
+    return lrm_push_message_memo(L, p, n, &st, buf, lua_upvalueindex(1));
 }
 
 /* c:probe([source [, tag]]) -> status; c:iprobe(...) -> false | true, status */
@@ -211,7 +223,7 @@ static int comm_irecv(lua_State *L)
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int source = checkpeer(L, c, 2, true, "source", "irecv");
     int tag = checktag(L, c, 3, true, "irecv");
-    int buf = recv_buffer(L, 4, "comm:irecv"), rc;
+    int buf = recv_buffer(L, 4, "comm:irecv") ? 4 : 0, rc;
     if (buf)
         lrm_buffer_claim(L, buf, NULL, true, "comm:irecv");
     lrm_request *q = lrm_request_new(L, 1, RMALAB_REQUEST_RECV);
@@ -229,14 +241,24 @@ static int comm_irecv(lua_State *L)
 }
 
 static const luaL_Reg p2p_methods[] = {
-    {"send", comm_send},   {"recv", comm_recv},     {"sendrecv", comm_sendrecv},
-    {"probe", comm_probe}, {"iprobe", comm_iprobe}, {"isend", comm_isend},
-    {"irecv", comm_irecv}, {NULL, NULL},
+    {"send", comm_send},   {"probe", comm_probe}, {"iprobe", comm_iprobe},
+    {"isend", comm_isend}, {"irecv", comm_irecv}, {NULL, NULL},
+};
+
+/* The receives that give a status, each with its memo (upvalue 1, false
+ * until the first status). */
+static const luaL_Reg recv_methods[] = {
+    {"recv", comm_recv}, {"sendrecv", comm_sendrecv}, {NULL, NULL},
 };
 
 void lrm_open_p2p(lua_State *L)
 {
     lrm_push_comm_methods(L);
     luaL_setfuncs(L, p2p_methods, 0);
+    for (const luaL_Reg *r = recv_methods; r->name; r++) {
+        lua_pushboolean(L, 0);
+        lua_pushcclosure(L, r->func, 1);
+        lua_setfield(L, -2, r->name);
+    }
     lua_pop(L, 1);
 }

@@ -46,6 +46,12 @@ void lrm_request_keep(lua_State *L, int req, int buf)
 
 int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st, int buf)
 {
+    return lrm_push_message_memo(L, p, n, st, buf, 0);
+}
+
+int lrm_push_message_memo(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st,
+                          int buf, int memo)
+{
     if (buf) {
         lua_pushvalue(L, buf);
     } else if (st->type >= 0) { /* a buffer sent: a new one of its type */
@@ -59,7 +65,7 @@ int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_sta
             return lrm_raisef(L, rc, "comm:recv: from rank %d, tag %d: %s", st->source, st->tag,
                               rmalab_errmsg());
     }
-    lrm_push_status(L, st, false);
+    lrm_push_status_memo(L, st, false, memo);
     return 2;
 }
 

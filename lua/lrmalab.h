@@ -157,11 +157,23 @@ int lrm_raise_held(lua_State *L, const lrm_held *h);
  * the metatable by name, and debug.setmetatable cannot make another
  * userdata pass for one of ours. */
 void *lrm_newud(lua_State *L, size_t size, int nuv, const void *tag);
-void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size);
+static inline void *lrm_toud(lua_State *L, int arg, const void *tag, size_t size)
+{
+    const void *const *u = lua_touserdata(L, arg);
+    /* the size first: a light userdata has none, and is never read */
+    return u && lua_rawlen(L, arg) == size && *u == tag ? (void *)u : NULL;
+}
 /* lrm_toud, or an argument error of class `code` saying `what` ("window
- * expected"). */
-void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
-                  const char *what);
+ * expected"). Inline, as every call of the binding checks its object. */
+int lrm_checkud_fail(lua_State *L, int arg, int code, const char *what); /* raises */
+static inline void *lrm_checkud(lua_State *L, int arg, const void *tag, size_t size, int code,
+                                const char *what)
+{
+    void *u = lrm_toud(L, arg, tag, size);
+    if (!u)
+        lrm_checkud_fail(L, arg, code, what);
+    return u;
+}
 /* Check that argument `arg` is a string (no number coercion). */
 const char *lrm_checkstring(lua_State *L, int arg, int code, size_t *len);
 /* An integer argument (no string coercion, no fractional part), or an
@@ -431,10 +443,17 @@ void lrm_open_request(lua_State *L);
 /* A receive's status { source =, tag = [, count =, type =] [, bytes =] }: read-only,
  * shared for a value message (lstatus.c). */
 void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes);
+/* The same, trying first the status memo holds (an upvalue's index of the
+ * running function: false, or the last status it gave), and keeping the
+ * one pushed there; memo 0: none. */
+void lrm_push_status_memo(lua_State *L, const rmalab_msg_status *st, bool bytes, int memo);
 /* Push a received message and its status (2 results): into the buffer at
  * buf (nonzero: it is that buffer), a new buffer of its type when a buffer
  * was sent, else the value decoded; raises what cannot be decoded. */
 int lrm_push_message(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st, int buf);
+/* The same, with a status memo as lrm_push_status_memo's (0: none). */
+int lrm_push_message_memo(lua_State *L, const void *p, size_t n, const rmalab_msg_status *st,
+                          int buf, int memo);
 
 /* Collectives (lcoll.c) and messages (lp2p.c): add their methods to the
  * communicator methods. */

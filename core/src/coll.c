@@ -233,10 +233,9 @@ static const char *kind_call(rmalab_reduce_kind kind) /* even an unknown kind */
 }
 
 /* What one rank can tell alone, before the collective. */
-static int reduce_local(rmalab_comm *c, rmalab_reduce_kind kind, int root, int count,
-                        rmalab_type type, rmalab_op op)
+static int reduce_local(rmalab_comm *c, const char *call, rmalab_reduce_kind kind, int root,
+                        int count, rmalab_type type, rmalab_op op)
 {
-    const char *call = rmalab_reduce_kind_name(kind);
     if (kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c)))
         return rmalab__err_fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
                                                  "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
@@ -311,10 +310,9 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
 }
 
-static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
-                       int count, rmalab_type *type, rmalab_op op, int status)
+static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind, int root,
+                       int64_t *buf, int count, rmalab_type *type, rmalab_op op, int status)
 {
-    const char *call = rmalab_reduce_kind_name(kind);
     rpacket p = {.count = count, .type = (int8_t)*type, .op = (int8_t)op};
     int inl = kind <= RMALAB_REDUCE_ROOT ? (count < RMALAB_REDUCE_INLINE ? count
                                                                          : RMALAB_REDUCE_INLINE)
@@ -326,7 +324,8 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     p.status = status;
     p.srank = status ? rmalab_comm_rank(c) : INT32_MAX;
     p.clock = rmalab__clock_exists();
-    memcpy(p.v, buf, (size_t)inl * 8);
+    for (int i = 0; i < inl; i++) /* at most RMALAB_REDUCE_INLINE: no memcpy call */
+        p.v[i] = buf[i];
     rpacket all;
     int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op,
                           rmalab_comm_mpi(c));
@@ -340,7 +339,8 @@ static int reduce_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     if ((rc = reduce_rest(c, kind, root, buf, count, &all, tmp)))
         return rc;
     if (kind == RMALAB_REDUCE_ALL || (kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) == root))
-        memcpy(buf, all.v, (size_t)inl * 8);
+        for (int i = 0; i < inl; i++)
+            buf[i] = all.v[i];
     if (kind != RMALAB_REDUCE_EXSCAN || rmalab_comm_rank(c))
         *type = (rmalab_type)all.type;
     const char *why = "carrying the race checker's clocks";
@@ -357,7 +357,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     if (rc)
         return rmalab__coll_refuse(call, c, rc);
     /* one rank's bad argument: the others fail with it, not wait */
-    int bad = !c ? RMALAB_OK : !status ? reduce_local(c, kind, root, count, *type, op)
+    int bad = !c ? RMALAB_OK : !status ? reduce_local(c, call, kind, root, count, *type, op)
             : kind == RMALAB_REDUCE_ROOT && (root < 0 || root >= rmalab_comm_size(c))
                   ? status /* its message kept */
                   : RMALAB_OK;
@@ -369,7 +369,7 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     if (kind == RMALAB_REDUCE_ROOT) /* the rest agrees in reduce_call's packets */
         rc = rmalab__coll_agree_args(c, call, bad, 0, -1, root, -1);
     if (!rc)
-        rc = reduce_call(c, kind, root, buf, count, type, op, status);
+        rc = reduce_call(c, call, kind, root, buf, count, type, op, status);
     return rmalab__coll_end(&b, rc);
 }
 

@@ -265,6 +265,12 @@ static int opened(rmalab__msg_in *m, const MPI_Status *s)
     m->st.type = (int)(h.flags >> TYPE_SHIFT & 0xff) - 1;
     m->nclock = h.flags & F_CLOCK ? h.clock : 0;
     m->nrest = h.clock + h.n - k;
+    if (!m->nrest && m->scratch) { /* all in the first part, which lives as long as the
+                                      scratch would (the thread's, until its next receive) */
+        m->own = m->first + sizeof h;
+        m->stage = RMALAB__MSG_ARRIVED;
+        return RMALAB_OK;
+    }
     /* clock and payload together, the rest received in place */
     m->own = m->scratch ? rmalab__coll_scratch(1, h.clock + h.n) : rmalab__mem_alloc(h.clock + h.n);
     if (!m->own)

@@ -45,7 +45,8 @@ typedef struct rmalab__msg_in {
     MPI_Request req;
     int stage, rc;
     bool scratch;             /* a blocking receive: own is the thread's scratch */
-    unsigned char *own;       /* clock and payload, malloc'd (or scratch) */
+    unsigned char *own;       /* clock and payload, malloc'd (or scratch; or in first, when
+                                 a blocking receive had it all there) */
     void *from_stash;         /* or they are in this stashed message */
     size_t nclock, nrest;
     rmalab_msg_status st;

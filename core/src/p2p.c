@@ -239,12 +239,14 @@ static int recv_call(rmalab__msg_in *m, int type, void *into, size_t cap)
 static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
                  rmalab__msg_in *m, rmalab_msg_status *st)
 {
+    /* aligned as malloc's memory: a message all in it is taken from it */
+    static _Thread_local _Alignas(16) unsigned char first[RMALAB__EAGER];
+    /* m is made here, even for a call refused (the caller closes it) */
+    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
     rmalab__block b;
     int rc = begin(&b, "recv", c, &source, tag, true, 0);
     if (rc)
         return rc;
-    static _Thread_local unsigned char first[RMALAB__EAGER];
-    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
     rc = recv_call(m, type, into, cap);
     if (!rc)
         *st = m->st;
@@ -267,7 +269,7 @@ int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, 
 int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
                      rmalab_msg_status *st)
 {
-    rmalab__msg_in m = {0};
+    rmalab__msg_in m; /* recv_ makes it */
     int rc = recv_(c, source, tag, RMALAB__ANY_FORM, buf, cap, &m, st);
     rmalab__msg_close(&m);
     return rc;
@@ -280,7 +282,7 @@ int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type typ
     int rc = check_typed("recv", (int)type, count);
     if (rc)
         return rmalab__coll_refuse("recv", c, rc);
-    rmalab__msg_in m = {0};
+    rmalab__msg_in m; /* recv_ makes it */
     rc = recv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), &m, st);
     rmalab__msg_close(&m);
     return rc;

@@ -55,6 +55,7 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     c:send(rl.buffer("int32", 1), 1, 6)
     c:send(rl.buffer("double", 1), 1, 6)
     c:send(7, 1, 6)
+    c:send(8, 1, 9)
   else
     local _, s1 = c:recv(0, 6)
     local _, s2 = c:recv(0, 6)
@@ -93,6 +94,9 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
     T.eq({ s8.count, s8.type, s8 == s7 }, { 1, "double", false }, "another type, another status")
     local _, s9 = c:recv(0, 6)
     T.eq({ s9.count, s9.type, s9.tag }, { nil, nil, 6 }, "a value's status has no count")
+    -- recv gives its last status again (a memo) only for the same source and tag
+    local _, s10 = c:recv(0)
+    T.eq({ s10.tag, s10.source, s10 == s9 }, { 9, 0, false }, "another tag, another status")
   end
 end)
 
