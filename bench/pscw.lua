@@ -10,14 +10,17 @@
 --     win:post({0}); win:wait()
 -- on a window of 16 bytes with disp_unit 8. As a user writes it, the group
 -- tables are built anew every epoch; a hoisted variant builds them once,
--- which shows what building them costs. The caller times run() from C with
--- the same clock as the C variants.
+-- which shows what building them costs. Both ways (`both`), each rank
+-- exposes to and accesses its peer every epoch, as bench/mpi4py-rows.py does:
+--     win:post({peer}); win:start({peer}); win:put(peer, 0, "int64", i)
+--     win:complete(); win:wait()
+-- The caller times run() from C with the same clock as the C variants.
 local rl = require "rmalab"
 
 local B = {}
 
 -- One variant: engine "native" or "rma", flavor "create" or "allocate".
-function B.open(engine, flavor, hoisted)
+function B.open(engine, flavor, hoisted, both)
   local make = flavor == "create" and rl.win_create or rl.win_allocate
   local win = make(16, {
     disp_unit = 8,
@@ -27,7 +30,18 @@ function B.open(engine, flavor, hoisted)
   local rank = win:rank()
   local V = {}
 
-  if hoisted then
+  if both then
+    local peer = 1 - rank
+    function V.run(n, first)
+      for i = first, first + n - 1 do
+        win:post({ peer })
+        win:start({ peer })
+        win:put(peer, 0, "int64", i)
+        win:complete()
+        win:wait()
+      end
+    end
+  elseif hoisted then
     local to_target, to_origin = { 1 }, { 0 }
     -- n epochs; the origin puts first, first + 1, ..., first + n - 1.
     function V.run(n, first)
