@@ -21,7 +21,9 @@
  *           already initialised, so the module does not own it), looping over
  *           win:start/put/complete and win:post/wait on a window made by
  *           rl.win_create or rl.win_allocate, with the group tables built
- *           every epoch as a user writes them, or hoisted out of the loop.
+ *           every epoch as a user writes them, or hoisted out of the loop;
+ *           "floor" rows run the same loop over bench/pscw-floor.c, the
+ *           least a Lua binding of MPICH's PSCW costs (no checks).
  * The "-x" variants go both ways, as bench/mpi4py-rows.py's loop does: each
  * rank post({peer}); start({peer}); put to the peer; complete(); wait(),
  * against raw-x, raw MPICH doing the same (issue 41's goal for the rma
@@ -62,6 +64,8 @@
 /* Defined in lua/rmalab.c (lua_binding_dep); no public header declares it. */
 #include <rmalab-embed.h>
 
+#include "pscw-floor.h"
+
 #ifndef PSCW_LUA
 #error "PSCW_LUA must name bench/pscw.lua (bench/meson.build defines it)"
 #endif
@@ -89,6 +93,7 @@ static const struct variant {
     {"c-traced", "C native traced", CAPI, "native", "allocate", 0, 1, 0},
     {"lua-native", "Lua native create", LUA, "native", "create", 0, 0, 1.15},
     {"lua-native-h", "  groups hoisted", LUA, "native", "create", 1, 0, 0},
+    {"lua-floor", "  floor binding", LUA, "floor", "allocate", 0, 0, 0},
     {"lua-rma-alloc", "Lua rma allocate", LUA, "rma", "allocate", 0, 0, 0.30},
     {"lua-rma-alloc-h", "  groups hoisted", LUA, "rma", "allocate", 1, 0, 0},
     {"lua-rma-create", "Lua rma create", LUA, "rma", "create", 0, 0, 0.50},
@@ -96,9 +101,10 @@ static const struct variant {
     {"raw-x", "raw both ways", RAW, NULL, NULL, 0, 0, 0, 1},
     {"lua-rma-x", "Lua rma both ways", LUA, "rma", "allocate", 0, 0, 1.10, 1},
     {"lua-native-x", "Lua native both", LUA, "native", "create", 0, 0, 0, 1},
+    {"lua-floor-x", "  floor binding", LUA, "floor", "allocate", 0, 0, 0, 1},
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
-enum { V_CNATIVE = 1, V_TRACED = 3, V_RAWX = 10 };
+enum { V_CNATIVE = 1, V_TRACED = 3, V_RAWX = 11 };
 
 static int rank;
 
@@ -297,6 +303,10 @@ static lua_State *lua_setup(void)
         die("luaL_newstate", "out of memory");
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
+    lua_pop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_pscw_floor);
+    lua_setfield(L, -2, "pscw_floor");
     lua_pop(L, 1);
     lua_pushcfunction(L, traceback);
     if (luaL_loadfile(L, PSCW_LUA) != LUA_OK)

@@ -20,14 +20,15 @@ local rl = require "rmalab"
 local B = {}
 
 -- One variant: engine "native" or "rma", flavor "create" or "allocate".
+-- Engine "floor": bench/pscw-floor.c's binding, the least one costs.
 function B.open(engine, flavor, hoisted, both)
   local make = flavor == "create" and rl.win_create or rl.win_allocate
-  local win = make(16, {
+  local win = engine == "floor" and require("pscw_floor").window() or make(16, {
     disp_unit = 8,
     name = ("bench-pscw %s %s"):format(engine, flavor),
     info = { rmalab_pscw = engine },
   })
-  local rank = win:rank()
+  local rank = rl.world:rank()
   local V = {}
 
   if both then
@@ -77,7 +78,7 @@ function B.open(engine, flavor, hoisted, both)
 
   -- The value the last put left in the target's window (rank 1).
   function V.last()
-    return win:read(0, "int64")
+    return engine == "floor" and win:read() or win:read(0, "int64")
   end
 
   function V.free()
