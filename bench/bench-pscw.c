@@ -21,7 +21,13 @@
  *           already initialised, so the module does not own it), looping over
  *           win:start/put/complete and win:post/wait on a window made by
  *           rl.win_create or rl.win_allocate, with the group tables built
- *           every epoch as a user writes them, or hoisted out of the loop.
+ *           every epoch as a user writes them, or hoisted out of the loop;
+ *           "floor" rows run the same loop over bench/pscw-floor.c, the
+ *           least a Lua binding of MPICH's PSCW costs (no checks).
+ * The "-x" variants go both ways, as bench/mpi4py-rows.py's loop does: each
+ * rank post({peer}); start({peer}); put to the peer; complete(); wait(),
+ * against raw-x, raw MPICH doing the same (issue 41's goal for the rma
+ * engine: 1.1x, a new group table each epoch).
  * The origin puts a running counter; after every run rank 1 checks that its
  * window holds the last value, so nothing is skipped.
  *
@@ -58,6 +64,8 @@
 /* Defined in lua/rmalab.c (lua_binding_dep); no public header declares it. */
 #include <rmalab-embed.h>
 
+#include "pscw-floor.h"
+
 #ifndef PSCW_LUA
 #error "PSCW_LUA must name bench/pscw.lua (bench/meson.build defines it)"
 #endif
@@ -76,7 +84,8 @@ static const struct variant {
     enum kind kind;
     const char *engine, *flavor; /* C API: allocate only */
     int hoisted, traced;
-    double goal;                 /* ratio to raw; 0: none */
+    double goal;                 /* ratio to raw (raw-x for "-x"); 0: none */
+    int both;                    /* both ways (ids "-x") */
 } variants[] = {
     {"raw", "raw MPICH C", RAW, NULL, NULL, 0, 0, 0},
     {"c-native", "C native", CAPI, "native", "allocate", 0, 0, 1.05},
@@ -84,13 +93,18 @@ static const struct variant {
     {"c-traced", "C native traced", CAPI, "native", "allocate", 0, 1, 0},
     {"lua-native", "Lua native create", LUA, "native", "create", 0, 0, 1.15},
     {"lua-native-h", "  groups hoisted", LUA, "native", "create", 1, 0, 0},
+    {"lua-floor", "  floor binding", LUA, "floor", "allocate", 0, 0, 0},
     {"lua-rma-alloc", "Lua rma allocate", LUA, "rma", "allocate", 0, 0, 0.30},
     {"lua-rma-alloc-h", "  groups hoisted", LUA, "rma", "allocate", 1, 0, 0},
     {"lua-rma-create", "Lua rma create", LUA, "rma", "create", 0, 0, 0.50},
     {"lua-rma-create-h", "  groups hoisted", LUA, "rma", "create", 1, 0, 0},
+    {"raw-x", "raw both ways", RAW, NULL, NULL, 0, 0, 0, 1},
+    {"lua-rma-x", "Lua rma both ways", LUA, "rma", "allocate", 0, 0, 1.10, 1},
+    {"lua-native-x", "Lua native both", LUA, "native", "create", 0, 0, 0, 1},
+    {"lua-floor-x", "  floor binding", LUA, "floor", "allocate", 0, 0, 0, 1},
 };
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
-enum { V_CNATIVE = 1, V_TRACED = 3 };
+enum { V_CNATIVE = 1, V_TRACED = 3, V_RAWX = 11 };
 
 static int rank;
 
@@ -150,10 +164,28 @@ static void raw_setup(struct raw_side *r)
     MPI_Barrier(MPI_COMM_WORLD); /* everyone's memory zeroed before any put */
 }
 
-static void raw_run(struct raw_side *r, long n, int64_t first)
+/* Both ways: each rank exposes to and accesses its peer in every epoch. */
+static int raw_both(struct raw_side *r, long n, int64_t first)
 {
     int bad = 0;
-    if (rank == 0) {
+    MPI_Group peer = rank == 0 ? r->to_target : r->to_origin;
+    for (int64_t i = first; i < first + n; i++) {
+        int64_t v = i;
+        bad |= MPI_Win_post(peer, 0, r->win);
+        bad |= MPI_Win_start(peer, 0, r->win);
+        bad |= MPI_Put(&v, 1, MPI_INT64_T, 1 - rank, 0, 1, MPI_INT64_T, r->win);
+        bad |= MPI_Win_complete(r->win);
+        bad |= MPI_Win_wait(r->win);
+    }
+    return bad;
+}
+
+static void raw_run(struct raw_side *r, long n, int64_t first, int both)
+{
+    int bad = 0;
+    if (both) {
+        bad = raw_both(r, n, first);
+    } else if (rank == 0) {
         for (int64_t i = first; i < first + n; i++) {
             int64_t v = i;
             bad |= MPI_Win_start(r->to_target, 0, r->win);
@@ -272,6 +304,10 @@ static lua_State *lua_setup(void)
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
     lua_pop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_pscw_floor);
+    lua_setfield(L, -2, "pscw_floor");
+    lua_pop(L, 1);
     lua_pushcfunction(L, traceback);
     if (luaL_loadfile(L, PSCW_LUA) != LUA_OK)
         lua_die(L, "loading " PSCW_LUA);
@@ -283,13 +319,15 @@ static lua_State *lua_setup(void)
     return L;
 }
 
-/* Collective: B.open(engine, flavor, hoisted); the variant's stack index. */
+/* Collective: B.open(engine, flavor, hoisted, both); the variant's stack
+ * index. */
 static int lua_open(lua_State *L, const struct variant *v)
 {
     lua_pushstring(L, v->engine);
     lua_pushstring(L, v->flavor);
     lua_pushboolean(L, v->hoisted);
-    lua_callfield(L, 1, "open", 3, 1);
+    lua_pushboolean(L, v->both);
+    lua_callfield(L, 1, "open", 4, 1);
     if (!lua_istable(L, -1))
         die(PSCW_LUA, "B.open did not return a table");
     return lua_gettop(L);
@@ -326,7 +364,7 @@ static void setup(struct sides *s)
     raw_setup(&s->raw);
     s->L = lua_setup();
     for (int v = 1; v < NVARIANTS; v++) {
-        if (!s->on[v])
+        if (!s->on[v] || variants[v].kind == RAW)
             continue;
         if (variants[v].kind == CAPI)
             s->capi[v] = capi_setup(&variants[v]);
@@ -362,7 +400,7 @@ static double run(struct sides *s, int v, long n, int timed)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now_s();
     switch (variants[v].kind) {
-    case RAW: raw_run(&s->raw, n, first); break;
+    case RAW: raw_run(&s->raw, n, first, variants[v].both); break;
     case CAPI: capi_run(s->capi[v], n, first); break;
     default: lua_run(s->L, s->lua[v], n, first); break;
     }
@@ -436,6 +474,8 @@ static void pick(const char *list, int *on)
         }
         p += len + (p[len] == ',');
     }
+    for (int v = 0; v < NVARIANTS; v++)
+        on[V_RAWX] |= on[v] && variants[v].both; /* the "-x" rows' ratios are to it */
 }
 
 /* What the traced window costs per event, over the C API's native window. */
@@ -467,9 +507,10 @@ static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, lo
         if (!s->on[v])
             continue;
         double r[MAX_ROUNDS], d[MAX_ROUNDS];
+        int base = variants[v].both ? V_RAWX : 0;
         for (int k = 0; k < rounds; k++) {
-            r[k] = t[v][k] / t[0][k];
-            d[k] = t[v][k] - t[0][k];
+            r[k] = t[v][k] / t[base][k];
+            d[k] = t[v][k] - t[base][k];
         }
         ratio[v] = median(r, rounds);
         extra[v] = median(d, rounds);
@@ -484,7 +525,8 @@ static void report(const struct sides *s, double t[][MAX_ROUNDS], int rounds, lo
            "interleaved rounds\nof %ld epochs per variant (%ld timed epochs each, %d "
            "warm-up), slower rank's time;\nx raw = median of per-round ratios to raw, +us = "
            "median of per-round differences;\nLua builds its group tables every epoch unless "
-           "hoisted\n",
+           "hoisted;\n\"both ways\": each rank post({peer}), start({peer}), put, complete(), "
+           "wait(), to raw-x\n",
            WIN_BYTES, rounds, epochs, epochs * rounds, WARMUP);
     printf("MPI thread level %s\n\n",
            provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE");

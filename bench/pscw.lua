@@ -10,24 +10,39 @@
 --     win:post({0}); win:wait()
 -- on a window of 16 bytes with disp_unit 8. As a user writes it, the group
 -- tables are built anew every epoch; a hoisted variant builds them once,
--- which shows what building them costs. The caller times run() from C with
--- the same clock as the C variants.
+-- which shows what building them costs. Both ways (`both`), each rank
+-- exposes to and accesses its peer every epoch, as bench/mpi4py-rows.py does:
+--     win:post({peer}); win:start({peer}); win:put(peer, 0, "int64", i)
+--     win:complete(); win:wait()
+-- The caller times run() from C with the same clock as the C variants.
 local rl = require "rmalab"
 
 local B = {}
 
 -- One variant: engine "native" or "rma", flavor "create" or "allocate".
-function B.open(engine, flavor, hoisted)
+-- Engine "floor": bench/pscw-floor.c's binding, the least one costs.
+function B.open(engine, flavor, hoisted, both)
   local make = flavor == "create" and rl.win_create or rl.win_allocate
-  local win = make(16, {
+  local win = engine == "floor" and require("pscw_floor").window() or make(16, {
     disp_unit = 8,
     name = ("bench-pscw %s %s"):format(engine, flavor),
     info = { rmalab_pscw = engine },
   })
-  local rank = win:rank()
+  local rank = rl.world:rank()
   local V = {}
 
-  if hoisted then
+  if both then
+    local peer = 1 - rank
+    function V.run(n, first)
+      for i = first, first + n - 1 do
+        win:post({ peer })
+        win:start({ peer })
+        win:put(peer, 0, "int64", i)
+        win:complete()
+        win:wait()
+      end
+    end
+  elseif hoisted then
     local to_target, to_origin = { 1 }, { 0 }
     -- n epochs; the origin puts first, first + 1, ..., first + n - 1.
     function V.run(n, first)
@@ -63,7 +78,7 @@ function B.open(engine, flavor, hoisted)
 
   -- The value the last put left in the target's window (rank 1).
   function V.last()
-    return win:read(0, "int64")
+    return engine == "floor" and win:read() or win:read(0, "int64")
   end
 
   function V.free()

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,14 +32,29 @@ static void type_names_init(void)
     }
 }
 
+/* The type matched last, tried first: a program moves one type at a time
+ * (a put of "int64" went through six other names first). Any thread's
+ * last match will do, so relaxed. */
+static atomic_int last_type;
+
+static bool type_is(int i, const char *s, size_t len)
+{
+    return type_names[i].len == len && type_names[i].name[len - 1] == s[len - 1] &&
+           memcmp(type_names[i].name, s, len) == 0; /* "int16" and "int64" end apart */
+}
+
 rmalab_type lrm_checktype(lua_State *L, int arg)
 {
     size_t len = 0;
     const char *s = lua_type(L, arg) == LUA_TSTRING ? lua_tolstring(L, arg, &len) : NULL;
+    int last = atomic_load_explicit(&last_type, memory_order_relaxed);
+    if (s && type_is(last, s, len))
+        return (rmalab_type)last;
     for (int i = 0; s && i < RMALAB_NTYPES; i++)
-        if (type_names[i].len == len && type_names[i].name[len - 1] == s[len - 1] &&
-            memcmp(type_names[i].name, s, len) == 0) /* "int16" and "int64" end apart */
+        if (type_is(i, s, len)) {
+            atomic_store_explicit(&last_type, i, memory_order_relaxed);
             return (rmalab_type)i;
+        }
     rmalab_type t;
     const char *name = lrm_checkstring(L, arg, RMALAB_ERR_TYPE, NULL);
     if (rmalab_type_from_name(name, &t))
@@ -325,6 +341,14 @@ void *lrm_checkvalues_buf(lua_State *L, int arg, rmalab_type type, int *count, v
     }
     size_t need = (size_t)(n ? n : 1) * (size_t)sz;
     unsigned char *buf = need <= nsmall ? small : lua_newuserdatauv(L, need, 0);
+    if (!is_table && buf == small) { /* a value alone: read where it is */
+        if (type == RMALAB_FLOAT || type == RMALAB_DOUBLE)
+            store_number(L, arg, 0, type, buf, s);
+        else
+            store_integer(L, arg, 0, type, buf, s);
+        *count = 1;
+        return buf;
+    }
     for (int i = 0; i < n; i++) {
         if (is_table)
             lua_rawgeti(L, arg, i + 1);

@@ -44,6 +44,9 @@ extern _Atomic int rmalab__block_wait_mode; /* rmalab_wait_mode */
  * can only come from that collective, and then b has left already;
  * otherwise the caller leaves when the call ends. */
 int rmalab__block_enter(rmalab__block *b);
+/* ... at `since`, CLOCK_MONOTONIC_COARSE seconds the caller has read (a
+ * window's call stores the same time as its own). */
+int rmalab__block_enter_at(rmalab__block *b, double since);
 /* The verdict of b's agreement (rmalab__err_agree_verdict): reduced in
  * rmalab__block_enter in SLEEP mode, else now in an MPI_Allreduce. So a
  * collective call that agrees makes one collective before its own in

@@ -309,10 +309,15 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
 
 int rmalab__block_enter(rmalab__block *b)
 {
+    return rmalab__block_enter_at(b, coarse_now());
+}
+
+int rmalab__block_enter_at(rmalab__block *b, double since)
+{
     int refused = b->collective ? rmalab__err_collective_refused(b->call) : RMALAB_OK;
     if (refused)
         return refused;
-    b->since = coarse_now();
+    b->since = since;
     b->agreed = b->duped = false;
     proc_lock();
     b->prev = proc.now;

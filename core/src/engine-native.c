@@ -28,11 +28,20 @@ struct native {
     struct group_cache post, start;
 };
 
+/* Compared in place: most groups are a rank or two, where a call of
+ * memcmp cost more than the comparison (every post and start). */
+static bool same_ranks(const int *a, const int *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 static int cached_group(rmalab_win *w, struct group_cache *c, const int *ranks, int n,
                         MPI_Group *out)
 {
-    if (c->group != MPI_GROUP_NULL && c->n == n &&
-        (n == 0 || memcmp(c->ranks, ranks, (size_t)n * sizeof *ranks) == 0)) {
+    if (c->group != MPI_GROUP_NULL && c->n == n && same_ranks(c->ranks, ranks, n)) {
         *out = c->group;
         return RMALAB_OK;
     }

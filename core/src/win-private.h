@@ -271,11 +271,16 @@ static inline double rmalab__win_coarse_now(void)
 /* Mark the owning thread blocked in `call` (NULL: not blocked). Lock-free,
  * as it runs around blocking calls: the time is stored before the call name
  * is published, and readers load the name first. */
-static inline void rmalab__win_set_blocked(rmalab_win *w, const char *call)
+static inline void rmalab__win_set_blocked_at(rmalab_win *w, const char *call, double since)
 {
     if (call)
-        atomic_store_explicit(&w->blocked_since, rmalab__win_coarse_now(), memory_order_relaxed);
+        atomic_store_explicit(&w->blocked_since, since, memory_order_relaxed);
     atomic_store_explicit(&w->blocked_in, call, memory_order_release);
+}
+
+static inline void rmalab__win_set_blocked(rmalab_win *w, const char *call)
+{
+    rmalab__win_set_blocked_at(w, call, call ? rmalab__win_coarse_now() : 0);
 }
 
 /* A window call that may block: block.c's record of the process, and the
@@ -295,8 +300,9 @@ static inline int rmalab__win_block_(rmalab_win *w, rmalab__block *b, const char
                          .win_prev = atomic_load_explicit(&w->blocked_in,
                                                           memory_order_relaxed),
                          .agree = agree};
-    rmalab__win_set_blocked(w, call);
-    int rc = rmalab__block_enter(b);
+    double now = rmalab__win_coarse_now(); /* one clock read for both records */
+    rmalab__win_set_blocked_at(w, call, now);
+    int rc = rmalab__block_enter_at(b, now);
     if (rc)
         rmalab__win_set_blocked(w, b->win_prev);
     return rc;
