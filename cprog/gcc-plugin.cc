@@ -2,18 +2,35 @@
  * put before each load and store made cheap, so that an instrumented loop
  * costs about what a plain one does (docs/c-internals.md, "The plugin").
  *
- * One GIMPLE pass, right after gcc's "tsan" pass (in gcc 12 it runs before
- * the loop optimisations: lim2, then tsan1, then the loop pipeline), over
- * the __tsan_readN / writeN / read_range / write_range calls that tsan put
- * in (atomics, function entry and exit and __tsan_init stay as they are):
- * each runs only while the runtime's published ranges (the first member
- * of rmalab_access__hooks, access.h) are not NULL, as the runtime's own
- * first test does; under plain mpiexec the call never happens. In a loop
- * that calls nothing but these, the load of the pointer is made once,
- * before the outermost such loop: only an MPI call changes what is
- * watched (and a thread that makes one while another's loop runs races
- * that loop's accesses anyway).
- */
+ * One GIMPLE pass, right after gcc's "tsan" pass, which in gcc 12 runs
+ * before the loop optimisations (lim2, then tsan1, then the loop pipeline
+ * with the vectoriser), over the __tsan_readN / writeN / read_range /
+ * write_range calls that tsan put in (atomics, function entry and exit and
+ * __tsan_init stay as they are):
+ *
+ * 1. The whole loop's accesses at once. In an innermost loop that calls
+ *    nothing but these (a loop with other calls may change what is
+ *    watched, or leave early), with one exit that every iteration passes
+ *    and an iteration count that gcc's niter analysis knows at the loop's
+ *    entry, an access that every iteration makes (its block dominates the
+ *    exit) at an address {base, +, step} with step = plus or minus its
+ *    size touches every byte of [lo, lo + (count) * size): its call leaves
+ *    the loop, and one __tsan_read_range / write_range of that range, with
+ *    the access's own location (so its FILE:LINE), goes before the loop.
+ *    Nothing else is hoisted: an access with another stride, a loop with
+ *    an early exit, a conditional access keep their own calls, as a range
+ *    would claim bytes the loop may not touch. A loop left with no call is
+ *    vectorised as a plain one.
+ * 2. The calls left, gated: each runs only while the runtime's published
+ *    ranges (the first member of rmalab_access__hooks, access.h) are not
+ *    NULL, as the runtime's own first test does; under plain mpiexec the
+ *    call never happens. In a loop that calls nothing but these, the load
+ *    of the pointer is made once, before the outermost such loop: only an
+ *    MPI call changes what is watched (and a thread that makes one while
+ *    another's loop runs races that loop's accesses anyway).
+ *
+ * The ranges before a loop are gated the same way, the count computed
+ * only when the call is made. */
 /* gcc's own order: each header needs those before it. */
 #include "gcc-plugin.h"
 #include "plugin-version.h"
@@ -150,7 +167,146 @@ static void gate_region(gimple *first, gimple *last, tree gate)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The gates                                                                */
+/* 1. Whole loops                                                           */
+
+/* A range to report before a loop: its call's kind and location, and
+ * the bytes as trees valid in the loop's preheader. */
+struct hoisted {
+    class loop *loop;
+    bool write;
+    location_t loc;
+    tree lo, bytes;
+};
+
+/* Whether t uses no SSA name defined inside loop (and no chrec). */
+static tree defined_inside(tree *t, int *walk, void *data)
+{
+    class loop *loop = (class loop *)data;
+    if (TREE_CODE(*t) == POLYNOMIAL_CHREC || TREE_CODE(*t) == COND_EXPR)
+        return *t;
+    if (TREE_CODE(*t) == SSA_NAME) {
+        basic_block bb = gimple_bb(SSA_NAME_DEF_STMT(*t));
+        if (bb && flow_bb_inside_loop_p(loop, bb))
+            return *t;
+    }
+    if (TYPE_P(*t))
+        *walk = 0;
+    return NULL_TREE;
+}
+
+static bool before_loop(class loop *loop, tree t)
+{
+    return t && !chrec_contains_undetermined(t) &&
+           !walk_tree(&t, defined_inside, loop, NULL);
+}
+
+/* The loop's latch executions, if every iteration passes its one exit's
+ * test and the count is known at its entry; NULL_TREE else. */
+static tree loop_count(class loop *loop, edge *exit)
+{
+    if (loop->inner || !calls_nothing(loop) || !(*exit = single_exit(loop)))
+        return NULL_TREE;
+    if (!dominated_by_p(CDI_DOMINATORS, loop->latch, (*exit)->src))
+        return NULL_TREE;
+    tree n = number_of_latch_executions(loop);
+    if (!before_loop(loop, n))
+        return NULL_TREE;
+    return fold_convert(sizetype, n);
+}
+
+/* The access g of size bytes at addr, made once in each of the loop's
+ * n + 1 iterations: its range, if its address steps by its size. */
+static bool whole_range(class loop *loop, tree n, tree addr, int size, tree *lo, tree *bytes)
+{
+    tree ev = analyze_scalar_evolution(loop, addr);
+    ev = instantiate_scev(loop_preheader_edge(loop), loop, ev);
+    if (!ev || TREE_CODE(ev) != POLYNOMIAL_CHREC || CHREC_VARIABLE(ev) != (unsigned)loop->num)
+        return false;
+    tree base = CHREC_LEFT(ev), step = CHREC_RIGHT(ev);
+    if (TREE_CODE(step) != INTEGER_CST || !before_loop(loop, base))
+        return false;
+    tree s = fold_convert(ssizetype, step);
+    if (!tree_fits_shwi_p(s))
+        return false;
+    HOST_WIDE_INT by = tree_to_shwi(s);
+    if (by != size && by != -size)
+        return false;
+    tree count = fold_build2(PLUS_EXPR, sizetype, n, size_one_node);
+    *bytes = fold_build2(MULT_EXPR, sizetype, count, size_int(size));
+    /* Downwards: the last iteration's address is the lowest. */
+    *lo = by > 0 ? base
+                 : fold_build_pointer_plus(base, fold_build2(MULT_EXPR, sizetype, n,
+                                                             fold_convert(sizetype, step)));
+    return true;
+}
+
+/* The loop's accesses that a range before it can stand for: each goes
+ * from the loop to out. */
+static void hoist_loop(class loop *loop, vec<hoisted> *out)
+{
+    edge exit;
+    tree n = loop_count(loop, &exit);
+    if (!n)
+        return;
+    basic_block *body = get_loop_body(loop);
+    for (unsigned i = 0; i < loop->num_nodes; i++) {
+        if (!dominated_by_p(CDI_DOMINATORS, exit->src, body[i]))
+            continue;
+        for (gimple_stmt_iterator gsi = gsi_start_bb(body[i]); !gsi_end_p(gsi);) {
+            gimple *g = gsi_stmt(gsi);
+            int size;
+            bool write;
+            tree lo, bytes;
+            if (!tsan_access(g, &size, &write) || size == 0 ||
+                !whole_range(loop, n, gimple_call_arg(g, 0), size, &lo, &bytes)) {
+                gsi_next(&gsi);
+                continue;
+            }
+            out->safe_push({loop, write, gimple_location(g), lo, bytes});
+            unlink_stmt_vdef(g);
+            gsi_remove(&gsi, true);
+            release_defs(g);
+        }
+    }
+    free(body);
+}
+
+/* Before the loop, gated: the call of each range in the loop's order. */
+static void emit_ranges(class loop *loop, const vec<hoisted> &all, unsigned from, unsigned to)
+{
+    basic_block bb = split_edge(loop_preheader_edge(loop));
+    gimple_seq seq = NULL;
+    gimple *first = NULL, *last = NULL;
+    for (unsigned i = from; i < to; i++) {
+        const hoisted &h = all[i];
+        tree fn = builtin_decl_implicit(h.write ? BUILT_IN_TSAN_WRITE_RANGE
+                                                : BUILT_IN_TSAN_READ_RANGE);
+        tree size_type = TREE_VALUE(TREE_CHAIN(TYPE_ARG_TYPES(TREE_TYPE(fn))));
+        gimple_seq part = NULL, more = NULL; /* force_gimple_operand sets its seq */
+        tree lo = force_gimple_operand(fold_convert(ptr_type_node, unshare_expr(h.lo)), &part,
+                                       true, NULL_TREE);
+        tree n = force_gimple_operand(fold_convert(size_type, unshare_expr(h.bytes)), &more,
+                                      true, NULL_TREE);
+        gimple_seq_add_seq(&part, more);
+        gcall *call = gimple_build_call(fn, 2, lo, n);
+        gimple_set_location(call, h.loc);
+        gimple_seq_add_stmt(&part, call);
+        for (gimple_stmt_iterator p = gsi_start(part); !gsi_end_p(p); gsi_next(&p))
+            if (!gimple_has_location(gsi_stmt(p)))
+                gimple_set_location(gsi_stmt(p), h.loc);
+        if (!first)
+            first = gimple_seq_first_stmt(part);
+        last = call;
+        gimple_seq_add_seq(&seq, part);
+    }
+    gimple_stmt_iterator gsi = gsi_after_labels(bb);
+    gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+    gsi = gsi_for_stmt(first);
+    gate_region(first, last, load_gate(&gsi, all[from].loc));
+}
+
+/* ------------------------------------------------------------------------ */
+/* 2. The calls left                                                        */
 
 /* The outermost loop around bb that calls nothing but tsan's accesses
  * (NULL: none), from each loop's verdict in quiet[loop->num]. */
@@ -201,20 +357,33 @@ static void gate_calls(function *fn, const vec<char> &quiet)
 /* ------------------------------------------------------------------------ */
 /* The pass                                                                 */
 
-/* The gates, the pointer hoisted before quiet loops. */
+/* The whole loops first (dominators and SCEV on the untouched body), then
+ * the gates, then the ranges before their loops. */
 static unsigned run(function *fn)
 {
+    bool loops = optimize > 0 && number_of_loops(fn) > 1;
+    auto_vec<hoisted> found;
     auto_vec<char> quiet;
-    if (optimize > 0 && number_of_loops(fn) > 1) {
-        loop_optimizer_init(LOOPS_NORMAL);
+    if (loops) {
+        loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
+        calculate_dominance_info(CDI_DOMINATORS);
+        scev_initialize();
         quiet.safe_grow_cleared(number_of_loops(fn));
+        for (auto loop : loops_list(fn, LI_FROM_INNERMOST))
+            hoist_loop(loop, &found);
+        scev_finalize();
+        free_numbers_of_iterations_estimates(fn);
         for (auto loop : loops_list(fn, 0))
             quiet[loop->num] = calls_nothing(loop);
-        gate_calls(fn, quiet);
-        loop_optimizer_finalize();
-    } else {
-        gate_calls(fn, quiet);
     }
+    gate_calls(fn, quiet);
+    for (unsigned i = 0, j; i < found.length(); i = j) {
+        for (j = i + 1; j < found.length() && found[j].loop == found[i].loop; j++)
+            ;
+        emit_ranges(found[i].loop, found, i, j);
+    }
+    if (loops)
+        loop_optimizer_finalize();
     free_dominance_info(CDI_DOMINATORS);
     mark_virtual_operands_for_renaming(fn);
     return TODO_update_ssa | TODO_cleanup_cfg;
@@ -252,7 +421,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
     static const struct ggc_root_tab roots[] = {
         {&decl, 1, sizeof decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node}, LAST_GGC_ROOT_TAB};
     register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)roots);
-    static struct plugin_info about = {"0.1.0", "rmalab cc: tsan's calls gated"};
+    static struct plugin_info about = {"0.1.0", "rmalab cc: tsan's calls hoisted and gated"};
     register_callback(info->base_name, PLUGIN_INFO, NULL, &about);
     struct register_pass_info pass = {new hoist_pass(g), "tsan", 0, PASS_POS_INSERT_AFTER};
     register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
