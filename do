@@ -26,6 +26,9 @@ PACKAGES=(mpich libmpich-dev lua5.4 liblua5.4-dev check meson ninja-build pkg-co
           cmake
           # rmalab run: FILE:LINE from the debug information (cprog/where.c)
           libdw-dev
+          # rmalab cc's gcc plugin (cprog/gcc-plugin.cc): gcc's plugin headers, and g++
+          # for them; without them rmalab cc builds without it
+          g++ gcc-12-plugin-dev
           # the hosts test bed (tests/hosts/bed.py): ip netns, veth, bridge
           iproute2
           # the Jupyter kernel (kernel/) and its tests: jupyter_client, nbclient,

@@ -16,8 +16,11 @@
  * attached on its own: access.h). */
 #define RMALAB_ACCESS_API __attribute__((visibility("hidden")))
 
-/* The hooks this copy of the runtime hands to rmalab_run_attach. */
-extern rmalab_access_hooks rmalab_access__hooks;
+/* The hooks this copy of the runtime hands to rmalab_run_attach. Hidden:
+ * a shared library that rmalab cc linked keeps its own, which its own
+ * __tsan_init attaches, and the gates that rmalab's gcc plugin puts in
+ * the program read its `ranges` (the first member) by this name. */
+extern __attribute__((visibility("hidden"))) rmalab_access_hooks rmalab_access__hooks;
 
 /* The range test, out of line: the fast path stays a load and a branch. */
 __attribute__((noinline, cold)) void rmalab_access__slow(const rmalab_access_ranges *r,

@@ -74,7 +74,9 @@ static inline unsigned rmalab_access_hot_slot(const void *pc)
 }
 
 typedef struct {
-    /* NULL while nothing is watched (always, under plain mpiexec). */
+    /* NULL while nothing is watched (always, under plain mpiexec). The
+     * first member: the gates of rmalab's gcc plugin (cprog/gcc-plugin.cc)
+     * load it as a pointer at the start of rmalab_access__hooks. */
     _Atomic(const rmalab_access_ranges *) ranges;
     /* An access of n bytes at addr (write: a store, or an atomic
      * read-modify-write) touched a watched range. pc is the return address

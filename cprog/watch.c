@@ -544,19 +544,40 @@ static void gather_access(uintptr_t a, size_t n, int write, const void *ret)
 
 /* ret is the return address of the runtime's entry point (as for the
  * wrappers): one byte back is inside the access's own line. */
-static void on_access(const void *addr, size_t n, int write, const void *ret)
+static void on_part(uintptr_t a, size_t n, int write, const void *ret)
 {
     if (gathers()) {
-        gather_access((uintptr_t)addr, n, write, ret);
+        gather_access(a, n, write, ret);
         return;
     }
     const void *pc = (const char *)ret - 1;
     pthread_mutex_lock(&lock);
-    check_ops((uintptr_t)addr, n, write, pc, NULL);
+    check_ops(a, n, write, pc, NULL);
     if (run_threads_many())
-        remember((uintptr_t)addr, n, write, pc);
-    check_window((uintptr_t)addr, n, write, pc, -1);
+        remember(a, n, write, pc);
+    check_window(a, n, write, pc, -1);
     pthread_mutex_unlock(&lock);
+}
+
+/* A wide access (a loop's range, which rmalab's gcc plugin reports before
+ * the loop, or a memcpy) may begin outside watched memory, or cross from
+ * one window into the next: each watched range's part of it goes on its
+ * own, as the loop's own accesses would have (the window is looked up at
+ * an access's first byte). */
+static void on_access(const void *addr, size_t n, int write, const void *ret)
+{
+    const rmalab_access_ranges *r = atomic_load(&hooks->ranges);
+    uintptr_t a = (uintptr_t)addr;
+    if (n <= 16 || !r) {
+        on_part(a, n, write, ret);
+        return;
+    }
+    for (int k = 0; k < r->n; k++) {
+        uintptr_t lo = a > r->lo[k] ? a : r->lo[k], end = r->lo[k] + r->len[k];
+        uintptr_t hi = a + n < end ? a + n : end;
+        if (lo < hi)
+            on_part(lo, hi - lo, write, ret);
+    }
 }
 
 RUN_API void rmalab_run_attach(rmalab_access_hooks *h)

@@ -29,7 +29,9 @@ static const char usage[] =
     "same results. Works as CC=\"rmalab cc\" in make, meson and CMake builds.\n"
     "\n"
     "Compile steps (-c, -S, or the compile half of a one-command build) get\n"
-    "-fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -g; links get\n"
+    "-fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -g (and rmalab's\n"
+    "gcc plugin, which takes the checks out of loops; RMALAB_CC_PLUGIN=off: not);\n"
+    "links get\n"
     "rmalab's access runtime and -Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset.\n"
     "-E, -M, -MM, -fsyntax-only, --version, -dumpversion, -show, -print-* and a\n"
     "command with no input go to mpicc untouched. C only: a C++ source is an\n"
@@ -43,7 +45,8 @@ typedef struct {
     int *kind;         /* ARG_* of each argument */
     const char **lang; /* the -x language in force for each input, or NULL */
     int n_c, n_input, compile_only, probe, clang;
-    const char *cxx; /* the first C++ source */
+    const char *cxx;    /* the first C++ source */
+    const char *plugin; /* -fplugin=PATH of rmalab's gcc plugin, or NULL */
 } cc_line;
 
 /* gcc's options whose value is the next argument. */
@@ -197,6 +200,8 @@ static void add_compile_flags(const cc_line *l, char **av, int *k)
     } else {
         av[(*k)++] = "--param=tsan-instrument-func-entry-exit=0";
         av[(*k)++] = "-Wno-tsan";
+        if (l->plugin)
+            av[(*k)++] = (char *)l->plugin;
     }
     av[(*k)++] = "-g";
 }
@@ -231,6 +236,32 @@ static int find_runtime(const char *self, char *out, size_t size)
         return 0;
     snprintf(out, size, "%s", RMALAB_ACCESS_INSTALLED);
     return access(out, R_OK);
+}
+
+/* The -fplugin= option of rmalab's gcc plugin (cprog/gcc-plugin.cc), found
+ * as the runtime is: NULL when it was not built (no gcc plugin headers),
+ * is not installed, or RMALAB_CC_PLUGIN=off asks for the plain
+ * -fsanitize=thread build. */
+static const char *find_plugin(const char *self, char *out, size_t size)
+{
+    const char *off = getenv("RMALAB_CC_PLUGIN");
+    if (!RMALAB_PLUGIN_BUILD[0] || (off && strcmp(off, "off") == 0))
+        return NULL;
+    const char *build = RMALAB_BUILD_ROOT "/";
+    int n = snprintf(out, size, "-fplugin=");
+    if (strncmp(self, build, strlen(build)) == 0) {
+        snprintf(out + n, size - (size_t)n, "%s", RMALAB_PLUGIN_BUILD);
+        return access(out + n, R_OK) == 0 ? out : NULL;
+    }
+    char *slash;
+    snprintf(out + n, size - (size_t)n, "%s", self);
+    if ((slash = strrchr(out + n, '/')))
+        snprintf(slash, size - (size_t)(slash - out), "/../%s/rmalab-gcc.so",
+                 RMALAB_ACCESS_LIBDIR);
+    if (access(out + n, R_OK) == 0)
+        return out;
+    snprintf(out + n, size - (size_t)n, "%s", RMALAB_PLUGIN_INSTALLED);
+    return access(out + n, R_OK) == 0 ? out : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -358,7 +389,9 @@ int cc_main(int argc, char **argv, const char *self)
         return 1;
     }
     int rc;
-    char runtime[4200];
+    char runtime[4200], plugin[4200];
+    if (!l.clang)
+        l.plugin = find_plugin(self, plugin, sizeof plugin);
     if (l.probe || l.n_input == 0) {
         rc = pass_through(argv);
     } else if (l.cxx) {

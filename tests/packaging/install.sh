@@ -102,6 +102,16 @@ installed rmalab cc -O2 hello.c -o hello || fail "the installed rmalab cc does n
 installed nm hello | grep ' [Tt] __tsan_read4$' >/dev/null || fail "rmalab cc did not link the access runtime"
 [ "$(installed ./hello)" = "sum 10" ] || fail "hello built by the installed rmalab cc printed something else"
 echo "installed rmalab cc: hello.c built with ${libdir}/librmalab-access.a and ran"
+# Its gcc plugin, when the build made one: installed, and loaded from there (-v shows cc1's
+# command line).
+if [ -f "$build/cprog/rmalab-gcc.so" ]; then
+    [ -f "$lib/rmalab-gcc.so" ] || fail "${lib#"$stage"}/rmalab-gcc.so was not installed"
+    out=$(installed rmalab cc -O2 -v -c hello.c -o hello.o 2>&1) ||
+        fail "the installed rmalab cc does not compile hello.c:"$'\n'"$out"
+    grep -q -- "-fplugin=$stage[^ ]*/rmalab-gcc.so" <<<"$out" ||
+        fail "the installed rmalab cc does not load ${libdir}/rmalab-gcc.so"
+    echo "installed rmalab cc: loads ${libdir}/rmalab-gcc.so"
+fi
 
 # 5. rmalab run on a plain mpicc binary, with the installed interceptor
 # (found beside the installed executable, the DESTDIR's).

@@ -9,6 +9,10 @@ temporary folder and run with `rmalab run -n N`, N from its header's
   the job ends with a non-zero status;
 - `no race`: no `race:` and no `error:` line, and status 0.
 
+A `cflags:` line adds its options to the build (-O2: rmalab's gcc plugin
+then takes checks out of loops); a `calls:` line names a function the
+program must call (objdump -d), so that a case shows the plugin's work.
+
     check.py RMALAB CASE.c        judge one case
     check.py --listed FOLDER      every case's header is well formed and
                                   meson.build lists every case
@@ -76,6 +80,12 @@ def judge(racy, marks, base, status, stderr):
         base, a, base, b, status)
 
 
+def called(exe, fn):
+    """Whether exe's code has a call of fn (objdump's disassembly)."""
+    dis = subprocess.run(["objdump", "-d", exe], capture_output=True, text=True).stdout
+    return re.search(r"\bcall\s.*<%s(@plt)?>" % re.escape(fn), dis) is not None
+
+
 def one(rmalab, path):
     got = header(path)
     if isinstance(got, str):
@@ -84,11 +94,18 @@ def one(rmalab, path):
     base = os.path.basename(path)
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, base[:-2])
-        omp = ["-fopenmp"] if "#pragma omp" in open(path).read() else []
-        built = subprocess.run([rmalab, "cc", "-g"] + omp + [path, "-o", exe],
+        text = open(path).read()
+        omp = ["-fopenmp"] if "#pragma omp" in text else []
+        flags = re.search(r"^ \* cflags: (.*)$", text, re.M)
+        flags = flags.group(1).split() if flags else []
+        built = subprocess.run([rmalab, "cc", "-g"] + omp + flags + [path, "-o", exe],
                                capture_output=True, text=True)
         if built.returncode != 0:
             broken("rmalab cc failed:\n" + built.stdout + built.stderr)
+        calls = re.search(r"^ \* calls: (.*)$", text, re.M)
+        if calls and not called(exe, calls.group(1)):
+            print("check.py: WRONG: %s: the program never calls %s" % (base, calls.group(1)))
+            sys.exit(WRONG)
         try:
             ran = subprocess.run([rmalab, "run", "-n", str(ranks), exe], capture_output=True,
                                  text=True, timeout=RUN_TIMEOUT, cwd=tmp)
