@@ -124,6 +124,8 @@ struct rmalab__races {
     const int *disp_units;        /* every rank's (the layout's) */
     const char *name;             /* the window's name (set_name may change it) */
     rmalab_check_mode mode;       /* this rank's */
+    bool together;                /* some rank's mode is races: a race found at a fence
+                                     or free is told to every rank */
     bool same_op_no_op;           /* accumulate_ops in force (the rule's) */
     bool acc_ordered;             /* accumulate_ordering is not none (the rule's) */
     /* Owner races-report.c. */

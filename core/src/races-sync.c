@@ -265,16 +265,18 @@ rmalab_check_mode rmalab__races_sync_asked(const rmalab_win *w) { return mode_as
 int rmalab__races_sync_open(rmalab_win *w)
 {
     rmalab_check_mode mode = mode_asked(w);
-    int want = mode != RMALAB_CHECK_OFF, any = 0;
-    int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
+    int want[2] = {mode != RMALAB_CHECK_OFF, mode == RMALAB_CHECK_RACES}, any[2] = {0, 0};
+    int e = MPI_Allreduce(want, any, 2, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "deciding whether to check for races");
-    if (!any)
+    if (!any[0])
         return RMALAB_OK;
     MPI_Comm comm;
     if ((e = MPI_Comm_dup(w->comm, &comm)) != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Comm_dup (race checker)");
     int rc = open_state(w, mode, comm);
+    if (w->races)
+        w->races->together = any[1];
     if (rc && !w->races)
         MPI_Comm_free(&comm);
     return rmalab__err_agree(w->comm, rc, "starting the race checker");
