@@ -160,6 +160,19 @@ static void contents_free(contents *c)
 
 /* The elements under t: *type when all are one type of the core's, else
  * *mixed. Depth-limited; the handles MPI hands back are freed. */
+/* MPI_LB and MPI_UB (gone from MPI-3.0, kept by MPICH): a struct's markers
+ * of its bounds, which hold no data, so they are no element of it and no
+ * entry of its signature. */
+static bool bound_marker(MPI_Datatype t)
+{
+#ifdef MPI_LB
+    return t == MPI_LB || t == MPI_UB;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
 static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int depth)
 {
     contents c;
@@ -167,6 +180,8 @@ static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int de
         *mixed = true;
         return;
     }
+    if (c.comb == MPI_COMBINER_NAMED && bound_marker(t))
+        return;
     if (c.comb == MPI_COMBINER_NAMED) {
         rmalab_type one = RMALAB_BYTE;
         int other = other_of(t);
@@ -261,6 +276,8 @@ static void sig_of(MPI_Datatype t, sig_t *g, int depth)
         sig_of(parts[pair][1], g, depth + 1);
         return;
     }
+    if (c.comb == MPI_COMBINER_NAMED && bound_marker(t))
+        return;
     if (c.comb == MPI_COMBINER_NAMED) {
         rmalab_type core;
         bool known = run_type_of(t, &core) == RMALAB_OK;

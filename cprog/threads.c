@@ -38,11 +38,14 @@ static bool taken[RUN_THREADS];  /* section slots in use (under `lock`) */
 static int64_t last[RUN_THREADS]; /* a section slot's last step (under `lock`) */
 static __thread tstate *me;
 /* The forks of running teams whose threads have not all begun (under
- * `lock`); `lost` counts those that found no room (then no point is known
- * to all until they have begun). */
-#define OPEN_FORKS 32
-static run_sync *open_forks[OPEN_FORKS];
-static int nopen, lost;
+ * `lock`). It grows: nested teams (each thread of a team forking its own)
+ * can have as many open at once as there are threads forking, more than any
+ * fixed size. `lost` counts those that found no room, without memory: then
+ * no point is known to all until they have begun, which keeps operations
+ * watched longer (more work, the same verdicts: a thread is still judged by
+ * what it knows). */
+static run_sync **open_forks;
+static int nopen, capopen, lost;
 static bool own_clocks; /* per-thread clock entries (run_threads_start) */
 /* The view and slot this thread's core calls use (rmalab_clock_thread). */
 static __thread int64_t *installed_k;
@@ -263,7 +266,13 @@ static void fork_begun(run_sync *fork, int size)
     if (!fork->opened) {
         fork->opened = true;
         fork->waiting = size > 0 ? size : 1;
-        if (nopen < OPEN_FORKS)
+        if (nopen == capopen) {
+            int cap = capopen ? 2 * capopen : 32;
+            run_sync **more = realloc(open_forks, (size_t)cap * sizeof *more);
+            if (more)
+                open_forks = more, capopen = cap;
+        }
+        if (nopen < capopen)
             open_forks[nopen++] = fork;
         else
             lost++;

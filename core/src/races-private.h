@@ -124,6 +124,8 @@ struct rmalab__races {
     const int *disp_units;        /* every rank's (the layout's) */
     const char *name;             /* the window's name (set_name may change it) */
     rmalab_check_mode mode;       /* this rank's */
+    bool raise_together;          /* some rank's mode is races: a race found at a fence
+                                     or free is told to every rank */
     bool same_op_no_op;           /* accumulate_ops in force (the rule's) */
     bool acc_ordered;             /* accumulate_ordering is not none (the rule's) */
     /* Owner races-report.c. */
@@ -149,8 +151,6 @@ struct rmalab__races {
                                      call that runs released */
     /* Owner races-wire.c. */
     uint64_t *sent, *recvd;       /* per rank: passive batches sent to it, received from it */
-    int64_t *counts;              /* 4 per rank: what a fence or free exchanges (made at
-                                     open, so that the exchange allocates nothing) */
     MPI_Request *req;             /* sends in flight, and their buffers */
     void **reqbuf;
     int nreq, capreq;

@@ -346,9 +346,14 @@ int rmalab__races_report_finish(struct rmalab__races *R, const char *call, int r
 
 /* Collective: the lowest rank that found a race tells the others, so that
  * in mode races every rank raises at the same fence or free. `S` holds
- * this rank's release clock and gets the join; NULL: no clock. */
+ * this rank's release clock and gets the join; NULL: no clock. When no rank
+ * of the window raises (R->raise_together), no rank needs to hear of another's
+ * race, and the fence's messages joined the clocks already (races-wire.c):
+ * each rank only finishes its own. */
 int rmalab__races_report_finish_together(struct rmalab__races *R, int64_t *S, const char *call)
 {
+    if (!R->raise_together)
+        return rmalab__races_report_finish(R, call, RMALAB_OK);
     int W = rmalab__clock_size();
     int64_t *v = R->together;
     if (S)

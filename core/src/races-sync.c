@@ -240,8 +240,7 @@ static int open_state(rmalab_win *w, rmalab_check_mode mode, MPI_Comm comm)
     R->out = rmalab__mem_calloc((size_t)w->size, sizeof *R->out);
     R->sent = rmalab__mem_calloc((size_t)w->size, sizeof *R->sent);
     R->recvd = rmalab__mem_calloc((size_t)w->size, sizeof *R->recvd);
-    R->counts = rmalab__mem_calloc(4 * (size_t)w->size, sizeof *R->counts);
-    if (!R->out || !R->sent || !R->recvd || !R->counts)
+    if (!R->out || !R->sent || !R->recvd)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory for the race checker");
     /* The rule's hints, from the window's at creation. */
     const char *ops = rmalab__hints_lookup(w->at_create, RMALAB_KEY_ACCUMULATE_OPS);
@@ -267,16 +266,18 @@ rmalab_check_mode rmalab__races_sync_asked(const rmalab_win *w) { return mode_as
 int rmalab__races_sync_open(rmalab_win *w)
 {
     rmalab_check_mode mode = mode_asked(w);
-    int want = mode != RMALAB_CHECK_OFF, any = 0;
-    int e = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, w->comm);
+    int want[2] = {mode != RMALAB_CHECK_OFF, mode == RMALAB_CHECK_RACES}, any[2] = {0, 0};
+    int e = MPI_Allreduce(want, any, 2, MPI_INT, MPI_MAX, w->comm);
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "deciding whether to check for races");
-    if (!any)
+    if (!any[0])
         return RMALAB_OK;
     MPI_Comm comm;
     if ((e = MPI_Comm_dup(w->comm, &comm)) != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Comm_dup (race checker)");
     int rc = open_state(w, mode, comm);
+    if (w->races)
+        w->races->raise_together = any[1];
     if (rc && !w->races)
         MPI_Comm_free(&comm);
     return rmalab__err_agree(w->comm, rc, "starting the race checker");
@@ -305,7 +306,6 @@ void rmalab__races_sync_free(rmalab_win *w)
     rmalab__mem_free(R->out);
     rmalab__mem_free(R->sent);
     rmalab__mem_free(R->recvd);
-    rmalab__mem_free(R->counts);
     rmalab__mem_free(R->found);
     rmalab__mem_free(R->S);
     rmalab__mem_free(R->together);

@@ -14,13 +14,15 @@
  *            check and acquire;
  *   unlock, flush  release and send (PASSIVE) after checking the batch's
  *            own pairs; the target checks what arrived at its next
- *            synchronisation call, and at fence and free at the latest,
- *            where the ranks first exchange how many each sent to each;
- *   fence    sends every record (FENCE) as it is, with the clock and entry
- *            that complete it at its target, exchanges the counts, checks,
- *            and joins the clocks in an allreduce, which also says who
- *            found a race, so that every rank raises together;
- *   free     is the last such exchange.
+ *            synchronisation call, and at fence and free at the latest;
+ *   fence    sends one message (FENCE) to every other rank: its records to
+ *            that rank as they are, with the clock and entry that complete
+ *            them there, and how many PASSIVE batches went to it before;
+ *            each rank takes those batches and the FENCE messages, checks,
+ *            and joins the clocks the messages carried; when some rank of
+ *            the window is in mode races, an allreduce then says who found
+ *            a race, so that every rank raises together (races-report.c);
+ *   free     is the last such exchange, its FENCE messages without records.
  *
  * A message is a header, the sender's clock (one int64 per world rank),
  * then records. Sends are MPI_Isend, made before the call that lets the
@@ -38,7 +40,7 @@ enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_
 
 typedef struct {
     int32_t nrec, entry; /* entry: the sender's clock entry (FENCE: completes the records) */
-    int64_t pad;
+    int64_t passive;     /* FENCE: how many PASSIVE batches the sender sent the receiver */
 } msg_hdr;
 
 /* Forget sends that finished; their buffers go with them. */
@@ -78,8 +80,12 @@ static int send_msg(struct rmalab__races *R, int to, int tag, const int64_t *clo
     unsigned char *buf = rmalab__mem_alloc(bytes);
     if (!buf)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-    *(msg_hdr *)buf = (msg_hdr){.nrec = n, .entry = rmalab__clock_entry()};
-    memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
+    *(msg_hdr *)buf =
+        (msg_hdr){.nrec = n, .entry = rmalab__clock_entry(), .passive = (int64_t)R->sent[to]};
+    if (clock)
+        memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
+    else
+        memset(buf + sizeof(msg_hdr), 0, rmalab__clock_bytes());
     if (n)
         memcpy(buf + sizeof(msg_hdr) + rmalab__clock_bytes(), recs->p,
                (size_t)n * rmalab__races_racc_size());
@@ -175,30 +181,35 @@ static int drain(struct rmalab__races *R)
     }
 }
 
-/* Collective: with `fence`, this rank's records to each other rank go
- * first, as they are (FENCE: their target completes them); then every
- * passive batch sent to this rank, and those FENCE messages, come in.
- * Every rank goes through the collective, whatever failed. */
+/* Collective in effect: one FENCE message to every other rank, with this
+ * rank's records to it at a fence (as they are: their target completes
+ * them), none at free, and how many passive batches went to it before; then
+ * each origin's passive batches, and its FENCE message after them. The
+ * messages carry the clocks that the fence joins (rmalab__races_wire_out),
+ * so that no collective is needed here. Every message is sent, whatever
+ * failed, so that no peer waits for one that never comes. */
 static int exchange(struct rmalab__races *R, bool fence)
 {
-    int P = R->size, rc = RMALAB_OK, rc2 = RMALAB_OK;
-    int64_t *mine = R->counts, *theirs = R->counts + 2 * P;
-    for (int t = 0; t < P; t++) {
-        mine[2 * t] = (int64_t)R->sent[t];
-        mine[2 * t + 1] = fence && t != R->rank && R->out[t].n;
-        if (mine[2 * t + 1] && !rc)
-            rc = send_msg(R, t, RMALAB__TAG_FENCE, R->S, &R->out[t]);
+    int rc = RMALAB_OK, rc2 = RMALAB_OK;
+    for (int t = 0; t < R->size; t++) {
+        int e = t == R->rank ? RMALAB_OK
+                             : send_msg(R, t, RMALAB__TAG_FENCE, fence ? R->S : NULL,
+                                        fence ? &R->out[t] : NULL);
+        rc = rc ? rc : e;
     }
-    int e = MPI_Alltoall(mine, 2, MPI_INT64_T, theirs, 2, MPI_INT64_T, R->comm);
-    if (e != MPI_SUCCESS)
-        rc2 = rmalab__err_mpi(e, "MPI_Alltoall (race checker)");
-    for (int o = 0; o < P && !rc2; o++) {
-        while (!rc2 && (int64_t)R->recvd[o] < theirs[2 * o]) {
+    for (int o = 0; o < R->size && !rc2; o++) {
+        unsigned char *buf = NULL;
+        int64_t n = (int64_t)R->sent[o]; /* to itself */
+        if (o != R->rank && !(rc2 = recv_msg(R, o, RMALAB__TAG_FENCE, &buf)))
+            n = ((const msg_hdr *)buf)->passive;
+        while (!rc2 && (int64_t)R->recvd[o] < n) {
             rc2 = receive(R, o, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
             R->recvd[o]++;
         }
-        if (!rc2 && theirs[2 * o + 1])
-            rc2 = receive(R, o, RMALAB__TAG_FENCE, RMALAB__RB_FENCE);
+        if (buf && !rc2 && fence)
+            rc2 = keep_in(R, buf, o, RMALAB__RB_FENCE);
+        else
+            rmalab__mem_free(buf);
     }
     return rc ? rc : rc2;
 }
@@ -276,9 +287,21 @@ static void end_sends(struct rmalab__races *R)
     R->nreq = 0;
 }
 
+/* A fence joins every rank's clock once the checks are done: each other
+ * rank's came in its FENCE message, this rank's is R->S. */
+static void join_fence(struct rmalab__races *R)
+{
+    for (int i = 0; i < R->nin; i++)
+        if (R->in[i].kind == RMALAB__RB_FENCE)
+            rmalab__clock_acquire(R->in[i].clock);
+    rmalab__clock_acquire(R->S);
+}
+
 int rmalab__races_wire_out(struct rmalab__races *R, const struct rmalab__races_step *st)
 {
     int rc = RMALAB_OK;
+    if (st->what == RMALAB__DO_FENCE && st->released)
+        join_fence(R);
     for (int i = 0; i < R->nin; i++)
         rmalab__mem_free(R->in[i].msg);
     R->nin = 0;

@@ -182,7 +182,8 @@ def dtype_rules():
 def rules_more():
     """rules-more.c: a put between struct {int, double} and struct {double,
     int} is MPI_ERR_TYPE (their signatures differ, not their sizes); a
-    struct to another layout and two ints to a MPI_2INT land; accumulates
+    struct to another layout and two ints to a MPI_2INT land, as do a put
+    and an accumulate from a struct {MPI_LB, MPI_INT, MPI_UB} to ints; accumulates
     of MPI_LONG_DOUBLE and MPI_C_DOUBLE_COMPLEX land, MPI_MAX on a complex
     is MPI_ERR_OP; a negative count is MPI_ERR_COUNT (int and _c forms);
     MPI_Cancel of an RMA request cancels nothing, and MPI_Request_free of
@@ -193,6 +194,8 @@ def rules_more():
              "and the target differ at element 0: int32 on the origin, double", "TYPE"),
             ("e[n++] = MPI_Put(&src, 1, id_t, peer, 64", None, "SUCCESS"),
             ("e[n++] = MPI_Put(two, 2, MPI_INT, peer, 128", None, "SUCCESS"),
+            ("e[n++] = MPI_Put(quad, 2, lbub", None, "SUCCESS"),
+            ("e[n++] = MPI_Accumulate(quad, 2, lbub", None, "SUCCESS"),
             ("MPI_LONG_DOUBLE, MPI_SUM", None, "SUCCESS"),
             ("176, 1, MPI_C_DOUBLE_COMPLEX", None, "SUCCESS"),
             ("192, 1, MPI_C_DOUBLE_COMPLEX", "MPI defines no max on MPI_C_DOUBLE_COMPLEX", "OP"),
@@ -207,6 +210,8 @@ def rules_more():
     expect(f"not 4 error lines per rank: {err!r}", err.count(": error: ") == 8)
     expect(f"a race or a crash: {err!r}", not re.search(r"race:|signal|Fatal error", err))
     expect(f"the puts did not land: {out!r}", out.count("struct 7 2.5, pair 4 5") == 2)
+    expect(f"the bounded struct's put or accumulate: {out!r}",
+           out.count("bounded 7 9, 7 9") == 2)
     expect(f"the accumulates did not land: {out!r}",
            out.count("long double 2.50, complex 4+2i") == 2)
     expect(f"the cancel or the free: {out!r}", out.count("cancelled 0, got 0") == 2)

@@ -4,7 +4,10 @@
  *   {double, int} has as many bytes on both sides but not the same
  *   sequence of basic types: MPI_ERR_TYPE; a put from a struct {int,
  *   double} to one laid out otherwise, and from two ints to one MPI_2INT,
- *   land;
+ *   land; so do a put and an accumulate of MPI_INT from a struct {MPI_LB,
+ *   MPI_INT, MPI_UB} (bounds markers, gone from MPI-3.0 but kept by
+ *   MPICH, hold no data: the signature is one int), which once gave a false
+ *   "signatures differ";
  * - accumulates of MPI_LONG_DOUBLE (MPI_SUM) and MPI_C_DOUBLE_COMPLEX
  *   (MPI_SUM, MPI_PROD) land; MPI_MAX on a complex is MPI_ERR_OP, as MPI
  *   defines no order on them;
@@ -37,11 +40,11 @@ static const char *class_of(int rc)
 
 int main(int argc, char **argv)
 {
-    int rank, e[8], n = 0, flag = 0, two[2] = {4, 5}, got = 0;
+    int rank, e[10], n = 0, flag = 0, two[2] = {4, 5}, got = 0, quad[4] = {7, 8, 9, 10};
     static char mem[256];
     memset(mem + 244, 0, 4);
     MPI_Datatype id_t, di_t, id_far, ints2[2] = {MPI_INT, MPI_DOUBLE}, dis[2] = {MPI_DOUBLE, MPI_INT};
-    int blocks[2] = {1, 1};
+    int blocks[3] = {1, 1, 1};
     MPI_Aint id_at[2] = {offsetof(struct id, i), offsetof(struct id, d)},
              di_at[2] = {offsetof(struct di, d), offsetof(struct di, i)}, far_at[2] = {0, 32};
     struct id src = {7, 2.5};
@@ -58,6 +61,10 @@ int main(int argc, char **argv)
     MPI_Type_commit(&id_t);
     MPI_Type_commit(&di_t);
     MPI_Type_commit(&id_far);
+    MPI_Datatype lbub, bounded[3] = {MPI_LB, MPI_INT, MPI_UB};
+    MPI_Aint bounds_at[3] = {0, 0, 8};
+    MPI_Type_create_struct(3, blocks, bounds_at, bounded, &lbub);
+    MPI_Type_commit(&lbub);
     MPI_Win_create(mem, sizeof mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int peer = 1 - rank;
@@ -65,6 +72,8 @@ int main(int argc, char **argv)
     e[n++] = MPI_Put(&src, 1, id_t, peer, 0, 1, di_t, win);
     e[n++] = MPI_Put(&src, 1, id_t, peer, 64, 1, id_far, win);
     e[n++] = MPI_Put(two, 2, MPI_INT, peer, 128, 1, MPI_2INT, win);
+    e[n++] = MPI_Put(quad, 2, lbub, peer, 208, 2, MPI_INT, win);
+    e[n++] = MPI_Accumulate(quad, 2, lbub, peer, 216, 2, MPI_INT, MPI_SUM, win);
     MPI_Win_fence(0, win);
     int far_i;
     double far_d;
@@ -72,6 +81,8 @@ int main(int argc, char **argv)
     memcpy(&far_d, mem + 96, sizeof far_d);
     printf("rank %d: struct %d %g, pair %d %d\n", rank, far_i, far_d, ((int *)(mem + 128))[0],
            ((int *)(mem + 128))[1]);
+    printf("rank %d: bounded %d %d, %d %d\n", rank, ((int *)(mem + 208))[0],
+           ((int *)(mem + 208))[1], ((int *)(mem + 216))[0], ((int *)(mem + 216))[1]);
     long double lds = 1.0L;
     double complex zs = 3.0 + 0.0 * I;
     memcpy(mem + 144, &lds, sizeof lds);
@@ -103,6 +114,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&id_t);
     MPI_Type_free(&di_t);
     MPI_Type_free(&id_far);
+    MPI_Type_free(&lbub);
     MPI_Win_free(&win);
     MPI_Finalize();
     return 0;
