@@ -69,11 +69,13 @@ struct rmalab__rlog {
     int dead;                     /* superseded records still in l */
     struct rmalab__rslot { uint32_t hash; int32_t at; } *slot; /* at < 0: empty */
     int nslot, used;
-    /* The bytes each block of RMALAB__SPAN records touches (races.c's
-     * compare reads only the blocks that reach an access); nspan < 0: no
-     * memory for them, every record is read. */
-    struct rmalab__rspan { int64_t lo, hi; } *span;
-    int nspan, capspan;
+    /* The bytes each block of RMALAB__SPAN records touches, and `own`, the
+     * issuer when every record of the block is a local access of it (else
+     * -1): races.c's compare reads only the blocks that reach an access and
+     * may hold a race with it; nspan < 0: no memory for them, every record
+     * is read. The log's own is its blocks' (-2 while it is empty). */
+    struct rmalab__rspan { int64_t lo, hi; int32_t own; } *span;
+    int nspan, capspan, own;
 };
 enum { RMALAB__SPAN = 64 };
 

@@ -1,10 +1,10 @@
-/* The race checker's model (docs/races.md): access records, their lists,
- * the race rule, and the log of a window's memory that new records are
- * checked against (below, THE LOG). The process's clock is clock.c's. Its
- * checks return the races they find (races-pairs.c), which races-sync.c
- * hands to the reports (races-report.c) once the call's checks are done;
- * races-wire.c brings other ranks' records, and races-sync.c decides when
- * records are made, moved and checked.
+/* The race checker's model (docs/races.md): the race rule, and the log of
+ * a window's memory that new records are checked against (THE LOG), with
+ * its indexes; the lists of records are races-rlist.c's, the process's
+ * clock clock.c's. Its checks return the races they find (races-pairs.c)
+ * to races-sync.c, which decides when records are made, moved and checked
+ * and hands them to the reports (races-report.c); races-wire.c brings
+ * other ranks' records.
  *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
@@ -25,15 +25,14 @@
 
 #include <string.h>
 
+/* ------------------------------------------------------------------------ */
+/* Records                                                                  */
+
 /* The i-th record of a list: every loop over records here asks for it. */
 static inline rmalab__racc *record_at(const struct rmalab__rlist *l, int i)
 {
     return (rmalab__racc *)(l->p + (size_t)i * rmalab__races_racc_size());
 }
-
-/* ------------------------------------------------------------------------ */
-/* Records and lists                                                        */
-
 
 /* Every record of `l` completed by the release S, at its clock entry
  * `entry` (the releasing thread's, clock.h). */
@@ -169,12 +168,12 @@ static void index_put(struct rmalab__rlog *g, int i, uint32_t h)
     *s = (struct rmalab__rslot){h, i};
 }
 
-/* Record i's bytes join its block's span (i: a new block's first, or in
- * the last block). */
+/* Record i (the last) joins its block's span, and the log's own. */
 static void span_add(struct rmalab__rlog *g, int i)
 {
     const rmalab__racc *r = record_at(&g->l, i);
-    int b = i / RMALAB__SPAN;
+    int b = i / RMALAB__SPAN, own = r->local ? r->issuer : -1;
+    g->own = g->own == -2 || g->own == own ? own : -1;
     if (g->nspan < 0)
         return;
     if (b == g->capspan) {
@@ -188,7 +187,8 @@ static void span_add(struct rmalab__rlog *g, int i)
         g->capspan = cap;
     }
     if (b == g->nspan)
-        g->span[g->nspan++] = (struct rmalab__rspan){r->lo, r->hi};
+        g->span[g->nspan++] = (struct rmalab__rspan){r->lo, r->hi, own};
+    g->span[b].own = g->span[b].own == own ? own : -1;
     g->span[b].lo = r->lo < g->span[b].lo ? r->lo : g->span[b].lo;
     g->span[b].hi = r->hi > g->span[b].hi ? r->hi : g->span[b].hi;
 }
@@ -211,6 +211,7 @@ static void reindex(struct rmalab__rlog *g)
         if (!record_at(&g->l, i)->dead)
             index_put(g, i, access_hash(record_at(&g->l, i)));
     g->nspan = 0;
+    g->own = -2;
     for (int i = 0; i < g->l.n; i++)
         span_add(g, i);
 }
@@ -398,15 +399,20 @@ static int within(const struct rmalab__races *R, const struct rmalab__rlist *l,
     return rc;
 }
 
-/* A log's records against r: the blocks whose span reaches r's bytes. */
+/* A log's records against r: the blocks whose span reaches r's bytes, but
+ * those (or the log) holding only local accesses of r's issuer when r is one
+ * (hb: program order); a C program's own loads and stores are most of a log. */
 static int compare_log(const struct rmalab__races *R, const struct rmalab__rlog *g,
                        const rmalab__racc *r, struct rmalab__rlist *found)
 {
+    int mine = r->local ? r->issuer : -2;
+    if (g->own == mine)
+        return RMALAB_OK;
     if (g->nspan < 0)
         return compare(R, &g->l, 0, g->l.n, r, found);
     int rc = RMALAB_OK;
     for (int b = 0; b < g->nspan && !rc; b++)
-        if (g->span[b].lo < r->hi && r->lo < g->span[b].hi) {
+        if (g->span[b].own != mine && g->span[b].lo < r->hi && r->lo < g->span[b].hi) {
             int from = b * RMALAB__SPAN, to = from + RMALAB__SPAN;
             rc = compare(R, &g->l, from, to < g->l.n ? to : g->l.n, r, found);
         }
