@@ -56,11 +56,15 @@
  *   races-private.h  the checker's records and its state (the checker's
  *                    files alone include it): its calls take that state,
  *                    never the window, which races-sync.c alone sees
+ *   races-rlist.c    the checker's lists of records: a record pushed at
+ *                    the end, and joined to the one before it when the
+ *                    two are one access [races-rlist.h]
  *   races-pairs.c    the races the model finds, as it returns them: two
  *                    records a race, each race once [races-pairs.h]
- *   races.c          the race checker's model: access records and their
- *                    lists, the race rule, and the log of a window's
- *                    memory: what a new record supersedes, what no later
+ *   races.c          the race checker's model: the race rule, and the
+ *                    log of a window's memory, with its indexes (each
+ *                    access's latest record, the bytes of each block of
+ *                    records): what a new record supersedes, what no later
  *                    access can race with any more and leaves; checks
  *                    against it and within a batch, and each
  *                    synchronisation's part, which return the races they
@@ -144,7 +148,7 @@
  *   p2p_ p2p.c                           trace_ trace.c
  *   races_ races.c races-private.h       races_report_ races-report.c
  *   races_wire_ races-wire.c             races_sync_ races-sync.c
- *   races_pairs_ races-pairs.c
+ *   races_pairs_ races-pairs.c           races_rlist_ races-rlist.c races-rlist.h
  *   observe_ observe.c observe.h         engine_native_ engine-native.c
  *   engine_rma_ engine-rma.c             state_ state.c
  *   sync_ sync.c                         sync_passive_ sync-passive.c

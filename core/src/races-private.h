@@ -69,7 +69,15 @@ struct rmalab__rlog {
     int dead;                     /* superseded records still in l */
     struct rmalab__rslot { uint32_t hash; int32_t at; } *slot; /* at < 0: empty */
     int nslot, used;
+    /* The bytes each block of RMALAB__SPAN records touches, and `own`, the
+     * issuer when every record of the block is a local access of it (else
+     * -1): races.c's compare reads only the blocks that reach an access and
+     * may hold a race with it; nspan < 0: no memory for them, every record
+     * is read. The log's own is its blocks' (-2 while it is empty). */
+    struct rmalab__rspan { int64_t lo, hi; int32_t own; } *span;
+    int nspan, capspan, own;
 };
+enum { RMALAB__SPAN = 64 };
 
 /* A message that arrived (races-wire.c receives it, races.c takes it in):
  * its origin's clock and records, which lie in the message. */
@@ -169,16 +177,9 @@ struct rmalab__races {
     int nfound, capfound;
 };
 
-/* races.c: the model (docs/races.md): records, their lists, the race rule,
- * and the log of a window's memory with the checks against it. One thread
- * per process calls it. */
-/* Room for one more record at the end (NULL: out of memory). */
-rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l);
-void rmalab__races_rlist_free(struct rmalab__rlist *l);
-/* Join the list's last record, just pushed, to the one before it when they
- * are one access (adjacent bytes, same site and interval); returns the
- * record that holds it. */
-rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l);
+/* races.c: the model (docs/races.md): the race rule, and the log of a
+ * window's memory with the checks against it. One thread per process calls
+ * it. */
 /* The log of a window's memory and the checks against it; what a new record
  * supersedes, and what no later access can race with (docs/races.md, "Cost
  * and memory"). */

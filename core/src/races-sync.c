@@ -19,6 +19,7 @@
  * Its life with a window (open, close, free) is the one place that sees
  * both the window and the checker's state. */
 #include "races-private.h"
+#include "races-rlist.h"
 #include "races-report.h"
 #include "races-wire.h"
 #include "win-private.h"

@@ -1,10 +1,10 @@
-/* The race checker's model (docs/races.md): access records, their lists,
- * the race rule, and the log of a window's memory that new records are
- * checked against (below, THE LOG). The process's clock is clock.c's. Its
- * checks return the races they find (races-pairs.c), which races-sync.c
- * hands to the reports (races-report.c) once the call's checks are done;
- * races-wire.c brings other ranks' records, and races-sync.c decides when
- * records are made, moved and checked.
+/* The race checker's model (docs/races.md): the race rule, and the log of
+ * a window's memory that new records are checked against (THE LOG), with
+ * its indexes; the lists of records are races-rlist.c's, the process's
+ * clock clock.c's. Its checks return the races they find (races-pairs.c)
+ * to races-sync.c, which decides when records are made, moved and checked
+ * and hands them to the reports (races-report.c); races-wire.c brings
+ * other ranks' records.
  *
  * An access record R has an issuer, a target, bytes [lo, hi) of the
  * target's window, a kind (read, write, atomic with op and type), its issue
@@ -19,37 +19,19 @@
  * next release. */
 #include "races-private.h"
 #include "races-pairs.h"
+#include "races-rlist.h"
 #include "alloc.h"
 #include "error-private.h"
 
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
-/* Records and lists                                                        */
+/* Records                                                                  */
 
-/* The i-th record of a list: every loop over records asks for it. */
-static inline rmalab__racc *rmalab__races_rlist_at(const struct rmalab__rlist *l, int i)
+/* The i-th record of a list: every loop over records here asks for it. */
+static inline rmalab__racc *record_at(const struct rmalab__rlist *l, int i)
 {
     return (rmalab__racc *)(l->p + (size_t)i * rmalab__races_racc_size());
-}
-
-rmalab__racc *rmalab__races_rlist_push(struct rmalab__rlist *l)
-{
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 16;
-        unsigned char *p = rmalab__mem_realloc(l->p, (size_t)cap * rmalab__races_racc_size());
-        if (!p)
-            return NULL;
-        l->p = p;
-        l->cap = cap;
-    }
-    return rmalab__races_rlist_at(l, l->n++);
-}
-
-void rmalab__races_rlist_free(struct rmalab__rlist *l)
-{
-    rmalab__mem_free(l->p);
-    *l = (struct rmalab__rlist){0};
 }
 
 /* Every record of `l` completed by the release S, at its clock entry
@@ -57,7 +39,7 @@ void rmalab__races_rlist_free(struct rmalab__rlist *l)
 static void complete_at(struct rmalab__rlist *l, const int64_t *S, int entry)
 {
     for (int i = 0; i < l->n; i++) {
-        rmalab__racc *r = rmalab__races_rlist_at(l, i);
+        rmalab__racc *r = record_at(l, i);
         r->c = S[entry];
         r->entry = entry;
     }
@@ -68,41 +50,10 @@ static void join(struct rmalab__rlist *l, const int64_t *P)
 {
     int W = rmalab__clock_size();
     for (int i = 0; i < l->n; i++) {
-        rmalab__racc *r = rmalab__races_rlist_at(l, i);
+        rmalab__racc *r = record_at(l, i);
         for (int k = 0; k < W; k++)
             r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
     }
-}
-
-/* Can `r` join `last`: the same access from the same site in the same
- * interval, bytes adjacent (local accesses: or overlapping; they are
- * ordered among themselves, but two remote ones that overlap race). */
-static bool mergeable(const rmalab__racc *last, const rmalab__racc *r)
-{
-    if (last->dead || last->issuer != r->issuer || last->target != r->target || last->kind != r->kind ||
-        last->call != r->call || last->op != r->op || last->type != r->type ||
-        last->lock != r->lock || last->local != r->local || last->during != r->during ||
-        last->c != r->c || last->entry != r->entry || strcmp(last->site, r->site) != 0 ||
-        memcmp(last->vc, r->vc, rmalab__clock_bytes()) != 0)
-        return false;
-    if (r->local)
-        return r->lo <= last->hi && last->lo <= r->hi;
-    return r->lo == last->hi;
-}
-
-/* The list's last record, just pushed, joins the one before it if it may
- * (mergeable); returns the record that holds the access. */
-rmalab__racc *rmalab__races_rlist_merge_last(struct rmalab__rlist *l)
-{
-    rmalab__racc *r = rmalab__races_rlist_at(l, l->n - 1);
-    rmalab__racc *prev = l->n > 1 ? rmalab__races_rlist_at(l, l->n - 2) : NULL;
-    if (!prev || !mergeable(prev, r))
-        return r;
-    prev->lo = r->lo < prev->lo ? r->lo : prev->lo;
-    prev->hi = r->hi > prev->hi ? r->hi : prev->hi;
-    prev->count += r->count;
-    l->n--;
-    return prev;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -204,7 +155,7 @@ static struct rmalab__rslot *slot_of(const struct rmalab__rlog *g, const rmalab_
     unsigned mask = (unsigned)g->nslot - 1;
     for (unsigned i = h & mask;; i = (i + 1) & mask) {
         struct rmalab__rslot *s = &g->slot[i];
-        if (s->at < 0 || (s->hash == h && same_access(rmalab__races_rlist_at(&g->l, s->at), r)))
+        if (s->at < 0 || (s->hash == h && same_access(record_at(&g->l, s->at), r)))
             return s;
     }
 }
@@ -212,9 +163,34 @@ static struct rmalab__rslot *slot_of(const struct rmalab__rlog *g, const rmalab_
 /* The slot of record i's access now points to it. */
 static void index_put(struct rmalab__rlog *g, int i, uint32_t h)
 {
-    struct rmalab__rslot *s = slot_of(g, rmalab__races_rlist_at(&g->l, i), h);
+    struct rmalab__rslot *s = slot_of(g, record_at(&g->l, i), h);
     g->used += s->at < 0;
     *s = (struct rmalab__rslot){h, i};
+}
+
+/* Record i (the last) joins its block's span, and the log's own. */
+static void span_add(struct rmalab__rlog *g, int i)
+{
+    const rmalab__racc *r = record_at(&g->l, i);
+    int b = i / RMALAB__SPAN, own = r->local ? r->issuer : -1;
+    g->own = g->own == -2 || g->own == own ? own : -1;
+    if (g->nspan < 0)
+        return;
+    if (b == g->capspan) {
+        int cap = g->capspan ? 2 * g->capspan : 16;
+        void *p = rmalab__mem_realloc(g->span, (size_t)cap * sizeof *g->span);
+        if (!p) {
+            g->nspan = -1;
+            return;
+        }
+        g->span = p;
+        g->capspan = cap;
+    }
+    if (b == g->nspan)
+        g->span[g->nspan++] = (struct rmalab__rspan){r->lo, r->hi, own};
+    g->span[b].own = g->span[b].own == own ? own : -1;
+    g->span[b].lo = r->lo < g->span[b].lo ? r->lo : g->span[b].lo;
+    g->span[b].hi = r->hi > g->span[b].hi ? r->hi : g->span[b].hi;
 }
 
 /* The index anew, four slots a record (without one, nothing is superseded). */
@@ -232,8 +208,12 @@ static void reindex(struct rmalab__rlog *g)
     for (int i = 0; i < g->nslot; i++)
         g->slot[i].at = -1;
     for (int i = 0; g->nslot && i < g->l.n; i++)
-        if (!rmalab__races_rlist_at(&g->l, i)->dead)
-            index_put(g, i, access_hash(rmalab__races_rlist_at(&g->l, i)));
+        if (!record_at(&g->l, i)->dead)
+            index_put(g, i, access_hash(record_at(&g->l, i)));
+    g->nspan = 0;
+    g->own = -2;
+    for (int i = 0; i < g->l.n; i++)
+        span_add(g, i);
 }
 
 /* Superseded and dropped records leave; the index follows. */
@@ -242,11 +222,11 @@ static void compact(struct rmalab__rlog *g)
     size_t sz = rmalab__races_racc_size();
     int k = 0;
     for (int i = 0; i < g->l.n; i++) {
-        rmalab__racc *r = rmalab__races_rlist_at(&g->l, i);
+        rmalab__racc *r = record_at(&g->l, i);
         if (r->dead)
             continue;
         if (k != i)
-            memcpy(rmalab__races_rlist_at(&g->l, k), r, sz);
+            memcpy(record_at(&g->l, k), r, sz);
         k++;
     }
     g->l.n = k;
@@ -292,7 +272,7 @@ static bool supersedes(const struct rmalab__races *R, const rmalab__racc *r1,
 static void frontier(const struct rmalab__races *R, int64_t *front)
 {
     const struct rmalab__rlist *own = &R->out[R->rank];
-    const int64_t *mine = own->n ? rmalab__races_rlist_at(own, 0)->vc : rmalab__clock_now();
+    const int64_t *mine = own->n ? record_at(own, 0)->vc : rmalab__clock_now();
     int N = rmalab__clock_size(), T = rmalab__clock_threads();
     for (int a = 0; a < R->size; a++)
         for (int e = R->world[a] * T; e < (R->world[a] + 1) * T; e++) {
@@ -306,7 +286,7 @@ static void frontier(const struct rmalab__races *R, int64_t *front)
 static void drop_passed(struct rmalab__rlog *g, const int64_t *front)
 {
     for (int i = 0; i < g->l.n; i++) {
-        rmalab__racc *r = rmalab__races_rlist_at(&g->l, i);
+        rmalab__racc *r = record_at(&g->l, i);
         if (!r->dead && r->c <= front[r->entry]) {
             r->dead = 1;
             g->dead++;
@@ -368,14 +348,16 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
         return full;
     memcpy(slot, r, rmalab__races_racc_size());
     slot->dead = 0;
+    rmalab__racc *holder = merge ? rmalab__races_rlist_merge_last(&g->l) : slot;
+    span_add(g, g->l.n - 1); /* holder: slot, or the last one, which slot joined */
     /* A record that joined the one before it is left out of the index: the
      * access it holds changed (a polling loop's reads), and it supersedes
      * nothing, which is always sound. */
-    if ((merge && rmalab__races_rlist_merge_last(&g->l) != slot) || !g->nslot)
+    if (holder != slot || !g->nslot)
         return full;
     uint32_t h = access_hash(slot);
     struct rmalab__rslot *s = slot_of(g, slot, h);
-    rmalab__racc *old = s->at >= 0 ? rmalab__races_rlist_at(&g->l, s->at) : NULL;
+    rmalab__racc *old = s->at >= 0 ? record_at(&g->l, s->at) : NULL;
     if (old && old != slot && !old->dead && !R->exposing && supersedes(R, old, slot)) {
         old->dead = 1;
         g->dead++;
@@ -389,16 +371,16 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
 /* ------------------------------------------------------------------------ */
 /* Checking                                                                 */
 
-/* The first n records of `l` (a log's, or a batch's own earlier ones)
+/* Records [from, to) of `l` (a log's, or a batch's own earlier ones)
  * against r. The bytes first, here: most of a long log's records are of
  * other bytes (a C program's runs, row by row). */
-static int compare(const struct rmalab__races *R, const struct rmalab__rlist *l, int n,
-                   const rmalab__racc *r, struct rmalab__rlist *found)
+static int compare(const struct rmalab__races *R, const struct rmalab__rlist *l, int from,
+                   int to, const rmalab__racc *r, struct rmalab__rlist *found)
 {
     size_t sz = rmalab__races_racc_size();
-    const unsigned char *p = l->p;
+    const unsigned char *p = l->p + (size_t)from * sz;
     int rc = RMALAB_OK;
-    for (int j = 0; j < n && !rc; j++, p += sz) {
+    for (int j = from; j < to && !rc; j++, p += sz) {
         const rmalab__racc *x = (const rmalab__racc *)p;
         if (x->lo < r->hi && r->lo < x->hi && !x->dead && is_race(R, x, r))
             rc = rmalab__races_pairs_add(found, x, r);
@@ -413,7 +395,27 @@ static int within(const struct rmalab__races *R, const struct rmalab__rlist *l,
 {
     int rc = RMALAB_OK;
     for (int i = 1; i < l->n && !rc; i++)
-        rc = compare(R, l, i, rmalab__races_rlist_at(l, i), found);
+        rc = compare(R, l, 0, i, record_at(l, i), found);
+    return rc;
+}
+
+/* A log's records against r: the blocks whose span reaches r's bytes, but
+ * those (or the log) holding only local accesses of r's issuer when r is one
+ * (hb: program order); a C program's own loads and stores are most of a log. */
+static int compare_log(const struct rmalab__races *R, const struct rmalab__rlog *g,
+                       const rmalab__racc *r, struct rmalab__rlist *found)
+{
+    int mine = r->local ? r->issuer : -2;
+    if (g->own == mine)
+        return RMALAB_OK;
+    if (g->nspan < 0)
+        return compare(R, &g->l, 0, g->l.n, r, found);
+    int rc = RMALAB_OK;
+    for (int b = 0; b < g->nspan && !rc; b++)
+        if (g->span[b].own != mine && g->span[b].lo < r->hi && r->lo < g->span[b].hi) {
+            int from = b * RMALAB__SPAN, to = from + RMALAB__SPAN;
+            rc = compare(R, &g->l, from, to < g->l.n ? to : g->l.n, r, found);
+        }
     return rc;
 }
 
@@ -438,18 +440,18 @@ int rmalab__races_check(struct rmalab__races *R, const struct rmalab__rlist *l, 
     /* With `intra`, the batch's own pairs were compared by its origin: all
      * of it is compared with the log before any of it joins. */
     for (int i = 0; i < n; i++) {
-        const rmalab__racc *r = rmalab__races_rlist_at(l, i);
+        const rmalab__racc *r = record_at(l, i);
         if (!rc)
-            rc = compare(R, &R->log.l, R->log.l.n, r, found);
+            rc = compare_log(R, &R->log, r, found);
         /* Accesses ordered before this rank's clock are done with, but for
          * passive-target ones, which no clock of this rank orders. */
         if ((how & RMALAB__CK_PASSIVE) && !rc)
-            rc = compare(R, &R->past.l, R->past.l.n, r, found);
+            rc = compare_log(R, &R->past, r, found);
         if (!(how & RMALAB__CK_INTRA))
             keep_in_log(R, r, n == 1 && r->local); /* a polling loop: one record */
     }
     for (int i = 0; (how & RMALAB__CK_INTRA) && i < n; i++)
-        keep_in_log(R, rmalab__races_rlist_at(l, i), false);
+        keep_in_log(R, record_at(l, i), false);
     return rc;
 }
 
@@ -462,7 +464,7 @@ static void prune(struct rmalab__races *R)
 {
     const int64_t *now = rmalab__clock_now();
     for (int i = 0; i < R->log.l.n; i++) {
-        rmalab__racc *r = rmalab__races_rlist_at(&R->log.l, i);
+        rmalab__racc *r = record_at(&R->log.l, i);
         if (!r->dead && r->c <= now[r->entry]) {
             R->past_dropped += keep(R, &R->past, r, false);
             r->dead = 1;
@@ -513,6 +515,8 @@ void rmalab__races_log_free(struct rmalab__races *R)
     rmalab__races_rlist_free(&R->past.l);
     rmalab__mem_free(R->log.slot);
     rmalab__mem_free(R->past.slot);
+    rmalab__mem_free(R->log.span);
+    rmalab__mem_free(R->past.span);
     rmalab__mem_free(R->seen);
 }
 
