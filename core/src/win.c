@@ -192,9 +192,10 @@ static int step_hints(struct creation *c)
  * rank that made the promise gets the same diagnostic. A rank that failed
  * gives no sizes (LLONG_MIN, the identity of MPI_MAX). The ranks learn as
  * well how the engine is to place the window's memory (`room`: its place
- * in memory that windows share has the same shape on every rank). The PSCW engine and
- * the race checker's mode decide the steps that follow and how later calls
- * synchronise or report: ranks that ask for different ones all fail here. */
+ * in memory that windows share has the same shape on every rank). The
+ * PSCW engine and the race checker's mode decide the steps that follow and
+ * how later calls synchronise or report: ranks that ask for different ones
+ * all fail here. */
 static int step_promises(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
