@@ -8,20 +8,13 @@
  * posts it has consumed per target and the target the completes it expects per origin, so epoch
  * k+1 can race the end of epoch k without a flag ever being overwritten before it is read.
  *
- * Paths, per peer. Peers on this node (MPI_Comm_split_type SHARED, found once per communicator and
- * cached on it: engine-node.c) reach the counters in a node-shared segment with C11 atomics
- * (release on increment, acquire on observation); where rmalab provides the window memory
- * (win_allocate, win_create without a base, and allocate_shared) it is node-shared too, in the
- * same segment after the counters, so puts and gets become plain copies. A win_allocate whose
- * ranks are all on one node has no segment of its own: its MPI window is node-shared, the counters
- * after each rank's memory (one MPICH window fewer per creation; issue 41); that window is also
- * the window of fences and locks (no companion: win-private.h's own_lock_all), held in lock_all
- * only from an access epoch's first operation through MPI to its complete. Other peers go through
- * MPI: the counters sit in an internal window opened once in lock_all at creation, incremented
- * with MPI_Accumulate, flushed before post and complete return (a peer never depends on this rank
- * calling MPI again), and read with plain atomic loads of the rank's own part, as the unified
- * model allows; the data window is itself kept in lock_all, so operations are issued at any time
- * and completed with MPI_Win_flush.
+ * Paths, per peer (docs/pscw-rma.md, "Paths"). Peers on this node (engine-node.c) reach the
+ * counters, and the window memory where rmalab provides it, in node-shared memory: C11 atomics
+ * (release on increment, acquire on observation) and plain copies. On one node a win_allocate's
+ * window is an MPI_Win_create over a slice of memory its communicator's windows share, and also
+ * the window of fences and locks, in lock_all only from an access epoch's first operation
+ * through MPI to its complete. Other peers' counters are in a window in lock_all, raised with
+ * MPI_Accumulate and flushed before post and complete return; the data window is in lock_all too.
  *
  * Weak synchronisation: start returns at once; the first operation to a target waits for that
  * target's post. Progress: every wait calls MPI's progress engine (MPI_Iprobe) as it polls, then
@@ -48,8 +41,10 @@ struct rmalab__rma { /* w->engine_state */
     int locked;              /* the data window and mpi_sync are in lock_all */
     int unflushed;           /* counter increments through MPI not yet flushed */
     int remote_peers, local_peers, plain_peers;
-    MPI_Aint tail;           /* counters after the memory in the data window, or 0 */
+    MPI_Aint tail;           /* counters after the memory, in the node's memory, or 0 */
     rmalab__engine_node *made; /* from make to setup: a node to find, none cached */
+    rmalab__engine_node *node; /* with a tail: the node whose memory has the slice */
+    rmalab__engine_node_slice slice;
     /* origin side */
     uint64_t *consumed;      /* posts consumed per target */
     uint64_t *need;          /* post count the open epoch needs, per target */
@@ -171,22 +166,25 @@ static int await(rmalab_win *w, const char *what, const int *ranks, int n,
 static void *xcalloc(size_t n, size_t size, int *fail)
 {
     void *p = rmalab__mem_calloc(n, size);
-    if (!p)
-        *fail = 1;
+    *fail |= !p;
     return p;
 }
 
-/* A win_allocate on one node (n): the counters after every rank's memory
- * in its window, no segment of the engine's own, no companion window. */
-static bool counters_in_tail(rmalab_win *w, const rmalab__engine_node *n, MPI_Aint *tail)
+/* A win_allocate on one node (n): counters after each rank's memory, in
+ * the node's memory; no segment of the engine's own, no companion. */
+static bool counters_in_tail(rmalab_win *w, rmalab__engine_node *n, MPI_Aint *tail)
 {
     struct rmalab__rma *r = w->engine_state;
     if (w->flavor != RMALAB_FLAVOR_ALLOCATE || n->any_remote) /* the same on all ranks */
         return false;
     r->local_peers = n->size;
+    r->node = n;
     *tail = r->tail = 2 * (MPI_Aint)w->size * sizeof(counter_t);
     return true;
 }
+
+/* The bytes of a rank's memory of `size` before its counters. */
+static MPI_Aint before_tail(MPI_Aint size) { return size ? rmalab__win_round16(size) : 16; }
 
 /* Local: the engine's state, with every array it needs, and a node for
  * engine-node.c to find when `parent` has none cached; with one cached,
@@ -202,11 +200,10 @@ static int rma_make(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail)
     r->shm_sync = r->mpi_sync = MPI_WIN_NULL;
     r->peer_shm = xcalloc(P, sizeof *r->peer_shm, &fail);
     r->peer_base = xcalloc(P, sizeof *r->peer_base, &fail);
-    r->consumed = xcalloc(P, sizeof *r->consumed, &fail);
-    r->need = xcalloc(P, sizeof *r->need, &fail);
-    r->ready = xcalloc(P, 1, &fail);
-    r->mpi_ops = xcalloc(P, 1, &fail);
-    r->expected = xcalloc(P, sizeof *r->expected, &fail);
+    r->consumed = xcalloc(3 * P, sizeof *r->consumed, &fail); /* then need, expected */
+    r->ready = xcalloc(2 * P, 1, &fail); /* then mpi_ops */
+    if (!fail)
+        r->need = r->consumed + P, r->expected = r->need + P, r->mpi_ops = r->ready + P;
     rmalab__engine_node *n = rmalab__engine_node_cached(parent);
     if (n)
         counters_in_tail(w, n, tail);
@@ -225,28 +222,18 @@ static int rma_make(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail)
 static int share_node(rmalab_win *w, const rmalab__engine_node *n, MPI_Aint alloc, void **base)
 {
     struct rmalab__rma *r = w->engine_state;
-    MPI_Aint counters = (MPI_Aint)(2 * (size_t)w->size * sizeof(counter_t));
-    MPI_Info noncontig;
-    MPI_Info_create(&noncontig);
-    MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
-    int e = MPI_Win_allocate_shared(counters + (base ? (alloc ? alloc : 16) : 0), 1, noncontig,
-                                    n->comm, &r->my_shm, &r->shm_sync);
-    MPI_Info_free(&noncontig);
-    if (e != MPI_SUCCESS) {
-        r->shm_sync = MPI_WIN_NULL;
-        return rmalab__err_mpi(e, "allocating the rma engine's shared memory");
-    }
+    MPI_Aint counters = (MPI_Aint)(2 * (size_t)w->size * sizeof(counter_t)), sz;
+    int rc = rmalab__engine_node_segment(n, counters + (base ? (alloc ? alloc : 16) : 0),
+                                         &r->shm_sync, &r->my_shm);
+    if (rc)
+        return rc;
     memset(r->my_shm, 0, (size_t)counters);
     if (base)
         *base = (unsigned char *)r->my_shm + counters;
     for (int i = 0; i < n->size; i++) {
-        MPI_Aint sz = 0;
-        int du;
-        unsigned char *p = NULL;
-        MPI_Win_shared_query(r->shm_sync, i, &sz, &du, &p);
+        unsigned char *p = rmalab__engine_node_part(n, r->shm_sync, i, &sz);
         r->peer_shm[n->ranks[i]] = (counter_t *)p;
-        if (sz > counters)
-            r->peer_base[n->ranks[i]] = p + counters;
+        r->peer_base[n->ranks[i]] = sz > counters ? p + counters : NULL;
     }
     return RMALAB_OK;
 }
@@ -289,45 +276,54 @@ static int rma_setup(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base
     return rc;
 }
 
-/* The counters after every rank's memory in a node-shared data window
- * (rma_setup's tail): found, and this rank's zeroed. */
-static int find_tails(rmalab_win *w)
+/* A win_allocate's memory and counters in the node's memory: how they fit
+ * (a node not found yet has none at hand), where they go, where all are. */
+static int rma_room(rmalab_win *w)
+{
+    MPI_Aint bytes = before_tail(w->size_req) + 2 * (MPI_Aint)w->size * sizeof(counter_t);
+    bool mine = w->flavor == RMALAB_FLAVOR_ALLOCATE;
+    return mine ? rmalab__engine_node_room(state_of(w)->node, bytes) : RMALAB__NODE_FITS;
+}
+
+static int rma_place(rmalab_win *w, int how, void **base)
+{
+    struct rmalab__rma *r = w->engine_state;
+    MPI_Aint before = before_tail(w->size_req);
+    int rc = rmalab__engine_node_place(r->node, how, before + r->tail, w->comm, &r->slice);
+    unsigned char *mine = rc ? NULL : rmalab__engine_node_at(&r->slice, w->rank, r->slice.off);
+    if (mine) /* zeroed before the layout's allgather, which orders it before any use */
+        memset(r->my_shm = (counter_t *)(mine + before), 0, (size_t)r->tail);
+    *base = mine, w->lay.place = r->slice.off;
+    return rc;
+}
+
+static void rma_placed(rmalab_win *w)
 {
     struct rmalab__rma *r = w->engine_state;
     for (int p = 0; p < w->size; p++) {
-        MPI_Aint sz = 0;
-        int du, e = MPI_Win_shared_query(w->win, p, &sz, &du, &r->peer_base[p]);
-        if (e != MPI_SUCCESS || !r->peer_base[p] || sz < r->tail)
-            return rmalab__err_fail(RMALAB_ERR_WIN, "the rma engine's counters of rank %d "
-                                    "are not in its shared memory", p);
-        r->peer_shm[p] = (counter_t *)(r->peer_base[p] + sz - r->tail);
+        r->peer_base[p] = rmalab__engine_node_at(&r->slice, p, w->lay.places[p]);
+        r->peer_shm[p] = (counter_t *)(r->peer_base[p] + before_tail(w->lay.sizes[p]));
     }
-    memset(r->my_shm = r->peer_shm[w->rank], 0, (size_t)r->tail);
-    return RMALAB_OK;
+    r->plain_peers = w->size;
 }
 
 static int rma_attach(rmalab_win *w)
 {
     struct rmalab__rma *r = w->engine_state;
     int e;
-    if (r->tail && (e = find_tails(w)))
-        return e;
+    if (r->tail) /* the window of fences and locks too: locked only for an epoch's MPI ops */
+        return RMALAB_OK;
     if (w->flavor == RMALAB_FLAVOR_SHARED) {
-        /* Only for peers the engine found on this node: with
-         * MPIR_CVAR_NOLOCAL=1 MPICH still answers the query for the others,
-         * with memory that is not theirs. */
+        /* Only for peers found on this node: with MPIR_CVAR_NOLOCAL=1 MPICH
+         * still answers the query for the others, with memory not theirs. */
         for (int p = 0; p < w->size; p++) {
             MPI_Aint sz;
-            int du;
-            void *ptr = NULL;
-            if (r->peer_shm[p] && MPI_Win_shared_query(w->win, p, &sz, &du, &ptr) == MPI_SUCCESS)
-                r->peer_base[p] = ptr;
+            if (r->peer_shm[p])
+                r->peer_base[p] = rmalab__engine_node_part(NULL, w->win, p, &sz);
         }
     }
     for (int p = 0; p < w->size; p++)
         r->plain_peers += r->peer_base[p] != NULL;
-    if (r->tail) /* the window of fences and locks too: locked only for an epoch's MPI ops */
-        return RMALAB_OK;
     if ((e = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win)) != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Win_lock_all for the rma engine");
     if (r->mpi_sync != MPI_WIN_NULL &&
@@ -351,18 +347,19 @@ static void rma_quiesce(rmalab_win *w)
     r->locked = 0;
 }
 
-/* After the data window is freed: the shared data memory may go. */
+/* After the data window is freed: the shared data memory may go (a slice's
+ * chunk with it, collectively, when it was its last: engine-node.c). */
 static void rma_destroy(rmalab_win *w)
 {
     struct rmalab__rma *r = w->engine_state;
     if (!r)
         return;
+    rmalab__engine_node_release(&r->slice);
     if (r->mpi_sync != MPI_WIN_NULL)
         MPI_Win_free(&r->mpi_sync);
     if (r->shm_sync != MPI_WIN_NULL)
         MPI_Win_free(&r->shm_sync);
-    void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->need, r->ready,
-                      r->mpi_ops,  r->expected,  r->made,     r};
+    void *arrays[] = {r->peer_shm, r->peer_base, r->consumed, r->ready, r->made, r};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         rmalab__mem_free(arrays[i]);
     w->engine_state = NULL;
@@ -585,6 +582,9 @@ const rmalab__engine rmalab__engine_rma = {
     .own_waits = true,
     .make = rma_make,
     .setup = rma_setup,
+    .room = rma_room,
+    .place = rma_place,
+    .placed = rma_placed,
     .attach = rma_attach,
     .quiesce = rma_quiesce,
     .destroy = rma_destroy,

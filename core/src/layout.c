@@ -19,6 +19,7 @@ struct layout_entry {
     MPI_Aint disp_unit;
     MPI_Aint world_rank;
     MPI_Aint node;          /* shared windows: the lowest world rank on its node */
+    MPI_Aint place;         /* the window's place in the engine's memory, if any */
     MPI_Aint no_locks;      /* in the same exchange, not one of its own */
     MPI_Aint status;        /* creation's verdict on this rank so far */
     MPI_Aint flag;          /* creation's: the window's base is unsound */
@@ -36,8 +37,10 @@ int rmalab__layout_alloc(rmalab_win *w)
     l->world_ranks = rmalab__mem_calloc(P, sizeof *l->world_ranks);
     l->no_locks = rmalab__mem_calloc(P, 1);
     l->nodes = rmalab__mem_calloc(P, sizeof *l->nodes);
+    l->places = rmalab__mem_calloc(P, sizeof *l->places);
     l->xchg = rmalab__mem_calloc(P, sizeof(struct layout_entry));
-    if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->nodes || !l->xchg)
+    if (!l->sizes || !l->disp_units || !l->world_ranks || !l->no_locks || !l->nodes || !l->places ||
+        !l->xchg)
         return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory creating a window");
     return RMALAB_OK;
 }
@@ -68,7 +71,8 @@ static int node_of(rmalab_win *w, int world_rank, MPI_Aint *node)
  * entry (MPICH would write P there). */
 int rmalab__layout_exchange(rmalab_win *w, bool no_locks, int rc, bool *flag)
 {
-    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0, no_locks, 0, *flag};
+    struct layout_entry mine = {w->size_req, w->disp_unit, 0, 0, w->lay.place, no_locks, 0,
+                                 *flag};
     struct layout_entry *all = w->lay.xchg;
     int wr;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
@@ -76,7 +80,7 @@ int rmalab__layout_exchange(rmalab_win *w, bool no_locks, int rc, bool *flag)
     int own = node_of(w, wr, &mine.node); /* collective: a rank that failed joins it */
     rc = rc ? rc : own;
     mine.status = rc;
-    int e = MPI_Allgather(&mine, 7, MPI_AINT, all, 7, MPI_AINT, w->comm);
+    int e = MPI_Allgather(&mine, 8, MPI_AINT, all, 8, MPI_AINT, w->comm);
     MPI_Aint worst = 0;
     for (int r = 0; e == MPI_SUCCESS && r < w->size; r++) {
         worst = all[r].status > worst ? all[r].status : worst;
@@ -89,6 +93,7 @@ int rmalab__layout_exchange(rmalab_win *w, bool no_locks, int rc, bool *flag)
         w->lay.disp_units[r] = (int)all[r].disp_unit;
         w->lay.world_ranks[r] = (int)all[r].world_rank;
         w->lay.nodes[r] = (int)all[r].node;
+        w->lay.places[r] = all[r].place;
         w->lay.no_locks[r] = (unsigned char)all[r].no_locks;
     }
     rmalab__mem_free(all);
@@ -142,6 +147,7 @@ void rmalab__layout_free(rmalab_win *w)
     rmalab__mem_free(l->world_ranks);
     rmalab__mem_free(l->no_locks);
     rmalab__mem_free(l->nodes);
+    rmalab__mem_free(l->places);
     rmalab__mem_free(l->xchg);
 }
 

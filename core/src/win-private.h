@@ -45,11 +45,12 @@ typedef struct rmalab__engine {
     /* The engine keeps the window it drives in a lock_all of its own, in
      * which MPI allows no fence and no lock: win.c then opens a companion
      * window (`plain`) for them, and the hint no_locks goes to that one.
-     * Not for a window whose memory and counters are node-shared (`tail`
-     * below): the engine then takes its lock_all only in an access epoch
-     * with operations through MPI, up to its complete, so that window is
-     * also the window of fences and locks, and MPICH never sees no_locks
-     * on it (rmalab holds the promise itself). */
+     * Not for a window whose memory and counters are in node-shared
+     * memory of the engine's (`tail` below): the engine then takes its
+     * lock_all only in an access epoch with operations through MPI, up to
+     * its complete, so that window is also the window of fences and locks,
+     * and MPICH never sees no_locks on it (rmalab holds the promise
+     * itself). */
     bool own_lock_all;
     /* The engine's start never waits, and its wait() records its own wait
      * (engine-rma.c's polling loop, which rmalab_interrupt may end): sync.c
@@ -62,9 +63,10 @@ typedef struct rmalab__engine {
      * `parent` is the communicator that w->comm duplicates, on which the
      * engine may cache what every window over it shares. What it finds
      * there may settle a win_allocate's shape at once: then it asks in
-     * *tail, as setup would, for bytes after this rank's memory in a
-     * node-shared MPI window, and creation makes no setup (nor the
-     * agreement after it). The same on every rank that got that far. */
+     * *tail, as setup would, for bytes after this rank's memory, both in
+     * node-shared memory that `place` gives, and creation makes no setup
+     * (nor the agreement after it). The same on every rank that got that
+     * far. */
     int (*make)(rmalab_win *w, MPI_Comm parent, MPI_Aint *tail);
     /* Creation, before the MPI window exists (optional; not run when make
      * asked for a tail): the collective part of the engine's state. `base`
@@ -72,10 +74,22 @@ typedef struct rmalab__engine {
      * and win_create without memory from the caller): the engine may then
      * provide it in *base, `alloc` bytes;
      * or, for win_allocate, ask in *tail for that many bytes after this
-     * rank's memory in an MPI window made node-shared (every rank is on one
-     * node: MPI_Win_allocate_shared), where attach finds them. Collective;
+     * rank's memory, as make may (every rank is on one node). Collective;
      * creation agrees on a failure here after it. */
     int (*setup)(rmalab_win *w, MPI_Comm parent, MPI_Aint alloc, void **base, MPI_Aint *tail);
+    /* Creation, for a window with a tail (optional with setup): where its
+     * memory and tail go, in node-shared memory shared by the windows over
+     * the parent. room, local, before the first agreement, which carries
+     * the largest over the ranks to place as `how`: 0 when they fit in the
+     * memory at hand (place is then local and cannot fail), else place is
+     * collective, every rank with the same how, and agrees on its failure
+     * itself. place gives the memory in *base and this rank's place in it
+     * in w->lay.place, which the check of window bases hands every rank;
+     * then placed learns where every rank's memory and tail are (local,
+     * cannot fail). The MPI window is an MPI_Win_create over *base. */
+    int (*room)(rmalab_win *w);
+    int (*place)(rmalab_win *w, int how, void **base);
+    void (*placed)(rmalab_win *w);
     /* Creation, once the MPI window exists (optional). Local, before the
      * check of window bases, a collective that every rank enters before
      * any leaves (so what setup wrote, zeroed counters, is in place on
@@ -136,6 +150,7 @@ struct rmalab__layout {
     int *world_ranks;           /* every rank's rank in MPI_COMM_WORLD */
     unsigned char *no_locks;    /* every rank's no_locks hint in force */
     int *nodes;                 /* shared windows: every rank's node (its lowest world rank) */
+    MPI_Aint place, *places;    /* this and every rank's place in the engine's memory, if any */
     void *xchg;                 /* creation: room for every rank's entry */
     struct rmalab__region *regions; /* dynamic windows: this rank's */
     int nregions, capregions;
@@ -186,9 +201,9 @@ struct rmalab_win {
     /* Set in creation (win.c), read by all. */
     MPI_Win win;            /* PSCW and the operations of start epochs */
     /* Fences, locks and their operations: `win` itself, or the companion
-     * window of an engine with own_lock_all (not on a window whose engine
-     * counters are node-shared in it), over the same memory, so a hint
-     * never changes what a call means (docs/pscw.md). */
+     * window of an engine with own_lock_all (not on a window with a tail),
+     * over the same memory, so a hint never changes what a call means
+     * (docs/pscw.md). */
     MPI_Win plain;
     MPI_Comm comm;          /* a duplicate, for the window's own collectives */
     int rank, size;

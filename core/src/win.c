@@ -81,6 +81,7 @@ struct creation {
     MPI_Aint alloc;             /* bytes to allocate: size rounded to 16 */
     void *shm_base;             /* memory the engine provides */
     MPI_Aint tail;              /* or bytes it keeps after the memory, node-shared */
+    int how;                    /* the largest of every rank's room (engine's place) */
     bool any_trace, any_races;  /* does any rank want the recorder, the race checker? */
     bool failed;                /* a step that joins: this rank failed since the last
                                    agreement, and takes part over no memory */
@@ -189,13 +190,16 @@ static int step_hints(struct creation *c)
  * learn whether any wants the recorder or the race checker (whose steps
  * cost nothing when none does). Every rank learns the same range, so each
  * rank that made the promise gets the same diagnostic. A rank that failed
- * gives no sizes (LLONG_MIN, the identity of MPI_MAX). The PSCW engine and
- * the race checker's mode decide the steps that follow and how later calls
- * synchronise or report: ranks that ask for different ones all fail here. */
+ * gives no sizes (LLONG_MIN, the identity of MPI_MAX). The ranks learn as
+ * well how the engine is to place the window's memory (`room`: its place
+ * in memory that windows share has the same shape on every rank). The
+ * PSCW engine and the race checker's mode decide the steps that follow and
+ * how later calls synchronise or report: ranks that ask for different ones
+ * all fail here. */
 static int step_promises(struct creation *c, int rc)
 {
     rmalab_win *w = c->w;
-    enum { SIZE, DU = 2, RC = 4, TRACE, RACES, ENG, MODE = 9, N = 11 };
+    enum { SIZE, DU = 2, RC = 4, TRACE, RACES, ENG, MODE = 9, ROOM = 11, N };
     long long mine[N], all[N] = {0};
     for (int i = 0; i < N; i++)
         mine[i] = LLONG_MIN;
@@ -206,6 +210,7 @@ static int step_promises(struct creation *c, int rc)
         mine[TRACE] = rmalab__trace_wanted(w), mine[RACES] = rmalab__races_sync_wanted(w);
         mine[ENG] = rmalab__win_hints_engine_index(w->eng), mine[ENG + 1] = -mine[ENG];
         mine[MODE] = rmalab__races_sync_asked(w), mine[MODE + 1] = -mine[MODE];
+        mine[ROOM] = w->eng->room ? w->eng->room(w) : 0;
     }
     int e = MPI_Allreduce(mine, all, N, MPI_LONG_LONG, MPI_MAX, w ? w->comm : c->comm);
     if ((rc = rmalab__err_agreed(rc, (int)all[RC], e, "checking the arguments")))
@@ -219,7 +224,7 @@ static int step_promises(struct creation *c, int rc)
                                 "different race checking (\"%s\" here); every rank must give "
                                 "the same rmalab_check (or RMALAB_CHECK)",
                                 rmalab_check_mode_name((rmalab_check_mode)mine[MODE]));
-    c->any_trace = all[TRACE], c->any_races = all[RACES];
+    c->any_trace = all[TRACE], c->any_races = all[RACES], c->how = (int)all[ROOM];
     rc = broken_promise(w, c->valid, c->mi, c->diags, "same_size", "size", (long)-all[SIZE + 1],
                         (long)all[SIZE]);
     return rc ? rc
@@ -272,6 +277,17 @@ static int step_engine(struct creation *c)
                             &c->tail);
 }
 
+/* Collective when the memory at hand is too small on some rank (then it
+ * settles with an agreement of its own), else local and sure: the
+ * engine's place for the window's memory and tail (c->tail, the same on
+ * every rank). */
+static bool place_wanted(const struct creation *c) { return c->tail && c->w->eng->place; }
+
+static int step_place(struct creation *c)
+{
+    return c->w->eng->place(c->w, c->how, &c->shm_base);
+}
+
 /* Local, for win_create (the one flavour where a rank may fail here alone,
  * and the ranks agree after it): the memory, the engine's, else the
  * caller's or the core's own. Zeroed in step_base. */
@@ -295,17 +311,6 @@ static int step_memory(struct creation *c)
     return RMALAB_OK;
 }
 
-/* Collective: a win_allocate whose ranks are all on one node, with the
- * bytes the engine asked for (c->tail) after each rank's memory. */
-static int node_window(struct creation *c)
-{
-    if (c->mi[0] == MPI_INFO_NULL)
-        MPI_Info_create(&c->mi[0]);
-    MPI_Info_set(c->mi[0], "alloc_shared_noncontig", "true");
-    return MPI_Win_allocate_shared((c->alloc ? c->alloc : 16) + c->tail, c->w->disp_unit,
-                                   c->mi[0], c->w->comm, &c->w->base, &c->w->win);
-}
-
 /* Collective: the MPI window the engine drives, in the flavour asked. */
 static int step_window(struct creation *c)
 {
@@ -316,9 +321,7 @@ static int step_window(struct creation *c)
         e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         break;
     case RMALAB_FLAVOR_ALLOCATE:
-        if (c->tail) /* node-shared, the engine's bytes after the memory */
-            e = node_window(c);
-        else if ((w->base = c->shm_base)) /* the engine's node-shared memory */
+        if ((w->base = c->shm_base)) /* the engine's node-shared memory */
             e = MPI_Win_create(w->base, w->size_req, w->disp_unit, c->mi[0], w->comm, &w->win);
         else
             e = MPI_Win_allocate(c->alloc, w->disp_unit, c->mi[0], w->comm, &w->base, &w->win);
@@ -399,6 +402,8 @@ static int step_base(struct creation *c, int rc)
     bool no_locks = rmalab__win_hints_no_locks(w->at_create, false);
     if ((rc = rmalab__layout_exchange(w, no_locks, rc, &any)))
         return rc;
+    if (!any && w->eng->placed && c->tail)
+        w->eng->placed(w);
     if (any)
         return rmalab__err_fail(
             RMALAB_ERR_WIN,
@@ -439,6 +444,7 @@ static const struct step {
     {"preparing the MPI window", step_prepare, NULL, false, false, false, NULL},
     {"checking the arguments", NULL, step_promises, true, true, false, NULL}, /* check_opts' */
     {"setting up the PSCW engine", step_engine, NULL, true, false, false, engine_wanted},
+    {"placing the window's memory", step_place, NULL, true, true, false, place_wanted},
     {"allocating the window's memory", step_memory, NULL, false, false, false, memory_wanted},
     {"creating the MPI window", step_window, NULL, true, false, false, NULL},
     {"creating the window for fences and locks", step_plain, NULL, true, false, true,

@@ -15,18 +15,23 @@
  * their failures too), the base check's agreement and the engine's attach
  * by the layout's allgather, and on the rma engine no MPI_Comm_split_type
  * and one node-shared window after the first window: one allreduce on
- * either engine. On one node the rma engine's window is the node-shared
- * window itself, its counters after each rank's memory, settled from the
- * node cached on the communicator before the first agreement (so no setup
- * step and no agreement after it), and it is also the window of fences and
- * locks: one MPI_Win_allocate_shared and no MPI_Win_create. Before
- * (measured): 18 allreduces on the rma engine and 15 on the native one,
- * two allgathers, and on the rma engine a split, a barrier and two
- * node-shared windows; then 6 and 4 allreduces; then on the rma engine two
- * allreduces and a companion MPI_Win_create of fences and locks. And a mistake on one rank, or its
- * engine's attach failing there alone, still fails every rank's creation:
- * that rank with its own error, the others with "another rank failed".
- * Exits 0 when all holds. */
+ * either engine. On one node the rma engine's window is an MPI_Win_create
+ * over a slice of node-shared memory that the first window made for every
+ * window over the communicator, its counters after each rank's memory,
+ * settled from the node cached on the communicator before the first
+ * agreement (so no setup step and no agreement after it), and it is also
+ * the window of fences and locks: one MPI_Win_create and no
+ * MPI_Win_allocate_shared. Before (measured): 18 allreduces on the rma
+ * engine and 15 on the native one, two allgathers, and on the rma engine
+ * a split, a barrier and two node-shared windows; then 6 and 4
+ * allreduces; then on the rma engine two allreduces and a companion
+ * MPI_Win_create of fences and locks; then the window itself node-shared,
+ * one MPI_Win_allocate_shared (on which MPICH's get is an active message
+ * its target must answer). Windows that outgrow the node-shared memory at
+ * hand, or are large, get more (node_memory). And a mistake on one rank,
+ * or a step after the MPI window exists failing there alone, still fails
+ * every rank's creation: that rank with its own error, the others with
+ * "another rank failed". Exits 0 when all holds. */
 #include <mpi.h>
 #include <rmalab/rmalab.h>
 
@@ -43,9 +48,10 @@ static const char *const names[NCALLS] = {
     "MPI_Win_allocate_shared"};
 static long calls[NCALLS];
 
-/* One rank's attach failing alone (one_rank_attach_failure): the next
- * MPI_Win_shared_query fails there, doing nothing. */
-static int fail_query;
+/* One rank's step after the MPI window exists failing alone
+ * (one_rank_attach_failure): the next MPI_Win_get_group fails there,
+ * doing nothing. */
+static int fail_group;
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c)
 {
@@ -102,11 +108,11 @@ int MPI_Win_create(void *b, MPI_Aint size, int du, MPI_Info info, MPI_Comm c, MP
     return PMPI_Win_create(b, size, du, info, c, w);
 }
 
-int MPI_Win_shared_query(MPI_Win w, int rank, MPI_Aint *size, int *du, void *base)
+int MPI_Win_get_group(MPI_Win w, MPI_Group *g)
 {
-    if (!fail_query)
-        return PMPI_Win_shared_query(w, rank, size, du, base);
-    fail_query = 0;
+    if (!fail_group)
+        return PMPI_Win_get_group(w, g);
+    fail_group = 0;
     return MPI_ERR_NO_MEM;
 }
 
@@ -173,8 +179,8 @@ static void one_rank_mistake(int rank)
     }
 }
 
-/* On the rma engine, rank 1's attach (its MPI_Win_shared_query of the
- * counters) failing alone, after the MPI window exists: the layout's allgather carries it, and
+/* On the rma engine, rank 1's MPI_Win_get_group failing alone, after the
+ * MPI window exists: the layout's allgather carries it, and
  * every rank's creation fails, rank 1 with MPI's error and the others with
  * "another rank failed"; the next creation works. */
 static void one_rank_attach_failure(int rank)
@@ -184,9 +190,9 @@ static void one_rank_attach_failure(int rank)
     rmalab_info_create(&info);
     rmalab_info_set(info, "rmalab_pscw", "rma");
     rmalab_win_opts opts = {.size = 64, .disp_unit = 8, .info = info};
-    fail_query = rank == 1;
+    fail_group = rank == 1;
     int rc = rmalab_win_allocate(&opts, &w, NULL);
-    const char *want = rank == 1 ? "counters of rank 0" : "another rank failed";
+    const char *want = rank == 1 ? "MPI_Win_get_group" : "another rank failed";
     if (rc == RMALAB_OK || w || !strstr(rmalab_errmsg(), want)) {
         printf("not ok: an attach failing on rank 1: rank %d got %d: %s\n", rank, rc,
                rmalab_errmsg());
@@ -246,13 +252,79 @@ static void one_window_serves_all(int rank)
     rmalab_info_destroy(&info);
 }
 
+/* node_memory's windows: rank r's has 100,000 * (r + 1) bytes, or `big`. */
+static MPI_Aint numbered_size(int rank, MPI_Aint big) { return big ? big : 100000 * (rank + 1); }
+
+static rmalab_win *numbered(int rank, MPI_Aint big)
+{
+    rmalab_win *w = NULL;
+    rmalab_win_opts opts = {.size = numbered_size(rank, big), .disp_unit = 8};
+    return rmalab_win_allocate(&opts, &w, NULL) ? NULL : w;
+}
+
+/* In window w (number i), a PSCW epoch puts i * 100 + rank into the peer's
+ * last int64 and a shared lock gets it back; what each rank finds in its
+ * own must be the peer's. */
+static int numbered_ok(rmalab_win *w, int i, int rank, MPI_Aint big)
+{
+    int peer = 1 - rank, bad;
+    int64_t mine = i * 100 + rank, got = -1;
+    MPI_Aint last = numbered_size(peer, big) / 8 - 1, own = numbered_size(rank, big) / 8 - 1;
+    const void *data = NULL;
+    rmalab_result *r = NULL;
+    bad = rmalab_win_post(w, &peer, 1, 0) || rmalab_win_start(w, &peer, 1, 0) ||
+          rmalab_win_put(w, peer, last, RMALAB_INT64, 1, &mine) || rmalab_win_complete(w) ||
+          rmalab_win_wait(w) || rmalab_win_read(w, own, RMALAB_INT64, 1, &got) ||
+          got != i * 100 + peer;
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad = bad || rmalab_win_lock(w, peer, false, 0) ||
+          rmalab_win_get(w, peer, last, RMALAB_INT64, 1, &r) || rmalab_win_unlock(w, peer) ||
+          rmalab_result_data(r, &data, NULL, NULL) || *(const int64_t *)data != mine;
+    rmalab_result_release(r);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return bad;
+}
+
+/* The rma engine's node-shared memory, shared by the windows over a
+ * communicator (1 MiB a rank a chunk): 40 windows alive at once, rank 1's
+ * of 200,000 bytes, outgrow it 7 times (5 of rank 1's a chunk, and every
+ * rank places a window in the same chunk); two freed in the chunk at hand
+ * leave room that the next two take; a window of 2 MiB gets node-shared
+ * memory of its own. Every window keeps its own bytes, which PSCW and
+ * locks reach, the earlier ones checked again at the end. */
+static void node_memory(int rank)
+{
+    enum { N = 40 };
+    rmalab_win *w[N] = {0};
+    int bad = 0;
+    memset(calls, 0, sizeof calls);
+    for (int i = 0; i < N && !bad; i++)
+        bad = !(w[i] = numbered(rank, 0)) || numbered_ok(w[i], i, rank, 0);
+    long grown = calls[WIN_SHARED];
+    bad = bad || rmalab_win_free(&w[N - 4]) || rmalab_win_free(&w[N - 2]) ||
+          !(w[N - 4] = numbered(rank, 0)) || !(w[N - 2] = numbered(rank, 0));
+    long reused = calls[WIN_SHARED] - grown;
+    for (int i = 0; i < N && !bad; i++)
+        bad = numbered_ok(w[i], i + 1000, rank, 0);
+    rmalab_win *big = bad ? NULL : numbered(rank, 2 << 20);
+    bad = bad || !big || numbered_ok(big, 99, rank, 2 << 20) || rmalab_win_free(&big);
+    for (int i = 0; i < N; i++)
+        rmalab_win_free(&w[i]);
+    if (bad || grown != 7 || reused != 0 || calls[WIN_SHARED] != 8) {
+        printf("not ok: node-shared memory of 42 windows: %s; chunks made %ld, then %ld, "
+               "in all %ld (want 7, 0, 8)\n", bad ? rmalab_errmsg() : "ok", grown, reused,
+               calls[WIN_SHARED]);
+        failures++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /*                         allreduce gather bcast barrier ibarrier dup split win shared */
-    static const long rma[NCALLS] = {1, 1, 0, 0, 0, 1, 0, 0, 1};
+    static const long rma[NCALLS] = {1, 1, 0, 0, 0, 1, 0, 1, 0};
     static const long native[NCALLS] = {1, 1, 0, 0, 0, 1, 0, 1, 0};
     one_creation("rma", "spin", rma);
     one_creation("native", "spin", native);
@@ -265,6 +337,7 @@ int main(int argc, char **argv)
     one_rank_mistake(rank);
     one_rank_attach_failure(rank);
     one_window_serves_all(rank);
+    node_memory(rank);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
