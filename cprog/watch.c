@@ -6,19 +6,17 @@
  * keep the pointer across an access. */
 #include "watch.h"
 
+#include "access.h"
 #include "report.h"
 #include "run.h"
 #include "threads.h"
 #include "where.h"
 
 #include <pthread.h>
+#include <rmalab/races.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "access.h"
-
-#include <rmalab/races.h>
 
 typedef struct {
     run_win *s;
@@ -35,7 +33,10 @@ typedef struct {
 #define RING 256
 #define SEEN 256
 
-static rmalab_access_hooks *hooks;
+/* Each copy of the runtime that attached (access.h) is told the ranges;
+ * the last (the program's: libraries' constructors run first) gathers. */
+static rmalab_access_hooks *hooks, *copies[32];
+static int ncopies;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static op *ops;
 static int nops, capops;
@@ -85,7 +86,8 @@ static void publish(void)
     for (int i = 0; i < nops; i++)
         add_range(r, ops[i].lo, ops[i].len);
     let_runtime_gather();
-    atomic_store(&hooks->ranges, r->n ? r : NULL);
+    for (int i = 0; i < ncopies; i++)
+        atomic_store(&copies[i]->ranges, r->n ? r : NULL);
 }
 
 void run_watch_windows(void)
@@ -183,7 +185,8 @@ void run_watch_end(void)
     nops = 0;
     gather_tp = 0;
     let_runtime_gather();
-    atomic_store(&hooks->ranges, NULL);
+    for (int i = 0; i < ncopies; i++)
+        atomic_store(&copies[i]->ranges, NULL);
     pthread_mutex_unlock(&lock);
 }
 
@@ -454,10 +457,7 @@ void run_watch_flush(void)
 }
 
 /* A window was made or freed, or the runs were handed over. */
-static void forget_near(void)
-{
-    near = NULL;
-}
+static void forget_near(void) { near = NULL; }
 
 /* Does the access (off, n) join run r: the same window, instruction and
  * kind, and bytes that r holds already or that follow them? */
@@ -586,6 +586,14 @@ RUN_API void rmalab_run_attach(rmalab_access_hooks *h)
         return;
     h->access = on_access;
     mpi_thread = pthread_self();
-    hooks = h;
+    pthread_mutex_lock(&lock);
+    if (ncopies < (int)(sizeof copies / sizeof *copies)) {
+        if (hooks) { /* its runs are handed over; it gathers no more */
+            flush_locked();
+            atomic_store_explicit(&hooks->gatherer, 0, memory_order_relaxed);
+        }
+        hooks = copies[ncopies++] = h;
+    }
+    pthread_mutex_unlock(&lock);
     run_watch_windows();
 }

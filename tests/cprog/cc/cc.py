@@ -16,6 +16,9 @@ CASE is one of:
   hooks        hooks.so preloaded onto watch.c: each access to the watched
                array arrives with its size, kind and line; no other does
   omp          #pragma omp atomic gives the right sums, watched or not
+  shlib        a shared library that rmalab cc built is checked under rmalab
+               run as the program is: its store racing a put is reported at
+               its own line, and the same store after the fence is not
 
 Every program runs under plain `mpiexec -n 2` (hooks and omp: 1 rank) and
 prints what its mpicc build prints. Each check prints "ok" or "FAIL"; the
@@ -279,8 +282,32 @@ def omp(tmp):
           "write, each double update as its load, the final reads as reads", count)
 
 
+def shlib(tmp):
+    d = pathlib.Path(tmp)
+    for f in ("shlib.c", "shlib-main.c"):
+        shutil.copy(src / f, d)
+    lib = sh(CC + ["-g", "-shared", "-fPIC", "shlib.c", "-o", "libshlib.so"], d)
+    prog = sh(CC + ["-g", "shlib-main.c", "-L.", "-lshlib", f"-Wl,-rpath,{d}", "-o", "prog"], d)
+    check(lib.returncode == 0 and prog.returncode == 0, "rmalab cc builds the library and the "
+          "program that links it", lib.stderr + prog.stderr)
+    lines = {m: i + 1 for f in ("shlib.c", "shlib-main.c")
+             for i, t in enumerate((d / f).read_text().splitlines())
+             for m in ("STORE", "PUT") if f"/* {m} */" in t}
+    run = [rmalab, "run", "-n", "2", "./prog"]
+    racy, quiet = sh(run + ["race"], d), sh(run, d)
+    want = re.compile(rf"^shlib-main\.c:{lines['PUT']}: race: .*store at shlib\.c:"
+                      rf"{lines['STORE']} by rank 1", re.M)
+    check(racy.returncode != 0 and want.search(racy.stdout + racy.stderr) is not None,
+          "the library's store in the put's fence epoch: a race at both lines, status non-zero",
+          racy.stdout + racy.stderr)
+    check(quiet.returncode == 0 and "race" not in quiet.stdout + quiet.stderr
+          and quiet.stdout == "done\n", "the same store after the fence: no report, status 0",
+          quiet.stdout + quiet.stderr)
+
+
 cases = {"one-command": one_command, "separate": separate, "make": make, "meson": meson,
-         "cmake": cmake, "errors": errors, "probes": probes, "hooks": hooks, "omp": omp}
+         "cmake": cmake, "errors": errors, "probes": probes, "hooks": hooks, "omp": omp,
+         "shlib": shlib}
 with tempfile.TemporaryDirectory(prefix="rmalab-cc-test.") as tmp:
     cases[case](tmp)
 print(f"{case}: {len(failed)} failed" if failed else f"{case}: all passed")
