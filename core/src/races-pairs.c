@@ -5,7 +5,7 @@
  * polling loop's reads against one put would fill the list with it. */
 #include "races-private.h"
 #include "races-pairs.h"
-#include "alloc.h"
+#include "races-rlist.h"
 #include "error-private.h"
 
 #include <string.h>
@@ -48,17 +48,15 @@ int rmalab__races_pairs_add(struct rmalab__rlist *found, const rmalab__racc *a,
     for (int i = found->n - 2; i >= 0; i -= 2)
         if (same_race(found->p + (size_t)i * sz, x, y))
             return RMALAB_OK;
-    if (found->n + 2 > found->cap) {
-        int cap = found->cap ? 2 * found->cap : 16;
-        unsigned char *p = rmalab__mem_realloc(found->p, (size_t)cap * sz);
-        if (!p)
-            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
-        found->p = p;
-        found->cap = cap;
+    rmalab__racc *first = rmalab__races_rlist_push(found);
+    if (first)
+        memcpy(first, a, sz);
+    rmalab__racc *second = first ? rmalab__races_rlist_push(found) : NULL;
+    if (!second) {
+        found->n -= first != NULL; /* never half a pair */
+        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
     }
-    memcpy(found->p + (size_t)found->n * sz, a, sz);
-    memcpy(found->p + (size_t)(found->n + 1) * sz, b, sz);
-    found->n += 2;
+    memcpy(second, b, sz);
     return RMALAB_OK;
 }
 
