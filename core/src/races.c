@@ -207,13 +207,13 @@ static void reindex(struct rmalab__rlog *g)
     g->used = 0;
     for (int i = 0; i < g->nslot; i++)
         g->slot[i].at = -1;
-    for (int i = 0; g->nslot && i < g->l.n; i++)
-        if (!record_at(&g->l, i)->dead)
-            index_put(g, i, access_hash(record_at(&g->l, i)));
     g->nspan = 0;
     g->own = -2;
-    for (int i = 0; i < g->l.n; i++)
+    for (int i = 0; i < g->l.n; i++) {
+        if (g->nslot && !record_at(&g->l, i)->dead)
+            index_put(g, i, access_hash(record_at(&g->l, i)));
         span_add(g, i);
+    }
 }
 
 /* Superseded and dropped records leave; the index follows. */
