@@ -61,7 +61,7 @@ static void reap(struct rmalab__races *R)
 }
 
 static int send_msg(struct rmalab__races *R, int to, int tag, const int64_t *clock,
-                            const struct rmalab__rlist *recs)
+                    const struct rmalab__rlist *recs)
 {
     reap(R);
     if (R->nreq == R->capreq) {
