@@ -130,13 +130,11 @@ int rmalab__engine_node_segment(const rmalab__engine_node *n, MPI_Aint bytes, MP
     return rmalab__err_mpi(e, "allocating node-shared memory");
 }
 
-unsigned char *rmalab__engine_node_part(const rmalab__engine_node *n, MPI_Win win, int i,
-                                        MPI_Aint *size)
+unsigned char *rmalab__engine_node_part(MPI_Win win, int i, MPI_Aint *size)
 {
     unsigned char *p = NULL;
     int du;
     *size = 0;
-    (void)n;
     MPI_Win_shared_query(win, i, size, &du, &p);
     return p;
 }
@@ -166,7 +164,7 @@ static int chunk_map(const rmalab__engine_node *n, rmalab__engine_node_chunk *k,
     MPI_Aint sz;
     int rc = rmalab__engine_node_segment(n, part, &k->win, &mine);
     for (int i = 0; !rc && i < n->size; i++)
-        k->peer[n->ranks[i]] = rmalab__engine_node_part(n, k->win, i, &sz);
+        k->peer[n->ranks[i]] = rmalab__engine_node_part(k->win, i, &sz);
     return rc;
 }
 

@@ -30,10 +30,9 @@ typedef struct rmalab__engine_node {
  * each rank's part apart (MPI_Win_allocate_shared), its start in *mine. */
 int rmalab__engine_node_segment(const rmalab__engine_node *n, MPI_Aint bytes, MPI_Win *win,
                                 void *mine);
-/* Rank i's part of such memory (or of any shared window: n unused): its
- * start, and its bytes in *size; NULL if MPI answers none. */
-unsigned char *rmalab__engine_node_part(const rmalab__engine_node *n, MPI_Win win, int i,
-                                        MPI_Aint *size);
+/* Rank i's part of such memory (or of any shared window): its start, and
+ * its bytes in *size; NULL if MPI answers none. */
+unsigned char *rmalab__engine_node_part(MPI_Win win, int i, MPI_Aint *size);
 
 /* What a window's place in the node's memory asks (creation takes the
  * largest over the ranks): the chunk at hand has room, a new chunk, or a
