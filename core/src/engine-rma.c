@@ -231,7 +231,7 @@ static int share_node(rmalab_win *w, const rmalab__engine_node *n, MPI_Aint allo
     if (base)
         *base = (unsigned char *)r->my_shm + counters;
     for (int i = 0; i < n->size; i++) {
-        unsigned char *p = rmalab__engine_node_part(n, r->shm_sync, i, &sz);
+        unsigned char *p = rmalab__engine_node_part(r->shm_sync, i, &sz);
         r->peer_shm[n->ranks[i]] = (counter_t *)p;
         r->peer_base[n->ranks[i]] = sz > counters ? p + counters : NULL;
     }
@@ -319,7 +319,7 @@ static int rma_attach(rmalab_win *w)
         for (int p = 0; p < w->size; p++) {
             MPI_Aint sz;
             if (r->peer_shm[p])
-                r->peer_base[p] = rmalab__engine_node_part(NULL, w->win, p, &sz);
+                r->peer_base[p] = rmalab__engine_node_part(w->win, p, &sz);
         }
     }
     for (int p = 0; p < w->size; p++)
@@ -515,7 +515,7 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
             return rmalab__err_mpi(e, "MPI_Win_flush");
         r->mpi_ops[t] = 0;
     }
-    if (r->tail && r->locked && (rc = epoch_lock(w, false)))
+    if ((rc = epoch_lock(w, false)))
         return rc;
     for (int i = 0; i < n && !rc; i++)
         rc = signal_counter(w, group[i], complete_slot(w, w->rank), &pending);
