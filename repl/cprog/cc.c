@@ -217,25 +217,32 @@ static void add_link_flags(char **av, int *k, const char *runtime)
     av[(*k)++] = "-Wl,--pop-state";
 }
 
-/* The runtime archive: the build tree's for an executable in the build
- * tree, else the one installed beside this executable's prefix, else the
- * configured prefix's. */
-static int find_runtime(const char *self, char *out, size_t size)
+/* A file of rmalab's: `built`, the build tree's, for an executable in the
+ * build tree, else `name` installed beside this executable's prefix, else
+ * `installed`, the configured prefix's. 0 when the one chosen is readable. */
+static int find_file(const char *self, const char *built, const char *name,
+                     const char *installed, char *out, size_t size)
 {
     const char *build = RMALAB_BUILD_ROOT "/";
     if (strncmp(self, build, strlen(build)) == 0) {
-        snprintf(out, size, "%s", RMALAB_ACCESS_BUILD);
+        snprintf(out, size, "%s", built);
         return access(out, R_OK);
     }
     char *slash;
     snprintf(out, size, "%s", self);
     if ((slash = strrchr(out, '/')))
-        snprintf(slash, size - (size_t)(slash - out), "/../%s/librmalab-access.a",
-                 RMALAB_ACCESS_LIBDIR);
+        snprintf(slash, size - (size_t)(slash - out), "/../%s/%s", RMALAB_ACCESS_LIBDIR, name);
     if (access(out, R_OK) == 0)
         return 0;
-    snprintf(out, size, "%s", RMALAB_ACCESS_INSTALLED);
+    snprintf(out, size, "%s", installed);
     return access(out, R_OK);
+}
+
+/* The runtime archive. */
+static int find_runtime(const char *self, char *out, size_t size)
+{
+    return find_file(self, RMALAB_ACCESS_BUILD, "librmalab-access.a", RMALAB_ACCESS_INSTALLED,
+                     out, size);
 }
 
 /* The -fplugin= option of rmalab's gcc plugin (cprog/gcc-plugin.cc), found
@@ -247,21 +254,11 @@ static const char *find_plugin(const char *self, char *out, size_t size)
     const char *off = getenv("RMALAB_CC_PLUGIN");
     if (!RMALAB_PLUGIN_BUILD[0] || (off && strcmp(off, "off") == 0))
         return NULL;
-    const char *build = RMALAB_BUILD_ROOT "/";
     int n = snprintf(out, size, "-fplugin=");
-    if (strncmp(self, build, strlen(build)) == 0) {
-        snprintf(out + n, size - (size_t)n, "%s", RMALAB_PLUGIN_BUILD);
-        return access(out + n, R_OK) == 0 ? out : NULL;
-    }
-    char *slash;
-    snprintf(out + n, size - (size_t)n, "%s", self);
-    if ((slash = strrchr(out + n, '/')))
-        snprintf(slash, size - (size_t)(slash - out), "/../%s/rmalab-gcc.so",
-                 RMALAB_ACCESS_LIBDIR);
-    if (access(out + n, R_OK) == 0)
-        return out;
-    snprintf(out + n, size - (size_t)n, "%s", RMALAB_PLUGIN_INSTALLED);
-    return access(out + n, R_OK) == 0 ? out : NULL;
+    return find_file(self, RMALAB_PLUGIN_BUILD, "rmalab-gcc.so", RMALAB_PLUGIN_INSTALLED, out + n,
+                     size - (size_t)n)
+               ? NULL
+               : out;
 }
 
 /* ------------------------------------------------------------------------ */
