@@ -158,8 +158,6 @@ static void contents_free(contents *c)
     free(c->is), free(c->as), free(c->ds);
 }
 
-/* The elements under t: *type when all are one type of the core's, else
- * *mixed. Depth-limited; the handles MPI hands back are freed. */
 /* MPI_LB and MPI_UB (gone from MPI-3.0, kept by MPICH): a struct's markers
  * of its bounds, which hold no data, so they are no element of it and no
  * entry of its signature. */
@@ -173,6 +171,8 @@ static bool bound_marker(MPI_Datatype t)
 #endif
 }
 
+/* The elements under t: *type when all are one type of the core's, else
+ * *mixed. Depth-limited; the handles MPI hands back are freed. */
 static void leaves(MPI_Datatype t, run_dtype *d, bool *seen, bool *mixed, int depth)
 {
     contents c;
