@@ -340,12 +340,8 @@ static void gate_calls(function *fn, const vec<char> &quiet)
         if (l && loaded[l->num]) {
             gate = loaded[l->num];
         } else if (l) {
-            basic_block pre = split_edge(loop_preheader_edge(l));
-            gimple_stmt_iterator at = gsi_last_bb(pre);
-            gate = make_ssa_name(ptr_type_node);
-            gassign *ld = gimple_build_assign(gate, gate_decl());
-            gsi_insert_after(&at, ld, GSI_NEW_STMT);
-            loaded[l->num] = gate;
+            gimple_stmt_iterator at = gsi_after_labels(split_edge(loop_preheader_edge(l)));
+            gate = loaded[l->num] = load_gate(&at, gimple_location(g));
         } else {
             gimple_stmt_iterator at = gsi_for_stmt(g);
             gate = load_gate(&at, gimple_location(g));
