@@ -55,6 +55,13 @@ static inline int64_t rmalab__clock_mine(void)
 {
     return rmalab__clock_now()[rmalab__clock_entry()];
 }
+/* Element-wise max of the clock V into `to` (a record's clock, what a rank
+ * is known to have seen). */
+static inline void rmalab__clock_max(int64_t *to, const int64_t *V)
+{
+    for (int i = 0; i < rmalab__clock_size(); i++)
+        to[i] = V[i] > to[i] ? V[i] : to[i];
+}
 static inline size_t rmalab__clock_bytes(void)
 {
     return (size_t)rmalab__clock_size() * sizeof(int64_t);

@@ -42,8 +42,11 @@ typedef struct {
                                rmalab_exposure */
     uint8_t dead;           /* in a log: superseded by a later record (races.c) */
     char site[48];
+    uint32_t hash;          /* in a log: the index's hash of the access, or 0: not
+                               taken yet (races.c); in the struct's padding */
     int64_t vc[];           /* the issue clock */
 } rmalab__racc;
+_Static_assert(sizeof(rmalab__racc) == 104, "a record's head fills its 104 bytes");
 enum { RMALAB__RK_READ, RMALAB__RK_WRITE, RMALAB__RK_ATOMIC };
 enum { RMALAB__RC_READ = RMALAB_TRACE_NKINDS, RMALAB__RC_WRITE };
 

@@ -48,12 +48,8 @@ static void complete_at(struct rmalab__rlist *l, const int64_t *S, int entry)
 /* Every record of `l` issued after clock P too: their clocks join it. */
 static void join(struct rmalab__rlist *l, const int64_t *P)
 {
-    int W = rmalab__clock_size();
-    for (int i = 0; i < l->n; i++) {
-        rmalab__racc *r = record_at(l, i);
-        for (int k = 0; k < W; k++)
-            r->vc[k] = P[k] > r->vc[k] ? P[k] : r->vc[k];
-    }
+    for (int i = 0; i < l->n; i++)
+        rmalab__clock_max(record_at(l, i)->vc, P);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -134,8 +130,11 @@ static bool same_access(const rmalab__racc *a, const rmalab__racc *b)
            a->local == b->local && a->during == b->during && strcmp(a->site, b->site) == 0;
 }
 
-static uint32_t access_hash(const rmalab__racc *r)
+/* Taken once a record (kept in it): compactions re-index every record. */
+static uint32_t access_hash(rmalab__racc *r)
 {
+    if (r->hash)
+        return r->hash;
     uint64_t v[] = {(uint64_t)r->lo, (uint64_t)r->hi, (uint64_t)r->issuer, r->count,
                     (uint64_t)r->kind | (uint64_t)r->call << 8 | (uint64_t)r->op << 16 |
                         (uint64_t)r->type << 24 | (uint64_t)r->lock << 32 |
@@ -145,7 +144,7 @@ static uint32_t access_hash(const rmalab__racc *r)
         h = (h ^ v[i]) * 1099511628211ull;
     for (const char *s = r->site; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (uint32_t)(h ^ h >> 32);
+    return r->hash = (uint32_t)(h ^ h >> 32);
 }
 
 /* The slot of r's access: its latest record's, or the empty one it takes. */
@@ -348,11 +347,10 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
         return full;
     memcpy(slot, r, rmalab__races_racc_size());
     slot->dead = 0;
+    slot->hash = 0;
     rmalab__racc *holder = merge ? rmalab__races_rlist_merge_last(&g->l) : slot;
     span_add(g, g->l.n - 1); /* holder: slot, or the last one, which slot joined */
-    /* A record that joined the one before it is left out of the index: the
-     * access it holds changed (a polling loop's reads), and it supersedes
-     * nothing, which is always sound. */
+    holder->hash = 0;
     if (holder != slot || !g->nslot)
         return full;
     uint32_t h = access_hash(slot);
@@ -486,16 +484,6 @@ void rmalab__races_forget(struct rmalab__races *R, bool joined)
             R->seen[(size_t)b * W + k] = join ? join[k] : 0;
 }
 
-/* A passive-target batch from window rank `from` arrived, with its clock:
- * what that rank's later batches know. */
-static void seen(struct rmalab__races *R, int from, const int64_t *clock)
-{
-    int W = rmalab__clock_size();
-    int64_t *s = R->seen + (size_t)from * W;
-    for (int k = 0; k < W; k++)
-        s[k] = clock[k] > s[k] ? clock[k] : s[k];
-}
-
 int rmalab__races_log_init(struct rmalab__races *R)
 {
     R->log_cap = 1 << 16;
@@ -539,7 +527,8 @@ static int take_batch(struct rmalab__races *R, struct rmalab__rbatch *b,
         break;
     case RMALAB__RB_PASSIVE:
         rc = rmalab__races_check(R, &b->recs, RMALAB__CK_INTRA | RMALAB__CK_PASSIVE, found);
-        seen(R, b->from, b->clock);
+        /* its clock: what the origin's later batches know */
+        rmalab__clock_max(R->seen + (size_t)b->from * rmalab__clock_size(), b->clock);
         break;
     default:
         complete_at(&b->recs, b->clock, b->entry);
