@@ -335,9 +335,26 @@ static bool make_room(struct rmalab__rlog *g, int cap)
     return true;
 }
 
+/* r, the log's last record, takes the place of its access's latest record
+ * if it can (the log does not grow: a counter's, a stencil row's records
+ * stay put); otherwise r is its access's latest now. */
+static bool supersede(const struct rmalab__races *R, struct rmalab__rlog *g, rmalab__racc *r)
+{
+    uint32_t h = access_hash(r);
+    struct rmalab__rslot *s = slot_of(g, r, h);
+    rmalab__racc *old = s->at >= 0 ? record_at(&g->l, s->at) : NULL;
+    if (old && old != r && !old->dead && !R->exposing && supersedes(R, old, r)) {
+        memcpy(old, r, rmalab__races_racc_size());
+        g->l.n--;
+        return true;
+    }
+    g->used += s->at < 0;
+    *s = (struct rmalab__rslot){h, g->l.n - 1};
+    return false;
+}
+
 /* Add r to g (`merge`: it may join the record before it, as a local access
- * repeated in one interval does); it supersedes the latest record of its
- * access if it can. Returns whether the log was full. */
+ * repeated in one interval does). Returns whether the log was full. */
 static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__racc *r,
                  bool merge)
 {
@@ -348,19 +365,13 @@ static bool keep(struct rmalab__races *R, struct rmalab__rlog *g, const rmalab__
     memcpy(slot, r, rmalab__races_racc_size());
     slot->dead = 0;
     slot->hash = 0;
+    /* A record that joined the one before it holds another access now: it
+     * is left out of the index and supersedes nothing, which is sound. */
     rmalab__racc *holder = merge ? rmalab__races_rlist_merge_last(&g->l) : slot;
-    span_add(g, g->l.n - 1); /* holder: slot, or the last one, which slot joined */
     holder->hash = 0;
-    if (holder != slot || !g->nslot)
+    if (holder == slot && g->nslot && supersede(R, g, slot))
         return full;
-    uint32_t h = access_hash(slot);
-    struct rmalab__rslot *s = slot_of(g, slot, h);
-    rmalab__racc *old = s->at >= 0 ? record_at(&g->l, s->at) : NULL;
-    if (old && old != slot && !old->dead && !R->exposing && supersedes(R, old, slot)) {
-        old->dead = 1;
-        g->dead++;
-    }
-    index_put(g, g->l.n - 1, h);
+    span_add(g, g->l.n - 1); /* holder: slot, or the last one, which slot joined */
     if (2 * g->used >= g->nslot || 2 * g->dead > g->l.n + 64)
         compact(g);
     return full;
