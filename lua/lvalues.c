@@ -84,28 +84,32 @@ static bool op_is(const char *name, const char *s, size_t len)
     return true;
 }
 
-int lrm_op_status(lua_State *L, int arg, rmalab_op *op)
+/* An op argument's failure: out of line, with its buffers. */
+static int __attribute__((noinline)) bad_op(lua_State *L, int arg, rmalab_op *op)
 {
+    char msg[400];
     *op = RMALAB_OP_SUM;
     if (lua_type(L, arg) != LUA_TSTRING) {
-        char msg[128];
         snprintf(msg, sizeof msg, "string expected, got %s", luaL_typename(L, arg));
         return lrm_argstatus(L, arg, RMALAB_ERR_OP, msg);
     }
+    if (rmalab_op_from_name(lua_tostring(L, arg), op) == RMALAB_OK)
+        return RMALAB_OK; /* a name with a NUL in it, as rmalab_op_from_name reads it */
+    snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
+    *op = RMALAB_OP_SUM;
+    return lrm_argstatus(L, arg, RMALAB_ERR_OP, msg);
+}
+
+int lrm_op_status(lua_State *L, int arg, rmalab_op *op)
+{
     size_t len;
-    const char *s = lua_tolstring(L, arg, &len);
-    for (int i = 0; i <= RMALAB_OP_NO_OP; i++)
+    const char *s = lua_type(L, arg) == LUA_TSTRING ? lua_tolstring(L, arg, &len) : NULL;
+    for (int i = 0; s && i <= RMALAB_OP_NO_OP; i++)
         if (op_names[i].len == len && op_is(op_names[i].name, s, len)) {
             *op = (rmalab_op)i;
             return RMALAB_OK;
         }
-    if (rmalab_op_from_name(s, op)) { /* its message; a name with a NUL in it */
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s", rmalab_errmsg());
-        *op = RMALAB_OP_SUM;
-        return lrm_argstatus(L, arg, RMALAB_ERR_OP, msg);
-    }
-    return RMALAB_OK;
+    return bad_op(L, arg, op);
 }
 
 rmalab_op lrm_checkop(lua_State *L, int arg)

@@ -297,6 +297,8 @@ static int failed_rank(const rmalab_comm *c, const rpacket *all, const char *cal
 /* The verdict of the combined headers, the same on every rank. */
 static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, const char *call)
 {
+    if (!(all->status | all->bad) && (all->type == RMALAB_INT64 || all->op < RMALAB_OP_BAND))
+        return RMALAB_OK; /* the usual case, at once */
     if (all->status)
         return status ? status : failed_rank(c, all, call);
     if (all->bad & BAD_FORM)
