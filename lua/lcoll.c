@@ -259,14 +259,28 @@ static const char *place(char *buf, size_t size, const char *what, lua_Integer i
     return buf;
 }
 
-/* The number at idx as the reduction needs it: a status. */
-static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, const char *what,
-                  lua_Integer i)
+/* A number's failure, named "value" or "value[3]" (kept out of number,
+ * which runs per element, with its buffer). */
+static int __attribute__((noinline)) bad_number(lua_State *L, int idx, int code, rmalab_op op,
+                                                const char *what, lua_Integer i)
 {
-    char where[48]; /* named only in an error: this runs per element */
-    if (lua_type(L, idx) != LUA_TNUMBER)
-        return rmalab_set_error(RMALAB_ERR_ARG, "%s: a number expected, got %s",
-                                place(where, sizeof where, what, i), luaL_typename(L, idx));
+    char where[48];
+    place(where, sizeof where, what, i);
+    if (code == RMALAB_ERR_ARG)
+        return rmalab_set_error(RMALAB_ERR_ARG, "%s: a number expected, got %s", where,
+                                luaL_typename(L, idx));
+    return rmalab_set_error(RMALAB_ERR_TYPE, "%s: %.14g has no integer representation; %s takes "
+                                             "integers",
+                            where, lua_tonumber(L, idx), rmalab_op_name(op));
+}
+
+/* The number at idx (of Lua type t, which the caller has) as the
+ * reduction needs it: a status. */
+static int number(lua_State *L, int idx, int t, rmalab_op op, int64_t *out, bool *flt,
+                  const char *what, lua_Integer i)
+{
+    if (t != LUA_TNUMBER)
+        return bad_number(L, idx, RMALAB_ERR_ARG, op, what, i);
     lua_Integer v;
     if (lua_isinteger(L, idx)) {
         v = lua_tointeger(L, idx);
@@ -275,10 +289,7 @@ static int number(lua_State *L, int idx, rmalab_op op, int64_t *out, bool *flt, 
     } else if (op >= RMALAB_OP_BAND && op <= RMALAB_OP_BXOR) {
         if (!lua_numbertointeger(floor(lua_tonumber(L, idx)), &v) ||
             (lua_Number)v != lua_tonumber(L, idx))
-            return rmalab_set_error(RMALAB_ERR_TYPE, "%s: %.14g has no integer representation; "
-                                                     "%s takes integers",
-                                    place(where, sizeof where, what, i), lua_tonumber(L, idx),
-                                    rmalab_op_name(op));
+            return bad_number(L, idx, RMALAB_ERR_TYPE, op, what, i);
     } else {
         double d = lua_tonumber(L, idx);
         memcpy(out, &d, 8);
@@ -303,9 +314,9 @@ static int numbers(lua_State *L, rmalab_op op, lrm_bytes *b, int *count, rmalab_
     int64_t *v = (int64_t *)(void *)b->p; /* malloc'd: aligned */
     bool flt = false, any = false;
     for (size_t i = 0; i < n && !rc; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        int t = lua_rawgeti(L, 2, (lua_Integer)i + 1);
         flt = false;
-        rc = number(L, -1, op, &v[i], &flt, "value", (lua_Integer)i + 1);
+        rc = number(L, -1, t, op, &v[i], &flt, "value", (lua_Integer)i + 1);
         lua_pop(L, 1);
         if (flt && !any) { /* the integers so far become floats */
             for (size_t j = 0; j < i; j++) {
@@ -370,10 +381,11 @@ static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, 
     return 1;
 }
 
-static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
+/* Any reduction: its arguments checked, a failure held for the collective
+ * (reduce_call has tried one number's usual case). */
+static int reduce_any(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind)
 {
     const char *call = reduce_names[kind];
-    rmalab_comm *c = lrm_checkcomm(L, 1);
     rmalab_op op;
     lrm_held h;
     h.status = RMALAB_OK; /* not an initializer: that would clear msg too */
@@ -392,7 +404,7 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
         /* this rank takes part with its failure alone */
     } else if (scalar) {
         count = 1;
-        status = number(L, 2, op, one, &flt, "value", 0);
+        status = number(L, 2, vt, op, one, &flt, "value", 0);
         type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
     } else {
         status = numbers(L, op, b = scratch(L), &count, &type);
@@ -407,6 +419,29 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
         lua_pushnil(L);
     else
         push_numbers(L, v, count, type, scalar);
+    return 1;
+}
+
+/* One number with a good op, the usual case, without holding failures
+ * (nothing can fail here but in the collective); anything else, and any
+ * failure of a check, goes to reduce_any, which checks all again. */
+static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
+{
+    rmalab_comm *c = lrm_checkcomm(L, 1);
+    rmalab_op op;
+    int64_t v;
+    bool flt = false;
+    if (kind == RMALAB_REDUCE_ROOT || lua_type(L, 2) != LUA_TNUMBER || lrm_op_status(L, 3, &op) ||
+        number(L, 2, LUA_TNUMBER, op, &v, &flt, "value", 0))
+        return reduce_any(L, c, kind);
+    rmalab_type type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
+    int rc = rmalab_comm_reduce(c, kind, 0, &v, 1, &type, op, RMALAB_OK);
+    if (rc)
+        return raise(L, rc);
+    if (no_result(c, kind, 0))
+        lua_pushnil(L);
+    else
+        push_numbers(L, &v, 1, type, true);
     return 1;
 }
 

@@ -1,6 +1,6 @@
-/* Private to the core: the calls of coll.c, which xchg.c, msg.c and
- * p2p.c use too: a call of rmalab/coll.h begun and ended, the agreement
- * of its arguments, scratch memory. Never installed. */
+/* Private to the core: the calls of coll.c, which coll-typed.c, xchg.c,
+ * msg.c and p2p.c use too: a call of rmalab/coll.h begun and ended, the
+ * agreement of its arguments, scratch memory. Never installed. */
 #ifndef RMALAB_COLL_PRIVATE_H
 #define RMALAB_COLL_PRIVATE_H
 
@@ -19,6 +19,10 @@ int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
 int rmalab__coll_end(rmalab__block *b, int rc);
 /* A failure before anything was published (argument checks). */
 int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc);
+
+/* The name of a reduction's call, "reduce" for an unknown kind (whose
+ * failure it names). */
+const char *rmalab__coll_kind_call(rmalab_reduce_kind kind);
 
 /* fn runs in MPI_Finalize, before MPI goes (an attribute of MPI_COMM_SELF);
  * once, however often it is registered. */

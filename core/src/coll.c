@@ -150,7 +150,37 @@ static void to_double(int64_t *v, int n)
     }
 }
 
-static void combine(const rpacket *a, rpacket *b)
+/* b's numbers reduced with a's, of one type. */
+static inline void reduce_numbers(const rpacket *a, rpacket *b, int n)
+{
+    if (b->type == RMALAB_INT64) {
+        for (int i = 0; i < n; i++)
+            b->v[i] = iop(b->op, a->v[i], b->v[i]);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double x, y;
+        memcpy(&x, &a->v[i], 8);
+        memcpy(&y, &b->v[i], 8);
+        y = fop(b->op, x, y);
+        memcpy(&b->v[i], &y, 8);
+    }
+}
+
+/* The usual case: two ranks' values alike, and no failure. */
+static inline bool combine_alike(const rpacket *a, rpacket *b)
+{
+    if ((a->status | b->status | a->bad | b->bad | a->form | b->form) || a->count != b->count ||
+        a->op != b->op || a->type != b->type)
+        return false;
+    b->clock |= a->clock;
+    reduce_numbers(a, b, b->count < RMALAB_REDUCE_INLINE ? b->count : RMALAB_REDUCE_INLINE);
+    return true;
+}
+
+/* Any other: kept out of packet_op, so that the usual case costs no more
+ * than its own work. */
+static void __attribute__((noinline)) combine(const rpacket *a, rpacket *b)
 {
     if (a->status && (!b->status || a->srank < b->srank)) {
         b->status = a->status;
@@ -166,31 +196,21 @@ static void combine(const rpacket *a, rpacket *b)
     }
     if (b->bad || b->status)
         return;
-    int64_t av[RMALAB_REDUCE_INLINE];
+    rpacket a2 = *a;
     int n = b->count < RMALAB_REDUCE_INLINE ? b->count : RMALAB_REDUCE_INLINE;
-    memcpy(av, a->v, sizeof av);
-    if (a->type != b->type) { /* one of them is int64 */
-        to_double(a->type == RMALAB_INT64 ? av : b->v, n);
+    if (a2.type != b->type) { /* one of them is int64 */
+        to_double(a2.type == RMALAB_INT64 ? a2.v : b->v, n);
         b->type = RMALAB_DOUBLE;
     }
-    for (int i = 0; i < n; i++) {
-        if (b->type == RMALAB_INT64) {
-            b->v[i] = iop(b->op, av[i], b->v[i]);
-        } else {
-            double x, y;
-            memcpy(&x, &av[i], 8);
-            memcpy(&y, &b->v[i], 8);
-            y = fop(b->op, x, y);
-            memcpy(&b->v[i], &y, 8);
-        }
-    }
+    reduce_numbers(&a2, b, n);
 }
 
 static void packet_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void)dt;
     for (int i = 0; i < *len; i++)
-        combine((const rpacket *)in + i, (rpacket *)inout + i);
+        if (!combine_alike((const rpacket *)in + i, (rpacket *)inout + i))
+            combine((const rpacket *)in + i, (rpacket *)inout + i);
 }
 
 /* The MPI type and op of ours that the packet is reduced with: one element
@@ -206,10 +226,8 @@ static void packet_free(void)
     MPI_Op_free(&packet_mpi_op);
 }
 
-static int packet_ready(void)
+static int packet_make(void)
 {
-    if (packet_mpi_op != MPI_OP_NULL)
-        return RMALAB_OK;
     if (MPI_Type_contiguous((int)sizeof(rpacket), MPI_BYTE, &packet_type) != MPI_SUCCESS ||
         MPI_Type_commit(&packet_type) != MPI_SUCCESS ||
         MPI_Op_create(packet_op, 1, &packet_mpi_op) != MPI_SUCCESS)
@@ -218,18 +236,24 @@ static int packet_ready(void)
     return RMALAB_OK;
 }
 
-const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
+static inline int packet_ready(void)
 {
-    static const char *const names[] = {
-        [RMALAB_REDUCE_ALL] = "allreduce", [RMALAB_REDUCE_ROOT] = "reduce",
-        [RMALAB_REDUCE_SCAN] = "scan", [RMALAB_REDUCE_EXSCAN] = "exscan",
-    };
-    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+    return packet_mpi_op != MPI_OP_NULL ? RMALAB_OK : packet_make();
 }
 
-static const char *kind_call(rmalab_reduce_kind kind) /* even an unknown kind */
+static const char *const kind_names[] = {
+    [RMALAB_REDUCE_ALL] = "allreduce", [RMALAB_REDUCE_ROOT] = "reduce",
+    [RMALAB_REDUCE_SCAN] = "scan", [RMALAB_REDUCE_EXSCAN] = "exscan",
+};
+
+const char *rmalab_reduce_kind_name(rmalab_reduce_kind kind)
 {
-    return (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? rmalab_reduce_kind_name(kind) : "reduce";
+    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
+}
+
+const char *rmalab__coll_kind_call(rmalab_reduce_kind kind)
+{
+    return (unsigned)kind <= RMALAB_REDUCE_EXSCAN ? kind_names[kind] : "reduce";
 }
 
 /* What one rank can tell alone, before the collective. */
@@ -273,6 +297,8 @@ static int failed_rank(const rmalab_comm *c, const rpacket *all, const char *cal
 /* The verdict of the combined headers, the same on every rank. */
 static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, const char *call)
 {
+    if (!(all->status | all->bad) && (all->type == RMALAB_INT64 || all->op < RMALAB_OP_BAND))
+        return RMALAB_OK; /* the usual case, at once */
     if (all->status)
         return status ? status : failed_rank(c, all, call);
     if (all->bad & BAD_FORM)
@@ -292,12 +318,12 @@ static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, 
 static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_t *buf,
                        int count, const rpacket *all, int64_t *tmp)
 {
+    int skip = kind <= RMALAB_REDUCE_ROOT ? RMALAB_REDUCE_INLINE : 0, n = count - skip, e;
+    if (n <= 0) /* all of them were in the packet */
+        return RMALAB_OK;
     MPI_Comm mc = rmalab_comm_mpi(c);
     MPI_Datatype t = all->type == RMALAB_INT64 ? MPI_INT64_T : MPI_DOUBLE;
     MPI_Op op = rmalab__type_reduce_op((rmalab_op)all->op, (rmalab_type)all->type);
-    int skip = kind <= RMALAB_REDUCE_ROOT ? RMALAB_REDUCE_INLINE : 0, n = count - skip, e;
-    if (n <= 0)
-        return RMALAB_OK;
     if (kind == RMALAB_REDUCE_ALL)
         e = MPI_Allreduce(MPI_IN_PLACE, buf + skip, n, t, op, mc);
     else if (kind == RMALAB_REDUCE_ROOT)
@@ -308,6 +334,20 @@ static int reduce_rest(rmalab_comm *c, rmalab_reduce_kind kind, int root, int64_
     else if ((e = MPI_Exscan(buf, tmp, n, t, op, mc)) == MPI_SUCCESS && rmalab_comm_rank(c))
         memcpy(buf, tmp, (size_t)n * 8);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
+}
+
+/* At most RMALAB_REDUCE_INLINE numbers, without the call of memcpy that a
+ * loop becomes (12 instructions of one number's 8 bytes). */
+static inline void copy_inline(int64_t *to, const int64_t *from, int n)
+{
+    _Static_assert(RMALAB_REDUCE_INLINE == 4, "copy_inline copies up to 4");
+    switch (n) {
+    case 4: to[3] = from[3]; /* fall through */
+    case 3: to[2] = from[2]; /* fall through */
+    case 2: to[1] = from[1]; /* fall through */
+    case 1: to[0] = from[0]; /* fall through */
+    default: break;
+    }
 }
 
 static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind, int root,
@@ -324,8 +364,7 @@ static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind
     p.status = status;
     p.srank = status ? rmalab_comm_rank(c) : INT32_MAX;
     p.clock = rmalab__clock_exists();
-    for (int i = 0; i < inl; i++) /* at most RMALAB_REDUCE_INLINE: no memcpy call */
-        p.v[i] = buf[i];
+    copy_inline(p.v, buf, inl);
     rpacket all;
     int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op,
                           rmalab_comm_mpi(c));
@@ -339,8 +378,7 @@ static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind
     if ((rc = reduce_rest(c, kind, root, buf, count, &all, tmp)))
         return rc;
     if (kind == RMALAB_REDUCE_ALL || (kind == RMALAB_REDUCE_ROOT && rmalab_comm_rank(c) == root))
-        for (int i = 0; i < inl; i++)
-            buf[i] = all.v[i];
+        copy_inline(buf, all.v, inl);
     if (kind != RMALAB_REDUCE_EXSCAN || rmalab_comm_rank(c))
         *type = (rmalab_type)all.type;
     const char *why = "carrying the race checker's clocks";
@@ -350,7 +388,7 @@ static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind
 int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
                        rmalab_type *type, rmalab_op op, int status)
 {
-    const char *call = kind_call(kind);
+    const char *call = rmalab__coll_kind_call(kind);
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
                  ? rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
                  : packet_ready(); /* MPI_Type_contiguous and MPI_Op_create: no reason to fail */
@@ -400,39 +438,7 @@ int rmalab_comm_split(rmalab_comm *c, int color, int key, rmalab_comm **out)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Typed buffers in place: one MPI collective on the caller's memory        */
-
-/* The root's clock to every rank (bcast's order), when this rank has one. */
-static int bcast_clock(rmalab_comm *c, int root)
-{
-    if (!rmalab__clock_exists())
-        return RMALAB_OK;
-    size_t W8 = rmalab__clock_wire();
-    int64_t *S = rmalab__mem_alloc(W8);
-    if (!S)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "bcast: out of memory in the race checker");
-    bool here = rmalab_comm_rank(c) == root;
-    if (here)
-        rmalab__clock_out(S);
-    int e = MPI_Bcast(S, (int)W8, MPI_BYTE, root, rmalab_comm_mpi(c));
-    int rc = e != MPI_SUCCESS ? rmalab__err_mpi(e, "bcast (the race checker's clock)")
-             : here           ? RMALAB_OK
-                              : rmalab__clock_in(S);
-    rmalab__mem_free(S);
-    return rc;
-}
-
-static int check_typed(rmalab_comm *c, const char *call, int root, int count, rmalab_type type)
-{
-    if (c && (root < 0 || root >= rmalab_comm_size(c)))
-        return rmalab__err_fail(RMALAB_ERR_RANK, "%s: root %d is not a rank of this communicator "
-                                                 "(0 to %d)", call, root, rmalab_comm_size(c) - 1);
-    if (count < 0)
-        return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
-    if (!rmalab_type_name(type))
-        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, (int)type);
-    return RMALAB_OK;
-}
+/* The agreement on arguments (coll-typed.c's calls, reduce's root)         */
 
 /* What every rank must give alike, which MPI leaves unchecked (a count
  * that differs truncates on some ranks, a type reinterprets bytes, a root
@@ -488,87 +494,6 @@ int rmalab__coll_agree_args(rmalab_comm *c, const char *call, int status, int co
     if (status || e != MPI_SUCCESS)
         return status ? status : rmalab__err_mpi(e, "MPI_Allreduce (the ranks' arguments)");
     return args_verdict(c, &all, call, count, type, root, op);
-}
-
-int rmalab_comm_bcast_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int root)
-{
-    return rmalab_comm_bcast_typed_status(c, buf, count, type, root, RMALAB_OK);
-}
-
-int rmalab_comm_bcast_typed_status(rmalab_comm *c, void *buf, int count, rmalab_type type,
-                                   int root, int status)
-{
-    rmalab__block_call_begin();
-    int rc;
-    if (!status)
-        status = check_typed(c, "bcast", root, count, type);
-    rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
-    if ((rc = rmalab__coll_begin(&b, "bcast", c, true, NULL)))
-        return rc;
-    if (!(rc = rmalab__coll_agree_args(c, "bcast", status, count, (int)type, root, -1))) {
-        int e = MPI_Bcast(buf, count, rmalab__type_mpi(type), root, rmalab_comm_mpi(c));
-        rc = e == MPI_SUCCESS ? bcast_clock(c, root) : rmalab__err_mpi(e, "MPI_Bcast");
-    }
-    return rmalab__coll_end(&b, rc);
-}
-
-static int reduce_typed_call(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
-                             int count, rmalab_type type, rmalab_op op)
-{
-    MPI_Comm mc = rmalab_comm_mpi(c);
-    MPI_Datatype t = rmalab__type_mpi(type);
-    MPI_Op o = rmalab__type_reduce_op(op, type);
-    int me = rmalab_comm_rank(c), e;
-    size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
-    void *keep = NULL;
-    if (kind == RMALAB_REDUCE_EXSCAN && me == 0 && !(keep = rmalab__coll_scratch(0, bytes)))
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "exscan: out of memory");
-    if (keep) /* MPI leaves rank 0's buffer undefined: it keeps its values */
-        memcpy(keep, buf, bytes);
-    if (kind == RMALAB_REDUCE_ALL)
-        e = MPI_Allreduce(MPI_IN_PLACE, buf, count, t, o, mc);
-    else if (kind == RMALAB_REDUCE_ROOT)
-        e = MPI_Reduce(me == root ? MPI_IN_PLACE : buf, buf, count, t, o, root, mc);
-    else if (kind == RMALAB_REDUCE_SCAN)
-        e = MPI_Scan(MPI_IN_PLACE, buf, count, t, o, mc);
-    else
-        e = MPI_Exscan(MPI_IN_PLACE, buf, count, t, o, mc);
-    if (keep)
-        memcpy(buf, keep, bytes);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, rmalab_reduce_kind_name(kind));
-    return rmalab__clock_exists() ? rmalab__clock_reduce(mc, kind, root, kind_call(kind))
-                                  : RMALAB_OK;
-}
-
-int rmalab_comm_reduce_typed(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf,
-                             int count, rmalab_type type, rmalab_op op)
-{
-    return rmalab_comm_reduce_typed_status(c, kind, root, buf, count, type, op, RMALAB_OK);
-}
-
-int rmalab_comm_reduce_typed_status(rmalab_comm *c, rmalab_reduce_kind kind, int root,
-                                    void *buf, int count, rmalab_type type, rmalab_op op,
-                                    int status)
-{
-    rmalab__block_call_begin();
-    const char *call = kind_call(kind);
-    if (kind != RMALAB_REDUCE_ROOT)
-        root = 0;
-    if ((unsigned)kind > RMALAB_REDUCE_EXSCAN)
-        return rmalab__coll_refuse(
-            call, c, rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind));
-    int rc;
-    if (!status)
-        status = check_typed(c, call, root, count, type);
-    if (!status)
-        status = rmalab__type_check_reduce(call, type, op);
-    rmalab__block b; /* a NULL communicator fails here, with ERR_COMM */
-    if ((rc = rmalab__coll_begin(&b, call, c, true, NULL)))
-        return rc;
-    if (!(rc = rmalab__coll_agree_args(c, call, status, count, (int)type, root, (int)op)))
-        rc = reduce_typed_call(c, kind, root, buf, count, type, op);
-    return rmalab__coll_end(&b, rc);
 }
 
 /* Barrier: it carries the clocks when any member has one. */

@@ -43,10 +43,11 @@
  *                    overlaps with it; properties [layout.h]
  *   results.c        data-returning operations' results and the staging
  *                    arena of origin data [results.h]
- *   coll.c xchg.c msg.c p2p.c  collectives (rmalab_barrier among them) and
- *                    messages on communicators (rmalab/coll.h), with the
- *                    process's clock (clock.h); msg.c: messages on the wire
- *                    [coll-private.h: coll.c's; msg.h; p2p.h, with the
+ *   coll.c coll-typed.c xchg.c msg.c p2p.c  collectives (rmalab_barrier
+ *                    among them; coll-typed.c: on typed buffers in place)
+ *                    and messages on communicators (rmalab/coll.h), with
+ *                    the process's clock (clock.h); msg.c: messages on the
+ *                    wire [coll-private.h: coll.c's; msg.h; p2p.h, with the
  *                    request p2p.c and request.c share]
  *   trace.c          the recorder: each traced window's ring of events and
  *                    clock offset; records outlive their windows
@@ -157,7 +158,8 @@
  *   attr_ attr.c                         registry_ registry.c
  *   trace_gather_ trace-gather.c         win_hints_ win-hints.c
  *   win_free_ win-free.c                 state_text_ state-text.c
- *   text_c_ text-c.c                     engine_node_ engine-node.c */
+ *   text_c_ text-c.c                     engine_node_ engine-node.c
+ *   coll_typed_ coll-typed.c */
 #ifndef RMALAB_PRIVATE_H
 #define RMALAB_PRIVATE_H
 
