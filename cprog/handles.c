@@ -330,6 +330,9 @@ void run_site(run_win *s, const void *pc)
 
 int run_win_done(run_win *s, const void *pc, const char *call, int status)
 {
+    const char *went;
+    if (rmalab_err_went_on(&went)) /* a rule MPICH does not enforce: told, not fatal */
+        run_error(pc, call, went);
     if (s->checked)
         run_races_poll();
     if (status == RMALAB_OK)

@@ -60,6 +60,7 @@ static int create(rmalab_flavor flavor, creator fn, rmalab_win_opts *o, MPI_Info
                              rmalab_set_error(RMALAB_ERR_COMM, "an invalid communicator"));
     int rc = hints_of(info, &hints);
     o->info = hints;
+    o->rules = RMALAB_RULES_REPORT; /* the program runs as under mpiexec (run_win_done) */
     rc = rc ? rmalab_win_take_part(flavor, o, rc) : fn(o, &w, &d);
     int crank = -1;
     PMPI_Comm_rank(comm, &crank);

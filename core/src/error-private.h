@@ -9,6 +9,9 @@
 /* Record a detailed message for `code` on this thread and return `code`. */
 #define rmalab__err_fail rmalab_set_error /* the same call, kept short inside */
 int rmalab__err_vfail(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* A broken rule that the call goes on from (rmalab_err_went_on): its
+ * message recorded for `code` on this thread; returns RMALAB_OK. */
+int rmalab__err_went_on(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The failure just recorded is a race that `world_rank` found
  * (rmalab_err_finder); returns `code`. */
 int rmalab__err_found_by(int code, int world_rank);

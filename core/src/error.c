@@ -25,6 +25,8 @@ static const struct {
 
 static _Thread_local char last_msg[2048];
 static _Thread_local int last_finder = -1; /* rmalab_err_finder */
+static _Thread_local char went_msg[2048];  /* rmalab_err_went_on */
+static _Thread_local int went_code;
 
 const char *rmalab_err_name(int code)
 {
@@ -72,6 +74,25 @@ int rmalab_set_error(int code, const char *fmt, ...)
     va_start(ap, fmt);
     rmalab__err_vfail(code, fmt, ap);
     va_end(ap);
+    return code;
+}
+
+int rmalab__err_went_on(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(went_msg, sizeof went_msg, fmt, ap);
+    va_end(ap);
+    went_code = code;
+    return RMALAB_OK;
+}
+
+int rmalab_err_went_on(const char **msg)
+{
+    int code = went_code;
+    went_code = RMALAB_OK;
+    if (msg)
+        *msg = went_msg;
     return code;
 }
 

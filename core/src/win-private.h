@@ -213,6 +213,7 @@ struct rmalab_win {
     MPI_Aint size_req;      /* bytes the user asked for */
     int disp_unit;
     int model;
+    rmalab_rules rules;     /* rmalab_win_opts's: what a rule MPICH tolerates does */
     MPI_Group wgroup;       /* the window's group */
     rmalab_info *requested; /* hints as the user gave them, merged (win.c) */
     rmalab_info *at_create; /* canonical hints in force from creation */

@@ -138,6 +138,9 @@ static int check_opts(rmalab_flavor flavor, const rmalab_win_opts *opts, const c
                                 what, sizeof((rmalab_win *)0)->name - 1);
     if (opts->comm && rmalab_comm_mpi(opts->comm) == MPI_COMM_NULL)
         return rmalab__err_fail(RMALAB_ERR_COMM, "win_%s: the communicator was freed", what);
+    if (opts->rules != RMALAB_RULES_REFUSE && opts->rules != RMALAB_RULES_REPORT)
+        return rmalab__err_fail(RMALAB_ERR_ARG, "win_%s: rules %d is none of rmalab_rules", what,
+                                (int)opts->rules);
     return check_size(flavor, opts, what);
 }
 
@@ -158,6 +161,7 @@ static int step_struct(struct creation *c)
     w->flavor = c->flavor;
     w->size_req = c->flavor == RMALAB_FLAVOR_DYNAMIC ? 0 : c->opts->size;
     w->disp_unit = c->opts->disp_unit ? c->opts->disp_unit : 1;
+    w->rules = c->opts->rules;
     snprintf(w->name, sizeof w->name, "%s", c->opts->name ? c->opts->name : "");
     c->alloc = rmalab__win_round16(w->size_req);
     c->w = w;

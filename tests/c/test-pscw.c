@@ -4,7 +4,8 @@
  * RMALAB_PSCW=native, and alone (CK_RUN_SUITE=pscw) with RMALAB_PSCW=rma,
  * so every test here must hold on both engines: it uses no fence and no
  * lock, except to check that they are refused inside a PSCW epoch with the
- * same message on both. Needs MPI_Init and two ranks or more; ranks 0 and 1
+ * same message on both, and around the request-based operations of
+ * test_request_rules. Needs MPI_Init and two ranks or more; ranks 0 and 1
  * take part and the others look on. Tests synchronise ranks, so they use
  * the soft checks of testutil.h and end with tu_soft_end(); the fixture
  * creates the window on every rank and the teardown closes what a test left
@@ -409,6 +410,77 @@ START_TEST(test_misuse)
 }
 END_TEST
 
+/* Request-based operations in a fence or start epoch: MPI allows them only
+ * in a passive-target epoch, MPICH carries them out. Refused (ERR_RMA_SYNC,
+ * nothing issued) on a window with the default rules; on one under
+ * RMALAB_RULES_REPORT (rmalab run's) carried out on either engine, the plain
+ * copies of the rma engine's shared memory too, the rule told once by
+ * rmalab_err_went_on, and each request complete at its wait, before or
+ * after the epoch's end. Outside any epoch, where MPICH refuses too, refused
+ * under either rules. The fences are the same on both engines. */
+START_TEST(test_request_rules)
+{
+    rmalab_win_opts o = {.size = 8 * SLOTS, .disp_unit = 8, .rules = RMALAB_RULES_REPORT};
+    rmalab_win *R = NULL;
+    rmalab_request *q = NULL, *p = NULL;
+    int64_t mine = 70 + rank, got = -1, got2 = -1, put = 80 + rank;
+    const char *msg = NULL;
+    SOFT_OK(rmalab_win_allocate(&o, &R, NULL));
+    SOFT_OK(rmalab_win_write(R, 0, RMALAB_INT64, 1, &mine));
+    SOFT_OK(rmalab_win_fence(W, 0));
+    SOFT_OK(rmalab_win_fence(R, 0));
+    if (active) {
+        SOFT_RC(rmalab_win_rget(W, other, 0, RMALAB_INT64, 1, &got, NULL, &q),
+                RMALAB_ERR_RMA_SYNC);
+        SOFT_CONTAINS(rmalab_errmsg(), "passive-target epoch, and this is a fence epoch");
+        SOFT(q == NULL && rmalab_err_went_on(NULL) == RMALAB_OK, "refused: nothing issued");
+        SOFT_OK(rmalab_win_rget(R, other, 0, RMALAB_INT64, 1, &got, NULL, &q));
+        SOFT_INT(rmalab_err_went_on(&msg), RMALAB_ERR_RMA_SYNC);
+        SOFT_CONTAINS(msg, "passive-target epoch, and this is a fence epoch");
+        SOFT_CONTAINS(msg, "MPICH carries it out all the same");
+        SOFT_INT(rmalab_err_went_on(NULL), RMALAB_OK); /* told once */
+        SOFT_OK(rmalab_request_wait(q, NULL, NULL, NULL));
+        SOFT_INT(got, 70 + other);
+        SOFT_OK(rmalab_win_rput(R, other, 1, RMALAB_INT64, 1, &put, NULL, &p));
+        SOFT_INT(rmalab_err_went_on(NULL), RMALAB_ERR_RMA_SYNC);
+    }
+    SOFT_OK(rmalab_win_fence(R, 0));
+    SOFT_OK(rmalab_win_fence(W, 0));
+    if (active) {
+        SOFT_OK(rmalab_request_wait(p, NULL, NULL, NULL)); /* the fence completed it */
+        SOFT_INT(slot(R, 1), 80 + other);
+        rmalab_request_destroy(&q);
+        rmalab_request_destroy(&p);
+        SOFT_OK(rmalab_win_post(R, &other, 1, 0));
+        SOFT_OK(rmalab_win_start(R, &other, 1, 0));
+        SOFT_OK(rmalab_win_rget(R, other, 1, RMALAB_INT64, 1, &got2, NULL, &q));
+        SOFT_INT(rmalab_err_went_on(&msg), RMALAB_ERR_RMA_SYNC);
+        SOFT_CONTAINS(msg, "and this is an active-target start() epoch");
+        put += 10;
+        SOFT_OK(rmalab_win_rput(R, other, 2, RMALAB_INT64, 1, &put, NULL, &p));
+        SOFT_INT(rmalab_err_went_on(NULL), RMALAB_ERR_RMA_SYNC);
+        SOFT_OK(rmalab_request_wait(q, NULL, NULL, NULL));
+        SOFT_INT(got2, 80 + rank);
+        SOFT_OK(rmalab_win_complete(R));
+        SOFT_OK(rmalab_request_wait(p, NULL, NULL, NULL));
+        SOFT_OK(rmalab_win_wait(R));
+        SOFT_INT(slot(R, 2), 90 + other);
+        rmalab_request_destroy(&q);
+        rmalab_request_destroy(&p);
+        SOFT_RC(rmalab_win_rput(R, other, 0, RMALAB_INT64, 1, &put, NULL, &p),
+                RMALAB_ERR_RMA_SYNC);
+        SOFT_CONTAINS(rmalab_errmsg(), "and no epoch is open");
+        SOFT(p == NULL && rmalab_err_went_on(NULL) == RMALAB_OK, "no epoch: refused");
+    }
+    o.rules = 7;
+    rmalab_win *bad = NULL;
+    SOFT_RC(rmalab_win_allocate(&o, &bad, NULL), RMALAB_ERR_ARG);
+    SOFT_CONTAINS(rmalab_errmsg(), "rules 7 is none of rmalab_rules");
+    SOFT_OK(rmalab_win_free(&R));
+    tu_soft_end();
+}
+END_TEST
+
 START_TEST(test_bad_groups)
 {
     int bad[3] = {0, 1, 0}, out[2] = {0, 99}, neg = -1;
@@ -503,6 +575,7 @@ Suite *pscw_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_bad_groups);
+    tcase_add_test(tc, test_request_rules);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("state");

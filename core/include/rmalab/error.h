@@ -71,6 +71,14 @@ RMALAB_API int rmalab_err_finder(void);
 RMALAB_API int rmalab_set_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The rule of MPI that this thread's last call on a window under
+ * RMALAB_RULES_REPORT (rmalab/win.h) broke and went on from, as MPICH
+ * does: its code (RMALAB_ERR_RMA_SYNC...), RMALAB_OK when none; its message
+ * in *msg (may be NULL; valid until the next such call on this thread).
+ * Taking it clears it, so that each is told once; the call's own status
+ * and rmalab_errmsg are apart from it. */
+RMALAB_API int rmalab_err_went_on(const char **msg);
+
 /* Warnings: what the core reports without failing a call (a race found in
  * races:warn, race checking that became incomplete). They go to one
  * process-wide function, which an embedder installs to show them its own

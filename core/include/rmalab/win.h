@@ -84,6 +84,17 @@ RMALAB_API int rmalab_mode_from_name(const char *name, int *out);
 /* ------------------------------------------------------------------------ */
 /* Creation and destruction                                                 */
 
+/* A rule of MPI that MPICH 4.0.2 does not enforce but carries the call out
+ * anyway (request-based operations, which MPI allows only in a
+ * passive-target epoch, in a fence or start epoch). RMALAB_RULES_REFUSE,
+ * the default: the call fails with the rule's error and does nothing.
+ * RMALAB_RULES_REPORT: the call is carried out as MPICH carries it out, and
+ * the broken rule is left for rmalab_err_went_on (rmalab/error.h) to tell;
+ * `rmalab run` sets it, so that a C program runs as under plain mpiexec and
+ * is checked past that call. Rules that MPICH enforces too (an operation
+ * outside any epoch) are refused under either. */
+typedef enum { RMALAB_RULES_REFUSE, RMALAB_RULES_REPORT } rmalab_rules;
+
 typedef struct {
     MPI_Aint size;            /* bytes on this rank (ignored for dynamic) */
     int disp_unit;            /* 0 means 1 */
@@ -92,6 +103,7 @@ typedef struct {
     void *base;               /* create only: user memory, 16-byte aligned,
                                  or NULL for core-allocated memory */
     const char *name;         /* may be NULL */
+    rmalab_rules rules;       /* 0: RMALAB_RULES_REFUSE */
 } rmalab_win_opts;
 
 /* Collective. `diags` (may be NULL) receives the hint diagnostics. Memory
@@ -294,7 +306,9 @@ RMALAB_API int rmalab_win_compare_and_swap_mem(rmalab_win *win, int target, MPI_
                                                uint64_t *ticket);
 /* Request-based operations (MPI_Rput, MPI_Rget, MPI_Raccumulate,
  * MPI_Rget_accumulate), on caller memory as the _mem calls: allowed only
- * inside a passive-target epoch (lock, lock_all), else ERR_RMA_SYNC.
+ * inside a passive-target epoch (lock, lock_all), else ERR_RMA_SYNC (in a
+ * fence or start epoch of a window under RMALAB_RULES_REPORT: carried out,
+ * and the error told by rmalab_err_went_on).
  * rmalab_request_wait (rmalab/coll.h) completes one locally; so do the
  * calls that complete its epoch's operations. */
 typedef struct rmalab_request rmalab_request;

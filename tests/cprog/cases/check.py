@@ -9,6 +9,11 @@ temporary folder and run with `rmalab run -n N`, N from its header's
   the job ends with a non-zero status;
 - `no race`: no `race:` and no `error:` line, and status 0.
 
+A line marked `/* ERROR */` breaks a rule of MPI that MPICH does not
+enforce (docs/c.md, "The reports"): `error:` lines must come at each
+such line and at no other, and the job must end with a non-zero status,
+whatever the verdict; the run goes on past it, so the verdict stands.
+
 A `cflags:` line adds its options to the build (-O2: rmalab's gcc plugin
 then takes checks out of loops); a `calls:` line names a function the
 program must call (objdump -d), so that a case shows the plugin's work.
@@ -46,11 +51,14 @@ def header(path):
     if not verdict or not ranks:
         return "no ' * verdict: race|no race' or ' * ranks: 2-4' line in the header comment"
     marks = {}
+    errors = set()
     for n, line in enumerate(text.splitlines(), 1):
         for m in re.findall(r"/\* RACE ([AB]) \*/", line):
             if m in marks:
                 return "RACE %s marked twice" % m
             marks[m] = n
+        if "/* ERROR */" in line:
+            errors.add(n)
     racy = verdict.group(1) == "race"
     name_racy = path.endswith("-race.c")
     if racy != name_racy or not (name_racy or path.endswith("-norace.c")):
@@ -59,11 +67,31 @@ def header(path):
         return "a racy case marks exactly one RACE A and one RACE B line"
     if not racy and marks:
         return "a race-free case marks no RACE line"
-    return racy, int(ranks.group(1)), marks
+    return racy, int(ranks.group(1)), marks, errors
 
 
-def judge(racy, marks, base, status, stderr):
+def judge_errors(errors, base, status, stderr):
+    """None when the error: lines are those the ERROR marks ask for, else why not."""
+    got = [(os.path.basename(f), int(n)) for f, n in
+           re.findall(r"^(\S+?):(\d+): error: ", stderr, re.M)]
+    want = [(base, n) for n in sorted(errors)]
+    if sorted(set(got)) != want:
+        return "error: lines at %s, expected some at each of %s and none elsewhere" % (got, want)
+    if status == 0:
+        return "an error: line came, but the job ended with status 0"
+    return None
+
+
+def judge(racy, marks, errors, base, status, stderr):
     """None when the verdict is right, else why not."""
+    if errors:
+        why = judge_errors(errors, base, status, stderr)
+        if why:
+            return why
+        # judged as if they had not come: a race-free run then ends with 1,
+        # the status errors give (cprog/report.h), and nothing else
+        stderr = re.sub(r"^\S+?:\d+: error: .*\n?", "", stderr, flags=re.M)
+        status = 0 if not racy and status == 1 else status
     reports = re.findall(r"^(\S+?):(\d+): (race|error): (.*)$", stderr, re.M)
     if not racy:
         if reports or status != 0:
@@ -90,7 +118,7 @@ def one(rmalab, path):
     got = header(path)
     if isinstance(got, str):
         broken("%s: %s" % (path, got))
-    racy, ranks, marks = got
+    racy, ranks, marks, errors = got
     base = os.path.basename(path)
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, base[:-2])
@@ -113,7 +141,7 @@ def one(rmalab, path):
             broken("rmalab run -n %d %s did not end within %d s" % (ranks, base, RUN_TIMEOUT))
     print("$ rmalab run -n %d %s   (status %d)\n%s%s" % (ranks, base, ran.returncode, ran.stdout,
                                                        ran.stderr))
-    why = judge(racy, marks, base, ran.returncode, ran.stderr)
+    why = judge(racy, marks, errors, base, ran.returncode, ran.stderr)
     if why:
         print("check.py: WRONG: %s: %s" % (base, why))
         sys.exit(WRONG)
