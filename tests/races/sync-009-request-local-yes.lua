@@ -8,8 +8,8 @@
 -- case issues MPI_Rget in a fence epoch, which MPI forbids (request-based
 -- operations are valid only in a passive-target epoch, and rmalab raises
 -- ERR_RMA_SYNC there): the port keeps the rget, its load and its MPI_Wait,
--- and opens a shared lock of rank 1 instead of the fences. Skipped until
--- win:rget exists (request-based RMA).
+-- and opens a shared lock of rank 1 instead of the fences (`needs`: runs
+-- where win:rget exists, as it does in this build).
 local rl = require "rmalab"
 local T = require "rmalab.test"
 
