@@ -26,6 +26,9 @@
  *              (issue 41's goal: within 1.3x). Each side's window is made
  *              once, outside the timed loops. Its floor: the same Lua loop over
  *              floor_win()'s methods, the least a binding of that shape costs
+ *   lockapi    the same C loop; rmalab_win_lock, rmalab_win_get and
+ *              rmalab_win_unlock from C (capi_lock), on the default engine
+ *   lockmpi    the same C loop; raw MPI on that rmalab window's MPI handle
  *   alloc      MPI_Win_allocate(64, disp_unit 8) + MPI_Win_free;
  *              rl.win_allocate(64, {disp_unit = 8}) + w:free() on the
  *              default (rma) engine
