@@ -5,7 +5,9 @@
  * any Lua binding must cost.
  *
  * Run on exactly 2 ranks, one per core (blocking MPICH calls busy-poll):
- *     mpiexec -n 2 -bind-to core build/bench/bench-comm [reps [rounds]]
+ *     mpiexec -n 2 -bind-to core build/bench/bench-comm [reps [rounds [rows]]]
+ * rows: a comma-separated list of the names below (all when left out), e.g.
+ * `lock` alone, for a row's repeated launches or for callgrind.
  *
  *   allreduce  MPI_Allreduce of one double, MPI_SUM;  c:allreduce(x, "sum")
  *   pingpong   MPI_Send/MPI_Recv of 8 bytes there and back;  c:send(x, 1)
@@ -22,7 +24,11 @@
  *              of one int64, MPI_Win_unlock;  win:lock(peer, "shared"),
  *              win:get(peer, 0, "int64"), win:unlock(peer), r:value()
  *              (issue 41's goal: within 1.3x). Each side's window is made
- *              once, outside the timed loops.
+ *              once, outside the timed loops. Its floor: the same Lua loop over
+ *              floor_win()'s methods, the least a binding of that shape costs
+ *   lockapi    the same C loop; rmalab_win_lock, rmalab_win_get and
+ *              rmalab_win_unlock from C (capi_lock), on the default engine
+ *   lockmpi    the same C loop; raw MPI on that rmalab window's MPI handle
  *   alloc      MPI_Win_allocate(64, disp_unit 8) + MPI_Win_free;
  *              rl.win_allocate(64, {disp_unit = 8}) + w:free() on the
  *              default (rma) engine
@@ -47,6 +53,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +169,46 @@ static int capi_alloc(lua_State *S)
     return 1;
 }
 
+/* The lock row through the C API (lockapi, a loop in C that comm.lua calls
+ * once, as capi_lock(n)) on a window of rmalab's default engine, and the
+ * same loop in raw MPI on that window's MPI handle (lockmpi, capi_lock(n,
+ * true)): the core's share without the binding's, and the window's kind's
+ * (MPICH's MPI_Win_allocate against rmalab's window) without the core's. */
+static rmalab_win *capi_win; /* freed by main */
+static int capi_lock(lua_State *S)
+{
+    long n = (long)luaL_checkinteger(S, 1);
+    bool raw = lua_toboolean(S, 2);
+    int64_t got = 0, sum = 0, one = 1;
+    rmalab_win_opts opts = {.size = 64, .disp_unit = 8};
+    if (!capi_win && (rmalab_win_allocate(&opts, &capi_win, NULL) ||
+                      rmalab_win_write(capi_win, 0, RMALAB_INT64, 1, &one)))
+        die(rmalab_errmsg());
+    rmalab_win *w = capi_win;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win mw = rmalab_win_mpi(w);
+    for (long i = 0; i < n; i++) {
+        if (raw) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 1 - me, 0, mw);
+            MPI_Get(&got, 1, MPI_INT64_T, 1 - me, 0, 1, MPI_INT64_T, mw);
+            MPI_Win_unlock(1 - me, mw);
+            sum += got;
+            continue;
+        }
+        rmalab_result *r = NULL;
+        const void *data = NULL;
+        if (rmalab_win_lock(w, 1 - me, false, 0) ||
+            rmalab_win_get(w, 1 - me, 0, RMALAB_INT64, 1, &r) || rmalab_win_unlock(w, 1 - me) ||
+            rmalab_result_data(r, &data, NULL, NULL))
+            die(rmalab_errmsg());
+        memcpy(&got, data, sizeof got);
+        rmalab_result_release(r);
+        sum += got;
+    }
+    lua_pushnumber(S, (double)sum);
+    return 1;
+}
+
 /* The floors: the least any Lua binding must do for the same work, with
  * no checks, no records and no coding, so that a ratio's part that comes
  * from Lua itself shows. comm.lua's <name>_floor loops call these. */
@@ -229,6 +276,62 @@ static int floor_bcastbuf(lua_State *S)
     return 1;
 }
 
+/* The lock row's floor: a window object with lock, get and unlock methods
+ * over c_lock's MPI window, and a get that returns a result object with a
+ * value method, as rmalab's, but with no checks, no records and no
+ * finalizer (a result dropped before unlock would leave MPI writing into
+ * memory the collector may reuse: the least a binding of this shape costs,
+ * not a safe one). floor_win() makes the window object. */
+static int floor_lock(lua_State *S)
+{
+    MPI_Win_lock(MPI_LOCK_SHARED, (int)lua_tointeger(S, 2), 0, lock_win);
+    return 0;
+}
+
+static int floor_unlock(lua_State *S)
+{
+    MPI_Win_unlock((int)lua_tointeger(S, 2), lock_win);
+    return 0;
+}
+
+static int floor_get(lua_State *S)
+{
+    int64_t *v = lua_newuserdatauv(S, sizeof *v, 0);
+    lua_pushvalue(S, lua_upvalueindex(1));
+    lua_setmetatable(S, -2);
+    MPI_Get(v, 1, MPI_INT64_T, (int)lua_tointeger(S, 2), lua_tointeger(S, 3), 1, MPI_INT64_T,
+            lock_win);
+    return 1;
+}
+
+static int floor_value(lua_State *S)
+{
+    lua_pushinteger(S, *(int64_t *)lua_touserdata(S, 1));
+    return 1;
+}
+
+static int floor_win(lua_State *S)
+{
+    c_lock(0); /* makes lock_win */
+    lua_newuserdatauv(S, 1, 0);
+    lua_createtable(S, 0, 1);                    /* the window's metatable */
+    lua_createtable(S, 0, 3);                    /* its methods */
+    lua_createtable(S, 0, 1);                    /* the result's metatable */
+    lua_createtable(S, 0, 1);
+    lua_pushcfunction(S, floor_value);
+    lua_setfield(S, -2, "value");
+    lua_setfield(S, -2, "__index");
+    lua_pushcclosure(S, floor_get, 1);
+    lua_setfield(S, -2, "get");
+    lua_pushcfunction(S, floor_lock);
+    lua_setfield(S, -2, "lock");
+    lua_pushcfunction(S, floor_unlock);
+    lua_setfield(S, -2, "unlock");
+    lua_setfield(S, -2, "__index");
+    lua_setmetatable(S, -2);
+    return 1;
+}
+
 static const struct bench {
     const char *name;
     double (*c)(long);
@@ -240,6 +343,8 @@ static const struct bench {
     {"bcast", c_bcast, 15.0},
     {"bcastbuf", c_bcast, 1.1},
     {"lock", c_lock, 1.3},
+    {"lockapi", c_lock, 1.3},
+    {"lockmpi", c_lock, 1.3},
     {"alloc", c_alloc, 1.5},
     {"allocapi", c_alloc, 1.5},
 };
@@ -328,6 +433,16 @@ static void run(const struct bench *b, long reps, int rounds)
     printf("\n");
 }
 
+/* Is `name` one of the comma-separated `rows` (all are when rows is NULL)? */
+static bool chosen(const char *rows, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = rows; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+            return true;
+    return rows == NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided, size;
@@ -338,8 +453,9 @@ int main(int argc, char **argv)
         die("run on exactly 2 ranks");
     long reps = argc > 1 ? atol(argv[1]) : 20000;
     int rounds = argc > 2 ? atoi(argv[2]) : 9;
+    const char *rows = argc > 3 ? argv[3] : NULL;
     if (reps < 1 || rounds < 1 || rounds > MAX_ROUNDS)
-        die("usage: bench-comm [reps [rounds (1-64)]]");
+        die("usage: bench-comm [reps [rounds (1-64) [rows, e.g. lock,alloc]]]");
     L = luaL_newstate();
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
@@ -350,15 +466,19 @@ int main(int argc, char **argv)
     lua_register(L, "floor_bcast", floor_bcast);
     lua_register(L, "floor_bcastbuf", floor_bcastbuf);
     lua_register(L, "capi_alloc", capi_alloc);
+    lua_register(L, "floor_win", floor_win);
+    lua_register(L, "capi_lock", capi_lock);
     if (luaL_dofile(L, COMM_LUA) != LUA_OK || !lua_istable(L, -1))
         die("loading " COMM_LUA);
     if (me == 0)
         printf("bench-comm: %ld repetitions, %d rounds, 2 ranks; medians, ratio per round\n",
                reps, rounds);
-    for (int i = 0; i < NB; i++)
-        run(&benches[i], benches[i].c == c_bcast ? reps / 10
-                         : benches[i].c == c_alloc ? reps / 200 + 1
-                                                   : reps, rounds);
+    for (int i = 0; i < NB; i++) {
+        const struct bench *b = &benches[i];
+        long n = b->c == c_bcast ? reps / 10 : b->c == c_alloc ? reps / 200 + 1 : reps;
+        if (chosen(rows, b->name))
+            run(b, n, rounds);
+    }
     lua_pushvalue(L, 1); /* comm.lua's windows are freed, collectively */
     lua_getfield(L, -1, "finish");
     if (lua_pcall(L, 0, 0, 0) != LUA_OK)
@@ -366,6 +486,8 @@ int main(int argc, char **argv)
     lua_close(L);
     if (lock_win != MPI_WIN_NULL)
         MPI_Win_free(&lock_win);
+    if (capi_win)
+        rmalab_win_free(&capi_win);
     MPI_Finalize();
     return 0;
 }

@@ -111,6 +111,21 @@ function B.lock(n)
   return s
 end
 
+-- luacheck: read globals floor_win
+local fwin -- the floor's window object (bench-comm.c), over C's window
+function B.lock_floor(n)
+  local peer = 1 - me
+  fwin = fwin or floor_win()
+  local s = 0
+  for _ = 1, n do
+    fwin:lock(peer, "shared")
+    local r = fwin:get(peer, 0, "int64")
+    fwin:unlock(peer)
+    s = s + r:value()
+  end
+  return s
+end
+
 function B.alloc(n)
   for _ = 1, n do
     local w = rl.win_allocate(64, { disp_unit = 8 })
@@ -118,6 +133,10 @@ function B.alloc(n)
   end
   return n
 end
+
+-- luacheck: read globals capi_lock
+function B.lockapi(n) return capi_lock(n) end
+function B.lockmpi(n) return capi_lock(n, true) end
 
 -- luacheck: read globals capi_alloc
 function B.allocapi(n) return capi_alloc(n) end

@@ -11,7 +11,10 @@
 
 #define LRM_RESULT_T "rmalab.result"
 
-/* A result handle; its user value is the name of its window, for errors. */
+/* A result handle. Its window's name, for the error of a result read too
+ * early, is asked of the core then (rmalab_result_win), where a user value
+ * holding it cost every get a string pushed and set (about 150
+ * instructions, and 16 bytes more for the collector). */
 typedef struct {
     const void *tag; /* &result_tag (lrm_newud) */
     rmalab_result *r;
@@ -30,16 +33,15 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
 }
 
 /* Allocate the result userdata before the operation, so it owns the core
- * result the moment it exists. Its metatable comes from the registry by
- * the tag's address (a lookup of a pointer), not by its name, which
- * luaL_setmetatable would hash on every get. */
-static lresult *new_result_ud(lua_State *L, rmalab_win *w)
+ * result the moment it exists. Its metatable is the first upvalue of every
+ * operation (lrm_open_rma), where a lookup in the registry by the tag's
+ * address cost each get about 170 instructions (and by its name, as
+ * luaL_setmetatable does, a hash of it). */
+static lresult *new_result_ud(lua_State *L)
 {
-    lresult *u = lrm_newud(L, sizeof *u, 1, &result_tag);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &result_tag);
+    lresult *u = lrm_newud(L, sizeof *u, 0, &result_tag);
+    lua_pushvalue(L, lua_upvalueindex(1));
     lua_setmetatable(L, -2);
-    lua_pushstring(L, rmalab_win_get_name(w));
-    lua_setiuservalue(L, -2, 1);
     return u;
 }
 
@@ -69,24 +71,27 @@ static lrm_valsite values_site(const mem_op *o, int arg)
                          rmalab_win_get_name(o->w), false};
 }
 
-static void check_op_args(lua_State *L, mem_op *o, const char *call)
+/* The calls, in the order of calls[] below: the request-based ones follow,
+ * in the order of their plain kinds. */
+enum { C_PUT, C_GET, C_ACCUMULATE, C_GET_ACCUMULATE, C_FETCH_AND_OP, C_COMPARE_AND_SWAP,
+       C_RPUT, C_RGET, C_RACCUMULATE, C_RGET_ACCUMULATE };
+
+/* The arguments of call number i (the enum above), given by the caller,
+ * where a search of the names cost every get two string comparisons. */
+static void check_op_args(lua_State *L, mem_op *o, int i)
 {
-    /* the request-based calls follow, in the order of their plain kinds */
     static const char *const calls[] = {"win:put",  "win:get",  "win:accumulate",
                                         "win:get_accumulate", "win:fetch_and_op",
                                         "win:compare_and_swap", "win:rput", "win:rget",
                                         "win:raccumulate", "win:rget_accumulate"};
-    int i = 0;
-    while (strcmp(calls[i], call))
-        i++;
     o->request = i > COMPARE_AND_SWAP;
     o->kind = o->request ? i - COMPARE_AND_SWAP - 1 : i;
     o->w = lrm_checkwin(L, 1);
     o->target = lrm_checkrank(L, 2, rmalab_win_get_name(o->w));
     o->disp = lrm_checkdisp(L, 3);
     o->type = lrm_checklayout(L, 4, &o->vec);
-    o->call = call;
-    o->op = call + 4;
+    o->call = calls[i];
+    o->op = calls[i] + 4;
 }
 
 /* A buffer given for the operation must hold its type. */
@@ -249,7 +254,7 @@ static void check_results(lua_State *L, const mem_op *o, const lrm_buffer *u,
 static int win_put(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:put");
+    check_op_args(L, &o, C_PUT);
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count;
         _Alignas(16) unsigned char small[64];
@@ -268,10 +273,10 @@ static int win_put(lua_State *L)
 static int win_get(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:get");
+    check_op_args(L, &o, C_GET);
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
-        lresult *u = new_result_ud(L, o.w);
+        lresult *u = new_result_ud(L);
         lrm_site(L, o.w);
         int rc = rmalab_win_get(o.w, o.target, o.disp, o.type, count, &u->r);
         return rc ? mem_error(L, rc, &o) : 1;
@@ -285,7 +290,7 @@ static int win_get(lua_State *L)
 static int win_accumulate(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:accumulate");
+    check_op_args(L, &o, C_ACCUMULATE);
     rmalab_op op = lrm_checkop(L, 6);
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count;
@@ -305,13 +310,13 @@ static int win_accumulate(lua_State *L)
 static int win_get_accumulate(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:get_accumulate");
+    check_op_args(L, &o, C_GET_ACCUMULATE);
     rmalab_op op = lrm_checkop(L, 6);
     if (!o.vec && !lrm_tobuffer(L, 5) && lua_isnoneornil(L, 7)) {
         int count;
         lrm_valsite site = values_site(&o, 5);
         void *buf = lrm_checkvalues(L, 5, o.type, &count, &site);
-        lresult *u = new_result_ud(L, o.w);
+        lresult *u = new_result_ud(L);
         lrm_site(L, o.w);
         int rc = rmalab_win_get_accumulate(o.w, o.target, o.disp, o.type, count, buf, op,
                                            &u->r);
@@ -344,7 +349,7 @@ static int one_at(lua_State *L, const mem_op *o, int arg)
 
 /* With a buffer among its arguments: the origin at `b` (and compare at
  * `c`, unless 0), the result at `b + 1`, given or new; all in flight. */
-static int atomic_mem(lua_State *L, const char *call, int c, int b, rmalab_op op)
+static int atomic_mem(lua_State *L, int call, int c, int b, rmalab_op op)
 {
     mem_op o;
     check_op_args(L, &o, call);
@@ -393,7 +398,7 @@ static int win_fetch_and_op(lua_State *L)
     if (any_buffer(L, 5, 7)) {
         rmalab_op op = lrm_checkop(L, 6);
         lua_remove(L, 6); /* the result follows the origin */
-        return atomic_mem(L, "win:fetch_and_op", 0, 5, op);
+        return atomic_mem(L, C_FETCH_AND_OP, 0, 5, op);
     }
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
@@ -405,7 +410,7 @@ static int win_fetch_and_op(lua_State *L)
     void *buf = lrm_checkvalues(L, 5, t, &count, &site);
     if (count != 1)
         lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
-    lresult *u = new_result_ud(L, w);
+    lresult *u = new_result_ud(L);
     lrm_site(L, w);
     int rc = rmalab_win_fetch_and_op(w, target, disp, t, buf, op, &u->r);
     if (rc)
@@ -418,7 +423,7 @@ static int win_fetch_and_op(lua_State *L)
 static int win_compare_and_swap(lua_State *L)
 {
     if (any_buffer(L, 5, 7))
-        return atomic_mem(L, "win:compare_and_swap", 5, 6, RMALAB_NOPS);
+        return atomic_mem(L, C_COMPARE_AND_SWAP, 5, 6, RMALAB_NOPS);
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
     MPI_Aint disp = lrm_checkdisp(L, 3);
@@ -432,7 +437,7 @@ static int win_compare_and_swap(lua_State *L)
     if (nc != 1 || nv != 1)
         lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
                      "compare_and_swap takes exactly one value");
-    lresult *u = new_result_ud(L, w);
+    lresult *u = new_result_ud(L);
     lrm_site(L, w);
     int rc = rmalab_win_compare_and_swap(w, target, disp, t, cmp, val, &u->r);
     if (rc)
@@ -448,9 +453,9 @@ static const rmalab_result *checkresult(lua_State *L, const void **data, rmalab_
         lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
     int rc = rmalab_result_data(u->r, data, t, count);
     if (rc) {
-        lua_getiuservalue(L, 1, 1);
-        lrm_raise_named(L, lua_tostring(L, -1), rc, "result:%s: %s", data ? "value" : "ready",
-                        rmalab_errmsg());
+        rmalab_win *w = rmalab_result_win(u->r);
+        lrm_raise_named(L, w ? rmalab_win_get_name(w) : NULL, rc, "result:%s: %s",
+                        data ? "value" : "ready", rmalab_errmsg());
     }
     return u->r;
 }
@@ -496,7 +501,7 @@ static int result_gc(lua_State *L)
 static int win_rput(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:rput");
+    check_op_args(L, &o, C_RPUT);
     issue_request(L, &o, origin_at(L, &o, 5), 0, RMALAB_OP_REPLACE);
     return 1;
 }
@@ -506,7 +511,7 @@ static int win_rput(lua_State *L)
 static int win_rget(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:rget");
+    check_op_args(L, &o, C_RGET);
     int gets = lrm_tobuffer(L, 5) ? LRM_GETS_BUFFER
                : lua_isnoneornil(L, 5) && !o.vec ? LRM_GETS_ONE
                                                  : LRM_GETS_ARRAY;
@@ -518,7 +523,7 @@ static int win_rget(lua_State *L)
 static int win_raccumulate(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:raccumulate");
+    check_op_args(L, &o, C_RACCUMULATE);
     rmalab_op op = lrm_checkop(L, 6);
     issue_request(L, &o, origin_at(L, &o, 5), 0, op);
     return 1;
@@ -529,7 +534,7 @@ static int win_raccumulate(lua_State *L)
 static int win_rget_accumulate(lua_State *L)
 {
     mem_op o;
-    check_op_args(L, &o, "win:rget_accumulate");
+    check_op_args(L, &o, C_RGET_ACCUMULATE);
     rmalab_op op = lrm_checkop(L, 6);
     lua_settop(L, 7);
     int gets = lrm_tobuffer(L, 7) ? LRM_GETS_BUFFER
@@ -567,14 +572,13 @@ static const luaL_Reg result_methods[] = {
 /* Adds the operations to the window methods, and makes the result type. */
 void lrm_open_rma(lua_State *L)
 {
-    lrm_push_win_methods(L);
-    luaL_setfuncs(L, rma_methods, 0);
-    lua_pop(L, 1);
-
     luaL_newmetatable(L, LRM_RESULT_T);
     lua_pushcfunction(L, result_gc);
     lua_setfield(L, -2, "__gc");
     luaL_newlib(L, result_methods);
     lua_setfield(L, -2, "__index");
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &result_tag); /* new_result_ud's key */
+    lrm_push_win_methods(L);
+    lua_insert(L, -2);
+    luaL_setfuncs(L, rma_methods, 1); /* each with the result's metatable: new_result_ud's */
+    lua_pop(L, 1);
 }

@@ -212,6 +212,11 @@ int rmalab_result_data(const rmalab_result *r, const void **data, rmalab_type *t
     return RMALAB_OK;
 }
 
+rmalab_win *rmalab_result_win(const rmalab_result *r)
+{
+    return r ? r->win : NULL;
+}
+
 void rmalab_result_release(rmalab_result *r)
 {
     if (r && --r->refs == 0)

@@ -74,11 +74,15 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     lock_waiting(w, target, exclusive);
     int e = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target,
                          rmalab__type_mpi_mode(assert_), w->plain);
-    lock_waiting(w, -1, false);
-    rmalab__win_unblock(w, &b);
-    if (e != MPI_SUCCESS)
+    if (e != MPI_SUCCESS) {
+        lock_waiting(w, -1, false);
+        rmalab__win_unblock(w, &b);
         return rmalab__err_mpi(e, "MPI_Win_lock");
+    }
+    /* granted: no longer waiting, and locked, in one hold of the state lock */
     rmalab__win_state_lock(w);
+    w->ep.lock_waiting = -1;
+    w->ep.lock_waiting_exclusive = false;
     rmalab__sync_epoch_drop_idle_fence(w);
     if (w->ep.access != RMALAB_ACCESS_LOCK)
         rmalab__sync_epoch_set_ops(w, 0);
@@ -86,6 +90,7 @@ static int lock_call(rmalab_win *w, int target, bool exclusive, int assert_)
     w->ep.locked[target] = exclusive ? 2 : 1;
     w->ep.nlocked++;
     rmalab__win_state_unlock(w);
+    rmalab__win_unblock(w, &b);
     ev.peer = target;
     ev.flag = exclusive;
     return rmalab__observe_sync_end(w, &ev);
@@ -116,11 +121,10 @@ static int unlock_call(rmalab_win *w, int target)
     rmalab__win_state_lock(w);
     w->ep.locked[target] = 0;
     bool last = --w->ep.nlocked == 0;
+    if (last) /* the epoch closes in the same hold of the state lock */
+        rmalab__sync_epoch_close_access(w);
     rmalab__win_state_unlock(w);
-    if (last)
-        rmalab__sync_epoch_access_closed(w);
-    else
-        rmalab__results_complete(w, target);
+    rmalab__results_complete(w, last ? -1 : target);
     ev.peer = target;
     return rmalab__observe_sync_end(w, &ev);
 }

@@ -28,8 +28,11 @@ void rmalab__sync_epoch_set_ops(rmalab_win *w, uint64_t v);
 bool rmalab__sync_epoch_fence_idle(const rmalab_win *w);
 /* ... and is dropped when another epoch opens (under the lock). */
 void rmalab__sync_epoch_drop_idle_fence(rmalab_win *w);
-/* Close the access epoch in the state (under the lock) after MPI closed it. */
+/* Close the access epoch in the state (under the lock) after MPI closed it,
+ * and complete its results... */
 void rmalab__sync_epoch_access_closed(rmalab_win *w);
+/* ... or only the state's part, for a caller that holds the lock already. */
+void rmalab__sync_epoch_close_access(rmalab_win *w);
 /* The end of a public call of kind `id`: its failure recorded. */
 int rmalab__sync_ended(rmalab_win *w, rmalab_sync_id id, int rc);
 

@@ -318,15 +318,20 @@ static int start_call(rmalab_win *w, const int *ranks, int n, int assert_)
 }
 
 /* Close the access epoch in the state (under the lock) after MPI closed it. */
-void rmalab__sync_epoch_access_closed(rmalab_win *w)
+void rmalab__sync_epoch_close_access(rmalab_win *w)
 {
-    rmalab__win_state_lock(w);
     w->ep.access = RMALAB_ACCESS_NONE;
     rmalab__sync_epoch_set_ops(w, 0);
     w->ep.epochs++;
     for (int i = 0; i < w->ep.ngroup; i++) /* 0 outside a start epoch, so O(group) */
         w->ep.in_group[w->ep.group[i]] = 0;
     w->ep.ngroup = 0;
+}
+
+void rmalab__sync_epoch_access_closed(rmalab_win *w)
+{
+    rmalab__win_state_lock(w);
+    rmalab__sync_epoch_close_access(w);
     rmalab__win_state_unlock(w);
     rmalab__results_complete(w, -1);
 }

@@ -104,6 +104,13 @@ T.case("result handles: reading before the epoch completes", function()
   has(err, "from rank " .. other, "has not arrived yet")
   w:unlock(other)
   T.eq(a:value(), 100 + other, "after unlock")
+  -- the error names the window, which the core is asked for when it is raised
+  w:set_name("early")
+  w:lock(other, "shared")
+  a = w:get(other, 0, "int64")
+  err = checkerr("ERR_RMA_SYNC", "has not arrived yet", a.value, a)
+  has(err, '[window "early"]')
+  w:unlock(other)
   -- lock_all
   w:lock_all()
   local b = w:fetch_and_op(other, 1, "int64", 0, "no_op")

@@ -378,6 +378,9 @@ RMALAB_API int rmalab_result_data(const rmalab_result *r, const void **data, rma
                                   int *count);
 /* Accepts NULL. */
 RMALAB_API void rmalab_result_release(rmalab_result *r);
+/* The window whose epoch carries r while r is pending, else NULL (r is
+ * ready, or its window was freed first): for naming it in an error. */
+RMALAB_API rmalab_win *rmalab_result_win(const rmalab_result *r);
 
 /* ------------------------------------------------------------------------ */
 /* Synchronisation                                                          */
