@@ -44,6 +44,17 @@ function B.pingbuf(n)
   return pb[1]
 end
 
+-- luacheck: read globals floor_sendbuf floor_recvbuf
+function B.pingbuf_floor(n)
+  pb[1] = 0.5
+  if me == 0 then
+    for _ = 1, n do floor_sendbuf(pb, 1); floor_recvbuf(1, pb); pb[1] = pb[1] + 1 end
+  else
+    for _ = 1, n do floor_recvbuf(0, pb); floor_sendbuf(pb, 0) end
+  end
+  return pb[1]
+end
+
 local t = {}
 for i = 1, 1000 do t[i] = i + 0.25 end
 

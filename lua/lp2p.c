@@ -9,6 +9,7 @@
  * value encoded. */
 #include <limits.h>
 
+#include "lcodec.h"
 #include "lrmalab.h"
 
 static int raise(lua_State *L, int rc)
@@ -16,17 +17,12 @@ static int raise(lua_State *L, int rc)
     return lrm_raisef(L, rc, "comm:%s", rmalab_errmsg());
 }
 
-/* A rank argument: nil is any (when `any`), else an integer. Those the core
- * would take for "any" (negative) or cannot take (past a C int) are
- * refused here, in the core's words. */
-static int checkpeer(lua_State *L, rmalab_comm *c, int arg, bool any, const char *what,
-                     const char *call)
+/* A rank argument (checkpeer's all but its common case): nil is any (when
+ * `any`), else an integer. Those the core would take for "any" (negative)
+ * or cannot take (past a C int) are refused here, in the core's words. */
+static int checkpeer_rest(lua_State *L, rmalab_comm *c, int arg, bool any, const char *what,
+                          const char *call)
 {
-    if (lua_isinteger(L, arg)) { /* the common case, in two API calls */
-        lua_Integer r = lua_tointeger(L, arg);
-        if (r >= 0 && r <= INT_MAX)
-            return (int)r;
-    }
     if (any && lua_isnoneornil(L, arg))
         return RMALAB_ANY_SOURCE;
     lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, what);
@@ -36,15 +32,34 @@ static int checkpeer(lua_State *L, rmalab_comm *c, int arg, bool any, const char
     return (int)r;
 }
 
-static int checktag(lua_State *L, rmalab_comm *c, int arg, bool any, const char *call)
+/* The common case inline, in two API calls (the call's prologue and
+ * epilogue cost as much as the test): an integer rank. */
+static inline int checkpeer(lua_State *L, rmalab_comm *c, int arg, bool any, const char *what,
+                            const char *call)
 {
-    if (lua_isnoneornil(L, arg))
-        return any ? RMALAB_ANY_TAG : 0;
+    if (lua_isinteger(L, arg)) {
+        lua_Integer r = lua_tointeger(L, arg);
+        if (r >= 0 && r <= INT_MAX)
+            return (int)r;
+    }
+    return checkpeer_rest(L, c, arg, any, what, call);
+}
+
+static int checktag_given(lua_State *L, rmalab_comm *c, int arg, const char *call)
+{
     lua_Integer t = lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "tag");
     if (t < 0 || t > INT_MAX)
         lrm_raisef(L, RMALAB_ERR_ARG, "comm:%s: tag %lld is outside 0 to %d", call, (long long)t,
                    rmalab_comm_tag_ub(c));
     return (int)t;
+}
+
+/* A tag argument: none or nil is 0 (any, when `any`), inline. */
+static inline int checktag(lua_State *L, rmalab_comm *c, int arg, bool any, const char *call)
+{
+    if (lua_isnoneornil(L, arg))
+        return any ? RMALAB_ANY_TAG : 0;
+    return checktag_given(L, c, arg, call);
 }
 
 /* The value of argument arg, encoded: raises what cannot be sent. */
@@ -57,13 +72,19 @@ static lrm_bytes *encode(lua_State *L, int arg, const char *call)
     return b;
 }
 
+/* lrm_tobuffer, inline: every send and receive asks */
+static inline lrm_buffer *tobuffer(lua_State *L, int arg)
+{
+    return lrm_toud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer));
+}
+
 /* The buffer that a receive names at arg (none: NULL); it must not be in
  * flight (checked when its block is busy, as lrm_buffer_check would). */
-static lrm_buffer *recv_buffer(lua_State *L, int arg, const char *call)
+static inline lrm_buffer *recv_buffer(lua_State *L, int arg, const char *call)
 {
     if (lua_isnoneornil(L, arg))
         return NULL;
-    lrm_buffer *u = lrm_tobuffer(L, arg);
+    lrm_buffer *u = tobuffer(L, arg);
     if (!u)
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs an rl.buffer");
     if (u->blk->busy)
@@ -79,16 +100,56 @@ static void send_buffer(lua_State *L, lrm_buffer *u, int arg, const char *call)
         lrm_buffer_check(L, arg, false, call);
 }
 
+/* A number at arg, encoded as the codec (lcodec.c) encodes it, in x (9
+ * bytes): true; false for any other value. The codec's own road, through
+ * the Lua state's scratch, costs a number twice these API calls. */
+static bool number_bytes(lua_State *L, int arg, unsigned char x[9])
+{
+    if (lua_type(L, arg) != LUA_TNUMBER)
+        return false;
+    if (lua_isinteger(L, arg)) {
+        lua_Integer v = lua_tointeger(L, arg);
+        x[0] = T_INT;
+        memcpy(x + 1, &v, 8);
+    } else {
+        lua_Number v = lua_tonumber(L, arg);
+        x[0] = T_FLT;
+        memcpy(x + 1, &v, 8);
+    }
+    return true;
+}
+
+/* The value of a message's n bytes at p pushed, when it is a number (as
+ * lrm_decode would): true; false, nothing pushed, for any other. */
+static bool push_number(lua_State *L, const unsigned char *p, size_t n)
+{
+    if (n != 9 || (p[0] != T_INT && p[0] != T_FLT))
+        return false;
+    if (p[0] == T_INT) {
+        lua_Integer v;
+        memcpy(&v, p + 1, 8);
+        lua_pushinteger(L, v);
+    } else {
+        lua_Number v;
+        memcpy(&v, p + 1, 8);
+        lua_pushnumber(L, v);
+    }
+    return true;
+}
+
 /* c:send(v, dest [, tag]): a buffer goes as it is, with its type. */
 static int comm_send(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int dest = checkpeer(L, c, 3, false, "destination", "send");
     int tag = checktag(L, c, 4, false, "send"), rc;
-    lrm_buffer *u = lrm_tobuffer(L, 2);
+    lrm_buffer *u = tobuffer(L, 2);
+    unsigned char x[9];
     if (u) {
         send_buffer(L, u, 2, "comm:send");
         rc = rmalab_comm_send_typed(c, u->p, (int)u->n, u->type, dest, tag);
+    } else if (number_bytes(L, 2, x)) {
+        rc = rmalab_comm_send(c, x, sizeof x, dest, tag);
     } else {
         lrm_bytes *b = encode(L, 2, "send");
         rc = rmalab_comm_send(c, b->p, b->n, dest, tag);
@@ -110,8 +171,12 @@ static int comm_recv(lua_State *L)
     rmalab_msg_status st;
     int rc = u ? rmalab_comm_recv_typed(c, u->p, (int)u->n, u->type, source, tag, &st)
                : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
-    return rc ? raise(L, rc)
-              : lrm_push_message_memo(L, p, n, &st, u ? 4 : 0, lua_upvalueindex(1));
+    if (rc)
+        return raise(L, rc);
+    if (u || st.type >= 0 || !push_number(L, p, n))
+        return lrm_push_message_memo(L, p, n, &st, u ? 4 : 0, lua_upvalueindex(1));
+    lrm_push_status_memo(L, &st, false, lua_upvalueindex(1));
+    return 2;
 }
 
 /* c:sendrecv(v, dest, source [, tag [, b]]) -> v, status: the send goes

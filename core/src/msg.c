@@ -107,6 +107,17 @@ int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool k
     return RMALAB_OK;
 }
 
+size_t rmalab__msg_whole(const void *buf, size_t n, int type, unsigned char *first)
+{
+    if (n > RMALAB__EAGER - sizeof(mhdr) || rmalab__clock_exists())
+        return 0;
+    mhdr h = {MARK, (uint32_t)((type + 1) << TYPE_SHIFT), 0, 0, n};
+    memcpy(first, &h, sizeof h);
+    if (n)
+        memcpy(first + sizeof h, buf, n);
+    return sizeof h + n;
+}
+
 int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag,
                      MPI_Request req[2])
 {
@@ -321,6 +332,51 @@ int rmalab__msg_step(rmalab__msg_in *m, bool block)
         }
     }
     return RMALAB_OK;
+}
+
+/* The common message, all in the first part (count bytes) with no clock,
+ * of `type`, fitting `cap` at `into`: taken at once (true); else false. */
+static bool took_whole(rmalab__msg_in *m, const MPI_Status *s, int count, int type, void *into,
+                       size_t cap)
+{
+    mhdr h;
+    if (count < (int)sizeof h)
+        return false;
+    memcpy(&h, m->first, sizeof h);
+    int t = (int)(h.flags >> TYPE_SHIFT & 0xff) - 1;
+    if (h.mark != MARK || h.flags & F_CLOCK || h.clock || h.n != (size_t)count - sizeof h ||
+        (type != RMALAB__ANY_FORM && t != type) || (into && h.n > cap))
+        return false;
+    m->st = (rmalab_msg_status){.source = s->MPI_SOURCE, .tag = s->MPI_TAG, .bytes = h.n,
+                                .type = t};
+    m->payload = m->own = m->first + sizeof h;
+    if (into && h.n)
+        memcpy(into, m->own, h.n);
+    return true;
+}
+
+int rmalab__msg_recv(rmalab__msg_in *m, int type, void *into, size_t cap)
+{
+    int rc;
+    if (stash || posted ||
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP) {
+        if (!(rc = rmalab__msg_start(m, true)) && !(rc = rmalab__msg_step(m, true)))
+            rc = rmalab__msg_take(m, type, into, cap);
+        return rc;
+    }
+    MPI_Status s;
+    int count = 0;
+    int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
+                     m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), &s);
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, "MPI_Recv");
+    MPI_Get_count(&s, MPI_BYTE, &count);
+    m->stage = RMALAB__MSG_DONE; /* taken, or its header refused */
+    if (took_whole(m, &s, count, type, into, cap))
+        return RMALAB_OK;
+    if (!(rc = opened(m, &s)) && !(rc = rmalab__msg_step(m, true)))
+        rc = rmalab__msg_take(m, type, into, cap);
+    return rc;
 }
 
 void rmalab__msg_progress(const rmalab__msg_in *self)

@@ -30,6 +30,10 @@ typedef struct {
  * `keep` (copy it: the caller wants buf back at once). */
 int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool keep,
                      unsigned char *first, rmalab__msg_out *o);
+/* The common message: n bytes of `type` with no clock that fit in one
+ * part, laid out in `first` as rmalab__msg_pack would; its bytes, or 0
+ * (a clock, or too long: pack it). */
+size_t rmalab__msg_whole(const void *buf, size_t n, int type, unsigned char *first);
 /* MPI_Isend of both parts to dest with tag. */
 int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag,
                      MPI_Request req[2]);
@@ -65,6 +69,11 @@ int rmalab__msg_step(rmalab__msg_in *m, bool block);
  * m->payload), then acquire its clock and copy it there. A refusal
  * (ERR_TYPE, ERR_TRUNCATE) stashes it. Nothing to do before it arrived. */
 int rmalab__msg_take(rmalab__msg_in *m, int type, void *into, size_t cap);
+/* A blocking receive: start, step and take in one, of `type` into `into`
+ * (as rmalab__msg_take). On its own (nothing stashed, no other receive
+ * posted, waits that spin), the common message, whole in its first part
+ * with no clock, is received, checked and copied with no stage between. */
+int rmalab__msg_recv(rmalab__msg_in *m, int type, void *into, size_t cap);
 /* Release m: a receive still posted is cancelled. */
 void rmalab__msg_close(rmalab__msg_in *m);
 /* Every posted receive whose first part came posts its rest (not self). */

@@ -35,12 +35,18 @@ static int check_tag(rmalab_comm *c, const char *call, int tag, bool any)
                             rmalab_comm_tag_ub(c));
 }
 
-/* What a message call checks before anything: NULL, rank, tag, size. */
-static int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool recv, size_t n)
+/* What a message call checks before anything: NULL, rank, tag, size. The
+ * arguments that pass are told inline, in a few compares. */
+static inline int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool recv,
+                             size_t n)
 {
     if (!c)
         return rmalab__err_fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
     rmalab__comm_shadow_poll(c);
+    if (((recv && peer == RMALAB_ANY_SOURCE) || (peer >= 0 && peer < rmalab_comm_size(c))) &&
+        ((recv && tag == RMALAB_ANY_TAG) || (tag >= 0 && tag <= rmalab_comm_tag_ub(c))) &&
+        n <= RMALAB_BYTES_MAX)
+        return RMALAB_OK;
     int rc = check_peer(c, call, recv ? "source" : "destination", peer, recv);
     if (!rc)
         rc = check_tag(c, call, tag, recv);
@@ -50,14 +56,39 @@ static int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool 
     return rc;
 }
 
-/* Checks, then the call's record: its group is `peer` (NULL: any). */
+/* Checks, then the call's record: its group is `peer` (any: every rank).
+ * The record of a point-to-point call is never collective nor passive:
+ * it is filled field by field, as rmalab__coll_begin's memset of the
+ * whole record and its calls were a tenth of a round trip's instructions. */
 static int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *peer, int tag,
                  bool recv, size_t n)
 {
-    int rc = c ? check_call(c, call, *peer, tag, recv, n) : RMALAB_OK;
+    if (!c) /* coll_begin refuses it, in its words */
+        return rmalab__coll_begin(b, call, c, false, NULL);
+    rmalab__block_call_begin();
+    int rc = check_call(c, call, *peer, tag, recv, n);
     if (rc)
         return rmalab__coll_refuse(call, c, rc);
-    return rmalab__coll_begin(b, call, c, false, *peer >= 0 ? peer : NULL);
+    b->call = call;
+    rmalab__block_comm(b, rmalab_comm_mpi(c));
+    if (*peer >= 0 && b->n) {
+        b->ranks = peer;
+        b->n = 1;
+    }
+    b->collective = b->interruptible = b->passive = false;
+    atomic_init(&b->interrupted, false);
+    b->win_prev = NULL;
+    b->agree = NULL;
+    b->dup = NULL;
+    rmalab__block_enter(b); /* cannot fail: not collective */
+    return RMALAB_OK;
+}
+
+/* The call of record b ends with rc. */
+static int end(rmalab__block *b, int rc)
+{
+    rmalab__block_leave(b);
+    return rc ? rmalab__block_call_end(b->call, "comm", b->id, rc) : rc;
 }
 
 static size_t bytes_of(int type, int count)
@@ -184,13 +215,18 @@ static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int de
     unsigned char first[RMALAB__EAGER];
     rmalab__msg_out o;
     MPI_Request req[2];
-    int rc = rmalab__msg_pack(c, buf, n, type, false, first, &o);
+    bool spin =
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP;
+    size_t whole = spin ? rmalab__msg_whole(buf, n, type, first) : 0;
+    int rc = whole ? RMALAB_OK : rmalab__msg_pack(c, buf, n, type, false, first, &o);
     if (rc)
         return rc;
-    if (!o.nrest &&
-        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP) {
-        int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
+    if (whole || (!o.nrest && spin)) {
+        int e = MPI_Send(first, (int)(whole ? whole : o.nfirst), MPI_BYTE, dest, tag,
+                         rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
+        if (whole)
+            return rc;
     } else if (!(rc = rmalab__msg_post(c, &o, dest, tag, req))) {
         for (int i = 0; i < 2 && !rc; i++)
             rc = rmalab__msg_wait(&req[i], MPI_STATUS_IGNORE, NULL);
@@ -204,7 +240,7 @@ static int send_(const char *call, rmalab_comm *c, const void *buf, size_t n, in
 {
     rmalab__block b;
     int rc = begin(&b, call, c, &dest, tag, false, n);
-    return rc ? rc : rmalab__coll_end(&b, send_call(c, buf, n, type, dest, tag));
+    return rc ? rc : end(&b, send_call(c, buf, n, type, dest, tag));
 }
 
 int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int tag)
@@ -225,17 +261,6 @@ int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_ty
 /* ------------------------------------------------------------------------ */
 /* Receiving                                                                */
 
-/* One blocking receive: m's message, taken into `into` (NULL: kept in m). */
-static int recv_call(rmalab__msg_in *m, int type, void *into, size_t cap)
-{
-    int rc = rmalab__msg_start(m, true);
-    if (!rc)
-        rc = rmalab__msg_step(m, true);
-    if (!rc)
-        rc = rmalab__msg_take(m, type, into, cap);
-    return rc;
-}
-
 static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
                  rmalab__msg_in *m, rmalab_msg_status *st)
 {
@@ -247,10 +272,10 @@ static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size
     int rc = begin(&b, "recv", c, &source, tag, true, 0);
     if (rc)
         return rc;
-    rc = recv_call(m, type, into, cap);
+    rc = rmalab__msg_recv(m, type, into, cap);
     if (!rc)
         *st = m->st;
-    return rmalab__coll_end(&b, rc);
+    return end(&b, rc);
 }
 
 int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, size_t *n,
@@ -296,7 +321,7 @@ static int probe_(const char *call, rmalab_comm *c, int source, int tag, bool bl
     if (block) {
         if ((rc = begin(&b, call, c, &source, tag, true, 0)))
             return rc;
-        return rmalab__coll_end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
+        return end(&b, rmalab__msg_peek(c, source, tag, true, flag, st));
     }
     rmalab__block_call_begin();
     if ((rc = check_call(c, call, source, tag, true, 0)) ||

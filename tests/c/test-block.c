@@ -215,6 +215,90 @@ out:
 }
 END_TEST
 
+/* Calls on two threads: the one that published first (the owner, whose
+ * stack is pushed and popped with plain stores) and another (the shared
+ * stack, under the spin lock). */
+typedef struct {
+    rmalab_comm *c;
+    int peer, rc, n, bad;
+    atomic_int stop;
+} pair;
+
+static void *recv_late(void *arg)
+{
+    pair *p = arg;
+    char x = 0;
+    rmalab_msg_status st;
+    p->rc = rmalab_comm_recv(p->c, &x, 1, p->peer, 11, &st);
+    return NULL;
+}
+
+/* Copies the owner's records every 20 µs or so (not spinning: the ranks
+ * share the cores): each whole, a send or a receive with the peer, never
+ * one half gone. */
+static void *copy_records(void *arg)
+{
+    pair *p = arg;
+    while (!atomic_load(&p->stop)) {
+        rmalab_blocked b;
+        usleep(20);
+        if (!rmalab_blocked_get(&b))
+            continue;
+        p->n++;
+        if (!b.call || (strcmp(b.call, "send") && strcmp(b.call, "recv")) ||
+            strcmp(b.object, "comm") || b.n_members != 1 || b.members[0] != p->peer)
+            p->bad++;
+    }
+    return NULL;
+}
+
+START_TEST(test_blocked_threads)
+{
+    tu_begin();
+    rank = tu_rank();
+    nranks = tu_size();
+    int last = nranks - 1, go = 1;
+    pair p = {.peer = rank ? 0 : last, .rc = -1};
+    pthread_t th;
+    EXPECT_OK(rmalab_comm_wrap(MPI_COMM_WORLD, &p.c));
+    EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD)); /* this thread owns, if none did */
+    if (rank == 0) { /* a receive on another thread, seen while it waits */
+        ck_assert_int_eq(pthread_create(&th, NULL, recv_late, &p), 0);
+        rmalab_blocked b = {0};
+        for (int i = 0; i < 5000 && !(rmalab_blocked_get(&b) && b.seconds >= 0.05); i++)
+            usleep(1000);
+        EXPECT_STR_EQ(b.call, "recv");
+        EXPECT(b.n_members == 1 && b.members[0] == last, "%d members, the first %d",
+               b.n_members, b.members[0]);
+        MPI_Send(&go, 1, MPI_INT, last, 12, MPI_COMM_WORLD);
+        pthread_join(th, NULL);
+        EXPECT_OK(p.rc);
+    } else if (rank == last) {
+        MPI_Recv(&go, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        EXPECT_OK(rmalab_comm_send(p.c, "x", 1, 0, 11));
+    }
+    /* 2,000 round trips on the owner while a reader copies its records */
+    char x = 0;
+    rmalab_msg_status st;
+    ck_assert_int_eq(pthread_create(&th, NULL, copy_records, &p), 0);
+    for (int i = 0; (rank == 0 || rank == last) && i < 2000; i++) {
+        if (rank == 0)
+            EXPECT_OK(rmalab_comm_send(p.c, &x, 1, last, 13));
+        EXPECT_OK(rmalab_comm_recv(p.c, &x, 1, p.peer, 13, &st));
+        if (rank == last)
+            EXPECT_OK(rmalab_comm_send(p.c, &x, 1, 0, 13));
+    }
+    atomic_store(&p.stop, 1);
+    pthread_join(th, NULL);
+    EXPECT(p.bad == 0, "%d of %d records copied were not whole", p.bad, p.n);
+    EXPECT(p.n > 0 || (rank != 0 && rank != last), "no record copied in 2,000 round trips");
+    rmalab_blocked now;
+    EXPECT(!rmalab_blocked_get(&now), "still blocked in %s", now.call);
+    rmalab_comm_free(&p.c);
+    tu_end();
+}
+END_TEST
+
 START_TEST(test_last_failure)
 {
     tu_begin();
@@ -415,6 +499,7 @@ Suite *block_suite(void)
     TCase *tc = tcase_create("blocked");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_blocked_visible, RMALAB_WAIT_SPIN, RMALAB_WAIT_SLEEP + 1);
+    tcase_add_test(tc, test_blocked_threads);
     tcase_add_test(tc, test_last_failure);
     tcase_add_test(tc, test_progress_hook);
     suite_add_tcase(s, tc);
