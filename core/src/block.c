@@ -447,9 +447,11 @@ static rmalab__block *reading_begin(void)
     const rmalab__block *a = NULL, *b = proc.now;
     if (atomic_load_explicit(&owned, memory_order_acquire) > 0) {
         atomic_store_explicit(&own.reading, 1, memory_order_relaxed);
-        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-            atomic_thread_fence(memory_order_seq_cst); /* registered: cannot fail */
-        a = atomic_load_explicit(&own.now, memory_order_acquire);
+        /* registered, so it does not fail; if it did (a child of fork whose
+         * kernel dropped the registration), the owner's stack is not read:
+         * without the barrier its record may be gone */
+        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+            a = atomic_load_explicit(&own.now, memory_order_acquire);
     }
     return (rmalab__block *)(!b || (a && a->since >= b->since) ? a : b);
 }
