@@ -77,7 +77,9 @@ static void check_op_args(lua_State *L, mem_op *o, const char *call)
                                         "win:compare_and_swap", "win:rput", "win:rget",
                                         "win:raccumulate", "win:rget_accumulate"};
     int i = 0;
-    while (strcmp(calls[i], call))
+    /* the callers' literals are these (the compiler merges equal ones in a
+     * file): tested by address first, then by text */
+    while (calls[i] != call && strcmp(calls[i], call))
         i++;
     o->request = i > COMPARE_AND_SWAP;
     o->kind = o->request ? i - COMPARE_AND_SWAP - 1 : i;
