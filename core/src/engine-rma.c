@@ -121,9 +121,9 @@ struct poll {
 };
 #define POLL_INIT {0, RMALAB__BACKOFF_INIT}
 
-/* One step of a polling loop: complete our own signals, drive MPI progress (every step when peers
- * on other nodes may be writing our counters, and once it sleeps), then back off as the wait grows:
- * spin, then yield, then sleep 50 µs; in SLEEP mode block.c's backoff, which sleeps after 50 µs. */
+/* One step of a polling loop: complete our own signals, drive MPI progress (every step when
+ * peers on other nodes may be writing our counters, and once it sleeps), then back off as the wait
+ * grows: spin, yield, sleep 50 µs; in SLEEP mode block.c's backoff, which sleeps after 50 µs. */
 static void backoff(rmalab_win *w, struct poll *p)
 {
     int flag;
