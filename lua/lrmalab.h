@@ -302,6 +302,7 @@ int lrm_checkassert(lua_State *L, int arg);
  * not raised (for fence, whose ranks all take part first). */
 int lrm_assert_status(lua_State *L, int arg, int *mode);
 #define LRM_SMALL_GROUP 16
+/* Leaves its last element on the stack (one pop fewer an epoch). */
 int *lrm_checkgroup(lua_State *L, int arg, int *n, int *small, const char *name);
 /* Where values being converted come from, for their errors: the call
  * ("win:put", "rl.buffer", "b[3]"), the argument as the caller counts it

@@ -64,11 +64,10 @@ static int post_slot(const struct rmalab__rma *r, int peer) { (void)r; return pe
 
 static int complete_slot(const rmalab_win *w, int peer) { return w->size + peer; }
 
-/* This rank's counter `slot`, which peer `peer` increments: node peers
- * through the shared segment, others through MPI into this rank's part of
- * the counter window, whose memory the unified model lets us load
- * directly. Never blocks and makes no MPI call: callers that poll drive
- * progress themselves (backoff). Safe from any thread. */
+/* This rank's counter `slot`, which peer `peer` increments: node peers through the shared segment,
+ * others through MPI into this rank's part of the counter window, whose memory the unified model
+ * lets us load directly. Never blocks and makes no MPI call: callers that poll drive progress
+ * themselves (backoff). Safe from any thread. */
 static uint64_t read_counter(rmalab_win *w, int peer, int slot)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -77,9 +76,8 @@ static uint64_t read_counter(rmalab_win *w, int peer, int slot)
     return __atomic_load_n(&r->my_mpi[slot], __ATOMIC_ACQUIRE);
 }
 
-/* Increment counter `slot` of rank `peer` (release: what this rank wrote
- * before is visible to whoever observes the new value). MPI increments are
- * completed later by flush_signals. */
+/* Increment counter `slot` of rank `peer` (release: what this rank wrote before is visible to
+ * whoever observes the new value). MPI increments are completed later by flush_signals. */
 static int signal_counter(rmalab_win *w, int peer, int slot, int *pending_mpi)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -106,10 +104,9 @@ static int flush_signals(rmalab_win *w)
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Win_flush_all");
 }
 
-/* Counter increments through MPI are completed before the call that made
- * them returns: a transport may hold an accumulate back until the next
- * flush, and the peer waiting for it must not depend on this rank making
- * another MPI call (it may sit idle at a prompt). */
+/* Counter increments through MPI are completed before the call that made them returns: a
+ * transport may hold an accumulate back until the next flush, and the peer waiting for it must
+ * not depend on this rank making another MPI call (it may sit idle at a prompt). */
 static int finish_signals(rmalab_win *w, int pending_mpi)
 {
     if (pending_mpi)
@@ -124,10 +121,9 @@ struct poll {
 };
 #define POLL_INIT {0, RMALAB__BACKOFF_INIT}
 
-/* One step of a polling loop: complete our own signals, drive MPI progress
- * (every step when peers on other nodes may be writing our counters, and
- * once it sleeps), then back off as the wait grows: spin, then yield, then
- * sleep 50 µs; in SLEEP mode block.c's backoff, which sleeps after 50 µs. */
+/* One step of a polling loop: complete our own signals, drive MPI progress (every step when
+ * peers on other nodes may be writing our counters, and once it sleeps), then back off as the wait
+ * grows: spin, yield, sleep 50 µs; in SLEEP mode block.c's backoff, which sleeps after 50 µs. */
 static void backoff(rmalab_win *w, struct poll *p)
 {
     int flag;
@@ -144,19 +140,24 @@ static void backoff(rmalab_win *w, struct poll *p)
         sched_yield();
 }
 
-/* Poll until done(w, ranks, n), blocked as `what` on those ranks in a
- * record that rmalab_interrupt may mark: then RMALAB_ERR_INTERRUPTED,
- * having consumed nothing, so the next call waits for the same thing. */
+/* Poll until done(w, ranks, n). A wait that outlasts QUIET_POLLS (most in a loop of epochs end
+ * sooner, and the record's locks and clock read would sit on both ranks' critical path) is
+ * blocked as `what` on those ranks in a record that rmalab_interrupt may mark: then
+ * RMALAB_ERR_INTERRUPTED, having consumed nothing, so the next call waits for the same thing. */
+#define QUIET_POLLS 64
 static int await(rmalab_win *w, const char *what, const int *ranks, int n,
                  int (*done)(rmalab_win *, const int *, int))
 {
     struct poll p = POLL_INIT;
     rmalab__block b;
-    bool stop = false;
-    rmalab__win_block_interruptible(w, &b, what, ranks, n);
-    while (!(stop = rmalab__block_interrupted(&b)) && !done(w, ranks, n))
+    bool stop = false, shown = false;
+    while (!(stop = shown && rmalab__block_interrupted(&b)) && !done(w, ranks, n)) {
+        if (!shown && p.spins >= QUIET_POLLS)
+            rmalab__win_block_interruptible(w, &b, what, ranks, n), shown = true;
         backoff(w, &p);
-    rmalab__win_unblock(w, &b);
+    }
+    if (shown)
+        rmalab__win_unblock(w, &b);
     return stop ? RMALAB_ERR_INTERRUPTED : RMALAB_OK;
 }
 
@@ -378,9 +379,9 @@ static int rma_info(const rmalab_win *w, rmalab_info *info)
 /* ------------------------------------------------------------------------ */
 /* The engine                                                               */
 
-/* Is MPI_Win_sync needed around an epoch? Not when every peer reaches this
- * window by plain copies ordered by the counters' release and acquire, in
- * the unified model; it is when MPI may write or read the memory. */
+/* Is MPI_Win_sync needed around an epoch? Not when every peer reaches this window by plain copies
+ * ordered by the counters' release and acquire, in the unified model; it is when MPI may write or
+ * read the memory. */
 static bool needs_win_sync(const rmalab_win *w)
 {
     return state_of(w)->plain_peers != w->size || w->model != MPI_WIN_UNIFIED;
@@ -429,9 +430,9 @@ static int posted(rmalab_win *w, const int *ranks, int n)
     return read_counter(w, ranks[0], post_slot(r, ranks[0])) >= r->need[ranks[0]];
 }
 
-/* A window with counters in its tail, also the window of fences and locks,
- * is in the engine's lock_all (`on`) only from an access epoch's first
- * operation through MPI to its complete, when rmalab refuses those. */
+/* A window with counters in its tail, also the window of fences and locks, is in the engine's
+ * lock_all (`on`) only from an access epoch's first operation through MPI to its complete, when
+ * rmalab refuses those. */
 static int epoch_lock(rmalab_win *w, bool on)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -477,12 +478,11 @@ static int rma_access(rmalab_win *w, const char *what, int target, MPI_Aint disp
     return RMALAB_OK;
 }
 
-/* After a start(nocheck): a target whose post was not nocheck has signalled
- * it all the same, before this rank started (nocheck promises the post came
- * first, and post completes its signal before it returns), so count it as
- * consumed now. Otherwise the next checked start would take that stale post
- * for its own and match one epoch early for good. Both sides nocheck: no
- * signal, nothing to count. */
+/* After a start(nocheck): a target whose post was not nocheck has signalled it all the same, before
+ * this rank started (nocheck promises the post came first, and post completes its signal before it
+ * returns), so count it as consumed now. Otherwise the next checked start would take that stale
+ * post for its own and match one epoch early for good. Both sides nocheck: no signal, nothing to
+ * count. */
 static void absorb_unchecked_posts(rmalab_win *w, const int *group, int n)
 {
     struct rmalab__rma *r = w->engine_state;
@@ -522,8 +522,8 @@ static int rma_complete(rmalab_win *w, const int *group, int n)
     return rc ? rc : finish_signals(w, pending);
 }
 
-/* Have all origins of the exposure epoch completed? A window that records
- * looks at every origin, to see each arrival when it happens. */
+/* Have all origins of the exposure epoch completed? A window that records looks at every origin, to
+ * see each arrival when it happens. */
 static int all_arrived(rmalab_win *w, const int *xgroup, int n)
 {
     struct rmalab__rma *r = w->engine_state;

@@ -404,16 +404,8 @@ static int wait_call(rmalab_win *w)
     rmalab__observe_sync_begin(w, &ev, RMALAB_SYNC_WAIT);
     if (w->ep.exposure != RMALAB_EXPOSURE_POST)
         return no_exposure(w, "wait");
-    int rc = RMALAB_OK;
-    if (w->ep.nxgroup) { /* an empty post was a no-op */
-        rmalab__block b;
-        bool record = !w->eng->own_waits; /* else the engine records its own wait */
-        if (record)
-            (void)rmalab__win_block(w, &b, ev.k->name, false, w->ep.xgroup, w->ep.nxgroup);
-        rc = w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup);
-        if (record)
-            rmalab__win_unblock(w, &b);
-    }
+    /* An empty post was a no-op. Every engine records its own wait. */
+    int rc = w->ep.nxgroup ? w->eng->wait(w, w->ep.xgroup, w->ep.nxgroup) : RMALAB_OK;
     if (rc == RMALAB_ERR_INTERRUPTED) { /* by rmalab_interrupt: nothing changed */
         char g[512];
         group_text(g, sizeof g, w->ep.xgroup, w->ep.nxgroup);

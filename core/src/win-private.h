@@ -52,11 +52,12 @@ typedef struct rmalab__engine {
      * and MPICH never sees no_locks on it (rmalab holds the promise
      * itself). */
     bool own_lock_all;
-    /* The engine's start never waits, and its wait() records its own wait
-     * (engine-rma.c's polling loop, which rmalab_interrupt may end): sync.c
-     * then makes no record of the process around them (about 320 of the
-     * 2,100 instructions of an rma epoch to self; issue 41). The native
-     * engine's calls wait inside MPICH and are recorded by sync.c. */
+    /* The engine's start never waits, and its operations record their own
+     * waits (engine-rma.c's polling loop, which rmalab_interrupt may end):
+     * sync.c then makes no record of the process around start and complete
+     * (about 320 of the 2,100 instructions of an rma epoch to self; issue
+     * 41). The native engine's start and complete wait inside MPICH and are
+     * recorded by sync.c. Every engine's wait records its own wait. */
     bool own_waits;
     /* Creation, before the ranks' first agreement: the engine's state.
      * Local: it may fail on one rank alone, and that agreement carries it.
