@@ -220,8 +220,8 @@ END_TEST
  * stack, under the spin lock). */
 typedef struct {
     rmalab_comm *c;
-    int peer, rc, n, bad;
-    atomic_int stop;
+    int peer, rc, bad;
+    atomic_int n, stop;
 } pair;
 
 static void *recv_late(void *arg)
@@ -277,21 +277,30 @@ START_TEST(test_blocked_threads)
         MPI_Recv(&go, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         EXPECT_OK(rmalab_comm_send(p.c, "x", 1, 0, 11));
     }
-    /* 2,000 round trips on the owner while a reader copies its records */
-    char x = 0;
+    /* Round trips on the owner while a reader copies its records, until
+     * both ranks' readers have copied 20 (a reader that the ranks' spinning
+     * keeps off the cores may wait a few ms for its first turn) or 10 s
+     * have passed: rank 0's message says whether to go on, the reply
+     * whether its sender's reader has its 20. */
+    char more = 1, theirs = 0;
     rmalab_msg_status st;
+    double t0 = MPI_Wtime();
     ck_assert_int_eq(pthread_create(&th, NULL, copy_records, &p), 0);
-    for (int i = 0; (rank == 0 || rank == last) && i < 2000; i++) {
-        if (rank == 0)
-            EXPECT_OK(rmalab_comm_send(p.c, &x, 1, last, 13));
-        EXPECT_OK(rmalab_comm_recv(p.c, &x, 1, p.peer, 13, &st));
-        if (rank == last)
-            EXPECT_OK(rmalab_comm_send(p.c, &x, 1, 0, 13));
+    while (more && (rank == 0 || rank == last)) {
+        char mine = atomic_load(&p.n) >= 20;
+        if (rank == 0) {
+            more = !(mine && theirs) && MPI_Wtime() - t0 < 10;
+            EXPECT_OK(rmalab_comm_send(p.c, &more, 1, last, 13));
+            EXPECT_OK(rmalab_comm_recv(p.c, &theirs, 1, p.peer, 13, &st));
+        } else {
+            EXPECT_OK(rmalab_comm_recv(p.c, &more, 1, p.peer, 13, &st));
+            EXPECT_OK(rmalab_comm_send(p.c, &mine, 1, 0, 13));
+        }
     }
     atomic_store(&p.stop, 1);
     pthread_join(th, NULL);
-    EXPECT(p.bad == 0, "%d of %d records copied were not whole", p.bad, p.n);
-    EXPECT(p.n > 0 || (rank != 0 && rank != last), "no record copied in 2,000 round trips");
+    EXPECT(p.bad == 0, "%d of %d records copied were not whole", p.bad, atomic_load(&p.n));
+    EXPECT(atomic_load(&p.n) > 0 || (rank != 0 && rank != last), "no record copied in 10 s");
     rmalab_blocked now;
     EXPECT(!rmalab_blocked_get(&now), "still blocked in %s", now.call);
     rmalab_comm_free(&p.c);
