@@ -409,15 +409,7 @@ static int enc_value(enc *e, int i)
     case LUA_TBOOLEAN: return put_byte(e->b, lua_toboolean(L, i) ? T_TRUE : T_FALSE);
     case LUA_TNUMBER: {
         unsigned char x[9];
-        if (lua_isinteger(L, i)) {
-            lua_Integer v = lua_tointeger(L, i);
-            x[0] = T_INT;
-            memcpy(x + 1, &v, 8);
-        } else {
-            lua_Number v = lua_tonumber(L, i);
-            x[0] = T_FLT;
-            memcpy(x + 1, &v, 8);
-        }
+        lrm_number_code(L, i, x);
         return put(e->b, x, 9);
     }
     case LUA_TSTRING: {

@@ -24,6 +24,41 @@
 #ifndef LCODEC_H
 #define LCODEC_H
 
+#include <stdbool.h>
+#include <string.h>
+
+#include <lua.h>
+
 enum { T_NIL, T_FALSE, T_TRUE, T_INT, T_FLT, T_STR, T_TAB, T_IARR, T_FARR, T_BUF, T_NTAGS };
+
+/* The number at idx as its 9 bytes, the tag and then the 8: the encoder
+ * writes numbers so, and a message of one number (lp2p.c) too. */
+static inline void lrm_number_code(lua_State *L, int idx, unsigned char x[9])
+{
+    if (lua_isinteger(L, idx)) {
+        lua_Integer v = lua_tointeger(L, idx);
+        x[0] = T_INT;
+        memcpy(x + 1, &v, 8);
+    } else {
+        lua_Number v = lua_tonumber(L, idx);
+        x[0] = T_FLT;
+        memcpy(x + 1, &v, 8);
+    }
+}
+
+/* The 8 bytes at p pushed as an integer (`ints`) or a float: the decoder
+ * reads numbers so, and a message of one number (lp2p.c) too. */
+static inline void lrm_number_push(lua_State *L, const unsigned char *p, bool ints)
+{
+    if (ints) {
+        lua_Integer v;
+        memcpy(&v, p, 8);
+        lua_pushinteger(L, v);
+    } else {
+        lua_Number v;
+        memcpy(&v, p, 8);
+        lua_pushnumber(L, v);
+    }
+}
 
 #endif

@@ -48,25 +48,11 @@ static size_t left(const dec *d)
 
 static int dec_value(dec *d);
 
-/* The 8 bytes at p as an integer or a float, pushed. */
-static void push_raw(lua_State *L, const unsigned char *p, int ints)
-{
-    if (ints) {
-        int64_t v;
-        memcpy(&v, p, 8);
-        lua_pushinteger(L, (lua_Integer)v);
-    } else {
-        double v;
-        memcpy(&v, p, 8);
-        lua_pushnumber(L, v);
-    }
-}
-
 /* n raw numbers into the table on top; the bytes are there (checked). */
 static void dec_raw(dec *d, uint64_t n, int ints)
 {
     for (uint64_t i = 1; i <= n; i++, d->p += 8) {
-        push_raw(d->L, d->p, ints);
+        lrm_number_push(d->L, d->p, ints);
         lua_rawseti(d->L, -2, (lua_Integer)i);
     }
 }
@@ -158,7 +144,7 @@ static int dec_value(dec *d)
     case T_FLT:
         if (left(d) < 8)
             return bad(d, "a number is cut short");
-        push_raw(d->L, d->p, tag == T_INT);
+        lrm_number_push(d->L, d->p, tag == T_INT);
         d->p += 8;
         break;
     case T_STR: {

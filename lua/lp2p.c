@@ -100,22 +100,14 @@ static void send_buffer(lua_State *L, lrm_buffer *u, int arg, const char *call)
         lrm_buffer_check(L, arg, false, call);
 }
 
-/* A number at arg, encoded as the codec (lcodec.c) encodes it, in x (9
- * bytes): true; false for any other value. The codec's own road, through
- * the Lua state's scratch, costs a number twice these API calls. */
+/* A number at arg, encoded as the codec encodes it, in x (9 bytes): true;
+ * false for any other value. The codec's own road, through the Lua state's
+ * scratch, costs a number twice these API calls. */
 static bool number_bytes(lua_State *L, int arg, unsigned char x[9])
 {
     if (lua_type(L, arg) != LUA_TNUMBER)
         return false;
-    if (lua_isinteger(L, arg)) {
-        lua_Integer v = lua_tointeger(L, arg);
-        x[0] = T_INT;
-        memcpy(x + 1, &v, 8);
-    } else {
-        lua_Number v = lua_tonumber(L, arg);
-        x[0] = T_FLT;
-        memcpy(x + 1, &v, 8);
-    }
+    lrm_number_code(L, arg, x);
     return true;
 }
 
@@ -125,15 +117,7 @@ static bool push_number(lua_State *L, const unsigned char *p, size_t n)
 {
     if (n != 9 || (p[0] != T_INT && p[0] != T_FLT))
         return false;
-    if (p[0] == T_INT) {
-        lua_Integer v;
-        memcpy(&v, p + 1, 8);
-        lua_pushinteger(L, v);
-    } else {
-        lua_Number v;
-        memcpy(&v, p + 1, 8);
-        lua_pushnumber(L, v);
-    }
+    lrm_number_push(L, p + 1, p[0] == T_INT);
     return true;
 }
 
