@@ -121,18 +121,10 @@ rmalab_op lrm_checkop(lua_State *L, int arg)
     return op;
 }
 
-/* An integer argument: an integer is taken in two API calls, where
- * lrm_checkinteger's conversion and type test cost twice that; anything
- * else goes through it. Every operation reads a rank and a displacement. */
-static lua_Integer check_integer(lua_State *L, int arg, int code, const char *what)
-{
-    return lua_isinteger(L, arg) ? lua_tointeger(L, arg) : lrm_checkinteger(L, arg, code, what);
-}
-
 /* Ranks outside the C int range cannot be in any group. */
 int lrm_checkrank(lua_State *L, int arg, const char *name)
 {
-    lua_Integer r = check_integer(L, arg, RMALAB_ERR_RANK, "rank");
+    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
     if (r < INT_MIN || r > INT_MAX)
         lrm_raise_named(L, name, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
                         (long long)r);
@@ -141,7 +133,7 @@ int lrm_checkrank(lua_State *L, int arg, const char *name)
 
 MPI_Aint lrm_checkdisp(lua_State *L, int arg)
 {
-    return (MPI_Aint)check_integer(L, arg, RMALAB_ERR_ARG, "displacement");
+    return (MPI_Aint)lrm_checkinteger(L, arg, RMALAB_ERR_ARG, "displacement");
 }
 
 int lrm_checkcount(lua_State *L, int arg)
