@@ -104,37 +104,35 @@ function B.bcastbuf_floor(n)
   return v
 end
 
-local win -- B.lock's, made at its first call; B.finish frees it
-function B.lock(n)
+-- n epochs of a shared lock of the other rank, a get of 8 bytes, unlock,
+-- on w: rmalab's window or the floor's, one loop for both
+local function lock_epochs(w, n)
   local peer = 1 - me
-  if not win then
-    win = rl.win_allocate(64, { disp_unit = 8, name = "lock" })
-    win:lock(me); win:write(0, "int64", 1); win:unlock(me)
-    c:barrier()
-  end
   local s = 0
   for _ = 1, n do
-    win:lock(peer, "shared")
-    local r = win:get(peer, 0, "int64")
-    win:unlock(peer)
+    w:lock(peer, "shared")
+    local r = w:get(peer, 0, "int64")
+    w:unlock(peer)
     s = s + r:value()
   end
   return s
 end
 
+local win -- B.lock's, made at its first call; B.finish frees it
+function B.lock(n)
+  if not win then
+    win = rl.win_allocate(64, { disp_unit = 8, name = "lock" })
+    win:lock(me); win:write(0, "int64", 1); win:unlock(me)
+    c:barrier()
+  end
+  return lock_epochs(win, n)
+end
+
 -- luacheck: read globals floor_win
 local fwin -- the floor's window object (bench-comm.c), over C's window
 function B.lock_floor(n)
-  local peer = 1 - me
   fwin = fwin or floor_win()
-  local s = 0
-  for _ = 1, n do
-    fwin:lock(peer, "shared")
-    local r = fwin:get(peer, 0, "int64")
-    fwin:unlock(peer)
-    s = s + r:value()
-  end
-  return s
+  return lock_epochs(fwin, n)
 end
 
 function B.alloc(n)
