@@ -53,11 +53,6 @@ static bool landed(const lrm_flight *f)
     return f->rqid ? rmalab_request_id_done(f->rqid) : rmalab_win_done(f->w, f->target, f->ticket);
 }
 
-lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
-{
-    return lrm_toud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer));
-}
-
 lrm_buffer *lrm_checkbuffer(lua_State *L, int arg)
 {
     return lrm_checkud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer), RMALAB_ERR_ARG,

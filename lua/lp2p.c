@@ -72,19 +72,13 @@ static lrm_bytes *encode(lua_State *L, int arg, const char *call)
     return b;
 }
 
-/* lrm_tobuffer, inline: every send and receive asks */
-static inline lrm_buffer *tobuffer(lua_State *L, int arg)
-{
-    return lrm_toud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer));
-}
-
 /* The buffer that a receive names at arg (none: NULL); it must not be in
  * flight (checked when its block is busy, as lrm_buffer_check would). */
 static inline lrm_buffer *recv_buffer(lua_State *L, int arg, const char *call)
 {
     if (lua_isnoneornil(L, arg))
         return NULL;
-    lrm_buffer *u = tobuffer(L, arg);
+    lrm_buffer *u = lrm_tobuffer(L, arg);
     if (!u)
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs an rl.buffer");
     if (u->blk->busy)
@@ -127,7 +121,7 @@ static int comm_send(lua_State *L)
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int dest = checkpeer(L, c, 3, false, "destination", "send");
     int tag = checktag(L, c, 4, false, "send"), rc;
-    lrm_buffer *u = tobuffer(L, 2);
+    lrm_buffer *u = lrm_tobuffer(L, 2);
     unsigned char x[9];
     if (u) {
         send_buffer(L, u, 2, "comm:send");

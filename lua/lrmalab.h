@@ -354,8 +354,12 @@ typedef struct {
 extern const char lrm_buffer_tag;
 /* Adds rl.buffer to the module table on top of the stack. */
 void lrm_open_buffer(lua_State *L);
-/* The buffer at arg, or NULL; or an ERR_ARG argument error. */
-lrm_buffer *lrm_tobuffer(lua_State *L, int arg);
+/* The buffer at arg, or NULL (inline: every send and receive asks); or an
+ * ERR_ARG argument error. */
+static inline lrm_buffer *lrm_tobuffer(lua_State *L, int arg)
+{
+    return lrm_toud(L, arg, &lrm_buffer_tag, sizeof(lrm_buffer));
+}
 lrm_buffer *lrm_checkbuffer(lua_State *L, int arg);
 /* Before a load (`writes`: a store) of elements lo..hi of b (from 1) when
  * its block is busy: raise if the memory is gone or an operation in
