@@ -419,8 +419,7 @@ int rmalab__block_agree(rmalab__block *b, int *mixed)
 
 void rmalab__block_leave(rmalab__block *b)
 {
-    if (atomic_load_explicit(&owned, memory_order_relaxed) > 0 &&
-        pthread_equal(pthread_self(), owner)) {
+    if (owning()) { /* decided at its push, which came first */
         const rmalab__block *now = atomic_load_explicit(&own.now, memory_order_relaxed);
         if (now == b) /* the owner's calls nest: always, but for a caller's slip */
             atomic_store_explicit(&own.now, b->prev, memory_order_relaxed);
