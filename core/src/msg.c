@@ -61,13 +61,19 @@ static rmalab__msg_in *posted; /* receives in stage FIRST, for progress */
 /* ------------------------------------------------------------------------ */
 /* Sending                                                                  */
 
+/* The header of a message of n bytes of `type` carrying W8 bytes of clock. */
+static inline mhdr header(int type, size_t W8, size_t n)
+{
+    return (mhdr){MARK, (uint32_t)((type + 1) << TYPE_SHIFT) | (W8 ? F_CLOCK : 0), (uint32_t)W8,
+                  0, n};
+}
+
 int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool keep,
                      unsigned char *first, rmalab__msg_out *o)
 {
     static uint32_t seq;
     size_t W8 = rmalab__clock_exists() ? rmalab__clock_wire() : 0;
-    mhdr h = {MARK, (uint32_t)((type + 1) << TYPE_SHIFT) | (W8 ? F_CLOCK : 0), (uint32_t)W8, 0,
-              n};
+    mhdr h = header(type, W8, n);
     size_t room = RMALAB__EAGER - sizeof h, k = W8 + n < room ? W8 + n : room;
     *o = (rmalab__msg_out){.first = first, .nfirst = sizeof h + k};
     unsigned char *S = NULL;
@@ -111,7 +117,7 @@ size_t rmalab__msg_whole(const void *buf, size_t n, int type, unsigned char *fir
 {
     if (n > RMALAB__EAGER - sizeof(mhdr) || rmalab__clock_exists())
         return 0;
-    mhdr h = {MARK, (uint32_t)((type + 1) << TYPE_SHIFT), 0, 0, n};
+    mhdr h = header(type, 0, n);
     memcpy(first, &h, sizeof h);
     if (n)
         memcpy(first + sizeof h, buf, n);
@@ -221,6 +227,18 @@ static void unpost(rmalab__msg_in *m)
 
 static int opened(rmalab__msg_in *m, const MPI_Status *s);
 
+/* m's first part, received now with one MPI_Recv, without probing (a
+ * blocking receive with nothing else posted). */
+static int recv_first(rmalab__msg_in *m, MPI_Status *st)
+{
+    int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
+                     m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), st);
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, "MPI_Recv");
+    m->stage = RMALAB__MSG_DONE; /* taken, or its header refused */
+    return RMALAB_OK;
+}
+
 int rmalab__msg_start(rmalab__msg_in *m, bool now)
 {
     m->req = MPI_REQUEST_NULL;
@@ -235,15 +253,11 @@ int rmalab__msg_start(rmalab__msg_in *m, bool now)
         return RMALAB_OK;
     }
     m->from_stash = NULL;
-    int src = m->source < 0 ? MPI_ANY_SOURCE : m->source, tag = m->tag < 0 ? MPI_ANY_TAG : m->tag;
     if (now && !posted &&
         atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP) {
         MPI_Status st;
-        int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, src, tag, rmalab_comm_mpi(m->c), &st);
-        if (e != MPI_SUCCESS)
-            return rmalab__err_mpi(e, "MPI_Recv");
-        m->stage = RMALAB__MSG_DONE; /* if the header is refused */
-        return opened(m, &st);
+        int rc = recv_first(m, &st);
+        return rc ? rc : opened(m, &st);
     }
     int e = MPI_Irecv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
                       m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), &m->req);
@@ -366,12 +380,9 @@ int rmalab__msg_recv(rmalab__msg_in *m, int type, void *into, size_t cap)
     }
     MPI_Status s;
     int count = 0;
-    int e = MPI_Recv(m->first, RMALAB__EAGER, MPI_BYTE, m->source < 0 ? MPI_ANY_SOURCE : m->source,
-                     m->tag < 0 ? MPI_ANY_TAG : m->tag, rmalab_comm_mpi(m->c), &s);
-    if (e != MPI_SUCCESS)
-        return rmalab__err_mpi(e, "MPI_Recv");
+    if ((rc = recv_first(m, &s)))
+        return rc;
     MPI_Get_count(&s, MPI_BYTE, &count);
-    m->stage = RMALAB__MSG_DONE; /* taken, or its header refused */
     if (took_whole(m, &s, count, type, into, cap))
         return RMALAB_OK;
     if (!(rc = opened(m, &s)) && !(rc = rmalab__msg_step(m, true)))
