@@ -381,6 +381,17 @@ static int reduce_buffer(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, 
     return 1;
 }
 
+/* A reduction's result, or nil where the kind gives this rank none. */
+static int push_result(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                       const int64_t *v, int count, rmalab_type type, bool scalar)
+{
+    if (no_result(c, kind, root))
+        lua_pushnil(L);
+    else
+        push_numbers(L, v, count, type, scalar);
+    return 1;
+}
+
 /* Any reduction: its arguments checked, a failure held for the collective
  * (reduce_call has tried one number's usual case). */
 static int reduce_any(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind)
@@ -413,13 +424,7 @@ static int reduce_any(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind)
         status = own(status, call);
     int64_t *v = b ? (int64_t *)(void *)b->p : one;
     int rc = rmalab_comm_reduce(c, kind, root, v, count, &type, op, status);
-    if (rc)
-        return raise_verdict(L, rc, &h);
-    if (no_result(c, kind, root))
-        lua_pushnil(L);
-    else
-        push_numbers(L, v, count, type, scalar);
-    return 1;
+    return rc ? raise_verdict(L, rc, &h) : push_result(L, c, kind, root, v, count, type, scalar);
 }
 
 /* One number with a good op, the usual case, without holding failures
@@ -436,13 +441,7 @@ static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
         return reduce_any(L, c, kind);
     rmalab_type type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
     int rc = rmalab_comm_reduce(c, kind, 0, &v, 1, &type, op, RMALAB_OK);
-    if (rc)
-        return raise(L, rc);
-    if (no_result(c, kind, 0))
-        lua_pushnil(L);
-    else
-        push_numbers(L, &v, 1, type, true);
-    return 1;
+    return rc ? raise(L, rc) : push_result(L, c, kind, 0, &v, 1, type, true);
 }
 
 static int comm_allreduce(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_ALL); }
