@@ -465,6 +465,25 @@ static bool chosen(const char *rows, const char *name)
     return rows == NULL;
 }
 
+/* Every name of `rows` is a row's: else the run stops, naming the rows,
+ * where a misspelt row ran nothing and said nothing. */
+static void check_rows(const char *rows)
+{
+    for (const char *p = rows; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        size_t n = strcspn(p, ",");
+        int i = 0;
+        while (i < NB && (strlen(benches[i].name) != n || strncmp(benches[i].name, p, n)))
+            i++;
+        if (i == NB) {
+            char msg[512];
+            int k = snprintf(msg, sizeof msg, "no row '%.*s'; the rows are", (int)n, p);
+            for (int j = 0; j < NB && k > 0 && (size_t)k < sizeof msg; j++)
+                k += snprintf(msg + k, sizeof msg - (size_t)k, " %s", benches[j].name);
+            die(msg);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, size;
@@ -478,6 +497,7 @@ int main(int argc, char **argv)
     const char *rows = argc > 3 ? argv[3] : NULL;
     if (reps < 1 || rounds < 1 || rounds > MAX_ROUNDS)
         die("usage: bench-comm [reps [rounds (1-64) [rows, e.g. lock,alloc]]]");
+    check_rows(rows);
     L = luaL_newstate();
     luaL_openlibs(L);
     luaL_requiref(L, "rmalab", luaopen_rmalab, 0);
