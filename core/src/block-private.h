@@ -23,6 +23,7 @@ typedef struct rmalab__block {
                                    theirs: rmalab_set_progress_hook is told */
     _Atomic bool interrupted;   /* set by rmalab_interrupt */
     double since;               /* set by rmalab__block_enter */
+    bool owned;                 /* set by rmalab__block_enter: on the owner's stack */
     const struct rmalab__block *prev; /* the call it is nested in */
     const char *win_prev;       /* win-private.h: the window's blocked_in before */
     rmalab__err_packet *agree;  /* collective calls: the agreement they make
@@ -51,6 +52,11 @@ int rmalab__block_enter_at(rmalab__block *b, double since);
  * rmalab__block_enter in SLEEP mode, else now in an MPI_Allreduce. So a
  * collective call that agrees makes one collective before its own in
  * either mode. */
+/* A point-to-point call's record, filled and published in one (it is
+ * never collective nor passive, so it cannot fail): `call` on communicator
+ * c, its group the rank at *peer (kept valid by the caller), or every rank
+ * when *peer is negative (any source). */
+void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer);
 int rmalab__block_agree(rmalab__block *b, int *mixed);
 void rmalab__block_leave(rmalab__block *b);
 /* Has rmalab_interrupt ended b (an interruptible call, polling)? */

@@ -306,7 +306,8 @@ out:
 
 void rmalab__block_tag_comm(MPI_Comm c) { comm_tag(c, atomic_fetch_add(&next_comm_id, 1)); }
 
-void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
+/* rmalab__block_comm's body, inline in rmalab__block_enter_p2p. */
+static inline void comm_of(rmalab__block *b, MPI_Comm c)
 {
     b->object = "comm";
     b->comm = c;
@@ -325,18 +326,15 @@ void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
     b->n = t ? t->n : 0;
 }
 
+void rmalab__block_comm(rmalab__block *b, MPI_Comm c) { comm_of(b, c); }
+
 /* ------------------------------------------------------------------------ */
 /* The record                                                               */
 
-/* Is this thread the owner? The first thread to publish becomes it, when
- * the kernel has membarrier(2)'s private expedited barrier. */
-static bool owning(void)
+/* The first call to publish: this thread becomes the owner, when the
+ * kernel has membarrier(2)'s private expedited barrier. */
+static bool owning_first(void)
 {
-    int o = atomic_load_explicit(&owned, memory_order_acquire);
-    if (o > 0)
-        return pthread_equal(pthread_self(), owner);
-    if (o < 0)
-        return false;
     proc_lock();
     if (!atomic_load_explicit(&owned, memory_order_relaxed)) {
         owner = pthread_self();
@@ -344,13 +342,23 @@ static bool owning(void)
         atomic_store_explicit(&owned, ok ? 1 : -1, memory_order_release);
     }
     proc_unlock();
-    return owning();
+    return atomic_load_explicit(&owned, memory_order_acquire) > 0 &&
+           pthread_equal(pthread_self(), owner);
 }
 
-/* Push b on the stack that this thread writes. */
-static void push(rmalab__block *b)
+/* Is this thread the owner? */
+static inline bool owning(void)
 {
-    if (owning()) {
+    int o = atomic_load_explicit(&owned, memory_order_acquire);
+    if (o > 0)
+        return pthread_equal(pthread_self(), owner);
+    return o < 0 ? false : owning_first();
+}
+
+/* Push b on the stack that this thread writes (b->owned: the owner's). */
+static inline void push(rmalab__block *b)
+{
+    if ((b->owned = owning())) {
         b->prev = atomic_load_explicit(&own.now, memory_order_relaxed);
         atomic_store_explicit(&own.now, b, memory_order_release);
         return;
@@ -411,6 +419,27 @@ int rmalab__block_enter_at(rmalab__block *b, double since)
     return rc;
 }
 
+/* Its fields one by one (rmalab__coll_begin's memset of the whole record
+ * and the calls between were a tenth of a ping-pong's instructions), its
+ * communicator's world ranks from the cache, and the push, in one call. */
+void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
+{
+    b->call = call;
+    comm_of(b, c);
+    if (*peer >= 0 && b->n) {
+        b->ranks = peer;
+        b->n = 1;
+    }
+    b->collective = b->interruptible = b->passive = false;
+    atomic_init(&b->interrupted, false);
+    b->win_prev = NULL;
+    b->agree = NULL;
+    b->dup = NULL;
+    b->agreed = b->duped = false;
+    b->since = coarse_now();
+    push(b);
+}
+
 int rmalab__block_agree(rmalab__block *b, int *mixed)
 {
     int e = b->agreed ? MPI_SUCCESS : rmalab__err_agree_reduce(b->agree, b->comm, NULL);
@@ -419,7 +448,7 @@ int rmalab__block_agree(rmalab__block *b, int *mixed)
 
 void rmalab__block_leave(rmalab__block *b)
 {
-    if (owning()) { /* decided at its push, which came first */
+    if (b->owned) { /* decided at its push, which came first */
         const rmalab__block *now = atomic_load_explicit(&own.now, memory_order_relaxed);
         if (now == b) /* the owner's calls nest: always, but for a caller's slip */
             atomic_store_explicit(&own.now, b->prev, memory_order_relaxed);
