@@ -5,19 +5,13 @@
 
 #include "lrmalab.h"
 
-typedef struct {
-    const void *tag; /* &comm_tag (lrm_newud) */
-    rmalab_comm *comm;
-    int is_world;
-    int counted;     /* in the context's stats.comms */
-    const char *how; /* what made it, for tostring: "world", "dup", "split" */
-} lcomm;
+typedef lrm_comm lcomm;
 
-static const char comm_tag = 'c';
+const char lrm_comm_tag = 'c';
 
 static lcomm *newcomm(lua_State *L, const char *how)
 {
-    lcomm *u = lrm_newud(L, sizeof *u, 0, &comm_tag);
+    lcomm *u = lrm_newud(L, sizeof *u, 0, &lrm_comm_tag);
     u->comm = NULL;
     u->is_world = 0;
     u->how = how;
@@ -41,15 +35,8 @@ void lrm_push_comm_methods(lua_State *L)
 
 static lcomm *tocomm(lua_State *L, int arg)
 {
-    return lrm_checkud(L, arg, &comm_tag, sizeof(lcomm), RMALAB_ERR_COMM, "communicator expected");
-}
-
-rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
-{
-    lcomm *u = tocomm(L, arg);
-    if (!u->comm)
-        lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
-    return u->comm;
+    return lrm_checkud(L, arg, &lrm_comm_tag, sizeof(lcomm), RMALAB_ERR_COMM,
+                       "communicator expected");
 }
 
 void lrm_pushworld(lua_State *L)

@@ -267,7 +267,25 @@ void lrm_push_comm_methods(lua_State *L);
 rmalab_comm **lrm_newcomm(lua_State *L, const char *how);
 /* Push the world communicator object (created once, kept in the module). */
 void lrm_pushworld(lua_State *L);
-rmalab_comm *lrm_checkcomm(lua_State *L, int arg);
+/* A communicator object (lcomm.c); its first word is &lrm_comm_tag. */
+typedef struct {
+    const void *tag; /* &lrm_comm_tag (lrm_newud) */
+    rmalab_comm *comm;
+    int is_world;
+    int counted;     /* in the context's stats.comms */
+    const char *how; /* what made it, for tostring: "world", "dup", "split" */
+} lrm_comm;
+extern const char lrm_comm_tag;
+/* The communicator at arg, not freed, else an error: inline, as every
+ * call on a communicator asks it first. */
+static inline rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+{
+    lrm_comm *u = lrm_checkud(L, arg, &lrm_comm_tag, sizeof(lrm_comm), RMALAB_ERR_COMM,
+                              "communicator expected");
+    if (!u->comm)
+        lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
+    return u->comm;
+}
 /* Raise the core's error `rc` from comm:<call>. Never returns. */
 int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call);
 
