@@ -31,9 +31,11 @@ typedef struct {
 int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool keep,
                      unsigned char *first, rmalab__msg_out *o);
 /* The common message: n bytes of `type` with no clock that fit in one
- * part, laid out in `first` as rmalab__msg_pack would; its bytes, or 0
- * (a clock, or too long: pack it). */
-size_t rmalab__msg_whole(const void *buf, size_t n, int type, unsigned char *first);
+ * part, laid out as rmalab__msg_pack would and sent to dest with tag in
+ * one MPI_Send; else (a clock, or too long) RMALAB__MSG_PACK: pack it. */
+#define RMALAB__MSG_PACK (-1)
+int rmalab__msg_send_whole(rmalab_comm *c, const void *buf, size_t n, int type, int dest,
+                           int tag);
 /* MPI_Isend of both parts to dest with tag. */
 int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag,
                      MPI_Request req[2]);
@@ -69,11 +71,17 @@ int rmalab__msg_step(rmalab__msg_in *m, bool block);
  * m->payload), then acquire its clock and copy it there. A refusal
  * (ERR_TYPE, ERR_TRUNCATE) stashes it. Nothing to do before it arrived. */
 int rmalab__msg_take(rmalab__msg_in *m, int type, void *into, size_t cap);
-/* A blocking receive: start, step and take in one, of `type` into `into`
- * (as rmalab__msg_take). On its own (nothing stashed, no other receive
- * posted, waits that spin), the common message, whole in its first part
- * with no clock, is received, checked and copied with no stage between. */
-int rmalab__msg_recv(rmalab__msg_in *m, int type, void *into, size_t cap);
+/* A blocking receive from source with tag on c: start, step and take in
+ * one, of `type` into `into` (as rmalab__msg_take), the status in *st. m
+ * is its state, made here with `first` (RMALAB__EAGER bytes, aligned as
+ * malloc's, that live as long as m), which the caller closes. On its own
+ * (nothing stashed, no other receive posted, waits that spin), the common
+ * message, whole in its first part with no clock, is received, checked
+ * and copied with no stage between and m is not made: only m->payload is
+ * set (in `first`), and the caller need not close it. */
+int rmalab__msg_recv(rmalab__msg_in *m, rmalab_comm *c, int source, int tag,
+                     unsigned char *first, int type, void *into, size_t cap,
+                     rmalab_msg_status *st);
 /* Release m: a receive still posted is cancelled. */
 void rmalab__msg_close(rmalab__msg_in *m);
 /* Every posted receive whose first part came posts its rest (not self). */

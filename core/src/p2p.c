@@ -37,8 +37,8 @@ static int check_tag(rmalab_comm *c, const char *call, int tag, bool any)
 
 /* What a message call checks before anything: NULL, rank, tag, size. The
  * arguments that pass are told inline, in a few compares. */
-static inline int check_call(rmalab_comm *c, const char *call, int peer, int tag, bool recv,
-                             size_t n)
+__attribute__((always_inline)) static inline int check_call(rmalab_comm *c, const char *call,
+                                                            int peer, int tag, bool recv, size_t n)
 {
     if (!c)
         return rmalab__err_fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
@@ -56,12 +56,10 @@ static inline int check_call(rmalab_comm *c, const char *call, int peer, int tag
     return rc;
 }
 
-/* Checks, then the call's record: its group is `peer` (any: every rank).
- * The record of a point-to-point call is never collective nor passive:
- * it is filled field by field, as rmalab__coll_begin's memset of the
- * whole record and its calls were a tenth of a round trip's instructions. */
-static int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *peer, int tag,
-                 bool recv, size_t n)
+/* Checks, then the call's record (rmalab__block_enter_p2p): its group is
+ * `peer` (any: every rank). */
+static inline int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *peer,
+                        int tag, bool recv, size_t n)
 {
     if (!c) /* coll_begin refuses it, in its words */
         return rmalab__coll_begin(b, call, c, false, NULL);
@@ -69,18 +67,7 @@ static int begin(rmalab__block *b, const char *call, rmalab_comm *c, const int *
     int rc = check_call(c, call, *peer, tag, recv, n);
     if (rc)
         return rmalab__coll_refuse(call, c, rc);
-    b->call = call;
-    rmalab__block_comm(b, rmalab_comm_mpi(c));
-    if (*peer >= 0 && b->n) {
-        b->ranks = peer;
-        b->n = 1;
-    }
-    b->collective = b->interruptible = b->passive = false;
-    atomic_init(&b->interrupted, false);
-    b->win_prev = NULL;
-    b->agree = NULL;
-    b->dup = NULL;
-    rmalab__block_enter(b); /* cannot fail: not collective */
+    rmalab__block_enter_p2p(b, call, rmalab_comm_mpi(c), peer);
     return RMALAB_OK;
 }
 
@@ -91,17 +78,21 @@ static int end(rmalab__block *b, int rc)
     return rc ? rmalab__block_call_end(b->call, "comm", b->id, rc) : rc;
 }
 
-static size_t bytes_of(int type, int count)
-{
-    return count <= 0 ? 0 : (size_t)count * (size_t)rmalab_type_size((rmalab_type)type);
-}
-
-static int check_typed(const char *call, int type, int count)
+static int typed_refused(const char *call, int type, int count)
 {
     if (count < 0)
         return rmalab__err_fail(RMALAB_ERR_ARG, "%s: count %d is negative", call, count);
-    if (!rmalab_type_name((rmalab_type)type))
-        return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
+    return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
+}
+
+/* The bytes of count elements of `type` in *n, after checking them: one
+ * call of rmalab_type_size, which is negative for an unknown type. */
+static inline int check_typed(const char *call, int type, int count, size_t *n)
+{
+    int size = rmalab_type_size((rmalab_type)type);
+    if (count < 0 || size < 0)
+        return typed_refused(call, type, count);
+    *n = (size_t)count * (size_t)size;
     return RMALAB_OK;
 }
 
@@ -212,21 +203,19 @@ static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int de
 {
     if (dest == rmalab_comm_rank(c))
         return send_self(c, buf, n, type, tag);
+    bool spin =
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP;
+    int rc = spin ? rmalab__msg_send_whole(c, buf, n, type, dest, tag) : RMALAB__MSG_PACK;
+    if (rc != RMALAB__MSG_PACK)
+        return rc;
     unsigned char first[RMALAB__EAGER];
     rmalab__msg_out o;
     MPI_Request req[2];
-    bool spin =
-        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP;
-    size_t whole = spin ? rmalab__msg_whole(buf, n, type, first) : 0;
-    int rc = whole ? RMALAB_OK : rmalab__msg_pack(c, buf, n, type, false, first, &o);
-    if (rc)
+    if ((rc = rmalab__msg_pack(c, buf, n, type, false, first, &o)))
         return rc;
-    if (whole || (!o.nrest && spin)) {
-        int e = MPI_Send(first, (int)(whole ? whole : o.nfirst), MPI_BYTE, dest, tag,
-                         rmalab_comm_mpi(c));
+    if (!o.nrest && spin) {
+        int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
         rc = e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
-        if (whole)
-            return rc;
     } else if (!(rc = rmalab__msg_post(c, &o, dest, tag, req))) {
         for (int i = 0; i < 2 && !rc; i++)
             rc = rmalab__msg_wait(&req[i], MPI_STATUS_IGNORE, NULL);
@@ -252,41 +241,53 @@ int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_ty
                            int dest, int tag)
 {
     rmalab__block_call_begin();
-    int rc = check_typed("send", (int)type, count);
+    size_t n = 0;
+    int rc = check_typed("send", (int)type, count, &n);
     if (rc)
         return rmalab__coll_refuse("send", c, rc);
-    return send_("send", c, buf, bytes_of((int)type, count), (int)type, dest, tag);
+    return send_("send", c, buf, n, (int)type, dest, tag);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Receiving                                                                */
 
-static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
-                 rmalab__msg_in *m, rmalab_msg_status *st)
+/* m made closed (rmalab__msg_close does nothing to it), before a receive
+ * that may leave it so. */
+static inline void msg_closed(rmalab__msg_in *m)
 {
-    /* aligned as malloc's memory: a message all in it is taken from it */
-    static _Thread_local _Alignas(16) unsigned char first[RMALAB__EAGER];
-    /* m is made here, even for a call refused (the caller closes it) */
-    *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
+    m->stage = RMALAB__MSG_DONE;
+    m->scratch = true;
+    m->own = NULL;
+    m->from_stash = NULL;
+    m->payload = NULL;
+}
+
+/* m is left closed or for the caller to close, even for a call refused;
+ * `first` as rmalab__msg_recv's. */
+static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
+                 unsigned char *first, rmalab__msg_in *m, rmalab_msg_status *st)
+{
+    msg_closed(m);
     rmalab__block b;
     int rc = begin(&b, "recv", c, &source, tag, true, 0);
     if (rc)
         return rc;
-    rc = rmalab__msg_recv(m, type, into, cap);
-    if (!rc)
-        *st = m->st;
-    return end(&b, rc);
+    return end(&b, rmalab__msg_recv(m, c, source, tag, first, type, into, cap, st));
 }
 
 int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, size_t *n,
                            rmalab_msg_status *st)
 {
-    static _Thread_local rmalab__msg_in last; /* kept until this thread's next call */
+    /* kept until this thread's next call, with the first part the message
+     * may be in (aligned as malloc's memory: a message all in it is taken
+     * from it) */
+    static _Thread_local rmalab__msg_in last;
+    static _Thread_local _Alignas(16) unsigned char first[RMALAB__EAGER];
     rmalab__msg_close(&last);
-    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, NULL, 0, &last, st);
+    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, NULL, 0, first, &last, st);
     if (!rc) {
         *p = last.payload;
-        *n = last.st.bytes;
+        *n = st->bytes;
     }
     return rc;
 }
@@ -294,8 +295,9 @@ int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, 
 int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
                      rmalab_msg_status *st)
 {
-    rmalab__msg_in m; /* recv_ makes it */
-    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, buf, cap, &m, st);
+    _Alignas(16) unsigned char first[RMALAB__EAGER];
+    rmalab__msg_in m;
+    int rc = recv_(c, source, tag, RMALAB__ANY_FORM, buf, cap, first, &m, st);
     rmalab__msg_close(&m);
     return rc;
 }
@@ -304,11 +306,13 @@ int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type typ
                            int tag, rmalab_msg_status *st)
 {
     rmalab__block_call_begin();
-    int rc = check_typed("recv", (int)type, count);
+    size_t n = 0;
+    int rc = check_typed("recv", (int)type, count, &n);
     if (rc)
         return rmalab__coll_refuse("recv", c, rc);
-    rmalab__msg_in m; /* recv_ makes it */
-    rc = recv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), &m, st);
+    _Alignas(16) unsigned char first[RMALAB__EAGER];
+    rmalab__msg_in m;
+    rc = recv_(c, source, tag, (int)type, buf, n, first, &m, st);
     rmalab__msg_close(&m);
     return rc;
 }
@@ -405,10 +409,11 @@ int rmalab_comm_isend_typed(rmalab_comm *c, const void *buf, int count, rmalab_t
 {
     rmalab__block_call_begin();
     *out = NULL;
-    int rc = check_typed("isend", (int)type, count);
+    size_t n = 0;
+    int rc = check_typed("isend", (int)type, count, &n);
     if (rc)
         return rmalab__coll_refuse("isend", c, rc);
-    return isend_(c, buf, bytes_of((int)type, count), (int)type, false, dest, tag, out);
+    return isend_(c, buf, n, (int)type, false, dest, tag, out);
 }
 
 static int irecv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
@@ -440,10 +445,11 @@ int rmalab_comm_irecv_typed(rmalab_comm *c, void *buf, int count, rmalab_type ty
 {
     rmalab__block_call_begin();
     *out = NULL;
-    int rc = check_typed("irecv", (int)type, count);
+    size_t n = 0;
+    int rc = check_typed("irecv", (int)type, count, &n);
     if (rc)
         return rmalab__coll_refuse("irecv", c, rc);
-    return irecv_(c, source, tag, (int)type, buf, bytes_of((int)type, count), out);
+    return irecv_(c, source, tag, (int)type, buf, n, out);
 }
 
 static int send_step(rmalab_request *r, bool block)
