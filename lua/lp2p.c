@@ -151,8 +151,10 @@ static int comm_recv(lua_State *L)
                : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
     if (rc)
         return raise(L, rc);
-    if (u || st.type >= 0 || !push_number(L, p, n))
-        return lrm_push_message_memo(L, p, n, &st, u ? 4 : 0, lua_upvalueindex(1));
+    if (u) /* b itself, then its status (lrm_push_message_memo's first case) */
+        lua_pushvalue(L, 4);
+    else if (st.type >= 0 || !push_number(L, p, n))
+        return lrm_push_message_memo(L, p, n, &st, 0, lua_upvalueindex(1));
     lrm_push_status_memo(L, &st, false, lua_upvalueindex(1));
     return 2;
 }

@@ -240,11 +240,12 @@ int rmalab_comm_send(rmalab_comm *c, const void *buf, size_t n, int dest, int ta
 int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_type type,
                            int dest, int tag)
 {
-    rmalab__block_call_begin();
     size_t n = 0;
     int rc = check_typed("send", (int)type, count, &n);
-    if (rc)
+    if (rc) { /* a call that passes forgets the last failure in begin */
+        rmalab__block_call_begin();
         return rmalab__coll_refuse("send", c, rc);
+    }
     return send_("send", c, buf, n, (int)type, dest, tag);
 }
 
@@ -260,6 +261,14 @@ static inline void msg_closed(rmalab__msg_in *m)
     m->own = NULL;
     m->from_stash = NULL;
     m->payload = NULL;
+}
+
+/* m closed, unless it is closed already (a call less for the common
+ * message, which leaves it so). */
+static inline void msg_close(rmalab__msg_in *m)
+{
+    if (m->stage != RMALAB__MSG_DONE || m->from_stash || !m->scratch)
+        rmalab__msg_close(m);
 }
 
 /* m is left closed or for the caller to close, even for a call refused;
@@ -283,7 +292,7 @@ int rmalab_comm_recv_bytes(rmalab_comm *c, int source, int tag, const void **p, 
      * from it) */
     static _Thread_local rmalab__msg_in last;
     static _Thread_local _Alignas(16) unsigned char first[RMALAB__EAGER];
-    rmalab__msg_close(&last);
+    msg_close(&last);
     int rc = recv_(c, source, tag, RMALAB__ANY_FORM, NULL, 0, first, &last, st);
     if (!rc) {
         *p = last.payload;
@@ -298,22 +307,23 @@ int rmalab_comm_recv(rmalab_comm *c, void *buf, size_t cap, int source, int tag,
     _Alignas(16) unsigned char first[RMALAB__EAGER];
     rmalab__msg_in m;
     int rc = recv_(c, source, tag, RMALAB__ANY_FORM, buf, cap, first, &m, st);
-    rmalab__msg_close(&m);
+    msg_close(&m);
     return rc;
 }
 
 int rmalab_comm_recv_typed(rmalab_comm *c, void *buf, int count, rmalab_type type, int source,
                            int tag, rmalab_msg_status *st)
 {
-    rmalab__block_call_begin();
     size_t n = 0;
     int rc = check_typed("recv", (int)type, count, &n);
-    if (rc)
+    if (rc) { /* a call that passes forgets the last failure in begin */
+        rmalab__block_call_begin();
         return rmalab__coll_refuse("recv", c, rc);
+    }
     _Alignas(16) unsigned char first[RMALAB__EAGER];
     rmalab__msg_in m;
     rc = recv_(c, source, tag, (int)type, buf, n, first, &m, st);
-    rmalab__msg_close(&m);
+    msg_close(&m);
     return rc;
 }
 
