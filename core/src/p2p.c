@@ -199,19 +199,16 @@ static int send_self(rmalab_comm *c, const void *buf, size_t n, int type, int ta
     return rc;
 }
 
-static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest, int tag)
+/* A message that is not the common one (send_call's): packed, and sent in
+ * parts, or waited for with the sleeping backoff. */
+static int send_packed(rmalab_comm *c, const void *buf, size_t n, int type, int dest, int tag,
+                       bool spin)
 {
-    if (dest == rmalab_comm_rank(c))
-        return send_self(c, buf, n, type, tag);
-    bool spin =
-        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP;
-    int rc = spin ? rmalab__msg_send_whole(c, buf, n, type, dest, tag) : RMALAB__MSG_PACK;
-    if (rc != RMALAB__MSG_PACK)
-        return rc;
     unsigned char first[RMALAB__EAGER];
     rmalab__msg_out o;
     MPI_Request req[2];
-    if ((rc = rmalab__msg_pack(c, buf, n, type, false, first, &o)))
+    int rc = rmalab__msg_pack(c, buf, n, type, false, first, &o);
+    if (rc)
         return rc;
     if (!o.nrest && spin) {
         int e = MPI_Send(first, (int)o.nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
@@ -222,6 +219,18 @@ static int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int de
     }
     rmalab__mem_free(o.copy);
     return rc;
+}
+
+/* Inline: the common message goes in one call (rmalab__msg_send_whole). */
+static inline int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest,
+                            int tag)
+{
+    if (dest == rmalab_comm_rank(c))
+        return send_self(c, buf, n, type, tag);
+    bool spin =
+        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP;
+    int rc = spin ? rmalab__msg_send_whole(c, buf, n, type, dest, tag) : RMALAB__MSG_PACK;
+    return rc != RMALAB__MSG_PACK ? rc : send_packed(c, buf, n, type, dest, tag, spin);
 }
 
 static int send_(const char *call, rmalab_comm *c, const void *buf, size_t n, int type,
@@ -273,8 +282,8 @@ static inline void msg_close(rmalab__msg_in *m)
 
 /* m is left closed or for the caller to close, even for a call refused;
  * `first` as rmalab__msg_recv's. */
-static int recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap,
-                 unsigned char *first, rmalab__msg_in *m, rmalab_msg_status *st)
+static inline int recv_(rmalab_comm *c, int source, int tag, int type, void *into,
+                        size_t cap, unsigned char *first, rmalab__msg_in *m, rmalab_msg_status *st)
 {
     msg_closed(m);
     rmalab__block b;
