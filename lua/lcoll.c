@@ -429,19 +429,35 @@ static int reduce_any(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind)
 
 /* One number with a good op, the usual case, without holding failures
  * (nothing can fail here but in the collective); anything else, and any
- * failure of a check, goes to reduce_any, which checks all again. */
+ * failure of a check, goes to reduce_any, which checks all again. An
+ * integer, or a float under sum, prod, max or min, is taken as it is and
+ * the result pushed here (number's and push_result's calls were 85
+ * instructions of an allreduce of 762). */
 static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     rmalab_op op;
     int64_t v;
-    bool flt = false;
-    if (kind == RMALAB_REDUCE_ROOT || lua_type(L, 2) != LUA_TNUMBER || lrm_op_status(L, 3, &op) ||
-        number(L, 2, LUA_TNUMBER, op, &v, &flt, "value", 0))
+    rmalab_type type = RMALAB_INT64;
+    if (kind == RMALAB_REDUCE_ROOT || lua_type(L, 2) != LUA_TNUMBER || lrm_op_status(L, 3, &op))
         return reduce_any(L, c, kind);
-    rmalab_type type = flt ? RMALAB_DOUBLE : RMALAB_INT64;
+    if (lua_isinteger(L, 2)) {
+        v = (int64_t)lua_tointeger(L, 2);
+    } else if (op <= RMALAB_OP_MIN) {
+        double d = lua_tonumber(L, 2);
+        memcpy(&v, &d, 8);
+        type = RMALAB_DOUBLE;
+    } else {
+        return reduce_any(L, c, kind);
+    }
     int rc = rmalab_comm_reduce(c, kind, 0, &v, 1, &type, op, RMALAB_OK);
-    return rc ? raise(L, rc) : push_result(L, c, kind, 0, &v, 1, type, true);
+    if (rc)
+        return raise(L, rc);
+    if (kind == RMALAB_REDUCE_EXSCAN && rmalab_comm_rank(c) == 0)
+        lua_pushnil(L);
+    else
+        push_numbers(L, &v, 1, type, true);
+    return 1;
 }
 
 static int comm_allreduce(lua_State *L) { return reduce_call(L, RMALAB_REDUCE_ALL); }

@@ -230,6 +230,11 @@ T.case("reductions refuse on every rank, before anything is reduced", function()
   checkerr("ERR_ARG", me == 1 and "value[2]: a number expected, got string"
                        or "rank 1 could not take part",
     c.allreduce, c, me == 1 and { 1, "x" } or { 1, 2 }, "sum")
+  checkerr("ERR_ARG", "the ranks gave different numbers of values",
+    c.allreduce, c, me == 0 and 1 or { 1, 2 }, "sum")
+  local ops = "the ranks gave different ops"
+  checkerr("ERR_OP", ops, c.allreduce, c, 1.5, me == 0 and "sum" or "max")
+  checkerr("ERR_OP", ops, c.allreduce, c, 1, me == 0 and "sum" or "bor")
   checkerr("ERR_OP", "replace is not a reduction", c.allreduce, c, 1, "replace")
   checkerr("ERR_OP", "unknown op \"avg\"", c.allreduce, c, 1, "avg")
   checkerr("ERR_RANK", "comm:reduce: root -1 is not a rank", c.reduce, c, 1, "sum", -1)

@@ -150,6 +150,13 @@ T.case("ordered accesses are not races", function()
     if T.rank == 0 then win:lock(1, "shared"); win:put(1, 4, "int32", 1); win:unlock(1) end
     rl.world:barrier()
     if T.rank == 1 then win:read(4, "int32") end
+    -- ... or an allreduce of one number, which carries the clocks as barrier
+    -- does (twice: a process's first reduction takes the general path).
+    for i = 6, 7 do
+      if T.rank == 0 then win:lock(1, "shared"); win:put(1, i, "int32", 1); win:unlock(1) end
+      rl.world:allreduce(1.5, "sum")
+      if T.rank == 1 then win:read(i, "int32") end
+    end
     -- Exclusive locks keep two origins apart.
     win:lock(1, "exclusive")
     win:put(1, 5, "int32", T.rank)
