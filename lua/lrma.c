@@ -1,9 +1,9 @@
 /* RMA operations in Lua: put, get, accumulate, get_accumulate,
  * fetch_and_op and compare_and_swap, the request-based rput, rget,
- * raccumulate and rget_accumulate (their requests are lrequest.c's), and the result handles of those that
- * return data (r:value(), r:values(), r:ready()). A result userdata is made
- * before the operation, so it owns the core's result the moment it
- * exists. */
+ * raccumulate and rget_accumulate (their requests are lrequest.c's), and
+ * the result handles of those that return data (r:value(), r:values(),
+ * r:ready()). A handle is made and pinned by its window (lpin.c) before
+ * the operation, so that MPI writes only into memory the collector keeps. */
 #include <stdio.h>
 #include <string.h>
 
