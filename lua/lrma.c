@@ -1,9 +1,9 @@
 /* RMA operations in Lua: put, get, accumulate, get_accumulate,
  * fetch_and_op and compare_and_swap, the request-based rput, rget,
- * raccumulate and rget_accumulate (their requests are lrequest.c's), and the result handles of those that
- * return data (r:value(), r:values(), r:ready()). A result userdata is made
- * before the operation, so it owns the core's result the moment it
- * exists. */
+ * raccumulate and rget_accumulate (their requests are lrequest.c's), and
+ * the result handles of those that return data (r:value(), r:values(),
+ * r:ready()). A handle is made and pinned by its window (lpin.c) before
+ * the operation, so that MPI writes only into memory the collector keeps. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,20 +11,31 @@
 
 #define LRM_RESULT_T "rmalab.result"
 
-/* A result handle. Its window's name, for the error of a result read too
- * early, is asked of the core then (rmalab_result_win), where a user value
- * holding it cost every get a string pushed and set (about 150
- * instructions, and 16 bytes more for the collector). */
+/* A result handle holds its operation's result memory itself, and for the
+ * atomics and get_accumulate a copy of their origin (and compare), which
+ * MPI reads until the operation completes: the core's call on the
+ * caller's memory (rmalab_win_get_mem...) fills it, and its ticket says
+ * when it has completed (rmalab_win_done). The window keeps each handle
+ * alive until then (pin), so the collector never frees memory that MPI
+ * may still write, and a handle needs no finaliser. It replaced a core
+ * result (rmalab_win_get) in a userdata of its own with a __gc that
+ * released it: a calloc and a free, the core's tracking of the result, and
+ * the collector's finalising call, about 1.2k instructions a get. */
 typedef struct {
-    const void *tag; /* &result_tag (lrm_newud) */
-    rmalab_result *r;
+    lrm_pinned p;     /* tag &result_tag; its window, ticket and target */
+    int count;
+    rmalab_type type;
+    _Alignas(8) unsigned char data[]; /* the result, then origin and compare */
 } lresult;
 
 static const char result_tag = 'r';
 
 static lresult *toresult(lua_State *L, int arg)
 {
-    return lrm_checkud(L, arg, &result_tag, sizeof(lresult), RMALAB_ERR_ARG, "RMA result expected");
+    lresult *u = lua_touserdata(L, arg);
+    if (!u || lua_rawlen(L, arg) < sizeof *u || u->p.tag != &result_tag)
+        lrm_checkud_fail(L, arg, RMALAB_ERR_ARG, "RMA result expected");
+    return u;
 }
 
 static int win_error(lua_State *L, int rc, rmalab_win *w)
@@ -32,17 +43,29 @@ static int win_error(lua_State *L, int rc, rmalab_win *w)
     return lrm_raise_win(L, rc, w, NULL);
 }
 
-/* Allocate the result userdata before the operation, so it owns the core
- * result the moment it exists. Its metatable is the first upvalue of every
- * operation (lrm_open_rma), where a lookup in the registry by the tag's
- * address cost each get about 170 instructions (and by its name, as
- * luaL_setmetatable does, a hash of it). */
-static lresult *new_result_ud(lua_State *L)
+/* A handle for o's operation of `count` elements with room for `extra`
+ * copies of its origin, pushed and pinned before the operation, so that
+ * MPI never writes into memory the collector may take. Its metatable is
+ * the first upvalue of every operation (lrm_open_rma), where a lookup in
+ * the registry cost each get about 170 instructions. */
+static lresult *new_result(lua_State *L, rmalab_win *w, int target, rmalab_type type, int count,
+                           int extra)
 {
-    lresult *u = lrm_newud(L, sizeof *u, 0, &result_tag);
+    size_t bytes = (size_t)count * (size_t)rmalab_type_size(type);
+    lresult *u = lua_newuserdatauv(L, sizeof *u + bytes * (size_t)(1 + extra), 0);
+    *u = (lresult){.p = {.tag = &result_tag, .w = w, .target = target}, .count = count,
+                   .type = type};
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_setmetatable(L, -2);
+    lrm_win_pin(L);
     return u;
+}
+
+/* The k-th copy of the origin in u, holding the `count` values at v. */
+static void *result_copy(lresult *u, int k, const void *v)
+{
+    size_t bytes = (size_t)u->count * (size_t)rmalab_type_size(u->type);
+    return memcpy(u->data + (size_t)k * bytes, v, bytes);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -276,9 +299,10 @@ static int win_get(lua_State *L)
     check_op_args(L, &o, C_GET);
     if (!o.vec && !lrm_tobuffer(L, 5)) {
         int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
-        lresult *u = new_result_ud(L);
+        lresult *u = new_result(L, o.w, o.target, o.type, count, 0);
         lrm_site(L, o.w);
-        int rc = rmalab_win_get(o.w, o.target, o.disp, o.type, count, &u->r);
+        int rc = rmalab_win_get_mem(o.w, o.target, o.disp, o.type, count, u->data, NULL,
+                                    &u->p.ticket);
         return rc ? mem_error(L, rc, &o) : 1;
     }
     int b = result_at(L, &o, 5, elements_of(o.vec));
@@ -316,10 +340,11 @@ static int win_get_accumulate(lua_State *L)
         int count;
         lrm_valsite site = values_site(&o, 5);
         void *buf = lrm_checkvalues(L, 5, o.type, &count, &site);
-        lresult *u = new_result_ud(L);
+        lresult *u = new_result(L, o.w, o.target, o.type, count, 1);
+        void *origin = result_copy(u, 1, buf);
         lrm_site(L, o.w);
-        int rc = rmalab_win_get_accumulate(o.w, o.target, o.disp, o.type, count, buf, op,
-                                           &u->r);
+        int rc = rmalab_win_get_accumulate_mem(o.w, o.target, o.disp, o.type, count, origin,
+                                               u->data, op, NULL, &u->p.ticket);
         return rc ? mem_error(L, rc, &o) : 1;
     }
     lua_settop(L, 7);
@@ -410,9 +435,10 @@ static int win_fetch_and_op(lua_State *L)
     void *buf = lrm_checkvalues(L, 5, t, &count, &site);
     if (count != 1)
         lrm_argerror(L, 5, RMALAB_ERR_ARG, "fetch_and_op takes exactly one value");
-    lresult *u = new_result_ud(L);
+    lresult *u = new_result(L, w, target, t, 1, 1);
+    void *origin = result_copy(u, 1, buf);
     lrm_site(L, w);
-    int rc = rmalab_win_fetch_and_op(w, target, disp, t, buf, op, &u->r);
+    int rc = rmalab_win_fetch_and_op_mem(w, target, disp, t, origin, u->data, op, &u->p.ticket);
     if (rc)
         return win_error(L, rc, w);
     return 1;
@@ -437,64 +463,56 @@ static int win_compare_and_swap(lua_State *L)
     if (nc != 1 || nv != 1)
         lrm_argerror(L, nc != 1 ? 5 : 6, RMALAB_ERR_ARG,
                      "compare_and_swap takes exactly one value");
-    lresult *u = new_result_ud(L);
+    lresult *u = new_result(L, w, target, t, 1, 2);
+    void *compare = result_copy(u, 1, cmp), *origin = result_copy(u, 2, val);
     lrm_site(L, w);
-    int rc = rmalab_win_compare_and_swap(w, target, disp, t, cmp, val, &u->r);
+    int rc = rmalab_win_compare_and_swap_mem(w, target, disp, t, compare, origin, u->data,
+                                             &u->p.ticket);
     if (rc)
         return win_error(L, rc, w);
     return 1;
 }
 
-static const rmalab_result *checkresult(lua_State *L, const void **data, rmalab_type *t,
-                                        int *count)
+/* The handle at 1, its data there: or an error, while its operation may
+ * be in flight or when its window was freed before it completed. */
+static lresult *checkresult(lua_State *L, const char *call)
 {
     lresult *u = toresult(L, 1);
-    if (!u->r)
-        lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
-    int rc = rmalab_result_data(u->r, data, t, count);
-    if (rc) {
-        rmalab_win *w = rmalab_result_win(u->r);
-        lrm_raise_named(L, w ? rmalab_win_get_name(w) : NULL, rc, "result:%s: %s",
-                        data ? "value" : "ready", rmalab_errmsg());
-    }
-    return u->r;
+    if (lrm_landed(&u->p) && !u->p.gone)
+        return u;
+    if (u->p.gone)
+        lrm_raisef(L, RMALAB_ERR_RMA_SYNC,
+                   "result:%s: the data from rank %d never arrived: its window was freed "
+                   "before the epoch that carries it completed",
+                   call, u->p.target);
+    char by[96];
+    rmalab_win_completer(u->p.w, u->p.target, by, sizeof by);
+    lrm_raise_named(L, rmalab_win_get_name(u->p.w), RMALAB_ERR_RMA_SYNC,
+                    "result:%s: the data from rank %d has not arrived yet: an RMA result may "
+                    "only be read once the epoch that carries it has completed, here at %s",
+                    call, u->p.target, by);
+    return NULL;
 }
 
 static int result_value(lua_State *L)
 {
-    const void *data;
-    rmalab_type t;
-    int count;
-    checkresult(L, &data, &t, &count);
-    lrm_pushvalues(L, t, data, count, 0);
+    lresult *u = checkresult(L, "value");
+    lrm_pushvalues(L, u->type, u->data, u->count, 0);
     return 1;
 }
 
 static int result_values(lua_State *L)
 {
-    const void *data;
-    rmalab_type t;
-    int count;
-    checkresult(L, &data, &t, &count);
-    lrm_pushvalues(L, t, data, count, 1);
+    lresult *u = checkresult(L, "values");
+    lrm_pushvalues(L, u->type, u->data, u->count, 1);
     return 1;
 }
 
 static int result_ready(lua_State *L)
 {
     lresult *u = toresult(L, 1);
-    if (!u->r)
-        return lrm_argerror(L, 1, RMALAB_ERR_ARG, "RMA result expected");
-    lua_pushboolean(L, rmalab_result_ready(u->r));
+    lua_pushboolean(L, lrm_landed(&u->p) && !u->p.gone);
     return 1;
-}
-
-static int result_gc(lua_State *L)
-{
-    lresult *u = toresult(L, 1);
-    rmalab_result_release(u->r);
-    u->r = NULL;
-    return 0;
 }
 
 /* win:rput(target, disp, layout, values | buffer) -> rq */
@@ -573,12 +591,10 @@ static const luaL_Reg result_methods[] = {
 void lrm_open_rma(lua_State *L)
 {
     luaL_newmetatable(L, LRM_RESULT_T);
-    lua_pushcfunction(L, result_gc);
-    lua_setfield(L, -2, "__gc");
     luaL_newlib(L, result_methods);
     lua_setfield(L, -2, "__index");
     lrm_push_win_methods(L);
     lua_insert(L, -2);
-    luaL_setfuncs(L, rma_methods, 1); /* each with the result's metatable: new_result_ud's */
+    luaL_setfuncs(L, rma_methods, 1); /* each with the result's metatable: new_result's */
     lua_pop(L, 1);
 }

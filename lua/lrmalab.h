@@ -25,6 +25,8 @@
  *                rl.waitany; messages' values as receives give them
  *   lcoll.c lp2p.c  communicators' collectives, and their messages and
  *                requests (values through lcodec.c and ldecode.c)
+ *   lpin.c       what MPI writes into (result handles), kept alive by its
+ *                window until it lands
  *   lwin.c       windows: creation, freeing, properties, local memory
  *   lrma.c       RMA operations and their results
  *   lsync.c      synchronisation and the epoch state
@@ -288,6 +290,27 @@ static inline rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
 }
 /* Raise the core's error `rc` from comm:<call>. Never returns. */
 int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call);
+
+/* The head of a userdata that MPI writes into until an operation of a
+ * window completes (lrma.c's result handles): the window keeps it alive
+ * until then (lpin.c). */
+typedef struct {
+    const void *tag;
+    rmalab_win *w;    /* while it may be in flight (pinned); NULL once landed */
+    uint64_t ticket;  /* the operation's (rmalab_win_done; 0: never issued) */
+    int target;
+    bool gone;        /* its window was freed before the operation completed */
+} lrm_pinned;
+/* The window at index 1 keeps the userdata on top, an lrm_pinned, alive
+ * until it lands: pinned before the operation is issued. */
+void lrm_win_pin(lua_State *L);
+/* Has its operation completed at this origin? */
+bool lrm_landed(lrm_pinned *p);
+/* The window at `win` is about to be freed, or has been (`freed`: what is
+ * left in flight is gone); or it is filed for release at exit as w, and
+ * its pins go to the registry, since MPI may write into them until then. */
+void lrm_pins_free(lua_State *L, int win, bool freed);
+void lrm_pins_keep(lua_State *L, int win, rmalab_win *w);
 
 /* Windows (lwin.c). */
 void lrm_open_win(lua_State *L);

@@ -160,7 +160,7 @@ static void read_win_args(lua_State *L, win_args *a)
  * is there before the core creates it. */
 static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
 {
-    lwin *u = lrm_newud(L, sizeof *u, 0, &win_tag);
+    lwin *u = lrm_newud(L, sizeof *u, 1, &win_tag); /* its result handles (lrma.c) */
     u->win = NULL;
     u->ctx = lrm_getctx(L);
     u->leak = NULL;
@@ -237,8 +237,10 @@ static int win_free(lua_State *L)
     free_args a = {&u->win, RMALAB_OK};
     if (lrm_buffers_busy(L, w, busy, sizeof busy))
         a.status = rmalab_set_error(RMALAB_ERR_RMA_SYNC, "free: %s", busy);
+    lrm_pins_free(L, 1, false);
     int rc = lrm_ctx_call(u->ctx, L, free_win, &a);
     if (!u->win) {
+        lrm_pins_free(L, 1, true);
         forget_win(L, w);
         lrm_buffers_gone(L, w);
         u->ctx->stats.wins -= u->counted;
@@ -255,8 +257,9 @@ static int win_free(lua_State *L)
  * order, which every rank shares), as the userdata lets it go: never a
  * collective here. `by_error`: its <close> scope was left by an error, and
  * the user released it; else it leaked, and stays counted. */
-static void file_for_exit(lwin *u, int by_error)
+static void file_for_exit(lua_State *L, lwin *u, int by_error)
 {
+    lrm_pins_keep(L, 1, u->win); /* MPI may write into them until then */
     if (by_error) {
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
@@ -287,7 +290,7 @@ static int win_gc(lua_State *L)
              "rmalab: rank %d: a window%s%s%s was never freed (%s); call win:free() on every "
              "rank, or declare it local <close>",
              rmalab_win_rank(u->win), name[0] ? " \"" : "", name, name[0] ? "\"" : "", state);
-    file_for_exit(u, 0);
+    file_for_exit(L, u, 0);
     return 0;
 }
 
@@ -306,7 +309,7 @@ static int win_close(lua_State *L)
     if (lua_isnil(L, 2) || (u->win && rmalab_win_group_size(u->win) == 1))
         return win_free(L); /* a window of this rank alone waits for no one */
     if (u->win)
-        file_for_exit(u, 1);
+        file_for_exit(L, u, 1);
     return 0;
 }
 

@@ -148,6 +148,39 @@ T.case("result handles: reading before the epoch completes", function()
   checkerr("ERR_ARG", "RMA result expected", d.value, {})
 end)
 
+-- A handle holds the memory MPI writes into, and the window holds the
+-- handle until its operation completes: dropped handles and a collection
+-- in the epoch, with gets of earlier epochs kept, and the atomics' origins
+-- (a copy in the handle) read by MPI after the call.
+T.case("result handles: kept alive by their window while in flight", function()
+  local w <close> = rl.win_allocate(16, { disp_unit = 8 })
+  w:write(0, "int64", { 100 + rank, 200 + rank })
+  w:fence(); w:fence("nosucceed")
+  local kept = {}
+  for e = 1, 3 do
+    w:lock(other, "shared")
+    for i = 1, 40 do
+      local r = w:get(other, i % 2, "int64")
+      if i % 10 == 0 then kept[#kept + 1] = { r, i % 2 } end
+    end
+    collectgarbage()
+    T.eq(kept[#kept][1]:ready(), false, "epoch " .. e .. ": in flight after a collection")
+    w:unlock(other)
+  end
+  for _, k in ipairs(kept) do
+    T.eq(k[1]:value(), (k[2] == 0 and 100 or 200) + other, "every kept handle read after its epoch")
+  end
+  rl.world:barrier()
+  w:lock(other)
+  local f = w:fetch_and_op(other, 1, "int64", 5, "sum")
+  local s = w:compare_and_swap(other, 0, "int64", 100 + other, 7)
+  collectgarbage()
+  w:unlock(other)
+  T.eq({ f:value(), s:value() }, { 200 + other, 100 + other }, "atomics' results")
+  rl.world:barrier()
+  T.eq(w:read(0, "int64", 2), { 7, 205 + rank }, "the atomics' origins as given")
+end)
+
 -- { type, op, initial value at the target, operand, expected result }
 local ACC = {
   { "int32", "sum", 5, 7, 12 }, { "int32", "prod", -3, 7, -21 },
