@@ -167,6 +167,9 @@ struct rmalab__races {
     int nreq, capreq;
     struct rmalab__rbatch *in;    /* what arrived during the call that runs, in order */
     int nin, capin;
+    bool lost;                    /* a message was dropped for want of memory: the
+                                     checker stopped on this rank (races-wire.c) */
+    uint64_t exchanges;           /* fences and frees so far, which FENCE messages carry */
     /* Owner races.c. */
     bool exposing;                /* post made, wait not yet: a batch may overtake
                                      an epoch's records (the log) */

@@ -27,12 +27,21 @@
  * A message is a header, the sender's clock (one int64 per world rank),
  * then records. Sends are MPI_Isend, made before the call that lets the
  * peer go on, so a receive never waits for a peer's progress beyond a
- * message already sent; receives poll and sleep. */
+ * message already sent; receives poll and sleep.
+ *
+ * A message that this rank has no memory for is received all the same
+ * (truncated, and dropped), and every other message the call expects is
+ * received too, so that the wire stays in step: the next call pairs with
+ * the next messages, not with stale ones. What was lost cannot be checked,
+ * so the checker stops on this rank (R->lost), with a warning: it keeps
+ * no record of its own and sends none, and messages that come in are
+ * received and dropped, their clocks joined at a fence. */
 #include "races-private.h"
 #include "races-wire.h"
 #include "alloc.h"
 #include "error-private.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -41,7 +50,63 @@ enum { RMALAB__TAG_POST = 1, RMALAB__TAG_DONE, RMALAB__TAG_PASSIVE, RMALAB__TAG_
 typedef struct {
     int32_t nrec, entry; /* entry: the sender's clock entry (FENCE: completes the records) */
     int64_t passive;     /* FENCE: how many PASSIVE batches the sender sent the receiver */
+    int64_t exchange;    /* FENCE: the sender's exchanges on the window before this one */
 } msg_hdr;
+
+/* A message lost for want of memory (peer: the rank it came from or went
+ * to; `sent`: this rank had no memory for its own, `theirs`: the peer had
+ * none for its message to this rank): the checker stops on this rank,
+ * said once. The call that lost it fails with ERR_NO_MEM; a message the
+ * peer lost fails nothing here. */
+enum { LOST_IN, LOST_SENT, LOST_THEIRS };
+
+static int lose(struct rmalab__races *R, int peer, int how)
+{
+    char why[96];
+    if (how == LOST_IN)
+        snprintf(why, sizeof why, "no memory for a message of the checker from rank %d", peer);
+    else if (how == LOST_SENT)
+        snprintf(why, sizeof why, "no memory for its message of the checker to rank %d", peer);
+    else
+        snprintf(why, sizeof why, "rank %d had no memory for its message of the checker", peer);
+    if (!R->lost)
+        rmalab__err_warn("rmalab: race checking of window \"%s\" stops on rank %d: %s; the "
+                         "program goes on, with this window unchecked on this rank",
+                         R->name[0] ? R->name : "(unnamed)", R->rank, why);
+    R->lost = true;
+    return how == LOST_THEIRS ? RMALAB_OK
+                              : rmalab__err_fail(RMALAB_ERR_NO_MEM,
+                                                 "out of memory in the race checker (%s): race "
+                                                 "checking of this window stops on this rank",
+                                                 why);
+}
+
+/* A FENCE message of another exchange than this one: a message was left
+ * behind, or taken twice. Never seen, but what is checked then is wrong:
+ * said, and checking stops. */
+static void out_of_step(struct rmalab__races *R, int from, int64_t theirs)
+{
+    rmalab__err_warn("rmalab: race checking of window \"%s\" stops on rank %d: its messages "
+                     "are out of step (rank %d's of exchange %lld came at exchange %lld)",
+                     R->name[0] ? R->name : "(unnamed)", R->rank, from, (long long)theirs,
+                     (long long)R->exchanges);
+    R->lost = true;
+}
+
+/* What a rank without memory for a message sends instead, so that its peer
+ * still gets one: a header alone (nrec -1), from static memory, the
+ * request freed (MPI completes the send). */
+static const msg_hdr no_msg = {.nrec = -1};
+
+static int send_none(struct rmalab__races *R, int to, int tag)
+{
+    MPI_Request q;
+    int e = MPI_Isend(&no_msg, (int)sizeof no_msg, MPI_BYTE, to, tag, R->comm, &q);
+    if (e != MPI_SUCCESS)
+        return rmalab__err_mpi(e, "MPI_Isend (race checker)");
+    MPI_Request_free(&q);
+    return lose(R, to, LOST_SENT);
+}
 
 /* Forget sends that finished; their buffers go with them. */
 static void reap(struct rmalab__races *R)
@@ -71,17 +136,18 @@ static int send_msg(struct rmalab__races *R, int to, int tag, const int64_t *clo
             R->req = q;
         void **b = q ? rmalab__mem_realloc(R->reqbuf, (size_t)cap * sizeof *b) : NULL;
         if (!b)
-            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+            return send_none(R, to, tag);
         R->reqbuf = b;
         R->capreq = cap;
     }
-    int n = recs ? recs->n : 0;
+    int n = recs && !R->lost ? recs->n : 0; /* stopped: records are not sent */
     size_t bytes = sizeof(msg_hdr) + rmalab__clock_bytes() + (size_t)n * rmalab__races_racc_size();
     unsigned char *buf = rmalab__mem_alloc(bytes);
     if (!buf)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+        return send_none(R, to, tag);
     *(msg_hdr *)buf =
-        (msg_hdr){.nrec = n, .entry = rmalab__clock_entry(), .passive = (int64_t)R->sent[to]};
+        (msg_hdr){.nrec = n, .entry = rmalab__clock_entry(), .passive = (int64_t)R->sent[to],
+                  .exchange = (int64_t)R->exchanges};
     if (clock)
         memcpy(buf + sizeof(msg_hdr), clock, rmalab__clock_bytes());
     else
@@ -99,7 +165,10 @@ static int send_msg(struct rmalab__races *R, int to, int tag, const int64_t *clo
 }
 
 /* A message from `from` (blocking: it was sent before the call that let
- * this rank get here). The caller frees *buf. */
+ * this rank get here). The caller frees *buf. Without memory for it, the
+ * message is received into one byte (MPI_ERR_TRUNCATE, which the checker's
+ * communicator returns: the message is consumed all the same) and *buf
+ * is NULL. */
 static int recv_msg(struct rmalab__races *R, int from, int tag, unsigned char **buf)
 {
     MPI_Status st;
@@ -115,12 +184,22 @@ static int recv_msg(struct rmalab__races *R, int from, int tag, unsigned char **
     }
     MPI_Get_count(&st, MPI_BYTE, &count);
     *buf = rmalab__mem_alloc((size_t)count);
-    if (!*buf)
-        return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+    if (!*buf) {
+        unsigned char byte;
+        MPI_Comm_set_errhandler(R->comm, MPI_ERRORS_RETURN);
+        MPI_Recv(&byte, 1, MPI_BYTE, st.MPI_SOURCE, tag, R->comm, MPI_STATUS_IGNORE);
+        return lose(R, st.MPI_SOURCE, LOST_IN);
+    }
     int e = MPI_Recv(*buf, count, MPI_BYTE, st.MPI_SOURCE, tag, R->comm, MPI_STATUS_IGNORE);
     if (e != MPI_SUCCESS) {
         rmalab__mem_free(*buf);
+        *buf = NULL;
         return rmalab__err_mpi(e, "MPI_Recv (race checker)");
+    }
+    if (((const msg_hdr *)*buf)->nrec < 0) { /* the peer's send_none */
+        rmalab__mem_free(*buf);
+        *buf = NULL;
+        return lose(R, st.MPI_SOURCE, LOST_THEIRS);
     }
     return RMALAB_OK;
 }
@@ -136,15 +215,22 @@ static struct rmalab__rlist msg_recs(unsigned char *buf)
     return (struct rmalab__rlist){buf + sizeof(msg_hdr) + rmalab__clock_bytes(), n, n};
 }
 
-/* A message that came in joins R->in, for races.c; the step's end frees it. */
+/* A message that came in joins R->in, for races.c; the step's end frees it.
+ * Once the checker stopped it is dropped (a FENCE message's clock joined). */
 static int keep_in(struct rmalab__races *R, unsigned char *buf, int from, int kind)
 {
+    if (R->lost) {
+        if (kind == RMALAB__RB_FENCE)
+            rmalab__clock_acquire(msg_clock(buf));
+        rmalab__mem_free(buf);
+        return RMALAB_OK;
+    }
     if (R->nin == R->capin) {
         int cap = R->capin ? 2 * R->capin : 8;
         struct rmalab__rbatch *in = rmalab__mem_realloc(R->in, (size_t)cap * sizeof *in);
         if (!in) {
             rmalab__mem_free(buf);
-            return rmalab__err_fail(RMALAB_ERR_NO_MEM, "out of memory in the race checker");
+            return lose(R, from, LOST_IN);
         }
         R->in = in;
         R->capin = cap;
@@ -160,12 +246,25 @@ static int receive(struct rmalab__races *R, int from, int tag, int kind)
 {
     unsigned char *buf = NULL;
     int rc = recv_msg(R, from, tag, &buf);
-    return rc ? rc : keep_in(R, buf, from, kind);
+    return rc || !buf ? rc : keep_in(R, buf, from, kind);
 }
 
-/* Passive-target batches that have arrived. */
+/* One message from each rank of `group`, all of them whatever failed. */
+static int receive_each(struct rmalab__races *R, const int *group, int n, int tag, int kind)
+{
+    int rc = RMALAB_OK;
+    for (int i = 0; i < n; i++) {
+        int e = receive(R, group[i], tag, kind);
+        rc = rc ? rc : e;
+    }
+    return rc;
+}
+
+/* Passive-target batches that have arrived; one without memory is
+ * received all the same, and counted. */
 static int drain(struct rmalab__races *R)
 {
+    int rc = RMALAB_OK;
     for (;;) {
         int flag = 0;
         MPI_Status st;
@@ -173,10 +272,11 @@ static int drain(struct rmalab__races *R)
         if (e != MPI_SUCCESS)
             return rmalab__err_mpi(e, "MPI_Iprobe (race checker)");
         if (!flag)
-            return RMALAB_OK;
-        int rc = receive(R, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
-        if (rc)
             return rc;
+        e = receive(R, st.MPI_SOURCE, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
+        if (e && e != RMALAB_ERR_NO_MEM)
+            return e; /* MPI's: the message may still be there */
+        rc = rc ? rc : e;
         R->recvd[st.MPI_SOURCE]++;
     }
 }
@@ -186,8 +286,12 @@ static int drain(struct rmalab__races *R)
  * them), none at free, and how many passive batches went to it before; then
  * each origin's passive batches, and its FENCE message after them. The
  * messages carry the clocks that the fence joins (rmalab__races_wire_out),
- * so that no collective is needed here. Every message is sent, whatever
- * failed, so that no peer waits for one that never comes. */
+ * so that no collective is needed here. Every message is sent, and every
+ * one expected received, whatever failed, so that no peer waits for one
+ * that never comes and the next exchange pairs with the next messages. A
+ * FENCE message lost for want of memory took its count of passive batches
+ * with it: those that arrived are received now, and any later one at the
+ * next call, whose counts are totals. */
 static int exchange(struct rmalab__races *R, bool fence)
 {
     int rc = RMALAB_OK, rc2 = RMALAB_OK;
@@ -197,21 +301,30 @@ static int exchange(struct rmalab__races *R, bool fence)
                                         fence ? &R->out[t] : NULL);
         rc = rc ? rc : e;
     }
-    for (int o = 0; o < R->size && !rc2; o++) {
+    bool counted = true;
+    for (int o = 0; o < R->size; o++) {
         unsigned char *buf = NULL;
         int64_t n = (int64_t)R->sent[o]; /* to itself */
-        if (o != R->rank && !(rc2 = recv_msg(R, o, RMALAB__TAG_FENCE, &buf)))
-            n = ((const msg_hdr *)buf)->passive;
-        while (!rc2 && (int64_t)R->recvd[o] < n) {
-            rc2 = receive(R, o, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
+        int e = o == R->rank ? RMALAB_OK : recv_msg(R, o, RMALAB__TAG_FENCE, &buf);
+        rc2 = rc2 ? rc2 : e;
+        if (o != R->rank)
+            n = buf ? ((const msg_hdr *)buf)->passive : (int64_t)R->recvd[o];
+        if (buf && ((const msg_hdr *)buf)->exchange != (int64_t)R->exchanges)
+            out_of_step(R, o, ((const msg_hdr *)buf)->exchange);
+        counted = counted && (buf || o == R->rank);
+        while ((int64_t)R->recvd[o] < n) {
+            e = receive(R, o, RMALAB__TAG_PASSIVE, RMALAB__RB_PASSIVE);
+            rc2 = rc2 ? rc2 : e;
             R->recvd[o]++;
         }
-        if (buf && !rc2 && fence)
-            rc2 = keep_in(R, buf, o, RMALAB__RB_FENCE);
-        else
+        e = buf && fence ? keep_in(R, buf, o, RMALAB__RB_FENCE) : RMALAB_OK;
+        rc2 = rc2 ? rc2 : e;
+        if (!fence)
             rmalab__mem_free(buf);
     }
-    return rc ? rc : rc2;
+    int rc3 = counted ? RMALAB_OK : drain(R);
+    R->exchanges++;
+    return rc ? rc : rc2 ? rc2 : rc3;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -233,14 +346,12 @@ int rmalab__races_wire_in(struct rmalab__races *R, struct rmalab__races_step *st
         /* MPI orders a target's accesses before its post only before the
          * operations of the access epoch that matches it: the post clock
          * joins those records (races.c), not this rank's clock. */
-        for (int i = 0; i < st->n && !rc; i++)
-            rc = receive(R, st->group[i], RMALAB__TAG_POST, RMALAB__RB_POST);
-        if (!rc)
+        rc = receive_each(R, st->group, st->n, RMALAB__TAG_POST, RMALAB__RB_POST);
+        if (!rc || R->lost) /* a lost POST: the targets wait for its DONE all the same */
             release(R, st);
         return rc;
     case RMALAB__DO_EXPOSED:
-        for (int i = 0; i < st->n && !rc; i++)
-            rc = receive(R, st->group[i], RMALAB__TAG_DONE, RMALAB__RB_EPOCH);
+        rc = receive_each(R, st->group, st->n, RMALAB__TAG_DONE, RMALAB__RB_EPOCH);
         return rc ? rc : drain(R);
     case RMALAB__DO_RELEASED: release(R, st); return drain(R);
     case RMALAB__DO_FENCE: release(R, st); return exchange(R, true);
@@ -253,7 +364,7 @@ int rmalab__races_wire_passive(struct rmalab__races *R, int t, const int64_t *S,
                                const struct rmalab__rlist *l)
 {
     int rc = send_msg(R, t, RMALAB__TAG_PASSIVE, S, l);
-    if (!rc)
+    if (!rc || rc == RMALAB_ERR_NO_MEM) /* send_none's went out, and counts */
         R->sent[t]++;
     return rc;
 }

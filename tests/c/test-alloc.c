@@ -309,6 +309,86 @@ START_TEST(test_comm_dup_fails_everywhere)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* The race checker's messages                                              */
+
+static char warned[2048]; /* this round's warnings, one after another */
+
+static void keep_warning(void *ud, const char *text)
+{
+    (void)ud;
+    size_t n = strlen(warned);
+    snprintf(warned + n, sizeof warned - n, "%s\n", text);
+}
+
+/* A checked window (races mode) per n: rank 0 puts into the last rank in
+ * a fence epoch, and the last rank's closing fence fails its nth
+ * allocation. Whatever failed, the fences after it pair with the right
+ * messages: rank 0 puts again, and the last rank then writes the same
+ * bytes in the next epoch, which the fences order; no rank warns that the
+ * checker's messages are out of step (a checker that left a message it
+ * had no memory for in the queue took that stale message at the next
+ * fence, and that one's at the one after). The sweep ends when the fence
+ * succeeds; some allocation failed it with ERR_NO_MEM and a warning that
+ * checking stops. */
+static int lost_message_round(rmalab_info *info, long n)
+{
+    int rank = tu_rank(), last = tu_size() - 1;
+    int64_t v = 5, got = 0;
+    rmalab_win *w = NULL;
+    ck_assert_ok(create(RMALAB_FLAVOR_ALLOCATE, info, &w));
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    if (rank == 0)
+        EXPECT_OK(rmalab_win_put(w, last, 0, RMALAB_INT64, 1, &v));
+    warned[0] = 0;
+    if (rank == last)
+        rmalab_debug_fail_alloc(n);
+    int rc = rmalab_win_fence(w, 0);
+    rmalab_debug_fail_alloc(0);
+    EXPECT(rc == RMALAB_OK || rc == RMALAB_ERR_NO_MEM, "fence, allocation %ld failing: %s (%s)",
+           n, rmalab_err_name(rc), rmalab_errmsg());
+    if (rc) {
+        EXPECT_CONTAINS(rmalab_errmsg(), "race checking of this window stops on this rank");
+        EXPECT_CONTAINS(warned, "stops on rank");
+    }
+    v = 6;
+    if (rank == 0)
+        EXPECT_OK(rmalab_win_put(w, last, 0, RMALAB_INT64, 1, &v));
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    if (rank == last) {
+        EXPECT_OK(rmalab_win_read(w, 0, RMALAB_INT64, 1, &got));
+        EXPECT_INT_EQ(got, 6);
+        v = 7;
+        EXPECT_OK(rmalab_win_write(w, 0, RMALAB_INT64, 1, &v));
+    }
+    EXPECT_OK(rmalab_win_fence(w, 0));
+    EXPECT_OK(rmalab_win_free(&w));
+    EXPECT(!strstr(warned, "out of step"), "allocation %ld failing: %s", n, warned);
+    return rc;
+}
+
+START_TEST(test_races_lost_message)
+{
+    tu_begin();
+    int last = tu_size() - 1, lost = 0, rc = RMALAB_ERR_NO_MEM;
+    rmalab_info *info = NULL;
+    EXPECT_OK(rmalab_info_create(&info));
+    EXPECT_OK(rmalab_info_set(info, "rmalab_check", "races"));
+    rmalab_set_warnf(keep_warning, NULL);
+    for (long n = 1; n <= SWEEP_MAX && rc; n++) {
+        rc = lost_message_round(info, n);
+        lost += rc != RMALAB_OK;
+        MPI_Bcast(&rc, 1, MPI_INT, last, MPI_COMM_WORLD);
+    }
+    rmalab_set_warnf(NULL, NULL);
+    rmalab_info_destroy(&info);
+    rmalab_races_clear();
+    EXPECT(tu_rank() != last || lost > 0, "no allocation of the fence failed it");
+    EXPECT(rc == RMALAB_OK, "the fence failed for every allocation swept");
+    tu_end();
+}
+END_TEST
+
 Suite *alloc_suite(void)
 {
     Suite *s = suite_create("alloc");
@@ -318,6 +398,7 @@ Suite *alloc_suite(void)
     tcase_add_test(tc, test_local_constructors);
     tcase_add_test(tc, test_results);
     tcase_add_loop_test(tc, test_comm_dup_fails_everywhere, 0, 2);
+    tcase_add_test(tc, test_races_lost_message);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -379,12 +379,19 @@ static void expect_heard(const char *call, int calls, int n, int first)
 /* Seconds for 20 lock/put/unlock epochs from rank 0 to the last rank,
  * which sleeps in a barrier meanwhile (SLEEP mode, 10 ms naps by then);
  * with `hurry`, a thread of the last rank hurries it as a REPL's control
- * thread would (the origin's hook cannot reach it here). */
+ * thread would (the origin's hook cannot reach it here): from 0.3 s on,
+ * 0.25 s at a time, until the barrier ends. It hurried once for 1 s, which
+ * a loaded machine could let pass before rank 0's epochs were done. */
+static atomic_int hurry_stop;
+
 static void *hurry_soon(void *arg)
 {
     (void)arg;
     usleep(300000);
-    rmalab_wait_hurry(1.0);
+    while (!atomic_load(&hurry_stop)) {
+        rmalab_wait_hurry(0.25);
+        usleep(100000);
+    }
     return NULL;
 }
 
@@ -393,6 +400,7 @@ static double epochs_to_sleeper(rmalab_win *w, bool hurry)
     int last = nranks - 1;
     double dt = 0;
     pthread_t h;
+    atomic_store(&hurry_stop, 0);
     if (rank == last && hurry)
         pthread_create(&h, NULL, hurry_soon, NULL);
     if (rank == 0) {
@@ -408,9 +416,33 @@ static double epochs_to_sleeper(rmalab_win *w, bool hurry)
         dt = MPI_Wtime() - t0;
     }
     EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
+    atomic_store(&hurry_stop, 1);
     if (rank == last && hurry)
         pthread_join(h, NULL);
     return dt;
+}
+
+/* Hurried, the sleeper serves the epochs at least twice as fast (10 ms
+ * naps against 20 µs ones: about 100 times on a quiet machine). On a
+ * loaded one both take what the scheduler gives them, and a burst of load
+ * can slow a hurried run to an unhurried one's time (1.39 s against 1.40
+ * s, beside eight busy sessions): pairs are run, up to 4, until the
+ * fastest hurried run on rank 0 takes under half the fastest unhurried
+ * one. Unhurried, each epoch waits for two 10 ms naps at least, however
+ * quiet the machine. */
+static void expect_hurried_faster(rmalab_win *w)
+{
+    double slow = 1e9, fast = 1e9;
+    int again = 1;
+    for (int k = 0; k < 4 && again; k++) {
+        double s = epochs_to_sleeper(w, false), f = epochs_to_sleeper(w, true);
+        slow = s < slow ? s : slow;
+        fast = f < fast ? f : fast;
+        again = !(fast < slow / 2);
+        MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0 measured */
+    }
+    EXPECT(rank != 0 || fast < slow / 2, "20 epochs to a sleeping target took %.4f s "
+           "hurried against %.4f s not, at best", fast, slow);
 }
 
 /* On the rma engine complete waits for nothing of its own when its puts were
@@ -488,13 +520,9 @@ START_TEST(test_progress_hook)
         EXPECT_OK(rmalab_win_unlock(w, last));
         expect_heard("a lock without a hook", 0, 0, 0);
     }
-    /* Hurried, the sleeper serves the epochs at least twice as fast (10 ms
-     * naps against 20 µs ones: about 100 times here). */
     rmalab_wait_set_mode(RMALAB_WAIT_SLEEP);
     EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
-    double slow = epochs_to_sleeper(w, false), fast = epochs_to_sleeper(w, true);
-    EXPECT(rank != 0 || fast < slow / 2, "20 epochs to a sleeping target took %.4f s "
-           "hurried against %.4f s not", fast, slow);
+    expect_hurried_faster(w);
     rmalab_wait_set_mode(saved);
     EXPECT_OK(rmalab_win_free(&w));
 out:
