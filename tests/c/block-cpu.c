@@ -13,8 +13,10 @@
  * one, and the sums. Verdict (exit status 1 when it fails): in SLEEP mode
  * every blocked rank uses less than 10% of one core, and wants one less
  * than half as long as the least of the ranks in SPIN mode; in SPIN mode
- * every blocked rank wants a core more than 90% of the time. So the test
- * fails when sleeping does nothing, or spinning sleeps.
+ * every blocked rank wants a core more than half the time (98% alone, and
+ * 87.7% was seen beside the test suite's other jobs; a sleeping rank wants
+ * one 1-15% of it). So the test fails when sleeping does nothing, or
+ * spinning sleeps.
  *
  * What a spinning rank gets of a core depends on what else runs: 4 ranks
  * oversubscribe a two-core machine (as a REPL session does), and a loaded
@@ -127,11 +129,11 @@ int main(int argc, char **argv)
     bad |= blocked_share(RMALAB_WAIT_SLEEP, seconds, rank, size, &sleep);
     if (rank == 0) {
         int ok_sleep = sleep.max < 0.10 && sleep.want_max < spin.want_min / 2;
-        int ok_spin = spin.want_min > 0.90;
+        int ok_spin = spin.want_min > 0.50;
         printf("sleep: every blocked rank under 10%% of a core, and wants one under half as "
                "long as in spin: %s (max %.1f%%, wants %.1f%% at most)\n",
                ok_sleep ? "yes" : "NO", 100 * sleep.max, 100 * sleep.want_max);
-        printf("spin: every blocked rank wants a core over 90%% of the time: %s (%.1f%% at "
+        printf("spin: every blocked rank wants a core over half the time: %s (%.1f%% at "
                "least; uses %.1f%% together)\n",
                ok_spin ? "yes" : "NO", 100 * spin.want_min, 100 * spin.sum);
         bad |= !ok_sleep || !ok_spin;
