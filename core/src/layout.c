@@ -406,17 +406,22 @@ int rmalab__layout_local(rmalab_win *w, const char *what, MPI_Aint disp, MPI_Ain
 /* ------------------------------------------------------------------------ */
 /* Operations on this process's own memory                                  */
 
+bool rmalab__layout_own(const rmalab_win *w, int target)
+{
+    return target == w->rank ||
+           (w->flavor == RMALAB_FLAVOR_SHARED && target >= 0 && target < w->size &&
+            w->lay.nodes[target] == w->lay.nodes[w->rank]);
+}
+
 /* Where target's n bytes at disp are in this process, or NULL when they are
- * not memory this process has (this rank's own, or a shared window's
- * segment of a rank on its node), or not a valid target: the operation's
- * own checks, made after this one, refuse that. */
+ * not memory this process has (rmalab__layout_own), or not a valid
+ * target: the operation's own checks, made after this one, refuse that. */
 static unsigned char *local_target(rmalab_win *w, int target, MPI_Aint disp, MPI_Aint n)
 {
     unsigned char *p = NULL;
     if (target == w->rank)
         return local_at(w, disp, n, &p) ? p : NULL;
-    if (w->flavor != RMALAB_FLAVOR_SHARED || target < 0 || target >= w->size ||
-        w->lay.nodes[target] != w->lay.nodes[w->rank])
+    if (!rmalab__layout_own(w, target))
         return NULL;
     MPI_Aint sz, tsize = w->lay.sizes[target];
     int du;

@@ -22,6 +22,10 @@ int rmalab__layout_set_no_locks(rmalab_win *w, bool mine);
  * memory, for dynamic windows)? `what` names the call. */
 int rmalab__layout_check_range(rmalab_win *w, const char *what, int target, MPI_Aint disp,
                                rmalab_type type, int count);
+/* Is target's memory in w this process's own: the target is this rank, or
+ * shares its node in a shared window? Only then can the caller's memory
+ * overlap it (rmalab__layout_overlap). */
+bool rmalab__layout_own(const rmalab_win *w, int target);
 /* An operation's footprint in target's memory (at disp: `span` elements of
  * `type`, or the blocks of vec) when that memory is this process's own (the
  * target is this rank, or shares its node in a shared window): ERR_ARG if

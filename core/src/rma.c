@@ -112,9 +112,9 @@ static int op_overlap(rmalab_win *w, const rma_op *o)
 {
     if (!o->ty && !o->omem && !o->cmem && !o->rmem)
         return RMALAB_OK; /* the call copies: nothing of the caller's is used in place */
-    if (o->target != w->rank && w->flavor != RMALAB_FLAVOR_SHARED)
-        return RMALAB_OK; /* the target's memory is not this process's (layout.c's local_target):
-                           * asking shape.c cost a get on the caller's memory 146 instructions */
+    if (!rmalab__layout_own(w, o->target))
+        return RMALAB_OK; /* asked first: shape.c's roles and spans cost a get on the
+                           * caller's memory 146 instructions */
     const void *const mem[3] = {o->omem, o->cmem, o->rmem};
     return rmalab__shape_overlap(w, &o->sh, o->what, o->target, o->disp, mem);
 }
