@@ -35,19 +35,19 @@ static int started(int rc, const void *pc, const char *call)
     return MPI_SUCCESS;
 }
 
-RUN_API int MPI_Init(int *argc, char ***argv)
+RUN_API int run_MPI_Init(int *argc, char ***argv)
 {
     return started(PMPI_Init(argc, argv), RUN_PC, "MPI_Init");
 }
 
-RUN_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+RUN_API int run_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     rmalab_info_env_thread_requested(required);
     return started(PMPI_Init_thread(argc, argv, required, provided), RUN_PC,
                    "MPI_Init_thread");
 }
 
-RUN_API int MPI_Finalize(void)
+RUN_API int run_MPI_Finalize(void)
 {
     run_stuck_stop();
     run_races_poll();

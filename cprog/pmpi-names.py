@@ -3,12 +3,13 @@
 
 usage: pmpi-names.py MPI_H OUT DIR_OR_FILE...
 
-librmalab-run.so defines MPI_* itself (the interceptor), so the copy of the
-core it links must not call them: its own calls would come back into the
-wrappers. The core is compiled a second time with `-include OUT`, which
-holds `#include <mpi.h>` and then `#define MPI_X PMPI_X` for every MPI_X
-that a file calls (a name followed by "("): the files named, and the .c
-and .h files under the folders named. Names that mpi.h defines as
+librmalab-run.so exports MPI_* itself (the interceptor's wrappers,
+run_MPI_* in C: run-names.py), so the copy of the core it links must not
+call them: its own calls would come back into the wrappers. The core is
+compiled a second time with `-include OUT`, which holds
+`#include <mpi.h>` and then `#define MPI_X PMPI_X` for every MPI_X that a
+file calls (a name followed by "("): the files named, and the .c and .h
+files under the folders named. Names that mpi.h defines as
 macros (MPI_Comm_c2f...) are left alone: they are no functions to
 redirect. Nothing in core/ changes."""
 import pathlib

@@ -11,8 +11,8 @@
 
 /* A send of any mode: the payload, then its clock. */
 #define SEND(NAME, COUNT)                                                      \
-    RUN_API int NAME(const void *buf, COUNT n, MPI_Datatype t, int dest, int tag, \
-                     MPI_Comm comm)                                            \
+    RUN_API int run_##NAME(const void *buf, COUNT n, MPI_Datatype t, int dest, int tag, \
+                           MPI_Comm comm)                                      \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         int rc = P##NAME(buf, n, t, dest, tag, comm);                          \
@@ -23,8 +23,8 @@
 
 /* A nonblocking send: the same, at its start. */
 #define ISEND(NAME, COUNT)                                                     \
-    RUN_API int NAME(const void *buf, COUNT n, MPI_Datatype t, int dest, int tag, \
-                     MPI_Comm comm, MPI_Request *req)                          \
+    RUN_API int run_##NAME(const void *buf, COUNT n, MPI_Datatype t, int dest, int tag, \
+                           MPI_Comm comm, MPI_Request *req)                    \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         int rc = P##NAME(buf, n, t, dest, tag, comm, req);                     \
@@ -37,8 +37,8 @@
  * send or receive, whose MPI_Start sends or awaits the clock, or a
  * nonblocking receive (IRECV). */
 #define TRACKED(NAME, COUNT, CONST, KIND)                                       \
-    RUN_API int NAME(CONST void *buf, COUNT n, MPI_Datatype t, int peer, int tag, \
-                     MPI_Comm comm, MPI_Request *req)                          \
+    RUN_API int run_##NAME(CONST void *buf, COUNT n, MPI_Datatype t, int peer, int tag, \
+                           MPI_Comm comm, MPI_Request *req)                    \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         int rc = P##NAME(buf, n, t, peer, tag, comm, req);                     \
@@ -50,8 +50,8 @@
 /* A blocking receive: its status, the program's or ours, names the clock's
  * source and tag. */
 #define RECV(NAME, COUNT)                                                      \
-    RUN_API int NAME(void *buf, COUNT n, MPI_Datatype t, int src, int tag,     \
-                     MPI_Comm comm, MPI_Status *st)                            \
+    RUN_API int run_##NAME(void *buf, COUNT n, MPI_Datatype t, int src, int tag, \
+                           MPI_Comm comm, MPI_Status *st)                      \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         if (sh == MPI_COMM_NULL || src == MPI_PROC_NULL)                       \
@@ -88,7 +88,7 @@ INITS(Bsend_init, const, RUN_ORDER_PSEND)
 INITS(Rsend_init, const, RUN_ORDER_PSEND)
 INITS(Recv_init, , RUN_ORDER_PRECV)
 
-RUN_API int MPI_Start(MPI_Request *req)
+RUN_API int run_MPI_Start(MPI_Request *req)
 {
     MPI_Request r = *req;
     int rc = PMPI_Start(req);
@@ -97,7 +97,7 @@ RUN_API int MPI_Start(MPI_Request *req)
     return rc;
 }
 
-RUN_API int MPI_Startall(int n, MPI_Request reqs[])
+RUN_API int run_MPI_Startall(int n, MPI_Request reqs[])
 {
     int rc = PMPI_Startall(n, reqs);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
@@ -109,9 +109,9 @@ RUN_API int MPI_Startall(int n, MPI_Request reqs[])
 /* Send and receive in one call: the clock goes to dest after the call has
  * started the payload, and comes from the status's source. */
 #define SENDRECV(NAME, COUNT)                                                  \
-    RUN_API int NAME(const void *sbuf, COUNT sn, MPI_Datatype st_, int dest, int stag, \
-                     void *rbuf, COUNT rn, MPI_Datatype rt, int src, int rtag,  \
-                     MPI_Comm comm, MPI_Status *st)                            \
+    RUN_API int run_##NAME(const void *sbuf, COUNT sn, MPI_Datatype st_, int dest, int stag, \
+                           void *rbuf, COUNT rn, MPI_Datatype rt, int src, int rtag, \
+                           MPI_Comm comm, MPI_Status *st)                      \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         if (sh == MPI_COMM_NULL)                                               \
@@ -128,8 +128,8 @@ RUN_API int MPI_Startall(int n, MPI_Request reqs[])
     }
 
 #define SENDRECV_REPLACE(NAME, COUNT)                                          \
-    RUN_API int NAME(void *buf, COUNT n, MPI_Datatype t, int dest, int stag, int src, \
-                     int rtag, MPI_Comm comm, MPI_Status *st)                  \
+    RUN_API int run_##NAME(void *buf, COUNT n, MPI_Datatype t, int dest, int stag, int src, \
+                           int rtag, MPI_Comm comm, MPI_Status *st)            \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         if (sh == MPI_COMM_NULL)                                               \
@@ -162,9 +162,9 @@ static void isendrecv(MPI_Comm sh, int rc, int dest, int stag, int src, int rtag
 }
 
 #define ISENDRECV(NAME, COUNT)                                                 \
-    RUN_API int NAME(const void *sbuf, COUNT sn, MPI_Datatype st, int dest, int stag, \
-                     void *rbuf, COUNT rn, MPI_Datatype rt, int src, int rtag,  \
-                     MPI_Comm comm, MPI_Request *req)                          \
+    RUN_API int run_##NAME(const void *sbuf, COUNT sn, MPI_Datatype st, int dest, int stag, \
+                           void *rbuf, COUNT rn, MPI_Datatype rt, int src, int rtag, \
+                           MPI_Comm comm, MPI_Request *req)                    \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         int rc = P##NAME(sbuf, sn, st, dest, stag, rbuf, rn, rt, src, rtag, comm, req); \
@@ -173,8 +173,8 @@ static void isendrecv(MPI_Comm sh, int rc, int dest, int stag, int src, int rtag
     }
 
 #define ISENDRECV_REPLACE(NAME, COUNT)                                         \
-    RUN_API int NAME(void *buf, COUNT n, MPI_Datatype t, int dest, int stag, int src, \
-                     int rtag, MPI_Comm comm, MPI_Request *req)                \
+    RUN_API int run_##NAME(void *buf, COUNT n, MPI_Datatype t, int dest, int stag, int src, \
+                           int rtag, MPI_Comm comm, MPI_Request *req)          \
     {                                                                          \
         MPI_Comm sh = run_order_shadow(comm);                                  \
         int rc = P##NAME(buf, n, t, dest, stag, src, rtag, comm, req);         \
@@ -187,7 +187,7 @@ BOTH(ISENDRECV_REPLACE, Isendrecv_replace)
 
 /* A matched probe takes the message off the queue: its clock comes now,
  * and MPI_Mrecv needs nothing more. */
-RUN_API int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
+RUN_API int run_MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
     MPI_Comm sh = run_order_shadow(comm);
     if (sh == MPI_COMM_NULL || src == MPI_PROC_NULL)
@@ -200,8 +200,8 @@ RUN_API int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_St
     return rc;
 }
 
-RUN_API int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
-                        MPI_Status *st)
+RUN_API int run_MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                            MPI_Status *st)
 {
     MPI_Comm sh = run_order_shadow(comm);
     if (sh == MPI_COMM_NULL || src == MPI_PROC_NULL)

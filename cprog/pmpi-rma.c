@@ -148,41 +148,41 @@ static int rma(run_win *s, const char *pc, const char *call, const rma_call *c)
                 SIDE(rcount, rtype), SIDE(tcount, ttype)},                                \
                (target), (disp), (op)}
 
-RUN_API int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
-                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+RUN_API int run_MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
+                        MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
     rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-                    int tcount, MPI_Datatype ttype, MPI_Win win)
+RUN_API int run_MPI_Get(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                        int tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Get(result, ocount, otype, target, disp, tcount, ttype, win));
     rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
-                           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
-                           MPI_Win win)
+RUN_API int run_MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                               MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                               MPI_Win win)
 {
     ON_WINDOW(win,
               PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
     rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
-                               int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+RUN_API int run_MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype, void *result,
+                                   int rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                                   int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target,
                                        disp, tcount, ttype, op, win));
     rma_call c =
         GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
 static bool is_core_type(MPI_Datatype type)
@@ -191,8 +191,8 @@ static bool is_core_type(MPI_Datatype type)
     return run_type_of(type, &t) == RMALAB_OK;
 }
 
-RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
-                             MPI_Aint disp, MPI_Op op, MPI_Win win)
+RUN_API int run_MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
+                                 MPI_Aint disp, MPI_Op op, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Fetch_and_op(origin, result, type, target, disp, op, win));
     if (target == MPI_PROC_NULL)
@@ -201,7 +201,7 @@ RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type
     if (!is_core_type(type) && run_dtype_of(type, &d) == RMALAB_OK && d.elem != MPI_DATATYPE_NULL) {
         /* none of the core's (a pair type, long double...): as the get_accumulate of one */
         rma_call c = GACC_CALL(origin, 1, type, result, 1, type, target, disp, 1, type, op);
-        return rma(s, pc, __func__, &c);
+        return rma(s, pc, RUN_CALL, &c);
     }
     rmalab_type t;
     rmalab_op rop;
@@ -216,8 +216,8 @@ RUN_API int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type
                   rc ? 0 : (size_t)rmalab_type_size(t));
 }
 
-RUN_API int MPI_Compare_and_swap(const void *origin, const void *compare, void *result,
-                                 MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win)
+RUN_API int run_MPI_Compare_and_swap(const void *origin, const void *compare, void *result,
+                                     MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Compare_and_swap(origin, compare, result, type, target, disp, win));
     if (target == MPI_PROC_NULL)
@@ -249,50 +249,50 @@ static int too_large(run_win *s, const char *pc, const char *call)
                         "checks counts up to %d elements", INT_MAX));
 }
 
-RUN_API int MPI_Put_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+RUN_API int run_MPI_Put_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Put_c(origin, ocount, otype, target, disp, tcount, ttype, win));
     if (!FITS(ocount) || !FITS(tcount))
-        return too_large(s, pc, __func__);
+        return too_large(s, pc, RUN_CALL);
     rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Get_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+RUN_API int run_MPI_Get_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Get_c(result, ocount, otype, target, disp, tcount, ttype, win));
     if (!FITS(ocount) || !FITS(tcount))
-        return too_large(s, pc, __func__);
+        return too_large(s, pc, RUN_CALL);
     rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
-                             int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                             MPI_Op op, MPI_Win win)
+RUN_API int run_MPI_Accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                 int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                 MPI_Op op, MPI_Win win)
 {
     ON_WINDOW(win,
               PMPI_Accumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op, win));
     if (!FITS(ocount) || !FITS(tcount))
-        return too_large(s, pc, __func__);
+        return too_large(s, pc, RUN_CALL);
     rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
-RUN_API int MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
-                                 void *result, MPI_Count rcount, MPI_Datatype rtype, int target,
-                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-                                 MPI_Win win)
+RUN_API int run_MPI_Get_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                     void *result, MPI_Count rcount, MPI_Datatype rtype, int target,
+                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                                     MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Get_accumulate_c(origin, ocount, otype, result, rcount, rtype, target,
                                          disp, tcount, ttype, op, win));
     if (!FITS(ocount) || !FITS(rcount) || !FITS(tcount))
-        return too_large(s, pc, __func__);
+        return too_large(s, pc, RUN_CALL);
     rma_call c =
         GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
-    return rma(s, pc, __func__, &c);
+    return rma(s, pc, RUN_CALL, &c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -340,26 +340,26 @@ static int rcall(run_win *s, const void *pc, const char *call, const rma_call *c
     return run_win_done(s, pc, call, rc);
 }
 
-RUN_API int MPI_Rput(const void *origin, int ocount, MPI_Datatype otype, int target,
-                     MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win,
-                     MPI_Request *request)
+RUN_API int run_MPI_Rput(const void *origin, int ocount, MPI_Datatype otype, int target,
+                         MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win,
+                         MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rput(origin, ocount, otype, target, disp, tcount, ttype, win, request));
     rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
     return rcall(s, pc, "MPI_Rput", &c, request);
 }
 
-RUN_API int MPI_Rget(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-                     int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+RUN_API int run_MPI_Rget(void *result, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                         int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rget(result, ocount, otype, target, disp, tcount, ttype, win, request));
     rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
     return rcall(s, pc, "MPI_Rget", &c, request);
 }
 
-RUN_API int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
-                            MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
-                            MPI_Win win, MPI_Request *request)
+RUN_API int run_MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                                MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                                MPI_Win win, MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Raccumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win,
                                     request));
@@ -367,10 +367,10 @@ RUN_API int MPI_Raccumulate(const void *origin, int ocount, MPI_Datatype otype, 
     return rcall(s, pc, "MPI_Raccumulate", &c, request);
 }
 
-RUN_API int MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype otype,
-                                void *result, int rcount, MPI_Datatype rtype, int target,
-                                MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
-                                MPI_Win win, MPI_Request *request)
+RUN_API int run_MPI_Rget_accumulate(const void *origin, int ocount, MPI_Datatype otype,
+                                    void *result, int rcount, MPI_Datatype rtype, int target,
+                                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                                    MPI_Win win, MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rget_accumulate(origin, ocount, otype, result, rcount, rtype, target,
                                         disp, tcount, ttype, op, win, request));
@@ -389,47 +389,47 @@ static int rcall_c(run_win *s, const void *pc, const char *call, const rma_call 
     return rcall(s, pc, call, c, request);
 }
 
-RUN_API int MPI_Rput_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
-                       MPI_Request *request)
+RUN_API int run_MPI_Rput_c(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
+                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                           MPI_Request *request)
 {
     ON_WINDOW(win,
               PMPI_Rput_c(origin, ocount, otype, target, disp, tcount, ttype, win, request));
     rma_call c = PUT_CALL(origin, ocount, otype, target, disp, tcount, ttype);
-    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
+    return rcall_c(s, pc, RUN_CALL, &c, FITS(ocount) && FITS(tcount), request);
 }
 
-RUN_API int MPI_Rget_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
-                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
-                       MPI_Request *request)
+RUN_API int run_MPI_Rget_c(void *result, MPI_Count ocount, MPI_Datatype otype, int target,
+                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                           MPI_Request *request)
 {
     ON_WINDOW(win,
               PMPI_Rget_c(result, ocount, otype, target, disp, tcount, ttype, win, request));
     rma_call c = GET_CALL(result, ocount, otype, target, disp, tcount, ttype);
-    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
+    return rcall_c(s, pc, RUN_CALL, &c, FITS(ocount) && FITS(tcount), request);
 }
 
-RUN_API int MPI_Raccumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
-                              int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                              MPI_Op op, MPI_Win win, MPI_Request *request)
+RUN_API int run_MPI_Raccumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                  int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                  MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Raccumulate_c(origin, ocount, otype, target, disp, tcount, ttype, op,
                                       win, request));
     rma_call c = ACC_CALL(origin, ocount, otype, target, disp, tcount, ttype, op);
-    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(tcount), request);
+    return rcall_c(s, pc, RUN_CALL, &c, FITS(ocount) && FITS(tcount), request);
 }
 
-RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
-                                  void *result, MPI_Count rcount, MPI_Datatype rtype,
-                                  int target, MPI_Aint disp, MPI_Count tcount,
-                                  MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-                                  MPI_Request *request)
+RUN_API int run_MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Datatype otype,
+                                      void *result, MPI_Count rcount, MPI_Datatype rtype,
+                                      int target, MPI_Aint disp, MPI_Count tcount,
+                                      MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                                      MPI_Request *request)
 {
     ON_WINDOW(win, PMPI_Rget_accumulate_c(origin, ocount, otype, result, rcount, rtype, target,
                                           disp, tcount, ttype, op, win, request));
     rma_call c =
         GACC_CALL(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype, op);
-    return rcall_c(s, pc, __func__, &c, FITS(ocount) && FITS(rcount) && FITS(tcount), request);
+    return rcall_c(s, pc, RUN_CALL, &c, FITS(ocount) && FITS(rcount) && FITS(tcount), request);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -438,7 +438,7 @@ RUN_API int MPI_Rget_accumulate_c(const void *origin, MPI_Count ocount, MPI_Data
 /* The datatypes the program commits are those rmalab asks MPI about
  * (dtype.c): MPICH crashes on a bogus or freed handle. A free makes the
  * description go, as MPICH gives its handle to the next type made. */
-RUN_API int MPI_Type_commit(MPI_Datatype *type)
+RUN_API int run_MPI_Type_commit(MPI_Datatype *type)
 {
     int rc = PMPI_Type_commit(type);
     if (rc == MPI_SUCCESS)
@@ -447,7 +447,7 @@ RUN_API int MPI_Type_commit(MPI_Datatype *type)
 }
 
 /* A duplicate has the committed state of its original. */
-RUN_API int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *type)
+RUN_API int run_MPI_Type_dup(MPI_Datatype old, MPI_Datatype *type)
 {
     int rc = PMPI_Type_dup(old, type);
     if (rc == MPI_SUCCESS && run_dtype_known(old))
@@ -456,7 +456,7 @@ RUN_API int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *type)
 }
 
 /* Fortran 90's parameterised types are predefined ones, committed. */
-RUN_API int MPI_Type_create_f90_integer(int r, MPI_Datatype *type)
+RUN_API int run_MPI_Type_create_f90_integer(int r, MPI_Datatype *type)
 {
     int rc = PMPI_Type_create_f90_integer(r, type);
     if (rc == MPI_SUCCESS)
@@ -464,7 +464,7 @@ RUN_API int MPI_Type_create_f90_integer(int r, MPI_Datatype *type)
     return rc;
 }
 
-RUN_API int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *type)
+RUN_API int run_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *type)
 {
     int rc = PMPI_Type_create_f90_real(p, r, type);
     if (rc == MPI_SUCCESS)
@@ -472,7 +472,7 @@ RUN_API int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *type)
     return rc;
 }
 
-RUN_API int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *type)
+RUN_API int run_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *type)
 {
     int rc = PMPI_Type_create_f90_complex(p, r, type);
     if (rc == MPI_SUCCESS)
@@ -480,7 +480,7 @@ RUN_API int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *type)
     return rc;
 }
 
-RUN_API int MPI_Type_free(MPI_Datatype *type)
+RUN_API int run_MPI_Type_free(MPI_Datatype *type)
 {
     MPI_Datatype was = type ? *type : MPI_DATATYPE_NULL;
     int rc = PMPI_Type_free(type);

@@ -60,31 +60,31 @@ static int with_group(run_win *s, const void *pc, const char *call, group_call f
     return after(s, pc, call, rc);
 }
 
-RUN_API int MPI_Win_post(MPI_Group group, int assert_, MPI_Win win)
+RUN_API int run_MPI_Win_post(MPI_Group group, int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_post(group, assert_, win));
     return with_group(s, pc, "MPI_Win_post", rmalab_win_post, group, assert_);
 }
 
-RUN_API int MPI_Win_start(MPI_Group group, int assert_, MPI_Win win)
+RUN_API int run_MPI_Win_start(MPI_Group group, int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_start(group, assert_, win));
     return with_group(s, pc, "MPI_Win_start", rmalab_win_start, group, assert_);
 }
 
-RUN_API int MPI_Win_complete(MPI_Win win)
+RUN_API int run_MPI_Win_complete(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_complete(win));
     return after(s, pc, "MPI_Win_complete", rmalab_win_complete(s->w));
 }
 
-RUN_API int MPI_Win_wait(MPI_Win win)
+RUN_API int run_MPI_Win_wait(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_wait(win));
     return after(s, pc, "MPI_Win_wait", rmalab_win_wait(s->w));
 }
 
-RUN_API int MPI_Win_test(MPI_Win win, int *flag)
+RUN_API int run_MPI_Win_test(MPI_Win win, int *flag)
 {
     ON_WINDOW(win, PMPI_Win_test(win, flag));
     bool done = false;
@@ -93,14 +93,14 @@ RUN_API int MPI_Win_test(MPI_Win win, int *flag)
     return after(s, pc, "MPI_Win_test", rc);
 }
 
-RUN_API int MPI_Win_fence(int assert_, MPI_Win win)
+RUN_API int run_MPI_Win_fence(int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_fence(assert_, win));
     int mode, rc = run_mode_of(assert_, &mode); /* a wrong one takes part, failing */
     return after(s, pc, "MPI_Win_fence", rmalab_win_fence_status(s->w, rc ? 0 : mode, rc));
 }
 
-RUN_API int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
+RUN_API int run_MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_lock(lock_type, rank, assert_, win));
     if (rank == MPI_PROC_NULL)
@@ -114,7 +114,7 @@ RUN_API int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
     return after(s, pc, "MPI_Win_lock", rc);
 }
 
-RUN_API int MPI_Win_unlock(int rank, MPI_Win win)
+RUN_API int run_MPI_Win_unlock(int rank, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_unlock(rank, win));
     if (rank == MPI_PROC_NULL)
@@ -122,20 +122,20 @@ RUN_API int MPI_Win_unlock(int rank, MPI_Win win)
     return after(s, pc, "MPI_Win_unlock", rmalab_win_unlock(s->w, rank));
 }
 
-RUN_API int MPI_Win_lock_all(int assert_, MPI_Win win)
+RUN_API int run_MPI_Win_lock_all(int assert_, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_lock_all(assert_, win));
     int mode, rc = run_mode_of(assert_, &mode);
     return after(s, pc, "MPI_Win_lock_all", rc ? rc : rmalab_win_lock_all(s->w, mode));
 }
 
-RUN_API int MPI_Win_unlock_all(MPI_Win win)
+RUN_API int run_MPI_Win_unlock_all(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_unlock_all(win));
     return after(s, pc, "MPI_Win_unlock_all", rmalab_win_unlock_all(s->w));
 }
 
-RUN_API int MPI_Win_flush(int rank, MPI_Win win)
+RUN_API int run_MPI_Win_flush(int rank, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_flush(rank, win));
     if (rank == MPI_PROC_NULL)
@@ -143,13 +143,13 @@ RUN_API int MPI_Win_flush(int rank, MPI_Win win)
     return after(s, pc, "MPI_Win_flush", rmalab_win_flush(s->w, rank));
 }
 
-RUN_API int MPI_Win_flush_all(MPI_Win win)
+RUN_API int run_MPI_Win_flush_all(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_flush_all(win));
     return after(s, pc, "MPI_Win_flush_all", rmalab_win_flush_all(s->w));
 }
 
-RUN_API int MPI_Win_flush_local(int rank, MPI_Win win)
+RUN_API int run_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_flush_local(rank, win));
     if (rank == MPI_PROC_NULL)
@@ -157,13 +157,13 @@ RUN_API int MPI_Win_flush_local(int rank, MPI_Win win)
     return after(s, pc, "MPI_Win_flush_local", rmalab_win_flush_local(s->w, rank));
 }
 
-RUN_API int MPI_Win_flush_local_all(MPI_Win win)
+RUN_API int run_MPI_Win_flush_local_all(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_flush_local_all(win));
     return after(s, pc, "MPI_Win_flush_local_all", rmalab_win_flush_local_all(s->w));
 }
 
-RUN_API int MPI_Win_sync(MPI_Win win)
+RUN_API int run_MPI_Win_sync(MPI_Win win)
 {
     ON_WINDOW(win, PMPI_Win_sync(win));
     return after(s, pc, "MPI_Win_sync", rmalab_win_sync(s->w));

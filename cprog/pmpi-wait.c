@@ -86,28 +86,28 @@ static int step(const MPI_Request *reqs, int n, bool block, const void *pc, cons
     return run_requests_step(reqs, n, block, pc, call);
 }
 
-RUN_API int MPI_Wait(MPI_Request *req, MPI_Status *st)
+RUN_API int run_MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
     if (!ours(req, 1))
         return PMPI_Wait(req, st);
     MPI_Request r = *req;
     MPI_Status own;
     MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-    int e = step(req, 1, true, RUN_PC, __func__);
+    int e = step(req, 1, true, RUN_PC, RUN_CALL);
     int rc = PMPI_Wait(req, s);
     if (rc == MPI_SUCCESS)
         completed(r, s);
     return e ? e : rc;
 }
 
-RUN_API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+RUN_API int run_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
     if (!ours(req, 1))
         return PMPI_Test(req, flag, st);
     MPI_Request r = *req;
     MPI_Status own;
     MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-    int e = step(req, 1, false, RUN_PC, __func__);
+    int e = step(req, 1, false, RUN_PC, RUN_CALL);
     int rc = PMPI_Test(req, flag, s);
     if (rc == MPI_SUCCESS && *flag)
         completed(r, s);
@@ -116,11 +116,11 @@ RUN_API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 
 /* MPI_Request_get_status of an RMA request: tested in the core; once
  * complete its buffers are the program's, though the request stays. */
-RUN_API int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
+RUN_API int run_MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
 {
     if (!run_requests_any(&req, 1))
         return PMPI_Request_get_status(req, flag, st);
-    int e = step(&req, 1, false, RUN_PC, __func__);
+    int e = step(&req, 1, false, RUN_PC, RUN_CALL);
     int rc = PMPI_Request_get_status(req, flag, st);
     if (rc == MPI_SUCCESS && *flag)
         run_requests_seen(req);
@@ -137,24 +137,24 @@ static void all_done(const held *h, int n, int rc)
             completed(h->req[i], &h->st[i]);
 }
 
-RUN_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+RUN_API int run_MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     held h;
     if (!hold(&h, reqs, n, sts))
         return PMPI_Waitall(n, reqs, sts);
-    int e = step(reqs, n, true, RUN_PC, __func__);
+    int e = step(reqs, n, true, RUN_PC, RUN_CALL);
     int rc = PMPI_Waitall(n, reqs, h.st);
     all_done(&h, n, rc);
     release(&h, sts);
     return e ? e : rc;
 }
 
-RUN_API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+RUN_API int run_MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     held h;
     if (!hold(&h, reqs, n, sts))
         return PMPI_Testall(n, reqs, flag, sts);
-    int e = step(reqs, n, false, RUN_PC, __func__);
+    int e = step(reqs, n, false, RUN_PC, RUN_CALL);
     int rc = PMPI_Testall(n, reqs, flag, h.st);
     if (*flag || rc == MPI_ERR_IN_STATUS)
         all_done(&h, n, rc);
@@ -170,7 +170,7 @@ static void nap(long *ns)
     *ns = *ns < 1000000 ? 2 * *ns : *ns;
 }
 
-RUN_API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
+RUN_API int run_MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
 {
     held h;
     if (!hold(&h, reqs, n, MPI_STATUSES_IGNORE))
@@ -182,7 +182,7 @@ RUN_API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
         rc = PMPI_Waitany(n, reqs, index, s);
     else /* the RMA requests' tests in the core, and MPI's of all */
         for (long ns = 1000;; nap(&ns)) {
-            e = e ? e : step(reqs, n, false, pc, __func__);
+            e = e ? e : step(reqs, n, false, pc, RUN_CALL);
             if ((rc = PMPI_Testany(n, reqs, index, &flag, s)) != MPI_SUCCESS || flag)
                 break;
         }
@@ -192,13 +192,13 @@ RUN_API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
     return e ? e : rc;
 }
 
-RUN_API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st)
+RUN_API int run_MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st)
 {
     held h;
     if (!hold(&h, reqs, n, MPI_STATUSES_IGNORE))
         return PMPI_Testany(n, reqs, index, flag, st);
     MPI_Status *s = st == MPI_STATUS_IGNORE ? &h.st[0] : st;
-    int e = step(reqs, n, false, RUN_PC, __func__);
+    int e = step(reqs, n, false, RUN_PC, RUN_CALL);
     int rc = PMPI_Testany(n, reqs, index, flag, s);
     if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
         completed(h.req[*index], s);
@@ -233,17 +233,17 @@ static int some(bool block, int n, MPI_Request reqs[], int *out, int idx[], MPI_
     return e ? e : rc;
 }
 
-RUN_API int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+RUN_API int run_MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    return some(true, n, reqs, out, idx, sts, RUN_PC, __func__);
+    return some(true, n, reqs, out, idx, sts, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+RUN_API int run_MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    return some(false, n, reqs, out, idx, sts, RUN_PC, __func__);
+    return some(false, n, reqs, out, idx, sts, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Request_free(MPI_Request *req)
+RUN_API int run_MPI_Request_free(MPI_Request *req)
 {
     if (req && run_requests_free(req))
         return MPI_SUCCESS;

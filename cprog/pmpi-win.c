@@ -95,18 +95,18 @@ static int allocate(rmalab_flavor flavor, creator fn, MPI_Aint size, int disp_un
     return rc;
 }
 
-RUN_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
+RUN_API int run_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                 void *baseptr, MPI_Win *win)
 {
     return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, disp_unit, info, comm,
-                    baseptr, win, RUN_PC, __func__);
+                    baseptr, win, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                                    void *baseptr, MPI_Win *win)
+RUN_API int run_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                        void *baseptr, MPI_Win *win)
 {
     return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, disp_unit, info,
-                    comm, baseptr, win, RUN_PC, __func__);
+                    comm, baseptr, win, RUN_PC, RUN_CALL);
 }
 
 /* No memory (size 0, base NULL or not) is memory of the program's all the
@@ -123,10 +123,10 @@ static int create_on(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MP
     return create(RMALAB_FLAVOR_CREATE, rmalab_win_create, &o, info, comm, pc, call, win);
 }
 
-RUN_API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-                           MPI_Comm comm, MPI_Win *win)
+RUN_API int run_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                               MPI_Comm comm, MPI_Win *win)
 {
-    return create_on(base, size, disp_unit, info, comm, win, RUN_PC, __func__);
+    return create_on(base, size, disp_unit, info, comm, win, RUN_PC, RUN_CALL);
 }
 
 /* The large-count forms (MPI-4), for a disp_unit that fits in an int. */
@@ -137,40 +137,40 @@ static int unit_too_large(MPI_Comm comm, const void *pc, const char *call, MPI_W
                          "%d", INT_MAX));
 }
 
-RUN_API int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                               void *baseptr, MPI_Win *win)
+RUN_API int run_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                   void *baseptr, MPI_Win *win)
 {
     if (disp_unit < 0 || disp_unit > INT_MAX)
-        return unit_too_large(comm, RUN_PC, __func__, win);
+        return unit_too_large(comm, RUN_PC, RUN_CALL, win);
     return allocate(RMALAB_FLAVOR_ALLOCATE, rmalab_win_allocate, size, (int)disp_unit, info,
-                    comm, baseptr, win, RUN_PC, __func__);
+                    comm, baseptr, win, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                                      MPI_Comm comm, void *baseptr, MPI_Win *win)
+RUN_API int run_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                          MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (disp_unit < 0 || disp_unit > INT_MAX)
-        return unit_too_large(comm, RUN_PC, __func__, win);
+        return unit_too_large(comm, RUN_PC, RUN_CALL, win);
     return allocate(RMALAB_FLAVOR_SHARED, rmalab_win_allocate_shared, size, (int)disp_unit, info,
-                    comm, baseptr, win, RUN_PC, __func__);
+                    comm, baseptr, win, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                             MPI_Comm comm, MPI_Win *win)
+RUN_API int run_MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                 MPI_Comm comm, MPI_Win *win)
 {
     if (disp_unit < 0 || disp_unit > INT_MAX)
-        return unit_too_large(comm, RUN_PC, __func__, win);
-    return create_on(base, size, (int)disp_unit, info, comm, win, RUN_PC, __func__);
+        return unit_too_large(comm, RUN_PC, RUN_CALL, win);
+    return create_on(base, size, (int)disp_unit, info, comm, win, RUN_PC, RUN_CALL);
 }
 
-RUN_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+RUN_API int run_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     rmalab_win_opts o = {0};
     return create(RMALAB_FLAVOR_DYNAMIC, rmalab_win_create_dynamic, &o, info, comm, RUN_PC,
-                  __func__, win);
+                  RUN_CALL, win);
 }
 
-RUN_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+RUN_API int run_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_attach(win, base, size));
     int rc = rmalab_win_attach_memory(s->w, base, size);
@@ -181,7 +181,7 @@ RUN_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     return run_win_done(s, RUN_PC, "MPI_Win_attach", rc);
 }
 
-RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
+RUN_API int run_MPI_Win_detach(MPI_Win win, const void *base)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_detach(win, base));
     MPI_Aint addr;
@@ -198,24 +198,24 @@ RUN_API int MPI_Win_detach(MPI_Win win, const void *base)
 /* Hints after creation: the catalogue's diagnostics are warnings at the
  * calling line (rank 0 of the window, as at creation); get_info gives
  * every hint in effect, rmalab's own included. */
-RUN_API int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+RUN_API int run_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_set_info(win, info));
     const char *pc = RUN_PC;
     rmalab_info *hints = NULL;
     rmalab_diags d;
     rmalab_diags_init(&d);
-    run_stuck_at(pc, __func__);
+    run_stuck_at(pc, RUN_CALL);
     int rc = rmalab_info_from_mpi(info, &hints); /* a failure takes part all the same */
     rc = rmalab_win_set_info_status(s->w, hints, &d, rc);
     for (int i = 0; s->rank == 0 && i < d.count; i++)
-        run_warning(pc, __func__, d.items[i].message);
+        run_warning(pc, RUN_CALL, d.items[i].message);
     rmalab_diags_clear(&d);
     rmalab_info_destroy(&hints);
-    return run_win_done(s, pc, __func__, rc);
+    return run_win_done(s, pc, RUN_CALL, rc);
 }
 
-RUN_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+RUN_API int run_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_get_info(win, info_used));
     rmalab_info *in_effect = NULL;
@@ -223,17 +223,17 @@ RUN_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     if (!rc)
         rc = rmalab_info_to_mpi(in_effect, info_used);
     rmalab_info_destroy(&in_effect);
-    return run_win_done(s, RUN_PC, __func__, rc);
+    return run_win_done(s, RUN_PC, RUN_CALL, rc);
 }
 
-RUN_API int MPI_Win_free(MPI_Win *win)
+RUN_API int run_MPI_Win_free(MPI_Win *win)
 {
     if (!win)
         return PMPI_Win_free(win);
     RUN_KNOWN_WINDOW(*win, PMPI_Win_free(win));
     rmalab_win *w = s->w;
     run_watch_flush(); /* the loads and stores since the last call, while w is alive */
-    run_stuck_at(RUN_PC, __func__);
+    run_stuck_at(RUN_PC, RUN_CALL);
     run_requests_win_free(*win);
     int rc = rmalab_win_free(&w);
     if (rc)
@@ -245,42 +245,42 @@ RUN_API int MPI_Win_free(MPI_Win *win)
     return MPI_SUCCESS;
 }
 
-RUN_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
-                                 void *baseptr)
+RUN_API int run_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                     void *baseptr)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr));
     int rc = rmalab_win_shared_query(s->w, rank, size, disp_unit, (void **)baseptr);
     return run_win_done(s, RUN_PC, "MPI_Win_shared_query", rc);
 }
 
-RUN_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                                   void *baseptr)
+RUN_API int run_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                                       void *baseptr)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr));
     int unit = 0;
     int rc = rmalab_win_shared_query(s->w, rank, size, &unit, (void **)baseptr);
     *disp_unit = unit;
-    return run_win_done(s, RUN_PC, __func__, rc);
+    return run_win_done(s, RUN_PC, RUN_CALL, rc);
 }
 
 /* The core's name, which it also gives the MPI window (MPI_Win_get_name
  * goes to MPICH), and which traces show (rmalab run --trace). */
-RUN_API int MPI_Win_set_name(MPI_Win win, const char *name)
+RUN_API int run_MPI_Win_set_name(MPI_Win win, const char *name)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_set_name(win, name));
-    return run_win_done(s, RUN_PC, __func__, rmalab_win_set_name(s->w, name));
+    return run_win_done(s, RUN_PC, RUN_CALL, rmalab_win_set_name(s->w, name));
 }
 
 /* The core's window keeps MPI_ERRORS_RETURN; the program's handler is
  * applied by run_win_done. */
-RUN_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+RUN_API int run_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_set_errhandler(win, errhandler));
     s->eh = errhandler;
     return MPI_SUCCESS;
 }
 
-RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+RUN_API int run_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_get_errhandler(win, errhandler));
     *errhandler = s->eh;
@@ -290,7 +290,7 @@ RUN_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 /* The predefined attributes are the core's: the window MPICH holds may be
  * larger (sizes rounded up to 16) or of another flavour (an engine's).
  * The program's own keyvals stay on the MPI window. */
-RUN_API int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+RUN_API int run_MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
     RUN_KNOWN_WINDOW(win, PMPI_Win_get_attr(win, keyval, value, flag));
     rmalab_keyval *kv = keyval == MPI_WIN_BASE ? RMALAB_WIN_BASE

@@ -14,11 +14,11 @@
 #define RUN_KNOWN_WINDOW(win, pmpi)                                            \
     run_win *s = run_win_find(win);                                           \
     if (!s) {                                                                 \
-        int unknown_ = run_win_unknown(win, RUN_PC, __func__);                \
+        int unknown_ = run_win_unknown(win, RUN_PC, RUN_CALL);                \
         if (unknown_ != MPI_SUCCESS)                                          \
             return unknown_;                                                  \
         run_win_passing();                                                    \
-        return run_win_passed(pmpi, RUN_PC, __func__);                        \
+        return run_win_passed(pmpi, RUN_PC, RUN_CALL);                        \
     }
 
 /* ... and `pc` is the call site, order.c knows the calling thread, the
@@ -29,6 +29,6 @@
     const char *pc = RUN_PC;                                                  \
     run_order_thread();                                                       \
     run_watch_flush();                                                        \
-    run_stuck_at(pc, __func__)
+    run_stuck_at(pc, RUN_CALL)
 
 #endif

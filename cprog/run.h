@@ -28,7 +28,8 @@
  *                 going out, the requests whose completion brings one
  *   pmpi-init.c pmpi-win.c pmpi-sync.c pmpi-rma.c pmpi-order.c
  *   pmpi-p2p.c pmpi-wait.c pmpi-coll.c  the MPI_* wrappers, by area (what
- *                 they share: pmpi.h); nothing calls them but the program
+ *                 they share: pmpi.h), each named run_MPI_* (below);
+ *                 nothing calls them but the program
  *   omp.c         the wrappers of libgomp's entry points: OpenMP's
  *                 constructs as releases and acquires (threads.c)
  *
@@ -39,6 +40,19 @@
 
 /* What the program sees: the MPI_* wrappers and rmalab_run_attach. */
 #define RUN_API __attribute__((visibility("default")))
+
+/* The wrapper of MPI_X is the C function run_MPI_X, which the library
+ * exports as the symbol MPI_X: run-names.py writes into the header below
+ * the label `__typeof__(MPI_X) run_MPI_X __asm__("MPI_X");` for every
+ * function of mpi.h. The core's sources call MPI_X by name (its copy here
+ * is built to call PMPI_X: pmpi-names.py); a wrapper defined under that
+ * same C name would read, to anyone who goes by names, as the core
+ * calling into cprog/. */
+#include "rmalab-run-names.h"
+
+/* The MPI name of the wrapper this expands in, for its messages:
+ * "MPI_Put" in run_MPI_Put. */
+#define RUN_CALL (__func__ + sizeof "run_" - 1)
 
 /* The call site of the wrapper this expands in: its return address, one
  * byte back so that it falls inside the call instruction's line. */
