@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A directory's C files call each other in one direction only.
 
-usage: layers.py DIR HEADER PREFIX
+usage: layers.py DIR HEADER PREFIX [ABOVE...]
 
 The order is the list in the first comment of DIR/HEADER, one line per
 level: " *   file.c [file.c ...]  what it does". A file may call functions
@@ -23,7 +23,14 @@ name (PREFIX_...) that a file or header declares or defines must be PREFIX_,
 then the stem of the file that defines it (a header's own for its inline
 functions and lower-case macros), then anything or nothing; the longest
 stem that begins a name is the one it reads as. Every DIR/*.c needs a
-stem, and a declared name must be defined somewhere."""
+stem, and a declared name must be defined somewhere.
+
+The folders ABOVE are the layers that call DIR (the core's: cprog, lua,
+repl): no file of DIR may call a name that a .c file under them defines
+(not static), unless the file defines that name itself: whoever goes by
+names takes such a call for one into that layer. The core calls MPI_Put,
+so cprog/ defines its wrapper as run_MPI_Put (cprog/run.h); a wrapper
+named MPI_Put made the core and cprog/ one circle (issue 40)."""
 import pathlib
 import re
 import sys
@@ -31,6 +38,7 @@ import sys
 from cblock import block
 
 src, header, prefix = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+above = [pathlib.Path(a) for a in sys.argv[4:]]
 note = (src / header).read_text()
 head = note[: note.index("*/")]
 
@@ -93,6 +101,30 @@ for h in headers:
             check(h, body)
 
 
+def calls_up():
+    """Each call of a file of DIR to a name that a layer above defines."""
+    head_of = r"^{}[A-Za-z_][\w \*]*?\b([A-Za-z_]\w*)\s*\([^;]*$"
+    upper = re.compile(head_of.format(r"(?!static\b)"), re.M)
+    anyhead = re.compile(head_of.format(""), re.M)
+    defined_above = {}
+    for d in above:
+        for p in sorted(d.rglob("*.c")):
+            for name in upper.findall(uncomment(p.read_text())):
+                defined_above.setdefault(name, p.relative_to(d.parent))
+    errs = []
+    for f in files + headers:
+        text = uncomment((src / f).read_text())
+        own = set(anyhead.findall(text))
+        for name in sorted(set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)) - own):
+            if name in defined_above:
+                errs.append(f"{f}: calls {name}, which {defined_above[name]} defines, "
+                            "a layer above")
+    return errs
+
+
+errors += calls_up()
+
+
 def names_say_their_file():
     """The table's stems against each private name and its defining file."""
     at = head.find("NAMES SAY THEIR FILE")
@@ -150,5 +182,6 @@ for e in sorted(set(errors)):
 print(f"{len(files)} files, {len(defined)} functions ({ninline} inline in headers)"
       + (f", {named[0]} private names" if named else "") + ": "
       + ("the order holds" + (" and every name says its file" if named else "")
+         + (", and no layer above is called" if above else "")
          if not errors else f"{len(set(errors))} errors"))
 sys.exit(1 if errors else 0)
