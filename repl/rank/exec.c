@@ -26,6 +26,7 @@ struct exec {
     void *out_ud;
     volatile int interrupted;
     int finder; /* the last error's err.finder, or -1 (exec_error_finder) */
+    int no_hurry; /* R.hurry(false): this rank's calls ask no rank to hurry (exec_hurries) */
 };
 
 /* The REPL's helpers, kept in the registry as "rmalab.repl". */
@@ -201,6 +202,22 @@ static int l_display(lua_State *L)
     return 0;
 }
 
+/* R.hurry(on) -> whether it was on: do this rank's passive-target calls
+ * have the front end hurry their targets (rank.c)? On by default; off is
+ * for tests, which compare epochs with and without in one session, under
+ * the same load (tests/repl/passive-2.in), where two sessions could meet
+ * different loads. */
+static int l_hurry(lua_State *L)
+{
+    exec *x = *(exec **)lua_getextraspace(L);
+    luaL_checktype(L, 1, LUA_TBOOLEAN);
+    lua_pushboolean(L, !x->no_hurry);
+    x->no_hurry = !lua_toboolean(L, 1);
+    return 1;
+}
+
+int exec_hurries(const exec *x) { return !x->no_hurry; }
+
 static int open_state(lua_State *L)
 {
     exec *x = lua_touserdata(L, 1);
@@ -221,6 +238,8 @@ static int open_state(lua_State *L)
         lua_call(L, 0, 1);
         lua_pushcfunction(L, l_display);
         lua_setfield(L, -2, "display");
+        lua_pushcfunction(L, l_hurry);
+        lua_setfield(L, -2, "hurry");
         lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.repl");
     }
     return 0;

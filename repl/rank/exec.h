@@ -57,6 +57,11 @@ int exec_file(exec *x, const char *path, exec_out_fn out, exec_event_fn ev, void
  * message is the report), or -1. */
 int exec_error_finder(const exec *x);
 
+/* Whether this rank's passive-target calls have their targets hurried
+ * (rank.c): yes, unless a chunk turned it off with the REPL helpers'
+ * hurry(false), as a test does to compare. */
+int exec_hurries(const exec *x);
+
 /* Script mode: run a file (or a chunk when file is NULL) with `arg` from
  * argv; errors go to stderr with the rank and a traceback. Returns 0 or 1. */
 int exec_script(exec *x, const char *file, const char *code, int argc, char **argv, int rank);
