@@ -1,6 +1,8 @@
-/* The access runtime's one test, shared by its two files (access.c: loads,
- * stores, ranges, memcpy and the attach; access-atomic.c: the atomics).
- * Private to the runtime: the interceptor sees only access.h.
+/* The access runtime's one test, made by each of its entry points
+ * (access.c: loads, stores, ranges, memcpy and the attach;
+ * access-atomic*.c: the atomics), and the hooks it reads, which
+ * access-check.c defines with the range test. Private to the runtime: the
+ * interceptor sees only access.h.
  *
  * The fast path, inlined into every entry point: one acquire load of
  * hooks.ranges (a plain mov on x86-64) and a test of NULL. Only when ranges
