@@ -13,7 +13,7 @@ static inline int overlaps(uintptr_t a, size_t n, uintptr_t lo, uintptr_t len)
 }
 
 /* The gathering thread's access extends, or falls inside, its
- * instruction's hot run (access.h). */
+ * instruction's hot run (access-hooks.h). */
 static inline int joins_hot(uintptr_t a, size_t n, int write, const void *pc)
 {
     uintptr_t tp = (uintptr_t)__builtin_thread_pointer();

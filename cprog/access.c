@@ -1,12 +1,12 @@
-/* The access runtime (access.h): what gcc's -fsanitize=thread calls at each
- * load and store of a program that `rmalab cc` built, instead of libtsan.
- * Each entry point makes the range test of access-check.h: dormant until
- * an interceptor publishes ranges; then an access that touches one goes to
- * hooks.access, with the address of the instruction that made it. This
- * file is never instrumented itself (cprog/meson.build builds it with
+/* The access runtime (access-hooks.h): what gcc's -fsanitize=thread calls
+ * at each load and store of a program that `rmalab cc` built, instead of
+ * libtsan. Each entry point makes the range test of access-check.h: dormant
+ * until an interceptor publishes ranges; then an access that touches one
+ * goes to hooks.access, with the address of the instruction that made it.
+ * This file is never instrumented itself (cprog/meson.build builds it with
  * -fno-sanitize=all), so nothing here re-enters it; it calls nothing but
- * the range test, the interceptor's attach and the real memcpy, memmove
- * and memset.
+ * the range test, the interceptor's attach and the real memcpy, memmove and
+ * memset.
  *
  * Here: the loads and stores, __tsan_init, which attaches the interceptor,
  * and the -Wl,--wrap'ed memcpy, memmove and memset, which gcc leaves as
