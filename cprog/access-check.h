@@ -1,6 +1,8 @@
-/* The access runtime's one test, shared by its two files (access.c: loads,
- * stores, ranges, memcpy and the attach; access-atomic.c: the atomics).
- * Private to the runtime: the interceptor sees only access.h.
+/* The access runtime's one test, made by each of its entry points
+ * (access.c: loads, stores, ranges, memcpy and the attach;
+ * access-atomic*.c: the atomics), and the hooks it reads, which
+ * access-check.c defines with the range test. Private to the runtime: the
+ * interceptor sees only access-hooks.h.
  *
  * The fast path, inlined into every entry point: one acquire load of
  * hooks.ranges (a plain mov on x86-64) and a test of NULL. Only when ranges
@@ -8,12 +10,12 @@
 #ifndef RMALAB_CPROG_ACCESS_CHECK_H
 #define RMALAB_CPROG_ACCESS_CHECK_H
 
-#include "access.h"
+#include "access-hooks.h"
 
 /* The entry points that gcc's instrumentation calls: visible to the
  * program's objects that the archive is linked with, not exported from a
  * shared library that links it (each such library has its own runtime,
- * attached on its own: access.h). */
+ * attached on its own: access-hooks.h). */
 #define RMALAB_ACCESS_API __attribute__((visibility("hidden")))
 
 /* The hooks this copy of the runtime hands to rmalab_run_attach. Hidden:

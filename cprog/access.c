@@ -1,57 +1,21 @@
-/* The access runtime (access.h): what gcc's -fsanitize=thread calls at each
- * load and store of a program that `rmalab cc` built, instead of libtsan.
- * Dormant until an interceptor publishes ranges: then an access that
- * touches one goes to hooks.access, with the address of the instruction
- * that made it. This file is never instrumented itself (cprog/meson.build
- * builds it with -fno-sanitize=all), so nothing here re-enters it; it calls
- * nothing but the hook and the real memcpy, memmove and memset.
+/* The access runtime (access-hooks.h): what gcc's -fsanitize=thread calls
+ * at each load and store of a program that `rmalab cc` built, instead of
+ * libtsan. Each entry point makes the range test of access-check.h: dormant
+ * until an interceptor publishes ranges; then an access that touches one
+ * goes to hooks.access, with the address of the instruction that made it.
+ * This file is never instrumented itself (cprog/meson.build builds it with
+ * -fno-sanitize=all), so nothing here re-enters it; it calls nothing but
+ * the range test, the interceptor's attach and the real memcpy, memmove and
+ * memset.
  *
- * Also here: __tsan_init, which attaches the interceptor, and the
- * -Wl,--wrap'ed memcpy, memmove and memset, which gcc leaves as calls.
- * The atomics are in access-atomic.c. */
+ * Here: the loads and stores, __tsan_init, which attaches the interceptor,
+ * and the -Wl,--wrap'ed memcpy, memmove and memset, which gcc leaves as
+ * calls. The atomics are in access-atomic.c. */
 #include "access-check.h"
-
-rmalab_access_hooks rmalab_access__hooks;
 
 /* Defined by the interceptor only; its address is NULL otherwise. Declared
  * with default visibility so that a preloaded library can define it. */
 __attribute__((weak, visibility("default"))) void rmalab_run_attach(rmalab_access_hooks *hooks);
-
-/* Whether [a, a + n) overlaps [lo, lo + len). */
-static inline int overlaps(uintptr_t a, size_t n, uintptr_t lo, uintptr_t len)
-{
-    return a < lo + len && lo < a + n;
-}
-
-/* The gathering thread's access extends, or falls inside, its
- * instruction's hot run (access.h). */
-static inline int joins_hot(uintptr_t a, size_t n, int write, const void *pc)
-{
-    uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
-    if (atomic_load_explicit(&rmalab_access__hooks.gatherer, memory_order_relaxed) != tp)
-        return 0;
-    rmalab_access_run *h = &rmalab_access__hooks.hot[rmalab_access_hot_slot(pc)];
-    if (h->pc != pc || h->write != write)
-        return 0;
-    if (a == h->end && a + n <= h->limit) {
-        h->end += n;
-        return 1;
-    }
-    return a >= h->lo && a + n <= h->end;
-}
-
-void rmalab_access__slow(const rmalab_access_ranges *r, const void *addr, size_t n, int write,
-                         const void *pc)
-{
-    uintptr_t a = (uintptr_t)addr;
-    if (joins_hot(a, n, write, pc))
-        return;
-    for (int k = 0; k < r->n; k++)
-        if (overlaps(a, n, r->lo[k], r->len[k])) {
-            rmalab_access__hooks.access(addr, n, write, pc);
-            return;
-        }
-}
 
 /* ------------------------------------------------------------------------ */
 /* Loads and stores                                                         */

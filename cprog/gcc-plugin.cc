@@ -22,11 +22,11 @@
  *    would claim bytes the loop may not touch. A loop left with no call is
  *    vectorised as a plain one.
  * 2. The calls left, gated: each runs only while the runtime's published
- *    ranges (the first member of rmalab_access__hooks, access.h) are not
- *    NULL, as the runtime's own first test does; under plain mpiexec the
- *    call never happens. In a loop that calls nothing but these, the load
- *    of the pointer is made once, before the outermost such loop: only an
- *    MPI call changes what is watched (and a thread that makes one while
+ *    ranges (the first member of rmalab_access__hooks, access-hooks.h) are
+ *    not NULL, as the runtime's own first test does; under plain mpiexec the
+ *    call never happens. In a loop that calls nothing but these, the load of
+ *    the pointer is made once, before the outermost such loop: only an MPI
+ *    call changes what is watched (and a thread that makes one while
  *    another's loop runs races that loop's accesses anyway).
  *
  * The ranges before a loop are gated the same way, the count computed

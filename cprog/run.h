@@ -13,8 +13,9 @@
  *                 which line, waiting for what
  *   threads.c     the order among the process's threads (OpenMP's), by
  *                 which a thread's accesses are judged
- *   watch.c       the access bridge (access.h): the watched ranges, the
- *                 operations in flight, loads and stores that reach them
+ *   watch.c       the access bridge (access-hooks.h): the watched
+ *                 ranges, the operations in flight, loads and stores that
+ *                 reach them
  *   requests.c    the program's requests of MPI_Rput, _Rget...: the
  *                 core's requests behind them, completed at its waits
  *   dtype.c       a datatype as the bytes it touches and its element,

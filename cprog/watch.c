@@ -1,12 +1,12 @@
-/* The interceptor's half of access.h. The watched ranges are published as
- * an immutable set behind one atomic pointer: a change builds a new set in
- * the next of a ring of sets and swaps the pointer. A set is reused only
- * RING publications later, by which time a reader that loaded it (a range
- * test of a few instructions) has long finished; access.h's readers never
- * keep the pointer across an access. */
+/* The interceptor's half of access-hooks.h. The watched ranges are
+ * published as an immutable set behind one atomic pointer: a change builds
+ * a new set in the next of a ring of sets and swaps the pointer. A set is
+ * reused only RING publications later, by which time a reader that loaded
+ * it (a range test of a few instructions) has long finished; the runtime
+ * never keeps the pointer across an access. */
 #include "watch.h"
 
-#include "access.h"
+#include "access-hooks.h"
 #include "report.h"
 #include "run.h"
 #include "threads.h"
@@ -33,8 +33,8 @@ typedef struct {
 #define RING 256
 #define SEEN 256
 
-/* Each copy of the runtime that attached (access.h) is told the ranges;
- * the last (the program's: libraries' constructors run first) gathers. */
+/* Each copy of the runtime that attached is told the ranges; the last
+ * (the program's: libraries' constructors run first) gathers. */
 static rmalab_access_hooks *hooks, *copies[32];
 static int ncopies;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -331,9 +331,9 @@ static bool finished(int i)
  * (the flush, a window's creation or free, the operations' list) are MPI
  * calls, which under those levels only it makes, gathering takes no lock.
  * The run each instruction joined last is in the runtime's `hot` table
- * (access.h), which extends it without calling here while no operation is
- * in flight (then each access is checked against them here first); here,
- * a run's length is brought up to date from its slot before it is read.
+ * (access-hooks.h), which extends it without calling here while no operation
+ * is in flight (then each access is checked against them here first); here, a
+ * run's length is brought up to date from its slot before it is read.
  * The lock is taken to hand the runs over (the checker is shared with the
  * other threads' accesses) and to check the operations in flight. */
 typedef struct {

@@ -1,9 +1,9 @@
-/* watch.c: the access bridge (access.h). When the program was built with
- * `rmalab cc`, its access runtime attaches at its first access; from then
- * on the interceptor publishes the watched memory (this process's windows,
- * the caller buffers of RMA operations not yet done) and judges the loads
- * and stores that reach it. Without the runtime every call here returns at
- * once. */
+/* watch.c: the access bridge (access-hooks.h). When the program was built
+ * with `rmalab cc`, its access runtime attaches at its first access; from
+ * then on the interceptor publishes the watched memory (this process's
+ * windows, the caller buffers of RMA operations not yet done) and judges
+ * the loads and stores that reach it. Without the runtime every call here
+ * returns at once. */
 #ifndef RMALAB_CPROG_WATCH_H
 #define RMALAB_CPROG_WATCH_H
 

@@ -5,7 +5,7 @@
  *   mpicc untouched;
  * - a compile (-c, -S) with C sources: mpicc with gcc's thread-sanitizer
  *   instrumentation added (its calls go to the access runtime,
- *   cprog/access.h, not to libtsan);
+ *   cprog/access.c, not to libtsan);
  * - a link: mpicc with the runtime archive and the --wrap of memcpy,
  *   memmove and memset added, never -fsanitize (gcc would link libtsan);
  * - both in one command: each C source compiled alone to a temporary

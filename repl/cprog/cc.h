@@ -1,6 +1,6 @@
 /* `rmalab cc` (cc.c, docs/c.md "Building with rmalab cc"): mpicc, with the
  * loads and stores of C sources instrumented and the access runtime
- * (cprog/access.h) linked in. */
+ * (cprog/access.c) linked in. */
 #ifndef RMALAB_REPL_CPROG_CC_H
 #define RMALAB_REPL_CPROG_CC_H
 

@@ -1,6 +1,6 @@
 /* A stand-in for rmalab run's interceptor, for the tests of rmalab cc's
  * access runtime (cc.py hooks, omp): preloaded into a program that rmalab cc
- * built, it defines rmalab_run_attach (cprog/access.h), publishes the one
+ * built, it defines rmalab_run_attach (cprog/access-hooks.h), publishes the one
  * range that the program hands to hooks_watch, and logs each access that
  * reaches it as "ACCESS offset n write object+pcoffset" lines (at most
  * HOOKS_MAX; then only counted), written at exit to $HOOKS_LOG. */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "access.h"
+#include "access-hooks.h"
 
 #define HOOKS_MAX 4096
 

@@ -2,12 +2,12 @@
  * links), for tests/cprog/run only: gcc's -fsanitize=thread makes each load
  * and store of bridge.c call __tsan_readN / __tsan_writeN, and this
  * forwards those that touch a watched range to the interceptor's hooks
- * (cprog/access.h), as the real runtime does. Under plain mpiexec
+ * (cprog/access-hooks.h), as the real runtime does. Under plain mpiexec
  * rmalab_run_attach is absent and nothing is watched. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "access.h"
+#include "access-hooks.h"
 
 #pragma weak rmalab_run_attach
 

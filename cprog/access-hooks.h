@@ -1,15 +1,18 @@
-/* The one door between a C program's loads and stores and the checker.
+/* The one door between a C program's loads and stores and the checker: the
+ * hooks, which the access runtime and the interceptor both include, and
+ * which no .c file of its own goes with.
  *
  * Two libraries meet here, and only here:
- * - the access runtime (access.c), linked into every program that
+ * - the access runtime (librmalab-access), linked into every program that
  *   `rmalab cc` builds. gcc's -fsanitize=thread makes each load and store
  *   call __tsan_readN / __tsan_writeN; the runtime defines those instead of
- *   libtsan. It is dormant under plain mpiexec: an access then costs a load
- *   of `ranges` and a test of NULL;
+ *   libtsan (access.c, access-atomic*.c), each with the range test of
+ *   access-check.c. It is dormant under plain mpiexec: an access then costs
+ *   a load of `ranges` and a test of NULL;
  * - the interceptor (librmalab-run.so), which `rmalab run` preloads. It maps
  *   the program's MPI calls onto the core, and it knows which memory is
  *   watched: the windows of this process, and the caller buffers of RMA
- *   operations still in flight.
+ *   operations still in flight (watch.c is its half of this header).
  *
  * At its first __tsan_init (from the constructors of the program's
  * instrumented files, before main) the runtime calls rmalab_run_attach, a
@@ -35,10 +38,11 @@
  * gathering thread reads or writes `hot`: the runtime from its accesses,
  * the interceptor from that thread's `access` calls and MPI calls.
  *
- * Nothing else passes between the two: the runtime knows no MPI and no
- * core, and the interceptor never calls the runtime. */
-#ifndef RMALAB_CPROG_ACCESS_H
-#define RMALAB_CPROG_ACCESS_H
+ * Nothing else passes between the two, and calls go one way: the runtime
+ * knows no MPI and no core, and calls the interceptor only at the attach
+ * and through `access`; the interceptor never calls the runtime. */
+#ifndef RMALAB_CPROG_ACCESS_HOOKS_H
+#define RMALAB_CPROG_ACCESS_HOOKS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -76,7 +80,8 @@ static inline unsigned rmalab_access_hot_slot(const void *pc)
 typedef struct {
     /* NULL while nothing is watched (always, under plain mpiexec). The
      * first member: the gates of rmalab's gcc plugin (cprog/gcc-plugin.cc)
-     * load it as a pointer at the start of rmalab_access__hooks. */
+     * load it as a pointer at the start of rmalab_access__hooks, the
+     * runtime's hooks (access-check.h). */
     _Atomic(const rmalab_access_ranges *) ranges;
     /* An access of n bytes at addr (write: a store, or an atomic
      * read-modify-write) touched a watched range. pc is the return address
@@ -92,8 +97,8 @@ typedef struct {
     rmalab_access_run hot[RMALAB_ACCESS_HOT];
 } rmalab_access_hooks;
 
-/* Defined by the interceptor (weak in the runtime: absent under plain
- * mpiexec). Keeps `hooks` for the life of the process. */
+/* Defined by the interceptor (watch.c; weak in the runtime's access.c:
+ * absent under plain mpiexec). Keeps `hooks` for the life of the process. */
 void rmalab_run_attach(rmalab_access_hooks *hooks);
 
 #endif
