@@ -50,7 +50,7 @@ extern __attribute__((visibility("hidden"))) _Atomic int rmalab__block_wait_mode
  * otherwise the caller leaves when the call ends. */
 static inline int rmalab__block_enter(rmalab__block *b);
 /* ... at `since`, CLOCK_MONOTONIC_COARSE seconds the caller has read (a
- * window's call stores the same time as its own). */
+ * window's call stores the same time as its own), or 0 (rmalab__block_stamp). */
 static inline int rmalab__block_enter_at(rmalab__block *b, double since);
 /* A point-to-point call's record, filled and published in one (it is
  * never collective nor passive, so it cannot fail): `call` on communicator
@@ -111,6 +111,10 @@ extern RMALAB__HIDDEN struct rmalab__block_own {
 extern RMALAB__HIDDEN _Atomic uintptr_t rmalab__block_owner;
 extern RMALAB__HIDDEN atomic_bool rmalab__block_failed; /* rmalab_last_failure has one */
 extern RMALAB__HIDDEN int rmalab__block_world_size; /* of MPI_COMM_WORLD; -1: not asked yet */
+/* Some thread reads the records (rmalab_blocked_watch, or a first read):
+ * calls read the clock as they start; until then they leave since 0, and
+ * the first reader to see such a record stamps it (block.c). */
+extern RMALAB__HIDDEN atomic_bool rmalab__block_timed;
 
 /* block.c's slow paths of the functions below. */
 int rmalab__block_enter_slow(rmalab__block *b);
@@ -118,6 +122,14 @@ void rmalab__block_push_slow(rmalab__block *b);
 void rmalab__block_comm_slow(rmalab__block *b, MPI_Comm c);
 int rmalab__block_fail(const char *call, const char *object, uint64_t id, int rc);
 double rmalab__block_now(void);
+
+/* The time a call starts at, as its record keeps it: 0 while nobody reads
+ * the records (the clock was about 23 instructions and 20 ns a call). */
+static inline double rmalab__block_stamp(void)
+{
+    return atomic_load_explicit(&rmalab__block_timed, memory_order_relaxed) ? rmalab__block_now()
+                                                                            : 0;
+}
 
 /* Push b on the stack that this thread writes (b->owned: the owner's). */
 static inline void rmalab__block_push(rmalab__block *b)
@@ -148,7 +160,7 @@ static inline int rmalab__block_enter_at(rmalab__block *b, double since)
 
 static inline int rmalab__block_enter(rmalab__block *b)
 {
-    return rmalab__block_enter_at(b, rmalab__block_now());
+    return rmalab__block_enter_at(b, rmalab__block_stamp());
 }
 
 static inline void rmalab__block_comm(rmalab__block *b, MPI_Comm c)

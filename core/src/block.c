@@ -20,11 +20,10 @@
  * every thread where membarrier(2) is missing, share a stack guarded by a
  * spin lock that writers hold for a few stores and readers for a copy.
  *
- * The owner's entry is inline in its caller (block-private.h): its thread
- * pointer against the owner's, a world communicator's fields from a cached
- * size, the collective checks as two loads, a push of two stores; only
- * the rest comes here (rmalab__block_*_slow). Entering and leaving an
- * allreduce cost 172 instructions a rank in calls of their own, 112 so. */
+ * The owner's entry is inline in its caller (block-private.h), or calls
+ * nothing (a message's): the owner known by its thread pointer, a world
+ * communicator's fields from a cached size, two loads for the collective
+ * checks, no clock until a thread reads; the rest comes here (*_slow). */
 #include "private.h"
 #include "alloc.h"
 #include "error-private.h"
@@ -56,6 +55,7 @@ struct rmalab__block_own rmalab__block_own;
 _Atomic uintptr_t rmalab__block_owner; /* the owner's thread pointer; 0: none */
 atomic_bool rmalab__block_failed;
 int rmalab__block_world_size = -1;
+atomic_bool rmalab__block_timed;
 static atomic_int owned;  /* 0: no call yet; 1: there is an owner; -1: no membarrier */
 
 static void proc_lock(void)
@@ -102,16 +102,13 @@ void rmalab_wait_set_mode(int mode)
 int rmalab_wait_get_mode(void) { return atomic_load(&rmalab__block_wait_mode); }
 
 /* ------------------------------------------------------------------------ */
-/* Waiting without spinning                                                 */
+/* Waiting without spinning, and hurrying (another process needs this one) */
 
 #define SPIN_NS 50000L     /* poll without sleeping this long */
 #define FIRST_SLEEP 20000L
 #define MAX_SLEEP 1000000L
 #define LONG_SLEEP 10000000L /* after LONG_AFTER sleeps */
 #define LONG_AFTER 100
-
-/* ------------------------------------------------------------------------ */
-/* Hurrying: another process needs this one's progress                     */
 
 /* Until when (CLOCK_MONOTONIC ns) sleeping waits nap at most FIRST_SLEEP;
  * written under nap_lock, so that a nap that checked it and then waits on
@@ -313,17 +310,14 @@ void rmalab__block_tag_comm(MPI_Comm c) { comm_tag(c, atomic_fetch_add(&next_com
  * the first call on it (its size is asked once). */
 void rmalab__block_comm_slow(rmalab__block *b, MPI_Comm c)
 {
+    if (c == MPI_COMM_WORLD) {
+        MPI_Comm_size(MPI_COMM_WORLD, &rmalab__block_world_size);
+        rmalab__block_comm(b, c);
+        return;
+    }
     b->object = "comm";
     b->comm = c;
     b->ranks = NULL;
-    if (c == MPI_COMM_WORLD) {
-        if (rmalab__block_world_size < 0)
-            MPI_Comm_size(MPI_COMM_WORLD, &rmalab__block_world_size);
-        b->id = 0;
-        b->map = NULL;
-        b->n = rmalab__block_world_size;
-        return;
-    }
     const struct comm_tag *t = comm_tag(c, 0);
     b->id = t ? t->id : UINT64_MAX;
     b->map = t ? t->world : NULL;
@@ -360,6 +354,8 @@ void rmalab__block_push_slow(rmalab__block *b)
         return;
     }
     b->owned = false;
+    if (!b->since) /* reading_begin compares it with the owner's */
+        b->since = rmalab__block_now();
     proc_lock();
     b->prev = proc.now;
     proc.now = b;
@@ -411,25 +407,49 @@ int rmalab__block_enter_slow(rmalab__block *b)
     return rc;
 }
 
-/* Its fields one by one (rmalab__coll_begin's memset of the whole record
- * and the calls between were a tenth of a ping-pong's instructions), in
- * one call: inline, it made p2p.c's begin too large to be inlined. */
-void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
+/* rmalab__block_enter_p2p's general path, once the flags are set. */
+__attribute__((noinline)) static void enter_p2p(rmalab__block *b, MPI_Comm c, const int *peer)
 {
-    b->call = call;
     rmalab__block_comm(b, c);
     if (*peer >= 0 && b->n) {
         b->ranks = peer;
         b->n = 1;
     }
+    b->since = rmalab__block_stamp();
+    rmalab__block_push(b);
+}
+
+/* Its fields one by one (rmalab__coll_begin's memset of the whole record
+ * and the calls between were a tenth of a ping-pong's instructions), in
+ * one call: inline, it made p2p.c's begin too large to be inlined. The
+ * usual case (the owner, on MPI_COMM_WORLD, with nobody reading) calls
+ * nothing, so it saves no registers (9 instructions of its 59). */
+void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
+{
+    b->call = call;
     b->win_prev = NULL;
     b->agree = NULL;
     b->dup = NULL;
     b->collective = b->interruptible = b->passive = false;
     atomic_init(&b->interrupted, false);
     b->agreed = b->duped = false;
-    b->since = rmalab__block_now();
-    rmalab__block_push(b);
+    if (c != MPI_COMM_WORLD || rmalab__block_world_size < 0 ||
+        atomic_load_explicit(&rmalab__block_timed, memory_order_relaxed) ||
+        (uintptr_t)__builtin_thread_pointer() !=
+            atomic_load_explicit(&rmalab__block_owner, memory_order_relaxed)) {
+        enter_p2p(b, c, peer);
+        return;
+    }
+    b->object = "comm";
+    b->id = 0;
+    b->ranks = *peer >= 0 ? peer : NULL;
+    b->map = NULL;
+    b->since = 0;
+    b->comm = c;
+    b->n = *peer >= 0 ? 1 : rmalab__block_world_size;
+    b->owned = true;
+    b->prev = atomic_load_explicit(&rmalab__block_own.now, memory_order_relaxed);
+    atomic_store_explicit(&rmalab__block_own.now, b, memory_order_release);
 }
 
 int rmalab__block_agree(rmalab__block *b, int *mixed)
@@ -438,7 +458,10 @@ int rmalab__block_agree(rmalab__block *b, int *mixed)
     return rmalab__err_agree_verdict(b->agree, e, mixed);
 }
 
-void rmalab__block_leave(rmalab__block *b)
+/* rmalab__block_leave's general path: a call of another thread than the
+ * owner, one the owner leaves out of order, or a reader looking (b may
+ * have left the owner's stack already: then unlink_from finds nothing). */
+__attribute__((noinline)) static void leave(rmalab__block *b)
 {
     if (b->owned) { /* decided at its push, which came first */
         struct rmalab__block_own *o = &rmalab__block_own;
@@ -461,21 +484,41 @@ void rmalab__block_leave(rmalab__block *b)
     proc_unlock();
 }
 
+/* The owner's innermost call: a store and a load, and no register saved. */
+void rmalab__block_leave(rmalab__block *b)
+{
+    struct rmalab__block_own *o = &rmalab__block_own;
+    if (b->owned && atomic_load_explicit(&o->now, memory_order_relaxed) == b) {
+        atomic_store_explicit(&o->now, b->prev, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst); /* as in leave */
+        if (!atomic_load_explicit(&o->reading, memory_order_acquire))
+            return;
+    }
+    leave(b);
+}
+
 /* The innermost call published, read with proc.lock held and reading_end
  * after: the owner's or another thread's, whichever entered later. */
 static rmalab__block *reading_begin(void)
 {
-    const rmalab__block *a = NULL, *b = proc.now;
+    rmalab__block *a = NULL, *b = (rmalab__block *)proc.now;
+    atomic_store_explicit(&rmalab__block_timed, true, memory_order_relaxed);
     if (atomic_load_explicit(&owned, memory_order_acquire) > 0) {
         atomic_store_explicit(&rmalab__block_own.reading, 1, memory_order_relaxed);
         /* registered, so it does not fail; if it did (a child of fork whose
          * kernel dropped the registration), the owner's stack is not read:
          * without the barrier its record may be gone */
         if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-            a = atomic_load_explicit(&rmalab__block_own.now, memory_order_acquire);
+            a = (rmalab__block *)atomic_load_explicit(&rmalab__block_own.now,
+                                                      memory_order_acquire);
     }
+    /* began while nobody read: from this look (only readers write it now) */
+    if (a && !a->since)
+        a->since = rmalab__block_now();
     return (rmalab__block *)(!b || (a && a->since >= b->since) ? a : b);
 }
+
+void rmalab_blocked_watch(void) { atomic_store(&rmalab__block_timed, true); }
 
 static void reading_end(void)
 {
