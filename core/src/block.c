@@ -423,7 +423,7 @@ __attribute__((noinline)) static void enter_p2p(rmalab__block *b, MPI_Comm c, co
  * and the calls between were a tenth of a ping-pong's instructions), in
  * one call: inline, it made p2p.c's begin too large to be inlined. The
  * usual case (the owner, on MPI_COMM_WORLD, with nobody reading) calls
- * nothing, so it saves no registers (9 instructions of its 59). */
+ * nothing, so it saves no registers: 41 instructions, where it was 59. */
 void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
 {
     b->call = call;
