@@ -144,8 +144,10 @@ void run_stuck_start(int rank)
     if (state_dir && !*state_dir)
         state_dir = NULL;
     state_file("running", NULL);
-    if ((after > 0 || state_dir) && pthread_create(&thread, NULL, watch, NULL) == 0)
+    if ((after > 0 || state_dir) && pthread_create(&thread, NULL, watch, NULL) == 0) {
+        rmalab_blocked_watch(); /* calls read the clock as they start */
         running = 1;
+    }
 }
 
 void run_stuck_stop(void)

@@ -18,7 +18,12 @@
  * atomic read-modify-write there (two lock/unlock pairs before, an atomic
  * exchange each: about 35 ns a ping-pong round trip). Other threads, and
  * every thread where membarrier(2) is missing, share a stack guarded by a
- * spin lock that writers hold for a few stores and readers for a copy. */
+ * spin lock that writers hold for a few stores and readers for a copy.
+ *
+ * The owner's entry is inline in its caller (block-private.h), or calls
+ * nothing (a message's): the owner known by its thread pointer, a world
+ * communicator's fields from a cached size, two loads for the collective
+ * checks, no clock until a thread reads; the rest comes here (*_slow). */
 #include "private.h"
 #include "alloc.h"
 #include "error-private.h"
@@ -42,17 +47,16 @@ static struct {
     atomic_flag lock;
     const rmalab__block *now;     /* the innermost call of threads but the
                                      owner, NULL: none blocked */
-    atomic_bool failed;
     rmalab_failure failure;
 } proc = {.lock = ATOMIC_FLAG_INIT};
 
-/* The owner's stack: written by the owner alone, read under `reading`. */
-static struct {
-    const rmalab__block *_Atomic now;
-    atomic_int reading;   /* a reader (holding proc.lock) looks at `now` */
-} own;
-static pthread_t owner;
-static atomic_int owned;  /* 0: no call yet; 1: `owner` is set; -1: no membarrier */
+/* block-private.h's fast paths read these. */
+struct rmalab__block_own rmalab__block_own;
+_Atomic uintptr_t rmalab__block_owner; /* the owner's thread pointer; 0: none */
+atomic_bool rmalab__block_failed;
+int rmalab__block_world_size = -1;
+atomic_bool rmalab__block_timed;
+static atomic_int owned;  /* 0: no call yet; 1: there is an owner; -1: no membarrier */
 
 static void proc_lock(void)
 {
@@ -65,7 +69,7 @@ static void proc_unlock(void)
     atomic_flag_clear_explicit(&proc.lock, memory_order_release);
 }
 
-static double coarse_now(void)
+double rmalab__block_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
@@ -98,16 +102,13 @@ void rmalab_wait_set_mode(int mode)
 int rmalab_wait_get_mode(void) { return atomic_load(&rmalab__block_wait_mode); }
 
 /* ------------------------------------------------------------------------ */
-/* Waiting without spinning                                                 */
+/* Waiting without spinning, and hurrying (another process needs this one) */
 
 #define SPIN_NS 50000L     /* poll without sleeping this long */
 #define FIRST_SLEEP 20000L
 #define MAX_SLEEP 1000000L
 #define LONG_SLEEP 10000000L /* after LONG_AFTER sleeps */
 #define LONG_AFTER 100
-
-/* ------------------------------------------------------------------------ */
-/* Hurrying: another process needs this one's progress                     */
 
 /* Until when (CLOCK_MONOTONIC ns) sleeping waits nap at most FIRST_SLEEP;
  * written under nap_lock, so that a nap that checked it and then waits on
@@ -252,7 +253,6 @@ static int tag_keyval = MPI_KEYVAL_INVALID;
  * shifts the numbers of the first kind. */
 static atomic_uint_fast64_t next_comm_id = 1, next_local_id = 1;
 #define LOCAL_ID (UINT64_C(1) << 63)
-static int world_size = -1;
 
 static int tag_delete(MPI_Comm c, int keyval, void *value, void *extra)
 {
@@ -306,63 +306,56 @@ out:
 
 void rmalab__block_tag_comm(MPI_Comm c) { comm_tag(c, atomic_fetch_add(&next_comm_id, 1)); }
 
-/* rmalab__block_comm's body, inline in rmalab__block_enter_p2p. */
-static inline void comm_of(rmalab__block *b, MPI_Comm c)
+/* rmalab__block_comm's own path: a communicator but MPI_COMM_WORLD, or
+ * the first call on it (its size is asked once). */
+void rmalab__block_comm_slow(rmalab__block *b, MPI_Comm c)
 {
+    if (c == MPI_COMM_WORLD) {
+        MPI_Comm_size(MPI_COMM_WORLD, &rmalab__block_world_size);
+        rmalab__block_comm(b, c);
+        return;
+    }
     b->object = "comm";
     b->comm = c;
     b->ranks = NULL;
-    if (c == MPI_COMM_WORLD) {
-        if (world_size < 0)
-            MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-        b->id = 0;
-        b->map = NULL;
-        b->n = world_size;
-        return;
-    }
     const struct comm_tag *t = comm_tag(c, 0);
     b->id = t ? t->id : UINT64_MAX;
     b->map = t ? t->world : NULL;
     b->n = t ? t->n : 0;
 }
 
-void rmalab__block_comm(rmalab__block *b, MPI_Comm c) { comm_of(b, c); }
-
 /* ------------------------------------------------------------------------ */
 /* The record                                                               */
 
 /* The first call to publish: this thread becomes the owner, when the
- * kernel has membarrier(2)'s private expedited barrier. */
+ * kernel has membarrier(2)'s private expedited barrier. The owner is known
+ * by its thread pointer (as pthread_self, without its call): unique among
+ * the live threads, and only the owner itself can find its own there. */
 static bool owning_first(void)
 {
+    uintptr_t me = (uintptr_t)__builtin_thread_pointer();
     proc_lock();
     if (!atomic_load_explicit(&owned, memory_order_relaxed)) {
-        owner = pthread_self();
         bool ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+        if (ok)
+            atomic_store_explicit(&rmalab__block_owner, me, memory_order_relaxed);
         atomic_store_explicit(&owned, ok ? 1 : -1, memory_order_release);
     }
     proc_unlock();
-    return atomic_load_explicit(&owned, memory_order_acquire) > 0 &&
-           pthread_equal(pthread_self(), owner);
+    return atomic_load_explicit(&rmalab__block_owner, memory_order_relaxed) == me;
 }
 
-/* Is this thread the owner? */
-static inline bool owning(void)
+/* rmalab__block_push's path for every thread but the owner, and for the
+ * first call of the process, which may make its thread the owner. */
+void rmalab__block_push_slow(rmalab__block *b)
 {
-    int o = atomic_load_explicit(&owned, memory_order_acquire);
-    if (o > 0)
-        return pthread_equal(pthread_self(), owner);
-    return o < 0 ? false : owning_first();
-}
-
-/* Push b on the stack that this thread writes (b->owned: the owner's). */
-static inline void push(rmalab__block *b)
-{
-    if ((b->owned = owning())) {
-        b->prev = atomic_load_explicit(&own.now, memory_order_relaxed);
-        atomic_store_explicit(&own.now, b, memory_order_release);
+    if (!atomic_load_explicit(&owned, memory_order_acquire) && owning_first()) {
+        rmalab__block_push(b);
         return;
     }
+    b->owned = false;
+    if (!b->since) /* reading_begin compares it with the owner's */
+        b->since = rmalab__block_now();
     proc_lock();
     b->prev = proc.now;
     proc.now = b;
@@ -384,19 +377,14 @@ static void unlink_from(const rmalab__block **now, rmalab__block *b)
         p->prev = b->prev;
 }
 
-int rmalab__block_enter(rmalab__block *b)
-{
-    return rmalab__block_enter_at(b, coarse_now());
-}
-
-int rmalab__block_enter_at(rmalab__block *b, double since)
+/* rmalab__block_enter_at's path for a passive call, and for a collective
+ * one in SLEEP mode or while some thread runs callbacks. */
+int rmalab__block_enter_slow(rmalab__block *b)
 {
     int refused = b->collective ? rmalab__err_collective_refused(b->call) : RMALAB_OK;
     if (refused)
         return refused;
-    b->since = since;
-    b->agreed = b->duped = false;
-    push(b);
+    rmalab__block_push(b);
     if (b->passive)
         need_progress(b);
     if (atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP ||
@@ -419,25 +407,49 @@ int rmalab__block_enter_at(rmalab__block *b, double since)
     return rc;
 }
 
-/* Its fields one by one (rmalab__coll_begin's memset of the whole record
- * and the calls between were a tenth of a ping-pong's instructions), its
- * communicator's world ranks from the cache, and the push, in one call. */
-void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
+/* rmalab__block_enter_p2p's general path, once the flags are set. */
+__attribute__((noinline)) static void enter_p2p(rmalab__block *b, MPI_Comm c, const int *peer)
 {
-    b->call = call;
-    comm_of(b, c);
+    rmalab__block_comm(b, c);
     if (*peer >= 0 && b->n) {
         b->ranks = peer;
         b->n = 1;
     }
-    b->collective = b->interruptible = b->passive = false;
-    atomic_init(&b->interrupted, false);
+    b->since = rmalab__block_stamp();
+    rmalab__block_push(b);
+}
+
+/* Its fields one by one (rmalab__coll_begin's memset of the whole record
+ * and the calls between were a tenth of a ping-pong's instructions), in
+ * one call: inline, it made p2p.c's begin too large to be inlined. The
+ * usual case (the owner, on MPI_COMM_WORLD, with nobody reading) calls
+ * nothing, so it saves no registers: 41 instructions, where it was 59. */
+void rmalab__block_enter_p2p(rmalab__block *b, const char *call, MPI_Comm c, const int *peer)
+{
+    b->call = call;
     b->win_prev = NULL;
     b->agree = NULL;
     b->dup = NULL;
+    b->collective = b->interruptible = b->passive = false;
+    atomic_init(&b->interrupted, false);
     b->agreed = b->duped = false;
-    b->since = coarse_now();
-    push(b);
+    if (c != MPI_COMM_WORLD || rmalab__block_world_size < 0 ||
+        atomic_load_explicit(&rmalab__block_timed, memory_order_relaxed) ||
+        (uintptr_t)__builtin_thread_pointer() !=
+            atomic_load_explicit(&rmalab__block_owner, memory_order_relaxed)) {
+        enter_p2p(b, c, peer);
+        return;
+    }
+    b->object = "comm";
+    b->id = 0;
+    b->ranks = *peer >= 0 ? peer : NULL;
+    b->map = NULL;
+    b->since = 0;
+    b->comm = c;
+    b->n = *peer >= 0 ? 1 : rmalab__block_world_size;
+    b->owned = true;
+    b->prev = atomic_load_explicit(&rmalab__block_own.now, memory_order_relaxed);
+    atomic_store_explicit(&rmalab__block_own.now, b, memory_order_release);
 }
 
 int rmalab__block_agree(rmalab__block *b, int *mixed)
@@ -446,19 +458,23 @@ int rmalab__block_agree(rmalab__block *b, int *mixed)
     return rmalab__err_agree_verdict(b->agree, e, mixed);
 }
 
-void rmalab__block_leave(rmalab__block *b)
+/* rmalab__block_leave's general path: a call of another thread than the
+ * owner, one the owner leaves out of order, or a reader looking (b may
+ * have left the owner's stack already: then unlink_from finds nothing). */
+__attribute__((noinline)) static void leave(rmalab__block *b)
 {
     if (b->owned) { /* decided at its push, which came first */
-        const rmalab__block *now = atomic_load_explicit(&own.now, memory_order_relaxed);
+        struct rmalab__block_own *o = &rmalab__block_own;
+        const rmalab__block *now = atomic_load_explicit(&o->now, memory_order_relaxed);
         if (now == b) /* the owner's calls nest: always, but for a caller's slip */
-            atomic_store_explicit(&own.now, b->prev, memory_order_relaxed);
+            atomic_store_explicit(&o->now, b->prev, memory_order_relaxed);
         else
             unlink_from(&now, b);
         /* a reader's membarrier orders this against its flag: it saw the
          * unlink, or this sees the flag and waits for its copy to end (a
          * reader descheduled meanwhile is let run) */
         atomic_signal_fence(memory_order_seq_cst);
-        for (int spins = 0; atomic_load_explicit(&own.reading, memory_order_acquire); spins++)
+        for (int spins = 0; atomic_load_explicit(&o->reading, memory_order_acquire); spins++)
             if (spins >= 100)
                 sched_yield();
         return;
@@ -468,25 +484,45 @@ void rmalab__block_leave(rmalab__block *b)
     proc_unlock();
 }
 
+/* The owner's innermost call: a store and a load, and no register saved. */
+void rmalab__block_leave(rmalab__block *b)
+{
+    struct rmalab__block_own *o = &rmalab__block_own;
+    if (b->owned && atomic_load_explicit(&o->now, memory_order_relaxed) == b) {
+        atomic_store_explicit(&o->now, b->prev, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst); /* as in leave */
+        if (!atomic_load_explicit(&o->reading, memory_order_acquire))
+            return;
+    }
+    leave(b);
+}
+
 /* The innermost call published, read with proc.lock held and reading_end
  * after: the owner's or another thread's, whichever entered later. */
 static rmalab__block *reading_begin(void)
 {
-    const rmalab__block *a = NULL, *b = proc.now;
+    rmalab__block *a = NULL, *b = (rmalab__block *)proc.now;
+    atomic_store_explicit(&rmalab__block_timed, true, memory_order_relaxed);
     if (atomic_load_explicit(&owned, memory_order_acquire) > 0) {
-        atomic_store_explicit(&own.reading, 1, memory_order_relaxed);
+        atomic_store_explicit(&rmalab__block_own.reading, 1, memory_order_relaxed);
         /* registered, so it does not fail; if it did (a child of fork whose
          * kernel dropped the registration), the owner's stack is not read:
          * without the barrier its record may be gone */
         if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-            a = atomic_load_explicit(&own.now, memory_order_acquire);
+            a = (rmalab__block *)atomic_load_explicit(&rmalab__block_own.now,
+                                                      memory_order_acquire);
     }
+    /* began while nobody read: from this look (only readers write it now) */
+    if (a && !a->since)
+        a->since = rmalab__block_now();
     return (rmalab__block *)(!b || (a && a->since >= b->since) ? a : b);
 }
 
+void rmalab_blocked_watch(void) { atomic_store(&rmalab__block_timed, true); }
+
 static void reading_end(void)
 {
-    atomic_store_explicit(&own.reading, 0, memory_order_release);
+    atomic_store_explicit(&rmalab__block_own.reading, 0, memory_order_release);
 }
 
 bool rmalab_blocked_get(rmalab_blocked *out)
@@ -499,7 +535,7 @@ bool rmalab_blocked_get(rmalab_blocked *out)
         out->collective = b->collective;
         out->object = b->object;
         out->id = b->id;
-        out->seconds = coarse_now() - b->since;
+        out->seconds = rmalab__block_now() - b->since;
         out->n_members = b->n;
         out->interruptible = b->interruptible;
         for (int i = 0; i < b->n && i < RMALAB_STATE_MAX_RANKS; i++) {
@@ -532,24 +568,22 @@ bool rmalab_interrupt(void)
 
 void rmalab__block_call_begin(void)
 {
-    if (atomic_load_explicit(&proc.failed, memory_order_relaxed)) {
+    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed)) {
         proc_lock();
-        atomic_store_explicit(&proc.failed, false, memory_order_relaxed);
+        atomic_store_explicit(&rmalab__block_failed, false, memory_order_relaxed);
         proc_unlock();
     }
 }
 
-int rmalab__block_call_end(const char *call, const char *object, uint64_t id, int rc)
+int rmalab__block_fail(const char *call, const char *object, uint64_t id, int rc)
 {
-    if (rc == RMALAB_OK)
-        return rc;
     proc_lock();
     proc.failure.call = call;
     proc.failure.code = rc;
     proc.failure.object = object;
     proc.failure.id = id;
     snprintf(proc.failure.message, sizeof proc.failure.message, "%s", rmalab_errmsg());
-    atomic_store_explicit(&proc.failed, true, memory_order_relaxed);
+    atomic_store_explicit(&rmalab__block_failed, true, memory_order_relaxed);
     proc_unlock();
     return rc;
 }
@@ -558,7 +592,7 @@ bool rmalab_last_failure(rmalab_failure *out)
 {
     memset(out, 0, sizeof *out);
     proc_lock();
-    bool failed = atomic_load_explicit(&proc.failed, memory_order_relaxed);
+    bool failed = atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed);
     if (failed)
         *out = proc.failure;
     proc_unlock();

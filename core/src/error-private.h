@@ -49,6 +49,10 @@ int rmalab__err_agree_flags(MPI_Comm comm, int rc, const char *what, int flags, 
 const char *rmalab__err_callbacks_begin(const char *call);
 void rmalab__err_callbacks_end(const char *outer);
 int rmalab__err_collective_refused(const char *what);
+/* How many threads run such code now (begin counts up, end down): a
+ * collective call's entry asks refused only when some thread does, where
+ * its thread-local look-up was 22 instructions a call (block-private.h). */
+extern __attribute__((visibility("hidden"))) _Atomic int rmalab__err_callbacks_live;
 /* The agreement in its parts, for a collective call that carries it in a
  * collective of its own (block.c: SLEEP mode's wait for the group):
  * rmalab__err_agree_flags is pack, reduce and verdict. The packet holds

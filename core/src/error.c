@@ -218,14 +218,21 @@ int rmalab__err_agree_verdict(const rmalab__err_packet *p, int e, int *mixed)
  * (a free's delete callbacks), or NULL. */
 static _Thread_local const char *in_callbacks;
 
+_Atomic int rmalab__err_callbacks_live;
+
 const char *rmalab__err_callbacks_begin(const char *call)
 {
     const char *outer = in_callbacks;
     in_callbacks = call;
+    atomic_fetch_add_explicit(&rmalab__err_callbacks_live, 1, memory_order_relaxed);
     return outer;
 }
 
-void rmalab__err_callbacks_end(const char *outer) { in_callbacks = outer; }
+void rmalab__err_callbacks_end(const char *outer)
+{
+    in_callbacks = outer;
+    atomic_fetch_sub_explicit(&rmalab__err_callbacks_live, 1, memory_order_relaxed);
+}
 
 int rmalab__err_collective_refused(const char *what)
 {

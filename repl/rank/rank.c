@@ -492,6 +492,7 @@ int rank_serve(const char *connect, const char *token)
      * of the job alike: docs/core.md), unless RMALAB_WAIT says otherwise. */
     if (!getenv("RMALAB_WAIT"))
         rmalab_wait_set_mode(RMALAB_WAIT_SLEEP);
+    rmalab_blocked_watch(); /* :status reads how long a call has blocked */
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.size);
     /* Collective, so before the greeting: once a rank has greeted, it

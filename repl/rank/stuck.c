@@ -127,6 +127,7 @@ stuck *stuck_start(int rank, int size, const char *file)
     s->rank = rank;
     s->size = size;
     s->after = after;
+    rmalab_blocked_watch(); /* calls read the clock as they start */
     snprintf(s->file, sizeof s->file, "%s", file ? file : "");
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);

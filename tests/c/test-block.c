@@ -530,6 +530,71 @@ out:
 }
 END_TEST
 
+/* block.c's flag: some thread reads the records, so calls read the clock. */
+extern atomic_bool rmalab__block_timed;
+
+/* Two looks from a second thread, 150 and 250 ms into a barrier that the
+ * last rank joins 600 ms late. */
+typedef struct {
+    int blocked[2];
+    double seconds[2];
+} looks;
+
+static void *look_twice(void *arg)
+{
+    looks *l = arg;
+    for (int i = 0; i < 2; i++) {
+        usleep(i ? 100000 : 150000);
+        rmalab_blocked b;
+        l->blocked[i] = rmalab_blocked_get(&b);
+        l->seconds[i] = b.seconds;
+    }
+    return NULL;
+}
+
+static looks barrier_looked_at(void)
+{
+    looks l = {{0, 0}, {0, 0}};
+    pthread_t lt;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == nranks - 1)
+        usleep(600000);
+    else
+        ck_assert_int_eq(pthread_create(&lt, NULL, look_twice, &l), 0);
+    EXPECT_OK(rmalab_barrier(MPI_COMM_WORLD));
+    if (rank != nranks - 1) {
+        pthread_join(lt, NULL);
+        EXPECT(l.blocked[0] && l.blocked[1], "not blocked when looked at: %d %d", l.blocked[0],
+               l.blocked[1]);
+    }
+    return l;
+}
+
+/* Until a thread reads or says it will (rmalab_blocked_watch), calls skip
+ * the clock: a call blocked then counts from the first look, and from
+ * then on the same; after rmalab_blocked_watch, from its start. */
+START_TEST(test_blocked_seconds)
+{
+    tu_begin();
+    rank = tu_rank();
+    nranks = tu_size();
+    atomic_store(&rmalab__block_timed, false); /* as in a process nobody read yet */
+    looks l = barrier_looked_at();
+    if (rank != nranks - 1) {
+        EXPECT(l.seconds[0] < 0.1, "unwatched: %f s at the first look", l.seconds[0]);
+        EXPECT(l.seconds[1] - l.seconds[0] > 0.05, "unwatched: %f s, then %f s", l.seconds[0],
+               l.seconds[1]);
+    }
+    atomic_store(&rmalab__block_timed, false);
+    rmalab_blocked_watch();
+    l = barrier_looked_at();
+    if (rank != nranks - 1)
+        EXPECT(l.seconds[0] >= 0.12 && l.seconds[1] - l.seconds[0] > 0.05,
+               "watched: %f s at the first look, then %f s", l.seconds[0], l.seconds[1]);
+    tu_end();
+}
+END_TEST
+
 Suite *block_suite(void)
 {
     Suite *s = suite_create("block");
@@ -539,6 +604,7 @@ Suite *block_suite(void)
     tcase_add_test(tc, test_blocked_threads);
     tcase_add_test(tc, test_last_failure);
     tcase_add_test(tc, test_progress_hook);
+    tcase_add_test(tc, test_blocked_seconds);
     suite_add_tcase(s, tc);
     return s;
 }
