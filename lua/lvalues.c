@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lnames.h"
 #include "lrmalab.h"
 
 /* Every operation names its type: the name is matched by its length and
@@ -464,4 +465,43 @@ void lrm_open_values(lua_State *L)
 {
     (void)L;
     pthread_once(&type_names_once, type_names_init);
+}
+
+/* lnames.h: the registry holds each state's names under this key. */
+static const char names_key = 'n';
+_Atomic(const lrm_names *) lrm_names_kept;
+
+/* The names' __gc, in lua_close before any string is freed. */
+static int names_gc(lua_State *L)
+{
+    const lrm_names *n = lua_touserdata(L, 1);
+    atomic_compare_exchange_strong(&lrm_names_kept, &n, NULL);
+    return 0;
+}
+
+void lrm_open_names(lua_State *L)
+{
+    static const char *const locks[] = {"exclusive", "shared"};
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lrm_names *n = lua_newuserdatauv(L, sizeof *n, 1);
+    lua_createtable(L, LRM_NAMES, 0);
+    for (int i = 0; i < LRM_NAMES; i++) {
+        lua_pushstring(L, i < LRM_NAME_TYPE   ? rmalab_op_name((rmalab_op)(i - LRM_NAME_OP))
+                          : i < LRM_NAME_LOCK ? rmalab_type_name((rmalab_type)(i - LRM_NAME_TYPE))
+                                              : locks[i - LRM_NAME_LOCK]);
+        n->p[i] = lua_topointer(L, -1); /* all short: interned */
+        lua_rawseti(L, -2, i + 1);      /* kept alive as long as the userdata */
+    }
+    lua_setiuservalue(L, -2, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, names_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
+    const lrm_names *none = NULL;
+    atomic_compare_exchange_strong(&lrm_names_kept, &none, n);
 }
