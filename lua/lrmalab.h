@@ -336,6 +336,8 @@ rmalab_op lrm_checkop(lua_State *L, int arg);
 int lrm_op_status(lua_State *L, int arg, rmalab_op *op);
 /* `name`: the window's, for errors (lrm_raise_named). */
 int lrm_checkrank(lua_State *L, int arg, const char *name);
+/* The same, the name asked of w only for an error. */
+int lrm_checkwinrank(lua_State *L, int arg, rmalab_win *w);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
 int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);
