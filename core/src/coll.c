@@ -416,7 +416,8 @@ static int __attribute__((noinline)) allreduce_one(rmalab_comm *c, int64_t *buf,
         return rc;
     rpacket p = {.count = 1, .srank = INT32_MAX, .type = (int8_t)*type, .op = (int8_t)op,
                  .clock = (int8_t)rmalab__clock_exists(), .v = {buf[0]}}, all;
-    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, rmalab_comm_mpi(c));
+    /* the record holds the MPI communicator: comm.c is not asked again */
+    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, b.comm);
     if (e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "allreduce");
     else if ((!(all.status | all.bad) && (all.type == RMALAB_INT64 || all.op < RMALAB_OP_BAND)) ||
@@ -424,10 +425,11 @@ static int __attribute__((noinline)) allreduce_one(rmalab_comm *c, int64_t *buf,
         buf[0] = all.v[0];
         *type = (rmalab_type)all.type;
         if (all.clock)
-            rc = rmalab__clock_reduce(rmalab_comm_mpi(c), RMALAB_REDUCE_ALL, 0,
+            rc = rmalab__clock_reduce(b.comm, RMALAB_REDUCE_ALL, 0,
                                       "carrying the race checker's clocks");
     }
-    return rmalab__coll_end(&b, rc);
+    rmalab__block_leave(&b); /* rmalab__coll_end's body */
+    return rmalab__block_call_end("allreduce", "comm", b.id, rc);
 }
 
 /* Any other reduction (allreduce_one's test failed). */
