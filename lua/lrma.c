@@ -296,8 +296,9 @@ static int win_get(lua_State *L)
 {
     mem_op o;
     check_op_args(L, &o, C_GET);
-    if (!o.vec && !lrm_tobuffer(L, 5)) {
-        int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
+    int t5 = lua_type(L, 5); /* none or nil: one element, and no buffer to test */
+    if (!o.vec && (t5 <= LUA_TNIL || !lrm_tobuffer(L, 5))) {
+        int count = t5 <= LUA_TNIL ? 1 : lrm_checkcount(L, 5);
         lresult *u = new_result(L, o.w, o.target, o.type, count, 0);
         lrm_site(L, o.w);
         int rc = rmalab_win_get_mem(o.w, o.target, o.disp, o.type, count, u->data, NULL,

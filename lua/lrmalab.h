@@ -12,7 +12,8 @@
  *   lhints.c     the hint catalogue; diagnostics, reports, agreements; the
  *                hint methods of communicators and windows
  *   lcomm.c      communicators
- *   lvalues.c    arguments and typed values of window calls
+ *   lvalues.c    arguments and typed values of window calls; names that
+ *                calls take every time, matched by address (lnames.h)
  *   lbuffer.c    typed buffers and their views; what is in flight on them
  *   lcodec.c     the value codec's encoder: Lua values (buffers too) to
  *                bytes (no MPI; the bytes are lcodec.h's)
