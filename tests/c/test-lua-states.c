@@ -134,7 +134,8 @@ static long names_work(lua_State *L, const char *name)
                "assert(not ok and tostring(e):find('SUM'), tostring(e))\n"
                "ok, e = pcall(w.lock, w, 0, 'Shared')\n"
                "assert(not ok and tostring(e):find('invalid option'), tostring(e))\n"
-               "return math.tointeger(c:allreduce(1.5, 'sum')) + c:allreduce(2, 'max') + r:value()");
+               "return math.tointeger(c:allreduce(1.5, 'sum')) + c:allreduce(2, 'max')\n"
+               "  + r:value()");
 }
 
 int main(void)
