@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "lnames.h"
 #include "lrmalab.h"
 
 /* The state's encoding buffer: a userdata in the registry that frees it. */
@@ -433,14 +434,18 @@ static int reduce_any(lua_State *L, rmalab_comm *c, rmalab_reduce_kind kind)
  * failure of a check, goes to reduce_any, which checks all again. An
  * integer, or a float under sum, prod, max or min, is taken as it is and
  * the result pushed by the inline push_result (number's and push_result's
- * calls were 85 instructions of an allreduce of 762). */
+ * calls were 85 instructions of an allreduce of 762). The op is found by
+ * its string's address among the kept names (lnames.h), where
+ * lrm_op_status read its type, its bytes and its length (86 instructions
+ * with their API calls). */
 static int reduce_call(lua_State *L, rmalab_reduce_kind kind)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
-    rmalab_op op;
+    int i = kind == RMALAB_REDUCE_ROOT ? -1 : lrm_name_at(L, 3, LRM_NAME_OP, RMALAB_OP_LXOR + 1);
+    rmalab_op op = (rmalab_op)i;
     int64_t v;
     rmalab_type type = RMALAB_INT64;
-    if (kind == RMALAB_REDUCE_ROOT || lua_type(L, 2) != LUA_TNUMBER || lrm_op_status(L, 3, &op))
+    if (i < 0 || lua_type(L, 2) != LUA_TNUMBER)
         return reduce_any(L, c, kind);
     if (lua_isinteger(L, 2)) {
         v = (int64_t)lua_tointeger(L, 2);
@@ -502,5 +507,6 @@ void lrm_open_coll(lua_State *L)
 {
     lrm_push_comm_methods(L);
     luaL_setfuncs(L, coll_methods, 0);
+    lrm_open_names(L); /* the reductions' ops: reduce_call */
     lua_pop(L, 1);
 }

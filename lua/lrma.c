@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lnames.h"
 #include "lrmalab.h"
 
 #define LRM_RESULT_T "rmalab.result"
@@ -36,11 +37,6 @@ static lresult *toresult(lua_State *L, int arg)
     if (!u || lua_rawlen(L, arg) < sizeof *u || u->p.tag != &result_tag)
         lrm_checkud_fail(L, arg, RMALAB_ERR_ARG, "RMA result expected");
     return u;
-}
-
-static int win_error(lua_State *L, int rc, rmalab_win *w)
-{
-    return lrm_raise_win(L, rc, w, NULL);
 }
 
 /* A handle for o's operation of `count` elements with room for `extra`
@@ -100,7 +96,8 @@ enum { C_PUT, C_GET, C_ACCUMULATE, C_GET_ACCUMULATE, C_FETCH_AND_OP, C_COMPARE_A
        C_RPUT, C_RGET, C_RACCUMULATE, C_RGET_ACCUMULATE };
 
 /* The arguments of call number i (the enum above), given by the caller,
- * where a search of the names cost every get two string comparisons. */
+ * where a search of the names cost every get two string comparisons; a
+ * type name by its address (lnames.h), anything else by lrm_checklayout. */
 static void check_op_args(lua_State *L, mem_op *o, int i)
 {
     static const char *const calls[] = {"win:put",  "win:get",  "win:accumulate",
@@ -110,9 +107,11 @@ static void check_op_args(lua_State *L, mem_op *o, int i)
     o->request = i > COMPARE_AND_SWAP;
     o->kind = o->request ? i - COMPARE_AND_SWAP - 1 : i;
     o->w = lrm_checkwin(L, 1);
-    o->target = lrm_checkrank(L, 2, rmalab_win_get_name(o->w));
+    o->target = lrm_checkwinrank(L, 2, o->w);
     o->disp = lrm_checkdisp(L, 3);
-    o->type = lrm_checklayout(L, 4, &o->vec);
+    int t = lrm_name_at(L, 4, LRM_NAME_TYPE, RMALAB_NTYPES);
+    o->vec = NULL;
+    o->type = t >= 0 ? (rmalab_type)t : lrm_checklayout(L, 4, &o->vec);
     o->call = calls[i];
     o->op = calls[i] + 4;
 }
@@ -297,8 +296,9 @@ static int win_get(lua_State *L)
 {
     mem_op o;
     check_op_args(L, &o, C_GET);
-    if (!o.vec && !lrm_tobuffer(L, 5)) {
-        int count = lua_isnoneornil(L, 5) ? 1 : lrm_checkcount(L, 5);
+    int t5 = lua_type(L, 5); /* none or nil: one element, and no buffer to test */
+    if (!o.vec && (t5 <= LUA_TNIL || !lrm_tobuffer(L, 5))) {
+        int count = t5 <= LUA_TNIL ? 1 : lrm_checkcount(L, 5);
         lresult *u = new_result(L, o.w, o.target, o.type, count, 0);
         lrm_site(L, o.w);
         int rc = rmalab_win_get_mem(o.w, o.target, o.disp, o.type, count, u->data, NULL,
@@ -426,7 +426,7 @@ static int win_fetch_and_op(lua_State *L)
         return atomic_mem(L, C_FETCH_AND_OP, 0, 5, op);
     }
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
+    int target = lrm_checkwinrank(L, 2, w);
     MPI_Aint disp = lrm_checkdisp(L, 3);
     rmalab_type t = lrm_checktype(L, 4);
     rmalab_op op = lrm_checkop(L, 6);
@@ -440,7 +440,7 @@ static int win_fetch_and_op(lua_State *L)
     lrm_site(L, w);
     int rc = rmalab_win_fetch_and_op_mem(w, target, disp, t, origin, u->data, op, &u->p.ticket);
     if (rc)
-        return win_error(L, rc, w);
+        return lrm_raise_win(L, rc, w, NULL);
     return 1;
 }
 
@@ -451,7 +451,7 @@ static int win_compare_and_swap(lua_State *L)
     if (any_buffer(L, 5, 7))
         return atomic_mem(L, C_COMPARE_AND_SWAP, 5, 6, RMALAB_NOPS);
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
+    int target = lrm_checkwinrank(L, 2, w);
     MPI_Aint disp = lrm_checkdisp(L, 3);
     rmalab_type t = lrm_checktype(L, 4);
     int nc, nv;
@@ -469,7 +469,7 @@ static int win_compare_and_swap(lua_State *L)
     int rc = rmalab_win_compare_and_swap_mem(w, target, disp, t, compare, origin, u->data,
                                              &u->p.ticket);
     if (rc)
-        return win_error(L, rc, w);
+        return lrm_raise_win(L, rc, w, NULL);
     return 1;
 }
 
@@ -581,10 +581,7 @@ static const luaL_Reg rma_methods[] = {
 };
 
 static const luaL_Reg result_methods[] = {
-    {"value", result_value},
-    {"values", result_values},
-    {"ready", result_ready},
-    {NULL, NULL},
+    {"value", result_value}, {"values", result_values}, {"ready", result_ready}, {NULL, NULL},
 };
 
 /* Adds the operations to the window methods, and makes the result type. */
@@ -597,4 +594,5 @@ void lrm_open_rma(lua_State *L)
     lua_insert(L, -2);
     luaL_setfuncs(L, rma_methods, 1); /* each with the result's metatable: new_result's */
     lua_pop(L, 1);
+    lrm_open_names(L); /* check_op_args's types */
 }

@@ -12,7 +12,8 @@
  *   lhints.c     the hint catalogue; diagnostics, reports, agreements; the
  *                hint methods of communicators and windows
  *   lcomm.c      communicators
- *   lvalues.c    arguments and typed values of window calls
+ *   lvalues.c    arguments and typed values of window calls; names that
+ *                calls take every time, matched by address (lnames.h)
  *   lbuffer.c    typed buffers and their views; what is in flight on them
  *   lcodec.c     the value codec's encoder: Lua values (buffers too) to
  *                bytes (no MPI; the bytes are lcodec.h's)
@@ -336,6 +337,8 @@ rmalab_op lrm_checkop(lua_State *L, int arg);
 int lrm_op_status(lua_State *L, int arg, rmalab_op *op);
 /* `name`: the window's, for errors (lrm_raise_named). */
 int lrm_checkrank(lua_State *L, int arg, const char *name);
+/* The same, the name asked of w only for an error. */
+int lrm_checkwinrank(lua_State *L, int arg, rmalab_win *w);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
 int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);

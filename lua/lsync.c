@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "lnames.h"
 #include "lrmalab.h"
 
 #define SYNC0(fname, call)                                                     \
@@ -65,12 +66,12 @@ static int win_fence(lua_State *L)
     lrm_buffers_settle(L, w);
     return 0;
 }
-SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
+SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkwinrank(L, 2, w)))
 SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
 SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
-SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
+SYNC0(win_flush, rmalab_win_flush(w, lrm_checkwinrank(L, 2, w)))
 SYNC0(win_flush_all, rmalab_win_flush_all(w))
-SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkrank(L, 2, rmalab_win_get_name(w))))
+SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkwinrank(L, 2, w)))
 SYNC0(win_flush_local_all, rmalab_win_flush_local_all(w))
 SYNC0(win_sync, rmalab_win_sync(w))
 
@@ -87,13 +88,17 @@ static int win_test(lua_State *L)
 }
 
 /* win:lock(target [, "exclusive" | "shared" [, assert]]); exclusive by
- * default. */
+ * default. The kind is found by its string's address (lnames.h), where
+ * lrm_checkoption's checks and comparison cost about 150 instructions a
+ * lock; nil and any other value take lrm_checkoption, and its errors. */
 static int win_lock(lua_State *L)
 {
     static const char *const kinds[] = {"exclusive", "shared", NULL};
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkrank(L, 2, rmalab_win_get_name(w));
-    int kind = lrm_checkoption(L, 3, "exclusive", kinds);
+    int target = lrm_checkwinrank(L, 2, w);
+    int kind = lrm_name_at(L, 3, LRM_NAME_LOCK, 2);
+    if (kind < 0)
+        kind = lrm_checkoption(L, 3, "exclusive", kinds);
     int mode = lrm_checkassert(L, 4);
     lrm_site(L, w);
     int rc = rmalab_win_lock(w, target, kind == 0, mode);
@@ -207,4 +212,5 @@ void lrm_open_sync(lua_State *L)
     lrm_push_win_methods(L);
     luaL_setfuncs(L, sync_methods, 0);
     lua_pop(L, 1);
+    lrm_open_names(L); /* win_lock's kinds */
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lnames.h"
 #include "lrmalab.h"
 
 /* Every operation names its type: the name is matched by its length and
@@ -141,6 +142,19 @@ int lrm_checkrank(lua_State *L, int arg, const char *name)
         lrm_raise_named(L, name, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
                         (long long)r);
     return (int)r;
+}
+
+/* An integer in range at once (lrm_checkinteger's call and the window's
+ * name, asked of the core before the check, were about 40 instructions a
+ * rank); anything else as lrm_checkrank, named by w. */
+int lrm_checkwinrank(lua_State *L, int arg, rmalab_win *w)
+{
+    if (lua_isinteger(L, arg)) {
+        lua_Integer r = lua_tointegerx(L, arg, NULL);
+        if (r >= INT_MIN && r <= INT_MAX)
+            return (int)r;
+    }
+    return lrm_checkrank(L, arg, rmalab_win_get_name(w));
 }
 
 MPI_Aint lrm_checkdisp(lua_State *L, int arg)
@@ -464,4 +478,43 @@ void lrm_open_values(lua_State *L)
 {
     (void)L;
     pthread_once(&type_names_once, type_names_init);
+}
+
+/* lnames.h: the registry holds each state's names under this key. */
+static const char names_key = 'n';
+_Atomic(const lrm_names *) lrm_names_kept;
+
+/* The names' __gc, in lua_close before any string is freed. */
+static int names_gc(lua_State *L)
+{
+    const lrm_names *n = lua_touserdata(L, 1);
+    atomic_compare_exchange_strong(&lrm_names_kept, &n, NULL);
+    return 0;
+}
+
+void lrm_open_names(lua_State *L)
+{
+    static const char *const locks[] = {"exclusive", "shared"};
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lrm_names *n = lua_newuserdatauv(L, sizeof *n, 1);
+    lua_createtable(L, LRM_NAMES, 0);
+    for (int i = 0; i < LRM_NAMES; i++) {
+        lua_pushstring(L, i < LRM_NAME_TYPE   ? rmalab_op_name((rmalab_op)(i - LRM_NAME_OP))
+                          : i < LRM_NAME_LOCK ? rmalab_type_name((rmalab_type)(i - LRM_NAME_TYPE))
+                                              : locks[i - LRM_NAME_LOCK]);
+        n->p[i] = lua_topointer(L, -1); /* all short: interned */
+        lua_rawseti(L, -2, i + 1);      /* kept alive as long as the userdata */
+    }
+    lua_setiuservalue(L, -2, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, names_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &names_key);
+    const lrm_names *none = NULL;
+    atomic_compare_exchange_strong(&lrm_names_kept, &none, n);
 }

@@ -31,8 +31,17 @@ int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
                        const int *peer)
 {
     rmalab__block_call_begin();
-    /* cleared by stores inline, where memset's call was 22 instructions */
-    *b = (rmalab__block){.call = call, .collective = collective};
+    /* the fields that rmalab__block_comm and rmalab__block_enter do not
+     * set, one by one (as rmalab__block_enter_p2p does; a new field of the
+     * record is set here too): memset's call was 22 instructions, and
+     * clearing the whole record by stores inline 21 */
+    b->call = call;
+    b->collective = collective;
+    b->interruptible = b->passive = false;
+    atomic_init(&b->interrupted, false);
+    b->win_prev = NULL;
+    b->agree = NULL;
+    b->dup = NULL;
     if (!c)
         return rmalab__block_call_end(
             call, "comm", UINT64_MAX,
@@ -398,7 +407,8 @@ static int reduce_call(rmalab_comm *c, const char *call, rmalab_reduce_kind kind
  * reduce_local passes, in one packet and nothing after it but the clocks
  * (reduce_call's branches for other kinds and counts were about 70
  * instructions of its 177). The verdict and errors are reduce_call's. */
-static int allreduce_one(rmalab_comm *c, int64_t *buf, rmalab_type *type, rmalab_op op)
+static int __attribute__((noinline)) allreduce_one(rmalab_comm *c, int64_t *buf,
+                                                   rmalab_type *type, rmalab_op op)
 {
     rmalab__block b;
     int rc = rmalab__coll_begin(&b, "allreduce", c, true, NULL);
@@ -406,26 +416,27 @@ static int allreduce_one(rmalab_comm *c, int64_t *buf, rmalab_type *type, rmalab
         return rc;
     rpacket p = {.count = 1, .srank = INT32_MAX, .type = (int8_t)*type, .op = (int8_t)op,
                  .clock = (int8_t)rmalab__clock_exists(), .v = {buf[0]}}, all;
-    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, rmalab_comm_mpi(c));
+    /* the record holds the MPI communicator: comm.c is not asked again */
+    int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, b.comm);
     if (e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "allreduce");
-    else if (!(rc = reduce_verdict(c, &all, RMALAB_OK, "allreduce"))) {
+    else if ((!(all.status | all.bad) && (all.type == RMALAB_INT64 || all.op < RMALAB_OP_BAND)) ||
+             !(rc = reduce_verdict(c, &all, RMALAB_OK, "allreduce"))) { /* its usual case inline */
         buf[0] = all.v[0];
         *type = (rmalab_type)all.type;
         if (all.clock)
-            rc = rmalab__clock_reduce(rmalab_comm_mpi(c), RMALAB_REDUCE_ALL, 0,
+            rc = rmalab__clock_reduce(b.comm, RMALAB_REDUCE_ALL, 0,
                                       "carrying the race checker's clocks");
     }
-    return rmalab__coll_end(&b, rc);
+    rmalab__block_leave(&b); /* rmalab__coll_end's body */
+    return rmalab__block_call_end("allreduce", "comm", b.id, rc);
 }
 
-int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
-                       rmalab_type *type, rmalab_op op, int status)
+/* Any other reduction (allreduce_one's test failed). */
+static int __attribute__((noinline)) reduce_any(rmalab_comm *c, rmalab_reduce_kind kind, int root,
+                                                void *buf, int count, rmalab_type *type,
+                                                rmalab_op op, int status)
 {
-    if (kind == RMALAB_REDUCE_ALL && count == 1 && !status && c && packet_mpi_op != MPI_OP_NULL &&
-        (*type == RMALAB_INT64 ? (unsigned)op <= RMALAB_OP_LXOR
-                               : *type == RMALAB_DOUBLE && (unsigned)op < RMALAB_OP_BAND))
-        return allreduce_one(c, buf, type, op);
     const char *call = rmalab__coll_kind_call(kind);
     int rc = (unsigned)kind > RMALAB_REDUCE_EXSCAN
                  ? rmalab__err_fail(RMALAB_ERR_ARG, "reduce: unknown kind %d", (int)kind)
@@ -447,6 +458,18 @@ int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *
     if (!rc)
         rc = reduce_call(c, call, kind, root, buf, count, type, op, status);
     return rmalab__coll_end(&b, rc);
+}
+
+/* The test and two tail calls: the frame of both inline was 22
+ * instructions of one number's allreduce. */
+int rmalab_comm_reduce(rmalab_comm *c, rmalab_reduce_kind kind, int root, void *buf, int count,
+                       rmalab_type *type, rmalab_op op, int status)
+{
+    if (kind == RMALAB_REDUCE_ALL && count == 1 && !status && c && packet_mpi_op != MPI_OP_NULL &&
+        (*type == RMALAB_INT64 ? (unsigned)op <= RMALAB_OP_LXOR
+                               : *type == RMALAB_DOUBLE && (unsigned)op < RMALAB_OP_BAND))
+        return allreduce_one(c, buf, type, op);
+    return reduce_any(c, kind, root, buf, count, type, op, status);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -123,8 +123,7 @@ static int op_overlap(rmalab_win *w, const rma_op *o)
  * range, overlaps), and the target side. */
 static int op_open(rmalab_win *w, rma_op *o)
 {
-    o->sh = (rmalab__shape){.type = o->type, .count = o->count, .vec = o->vec, .ty = o->ty,
-                            .dt = MPI_DATATYPE_NULL};
+    o->sh.ty = o->ty; /* the rest of sh is RMA_OP's, where both cleared it (12 a get) */
     if (o->ticket)
         *o->ticket = 0;
     int rc = rmalab__type_check_count(o->what, o->type, o->count);
@@ -264,7 +263,8 @@ static int mem_given(const rma_op *o, const void *origin, const void *result, bo
  * ticket (the _mem calls), else its origin staged and a result made. */
 #define ATOMIC_OP(name, e, tk)                                                          \
     (rma_op){.what = (name), .ev = (e), .target = (e)->target, .disp = (e)->disp,      \
-             .type = (e)->type, .count = 1, .copy = !(tk), .ticket = (tk)}
+             .type = (e)->type, .count = 1, .copy = !(tk), .ticket = (tk),                \
+             .sh = {.type = (e)->type, .count = 1, .dt = MPI_DATATYPE_NULL}}
 
 /* Its checks, its origin (and compare_and_swap's compare) as MPI reads
  * them, and where its result goes: the caller's memory, or a new result r
@@ -425,7 +425,8 @@ static int run_get_accumulate(rmalab_win *w, rma_op *o, const void *origin, void
 
 #define RMA_OP(name, t, d, ty, n, v, c, tk)                                     \
     (rma_op){.what = (name), .target = (t), .disp = (d), .type = (ty), .count = (n),  \
-             .vec = (v), .copy = (c), .ticket = (tk), .rreq = NULL}
+             .vec = (v), .copy = (c), .ticket = (tk), .rreq = NULL,                    \
+             .sh = {.type = (ty), .count = (n), .vec = (v), .dt = MPI_DATATYPE_NULL}}
 
 int rmalab_win_put(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
                    const void *origin)

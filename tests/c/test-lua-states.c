@@ -118,6 +118,26 @@ static void interleaved_leaks(lua_State *A, lua_State *B)
     check(stat_of(B, "wins") == 2, "B counts the two windows it leaked");
 }
 
+/* Names matched by address (lua/lnames.h) are the first state's: a
+ * reduction's op, a lock's kind and a get's type work alike in a state that
+ * opened the module later, and in one opened after the first closed (which
+ * takes the names over), and a bad name still fails by its rule. */
+static long names_work(lua_State *L, const char *name)
+{
+    return run(L, name,
+               "local c = rmalab.world\n"
+               "local w <close> = rmalab.win_allocate(8, { disp_unit = 8 })\n"
+               "w:lock(c:rank(), 'exclusive') w:write(0, 'int64', 5) w:unlock(c:rank())\n"
+               "w:lock(c:rank(), 'shared') local r = w:get(c:rank(), 0, 'int64')\n"
+               "w:unlock(c:rank())\n"
+               "local ok, e = pcall(c.allreduce, c, 1, 'SUM')\n"
+               "assert(not ok and tostring(e):find('SUM'), tostring(e))\n"
+               "ok, e = pcall(w.lock, w, 0, 'Shared')\n"
+               "assert(not ok and tostring(e):find('invalid option'), tostring(e))\n"
+               "return math.tointeger(c:allreduce(1.5, 'sum')) + c:allreduce(2, 'max')\n"
+               "  + r:value()");
+}
+
 int main(void)
 {
     long before = rmalab_debug_live_allocs();
@@ -126,6 +146,8 @@ int main(void)
     check(stat_of(A, "wins") == 0 && stat_of(B, "wins") == 0, "two fresh states");
     own_stats_and_callbacks(A, B);
     interleaved_leaks(A, B);
+    check(names_work(A, "A: names") == 10 && names_work(B, "B: names") == 10,
+          "the names in the first state and in the second");
 
     /* A started MPI; closing it first hands its leaked windows to B, and
      * MPI stays up for B. */
@@ -140,6 +162,10 @@ int main(void)
               "rmalab.world:barrier()\n"
               "return w:read(0, 'int64')") == 7,
           "B still works after A closed");
+    lua_State *C = open_state();
+    check(names_work(B, "B: names") == 10 && names_work(C, "C: names") == 10,
+          "the names after the first state closed, and in a state opened then");
+    lua_close(C);
     int mine = failures, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     check(all == 0, "every rank passed so far");
