@@ -135,7 +135,7 @@ int rmalab__msg_send_whole(rmalab_comm *c, const void *buf, size_t n, int type, 
     mhdr h = header(type, 0, n);
     memcpy(first, &h, sizeof h);
     copy_small(first + sizeof h, buf, n);
-    int e = MPI_Send(first, (int)(sizeof h + n), MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
+    int e = MPI_Send(first, (int)(sizeof h + n), MPI_BYTE, dest, tag, rmalab__comm_handle(c));
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
 }
 
@@ -263,7 +263,7 @@ static inline int count_of(const MPI_Status *s)
 static int recv_first(rmalab_comm *c, int source, int tag, unsigned char *first, MPI_Status *st)
 {
     int e = MPI_Recv(first, RMALAB__EAGER, MPI_BYTE, source < 0 ? MPI_ANY_SOURCE : source,
-                     tag < 0 ? MPI_ANY_TAG : tag, rmalab_comm_mpi(c), st);
+                     tag < 0 ? MPI_ANY_TAG : tag, rmalab__comm_handle(c), st);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Recv");
 }
 

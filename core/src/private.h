@@ -142,7 +142,7 @@
  *   info_ info.c                         info_typed_ info-typed.c
  *   info_mpi_ info-mpi.c                 hints_ hints.c
  *   hints_value_ hints-value.c           hints_validate_ hints-validate.c
- *   hints_report_ hints-report.c         comm_ comm.c
+ *   hints_report_ hints-report.c         comm_ comm.c comm-private.h
  *   type_ types.c                        layout_ layout.c
  *   results_ results.c                   coll_ coll.c
  *   xchg_ xchg.c                         msg_ msg.c
