@@ -11,8 +11,9 @@ const char lrm_comm_tag = 'c';
 
 static lcomm *newcomm(lua_State *L, const char *how)
 {
-    lcomm *u = lrm_newud(L, sizeof *u, 0, &lrm_comm_tag);
+    lcomm *u = lrm_newud(L, sizeof *u, 1, &lrm_comm_tag); /* its status memo (lstatus.c) */
     u->comm = NULL;
+    u->memo.source = -1; /* none yet: fits no status */
     u->is_world = 0;
     u->how = how;
     u->counted = 1;
