@@ -45,6 +45,7 @@
 #define LRMALAB_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -279,12 +280,18 @@ typedef struct {
     rmalab_msg_status memo; /* what the status in its user value says (lstatus.c) */
 } lrm_comm;
 extern const char lrm_comm_tag;
+/* The world object of the Lua state that made one last, while it lives
+ * (lcomm.c): the one address that is a communicator without a look at its
+ * size, an API call a check. */
+extern _Atomic(lrm_comm *) lrm_comm_world;
 /* The communicator object at arg, not freed, else an error: inline, as
  * every call on a communicator asks it first; lrm_checkcomm its core's. */
 static inline lrm_comm *lrm_checkcommud(lua_State *L, int arg)
 {
-    lrm_comm *u = lrm_checkud(L, arg, &lrm_comm_tag, sizeof(lrm_comm), RMALAB_ERR_COMM,
-                              "communicator expected");
+    lrm_comm *u = lua_touserdata(L, arg);
+    if (!u || (u != atomic_load_explicit(&lrm_comm_world, memory_order_relaxed) &&
+               (lua_rawlen(L, arg) != sizeof *u || u->tag != &lrm_comm_tag)))
+        lrm_checkud_fail(L, arg, RMALAB_ERR_COMM, "communicator expected");
     if (!u->comm)
         lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
     return u;
