@@ -222,8 +222,8 @@ static int send_packed(rmalab_comm *c, const void *buf, size_t n, int type, int 
 }
 
 /* Inline: the common message goes in one call (rmalab__msg_send_whole). */
-static inline int send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest,
-                            int tag)
+__attribute__((always_inline)) static inline int
+send_call(rmalab_comm *c, const void *buf, size_t n, int type, int dest, int tag)
 {
     if (dest == rmalab__comm_me(c))
         return send_self(c, buf, n, type, tag);
@@ -284,8 +284,9 @@ static inline void msg_close(rmalab__msg_in *m)
 
 /* m is left closed or for the caller to close, even for a call refused;
  * `first` as rmalab__msg_recv's. */
-static inline int recv_(rmalab_comm *c, int source, int tag, int type, void *into,
-                        size_t cap, unsigned char *first, rmalab__msg_in *m, rmalab_msg_status *st)
+__attribute__((always_inline)) static inline int
+recv_(rmalab_comm *c, int source, int tag, int type, void *into, size_t cap, unsigned char *first,
+      rmalab__msg_in *m, rmalab_msg_status *st)
 {
     msg_closed(m);
     rmalab__block b;
