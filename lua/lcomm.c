@@ -9,10 +9,13 @@ typedef lrm_comm lcomm;
 
 const char lrm_comm_tag = 'c';
 
+_Atomic(lrm_comm *) lrm_comm_world;
+
 static lcomm *newcomm(lua_State *L, const char *how)
 {
-    lcomm *u = lrm_newud(L, sizeof *u, 0, &lrm_comm_tag);
+    lcomm *u = lrm_newud(L, sizeof *u, 1, &lrm_comm_tag); /* its status memo (lstatus.c) */
     u->comm = NULL;
+    u->memo.source = -1; /* none yet: fits no status */
     u->is_world = 0;
     u->how = how;
     u->counted = 1;
@@ -49,6 +52,7 @@ void lrm_pushworld(lua_State *L)
     if (rc)
         lrm_raise(L, rc, "rl.world");
     u->is_world = 1;
+    atomic_store_explicit(&lrm_comm_world, u, memory_order_relaxed);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, "rmalab.world");
 }
@@ -167,6 +171,8 @@ static int comm_gc(lua_State *L)
         u->counted = 0;
     }
     if (u->is_world) { /* a wrapper of MPI_COMM_WORLD: freeing it is local */
+        lrm_comm *me = u; /* before its memory goes, no check takes it unseen */
+        atomic_compare_exchange_strong(&lrm_comm_world, &me, NULL);
         rmalab_comm_free(&u->comm);
         return 0;
     }

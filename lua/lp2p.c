@@ -72,15 +72,17 @@ static lrm_bytes *encode(lua_State *L, int arg, const char *call)
     return b;
 }
 
-/* The buffer that a receive names at arg (none: NULL); it must not be in
- * flight (checked when its block is busy, as lrm_buffer_check would). */
+/* The buffer that a receive names at arg (none or nil: NULL); it must not
+ * be in flight (checked when its block is busy, as lrm_buffer_check
+ * would). A buffer first: nil is the rarer. */
 static inline lrm_buffer *recv_buffer(lua_State *L, int arg, const char *call)
 {
-    if (lua_isnoneornil(L, arg))
-        return NULL;
     lrm_buffer *u = lrm_tobuffer(L, arg);
-    if (!u)
+    if (!u) {
+        if (lua_isnoneornil(L, arg))
+            return NULL;
         lrm_argerror(L, arg, RMALAB_ERR_ARG, "receiving into a buffer needs an rl.buffer");
+    }
     if (u->blk->busy)
         lrm_buffer_check(L, arg, true, call);
     return u;
@@ -115,12 +117,14 @@ static bool push_number(lua_State *L, const unsigned char *p, size_t n)
     return true;
 }
 
-/* c:send(v, dest [, tag]): a buffer goes as it is, with its type. */
+/* c:send(v, dest [, tag]): a buffer goes as it is, with its type. An
+ * argument left out is told by the stack's top, which costs less than
+ * asking its type. */
 static int comm_send(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int dest = checkpeer(L, c, 3, false, "destination", "send");
-    int tag = checktag(L, c, 4, false, "send"), rc;
+    int tag = lua_gettop(L) < 4 ? 0 : checktag(L, c, 4, false, "send"), rc;
     lrm_buffer *u = lrm_tobuffer(L, 2);
     unsigned char x[9];
     if (u) {
@@ -135,15 +139,31 @@ static int comm_send(lua_State *L)
     return rc ? raise(L, rc) : 0;
 }
 
+/* The status of a receive on the communicator at index 1 (its object cu)
+ * pushed: the one its memo holds when that says what st says. */
+static inline void push_status(lua_State *L, lrm_comm *cu, const rmalab_msg_status *st)
+{
+    if (lrm_status_fits(&cu->memo, st)) {
+        if (lua_getiuservalue(L, 1, 1) == LUA_TUSERDATA)
+            return;
+        lua_pop(L, 1);
+    }
+    lrm_push_status_comm(L, st, 1, cu);
+}
+
 /* c:recv([source [, tag [, b]]]) -> v, status; with b, b is filled and
  * given back (a message of another type, or longer, stays receivable).
- * Upvalue 1: the status memo (lrm_push_status_memo). */
+ * A number, or a message into b, takes its status from the
+ * communicator's memo (push_status); any other value from upvalue 1's
+ * (lrm_push_status_memo). Arguments left out are told by the top. */
 static int comm_recv(lua_State *L)
 {
-    rmalab_comm *c = lrm_checkcomm(L, 1);
-    int source = checkpeer(L, c, 2, true, "source", "recv");
-    int tag = checktag(L, c, 3, true, "recv");
-    lrm_buffer *u = recv_buffer(L, 4, "comm:recv");
+    lrm_comm *cu = lrm_checkcommud(L, 1);
+    rmalab_comm *c = cu->comm;
+    int top = lua_gettop(L);
+    int source = top < 2 ? RMALAB_ANY_SOURCE : checkpeer(L, c, 2, true, "source", "recv");
+    int tag = top < 3 ? RMALAB_ANY_TAG : checktag(L, c, 3, true, "recv");
+    lrm_buffer *u = top < 4 ? NULL : recv_buffer(L, 4, "comm:recv");
     const void *p = NULL;
     size_t n = 0;
     rmalab_msg_status st;
@@ -151,11 +171,11 @@ static int comm_recv(lua_State *L)
                : rmalab_comm_recv_bytes(c, source, tag, &p, &n, &st);
     if (rc)
         return raise(L, rc);
-    if (u) /* b itself, then its status (lrm_push_message_memo's first case) */
+    if (u && top > 4) /* b itself, then its status: b is on top when it came last */
         lua_pushvalue(L, 4);
-    else if (st.type >= 0 || !push_number(L, p, n))
+    else if (!u && (st.type >= 0 || !push_number(L, p, n)))
         return lrm_push_message_memo(L, p, n, &st, 0, lua_upvalueindex(1));
-    lrm_push_status_memo(L, &st, false, lua_upvalueindex(1));
+    push_status(L, cu, &st);
     return 2;
 }
 

@@ -46,6 +46,7 @@
 #define LRMALAB_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -277,17 +278,28 @@ typedef struct {
     int is_world;
     int counted;     /* in the context's stats.comms */
     const char *how; /* what made it, for tostring: "world", "dup", "split" */
+    rmalab_msg_status memo; /* what the status in its user value says (lstatus.c) */
 } lrm_comm;
 extern const char lrm_comm_tag;
-/* The communicator at arg, not freed, else an error: inline, as every
- * call on a communicator asks it first. */
-static inline rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+/* The world object of the Lua state that made one last, while it lives
+ * (lcomm.c): the one address that is a communicator without a look at its
+ * size, an API call a check. */
+extern _Atomic(lrm_comm *) lrm_comm_world;
+/* The communicator object at arg, not freed, else an error: inline, as
+ * every call on a communicator asks it first; lrm_checkcomm its core's. */
+static inline lrm_comm *lrm_checkcommud(lua_State *L, int arg)
 {
-    lrm_comm *u = lrm_checkud(L, arg, &lrm_comm_tag, sizeof(lrm_comm), RMALAB_ERR_COMM,
-                              "communicator expected");
+    lrm_comm *u = lua_touserdata(L, arg);
+    if (!u || (u != atomic_load_explicit(&lrm_comm_world, memory_order_relaxed) &&
+               (lua_rawlen(L, arg) != sizeof *u || u->tag != &lrm_comm_tag)))
+        lrm_checkud_fail(L, arg, RMALAB_ERR_COMM, "communicator expected");
     if (!u->comm)
         lrm_raisef(L, RMALAB_ERR_COMM, "this communicator was freed");
-    return u->comm;
+    return u;
+}
+static inline rmalab_comm *lrm_checkcomm(lua_State *L, int arg)
+{
+    return lrm_checkcommud(L, arg)->comm;
 }
 /* Raise the core's error `rc` from comm:<call>. Never returns. */
 int lrm_raise_comm(lua_State *L, int rc, rmalab_comm *c, const char *call);
@@ -496,6 +508,15 @@ void lrm_push_status(lua_State *L, const rmalab_msg_status *st, bool bytes);
  * running function: false, or the last status it gave), and keeping the
  * one pushed there; memo 0: none. */
 void lrm_push_status_memo(lua_State *L, const rmalab_msg_status *st, bool bytes, int memo);
+/* The same, through the memo of the communicator at index comm (u its
+ * object): its user value, the last status pushed so, kept with what it
+ * says in u->memo. lrm_status_fits tells whether it says what st says. */
+void lrm_push_status_comm(lua_State *L, const rmalab_msg_status *st, int comm, lrm_comm *u);
+static inline bool lrm_status_fits(const rmalab_msg_status *memo, const rmalab_msg_status *st)
+{
+    return memo->source == st->source && memo->tag == st->tag && memo->type == st->type &&
+           (st->type < 0 || memo->bytes == st->bytes); /* a value's has no count */
+}
 /* Push a received message and its status (2 results): into the buffer at
  * buf (nonzero: it is that buffer), a new buffer of its type when a buffer
  * was sent, else the value decoded; raises what cannot be decoded. */

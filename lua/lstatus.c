@@ -17,7 +17,12 @@
  * 0.03x of the ping-pong. recv and sendrecv also keep the last status
  * they gave in an upvalue (the memo), checked before the weak table: the
  * table's lookup (the registry, the key, the stack's rotation) was about
- * 190 instructions of each receive, the memo's check is about 40. */
+ * 190 instructions of each receive, the memo's check is about 40. recv's
+ * common messages (a number, or into a buffer) keep theirs in the
+ * communicator's user value instead, with what it says in C beside it
+ * (lrm_push_status_comm): the check is then a compare of four fields and
+ * one API call, where the upvalue's cost three and a call (about 120
+ * instructions a receive, 10% of a ping-pong's round trip). */
 #include "lrmalab.h"
 
 static const char cache_key = 'S'; /* the registry's weak table of statuses */
@@ -175,4 +180,12 @@ void lrm_push_status_memo(lua_State *L, const rmalab_msg_status *st, bool bytes,
         lua_pushvalue(L, -1);
         lua_replace(L, memo);
     }
+}
+
+void lrm_push_status_comm(lua_State *L, const rmalab_msg_status *st, int comm, lrm_comm *u)
+{
+    lrm_push_status_memo(L, st, false, 0);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, comm, 1);
+    u->memo = *st;
 }

@@ -21,16 +21,6 @@
 #include "comm-private.h"
 #include "block-private.h"
 
-struct rmalab_comm {
-    MPI_Comm comm;
-    int owned;
-    int rank, size;
-    rmalab_info *requested; /* raw values, as the user gave them */
-    MPI_Comm shadow;        /* MPI_COMM_NULL until shadow_rq has completed */
-    MPI_Request shadow_rq;  /* the MPI_Comm_idup, or MPI_REQUEST_NULL */
-    int refs;               /* the user's handle (until freed) and pending requests */
-};
-
 const char *rmalab_version(void)
 {
     return RMALAB_VERSION;
@@ -82,11 +72,10 @@ int rmalab__comm_shadow(rmalab_comm *c, MPI_Comm *out)
     return RMALAB_OK;
 }
 
-void rmalab__comm_shadow_poll(rmalab_comm *c)
+void rmalab__comm_shadow_test(rmalab_comm *c)
 {
     int done = 0;
-    if (c->shadow_rq != MPI_REQUEST_NULL &&
-        MPI_Test(&c->shadow_rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+    if (MPI_Test(&c->shadow_rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
         MPI_Comm_set_errhandler(c->shadow, MPI_ERRORS_RETURN);
 }
 
@@ -300,16 +289,17 @@ int rmalab_comm_size(const rmalab_comm *comm)
     return comm ? comm->size : 0;
 }
 
+int rmalab__comm_tag_ub_read;
+
 /* MPI_TAG_UB is MPI_COMM_WORLD's attribute, the same for every
- * communicator: read once. */
+ * communicator: read once (rmalab__comm_tag_ub keeps it). */
 int rmalab_comm_tag_ub(rmalab_comm *c)
 {
-    static int tag_ub;
     (void)c;
-    if (!tag_ub) {
+    if (!rmalab__comm_tag_ub_read) {
         int *ub = NULL, flag = 0;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
-        tag_ub = flag && ub ? *ub : 32767;
+        rmalab__comm_tag_ub_read = flag && ub ? *ub : 32767;
     }
-    return tag_ub;
+    return rmalab__comm_tag_ub_read;
 }

@@ -36,44 +36,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MARK 0x726d6c62u /* "rmlb" */
-#define F_CLOCK 1u
-#define TYPE_SHIFT 8     /* the type + 1 in bits 8..15; 0: bytes */
-
-typedef struct {
-    uint32_t mark, flags, clock, seq;
-    uint64_t n;
-} mhdr;
-
-_Static_assert(sizeof(mhdr) == RMALAB__MSG_HDR, "the header's size");
-
-typedef struct stashed {
-    struct stashed *next;
+typedef struct rmalab__msg_kept {
+    struct rmalab__msg_kept *next;
     MPI_Comm mc;
     rmalab_msg_status st;
     size_t nclock;
     _Alignas(16) unsigned char data[]; /* clock, then payload */
 } stashed;
 
-static stashed *stash, **stash_tail = &stash;
-static rmalab__msg_in *posted; /* receives in stage FIRST, for progress */
+stashed *rmalab__msg_stash;
+static stashed **stash_tail = &rmalab__msg_stash;
+rmalab__msg_in *rmalab__msg_posted; /* receives in stage FIRST, for progress */
 
 /* ------------------------------------------------------------------------ */
 /* Sending                                                                  */
-
-/* The header of a message of n bytes of `type` carrying W8 bytes of clock. */
-static inline mhdr header(int type, size_t W8, size_t n)
-{
-    return (mhdr){MARK, (uint32_t)((type + 1) << TYPE_SHIFT) | (W8 ? F_CLOCK : 0), (uint32_t)W8,
-                  0, n};
-}
 
 int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool keep,
                      unsigned char *first, rmalab__msg_out *o)
 {
     static uint32_t seq;
     size_t W8 = rmalab__clock_exists() ? rmalab__clock_wire() : 0;
-    mhdr h = header(type, W8, n);
+    rmalab__msg_hdr h = rmalab__msg_header(type, W8, n);
     size_t room = RMALAB__EAGER - sizeof h, k = W8 + n < room ? W8 + n : room;
     *o = (rmalab__msg_out){.first = first, .nfirst = sizeof h + k};
     unsigned char *S = NULL;
@@ -113,32 +96,6 @@ int rmalab__msg_pack(rmalab_comm *c, const void *buf, size_t n, int type, bool k
     return RMALAB_OK;
 }
 
-/* n bytes from src, n known small: 8 (a double, an int64) and 9 (a
- * number coded) are copied inline, where memcpy of a length not known
- * here is a call to libc. */
-static inline void copy_small(unsigned char *dst, const void *src, size_t n)
-{
-    if (n == 8)
-        memcpy(dst, src, 8);
-    else if (n == 9)
-        memcpy(dst, src, 9);
-    else if (n)
-        memcpy(dst, src, n);
-}
-
-int rmalab__msg_send_whole(rmalab_comm *c, const void *buf, size_t n, int type, int dest,
-                           int tag)
-{
-    if (n > RMALAB__EAGER - sizeof(mhdr) || rmalab__clock_exists())
-        return RMALAB__MSG_PACK;
-    _Alignas(16) unsigned char first[RMALAB__EAGER];
-    mhdr h = header(type, 0, n);
-    memcpy(first, &h, sizeof h);
-    copy_small(first + sizeof h, buf, n);
-    int e = MPI_Send(first, (int)(sizeof h + n), MPI_BYTE, dest, tag, rmalab_comm_mpi(c));
-    return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Send");
-}
-
 int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag,
                      MPI_Request req[2])
 {
@@ -149,7 +106,7 @@ int rmalab__msg_post(rmalab_comm *c, const rmalab__msg_out *o, int dest, int tag
         return rc;
     int e = MPI_Isend(o->first, (int)o->nfirst, MPI_BYTE, dest, tag, rmalab_comm_mpi(c), &req[0]);
     if (e == MPI_SUCCESS && o->nrest) {
-        mhdr h;
+        rmalab__msg_hdr h;
         memcpy(&h, o->first, sizeof h);
         e = MPI_Isend(o->rest, (int)o->nrest, MPI_BYTE, dest, (int)h.seq, sh, &req[1]);
     }
@@ -169,7 +126,7 @@ static bool matches(const rmalab__msg_in *m, MPI_Comm mc, const rmalab_msg_statu
 /* The first stashed message m matches, unlinked; NULL if none. */
 static stashed *unstash(const rmalab__msg_in *m)
 {
-    for (stashed **p = &stash; *p; p = &(*p)->next) {
+    for (stashed **p = &rmalab__msg_stash; *p; p = &(*p)->next) {
         stashed *s = *p;
         if (!matches(m, s->mc, &s->st))
             continue;
@@ -184,7 +141,7 @@ static stashed *unstash(const rmalab__msg_in *m)
 bool rmalab__msg_stashed(rmalab_comm *c, int source, int tag, rmalab_msg_status *st)
 {
     rmalab__msg_in m = {.c = c, .source = source, .tag = tag};
-    for (stashed *s = stash; s; s = s->next)
+    for (stashed *s = rmalab__msg_stash; s; s = s->next)
         if (matches(&m, s->mc, &s->st)) {
             *st = s->st;
             return true;
@@ -195,7 +152,7 @@ bool rmalab__msg_stashed(rmalab_comm *c, int source, int tag, rmalab_msg_status 
 /* The messages stashed for mc go: nothing can receive them any more. */
 static void forget(MPI_Comm mc)
 {
-    for (stashed **p = &stash; *p;) {
+    for (stashed **p = &rmalab__msg_stash; *p;) {
         stashed *s = *p;
         if (s->mc != mc) {
             p = &s->next;
@@ -233,7 +190,7 @@ int rmalab_comm_free(rmalab_comm **comm)
 
 static void unpost(rmalab__msg_in *m)
 {
-    for (rmalab__msg_in **p = &posted; *p; p = &(*p)->next_posted)
+    for (rmalab__msg_in **p = &rmalab__msg_posted; *p; p = &(*p)->next_posted)
         if (*p == m) {
             *p = m->next_posted;
             return;
@@ -242,28 +199,13 @@ static void unpost(rmalab__msg_in *m)
 
 static int opened(rmalab__msg_in *m, const MPI_Status *s);
 
-/* The bytes a receive of MPI_BYTE took. MPICH keeps a status's count in
- * bytes in the fields of its mpi.h that MPI_Get_count reads (its
- * MPIR_STATUS_GET_COUNT): read here, where the call to MPI_Get_count was
- * 82 instructions a receive, 5% of a ping-pong's own work. */
-static inline int count_of(const MPI_Status *s)
-{
-#if defined(MPICH_NUMVERSION)
-    if (!(s->count_hi_and_cancelled >> 1) && s->count_lo >= 0)
-        return s->count_lo;
-#endif
-    int count = 0;
-    MPI_Get_count(s, MPI_BYTE, &count);
-    return count;
-}
-
 /* A first part from source with tag on c into `first`, received now with
  * one MPI_Recv, without probing (a blocking receive with nothing else
  * posted). */
 static int recv_first(rmalab_comm *c, int source, int tag, unsigned char *first, MPI_Status *st)
 {
     int e = MPI_Recv(first, RMALAB__EAGER, MPI_BYTE, source < 0 ? MPI_ANY_SOURCE : source,
-                     tag < 0 ? MPI_ANY_TAG : tag, rmalab_comm_mpi(c), st);
+                     tag < 0 ? MPI_ANY_TAG : tag, rmalab__comm_handle(c), st);
     return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Recv");
 }
 
@@ -281,7 +223,7 @@ int rmalab__msg_start(rmalab__msg_in *m, bool now)
         return RMALAB_OK;
     }
     m->from_stash = NULL;
-    if (now && !posted &&
+    if (now && !rmalab__msg_posted &&
         atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) != RMALAB_WAIT_SLEEP) {
         MPI_Status st;
         int rc = recv_first(m->c, m->source, m->tag, m->first, &st);
@@ -293,30 +235,30 @@ int rmalab__msg_start(rmalab__msg_in *m, bool now)
     if (e != MPI_SUCCESS)
         return rmalab__err_mpi(e, "MPI_Irecv");
     m->stage = RMALAB__MSG_FIRST;
-    m->next_posted = posted;
-    posted = m;
+    m->next_posted = rmalab__msg_posted;
+    rmalab__msg_posted = m;
     return RMALAB_OK;
 }
 
 /* The first part came (status s): read its header, and post the rest. */
 static int opened(rmalab__msg_in *m, const MPI_Status *s)
 {
-    int count = count_of(s);
+    int count = rmalab__msg_count(s);
     m->st.source = s->MPI_SOURCE;
     m->st.tag = s->MPI_TAG;
-    mhdr h = {0};
+    rmalab__msg_hdr h = {0};
     if (count >= (int)sizeof h)
         memcpy(&h, m->first, sizeof h);
     size_t k = (size_t)count - sizeof h;
-    if (h.mark != MARK || h.clock > RMALAB_BYTES_MAX || h.n > RMALAB_BYTES_MAX ||
+    if (h.mark != RMALAB__MSG_MARK || h.clock > RMALAB_BYTES_MAX || h.n > RMALAB_BYTES_MAX ||
         k > h.clock + h.n || (k < h.clock + h.n && count != RMALAB__EAGER))
         return rmalab__err_fail(RMALAB_ERR_ARG,
                                 "recv: a message from rank %d that rmalab did not "
                                 "send (received and dropped)",
                                 m->st.source);
     m->st.bytes = h.n;
-    m->st.type = (int)(h.flags >> TYPE_SHIFT & 0xff) - 1;
-    m->nclock = h.flags & F_CLOCK ? h.clock : 0;
+    m->st.type = (int)(h.flags >> RMALAB__MSG_TYPE_SHIFT & 0xff) - 1;
+    m->nclock = h.flags & RMALAB__MSG_F_CLOCK ? h.clock : 0;
     m->nrest = h.clock + h.n - k;
     if (!m->nrest && m->scratch) { /* all in the first part, which lives as long as the
                                       scratch would (the thread's, until its next receive) */
@@ -382,50 +324,26 @@ static void make(rmalab__msg_in *m, rmalab_comm *c, int source, int tag, unsigne
     *m = (rmalab__msg_in){.c = c, .source = source, .tag = tag, .first = first, .scratch = true};
 }
 
-/* The common message, all in the first part (count bytes) with no clock,
- * of `type`, fitting `cap` at `into`: taken at once (true: m is left as
- * rmalab__msg_close leaves it, m->payload set, *st filled); else false. */
-static bool took_whole(rmalab__msg_in *m, const unsigned char *first, const MPI_Status *s,
-                       int type, void *into, size_t cap, rmalab_msg_status *st)
-{
-    int count = count_of(s);
-    mhdr h;
-    if (count < (int)sizeof h)
-        return false;
-    memcpy(&h, first, sizeof h);
-    int t = (int)(h.flags >> TYPE_SHIFT & 0xff) - 1;
-    if (h.mark != MARK || h.flags & F_CLOCK || h.clock || h.n != (size_t)count - sizeof h ||
-        (type != RMALAB__ANY_FORM && t != type) || (into && h.n > cap))
-        return false;
-    *st = (rmalab_msg_status){.source = s->MPI_SOURCE, .tag = s->MPI_TAG, .bytes = h.n,
-                              .type = t};
-    m->payload = first + sizeof h;
-    if (into)
-        copy_small(into, m->payload, h.n);
-    return true;
-}
-
-int rmalab__msg_recv(rmalab__msg_in *m, rmalab_comm *c, int source, int tag,
-                     unsigned char *first, int type, void *into, size_t cap,
-                     rmalab_msg_status *st)
+int rmalab__msg_recv_queued(rmalab__msg_in *m, rmalab_comm *c, int source, int tag,
+                            unsigned char *first, int type, void *into, size_t cap,
+                            rmalab_msg_status *st)
 {
     int rc;
-    if (stash || posted ||
-        atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP) {
-        make(m, c, source, tag, first);
-        if (!(rc = rmalab__msg_start(m, true)) && !(rc = rmalab__msg_step(m, true)) &&
-            !(rc = rmalab__msg_take(m, type, into, cap)))
-            *st = m->st;
-        return rc;
-    }
-    MPI_Status s;
-    if ((rc = recv_first(c, source, tag, first, &s)))
-        return rc;
-    if (took_whole(m, first, &s, type, into, cap, st))
-        return RMALAB_OK;
+    make(m, c, source, tag, first);
+    if (!(rc = rmalab__msg_start(m, true)) && !(rc = rmalab__msg_step(m, true)) &&
+        !(rc = rmalab__msg_take(m, type, into, cap)))
+        *st = m->st;
+    return rc;
+}
+
+int rmalab__msg_recv_opened(rmalab__msg_in *m, rmalab_comm *c, int source, int tag,
+                            unsigned char *first, const MPI_Status *s, int type, void *into,
+                            size_t cap, rmalab_msg_status *st)
+{
+    int rc;
     make(m, c, source, tag, first);
     m->stage = RMALAB__MSG_DONE; /* taken, or its header refused */
-    if (!(rc = opened(m, &s)) && !(rc = rmalab__msg_step(m, true)) &&
+    if (!(rc = opened(m, s)) && !(rc = rmalab__msg_step(m, true)) &&
         !(rc = rmalab__msg_take(m, type, into, cap)))
         *st = m->st;
     return rc;
@@ -433,7 +351,7 @@ int rmalab__msg_recv(rmalab__msg_in *m, rmalab_comm *c, int source, int tag,
 
 void rmalab__msg_progress(const rmalab__msg_in *self)
 {
-    for (rmalab__msg_in *m = posted, *next; m; m = next) {
+    for (rmalab__msg_in *m = rmalab__msg_posted, *next; m; m = next) {
         next = m->next_posted;
         MPI_Status s;
         int flag = 0;
@@ -452,7 +370,7 @@ int rmalab__msg_wait(MPI_Request *r, MPI_Status *s, rmalab__msg_in *self)
 {
     bool sleep =
         atomic_load_explicit(&rmalab__block_wait_mode, memory_order_relaxed) == RMALAB_WAIT_SLEEP;
-    bool others = posted && (posted != self || self->next_posted);
+    bool others = rmalab__msg_posted && (rmalab__msg_posted != self || self->next_posted);
     if (!sleep && !others) {
         int e = MPI_Wait(r, s);
         return e == MPI_SUCCESS ? RMALAB_OK : rmalab__err_mpi(e, "MPI_Wait");
@@ -493,10 +411,10 @@ static int to_stash(rmalab__msg_in *m)
         *stash_tail = s;
         stash_tail = &s->next;
     } else { /* back where it was: first in line */
-        s->next = stash;
-        if (!stash)
+        s->next = rmalab__msg_stash;
+        if (!rmalab__msg_stash)
             stash_tail = &s->next;
-        stash = s;
+        rmalab__msg_stash = s;
     }
     m->from_stash = NULL;
     m->stage = RMALAB__MSG_DONE;

@@ -142,10 +142,10 @@
  *   info_ info.c                         info_typed_ info-typed.c
  *   info_mpi_ info-mpi.c                 hints_ hints.c
  *   hints_value_ hints-value.c           hints_validate_ hints-validate.c
- *   hints_report_ hints-report.c         comm_ comm.c
+ *   hints_report_ hints-report.c         comm_ comm.c comm-private.h
  *   type_ types.c                        layout_ layout.c
  *   results_ results.c                   coll_ coll.c
- *   xchg_ xchg.c                         msg_ msg.c
+ *   xchg_ xchg.c                         msg_ msg.c msg.h
  *   p2p_ p2p.c                           trace_ trace.c
  *   races_ races.c races-private.h       races_report_ races-report.c
  *   races_wire_ races-wire.c             races_sync_ races-sync.c

@@ -100,6 +100,32 @@ T.case("statuses: read-only, listed, shown, shared per source and tag", function
   end
 end)
 
+T.case("statuses: each communicator's receives keep their own memo", function()
+  local d <close> = c:dup()
+  if me == 0 then
+    c:send(1, 1, 3); d:send(2, 1, 3)
+    c:send(rl.buffer("int32", 1), 1, 3); d:send(rl.buffer("int32", 2), 1, 3)
+    c:send(3, 1, 3); d:send(4, 1, 3)
+    c:send(5, 1, 3)
+  else
+    local x1, s1 = c:recv(0, 3)
+    local x2, s2 = d:recv(0, 3)
+    local _, s3 = c:recv(0, 3, rl.buffer("int32", 2))
+    local _, s4 = d:recv(0, 3, rl.buffer("int32", 2))
+    local x5, s5 = c:recv(0, 3)
+    local x6, s6 = d:recv(0, 3)
+    T.eq({ x1, x2, s3.count, s4.count, x5, x6 }, { 1, 2, 1, 2, 3, 4 })
+    T.eq({ s1 == s2, s5 == s6, s3 == s4 }, { true, true, false },
+         "shared by source, tag, type and count, whichever communicator")
+    T.eq({ s3.tag, s3.type, s5.count, s6.tag }, { 3, "int32", nil, 3 },
+         "a value's after a buffer's")
+    -- what the debug library leaves in the memo's place is not given as a status
+    debug.setuservalue(c, "not a status", 1)
+    local x7, s7 = c:recv(0, 3)
+    T.eq({ x7, s7 == s5 }, { 5, true })
+  end
+end)
+
 T.case("recv by tag takes the message with that tag first", function()
   if me == 0 then
     c:send("first", 1, 1)
