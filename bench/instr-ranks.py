@@ -46,11 +46,18 @@ def main():
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 2000
     with tempfile.TemporaryDirectory() as tmp:
         few, many = run(build, what, fn, n, tmp), run(build, what, fn, 3 * n, tmp)
-    root = os.path.realpath(build) + "/"  # inlined code is named by its file alone
+    # inlined code is named by its source file alone, and by a path relative
+    # to the folder callgrind_annotate ran in when the build's is relative
+    repo = os.path.realpath(os.path.join(os.path.dirname(__file__), "..")) + "/"
+    root = os.path.realpath(build) + "/"
+
+    def ours(k):
+        path = os.path.realpath(k.split(":", 1)[0])  # "???" for no file
+        return "rmalab.so" in k or (os.path.isfile(path) and path.startswith((root, repo)))
     print(f"{what}: instructions per call inside {fn} (callgrind, {n} and {3 * n} calls)")
     for rank, (a, b) in enumerate(zip(few, many)):
         per = {k: (b.get(k, 0) - a.get(k, 0)) / (2 * n) for k in set(a) | set(b)}
-        own = {k: v for k, v in per.items() if "rmalab.so" in k or k.startswith(root)}
+        own = {k: v for k, v in per.items() if ours(k)}
         api = {k: v for k, v in per.items() if "lua5.4" in k}
         print(f"  process {rank}: rmalab {sum(own.values()):.0f}, Lua API "
               f"{sum(api.values()):.0f}; the largest:")
