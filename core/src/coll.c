@@ -27,10 +27,15 @@ int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc)
     return rmalab__block_call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
 }
 
-int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
-                       const int *peer)
+/* rmalab__coll_begin's body, inline in allreduce_one, where `collective`
+ * and `peer` are constants (out of line, with its call and prologue and
+ * block.c's call to forget the last failure, it was 68 instructions). */
+static inline __attribute__((always_inline)) int coll_begin(rmalab__block *b, const char *call,
+                                                            rmalab_comm *c, bool collective,
+                                                            const int *peer)
 {
-    rmalab__block_call_begin();
+    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed))
+        rmalab__block_call_begin(); /* only a failure held has to be forgotten */
     /* the fields that rmalab__block_comm and rmalab__block_enter do not
      * set, one by one (as rmalab__block_enter_p2p does; a new field of the
      * record is set here too): memset's call was 22 instructions, and
@@ -53,6 +58,12 @@ int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
     }
     int rc = rmalab__block_enter(b);
     return rc ? rmalab__block_call_end(call, "comm", b->id, rc) : RMALAB_OK;
+}
+
+int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
+                       const int *peer)
+{
+    return coll_begin(b, call, c, collective, peer);
 }
 
 int rmalab__coll_end(rmalab__block *b, int rc)
@@ -411,7 +422,7 @@ static int __attribute__((noinline)) allreduce_one(rmalab_comm *c, int64_t *buf,
                                                    rmalab_type *type, rmalab_op op)
 {
     rmalab__block b;
-    int rc = rmalab__coll_begin(&b, "allreduce", c, true, NULL);
+    int rc = coll_begin(&b, "allreduce", c, true, NULL);
     if (rc)
         return rc;
     rpacket p = {.count = 1, .srank = INT32_MAX, .type = (int8_t)*type, .op = (int8_t)op,
