@@ -567,13 +567,17 @@ void lrm_open_trace(lua_State *L);
  * the module table on top of the stack. */
 void lrm_open_races(lua_State *L);
 
+/* Windows made with the race checker on, not freed (lwin.c). */
+extern _Atomic int lrm_checked_wins;
 /* Tell the race checker where the coming call on `w` comes from: the
  * innermost Lua function's "file:line", the file cut from the left to fit.
- * Only checked windows pay for it, on every access: no printf. */
+ * Only checked windows pay for it, on every access: no printf; while no
+ * window is checked, not the core's call either (21 instructions). */
 static inline void lrm_site(lua_State *L, const rmalab_win *w)
 {
     lua_Debug ar;
-    if (rmalab_win_check_mode(w) == RMALAB_CHECK_OFF)
+    if (!atomic_load_explicit(&lrm_checked_wins, memory_order_relaxed) ||
+        rmalab_win_check_mode(w) == RMALAB_CHECK_OFF)
         return;
     for (int level = 1; lua_getstack(L, level, &ar); level++)
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {

@@ -26,7 +26,13 @@ typedef struct {
     lrm_leak *leak; /* the note __gc files if the window is never freed */
     int counted;    /* in ctx->stats.wins */
     int let_go;     /* its <close> ran on an error: filed for release at exit */
+    int checked;    /* its race checker is on: counted in lrm_checked_wins */
 } lwin;
+
+/* lrm_site asks the core for a window's mode only while some window is
+ * checked: counted when made, until win:free() frees it (a window filed for
+ * release at exit stays counted, as a request or buffer may still name it). */
+_Atomic int lrm_checked_wins;
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -56,9 +62,21 @@ static lwin *towin(lua_State *L, int arg)
     return lrm_checkud(L, arg, &win_tag, sizeof(lwin), RMALAB_ERR_WIN, "window expected");
 }
 
+/* The window that passed towin last, while its userdata lives (win_gc lets
+ * it go before the collector frees it): the same window again, as in
+ * every call of an epoch, is known by its address and its tag, without
+ * lua_rawlen and towin's call (about 25 instructions a call, as
+ * lrm_checkcommud knows the world). Any other value takes towin's check
+ * and its error. */
+static _Atomic(lwin *) last_win;
+
 rmalab_win *lrm_checkwin(lua_State *L, int arg)
 {
-    lwin *u = towin(L, arg);
+    lwin *u = lua_touserdata(L, arg);
+    if (!u || u != atomic_load_explicit(&last_win, memory_order_relaxed) || u->tag != &win_tag) {
+        u = towin(L, arg);
+        atomic_store_explicit(&last_win, u, memory_order_relaxed);
+    }
     if (!u->win)
         lrm_raisef(L, RMALAB_ERR_WIN, "%s; create a new one",
                    u->let_go ? "this window was let go when an error left its <close> scope "
@@ -166,6 +184,7 @@ static lwin *newwin(lua_State *L, rmalab_flavor flavor, const char *name)
     u->leak = NULL;
     u->counted = 1;
     u->let_go = 0;
+    u->checked = 0;
     luaL_setmetatable(L, LRM_WIN_T);
     u->ctx->stats.wins++;
     u->leak = lrm_leak_new();
@@ -194,6 +213,10 @@ static int win_new(lua_State *L, rmalab_flavor flavor)
         return lrm_raise_named(L, opts.name, rc, "rl.%s: %s", rmalab_flavor_call(flavor),
                                rmalab_errmsg());
     /* From here a Lua error leaves the window to __gc, which reports it. */
+    if (rmalab_win_check_mode(u->win) != RMALAB_CHECK_OFF) {
+        u->checked = 1;
+        atomic_fetch_add_explicit(&lrm_checked_wins, 1, memory_order_relaxed);
+    }
     lua_getfield(L, LUA_REGISTRYINDEX, WINS_KEY);
     lua_pushvalue(L, -3);
     lua_rawsetp(L, -2, u->win);
@@ -245,6 +268,8 @@ static int win_free(lua_State *L)
         lrm_buffers_gone(L, w);
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
+        atomic_fetch_sub_explicit(&lrm_checked_wins, u->checked, memory_order_relaxed);
+        u->checked = 0;
         free(u->leak);
         u->leak = NULL;
     }
@@ -275,6 +300,8 @@ static void file_for_exit(lua_State *L, lwin *u, int by_error)
 static int win_gc(lua_State *L)
 {
     lwin *u = towin(L, 1);
+    lwin *me = u; /* its memory goes after this: lrm_checkwin forgets it */
+    atomic_compare_exchange_strong(&last_win, &me, NULL);
     if (!u->win) {
         u->ctx->stats.wins -= u->counted;
         u->counted = 0;
