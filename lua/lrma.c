@@ -301,8 +301,9 @@ static int win_get(lua_State *L)
         int count = t5 <= LUA_TNIL ? 1 : lrm_checkcount(L, 5);
         lresult *u = new_result(L, o.w, o.target, o.type, count, 0);
         lrm_site(L, o.w);
-        int rc = rmalab_win_get_mem(o.w, o.target, o.disp, o.type, count, u->data, NULL,
-                                    &u->p.ticket);
+        /* u->data is the new handle's: it cannot overlap the window */
+        int rc = rmalab_win_get_fresh(o.w, o.target, o.disp, o.type, count, u->data,
+                                      &u->p.ticket);
         return rc ? mem_error(L, rc, &o) : 1;
     }
     int b = result_at(L, &o, 5, elements_of(o.vec));

@@ -104,14 +104,16 @@ typedef struct {
     rmalab__shape sh;
     const void *omem, *cmem; /* the caller's origin and compare, when MPI reads */
     void *rmem;             /* them in place; its result memory: or NULL */
+    bool fresh;             /* rmem is new memory of the caller's (rmalab_win_get_fresh) */
 } rma_op;
 
 /* The caller's memory that MPI uses in place must not overlap the target's
  * when that is this process's memory too (shape.c). */
 static int op_overlap(rmalab_win *w, const rma_op *o)
 {
-    if (!o->ty && !o->omem && !o->cmem && !o->rmem)
-        return RMALAB_OK; /* the call copies: nothing of the caller's is used in place */
+    if (!o->ty && !o->omem && !o->cmem && (!o->rmem || o->fresh))
+        return RMALAB_OK; /* the call copies, or its result memory is new: nothing of the
+                           * caller's that could be the window's is used in place */
     if (!rmalab__layout_own(w, o->target))
         return RMALAB_OK; /* asked first: shape.c's roles and spans cost a get on the
                            * caller's memory 146 instructions */
@@ -467,6 +469,14 @@ int rmalab_win_get_mem(rmalab_win *w, int target, MPI_Aint disp, rmalab_type typ
                        void *result, const rmalab_vector *vec, uint64_t *ticket)
 {
     rma_op o = RMA_OP("get", target, disp, type, count, vec, false, ticket);
+    return run_get(w, &o, result, NULL);
+}
+
+int rmalab_win_get_fresh(rmalab_win *w, int target, MPI_Aint disp, rmalab_type type, int count,
+                         void *result, uint64_t *ticket)
+{
+    rma_op o = RMA_OP("get", target, disp, type, count, NULL, false, ticket);
+    o.fresh = true;
     return run_get(w, &o, result, NULL);
 }
 

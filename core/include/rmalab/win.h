@@ -288,6 +288,14 @@ RMALAB_API int rmalab_win_put_mem(rmalab_win *win, int target, MPI_Aint disp, rm
 RMALAB_API int rmalab_win_get_mem(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
                                   int count, void *result, const rmalab_vector *vec,
                                   uint64_t *ticket);
+/* rmalab_win_get_mem of `count` contiguous elements into `result`, memory
+ * the caller has just allocated for this get alone (a binding's result
+ * handle): no window's, no buffer in flight, nothing the core handed out.
+ * It cannot overlap the bytes the get reaches, so that check is not made
+ * (a get to this rank's own window saves about 150 instructions); any
+ * other memory must go to rmalab_win_get_mem, which refuses an overlap. */
+RMALAB_API int rmalab_win_get_fresh(rmalab_win *win, int target, MPI_Aint disp, rmalab_type type,
+                                    int count, void *result, uint64_t *ticket);
 RMALAB_API int rmalab_win_accumulate_mem(rmalab_win *win, int target, MPI_Aint disp,
                                          rmalab_type type, int count, const void *origin,
                                          rmalab_op op, const rmalab_vector *vec,
