@@ -934,6 +934,41 @@ START_TEST(test_request_ticket)
 }
 END_TEST
 
+/* rmalab_win_get_fresh: a get into memory just allocated for it, to this
+ * rank (where no overlap check is made) and to the right, lands as
+ * rmalab_win_get_mem's would, with its ticket; a bad rank or range is
+ * still refused before MPI sees it. */
+START_TEST(test_get_fresh)
+{
+    rmalab_win_opts o = {.size = 64, .disp_unit = 8};
+    EXPECT_OK(rmalab_win_allocate(&o, &W, NULL));
+    int64_t *mem = rmalab_win_base(W);
+    for (int i = 0; i < 8; i++)
+        mem[i] = 100 * rank + i;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t *own = malloc(2 * sizeof *own), *other = malloc(sizeof *other);
+    uint64_t t1 = 0, t2 = 0, t3 = 7;
+    EXPECT_OK(rmalab_win_lock_all(W, 0));
+    EXPECT_OK(rmalab_win_get_fresh(W, rank, 3, RMALAB_INT64, 2, own, &t1));
+    EXPECT_OK(rmalab_win_get_fresh(W, right, 5, RMALAB_INT64, 1, other, &t2));
+    EXPECT_ERR(rmalab_win_get_fresh(W, nranks, 0, RMALAB_INT64, 1, other, &t3), RMALAB_ERR_RANK,
+               "rank");
+    EXPECT_ERR(rmalab_win_get_fresh(W, rank, 7, RMALAB_INT64, 2, own, &t3), RMALAB_ERR_RMA_RANGE,
+               "window");
+    EXPECT(t1 && t2 && !t3, "tickets %llu %llu, none for a refusal (%llu)",
+           (unsigned long long)t1, (unsigned long long)t2, (unsigned long long)t3);
+    EXPECT_OK(rmalab_win_unlock_all(W));
+    EXPECT(rmalab_win_done(W, rank, t1) && rmalab_win_done(W, right, t2), "completed");
+    EXPECT(own[0] == 100 * rank + 3 && own[1] == 100 * rank + 4 && *other == 100 * right + 5,
+           "the gets landed: %lld %lld %lld", (long long)own[0], (long long)own[1],
+           (long long)*other);
+    free(own);
+    free(other);
+    MPI_Barrier(MPI_COMM_WORLD);
+    tu_end();
+}
+END_TEST
+
 /* rmalab_request_destroy of an RMA request in flight: MPI lets any request
  * be freed, but MPICH 4.0.2's MPI_Request_free refuses an RMA one ("The
  * supplied request was invalid") and ended the job. Now it is completed
@@ -1032,6 +1067,7 @@ Suite *rma_suite(void)
     tcase_add_test(tc, test_caller_memory);
     tcase_add_test(tc, test_caller_memory_atomics);
     tcase_add_test(tc, test_overlap_self);
+    tcase_add_test(tc, test_get_fresh);
     tcase_add_test(tc, test_request_ticket);
     tcase_add_test(tc, test_request_destroy_in_flight);
     suite_add_tcase(s, tc);
