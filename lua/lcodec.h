@@ -31,18 +31,25 @@
 
 enum { T_NIL, T_FALSE, T_TRUE, T_INT, T_FLT, T_STR, T_TAB, T_IARR, T_FARR, T_BUF, T_NTAGS };
 
-/* The number at idx as its 9 bytes, the tag and then the 8: the encoder
- * writes numbers so, and a message of one number (lp2p.c) too. */
+/* The number at idx (known to be one: lua_type said so) as its 9 bytes,
+ * the tag and then the 8: the encoder writes numbers so, and a message of
+ * one number (lp2p.c) too. One read for a float with a fraction, the
+ * common float (lua_isinteger first was a call more for every float); a
+ * whole one asks its subtype, and an integer past 2^53, which a double
+ * cannot hold, is read again as itself. */
 static inline void lrm_number_code(lua_State *L, int idx, unsigned char x[9])
 {
-    if (lua_isinteger(L, idx)) {
-        lua_Integer v = lua_tointeger(L, idx);
+    lua_Number d = lua_tonumberx(L, idx, NULL);
+    bool small = d > -0x1p53 && d < 0x1p53; /* false for nan */
+    lua_Integer v = small ? (lua_Integer)d : 0;
+    if ((small ? (lua_Number)v == d : d == d) && lua_isinteger(L, idx)) {
+        if (!small)
+            v = lua_tointegerx(L, idx, NULL);
         x[0] = T_INT;
         memcpy(x + 1, &v, 8);
-    } else {
-        lua_Number v = lua_tonumber(L, idx);
+    } else { /* a fraction, a whole float (-0.0 too), inf, nan */
         x[0] = T_FLT;
-        memcpy(x + 1, &v, 8);
+        memcpy(x + 1, &d, 8);
     }
 }
 

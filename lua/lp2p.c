@@ -96,17 +96,6 @@ static void send_buffer(lua_State *L, lrm_buffer *u, int arg, const char *call)
         lrm_buffer_check(L, arg, false, call);
 }
 
-/* A number at arg, encoded as the codec encodes it, in x (9 bytes): true;
- * false for any other value. The codec's own road, through the Lua state's
- * scratch, costs a number twice these API calls. */
-static bool number_bytes(lua_State *L, int arg, unsigned char x[9])
-{
-    if (lua_type(L, arg) != LUA_TNUMBER)
-        return false;
-    lrm_number_code(L, arg, x);
-    return true;
-}
-
 /* The value of a message's n bytes at p pushed, when it is a number (as
  * lrm_decode would): true; false, nothing pushed, for any other. */
 static bool push_number(lua_State *L, const unsigned char *p, size_t n)
@@ -117,20 +106,25 @@ static bool push_number(lua_State *L, const unsigned char *p, size_t n)
     return true;
 }
 
-/* c:send(v, dest [, tag]): a buffer goes as it is, with its type. An
- * argument left out is told by the stack's top, which costs less than
- * asking its type. */
+/* c:send(v, dest [, tag]): a buffer goes as it is, with its type; a
+ * number as the codec codes it, without the codec's road through the Lua
+ * state's scratch (twice the API calls). v's type is asked once: a number
+ * then needs no test for a buffer (a value's round trip 25 instructions
+ * fewer, a buffer's 21 more). An argument left out is told by the stack's
+ * top, which costs less than asking its type. */
 static int comm_send(lua_State *L)
 {
     rmalab_comm *c = lrm_checkcomm(L, 1);
     int dest = checkpeer(L, c, 3, false, "destination", "send");
     int tag = lua_gettop(L) < 4 ? 0 : checktag(L, c, 4, false, "send"), rc;
-    lrm_buffer *u = lrm_tobuffer(L, 2);
+    int t = lua_type(L, 2);
+    lrm_buffer *u = t == LUA_TUSERDATA ? lrm_tobuffer(L, 2) : NULL;
     unsigned char x[9];
     if (u) {
         send_buffer(L, u, 2, "comm:send");
         rc = rmalab_comm_send_typed(c, u->p, (int)u->n, u->type, dest, tag);
-    } else if (number_bytes(L, 2, x)) {
+    } else if (t == LUA_TNUMBER) {
+        lrm_number_code(L, 2, x);
         rc = rmalab_comm_send(c, x, sizeof x, dest, tag);
     } else {
         lrm_bytes *b = encode(L, 2, "send");

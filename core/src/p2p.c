@@ -10,6 +10,7 @@
 #include "error-private.h"
 #include "comm-private.h"
 #include "block-private.h"
+#include "types.h"
 
 #include <stdlib.h>
 
@@ -36,15 +37,17 @@ static int check_tag(rmalab_comm *c, const char *call, int tag, bool any)
 }
 
 /* What a message call checks before anything: NULL, rank, tag, size. The
- * arguments that pass are told inline, in a few compares. */
+ * arguments that pass are told inline, an unsigned compare each (a tag
+ * bound not read yet passes 0 alone: check_tag reads it). */
 __attribute__((always_inline)) static inline int check_call(rmalab_comm *c, const char *call,
                                                             int peer, int tag, bool recv, size_t n)
 {
     if (!c)
         return rmalab__err_fail(RMALAB_ERR_COMM, "%s: the communicator is NULL or freed", call);
     rmalab__comm_shadow_poll(c);
-    if (((recv && peer == RMALAB_ANY_SOURCE) || (peer >= 0 && peer < rmalab__comm_nranks(c))) &&
-        ((recv && tag == RMALAB_ANY_TAG) || (tag >= 0 && tag <= rmalab__comm_tag_ub())) &&
+    if (((recv && peer == RMALAB_ANY_SOURCE) ||
+         (unsigned)peer < (unsigned)rmalab__comm_nranks(c)) &&
+        ((recv && tag == RMALAB_ANY_TAG) || (unsigned)tag <= (unsigned)rmalab__comm_tag_ub_read) &&
         n <= RMALAB_BYTES_MAX)
         return RMALAB_OK;
     int rc = check_peer(c, call, recv ? "source" : "destination", peer, recv);
@@ -63,7 +66,8 @@ static inline int begin(rmalab__block *b, const char *call, rmalab_comm *c, cons
 {
     if (!c) /* coll_begin refuses it, in its words */
         return rmalab__coll_begin(b, call, c, false, NULL);
-    rmalab__block_call_begin();
+    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed)) /* to forget */
+        rmalab__block_call_begin();
     int rc = check_call(c, call, *peer, tag, recv, n);
     if (rc)
         return rmalab__coll_refuse(call, c, rc);
@@ -85,11 +89,11 @@ static int typed_refused(const char *call, int type, int count)
     return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: unknown type %d", call, type);
 }
 
-/* The bytes of count elements of `type` in *n, after checking them: one
- * call of rmalab_type_size, which is negative for an unknown type. */
+/* The bytes of count elements of `type` in *n, after checking them: the
+ * size as rmalab_type_size gives it (-1: unknown), read inline (types.h). */
 static inline int check_typed(const char *call, int type, int count, size_t *n)
 {
-    int size = rmalab_type_size((rmalab_type)type);
+    int size = (unsigned)type < RMALAB_NTYPES ? rmalab__type_bytes[type] : -1;
     if (count < 0 || size < 0)
         return typed_refused(call, type, count);
     *n = (size_t)count * (size_t)size;
@@ -263,15 +267,13 @@ int rmalab_comm_send_typed(rmalab_comm *c, const void *buf, int count, rmalab_ty
 /* ------------------------------------------------------------------------ */
 /* Receiving                                                                */
 
-/* m made closed (rmalab__msg_close does nothing to it), before a receive
- * that may leave it so. */
+/* m made closed (rmalab__msg_close does nothing to it; its own and payload
+ * are not read then), before a receive that may leave it so. */
 static inline void msg_closed(rmalab__msg_in *m)
 {
     m->stage = RMALAB__MSG_DONE;
     m->scratch = true;
-    m->own = NULL;
     m->from_stash = NULL;
-    m->payload = NULL;
 }
 
 /* m closed, unless it is closed already (a call less for the common

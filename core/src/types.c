@@ -14,16 +14,11 @@
 static const char *const mode_names[] = {"nocheck", "nostore", "noput", "noprecede",
                                          "nosucceed"};
 
-static const struct {
-    const char *name;
-    int size;
-} type_table[RMALAB_NTYPES] = {
-    [RMALAB_INT8] = {"int8", 1},     [RMALAB_UINT8] = {"uint8", 1},
-    [RMALAB_INT16] = {"int16", 2},   [RMALAB_UINT16] = {"uint16", 2},
-    [RMALAB_INT32] = {"int32", 4},   [RMALAB_UINT32] = {"uint32", 4},
-    [RMALAB_INT64] = {"int64", 8},   [RMALAB_UINT64] = {"uint64", 8},
-    [RMALAB_FLOAT] = {"float", 4},   [RMALAB_DOUBLE] = {"double", 8},
-    [RMALAB_BYTE] = {"byte", 1},
+static const char *const type_names[RMALAB_NTYPES] = {
+    [RMALAB_INT8] = "int8",   [RMALAB_UINT8] = "uint8",   [RMALAB_INT16] = "int16",
+    [RMALAB_UINT16] = "uint16", [RMALAB_INT32] = "int32", [RMALAB_UINT32] = "uint32",
+    [RMALAB_INT64] = "int64", [RMALAB_UINT64] = "uint64", [RMALAB_FLOAT] = "float",
+    [RMALAB_DOUBLE] = "double", [RMALAB_BYTE] = "byte",
 };
 
 static const char *const op_names[RMALAB_NOPS] = {
@@ -36,18 +31,24 @@ static const char *const op_names[RMALAB_NOPS] = {
 
 const char *rmalab_type_name(rmalab_type type)
 {
-    return (unsigned)type < RMALAB_NTYPES ? type_table[type].name : NULL;
+    return (unsigned)type < RMALAB_NTYPES ? type_names[type] : NULL;
 }
+
+const signed char rmalab__type_bytes[RMALAB_NTYPES] = {
+    [RMALAB_INT8] = 1,  [RMALAB_UINT8] = 1,  [RMALAB_INT16] = 2, [RMALAB_UINT16] = 2,
+    [RMALAB_INT32] = 4, [RMALAB_UINT32] = 4, [RMALAB_INT64] = 8, [RMALAB_UINT64] = 8,
+    [RMALAB_FLOAT] = 4, [RMALAB_DOUBLE] = 8, [RMALAB_BYTE] = 1,
+};
 
 int rmalab_type_size(rmalab_type type)
 {
-    return (unsigned)type < RMALAB_NTYPES ? type_table[type].size : -1;
+    return (unsigned)type < RMALAB_NTYPES ? rmalab__type_bytes[type] : -1;
 }
 
 int rmalab_type_from_name(const char *name, rmalab_type *out)
 {
     for (int i = 0; name && i < RMALAB_NTYPES; i++)
-        if (strcmp(name, type_table[i].name) == 0) {
+        if (strcmp(name, type_names[i]) == 0) {
             *out = (rmalab_type)i;
             return RMALAB_OK;
         }
