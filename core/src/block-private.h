@@ -74,8 +74,9 @@ static inline void rmalab__block_comm(rmalab__block *b, MPI_Comm c);
 /* Give a communicator that rmalab created the next communicator id. */
 void rmalab__block_tag_comm(MPI_Comm c);
 
-/* A call of rmalab/block.h starts: the last failure is forgotten. */
-void rmalab__block_call_begin(void);
+/* A call of rmalab/block.h starts: the last failure is forgotten (a test
+ * of one flag when there is none, inline below). */
+static inline void rmalab__block_call_begin(void);
 /* ... and ends with rc, recorded when it is a failure; returns rc. */
 static inline int rmalab__block_call_end(const char *call, const char *object, uint64_t id,
                                          int rc);
@@ -121,6 +122,7 @@ int rmalab__block_enter_slow(rmalab__block *b);
 void rmalab__block_push_slow(rmalab__block *b);
 void rmalab__block_comm_slow(rmalab__block *b, MPI_Comm c);
 int rmalab__block_fail(const char *call, const char *object, uint64_t id, int rc);
+void rmalab__block_forget(void);
 double rmalab__block_now(void);
 
 /* The time a call starts at, as its record keeps it: 0 while nobody reads
@@ -175,6 +177,12 @@ static inline void rmalab__block_comm(rmalab__block *b, MPI_Comm c)
     b->id = 0;
     b->map = NULL;
     b->n = rmalab__block_world_size;
+}
+
+static inline void rmalab__block_call_begin(void)
+{
+    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed))
+        rmalab__block_forget();
 }
 
 static inline int rmalab__block_call_end(const char *call, const char *object, uint64_t id,

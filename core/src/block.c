@@ -566,13 +566,11 @@ bool rmalab_interrupt(void)
 /* ------------------------------------------------------------------------ */
 /* The last failure                                                         */
 
-void rmalab__block_call_begin(void)
+void rmalab__block_forget(void)
 {
-    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed)) {
-        proc_lock();
-        atomic_store_explicit(&rmalab__block_failed, false, memory_order_relaxed);
-        proc_unlock();
-    }
+    proc_lock();
+    atomic_store_explicit(&rmalab__block_failed, false, memory_order_relaxed);
+    proc_unlock();
 }
 
 int rmalab__block_fail(const char *call, const char *object, uint64_t id, int rc)

@@ -34,8 +34,7 @@ static inline __attribute__((always_inline)) int coll_begin(rmalab__block *b, co
                                                             rmalab_comm *c, bool collective,
                                                             const int *peer)
 {
-    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed))
-        rmalab__block_call_begin(); /* only a failure held has to be forgotten */
+    rmalab__block_call_begin();
     /* the fields that rmalab__block_comm and rmalab__block_enter do not
      * set, one by one (as rmalab__block_enter_p2p does; a new field of the
      * record is set here too): memset's call was 22 instructions, and

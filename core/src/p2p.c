@@ -66,8 +66,7 @@ static inline int begin(rmalab__block *b, const char *call, rmalab_comm *c, cons
 {
     if (!c) /* coll_begin refuses it, in its words */
         return rmalab__coll_begin(b, call, c, false, NULL);
-    if (atomic_load_explicit(&rmalab__block_failed, memory_order_relaxed)) /* to forget */
-        rmalab__block_call_begin();
+    rmalab__block_call_begin();
     int rc = check_call(c, call, *peer, tag, recv, n);
     if (rc)
         return rmalab__coll_refuse(call, c, rc);
