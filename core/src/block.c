@@ -20,14 +20,14 @@
  * every thread where membarrier(2) is missing, share a stack guarded by a
  * spin lock that writers hold for a few stores and readers for a copy.
  *
- * The owner's entry is inline in its caller (block-private.h), or calls
+ * The owner's entry is inline in its caller (block.h), or calls
  * nothing (a message's): the owner known by its thread pointer, a world
  * communicator's fields from a cached size, two loads for the collective
  * checks, no clock until a thread reads; the rest comes here (*_slow). */
 #include "private.h"
 #include "alloc.h"
 #include "error-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -50,7 +50,7 @@ static struct {
     rmalab_failure failure;
 } proc = {.lock = ATOMIC_FLAG_INIT};
 
-/* block-private.h's fast paths read these. */
+/* block.h's fast paths read these. */
 struct rmalab__block_own rmalab__block_own;
 _Atomic uintptr_t rmalab__block_owner; /* the owner's thread pointer; 0: none */
 atomic_bool rmalab__block_failed;

@@ -6,7 +6,7 @@
 
 #include "clock.h"
 #include "win-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <rmalab/coll.h>
 

@@ -19,7 +19,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "comm-private.h"
-#include "block-private.h"
+#include "block.h"
 
 const char *rmalab_version(void)
 {

@@ -12,7 +12,7 @@
 #include "engine-native.h"
 #include "alloc.h"
 #include "error-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <stdlib.h>
 #include <string.h>

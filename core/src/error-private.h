@@ -51,7 +51,7 @@ void rmalab__err_callbacks_end(const char *outer);
 int rmalab__err_collective_refused(const char *what);
 /* How many threads run such code now (begin counts up, end down): a
  * collective call's entry asks refused only when some thread does, where
- * its thread-local look-up was 22 instructions a call (block-private.h). */
+ * its thread-local look-up was 22 instructions a call (block.h). */
 extern __attribute__((visibility("hidden"))) _Atomic int rmalab__err_callbacks_live;
 /* The agreement in its parts, for a collective call that carries it in a
  * collective of its own (block.c: SLEEP mode's wait for the group):

@@ -31,7 +31,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "comm-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <stdio.h>
 #include <stdlib.h>

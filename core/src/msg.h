@@ -9,7 +9,7 @@
 #include "error-private.h"
 #include "clock.h"
 #include "comm-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <rmalab/coll.h>
 

@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "comm-private.h"
-#include "block-private.h"
+#include "block.h"
 #include "types.h"
 
 #include <stdlib.h>

@@ -24,7 +24,7 @@
  *                    [sync-kinds.h]
  *   block.c          blocking calls: what the process is blocked in, its
  *                    last failure, waiting without spinning (rmalab/block.h)
- *                    [block-private.h]
+ *                    [block.h]
  *   clock.h          the process's vector clock: its inline readers
  *   clock.c          the clock, and its wire form, which collectives,
  *                    messages and the race checker carry; the jitter
@@ -137,7 +137,7 @@
  * declares or defines against this table:
  *
  *   mem_ alloc.c                         err_ error.c error-private.h
- *   kind_ sync-kinds.c                   block_ block.c block-private.h
+ *   kind_ sync-kinds.c                   block_ block.c block.h
  *   clock_ clock.c clock.h               win_ win-private.h win.c
  *   info_ info.c                         info_typed_ info-typed.c
  *   info_mpi_ info-mpi.c                 hints_ hints.c

@@ -14,7 +14,7 @@
 #include "observe.h"
 #include "alloc.h"
 #include "error-private.h"
-#include "block-private.h"
+#include "block.h"
 #include "sync-private.h"
 #include "rma.h"
 #include "request.h"

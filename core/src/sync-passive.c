@@ -5,7 +5,7 @@
  * nonblocking lock or flush. */
 #include "observe.h"
 #include "error-private.h"
-#include "block-private.h"
+#include "block.h"
 #include "types.h"
 #include "results.h"
 #include "sync-private.h"

@@ -15,7 +15,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "sync-kinds.h"
-#include "block-private.h"
+#include "block.h"
 #include "types.h"
 #include "layout.h"
 #include "results.h"

@@ -5,7 +5,7 @@
 #include "alloc.h"
 #include "error-private.h"
 #include "sync-kinds.h"
-#include "block-private.h"
+#include "block.h"
 #include "attr.h"
 #include "layout.h"
 #include "results.h"

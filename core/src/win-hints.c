@@ -6,7 +6,7 @@
 #include "error-private.h"
 #include "hints-private.h"
 #include "hints-validate.h"
-#include "block-private.h"
+#include "block.h"
 #include "layout.h"
 #include "engine-native.h"
 #include "engine-rma.h"

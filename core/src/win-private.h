@@ -18,7 +18,7 @@
 
 #include "private.h"
 #include "attr.h"
-#include "block-private.h"
+#include "block.h"
 #include "error-private.h"
 #include <rmalab/races.h>
 #include <rmalab/sync.h>

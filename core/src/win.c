@@ -25,7 +25,7 @@
 #include "error-private.h"
 #include "hints-private.h"
 #include "hints-validate.h"
-#include "block-private.h"
+#include "block.h"
 #include "layout.h"
 #include "results.h"
 #include "races-sync.h"

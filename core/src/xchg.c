@@ -15,7 +15,7 @@
 #include "coll-private.h"
 #include "alloc.h"
 #include "error-private.h"
-#include "block-private.h"
+#include "block.h"
 
 #include <stdlib.h>
 
