@@ -16,7 +16,11 @@
  * has ended already. rmalab__coll_end ends one that began. */
 int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool collective,
                        const int *peer);
-int rmalab__coll_end(rmalab__block *b, int rc);
+static inline int rmalab__coll_end(rmalab__block *b, int rc)
+{
+    rmalab__block_leave(b);
+    return rmalab__block_call_end(b->call, "comm", b->id, rc);
+}
 /* A failure before anything was published (argument checks). */
 int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc);
 

@@ -27,18 +27,15 @@ int rmalab__coll_refuse(const char *call, rmalab_comm *c, int rc)
     return rmalab__block_call_end(call, "comm", c ? b.id : UINT64_MAX, rc);
 }
 
-/* rmalab__coll_begin's body, inline in allreduce_one, where `collective`
- * and `peer` are constants (out of line, with its call and prologue and
- * block.c's call to forget the last failure, it was 68 instructions). */
+/* rmalab__coll_begin's body, inline in allreduce_one (out of line, with
+ * its call and block.c's to forget the last failure, 68 instructions). */
 static inline __attribute__((always_inline)) int coll_begin(rmalab__block *b, const char *call,
                                                             rmalab_comm *c, bool collective,
                                                             const int *peer)
 {
     rmalab__block_call_begin();
-    /* the fields that rmalab__block_comm and rmalab__block_enter do not
-     * set, one by one (as rmalab__block_enter_p2p does; a new field of the
-     * record is set here too): memset's call was 22 instructions, and
-     * clearing the whole record by stores inline 21 */
+    /* the fields that rmalab__block_comm and _enter leave, one by one (a new
+     * field of the record is set here too): clearing it whole was 21-22 */
     b->call = call;
     b->collective = collective;
     b->interruptible = b->passive = false;
@@ -63,12 +60,6 @@ int rmalab__coll_begin(rmalab__block *b, const char *call, rmalab_comm *c, bool 
                        const int *peer)
 {
     return coll_begin(b, call, c, collective, peer);
-}
-
-int rmalab__coll_end(rmalab__block *b, int rc)
-{
-    rmalab__block_leave(b);
-    return rmalab__block_call_end(b->call, "comm", b->id, rc);
 }
 
 void *rmalab__coll_scratch(int which, size_t n)
@@ -322,11 +313,10 @@ static int failed_rank(const rmalab_comm *c, const rpacket *all, const char *cal
                             call, all->srank, rmalab_err_name(all->status));
 }
 
-/* The verdict of the combined headers, the same on every rank. */
-static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, const char *call)
+/* The verdict of the combined headers past reduce_verdict's usual case. */
+static __attribute__((noinline)) int verdict_rest(const rmalab_comm *c, const rpacket *all,
+                                                   int status, const char *call)
 {
-    if (!(all->status | all->bad) && (all->type == RMALAB_INT64 || all->op < RMALAB_OP_BAND))
-        return RMALAB_OK; /* the usual case, at once */
     if (all->status)
         return status ? status : failed_rank(c, all, call);
     if (all->bad & BAD_FORM)
@@ -340,6 +330,16 @@ static int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status, 
         return rmalab__err_fail(RMALAB_ERR_TYPE, "%s: %s takes integers, and a rank gave a float",
                                 call, rmalab_op_name(all->op));
     return RMALAB_OK;
+}
+
+/* The verdict, the same on every rank: the usual case (nothing failed nor
+ * mixed, an op the type takes) inline, the rest out of line. */
+static inline int reduce_verdict(const rmalab_comm *c, const rpacket *all, int status,
+                                 const char *call)
+{
+    if (!(all->status | all->bad) && (all->type == RMALAB_INT64 || all->op < RMALAB_OP_BAND))
+        return RMALAB_OK;
+    return verdict_rest(c, all, status, call);
 }
 
 /* The numbers past the packet, or all of them for scans. */
@@ -430,16 +430,14 @@ static int __attribute__((noinline)) allreduce_one(rmalab_comm *c, int64_t *buf,
     int e = MPI_Allreduce(&p, &all, 1, packet_type, packet_mpi_op, b.comm);
     if (e != MPI_SUCCESS)
         rc = rmalab__err_mpi(e, "allreduce");
-    else if ((!(all.status | all.bad) && (all.type == RMALAB_INT64 || all.op < RMALAB_OP_BAND)) ||
-             !(rc = reduce_verdict(c, &all, RMALAB_OK, "allreduce"))) { /* its usual case inline */
+    else if (!(rc = reduce_verdict(c, &all, RMALAB_OK, "allreduce"))) {
         buf[0] = all.v[0];
         *type = (rmalab_type)all.type;
         if (all.clock)
             rc = rmalab__clock_reduce(b.comm, RMALAB_REDUCE_ALL, 0,
                                       "carrying the race checker's clocks");
     }
-    rmalab__block_leave(&b); /* rmalab__coll_end's body */
-    return rmalab__block_call_end("allreduce", "comm", b.id, rc);
+    return rmalab__coll_end(&b, rc);
 }
 
 /* Any other reduction (allreduce_one's test failed). */

@@ -144,7 +144,7 @@
  *   hints_value_ hints-value.c           hints_validate_ hints-validate.c
  *   hints_report_ hints-report.c         comm_ comm.c comm-private.h
  *   type_ types.c                        layout_ layout.c
- *   results_ results.c                   coll_ coll.c
+ *   results_ results.c                   coll_ coll.c coll-private.h
  *   xchg_ xchg.c                         msg_ msg.c msg.h
  *   p2p_ p2p.c                           trace_ trace.c
  *   races_ races.c races-private.h       races_report_ races-report.c
