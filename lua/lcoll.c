@@ -507,6 +507,5 @@ void lrm_open_coll(lua_State *L)
 {
     lrm_push_comm_methods(L);
     luaL_setfuncs(L, coll_methods, 0);
-    lrm_open_names(L); /* the reductions' ops: reduce_call */
     lua_pop(L, 1);
 }

@@ -34,6 +34,9 @@ typedef struct {
  * state runs a call, and cleared in its lua_close). */
 extern _Atomic(const lrm_names *) lrm_names_kept;
 
+/* A lock's kinds, win:lock's options in this order (index 0: exclusive). */
+extern const char *const lrm_lock_kinds[];
+
 /* Make this state's names (once, kept in its registry), and keep their
  * addresses when no other state has. */
 void lrm_open_names(lua_State *L);

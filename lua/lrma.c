@@ -595,5 +595,4 @@ void lrm_open_rma(lua_State *L)
     lua_insert(L, -2);
     luaL_setfuncs(L, rma_methods, 1); /* each with the result's metatable: new_result's */
     lua_pop(L, 1);
-    lrm_open_names(L); /* check_op_args's types */
 }

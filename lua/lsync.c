@@ -93,12 +93,11 @@ static int win_test(lua_State *L)
  * lock; nil and any other value take lrm_checkoption, and its errors. */
 static int win_lock(lua_State *L)
 {
-    static const char *const kinds[] = {"exclusive", "shared", NULL};
     rmalab_win *w = lrm_checkwin(L, 1);
     int target = lrm_checkwinrank(L, 2, w);
     int kind = lrm_name_at(L, 3, LRM_NAME_LOCK, 2);
     if (kind < 0)
-        kind = lrm_checkoption(L, 3, "exclusive", kinds);
+        kind = lrm_checkoption(L, 3, "exclusive", lrm_lock_kinds);
     int mode = lrm_checkassert(L, 4);
     lrm_site(L, w);
     int rc = rmalab_win_lock(w, target, kind == 0, mode);
@@ -212,5 +211,4 @@ void lrm_open_sync(lua_State *L)
     lrm_push_win_methods(L);
     luaL_setfuncs(L, sync_methods, 0);
     lua_pop(L, 1);
-    lrm_open_names(L); /* win_lock's kinds */
 }

@@ -483,6 +483,7 @@ void lrm_open_values(lua_State *L)
 /* lnames.h: the registry holds each state's names under this key. */
 static const char names_key = 'n';
 _Atomic(const lrm_names *) lrm_names_kept;
+const char *const lrm_lock_kinds[] = {"exclusive", "shared", NULL};
 
 /* The names' __gc, in lua_close before any string is freed. */
 static int names_gc(lua_State *L)
@@ -494,7 +495,6 @@ static int names_gc(lua_State *L)
 
 void lrm_open_names(lua_State *L)
 {
-    static const char *const locks[] = {"exclusive", "shared"};
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &names_key) != LUA_TNIL) {
         lua_pop(L, 1);
         return;
@@ -505,7 +505,7 @@ void lrm_open_names(lua_State *L)
     for (int i = 0; i < LRM_NAMES; i++) {
         lua_pushstring(L, i < LRM_NAME_TYPE   ? rmalab_op_name((rmalab_op)(i - LRM_NAME_OP))
                           : i < LRM_NAME_LOCK ? rmalab_type_name((rmalab_type)(i - LRM_NAME_TYPE))
-                                              : locks[i - LRM_NAME_LOCK]);
+                                              : lrm_lock_kinds[i - LRM_NAME_LOCK]);
         n->p[i] = lua_topointer(L, -1); /* all short: interned */
         lua_rawseti(L, -2, i + 1);      /* kept alive as long as the userdata */
     }

@@ -3,6 +3,7 @@
  * of lrmalab.h) and adds rl.debug.stats(), rl.debug.races_log(),
  * rl.wtime() and rl.sleep().
  * lruntime.c starts MPI and keeps the context of each Lua state. */
+#include "lnames.h"
 #include "lrmalab.h"
 
 #include <rmalab/debug.h>
@@ -95,6 +96,7 @@ __attribute__((visibility("default"))) int luaopen_rmalab(lua_State *L);
 int luaopen_rmalab(lua_State *L)
 {
     lrm_open_runtime(L);
+    lrm_open_names(L); /* the names that calls match by address: lnames.h */
     lrm_open_info(L);
     lrm_open_comm(L);
     lrm_open_coll(L);
