@@ -107,7 +107,7 @@ static void check_op_args(lua_State *L, mem_op *o, int i)
     o->request = i > COMPARE_AND_SWAP;
     o->kind = o->request ? i - COMPARE_AND_SWAP - 1 : i;
     o->w = lrm_checkwin(L, 1);
-    o->target = lrm_checkwinrank(L, 2, o->w);
+    o->target = lrm_checkrank(L, 2, o->w);
     o->disp = lrm_checkdisp(L, 3);
     int t = lrm_name_at(L, 4, LRM_NAME_TYPE, RMALAB_NTYPES);
     o->vec = NULL;
@@ -427,7 +427,7 @@ static int win_fetch_and_op(lua_State *L)
         return atomic_mem(L, C_FETCH_AND_OP, 0, 5, op);
     }
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkwinrank(L, 2, w);
+    int target = lrm_checkrank(L, 2, w);
     MPI_Aint disp = lrm_checkdisp(L, 3);
     rmalab_type t = lrm_checktype(L, 4);
     rmalab_op op = lrm_checkop(L, 6);
@@ -452,7 +452,7 @@ static int win_compare_and_swap(lua_State *L)
     if (any_buffer(L, 5, 7))
         return atomic_mem(L, C_COMPARE_AND_SWAP, 5, 6, RMALAB_NOPS);
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkwinrank(L, 2, w);
+    int target = lrm_checkrank(L, 2, w);
     MPI_Aint disp = lrm_checkdisp(L, 3);
     rmalab_type t = lrm_checktype(L, 4);
     int nc, nv;

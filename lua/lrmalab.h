@@ -347,10 +347,9 @@ rmalab_op lrm_checkop(lua_State *L, int arg);
 /* The op named at arg: RMALAB_OK, or the failure recorded, not raised (a
  * collective's ranks all take part first). */
 int lrm_op_status(lua_State *L, int arg, rmalab_op *op);
-/* `name`: the window's, for errors (lrm_raise_named). */
-int lrm_checkrank(lua_State *L, int arg, const char *name);
-/* The same, the name asked of w only for an error. */
-int lrm_checkwinrank(lua_State *L, int arg, rmalab_win *w);
+/* A rank of window w; w's name, in an error (lrm_raise_named), is asked
+ * of the core only then. */
+int lrm_checkrank(lua_State *L, int arg, rmalab_win *w);
 MPI_Aint lrm_checkdisp(lua_State *L, int arg);
 int lrm_checkcount(lua_State *L, int arg);
 int lrm_checkassert(lua_State *L, int arg);

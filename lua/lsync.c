@@ -66,12 +66,12 @@ static int win_fence(lua_State *L)
     lrm_buffers_settle(L, w);
     return 0;
 }
-SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkwinrank(L, 2, w)))
+SYNC0(win_unlock, rmalab_win_unlock(w, lrm_checkrank(L, 2, w)))
 SYNC0(win_lock_all, rmalab_win_lock_all(w, lrm_checkassert(L, 2)))
 SYNC0(win_unlock_all, rmalab_win_unlock_all(w))
-SYNC0(win_flush, rmalab_win_flush(w, lrm_checkwinrank(L, 2, w)))
+SYNC0(win_flush, rmalab_win_flush(w, lrm_checkrank(L, 2, w)))
 SYNC0(win_flush_all, rmalab_win_flush_all(w))
-SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkwinrank(L, 2, w)))
+SYNC0(win_flush_local, rmalab_win_flush_local(w, lrm_checkrank(L, 2, w)))
 SYNC0(win_flush_local_all, rmalab_win_flush_local_all(w))
 SYNC0(win_sync, rmalab_win_sync(w))
 
@@ -94,7 +94,7 @@ static int win_test(lua_State *L)
 static int win_lock(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int target = lrm_checkwinrank(L, 2, w);
+    int target = lrm_checkrank(L, 2, w);
     int kind = lrm_name_at(L, 3, LRM_NAME_LOCK, 2);
     if (kind < 0)
         kind = lrm_checkoption(L, 3, "exclusive", lrm_lock_kinds);

@@ -134,27 +134,21 @@ rmalab_op lrm_checkop(lua_State *L, int arg)
     return op;
 }
 
-/* Ranks outside the C int range cannot be in any group. */
-int lrm_checkrank(lua_State *L, int arg, const char *name)
-{
-    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank");
-    if (r < INT_MIN || r > INT_MAX)
-        lrm_raise_named(L, name, RMALAB_ERR_RANK, "win: rank %lld is not in the window's group",
-                        (long long)r);
-    return (int)r;
-}
-
-/* An integer in range at once (lrm_checkinteger's call and the window's
- * name, asked of the core before the check, were about 40 instructions a
- * rank); anything else as lrm_checkrank, named by w. */
-int lrm_checkwinrank(lua_State *L, int arg, rmalab_win *w)
+/* Ranks outside the C int range cannot be in any group. An integer in
+ * range at once (lrm_checkinteger's call and the window's name, asked of
+ * the core before the check, were about 40 instructions a rank). */
+int lrm_checkrank(lua_State *L, int arg, rmalab_win *w)
 {
     if (lua_isinteger(L, arg)) {
         lua_Integer r = lua_tointegerx(L, arg, NULL);
         if (r >= INT_MIN && r <= INT_MAX)
             return (int)r;
     }
-    return lrm_checkrank(L, arg, rmalab_win_get_name(w));
+    lua_Integer r = lrm_checkinteger(L, arg, RMALAB_ERR_RANK, "rank"); /* a float, or an error */
+    if (r < INT_MIN || r > INT_MAX)
+        lrm_raise_named(L, rmalab_win_get_name(w), RMALAB_ERR_RANK,
+                        "win: rank %lld is not in the window's group", (long long)r);
+    return (int)r;
 }
 
 MPI_Aint lrm_checkdisp(lua_State *L, int arg)

@@ -467,7 +467,7 @@ static int win_local_view(lua_State *L)
 static int win_shared_query(lua_State *L)
 {
     rmalab_win *w = lrm_checkwin(L, 1);
-    int rank = lrm_checkrank(L, 2, rmalab_win_get_name(w));
+    int rank = lrm_checkrank(L, 2, w);
     rmalab_type t = lrm_checktype(L, 3);
     MPI_Aint size;
     int unit;
